@@ -1,0 +1,3 @@
+from accelconf.cli import run
+
+run()

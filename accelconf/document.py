@@ -1,0 +1,480 @@
+"""Loading YAML and JSON documents with exact source positions, safely.
+
+This module owns reading bytes into a :class:`Document`: a tree of :class:`Node` objects that keep
+their character offsets (0-based ``start``/``end`` into ``Document.text``) and 0-based line and
+column, plus ``Document.data``, the plain Python value *as accelerate will read it* (PyYAML
+``safe_load``, YAML 1.1: an unquoted ``no`` is ``False``). It never constructs a tag, never expands
+aliases beyond a fixed budget, and refuses binary or non-UTF-8 input with an :class:`InputError`.
+
+Writing is left to :mod:`accelconf.edits`: a document that is not edited is its original bytes, so
+a round trip is byte-identical by construction. JSON is read by a small position-keeping parser
+that also accepts the comments and trailing commas DeepSpeed's hjson reader allows (recorded as
+``Document.quirks``). Interpretation of values (what a key means) is left to the registry.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Literal
+
+from .errors import InputError
+
+MAX_BYTES = 8 * 1024 * 1024
+MAX_NODES = 200_000
+MAX_DEPTH = 200
+
+Format = Literal["yaml", "json"]
+
+_STD = "tag:yaml.org,2002:"
+_ALLOWED_TAGS = {_STD + t for t in ("str", "int", "float", "bool", "null", "map", "seq", "merge", "value")}
+
+# PyYAML's YAML 1.1 implicit resolvers (yaml/resolver.py), which accelerate's safe_load uses.
+_Y11_BOOL = re.compile(r"^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$")
+_Y11_INT = re.compile(
+    r"^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$"
+)
+_Y11_FLOAT = re.compile(
+    r"^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9_]+(?:[eE][-+][0-9]+)?"
+    r"|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+)
+_Y11_NULL = re.compile(r"^(?:~|null|Null|NULL|)$")
+# YAML 1.2 core schema (what ruamel.yaml and most editors read).
+_Y12_BOOL = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
+_Y12_INT = re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$")
+_Y12_FLOAT = re.compile(
+    r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+)
+_Y12_NULL = re.compile(r"^(?:~|null|Null|NULL|)$")
+
+
+def _y11_int(raw: str) -> int:
+    s = raw.replace("_", "")
+    sign = -1 if s.startswith("-") else 1
+    s = s.lstrip("+-")
+    if s == "0":
+        return 0
+    if s.startswith("0b"):
+        return sign * int(s[2:], 2)
+    if s.startswith("0x"):
+        return sign * int(s[2:], 16)
+    if s.startswith("0"):
+        return sign * int(s, 8)
+    if ":" in s:
+        value = 0
+        for part in s.split(":"):
+            value = value * 60 + int(part)
+        return sign * value
+    return sign * int(s)
+
+
+def _y11_float(raw: str) -> float:
+    s = raw.replace("_", "").lower()
+    if s.endswith(".inf"):
+        return -math.inf if s.startswith("-") else math.inf
+    if s.endswith(".nan"):
+        return math.nan
+    if ":" in s:
+        sign = -1.0 if s.startswith("-") else 1.0
+        value = 0.0
+        for part in s.lstrip("+-").split(":"):
+            value = value * 60 + float(part)
+        return sign * value
+    return float(s)
+
+
+def resolve_yaml11(raw: str) -> Any:
+    """The value PyYAML ``safe_load`` gives an unquoted plain scalar."""
+    if _Y11_NULL.match(raw):
+        return None
+    if _Y11_BOOL.match(raw):
+        return raw.lower() in ("yes", "true", "on")
+    if _Y11_INT.match(raw):
+        return _y11_int(raw)
+    if _Y11_FLOAT.match(raw):
+        return _y11_float(raw)
+    return raw
+
+
+def resolve_yaml12(raw: str) -> Any:
+    """The value a YAML 1.2 core-schema reader gives an unquoted plain scalar."""
+    if _Y12_NULL.match(raw):
+        return None
+    if _Y12_BOOL.match(raw):
+        return raw.lower() == "true"
+    if _Y12_INT.match(raw):
+        if raw.startswith("0o"):
+            return int(raw[2:], 8)
+        if raw.startswith("0x"):
+            return int(raw[2:], 16)
+        return int(raw)
+    if _Y12_FLOAT.match(raw):
+        return _y11_float(raw)
+    return raw
+
+
+@dataclass(eq=False)
+class Node:
+    """One node of a parsed document.
+
+    Offsets (``start``, ``end``) index ``Document.text`` (0-based, end exclusive); ``line`` and
+    ``col`` are 0-based, as in ruamel.yaml and the LSP. ``value`` is the scalar as accelerate reads
+    it; ``value12`` as a YAML 1.2 reader would. ``style`` is ``None`` for plain scalars, else the
+    quote or block indicator.
+    """
+
+    kind: Literal["map", "seq", "scalar"]
+    start: int
+    end: int
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    value: Any = None
+    value12: Any = None
+    raw: str = ""
+    style: str | None = None
+    tag: str = ""
+    pairs: list[tuple["Node", "Node"]] = field(default_factory=list)
+    items: list["Node"] = field(default_factory=list)
+    flow: bool = False
+
+    def get(self, key: str) -> "Node | None":
+        for k, v in reversed(self.pairs):  # the last duplicate wins, as in PyYAML
+            if k.value == key:
+                return v
+        return None
+
+    def key_node(self, key: str) -> "Node | None":
+        for k, _ in reversed(self.pairs):
+            if k.value == key:
+                return k
+        return None
+
+
+@dataclass
+class Quirk:
+    """A parse-level remark (duplicate key, JSON comment, trailing comma), 0-based position."""
+
+    kind: str
+    message: str
+    line: int
+    col: int
+    offset: int = 0
+
+
+@dataclass
+class Document:
+    path: str
+    text: str
+    format: Format
+    root: Node | None
+    data: Any
+    quirks: list[Quirk] = field(default_factory=list)
+    bom: bool = False
+    raw_bytes: bytes | None = None
+
+    # -- navigation -------------------------------------------------------------------------
+    def node(self, keypath: tuple[str | int, ...] | str) -> Node | None:
+        """The value node at a key path (a tuple, or a dotted string), or ``None``."""
+        if isinstance(keypath, str):
+            keypath = tuple(keypath.split(".")) if keypath else ()
+        cur = self.root
+        for part in keypath:
+            if cur is None:
+                return None
+            if cur.kind == "map":
+                cur = cur.get(str(part)) if not isinstance(part, int) else cur.get(part)  # type: ignore[arg-type]
+            elif cur.kind == "seq" and isinstance(part, int) and 0 <= part < len(cur.items):
+                cur = cur.items[part]
+            else:
+                return None
+        return cur
+
+    def key(self, keypath: tuple[str, ...] | str) -> Node | None:
+        """The key node of the last element of a key path."""
+        if isinstance(keypath, str):
+            keypath = tuple(keypath.split("."))
+        parent = self.node(keypath[:-1])
+        if parent is None or parent.kind != "map":
+            return None
+        return parent.key_node(keypath[-1])
+
+    def position(self, keypath: tuple[str, ...] | str, value: bool = False) -> tuple[int, int]:
+        """1-based (line, column) of a key (or of its value), or of the closest existing parent."""
+        if isinstance(keypath, str):
+            keypath = tuple(keypath.split(".")) if keypath else ()
+        while keypath:
+            n = self.node(keypath) if value else self.key(keypath)
+            if n is not None:
+                return n.line + 1, n.col + 1
+            keypath = keypath[:-1]
+            value = False
+        return 1, 1
+
+    def offset_to_position(self, offset: int) -> tuple[int, int]:
+        """0-based (line, col) of a character offset."""
+        line = self.text.count("\n", 0, offset)
+        col = offset - (self.text.rfind("\n", 0, offset) + 1)
+        return line, col
+
+    def scalars(self) -> Iterator[tuple[tuple[str | int, ...], Node, Node | None]]:
+        """Every scalar value with its key path and (for mapping values) its key node."""
+
+        def walk(node: Node, path: tuple, keynode: Node | None) -> Iterator:
+            if node.kind == "scalar":
+                yield path, node, keynode
+            elif node.kind == "map":
+                for k, v in node.pairs:
+                    yield from walk(v, path + (k.value,), k)
+            else:
+                for i, item in enumerate(node.items):
+                    yield from walk(item, path + (i,), None)
+
+        if self.root is not None:
+            yield from walk(self.root, (), None)
+
+    @property
+    def newline(self) -> str:
+        return "\r\n" if "\r\n" in self.text else "\n"
+
+
+# -- reading ----------------------------------------------------------------------------------
+
+def decode(raw: bytes, path: str) -> tuple[str, bool]:
+    """Bytes to text, refusing binary and non-UTF-8 input. Returns (text, had_bom)."""
+    if len(raw) > MAX_BYTES:
+        raise InputError(f"file is too large ({len(raw)} bytes; the limit is {MAX_BYTES})", path)
+    if b"\x00" in raw:
+        return _binary(raw, path)
+    bom = raw.startswith(b"\xef\xbb\xbf")
+    try:
+        text = raw.decode("utf-8-sig" if bom else "utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise InputError(f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start})", path, line, col) from exc
+    bad = re.search(r"[\x01-\x08\x0b\x0c\x0e-\x1f\x7f]", text)
+    if bad:
+        line = text.count("\n", 0, bad.start()) + 1
+        col = bad.start() - (text.rfind("\n", 0, bad.start()) + 1) + 1
+        raise InputError(f"binary content (control character U+{ord(bad.group()):04X})", path, line, col)
+    return text, bom
+
+
+def _binary(raw: bytes, path: str) -> tuple[str, bool]:
+    at = raw.index(b"\x00")
+    line = raw.count(b"\n", 0, at) + 1
+    col = at - (raw.rfind(b"\n", 0, at) + 1) + 1
+    raise InputError("binary content (NUL byte); expected a YAML or JSON text file", path, line, col)
+
+
+def sniff_format(text: str, path: str = "") -> Format:
+    """``json`` for a ``.json`` name or text that starts with ``{`` or ``[``, else ``yaml``."""
+    suffix = os.path.splitext(path)[1].lower()
+    if suffix == ".json":
+        return "json"
+    if suffix in (".yaml", ".yml"):
+        return "yaml"
+    stripped = text.lstrip("\ufeff \t\r\n")
+    return "json" if stripped[:1] in ("{", "[") else "yaml"
+
+
+def load_file(path: str | os.PathLike[str], fmt: Format | None = None) -> Document:
+    """Read and parse a file. Raises :class:`InputError` with a position on any problem."""
+    p = os.fspath(path)
+    try:
+        with open(p, "rb") as fh:
+            raw = fh.read(MAX_BYTES + 1)
+    except IsADirectoryError as exc:
+        raise InputError("is a directory", p) from exc
+    except FileNotFoundError as exc:
+        raise InputError("no such file", p) from exc
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", p) from exc
+    return load_bytes(raw, p, fmt)
+
+
+def load_bytes(raw: bytes, path: str = "<text>", fmt: Format | None = None) -> Document:
+    text, bom = decode(raw, path)
+    doc = load_text(text, path, fmt)
+    doc.bom = bom
+    doc.raw_bytes = raw
+    return doc
+
+
+def load_text(text: str, path: str = "<text>", fmt: Format | None = None) -> Document:
+    """Parse text (already decoded). An empty document has ``root`` and ``data`` ``None``."""
+    if len(text) > MAX_BYTES:
+        raise InputError(f"document is too large ({len(text)} characters; the limit is {MAX_BYTES})", path)
+    fmt = fmt or sniff_format(text, path)
+    if fmt == "json":
+        from .jsonpos import parse_json
+
+        root, quirks = parse_json(text, path)
+        doc = Document(path, text, "json", root, None, quirks)
+    else:
+        root, quirks = _parse_yaml(text, path)
+        doc = Document(path, text, "yaml", root, None, quirks)
+    if root is not None:
+        _check_size(root, path)
+        doc.data = to_python(root)
+    return doc
+
+
+def _check_size(root: Node, path: str) -> None:
+    """Refuse documents whose alias-expanded size or depth exceeds the budget (billion laughs)."""
+    sizes: dict[int, int] = {}
+
+    def size(node: Node, depth: int) -> int:
+        if depth > MAX_DEPTH:
+            raise InputError(f"nesting deeper than {MAX_DEPTH} levels", path, node.line + 1, node.col + 1)
+        known = sizes.get(id(node))
+        if known is not None:
+            return known
+        total = 1
+        if node.kind == "map":
+            for k, v in node.pairs:
+                total += size(k, depth + 1) + size(v, depth + 1)
+                if total > MAX_NODES:
+                    break
+        elif node.kind == "seq":
+            for item in node.items:
+                total += size(item, depth + 1)
+                if total > MAX_NODES:
+                    break
+        if total > MAX_NODES:
+            raise InputError(
+                f"document expands to more than {MAX_NODES} nodes (alias bomb?); refused",
+                path, node.line + 1, node.col + 1,
+            )
+        sizes[id(node)] = total
+        return total
+
+    size(root, 0)
+
+
+def to_python(node: Node) -> Any:
+    """Plain Python value of a node, as PyYAML safe_load builds it (merge keys applied)."""
+    memo: dict[int, Any] = {}
+
+    def conv(n: Node) -> Any:
+        got = memo.get(id(n))
+        if got is not None:
+            return got
+        if n.kind == "scalar":
+            return n.value
+        if n.kind == "seq":
+            out_list: list[Any] = []
+            memo[id(n)] = out_list
+            out_list.extend(conv(i) for i in n.items)
+            return out_list
+        out: dict[Any, Any] = {}
+        memo[id(n)] = out
+        merged: dict[Any, Any] = {}
+        for k, v in n.pairs:
+            if k.tag == _STD + "merge" or (k.style is None and k.raw == "<<" and n is not None and k.kind == "scalar"):
+                sources = [v] if v.kind == "map" else [s for s in v.items if s.kind == "map"]
+                for src in reversed(sources):
+                    merged.update(conv(src))
+                continue
+            key = conv(k)
+            try:
+                hash(key)
+            except TypeError:
+                key = str(key)
+            out[key] = conv(v)
+        for key, value in merged.items():
+            out.setdefault(key, value)
+        return out
+
+    return conv(node)
+
+
+# -- YAML through ruamel's composer (no constructor: tags are never instantiated) --------------
+
+def _parse_yaml(text: str, path: str) -> tuple[Node | None, list[Quirk]]:
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+    yaml = YAML(typ="rt")
+    quirks: list[Quirk] = []
+    try:
+        composed = yaml.compose(text)
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        msg = " ".join(x for x in (exc.context, exc.problem) if x) or "invalid YAML"
+        line, col = (mark.line + 1, mark.column + 1) if mark is not None else (0, 0)
+        raise InputError(f"invalid YAML: {msg}", path, line, col) from exc
+    except YAMLError as exc:
+        raise InputError(f"invalid YAML: {exc}", path) from exc
+    except RecursionError as exc:
+        raise InputError(f"nesting deeper than {MAX_DEPTH} levels", path) from exc
+    if composed is None:
+        return None, quirks
+    memo: dict[int, Node] = {}
+    count = [0]
+    try:
+        root = _convert(composed, path, memo, quirks, count, 0)
+    except RecursionError as exc:
+        raise InputError(f"nesting deeper than {MAX_DEPTH} levels", path) from exc
+    return root, quirks
+
+
+def _convert(rn: Any, path: str, memo: dict[int, Node], quirks: list[Quirk], count: list[int], depth: int) -> Node:
+    from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
+
+    got = memo.get(id(rn))
+    if got is not None:
+        return got
+    count[0] += 1
+    if count[0] > MAX_NODES or depth > MAX_DEPTH:
+        raise InputError("document too large or too deeply nested; refused", path, rn.start_mark.line + 1, rn.start_mark.column + 1)
+    tag = str(getattr(rn.tag, "value", rn.tag) or "")
+    sm, em = rn.start_mark, rn.end_mark
+    base = dict(start=sm.index, end=em.index, line=sm.line, col=sm.column, end_line=em.line, end_col=em.column)
+    if tag and tag not in _ALLOWED_TAGS and not (isinstance(rn, MappingNode) and tag.endswith(":omap")):
+        shown = tag.replace(_STD, "!!")
+        raise InputError(
+            f"tag {shown} is not allowed: accelerate reads configs with yaml.safe_load, which refuses it; accelconf never constructs tags",
+            path, sm.line + 1, sm.column + 1,
+        )
+    if isinstance(rn, ScalarNode):
+        raw = rn.value
+        style = rn.style or None
+        if style is None:
+            v11, v12 = resolve_yaml11(raw), resolve_yaml12(raw)
+            if tag == _STD + "str" and not isinstance(v12, str):  # explicit !!str
+                v11 = v12 = raw
+        else:
+            v11 = v12 = raw
+        node = Node("scalar", value=v11, value12=v12, raw=raw, style=style, tag=tag, **base)
+        memo[id(rn)] = node
+        return node
+    if isinstance(rn, SequenceNode):
+        node = Node("seq", tag=tag, flow=bool(rn.flow_style), **base)
+        memo[id(rn)] = node
+        node.items = [_convert(i, path, memo, quirks, count, depth + 1) for i in rn.value]
+        return node
+    assert isinstance(rn, MappingNode)
+    node = Node("map", tag=tag, flow=bool(rn.flow_style), **base)
+    memo[id(rn)] = node
+    seen: dict[Any, Node] = {}
+    for kn, vn in rn.value:
+        k = _convert(kn, path, memo, quirks, count, depth + 1)
+        v = _convert(vn, path, memo, quirks, count, depth + 1)
+        if k.kind == "scalar":
+            try:
+                prev = seen.get(k.value)
+            except TypeError:
+                prev = None
+            if prev is not None:
+                quirks.append(Quirk("duplicate-key", f"duplicate key {k.raw!r} (first at line {prev.line + 1}); the last one wins", k.line, k.col, k.start))
+            try:
+                seen[k.value] = k
+            except TypeError:
+                pass
+        node.pairs.append((k, v))
+    return node

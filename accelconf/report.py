@@ -1,0 +1,131 @@
+"""Rendering findings for people and machines: ``text``, ``json`` and ``github``.
+
+Owns the output formats shared by ``validate``, ``check`` and the DeepSpeed validator, and the
+exit-code policy. Colors are used only when the stream is a TTY and ``NO_COLOR`` is unset.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import dataclass, field
+from typing import IO, Iterable
+
+from .errors import InputError
+from .findings import Finding, sort_findings
+
+FORMATS = ("text", "json", "github")
+
+_COLORS = {"error": "\033[31m", "warning": "\033[33m", "info": "\033[36m"}
+_RESET = "\033[0m"
+_BOLD = "\033[1m"
+
+
+@dataclass
+class FileResult:
+    path: str
+    findings: list[Finding] = field(default_factory=list)
+    error: InputError | None = None
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for f in self.findings if f.severity == "error")
+
+    @property
+    def warnings(self) -> int:
+        return sum(1 for f in self.findings if f.severity == "warning")
+
+
+def use_color(stream: IO[str], choice: str = "auto") -> bool:
+    if choice == "always":
+        return True
+    if choice == "never" or os.environ.get("NO_COLOR"):
+        return False
+    return bool(getattr(stream, "isatty", lambda: False)())
+
+
+def exit_code(results: Iterable[FileResult], strict: bool = False) -> int:
+    code = 0
+    for r in results:
+        if r.error is not None:
+            return 2
+        if r.errors or (strict and r.warnings):
+            code = 1
+    return code
+
+
+def render_text(results: list[FileResult], color: bool = False, summary: bool = True) -> str:
+    lines: list[str] = []
+    nerr = nwarn = ninfo = nbad = 0
+    for r in results:
+        if r.error is not None:
+            nbad += 1
+            e = r.error
+            loc = f"{r.path}:{e.line}:{e.column}" if e.line else r.path
+            sev = f"{_COLORS['error']}error{_RESET}" if color else "error"
+            lines.append(f"{loc}: {sev}: {e.message} [parse]")
+            continue
+        for f in sort_findings(r.findings):
+            nerr += f.severity == "error"
+            nwarn += f.severity == "warning"
+            ninfo += f.severity == "info"
+            sev = f"{_COLORS[f.severity]}{f.severity}{_RESET}" if color else f.severity
+            loc = f"{r.path}:{f.line}:{f.column}"
+            if color:
+                loc = f"{_BOLD}{loc}{_RESET}"
+            text = f"{loc}: {sev}: {f.message} [{f.rule}]"
+            if f.suggestion:
+                text += f"\n    suggestion: {f.suggestion}"
+            lines.append(text)
+    if summary and (len(results) > 1 or lines):
+        parts = [f"{len(results)} file{'s' if len(results) != 1 else ''} checked", f"{nerr} error{'s' if nerr != 1 else ''}", f"{nwarn} warning{'s' if nwarn != 1 else ''}"]
+        if ninfo:
+            parts.append(f"{ninfo} info")
+        if nbad:
+            parts.append(f"{nbad} unreadable")
+        lines.append(", ".join(parts))
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+def render_json(results: list[FileResult]) -> str:
+    files = []
+    for r in results:
+        entry: dict = {"path": r.path, "findings": [f.to_json() for f in sort_findings(r.findings)]}
+        if r.error is not None:
+            entry["error"] = {"message": r.error.message, "line": r.error.line, "column": r.error.column}
+        files.append(entry)
+    return json.dumps({"files": files}, indent=2) + "\n"
+
+
+def _gh_escape(s: str) -> str:
+    return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def render_github(results: list[FileResult]) -> str:
+    out = []
+    level = {"error": "error", "warning": "warning", "info": "notice"}
+    for r in results:
+        if r.error is not None:
+            e = r.error
+            out.append(f"::error file={r.path},line={e.line or 1},col={e.column or 1},title=parse::{_gh_escape(e.message)}")
+            continue
+        for f in sort_findings(r.findings):
+            msg = f.message + (f" (suggestion: {f.suggestion})" if f.suggestion else "")
+            out.append(f"::{level[f.severity]} file={r.path},line={f.line or 1},col={f.column or 1},title={f.rule}::{_gh_escape(msg)}")
+    return "\n".join(out) + ("\n" if out else "")
+
+
+def render(results: list[FileResult], fmt: str = "text", stream: IO[str] | None = None, color: str = "auto") -> str:
+    stream = stream or sys.stdout
+    if fmt == "json":
+        return render_json(results)
+    if fmt == "github":
+        return render_github(results)
+    return render_text(results, use_color(stream, color))
+
+
+def add_output_options(parser) -> None:  # type: ignore[no-untyped-def]
+    parser.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
+    parser.add_argument("--color", choices=("auto", "always", "never"), default="auto", help="colors (default: only on a TTY)")
+    parser.add_argument("--strict", action="store_true", help="exit 1 on warnings too")
