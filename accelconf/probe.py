@@ -75,7 +75,8 @@ class Environment:
     ``deepspeed_version`` says nothing about DeepSpeed): rules that need them are skipped.
     Possible members: the version field names, ``gpus``, ``gpu_count``, ``fp8_backends``,
     ``cuda_version``. ``num_machines`` is only set for a target. ``source`` says where the facts
-    came from (``detected (nvml)``, ``target h100-node.yaml``, ``arguments``).
+    came from (``detected (nvml)``, ``target h100-node.yaml``, ``arguments``). ``problems`` are
+    probe failures; ``notes`` are remarks for the user (an ambiguous GPU name and what was assumed).
     """
 
     python_version: str = ""
@@ -93,6 +94,7 @@ class Environment:
     num_machines: int | None = None
     source: str = "detected"
     problems: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
     unknown: frozenset[str] = field(default_factory=frozenset)
 
     def knows(self, fact: str) -> bool:
@@ -437,7 +439,7 @@ def timed_probe(mode: str = "auto", timeout: float = 2.0) -> tuple[Environment, 
 
 def with_overrides(env: Environment, **changes: Any) -> Environment:
     """A copy of ``env`` with some facts replaced; replaced facts become known."""
-    known = {k for k in changes if k != "unknown"}
+    known = {k for k in changes if k not in ("unknown", "notes", "problems", "source")}
     if "gpus" in changes:
         known.add("gpu_count")
     unknown = (changes.pop("unknown", env.unknown)) - known

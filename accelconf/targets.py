@@ -1,0 +1,228 @@
+"""Target machines: the environment a config will run in, described instead of detected.
+
+This module owns the machine profile format and turns it, or ``check``'s ``--gpus``/``--gpu``/
+``--*-version`` flags, into an :class:`accelconf.probe.Environment`. A profile is a small YAML
+file::
+
+    gpu: H100-80GB            # any spelling accelconf.gpus.lookup accepts
+    gpus_per_node: 8
+    num_machines: 2
+    torch_version: "2.6.0"
+    accelerate_version: "1.15.0"
+    deepspeed_version: none   # not installed; leave the key out when you do not know
+    transformers_version: "4.57.1"
+    cuda_version: "12.4"
+    fp8_backends: [transformer-engine]
+
+Facts a profile leaves out are *unknown* (``Environment.unknown``), and the rules that need them
+are skipped; they are never filled in from the machine running accelconf. A bad profile raises
+:class:`accelconf.errors.InputError` with the 1-based line and column of the offending value.
+Detecting this machine is :mod:`accelconf.probe`'s job; comparing with a config is
+:mod:`accelconf.checks`'.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import replace
+from typing import Any
+
+from .errors import InputError, UsageError
+from .gpus import lookup, resolve
+from .probe import FP8_BACKENDS, GPU, Environment, with_overrides
+
+VERSION_KEYS = ("torch_version", "accelerate_version", "deepspeed_version", "transformers_version", "cuda_version")
+PROFILE_KEYS = ("gpu", "gpus_per_node", "num_machines", *VERSION_KEYS, "fp8_backends")
+_NOT_INSTALLED = {"none", "no", "false", "null", "~", "", "not installed"}
+_VERSION_RE = re.compile(r"^\d+(\.\d+){0,3}([.+-]?[0-9A-Za-z.+-]*)?$")
+
+# Everything a target does not state. Stated facts are removed by with_overrides().
+ALL_FACTS = frozenset({*VERSION_KEYS, "gpus", "gpu_count", "fp8_backends"})
+
+
+def gpus_of(model_name: str, count: int) -> tuple[tuple[GPU, ...], str | None]:
+    """``count`` GPUs of a table model, and the ambiguity note (``'a100' could be ...``).
+
+    Raises :class:`UsageError` for a name that is not in the table.
+    """
+    match = resolve(model_name)
+    if match is None:
+        from .gpus import known_models
+
+        raise UsageError(f"unknown GPU model {model_name!r}; known: {', '.join(known_models())}")
+    m = match.model
+    gpus = tuple(
+        GPU(i, m.key, m.key, m.compute_capability, float(m.memory_gib), m.bf16, m.fp8, m.vendor, m.arch)
+        for i in range(max(count, 1))
+    )
+    return gpus, match.note
+
+
+def _version(value: Any, key: str, allow_none: bool) -> str | None:
+    text = "" if value is None or value is False else str(value).strip()
+    if text.lower() in _NOT_INSTALLED:
+        if allow_none:
+            return None
+        raise ValueError(f"{key} must be a version such as 2.6.0")
+    if not _VERSION_RE.match(text):
+        raise ValueError(f"{key}: {text!r} is not a version")
+    return text
+
+
+def target_from_args(
+    gpus: int | None = None,
+    gpu: str | None = None,
+    torch_version: str | None = None,
+    accelerate_version: str | None = None,
+    deepspeed_version: str | None = None,
+    num_machines: int | None = None,
+    *,
+    base: Environment | None = None,
+    transformers_version: str | None = None,
+    cuda_version: str | None = None,
+) -> Environment:
+    """An environment from ``check``'s flags, laid over ``base`` (a probe or a profile).
+
+    Arguments left as ``None`` keep ``base``'s fact, or stay unknown when there is no base.
+    ``deepspeed_version="none"`` means DeepSpeed is not installed. ``gpus`` is GPUs per node;
+    without ``gpu`` the model is taken from ``base``'s GPUs when it has some, else unknown.
+    Notes for the user (an ambiguous GPU name) are added to ``notes``. Raises
+    :class:`UsageError` on a bad value.
+    """
+    env = base or Environment(source="arguments", unknown=ALL_FACTS)
+    changes: dict[str, Any] = {}
+    notes: list[str] = []
+    count_unknown = False
+    if gpus is not None and gpus < 0:
+        raise UsageError("--gpus must be 0 or more")
+    if num_machines is not None and num_machines < 1:
+        raise UsageError("--num-machines must be 1 or more")
+    if gpu is not None:
+        count = gpus if gpus is not None else (env.gpu_count if env.knows("gpu_count") and env.gpus else 1)
+        made, note = gpus_of(gpu, count)
+        if gpus == 0:
+            made = ()
+        changes["gpus"] = made
+        if note:
+            notes.append(note)
+        count_unknown = gpus is None and not (env.knows("gpu_count") and env.gpus)
+    elif gpus is not None:
+        if env.gpus and env.knows("gpus"):
+            first = env.gpus[0]
+            changes["gpus"] = tuple(GPU(i, first.name, first.model, first.compute_capability, first.memory_gib,
+                                        first.bf16, first.fp8, first.vendor, first.arch) for i in range(gpus))
+        else:
+            changes["gpus"] = tuple(GPU(i, "unknown model") for i in range(gpus))
+            if gpus:
+                notes.append("--gpus without --gpu: the GPU model is unknown, bf16/fp8 support is not checked")
+    for key, value in (("torch_version", torch_version), ("accelerate_version", accelerate_version),
+                       ("transformers_version", transformers_version), ("cuda_version", cuda_version)):
+        if value is not None:
+            try:
+                changes[key] = _version(value, key, allow_none=key != "cuda_version")
+            except ValueError as exc:
+                raise UsageError(str(exc)) from exc
+    if deepspeed_version is not None:
+        try:
+            changes["deepspeed_version"] = _version(deepspeed_version, "deepspeed_version", allow_none=True)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from exc
+    if num_machines is not None:
+        changes["num_machines"] = num_machines
+    if "gpus" in changes and cuda_version is None and base is not None and base.source.startswith("detected"):
+        # this machine's torch build says nothing about the CUDA of the machine described
+        changes["cuda_version"] = None
+        changes["rocm_version"] = None
+    if changes and base is not None:
+        changes["source"] = f"{env.source} + arguments"
+    if notes:
+        changes["notes"] = env.notes + tuple(notes)
+    out = with_overrides(env, **changes)
+    extra = {"gpu_count"} if count_unknown else set()
+    if "cuda_version" in changes and cuda_version is None:
+        extra.add("cuda_version")
+    return replace(out, unknown=out.unknown | extra) if extra else out
+
+
+def load_target(path: str | os.PathLike[str]) -> Environment:
+    """Read a machine profile. Raises :class:`InputError` (with a position) on a bad one."""
+    from .document import load_file
+
+    doc = load_file(path)
+    p = os.fspath(path)
+
+    def fail(message: str, key: str | None = None, value: bool = True) -> InputError:
+        line, col = doc.position(key, value=value) if key else (1, 1)
+        return InputError(message, p, line, col)
+
+    data = doc.data
+    if data is None:
+        raise fail("the target profile is empty")
+    if not isinstance(data, dict):
+        raise fail("a target profile is a mapping of facts (gpu, gpus_per_node, torch_version, ...)")
+    for key in data:
+        if key not in PROFILE_KEYS:
+            from difflib import get_close_matches
+
+            close = get_close_matches(str(key), PROFILE_KEYS, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else f"; known keys: {', '.join(PROFILE_KEYS)}"
+            raise fail(f"unknown key {key!r} in target profile{hint}", str(key), value=False)
+
+    def raw(key: str) -> Any:
+        # Versions as written: an unquoted 2.10 is the float 2.1 to YAML, but the user meant 2.10.
+        node = doc.node((key,))
+        if node is not None and node.kind == "scalar" and node.style is None and isinstance(data[key], (int, float)) \
+                and not isinstance(data[key], bool):
+            return node.raw
+        return data[key]
+
+    def count(key: str, minimum: int) -> int | None:
+        if key not in data:
+            return None
+        v = data[key]
+        if isinstance(v, bool) or not isinstance(v, int) or v < minimum:
+            raise fail(f"{key} must be a whole number of at least {minimum}", key)
+        return v
+
+    per_node = count("gpus_per_node", 0)
+    machines = count("num_machines", 1)
+    changes: dict[str, Any] = {}
+    notes: list[str] = []
+    if "gpu" in data:
+        if not isinstance(data["gpu"], str):
+            raise fail("gpu must be a model name such as H100-80GB", "gpu")
+        if lookup(data["gpu"]) is None:
+            from .gpus import known_models
+
+            raise fail(f"unknown GPU model {data['gpu']!r}; known: {', '.join(known_models())}", "gpu")
+        gpus, note = gpus_of(data["gpu"], per_node if per_node is not None else 1)
+        changes["gpus"] = () if per_node == 0 else gpus
+        if note:
+            notes.append(note)
+    elif per_node is not None:
+        changes["gpus"] = tuple(GPU(i, "unknown model") for i in range(per_node))
+    for key in VERSION_KEYS:
+        if key in data:
+            try:
+                changes[key] = _version(raw(key), key, allow_none=key != "cuda_version")
+            except ValueError as exc:
+                raise fail(str(exc), key) from exc
+    if "fp8_backends" in data:
+        v = data["fp8_backends"]
+        if v is None or v == "none":
+            v = []
+        if isinstance(v, str):
+            v = [v]
+        if not isinstance(v, list) or any(b not in FP8_BACKENDS for b in v):
+            raise fail(f"fp8_backends is a list drawn from {', '.join(FP8_BACKENDS)}", "fp8_backends")
+        changes["fp8_backends"] = tuple(v)
+    if machines is not None:
+        changes["num_machines"] = machines
+    base = Environment(source=f"target {os.path.basename(p)}", unknown=ALL_FACTS)
+    env = with_overrides(base, **changes)
+    if "gpu" in data and per_node is None:
+        env = replace(env, unknown=env.unknown | {"gpu_count"})
+    if notes:
+        env = with_overrides(env, notes=tuple(notes))
+    return env
