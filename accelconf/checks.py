@@ -1,0 +1,459 @@
+"""Environment checks: does this config fit the machine it will run on?
+
+This module owns the ``env-*`` rules. Each is a pure function ``(Config, Environment) ->
+Iterable[Finding]`` over the plain data of a loaded :class:`accelconf.document.Document` and an
+:class:`accelconf.probe.Environment` (detected, or a target from :mod:`accelconf.targets`); each
+finding points at the config line that causes it (1-based, as :class:`Finding` is). A fact the
+environment does not know (``Environment.unknown``) skips the rules that need it. Whether keys
+and values exist in the accelerate version at hand is left to :mod:`accelconf.validate`.
+
+Requirements follow accelerate 1.15.0's source: ``FSDP2_PYTORCH_VERSION`` and
+``FSDP_PYTORCH_VERSION`` (``utils/constants.py``), bf16/fp8 checks in ``AcceleratorState``
+(``state.py``), DeepSpeed minimums in ``accelerator.py``, ``utils/launch.py`` and
+``utils/dataclasses.py``, and the multi-node arguments ``utils/launch.py`` builds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Iterator
+
+from .document import Document
+from .findings import Finding, Severity
+from .probe import Environment
+
+# distributed_type values that run on CUDA/ROCm GPUs, and those that never do.
+GPU_TYPES = frozenset({"MULTI_GPU", "FSDP", "DEEPSPEED", "MEGATRON_LM"})
+NON_GPU_TYPES = frozenset({
+    "MULTI_CPU", "XLA", "TPU", "MULTI_XPU", "MULTI_NPU", "MULTI_MLU", "MULTI_MUSA", "MULTI_SDAA",
+    "MULTI_HPU", "MULTI_NEURON",
+})
+
+DEEPSPEED_MIN = "0.9.3"            # accelerator.py: "DeepSpeed version must be >= 0.9.3"
+DEEPSPEED_NOSSH_MIN = "0.14.5"     # utils/launch.py: "nossh launcher requires DeepSpeed >= 0.14.5"
+DEEPSPEED_MOE_MIN = "0.14.0"       # utils/dataclasses.py: MoE leaf modules
+DEEPSPEED_TP_MIN = "0.16.4"        # accelerator.py: DeepSpeed TP
+DEEPSPEED_SP_MIN = "0.18.2"        # utils/constants.py: BETA_SP_AVAILABLE_DEEPSPEED_VERSION
+DEFAULT_PORT = 29500
+
+
+@dataclass(frozen=True)
+class Config:
+    """A document and the few values the rules read, as accelerate reads them (YAML 1.1)."""
+
+    doc: Document
+    data: dict[str, Any]
+
+    @property
+    def distributed_type(self) -> str:
+        v = self.data.get("distributed_type")
+        return v.upper() if isinstance(v, str) else ("NO" if v is False else "")
+
+    @property
+    def mixed_precision(self) -> str:
+        v = self.data.get("mixed_precision")
+        return v.lower() if isinstance(v, str) else ""
+
+    @property
+    def num_machines(self) -> int:
+        v = self.data.get("num_machines", 1)
+        return v if isinstance(v, int) and not isinstance(v, bool) and v >= 1 else 1
+
+    @property
+    def num_processes(self) -> int | None:
+        v = self.data.get("num_processes")
+        return v if isinstance(v, int) and not isinstance(v, bool) and v > 0 else None
+
+    @property
+    def uses_gpus(self) -> bool:
+        """The job would run on CUDA/ROCm GPUs (if any are there)."""
+        return self.data.get("use_cpu") is not True and self.distributed_type not in NON_GPU_TYPES
+
+    def nested(self, section: str, key: str) -> Any:
+        sec = self.data.get(section)
+        return sec.get(key) if isinstance(sec, dict) else None
+
+    def finding(self, rule: str, severity: Severity, message: str, key: str, *, value: bool = True,
+                suggestion: str | None = None) -> Finding:
+        """A finding at ``key`` (its value when ``value``), or at the nearest parent that exists."""
+        node = self.doc.node(key) if value else self.doc.key(key)
+        if node is None and value:
+            node = self.doc.key(key)
+        if node is not None:
+            return Finding(rule, severity, message, key, node.line + 1, node.col + 1, suggestion,
+                           node.end_line + 1, node.end_col + 1)
+        line, col = self.doc.position(key) if key else (1, 1)
+        return Finding(rule, severity, message, key, line, col, suggestion)
+
+
+def _version(v: str | None) -> Any:
+    """A comparable version, or ``None`` when there is none or it does not parse."""
+    if not v:
+        return None
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        return Version(v)
+    except InvalidVersion:
+        return None
+
+
+def older(have: str | None, need: str) -> bool:
+    """``have`` is a parseable version below ``need``, compared as accelerate compares (PEP 440:
+    ``2.6.0+cu124`` is not below ``2.6.0``, a ``2.6.0.dev`` nightly is)."""
+    from packaging.version import Version
+
+    h = _version(have)
+    return h is not None and h < Version(need)
+
+
+def _where(env: Environment) -> str:
+    return "here" if env.source.startswith("detected") and "arguments" not in env.source else "on the target"
+
+
+# -- rules ------------------------------------------------------------------------------------
+
+def rule_probe(cfg: Config, env: Environment) -> Iterator[Finding]:
+    """env-probe: a probe that failed; GPU rules may be incomplete."""
+    for problem in env.problems:
+        yield cfg.finding("env-probe", "warning", f"environment probe: {problem}", "distributed_type", value=False)
+
+
+def rule_no_gpu(cfg: Config, env: Environment) -> Iterator[Finding]:
+    """env-no-gpu: a GPU distributed_type, but no GPU was found."""
+    if not env.knows("gpus") or env.gpus or cfg.distributed_type not in GPU_TYPES or not cfg.uses_gpus:
+        return
+    where = "on this machine" if env.source.startswith("detected") and "arguments" not in env.source \
+        else f"on the target ({env.source})"
+    yield cfg.finding(
+        "env-no-gpu", "warning",
+        f"distributed_type {cfg.distributed_type} runs on GPUs, but there are none {where}",
+        "distributed_type",
+        suggestion="to check against the machine that will run it: --gpus N --gpu MODEL, or --target FILE",
+    )
+
+
+def _gpu_ids(cfg: Config) -> list[int] | None:
+    """The GPU ids listed in ``gpu_ids``, or ``None`` for ``all``, unset or unreadable."""
+    v = cfg.data.get("gpu_ids")
+    if isinstance(v, int) and not isinstance(v, bool):
+        return [v]
+    if not isinstance(v, str) or v.strip().lower() in ("all", ""):
+        return None
+    ids = []
+    for part in v.split(","):
+        part = part.strip()
+        if not part.isdigit():
+            return None  # validate reports the syntax
+        ids.append(int(part))
+    return ids
+
+
+def rule_gpu_ids(cfg: Config, env: Environment) -> Iterator[Finding]:
+    """env-gpu-ids: gpu_ids names GPUs the node does not have."""
+    ids = _gpu_ids(cfg)
+    if ids is None or not env.knows("gpu_count") or not env.gpus or not cfg.uses_gpus:
+        return
+    missing = sorted({i for i in ids if i >= env.gpu_count})
+    if missing:
+        have = f"0-{env.gpu_count - 1}" if env.gpu_count > 1 else "0"
+        yield cfg.finding(
+            "env-gpu-ids", "error",
+            f"gpu_ids lists GPU {', '.join(map(str, missing))}, but the node has {env.gpu_count} GPU"
+            f"{'s' if env.gpu_count != 1 else ''} (ids {have})",
+            "gpu_ids",
+            suggestion=f"gpu_ids: {','.join(str(i) for i in ids if i < env.gpu_count) or 'all'}",
+        )
+
+
+def rule_num_processes(cfg: Config, env: Environment) -> Iterator[Finding]:
+    """env-num-processes: processes per node (num_processes / num_machines) vs the GPUs there."""
+    n, machines = cfg.num_processes, cfg.num_machines
+    if n is None or cfg.distributed_type not in GPU_TYPES | {"NO"}:
+        return
+    if n % machines:
+        yield cfg.finding(
+            "env-num-processes", "warning",
+            f"num_processes {n} is the total over num_machines {machines} and is not a multiple of it: "
+            f"each machine starts {n // machines} (the launcher rounds down), {n // machines * machines} in all",
+            "num_processes", suggestion=f"num_processes: {max(n // machines, 1) * machines}",
+        )
+    if not env.knows("gpu_count") or not env.gpus or not cfg.uses_gpus:
+        return
+    per_node = n // machines
+    ids = _gpu_ids(cfg)
+    visible = len(set(ids) & set(range(env.gpu_count))) if ids is not None else env.gpu_count
+    if per_node > visible:
+        what = (f"gpu_ids leaves {visible} usable GPU{'s' if visible != 1 else ''} of the node's {env.gpu_count}"
+                if ids is not None else f"the node has {env.gpu_count} GPU{'s' if env.gpu_count != 1 else ''}")
+        total = f" (num_processes is the total over {machines} machines)" if machines > 1 else ""
+        yield cfg.finding(
+            "env-num-processes", "error",
+            f"num_processes {n} means {per_node} processes per node{total}, but {what} {_where(env)}",
+            "num_processes", suggestion=f"num_processes: {visible * machines}",
+        )
+    elif per_node < visible and ids is None:
+        yield cfg.finding(
+            "env-num-processes", "info",
+            f"{per_node} process{'es' if per_node != 1 else ''} per node use{'s' if per_node == 1 else ''} "
+            f"{per_node} of the {visible} GPUs {_where(env)}",
+            "num_processes", suggestion=f"num_processes: {visible * machines}",
+        )
+
+
+def rule_num_machines(cfg: Config, env: Environment) -> Iterator[Finding]:
+    """env-num-machines: the config's num_machines differs from the target's."""
+    if env.num_machines is None or env.num_machines == cfg.num_machines:
+        return
+    yield cfg.finding(
+        "env-num-machines", "warning",
+        f"num_machines is {cfg.num_machines}, but the target has {env.num_machines} machine"
+        f"{'s' if env.num_machines != 1 else ''}",
+        "num_machines", suggestion=f"num_machines: {env.num_machines}",
+    )
+
+
+def _first_lacking(env: Environment, feature: str) -> Any:
+    return next((g for g in env.gpus if getattr(g, feature) is False), None)
+
+
+def rule_bf16(cfg: Config, env: Environment) -> Iterator[Finding]:
+    """env-bf16: bf16 on GPUs without native bf16 (compute capability below 8.0)."""
+    if cfg.mixed_precision != "bf16" or not env.knows("gpus") or not cfg.uses_gpus:
+        return
+    gpu = _first_lacking(env, "bf16")
+    if gpu is None:
+        return
+    label = gpu.model or gpu.name
+    yield cfg.finding(
+        "env-bf16", "error",
+        f"mixed_precision bf16 needs compute capability 8.0 or higher; {label} has {gpu.cc_text}. "
+        "Accelerator() raises 'bf16 mixed precision requires PyTorch >= 1.10 and a supported device'",
+        "mixed_precision", suggestion="mixed_precision: fp16",
+    )
+
+
+def rule_fp8(cfg: Config, env: Environment) -> Iterator[Finding]:
+    """env-fp8-gpu, env-fp8-backend: fp8 needs compute capability 8.9+ and an fp8 backend."""
+    if cfg.mixed_precision != "fp8":
+        return
+    if env.knows("gpus") and cfg.uses_gpus:
+        gpu = _first_lacking(env, "fp8")
+        if gpu is not None:
+            yield cfg.finding(
+                "env-fp8-gpu", "warning",
+                f"mixed_precision fp8 needs compute capability 8.9 or higher (Ada, Hopper, Blackwell); "
+                f"{gpu.model or gpu.name} has {gpu.cc_text}: accelerate logs a warning and trains in fp16",
+                "mixed_precision", suggestion="mixed_precision: bf16" if gpu.bf16 else "mixed_precision: fp16",
+            )
+    if not env.knows("fp8_backends"):
+        return
+    names = {"TE": "transformer-engine", "MSAMP": "ms-amp", "AO": "torchao"}
+    wanted = cfg.nested("fp8_config", "backend")
+    wanted_pkg = names.get(wanted.upper()) if isinstance(wanted, str) else None
+    installed = ", ".join(env.fp8_backends) or "none"
+    if not env.fp8_backends:
+        yield cfg.finding(
+            "env-fp8-backend", "error",
+            f"mixed_precision fp8 needs transformer-engine, torchao >= 0.6.1 or ms-amp installed "
+            f"{_where(env)}, and none is: Accelerator() raises ValueError",
+            "mixed_precision",
+        )
+    elif wanted_pkg and wanted_pkg not in env.fp8_backends:
+        yield cfg.finding(
+            "env-fp8-backend", "error",
+            f"fp8_config.backend {wanted} needs {wanted_pkg}, which is not installed {_where(env)} "
+            f"(fp8 backends installed: {installed})",
+            "fp8_config.backend",
+        )
+
+
+def _fsdp_version(cfg: Config) -> int:
+    v = cfg.nested("fsdp_config", "fsdp_version")
+    return 2 if v in (2, "2") else 1
+
+
+def fsdp2_torch_min(accelerate_version: str | None) -> str:
+    """FSDP2_PYTORCH_VERSION: 2.5.1 in accelerate 1.6, 2.6.0 from 1.7 (and when unknown)."""
+    a = _version(accelerate_version)
+    return "2.5.1" if a is not None and (a.major, a.minor) == (1, 6) else "2.6.0"
+
+
+def fsdp1_torch_min(accelerate_version: str | None) -> str:
+    """FSDP_PYTORCH_VERSION: 2.0.1 in 0.21-0.24, 2.1.0 in 0.25-0.33, 2.1.0a0 from 0.34 (a
+    prerelease MS-AMP's image ships; shown as 2.1.0)."""
+    a = _version(accelerate_version)
+    if a is not None and (a.major, a.minor) < (0, 25):
+        return "2.0.1"
+    if a is not None and (a.major, a.minor) < (0, 34):
+        return "2.1.0"
+    return "2.1.0a0"
+
+
+def rule_torch(cfg: Config, env: Environment) -> Iterator[Finding]:
+    """env-torch-missing, env-fsdp-torch, env-fsdp2-torch, env-torch-cpu-only."""
+    if not env.knows("torch_version"):
+        return
+    if env.torch_version is None:
+        yield cfg.finding(
+            "env-torch-missing", "warning", f"torch is not installed {_where(env)}; accelerate needs it",
+            "distributed_type", value=False,
+            suggestion="check against the machine that will run it: --target FILE or --torch-version V",
+        )
+        return
+    if cfg.distributed_type == "FSDP":
+        if _fsdp_version(cfg) == 2:
+            need = fsdp2_torch_min(env.accelerate_version)
+            if older(env.torch_version, need):
+                yield cfg.finding(
+                    "env-fsdp2-torch", "error",
+                    f"FSDP2 (fsdp_version: 2) needs torch >= {need}; torch is {env.torch_version} {_where(env)}: "
+                    f"the FSDP plugin raises ImportError('FSDP2 requires PyTorch >= {need}')",
+                    "fsdp_config.fsdp_version",
+                    suggestion=f"upgrade torch to {need} or newer, or use FSDP1 (fsdp_version: 1)",
+                )
+        else:
+            need = fsdp1_torch_min(env.accelerate_version)
+            if older(env.torch_version, need):
+                shown = need.replace("a0", "")
+                yield cfg.finding(
+                    "env-fsdp-torch", "error",
+                    f"FSDP needs torch >= {shown}; torch is {env.torch_version} {_where(env)}",
+                    "distributed_type", suggestion=f"upgrade torch to {shown} or newer",
+                )
+    if (env.knows("cuda_version") and env.cuda_version is None and env.rocm_version is None and env.gpus
+            and cfg.uses_gpus and cfg.distributed_type in GPU_TYPES | {"NO"}):
+        yield cfg.finding(
+            "env-torch-cpu-only", "warning",
+            f"torch {env.torch_version} is a CPU-only build: it cannot use the {env.gpu_count} GPU"
+            f"{'s' if env.gpu_count != 1 else ''} {_where(env)}",
+            "distributed_type", value=False,
+            suggestion="install a CUDA or ROCm build of torch",
+        )
+
+
+def rule_deepspeed(cfg: Config, env: Environment) -> Iterator[Finding]:
+    """env-deepspeed-missing, env-deepspeed-version: DeepSpeed present, new enough for the features used."""
+    if cfg.distributed_type != "DEEPSPEED" or not env.knows("deepspeed_version"):
+        return
+    ds = env.deepspeed_version
+    if ds is None:
+        yield cfg.finding(
+            "env-deepspeed-missing", "error",
+            f"distributed_type DEEPSPEED needs the deepspeed package, which is not installed {_where(env)}",
+            "distributed_type", suggestion="pip install deepspeed",
+        )
+        return
+    if older(ds, DEEPSPEED_MIN):
+        yield cfg.finding(
+            "env-deepspeed-version", "error",
+            f"accelerate needs deepspeed >= {DEEPSPEED_MIN}; deepspeed is {ds} {_where(env)}",
+            "distributed_type",
+        )
+    launcher = cfg.nested("deepspeed_config", "deepspeed_multinode_launcher")
+    if launcher == "nossh" and cfg.num_machines > 1 and older(ds, DEEPSPEED_NOSSH_MIN):
+        yield cfg.finding(
+            "env-deepspeed-version", "error",
+            f"the nossh launcher needs deepspeed >= {DEEPSPEED_NOSSH_MIN}; deepspeed is {ds} {_where(env)} "
+            "(accelerate launch raises ValueError)",
+            "deepspeed_config.deepspeed_multinode_launcher",
+        )
+    if cfg.nested("deepspeed_config", "deepspeed_moe_layer_cls_names") and older(ds, DEEPSPEED_MOE_MIN):
+        yield cfg.finding(
+            "env-deepspeed-version", "error",
+            f"deepspeed_moe_layer_cls_names needs deepspeed >= {DEEPSPEED_MOE_MIN}; deepspeed is {ds} {_where(env)}",
+            "deepspeed_config.deepspeed_moe_layer_cls_names",
+        )
+    for key, need, what in (("parallelism_config_tp_size", DEEPSPEED_TP_MIN, "tensor parallelism"),
+                            ("parallelism_config_sp_size", DEEPSPEED_SP_MIN, "sequence parallelism")):
+        size = cfg.nested("parallelism_config", key)
+        if isinstance(size, int) and not isinstance(size, bool) and size > 1 and older(ds, need):
+            yield cfg.finding(
+                "env-deepspeed-version", "error",
+                f"DeepSpeed {what} ({key}: {size}) needs deepspeed >= {need}; deepspeed is {ds} {_where(env)}",
+                f"parallelism_config.{key}",
+            )
+
+
+def rule_rendezvous(cfg: Config, env: Environment) -> Iterator[Finding]:
+    """env-rendezvous: a multi-node config must say where and who: main_process_ip/port, machine_rank."""
+    machines = cfg.num_machines
+    if machines <= 1:
+        return
+    data = cfg.data
+    ds_launcher = cfg.nested("deepspeed_config", "deepspeed_multinode_launcher") or "pdsh"
+    ds_hostfile_launch = cfg.distributed_type == "DEEPSPEED" and ds_launcher != "standard"
+    ip = data.get("main_process_ip")
+    if ds_hostfile_launch:
+        if not cfg.nested("deepspeed_config", "deepspeed_hostfile"):
+            yield cfg.finding(
+                "env-rendezvous", "error",
+                f"multi-node DeepSpeed with the {ds_launcher} launcher reads the machines from a hostfile, "
+                "but deepspeed_config.deepspeed_hostfile is not set",
+                "deepspeed_config.deepspeed_hostfile",
+                suggestion="deepspeed_hostfile: /job/hostfile (or deepspeed_multinode_launcher: standard)",
+            )
+    elif ip in (None, ""):
+        yield cfg.finding(
+            "env-rendezvous", "error",
+            f"num_machines is {machines}, but main_process_ip is not set: the other machines cannot find "
+            "the main one",
+            "num_machines", suggestion="main_process_ip: <address of machine 0>",
+        )
+    if "main_process_port" not in data or data.get("main_process_port") is None:
+        yield cfg.finding(
+            "env-rendezvous", "warning",
+            f"num_machines is {machines}, but main_process_port is not set: every machine must agree on "
+            f"it; accelerate uses {DEFAULT_PORT}",
+            "num_machines", suggestion=f"main_process_port: {DEFAULT_PORT}",
+        )
+    rank = data.get("machine_rank")
+    if "machine_rank" not in data:
+        yield cfg.finding(
+            "env-rendezvous", "warning",
+            f"num_machines is {machines}, but machine_rank is not set: it defaults to 0 (the main machine); "
+            "each other machine needs its own",
+            "num_machines", suggestion="machine_rank: 0 on the main machine, 1.. on the others",
+        )
+    elif isinstance(rank, bool) or not isinstance(rank, int) or not 0 <= rank < machines:
+        yield cfg.finding(
+            "env-rendezvous", "error",
+            f"machine_rank must be a whole number from 0 to {machines - 1} (num_machines is {machines}); "
+            f"got {rank!r}",
+            "machine_rank",
+        )
+
+
+RULES: tuple[Callable[[Config, Environment], Iterable[Finding]], ...] = (
+    rule_probe, rule_no_gpu, rule_num_processes, rule_gpu_ids, rule_num_machines, rule_bf16, rule_fp8,
+    rule_torch, rule_deepspeed, rule_rendezvous,
+)
+
+RULE_IDS: dict[str, str] = {
+    "env-probe": "GPU detection failed; the GPU checks may be incomplete",
+    "env-no-gpu": "a GPU distributed_type, but no GPU was found",
+    "env-num-processes": "processes per node (num_processes / num_machines) vs the GPUs on a node",
+    "env-gpu-ids": "gpu_ids names GPUs the node does not have",
+    "env-num-machines": "num_machines differs from the target's",
+    "env-bf16": "bf16 on a GPU below compute capability 8.0",
+    "env-fp8-gpu": "fp8 on a GPU below compute capability 8.9 (accelerate falls back to fp16)",
+    "env-fp8-backend": "fp8 without transformer-engine, torchao or ms-amp (or without the one fp8_config.backend names)",
+    "env-torch-missing": "torch is not installed",
+    "env-fsdp-torch": "FSDP1 with a torch older than accelerate's FSDP_PYTORCH_VERSION",
+    "env-fsdp2-torch": "FSDP2 with a torch older than accelerate's FSDP2_PYTORCH_VERSION (2.6.0; 2.5.1 in 1.6)",
+    "env-torch-cpu-only": "a CPU-only torch build on a machine with GPUs",
+    "env-deepspeed-missing": "distributed_type DEEPSPEED without deepspeed installed",
+    "env-deepspeed-version": "deepspeed older than accelerate or the config's DeepSpeed features need",
+    "env-rendezvous": "multi-node settings incomplete (main_process_ip/port, machine_rank, hostfile)",
+}
+
+
+def check_environment(doc: Document, env: Environment) -> list[Finding]:
+    """Every ``env-*`` finding for one document against one environment (1-based positions)."""
+    if not isinstance(doc.data, dict):
+        return []  # validate reports a document that is not a mapping
+    cfg = Config(doc, doc.data)
+    out: list[Finding] = []
+    for rule in RULES:
+        out.extend(rule(cfg, env))
+    return out
