@@ -43,6 +43,7 @@ class Config:
 
     doc: Document
     data: dict[str, Any]
+    validated: bool = False  # validate runs too: skip what its multi-node rule already says
 
     @property
     def distributed_type(self) -> str:
@@ -171,7 +172,7 @@ def rule_num_processes(cfg: Config, env: Environment) -> Iterator[Finding]:
     n, machines = cfg.num_processes, cfg.num_machines
     if n is None or cfg.distributed_type not in GPU_TYPES | {"NO"}:
         return
-    if n % machines:
+    if n % machines and not cfg.validated:
         yield cfg.finding(
             "env-num-processes", "warning",
             f"num_processes {n} is the total over num_machines {machines} and is not a multiple of it: "
@@ -393,11 +394,11 @@ def rule_rendezvous(cfg: Config, env: Environment) -> Iterator[Finding]:
                 "deepspeed_config.deepspeed_hostfile",
                 suggestion="deepspeed_hostfile: /job/hostfile (or deepspeed_multinode_launcher: standard)",
             )
-    elif ip in (None, ""):
+    elif ip in (None, "") and not cfg.validated:
         yield cfg.finding(
-            "env-rendezvous", "error",
+            "env-rendezvous", "warning",
             f"num_machines is {machines}, but main_process_ip is not set: the other machines cannot find "
-            "the main one",
+            "the main one unless --main_process_ip is passed at launch",
             "num_machines", suggestion="main_process_ip: <address of machine 0>",
         )
     if "main_process_port" not in data or data.get("main_process_port") is None:
@@ -415,7 +416,8 @@ def rule_rendezvous(cfg: Config, env: Environment) -> Iterator[Finding]:
             "each other machine needs its own",
             "num_machines", suggestion="machine_rank: 0 on the main machine, 1.. on the others",
         )
-    elif isinstance(rank, bool) or not isinstance(rank, int) or not 0 <= rank < machines:
+    elif (isinstance(rank, bool) or not isinstance(rank, int) or not 0 <= rank < machines) and not (
+            cfg.validated and isinstance(rank, int) and not isinstance(rank, bool)):
         yield cfg.finding(
             "env-rendezvous", "error",
             f"machine_rank must be a whole number from 0 to {machines - 1} (num_machines is {machines}); "
@@ -448,11 +450,16 @@ RULE_IDS: dict[str, str] = {
 }
 
 
-def check_environment(doc: Document, env: Environment) -> list[Finding]:
-    """Every ``env-*`` finding for one document against one environment (1-based positions)."""
+def check_environment(doc: Document, env: Environment, *, validated: bool = False) -> list[Finding]:
+    """Every ``env-*`` finding for one document against one environment (1-based positions).
+
+    ``validated=True`` when :func:`accelconf.validate.validate_document` runs on the same document:
+    the config-only multi-node checks it already makes (num_processes divisible by num_machines,
+    main_process_ip present, machine_rank in range) are then left to it.
+    """
     if not isinstance(doc.data, dict):
         return []  # validate reports a document that is not a mapping
-    cfg = Config(doc, doc.data)
+    cfg = Config(doc, doc.data, validated)
     out: list[Finding] = []
     for rule in RULES:
         out.extend(rule(cfg, env))

@@ -424,10 +424,18 @@ def probe(
         rocm_version=hip,
         driver_version=driver,
         driver_cuda_version=driver_cuda,
-        source=f"detected ({used})",
+        source=_source(mode, used),
         problems=tuple(problems),
         unknown=frozenset({"gpus", "gpu_count"}) if mode == "none" else frozenset(),
     )
+
+
+def _source(mode: str, used: str) -> str:
+    if used != "none":
+        return f"detected via {used}"
+    if mode == "none":
+        return "detected (GPU probe off)"
+    return "detected (no GPU driver answered)" if mode == "auto" else f"detected ({mode} failed)"
 
 
 def timed_probe(mode: str = "auto", timeout: float = 2.0) -> tuple[Environment, float]:

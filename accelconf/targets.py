@@ -135,7 +135,9 @@ def target_from_args(
         changes["cuda_version"] = None
         changes["rocm_version"] = None
     if changes and base is not None:
-        changes["source"] = f"{env.source} + arguments"
+        detected = env.source.startswith("detected")
+        changes["source"] = "arguments + installed versions" if detected and "gpus" in changes \
+            else f"{env.source} + arguments"
     if notes:
         changes["notes"] = env.notes + tuple(notes)
     out = with_overrides(env, **changes)

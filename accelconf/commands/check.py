@@ -1,0 +1,166 @@
+"""``accelconf check``: configs against this machine, or against a named target machine.
+
+The command gathers its options into :class:`CheckOptions`; :func:`environment_for` builds the
+environment (a probe, a ``--target`` profile, flags on top) and :func:`check_file` runs
+``validate``'s rules (for the accelerate version at hand) plus the ``env-*`` rules of
+:mod:`accelconf.checks` on one file. Output formats and exit codes are ``validate``'s: 0 clean,
+1 errors (or warnings with ``--strict``), 2 an unreadable file or a bad option.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+from typing import Sequence
+
+from ..findings import Finding
+from ..probe import PROBE_MODES, Environment
+from ..report import FileResult, add_output_options
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    configs: tuple[str, ...]
+    gpus: int | None = None
+    gpu: str | None = None
+    torch_version: str | None = None
+    accelerate_version: str | None = None
+    deepspeed_version: str | None = None
+    num_machines: int | None = None
+    target: str | None = None
+    probe: str = "auto"
+    timeout: float = 2.0
+
+
+def _epilog() -> str:
+    from ..gpus import MODELS
+
+    lines = ["known GPU models (--gpu, and gpu: in a --target profile; nvidia-smi spellings work too):"]
+    for m in MODELS:
+        feats = ", ".join(f for f, on in (("bf16", m.bf16), ("fp8", m.fp8)) if on) or "no bf16/fp8"
+        arch = f"CC {m.cc_text}" if m.compute_capability else m.arch
+        lines.append(f"  {m.key:<11} {arch:<8} {m.memory_gib:>4} GiB  {feats}")
+    lines += [
+        "",
+        "examples:",
+        "  accelconf check config.yaml                         against this machine (detected)",
+        "  accelconf check --gpus 8 --gpu H100 config.yaml     against an 8-GPU H100 node",
+        "  accelconf check --target examples/targets/v100-node.yaml config.yaml",
+        "  accelconf check --torch-version 2.5.1 --deepspeed-version none config.yaml",
+    ]
+    return "\n".join(lines)
+
+
+def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser:  # type: ignore[no-untyped-def]
+    p = subparsers.add_parser(
+        name, help=help_text,
+        description="Check accelerate config files against the installed versions and GPUs, or against a "
+        "target machine given by flags or a --target profile. Each file gets validate's findings (for the "
+        "accelerate version at hand) and the env-* findings.",
+        epilog=_epilog(), formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("configs", nargs="+", metavar="CONFIG", help="accelerate config files (YAML or JSON)")
+    t = p.add_argument_group("target machine (each flag replaces the detected or profiled fact)")
+    t.add_argument("--gpus", type=int, metavar="N", help="GPUs per node")
+    t.add_argument("--gpu", metavar="MODEL", help="GPU model, e.g. H100, A100-40GB, 'Tesla V100-SXM2-16GB'")
+    t.add_argument("--num-machines", type=int, metavar="N", help="machines (nodes) in the job")
+    t.add_argument("--torch-version", metavar="V")
+    t.add_argument("--accelerate-version", metavar="V", help="also the version validate checks keys against")
+    t.add_argument("--deepspeed-version", metavar="V|none")
+    t.add_argument("--target", metavar="FILE", help="a YAML machine profile (see examples/targets/)")
+    d = p.add_argument_group("detection")
+    d.add_argument("--probe", choices=PROBE_MODES, default="auto",
+                   help="GPU detection when no --gpu/--target is given (default: auto; torch only when asked)")
+    d.add_argument("--timeout", type=float, default=2.0, help="seconds to wait for nvidia-smi (default: 2)")
+    add_output_options(p)
+    p.set_defaults(func=run)
+    return p
+
+
+def environment_for(opts: CheckOptions) -> Environment:
+    """The environment to check against. Raises ``InputError``/``UsageError`` on a bad target."""
+    from ..probe import probe
+    from ..targets import load_target, target_from_args
+
+    if opts.target:
+        base = load_target(opts.target)
+    else:
+        # with --gpu the GPUs are given: detect only the versions (cheap)
+        base = probe("none" if opts.gpu else opts.probe, opts.timeout)
+    flags = (opts.gpus, opts.gpu, opts.torch_version, opts.accelerate_version, opts.deepspeed_version,
+             opts.num_machines)
+    if all(v is None for v in flags):
+        return base
+    return target_from_args(*flags, base=base)
+
+
+def _validate(doc, env: Environment) -> list[Finding] | None:  # type: ignore[no-untyped-def]
+    """validate's findings for the accelerate version at hand; ``None`` when validate is absent."""
+    try:
+        from ..validate import validate_document
+    except ImportError:
+        return None
+    version = env.accelerate_version if env.knows("accelerate_version") else None
+    return list(validate_document(doc, accelerate_version=version))
+
+
+def check_file(path: str, env: Environment) -> FileResult:
+    """validate's findings and the env-* findings for one file; an unreadable file is a result."""
+    from ..checks import check_environment
+    from ..document import load_file
+    from ..errors import InputError
+
+    try:
+        doc = load_file(path)
+    except InputError as exc:
+        return FileResult(path, [], exc)
+    validated = _validate(doc, env)
+    findings = (validated or []) + check_environment(doc, env, validated=validated is not None)
+    return FileResult(path, [f.with_path(path) for f in findings])
+
+
+def summary(env: Environment) -> str:
+    """One line naming what the configs were checked against."""
+    def v(name: str, value: str | None) -> str | None:
+        if not env.knows(f"{name}_version"):
+            return None
+        return f"{name} {value}" if value else f"no {name}"
+
+    if not env.knows("gpus"):
+        gpus = "GPUs not probed"
+    elif not env.gpus:
+        gpus = "no GPUs"
+    else:
+        models = sorted({g.model or g.name for g in env.gpus})
+        count = f"{env.gpu_count}x " if env.knows("gpu_count") else ""
+        gpus = f"{count}{'/'.join(models)}"
+    parts = [gpus] + [p for p in (v("torch", env.torch_version), v("accelerate", env.accelerate_version),
+                                  v("deepspeed", env.deepspeed_version)) if p]
+    if env.num_machines:
+        parts.insert(0, f"{env.num_machines} machine{'s' if env.num_machines != 1 else ''}")
+    return f"checking against {env.source}: {', '.join(parts)}"
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..report import exit_code, render
+
+    opts = CheckOptions(
+        tuple(args.configs), args.gpus, args.gpu, args.torch_version, args.accelerate_version,
+        args.deepspeed_version, args.num_machines, args.target, args.probe, args.timeout,
+    )
+    env = environment_for(opts)
+    if args.format == "text":
+        sys.stderr.write(summary(env) + "\n")
+    for note in env.notes:
+        sys.stderr.write(f"accelconf: note: {note}\n")
+    results = [check_file(path, env) for path in opts.configs]
+    sys.stdout.write(render(results, args.format, sys.stdout, args.color))
+    return exit_code(results, args.strict)
+
+
+def main(argv: Sequence[str]) -> int:
+    """``accelconf check ARGS`` as a function (for tests and benchmarks)."""
+    from ..cli import main as cli_main
+
+    return cli_main(["check", *argv])
