@@ -34,9 +34,9 @@ done
 
 if [[ ! -d node_modules/vscode-languageclient || ! -d node_modules/@vscode/vsce ]]; then
     if [[ -f package-lock.json ]]; then
-        npm ci --no-audit --no-fund
+        npm ci --no-audit --no-fund >&2
     else
-        npm install --no-audit --no-fund
+        npm install --no-audit --no-fund >&2
     fi
 fi
 
