@@ -45,7 +45,7 @@ class Finding:
 
 
 def sort_findings(findings: Iterable[Finding]) -> list[Finding]:
-    return sorted(findings, key=lambda f: (f.line or 10**9, f.column, SEVERITY_ORDER[f.severity], f.rule))
+    return sorted(findings, key=lambda f: (f.path, f.line or 10**9, f.column, SEVERITY_ORDER[f.severity], f.rule))
 
 
 def count_errors(findings: Iterable[Finding]) -> int:

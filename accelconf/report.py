@@ -71,7 +71,7 @@ def render_text(results: list[FileResult], color: bool = False, summary: bool = 
             nwarn += f.severity == "warning"
             ninfo += f.severity == "info"
             sev = f"{_COLORS[f.severity]}{f.severity}{_RESET}" if color else f.severity
-            loc = f"{r.path}:{f.line}:{f.column}"
+            loc = f"{f.path or r.path}:{f.line}:{f.column}"
             if color:
                 loc = f"{_BOLD}{loc}{_RESET}"
             text = f"{loc}: {sev}: {f.message} [{f.rule}]"
@@ -91,7 +91,8 @@ def render_text(results: list[FileResult], color: bool = False, summary: bool = 
 def render_json(results: list[FileResult]) -> str:
     files = []
     for r in results:
-        entry: dict = {"path": r.path, "findings": [f.to_json() for f in sort_findings(r.findings)]}
+        entry: dict = {"path": r.path, "findings": [dict(f.to_json(), **({"file": f.path} if f.path and f.path != r.path else {}))
+                                                    for f in sort_findings(r.findings)]}
         if r.error is not None:
             entry["error"] = {"message": r.error.message, "line": r.error.line, "column": r.error.column}
         files.append(entry)
@@ -112,7 +113,7 @@ def render_github(results: list[FileResult]) -> str:
             continue
         for f in sort_findings(r.findings):
             msg = f.message + (f" (suggestion: {f.suggestion})" if f.suggestion else "")
-            out.append(f"::{level[f.severity]} file={r.path},line={f.line or 1},col={f.column or 1},title={f.rule}::{_gh_escape(msg)}")
+            out.append(f"::{level[f.severity]} file={f.path or r.path},line={f.line or 1},col={f.column or 1},title={f.rule}::{_gh_escape(msg)}")
     return "\n".join(out) + ("\n" if out else "")
 
 

@@ -1,0 +1,73 @@
+"""``accelconf fmt FILE...``: normalize spelling, keeping comments and order."""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import sys
+from typing import Any
+
+
+def add_parser(sub: Any, name: str, help_text: str) -> None:
+    p = sub.add_parser(
+        name, help=help_text,
+        description="Normalize accelerate configs to the spelling accelerate writes itself: quoted 'no'/'NO', enum case, "
+                    "fsdp_ prefixes, sharding-strategy names instead of integers, dynamo_config instead of dynamo_backend, "
+                    "mixed_precision instead of fp16. Comments, key order and everything else stay byte for byte.",
+        epilog="exit codes: 0 done (or nothing to change), 1 --check found files to change, 2 unreadable input\n"
+               "examples:\n  accelconf fmt --diff config.yaml\n  accelconf fmt --in-place configs/*.yaml\n  accelconf fmt --check configs/*.yaml   (for CI / pre-commit)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("files", nargs="+", metavar="FILE", help="config files; '-' reads standard input")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--check", action="store_true", help="change nothing; exit 1 if a file would change")
+    mode.add_argument("--diff", action="store_true", help="print a unified diff instead of the files")
+    mode.add_argument("-i", "--in-place", action="store_true", help="rewrite files in place (atomically)")
+    p.add_argument("--accelerate-version", metavar="V", help="target accelerate version (default: installed, else newest known)")
+    p.set_defaults(func=run)
+
+
+def _encode(doc: Any, text: str) -> bytes:
+    data = text.encode("utf-8")
+    return (b"\xef\xbb\xbf" + data) if doc.bom else data
+
+
+def run(args: Any) -> int:
+    from ..atomic import write_atomic
+    from ..document import load_bytes, load_file
+    from ..errors import InputError
+    from ..fmt import format_document
+
+    code = 0
+    for path in args.files:
+        try:
+            doc = load_bytes(sys.stdin.buffer.read(), "<stdin>") if path == "-" else load_file(path)
+        except InputError as exc:
+            print(f"accelconf: {exc}", file=sys.stderr)
+            code = 2
+            continue
+        if doc.root is None or not isinstance(doc.data, dict):
+            result_text, changes = doc.text, []
+        else:
+            res = format_document(doc, args.accelerate_version)
+            result_text, changes = res.text, res.changes
+        if args.check:
+            if changes:
+                print(f"{path}: would reformat ({len(changes)} change{'s' if len(changes) != 1 else ''})")
+                for why in changes:
+                    print(f"  - {why}")
+                code = max(code, 1)
+        elif args.diff:
+            if changes:
+                sys.stdout.writelines(difflib.unified_diff(
+                    doc.text.splitlines(keepends=True), result_text.splitlines(keepends=True), f"a/{path}", f"b/{path}"))
+        elif args.in_place:
+            if changes and path != "-":
+                write_atomic(path, _encode(doc, result_text))
+                print(f"{path}: reformatted ({len(changes)} change{'s' if len(changes) != 1 else ''})", file=sys.stderr)
+            elif path == "-":
+                sys.stdout.write(result_text)
+        else:
+            sys.stdout.buffer.write(_encode(doc, result_text))
+            sys.stdout.flush()
+    return code

@@ -1,0 +1,43 @@
+"""``accelconf migrate --to fsdp2 FILE``: FSDP1 to FSDP2 with comments kept."""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import sys
+from typing import Any
+
+
+def add_parser(sub: Any, name: str, help_text: str) -> None:
+    p = sub.add_parser(
+        name, help=help_text,
+        description="Migrate an FSDP1 fsdp_config to FSDP2 (like `accelerate to-fsdp2`, but comments and order are kept, "
+                    "and every removal is reported with its reason).",
+        epilog="example: accelconf migrate --to fsdp2 --diff fsdp.yaml",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("--to", choices=("fsdp2",), required=True, help="migration target")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--diff", action="store_true", help="print a unified diff")
+    mode.add_argument("-i", "--in-place", action="store_true", help="rewrite the file (atomically)")
+    p.set_defaults(func=run)
+
+
+def run(args: Any) -> int:
+    from ..atomic import write_atomic
+    from ..document import load_file
+    from ..migrate import migrate_document
+
+    doc = load_file(args.file)
+    text, notes = migrate_document(doc)
+    for n in notes:
+        print(f"{args.file}: {n}", file=sys.stderr)
+    if args.diff:
+        sys.stdout.writelines(difflib.unified_diff(doc.text.splitlines(keepends=True), text.splitlines(keepends=True), f"a/{args.file}", f"b/{args.file}"))
+    elif args.in_place:
+        if text != doc.text:
+            write_atomic(args.file, (b"\xef\xbb\xbf" if doc.bom else b"") + text.encode("utf-8"))
+    else:
+        sys.stdout.write(text)
+    return 0

@@ -1,0 +1,113 @@
+"""``fmt``: normalize spelling to what accelerate writes itself, touching nothing else.
+
+Normalizations are text edits on the original document (character offsets), so comments, key
+order, quoting style and line endings outside the edited spans are kept byte for byte, and a
+canonical file comes back byte-identical. The edits come from validation findings that carry a
+mechanical fix (:mod:`accelconf.validate`), filtered to those that keep what accelerate launches
+the same, or that repair a value accelerate would crash on; plus two structural migrations that
+accelerate itself performs at load time (legacy ``fp16`` and top-level ``dynamo_backend``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from . import registry
+from .document import Document, load_text
+from .registry import version_in
+
+Edit = tuple[int, int, str]
+
+# Rules whose fixes keep the launch identical (or repair a crash). yaml11-scalar is not here:
+# quoting `on` changes the value accelerate reads.
+_SAFE_RULES = {"enum-case", "legacy-value", "unprefixed-key", "yaml-bool-value"}
+
+
+@dataclass
+class FmtResult:
+    text: str
+    changes: list[str] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.changes)
+
+
+def fmt_edits(doc: Document, version: str | None = None) -> list[tuple[Edit, str]]:
+    """The normalization edits for a parsed accelerate config, each with a one-line reason."""
+    from .validate import validate_document
+
+    version = registry.resolve_version(version)
+    if not isinstance(doc.data, dict):
+        return []
+    out: list[tuple[Edit, str]] = []
+    for f in validate_document(doc, accelerate_version=version):
+        if not f.fix:
+            continue
+        safe = f.rule in _SAFE_RULES or (f.rule == "invalid-type" and f.key == "gpu_ids")
+        if f.rule == "legacy-value" and f.key.endswith("fsdp_sharding_strategy") and not version_in(version, "0.26", None):
+            safe = False  # before 0.26 only integers were accepted
+        if f.rule == "legacy-value" and f.key == "distributed_type" and not version_in(version, "0.28", None):
+            safe = False
+        if safe:
+            for e in f.fix:
+                out.append((e, f"{f.key}: {f.message}"))
+    out.extend(_structural(doc))
+    return _non_overlapping(out)
+
+
+def _structural(doc: Document) -> list[tuple[Edit, str]]:
+    data = doc.data
+    out: list[tuple[Edit, str]] = []
+    if doc.format != "yaml" or doc.root is None or doc.root.flow:
+        return out
+    nl = doc.newline
+    k = doc.key(("fp16",))
+    v = doc.node(("fp16",))
+    if k is not None and v is not None and "mixed_precision" not in data and data.get("fp16") is True and v.kind == "scalar":
+        out.append(((k.start, v.end, "mixed_precision: fp16"), "fp16: legacy key, written as mixed_precision: fp16"))
+    k = doc.key(("dynamo_backend",))
+    v = doc.node(("dynamo_backend",))
+    if k is not None and v is not None and "dynamo_config" not in data and v.kind == "scalar" and isinstance(v.value, str):
+        indent = " " * (k.col + 2)
+        if v.value.upper() == "NO":
+            new = "dynamo_config: {}"
+        else:
+            new = f"dynamo_config:{nl}{indent}dynamo_backend: {v.value.upper()}"
+        out.append(((k.start, v.end, new), "dynamo_backend: legacy top-level key, moved into dynamo_config"))
+    return out
+
+
+def _non_overlapping(edits: list[tuple[Edit, str]]) -> list[tuple[Edit, str]]:
+    edits = sorted(edits, key=lambda e: (e[0][0], e[0][1]))
+    out: list[tuple[Edit, str]] = []
+    last_end = -1
+    for e in edits:
+        if e[0][0] < last_end:
+            continue
+        if out and out[-1][0] == e[0]:
+            continue
+        out.append(e)
+        last_end = e[0][1]
+    return out
+
+
+def apply_edits(text: str, edits: list[Edit]) -> str:
+    for start, end, repl in sorted(edits, key=lambda e: e[0], reverse=True):
+        text = text[:start] + repl + text[end:]
+    return text
+
+
+def format_document(doc: Document, version: str | None = None) -> FmtResult:
+    edits = fmt_edits(doc, version)
+    if not edits:
+        return FmtResult(doc.text)
+    return FmtResult(apply_edits(doc.text, [e for e, _ in edits]), [why for _, why in edits])
+
+
+def format_text(text: str, path: str = "<text>", version: str | None = None) -> str:
+    """Normalized text (raises InputError on unparseable input). Idempotent."""
+    doc = load_text(text, path)
+    if doc.root is None:
+        return text
+    return format_document(doc, version).text

@@ -1,0 +1,646 @@
+"""The settings registry: the one table of every setting accelerate's config file knows.
+
+Each :class:`Setting` ties together the YAML key, the ``accelerate launch`` flag and its namespace
+``dest``, the environment variable the launcher writes (and how it encodes the value), the
+``Accelerator``/plugin field that finally reads it, its type, the launcher default (the flag
+default, used when the key is absent) and the plugin default (used when the env var is absent:
+they differ), allowed values, a doc string, and the accelerate versions that know it.
+
+Everything else derives from this table: the JSON Schema (:mod:`accelconf.schema`), validation
+(:mod:`accelconf.validate`), the converters (:mod:`accelconf.formats`), diff, completion and hover.
+Facts come from accelerate 1.15.0's source (``commands/launch.py``, ``utils/launch.py``,
+``utils/dataclasses.py``, ``commands/config/config_args.py``) and from comparing the wheels of
+0.20 to 1.15; ``tests/test_registry_oracle.py`` compares this table with the installed accelerate.
+
+Versions: ``since`` is the first accelerate release that has the setting (inclusive), ``until``
+the first that no longer has it (exclusive); ``None`` means "all known versions".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Iterable
+
+from packaging.version import Version
+
+OLDEST = "0.20"
+NEWEST = "1.15"
+KNOWN_VERSIONS = (
+    "0.20", "0.21", "0.22", "0.23", "0.24", "0.25", "0.26", "0.27", "0.28", "0.29", "0.30", "0.31", "0.32", "0.33",
+    "0.34", "1.0", "1.1", "1.2", "1.3", "1.4", "1.5", "1.6", "1.7", "1.8", "1.9", "1.10", "1.11", "1.12", "1.13",
+    "1.14", "1.15",
+)
+
+# Launcher paths (accelerate/utils/launch.py): S simple, T torchrun (multi-GPU, FSDP, Megatron),
+# D DeepSpeed, X TPU, M SageMaker.
+ALL_PATHS = frozenset("STDXM")
+
+
+@dataclass(frozen=True)
+class Setting:
+    section: str  # "" for top level, else the nested dict name ("fsdp_config", ...)
+    key: str  # the canonical YAML key (what `accelerate config` writes, with its prefix)
+    type: str  # str | int | float | bool | enum | path | classlist | list | boolish | intlist
+    doc: str
+    flag: str | None = None  # launch flag without dashes (dest may differ: see `dest`)
+    dest: str | None = None  # argparse namespace attribute; defaults to the flag
+    env: str | None = None  # variable the launcher writes for the training process
+    encoding: str = "str"  # how the launcher writes it: str | lower | upper | title | raw | int | flag1
+    env_when: str = "set"  # always | set (only when a value is given)
+    env_paths: frozenset[str] = ALL_PATHS
+    plugin: str | None = None  # "FullyShardedDataParallelPlugin.cpu_offload"
+    launcher_default: Any = None  # flag default: what `accelerate launch` uses when the key is absent
+    plugin_default: Any = None  # what the plugin uses when the env var is absent
+    choices: tuple[Any, ...] | None = None
+    case_insensitive: bool = False
+    legacy_values: tuple[tuple[Any, Any], ...] = ()  # (legacy spelling, canonical value)
+    aliases: tuple[tuple[str, str | None], ...] = ()  # (other accepted key, since version)
+    since: str | None = None
+    until: str | None = None
+    file_ignored: bool = False  # set in a file, the launcher never applies it
+    fsdp_versions: tuple[int, ...] = (1, 2)
+    deprecated: str | None = None
+    lost: bool = False  # exported under a name nothing reads, or never exported
+    minimum: int | float | None = None
+    versions_note: str = ""
+
+    @property
+    def path(self) -> str:
+        return f"{self.section}.{self.key}" if self.section else self.key
+
+    @property
+    def cli_flag(self) -> str | None:
+        return f"--{self.flag}" if self.flag else None
+
+    @property
+    def namespace(self) -> str:
+        return self.dest or self.flag or self.key
+
+    def exists_in(self, version: str | None) -> bool:
+        return version_in(version, self.since, self.until)
+
+    def canonical_value(self, value: Any) -> Any:
+        """The spelling accelerate itself writes for an accepted value (enum case, legacy ints)."""
+        for legacy, canon in self.legacy_values:
+            if value == legacy and type(value) is type(legacy):
+                return canon
+        if self.choices and isinstance(value, str):
+            for c in self.choices:
+                if isinstance(c, str) and c.lower() == value.lower():
+                    return c
+        return value
+
+
+@dataclass(frozen=True)
+class Section:
+    name: str
+    doc: str
+    prefix: str | None = None  # prefix the launcher adds to keys that lack it
+    prefix_optional_since: str | None = None  # since when unprefixed keys work
+    since: str | None = None
+    until: str | None = None
+    plugin: str | None = None
+    removed_note: str = ""
+
+
+def version_key(v: str) -> Version:
+    return Version(v)
+
+
+def normalize_version(v: str | None) -> str | None:
+    """``1.15.0`` or ``1.15.0.dev0`` -> ``1.15`` (minor release), ``None`` stays ``None``."""
+    if v is None:
+        return None
+    try:
+        parsed = Version(v)
+    except Exception:
+        return None
+    return f"{parsed.major}.{parsed.minor}"
+
+
+def version_in(version: str | None, since: str | None, until: str | None) -> bool:
+    if version is None:
+        return until is None
+    v = Version(normalize_version(version) or version)
+    if since is not None and v < Version(since):
+        return False
+    if until is not None and v >= Version(until):
+        return False
+    return True
+
+
+def installed_accelerate_version() -> str | None:
+    """The installed accelerate version, read from metadata (accelerate is never imported)."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("accelerate")
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def resolve_version(requested: str | None) -> str:
+    """The accelerate version to check against: requested, else installed, else the newest known."""
+    v = normalize_version(requested) if requested else normalize_version(installed_accelerate_version())
+    if v is None:
+        return NEWEST
+    if Version(v) > Version(NEWEST):
+        return NEWEST
+    if Version(v) < Version(OLDEST):
+        return OLDEST
+    return v
+
+
+# -- enums (accelerate/utils/dataclasses.py and constants.py, 1.15) ---------------------------------
+
+DISTRIBUTED_TYPES = (
+    "NO", "MULTI_CPU", "MULTI_GPU", "MULTI_NPU", "MULTI_MLU", "MULTI_SDAA", "MULTI_MUSA", "MULTI_XPU", "MULTI_HPU",
+    "MULTI_NEURON", "DEEPSPEED", "FSDP", "XLA", "MEGATRON_LM",
+)
+DISTRIBUTED_TYPE_SINCE = {
+    "MULTI_NPU": "0.21", "XLA": "0.28", "MULTI_MLU": "0.29", "MULTI_MUSA": "0.33", "MULTI_SDAA": "1.5",
+    "MULTI_HPU": "1.5", "MULTI_NEURON": "1.13",
+}
+DISTRIBUTED_TYPE_UNTIL = {"TPU": "0.28", "TP": "1.10"}
+MULTI_GPU_TYPES = ("MULTI_GPU", "MULTI_NPU", "MULTI_MLU", "MULTI_SDAA", "MULTI_MUSA", "MULTI_XPU", "MULTI_HPU", "MULTI_NEURON")
+SAGEMAKER_DISTRIBUTED_TYPES = ("NO", "DATA_PARALLEL", "MODEL_PARALLEL")
+PRECISIONS = ("no", "fp16", "bf16", "fp8")
+DYNAMO_BACKENDS = (
+    "NO", "EAGER", "AOT_EAGER", "INDUCTOR", "AOT_TS_NVFUSER", "NVPRIMS_NVFUSER", "CUDAGRAPHS", "OFI", "FX2TRT",
+    "ONNXRT", "TENSORRT", "AOT_TORCHXLA_TRACE_ONCE", "TORCHXLA_TRACE_ONCE", "TVM", "HPU_BACKEND", "NEURON",
+)
+DYNAMO_BACKEND_SINCE = {
+    "AOT_TS_NVFUSER": "0.24", "NVPRIMS_NVFUSER": "0.24", "CUDAGRAPHS": "0.24", "TENSORRT": "0.24", "TVM": "0.24",
+    "AOT_TORCHXLA_TRACE_ONCE": "0.32", "TORCHXLA_TRACE_ONCE": "0.32", "HPU_BACKEND": "1.5", "NEURON": "1.15",
+}
+DYNAMO_BACKEND_UNTIL = {"NVFUSER": "0.24", "AOT_NVFUSER": "0.24", "AOT_CUDAGRAPHS": "0.24", "IPEX": "1.13"}
+DYNAMO_MODES = ("default", "reduce-overhead", "max-autotune")
+SHARDING_STRATEGIES = ("FULL_SHARD", "SHARD_GRAD_OP", "NO_SHARD", "HYBRID_SHARD", "HYBRID_SHARD_ZERO2")
+AUTO_WRAP_POLICIES = ("TRANSFORMER_BASED_WRAP", "SIZE_BASED_WRAP", "NO_WRAP")
+BACKWARD_PREFETCH = ("BACKWARD_PRE", "BACKWARD_POST", "NO_PREFETCH")
+STATE_DICT_TYPES = ("FULL_STATE_DICT", "LOCAL_STATE_DICT", "SHARDED_STATE_DICT")
+FSDP2_STATE_DICT_TYPES = ("SHARDED_STATE_DICT", "FULL_STATE_DICT")
+OFFLOAD_DEVICES = ("none", "cpu", "nvme")
+MULTINODE_LAUNCHERS = ("pdsh", "standard", "openmpi", "mvapich", "mpich", "nossh", "slurm")
+FP8_BACKENDS = ("TE", "MSAMP", "AO")
+FP8_FORMATS = ("HYBRID", "E4M3", "E5M2")
+RDZV_BACKENDS = ("static", "c10d", "etcd", "etcd-v2")
+
+ENUM_DOCS: dict[str, str] = {
+    "NO": "No distributed training: one process (or `num_processes` via the simple launcher).",
+    "MULTI_CPU": "Several CPU processes (simple launcher; use `mpirun_config` to start them all).",
+    "MULTI_GPU": "DistributedDataParallel over CUDA GPUs, started with torchrun.",
+    "MULTI_NPU": "DistributedDataParallel over Ascend NPUs.",
+    "MULTI_MLU": "DistributedDataParallel over Cambricon MLUs.",
+    "MULTI_SDAA": "DistributedDataParallel over SDAA devices.",
+    "MULTI_MUSA": "DistributedDataParallel over Moore Threads MUSA GPUs.",
+    "MULTI_XPU": "DistributedDataParallel over Intel XPUs.",
+    "MULTI_HPU": "DistributedDataParallel over Intel Gaudi HPUs.",
+    "MULTI_NEURON": "DistributedDataParallel over AWS Neuron cores.",
+    "DEEPSPEED": "DeepSpeed ZeRO; settings in `deepspeed_config`.",
+    "FSDP": "PyTorch Fully Sharded Data Parallel; settings in `fsdp_config`.",
+    "XLA": "TPUs through torch_xla (was `TPU` before 0.28).",
+    "MEGATRON_LM": "Megatron-LM; settings in `megatron_lm_config`.",
+    "FULL_SHARD": "Shard parameters, gradients and optimizer state (ZeRO-3 like). Integer 1.",
+    "SHARD_GRAD_OP": "Shard gradients and optimizer state (ZeRO-2 like). Integer 2.",
+    "NO_SHARD": "No sharding (DDP). Integer 3.",
+    "HYBRID_SHARD": "FULL_SHARD within a node, replicate across nodes. Integer 4.",
+    "HYBRID_SHARD_ZERO2": "SHARD_GRAD_OP within a node, replicate across nodes. Integer 5.",
+    "TRANSFORMER_BASED_WRAP": "Wrap each transformer block named in `fsdp_transformer_layer_cls_to_wrap`.",
+    "SIZE_BASED_WRAP": "Wrap modules with at least `fsdp_min_num_params` parameters.",
+    "NO_WRAP": "Do not auto-wrap.",
+    "BACKWARD_PRE": "Prefetch the next parameters before the current gradient computation (more memory, faster).",
+    "BACKWARD_POST": "Prefetch after the current gradient computation.",
+    "NO_PREFETCH": "No backward prefetch.",
+    "FULL_STATE_DICT": "Gather a full state dict on rank 0 when saving.",
+    "LOCAL_STATE_DICT": "Each rank saves its local shard (FSDP1 only).",
+    "SHARDED_STATE_DICT": "Save sharded checkpoints (distributed checkpoint format).",
+    "no": "Full precision (fp32).",
+    "fp16": "Automatic mixed precision with float16 and a gradient scaler.",
+    "bf16": "Automatic mixed precision with bfloat16 (needs compute capability 8.0+ on NVIDIA).",
+    "fp8": "FP8 through TransformerEngine, MS-AMP or torchao (needs compute capability 8.9+).",
+}
+
+
+def _s(section: str, key: str, type_: str, doc: str, **kw: Any) -> Setting:
+    if "flag" not in kw:
+        kw["flag"] = key
+    if "env_paths" in kw and isinstance(kw["env_paths"], str):
+        kw["env_paths"] = frozenset(kw["env_paths"])
+    for name in ("choices", "legacy_values", "aliases"):
+        if name in kw and kw[name] is not None and not isinstance(kw[name], tuple):
+            kw[name] = tuple(kw[name])
+    return Setting(section=section, key=key, type=type_, doc=doc, **kw)
+
+
+FSDP = "FullyShardedDataParallelPlugin"
+DS = "DeepSpeedPlugin"
+DYN = "TorchDynamoPlugin"
+MEG = "MegatronLMPlugin"
+PAR = "ParallelismConfig"
+TE = "TERecipeKwargs"
+AO = "AORecipeKwargs"
+MSAMP = "MSAMPRecipeKwargs"
+
+_TOP: list[Setting] = [
+    _s("", "compute_environment", "enum", "Where training runs. `LOCAL_MACHINE` selects the cluster config; anything else (even lowercase `local_machine`) selects the SageMaker config.",
+       flag=None, choices=("LOCAL_MACHINE", "AMAZON_SAGEMAKER"), launcher_default="LOCAL_MACHINE"),
+    _s("", "distributed_type", "enum", "The training paradigm. Required. Exact upper case; quote `'NO'` (a bare `NO` is the YAML boolean false).",
+       flag=None, choices=DISTRIBUTED_TYPES, legacy_values=(("TPU", "XLA"),)),
+    _s("", "mixed_precision", "enum", "Mixed precision mode. Quote `'no'`: a bare `no` is the YAML boolean false, which crashes `accelerate launch` (0.34+).",
+       env="ACCELERATE_MIXED_PRECISION", encoding="lower", env_when="always", env_paths="STDM",
+       plugin="Accelerator.mixed_precision", launcher_default="no", plugin_default="no",
+       choices=PRECISIONS, case_insensitive=True),
+    _s("", "use_cpu", "bool", "Force training on the CPU even when accelerators are present.",
+       flag="cpu", env="ACCELERATE_USE_CPU", encoding="title", env_when="always", env_paths="S",
+       plugin="Accelerator.cpu", launcher_default=False, plugin_default=False),
+    _s("", "debug", "bool", "Debug mode: extra checks that operations are in sync across processes.",
+       env="ACCELERATE_DEBUG_MODE", encoding="true_if", env_paths="STDX", launcher_default=False, plugin_default=False, since="0.22"),
+    _s("", "num_processes", "int", "Total number of processes across **all** machines (not per machine). Required unless `distributed_type` is `'NO'`.",
+       launcher_default=None, minimum=1),
+    _s("", "num_machines", "int", "Number of machines (nodes).", launcher_default=1, minimum=1),
+    _s("", "machine_rank", "int", "Rank of this machine, from 0 to `num_machines - 1`.", launcher_default=0, minimum=0),
+    _s("", "gpu_ids", "str", "Which GPUs to use on this machine: `all` or a comma-separated **string** of ids such as `'0,1'` (a bare `0` is an integer and crashes the launcher).",
+       env="CUDA_VISIBLE_DEVICES", encoding="raw", env_paths="STD", launcher_default="all"),
+    _s("", "main_process_ip", "str", "IP address of the machine with rank 0 (multi-node).", launcher_default=None),
+    _s("", "main_process_port", "int", "Port on the rank 0 machine (default 29500; 0 picks a free port).", launcher_default=29500, minimum=0),
+    _s("", "rdzv_backend", "enum", "torchrun rendezvous backend. **Ignored in a config file** (the flag default `static` always wins): pass `--rdzv_backend`.",
+       choices=RDZV_BACKENDS, launcher_default="static", file_ignored=True),
+    _s("", "same_network", "bool", "Whether all machines are on the same network. **Ignored in a config file**: pass `--same_network`.",
+       launcher_default=False, file_ignored=True),
+    _s("", "main_training_function", "str", "Name of the function to launch (TPU only).", launcher_default="main"),
+    _s("", "enable_cpu_affinity", "bool", "Pin processes to NUMA nodes. **Ignored in a config file** (flag default wins): pass `--enable_cpu_affinity`.",
+       env="ACCELERATE_CPU_AFFINITY", encoding="flag1", env_paths="STD", launcher_default=False, file_ignored=True, since="0.29"),
+    _s("", "downcast_bf16", "bool", "TPU: use bf16 for float tensors and fp32 for double. **Ignored in a config file**: pass `--downcast_bf16`.",
+       launcher_default=False, file_ignored=True),
+    _s("", "tpu_name", "str", "Name of the TPU pod.", flag=None),
+    _s("", "tpu_zone", "str", "Zone of the TPU pod.", flag=None),
+    _s("", "tpu_use_cluster", "bool", "Launch on a TPU pod (only used when `distributed_type` is `XLA`).", flag="tpu_cluster", dest="tpu_use_cluster", launcher_default=False),
+    _s("", "tpu_use_sudo", "bool", "Run TPU pod commands with sudo. **Ignored in a config file**: pass `--tpu_use_sudo`.", launcher_default=False, file_ignored=True),
+    _s("", "command_file", "path", "File of commands for `accelerate tpu-config`.", flag=None),
+    _s("", "commands", "list", "Commands for `accelerate tpu-config`.", flag=None),
+    _s("", "tpu_vm", "list", "TPU VM names for the pod launcher.", flag=None),
+    _s("", "tpu_env", "list", "Environment for TPU pod VMs (not used by `launch`).", flag=None),
+    _s("", "fp8_config", "section", "FP8 recipe settings (used when `mixed_precision: fp8`).", flag=None, since="0.34"),
+    _s("", "deepspeed_config", "section", "DeepSpeed settings (used when `distributed_type: DEEPSPEED`).", flag=None),
+    _s("", "fsdp_config", "section", "FSDP settings (used when `distributed_type: FSDP`).", flag=None),
+    _s("", "parallelism_config", "section", "N-D parallelism sizes (data, tensor, context, sequence). Non-empty turns on `use_parallelism_config`.", flag=None, since="1.10"),
+    _s("", "megatron_lm_config", "section", "Megatron-LM settings (used when `distributed_type: MEGATRON_LM`).", flag=None),
+    _s("", "mpirun_config", "section", "mpirun settings for `MULTI_CPU`.", flag=None, since="0.28"),
+    _s("", "dynamo_config", "section", "torch.compile (TorchDynamo) settings.", flag=None),
+    _s("", "ipex_config", "section", "Intel Extension for PyTorch settings. Removed in 1.13: now an unknown key that fails loading.", flag=None, until="1.13",
+       deprecated="`ipex_config` was removed in accelerate 1.13; delete it (IPEX optimizations are applied automatically)."),
+    _s("", "tp_config", "section", "Tensor parallel settings (1.4 to 1.6). Use `parallelism_config` instead.", flag=None, since="1.4", until="1.7",
+       deprecated="`tp_config` existed only in accelerate 1.4 to 1.6; use `parallelism_config.parallelism_config_tp_size`."),
+    _s("", "fp16", "bool", "Legacy: `fp16: true` means `mixed_precision: fp16`. Converted and dropped when the file is loaded.",
+       flag=None, deprecated="legacy key: write `mixed_precision: fp16` instead"),
+    _s("", "dynamo_backend", "enum", "Legacy top-level spelling of `dynamo_config.dynamo_backend` (it replaces the whole `dynamo_config`).",
+       flag=None, choices=DYNAMO_BACKENDS, case_insensitive=True,
+       deprecated="legacy key: write `dynamo_config: {dynamo_backend: ...}` instead"),
+]
+
+_SAGEMAKER: list[Setting] = [
+    _s("", "ec2_instance_type", "str", "SageMaker: EC2 instance type (required for `AMAZON_SAGEMAKER`).", flag=None),
+    _s("", "iam_role_name", "str", "SageMaker: IAM role name (required).", flag=None),
+    _s("", "image_uri", "str", "SageMaker: training image URI.", flag=None),
+    _s("", "profile", "str", "SageMaker: AWS profile.", flag=None),
+    _s("", "region", "str", "SageMaker: AWS region.", flag=None, launcher_default="us-east-1"),
+    _s("", "base_job_name", "str", "SageMaker: job name prefix.", flag=None),
+    _s("", "pytorch_version", "str", "SageMaker: PyTorch version of the image.", flag=None),
+    _s("", "transformers_version", "str", "SageMaker: transformers version of the image.", flag=None),
+    _s("", "py_version", "str", "SageMaker: Python version of the image.", flag=None),
+    _s("", "sagemaker_inputs_file", "path", "SageMaker: TSV of input channels.", flag=None),
+    _s("", "sagemaker_metrics_file", "path", "SageMaker: TSV of metric definitions.", flag=None),
+    _s("", "additional_args", "dict", "SageMaker: extra estimator arguments.", flag=None),
+]
+
+_F = "fsdp_config"
+_FSDP: list[Setting] = [
+    _s(_F, "fsdp_version", "enum", "FSDP version: 1 or 2. FSDP2 needs torch 2.6 or newer.", env="FSDP_VERSION", env_when="always", env_paths="T",
+       plugin=f"{FSDP}.fsdp_version", launcher_default=1, plugin_default=1, choices=(1, 2), legacy_values=(("1", 1), ("2", 2)), since="1.6"),
+    _s(_F, "fsdp_sharding_strategy", "enum", "FSDP1 sharding strategy. Deprecated in favour of `fsdp_reshard_after_forward` (FSDP2), but FSDP1 reads only this key.",
+       env="FSDP_SHARDING_STRATEGY", encoding="raw", env_when="always", env_paths="T", plugin=f"{FSDP}.sharding_strategy",
+       launcher_default="FULL_SHARD", plugin_default="FULL_SHARD", choices=SHARDING_STRATEGIES, case_insensitive=True,
+       legacy_values=tuple((i + 1, name) for i, name in enumerate(SHARDING_STRATEGIES)) + tuple((str(i + 1), name) for i, name in enumerate(SHARDING_STRATEGIES)),
+       fsdp_versions=(1,)),
+    _s(_F, "fsdp_reshard_after_forward", "bool", "FSDP2: free parameters after the forward pass (true is like FULL_SHARD, false like SHARD_GRAD_OP).",
+       env="FSDP_RESHARD_AFTER_FORWARD", encoding="lower", env_when="always", env_paths="T", plugin=f"{FSDP}.reshard_after_forward",
+       launcher_default=True, plugin_default=True, since="1.6"),
+    _s(_F, "fsdp_offload_params", "bool", "Offload parameters and gradients to the CPU.", env="FSDP_OFFLOAD_PARAMS", encoding="lower", env_when="always", env_paths="T",
+       plugin=f"{FSDP}.cpu_offload", launcher_default=False, plugin_default=False),
+    _s(_F, "fsdp_auto_wrap_policy", "enum", "How modules are wrapped into FSDP units.", env="FSDP_AUTO_WRAP_POLICY", encoding="raw", env_paths="T",
+       plugin=f"{FSDP}.auto_wrap_policy", launcher_default=None, plugin_default="NO_WRAP", choices=AUTO_WRAP_POLICIES, case_insensitive=True),
+    _s(_F, "fsdp_transformer_layer_cls_to_wrap", "classlist", "Comma-separated **string** of transformer block class names to wrap (a YAML list is exported as a Python repr and breaks). Absent: the model's `_no_split_modules`.",
+       env="FSDP_TRANSFORMER_CLS_TO_WRAP", encoding="raw", env_paths="T", plugin=f"{FSDP}.transformer_cls_names_to_wrap"),
+    _s(_F, "fsdp_min_num_params", "int", "Minimum parameters per wrapped module (only with `SIZE_BASED_WRAP`).", env="FSDP_MIN_NUM_PARAMS", env_when="always", env_paths="T",
+       plugin=f"{FSDP}.min_num_params", launcher_default=100000000, plugin_default=0, minimum=0),
+    _s(_F, "fsdp_backward_prefetch", "enum", "FSDP1 backward prefetch. Forced to None (with a warning) on FSDP2.", env="FSDP_BACKWARD_PREFETCH", encoding="raw", env_paths="T",
+       plugin=f"{FSDP}.backward_prefetch", choices=BACKWARD_PREFETCH, case_insensitive=True,
+       legacy_values=((1, "BACKWARD_PRE"), (2, "BACKWARD_POST")), since="0.26", fsdp_versions=(1,)),
+    _s(_F, "fsdp_backward_prefetch_policy", "enum", "Legacy spelling of `fsdp_backward_prefetch` (read until 0.34, silently ignored since 1.0).",
+       choices=BACKWARD_PREFETCH, case_insensitive=True, until="1.0", fsdp_versions=(1,),
+       deprecated="`fsdp_backward_prefetch_policy` is ignored since accelerate 1.0; use `fsdp_backward_prefetch`"),
+    _s(_F, "fsdp_state_dict_type", "enum", "Checkpoint format. FSDP2 allows only SHARDED_STATE_DICT and FULL_STATE_DICT.", env="FSDP_STATE_DICT_TYPE", encoding="raw", env_paths="T",
+       plugin=f"{FSDP}.state_dict_type", plugin_default="FULL_STATE_DICT", choices=STATE_DICT_TYPES, case_insensitive=True,
+       legacy_values=((1, "FULL_STATE_DICT"), (2, "LOCAL_STATE_DICT"), (3, "SHARDED_STATE_DICT"))),
+    _s(_F, "fsdp_forward_prefetch", "bool", "FSDP1: prefetch the next all-gather during the forward pass.", env="FSDP_FORWARD_PREFETCH", encoding="lower", env_when="always", env_paths="T",
+       plugin=f"{FSDP}.forward_prefetch", launcher_default=False, plugin_default=False, since="0.21", fsdp_versions=(1,)),
+    _s(_F, "fsdp_use_orig_params", "bool", "FSDP1: keep the original parameters (needed for torch.compile and parameter groups).", env="FSDP_USE_ORIG_PARAMS", encoding="lower", env_when="always", env_paths="T",
+       plugin=f"{FSDP}.use_orig_params", launcher_default=True, plugin_default=False, since="0.21", fsdp_versions=(1,),
+       versions_note="launcher default false until 0.24, true from 0.25"),
+    _s(_F, "fsdp_cpu_ram_efficient_loading", "bool", "Load the checkpoint on rank 0 only and broadcast it (needs `fsdp_sync_module_states: true` on FSDP1).", env="FSDP_CPU_RAM_EFFICIENT_LOADING", encoding="lower", env_when="always", env_paths="T",
+       plugin=f"{FSDP}.cpu_ram_efficient_loading", launcher_default=True, plugin_default=False, since="0.24"),
+    _s(_F, "fsdp_sync_module_states", "bool", "FSDP1: broadcast module states from rank 0.", env="FSDP_SYNC_MODULE_STATES", encoding="lower", env_when="always", env_paths="T",
+       plugin=f"{FSDP}.sync_module_states", launcher_default=True, plugin_default=False, since="0.21", fsdp_versions=(1,),
+       versions_note="launcher default false in 0.21, true from 0.22"),
+    _s(_F, "fsdp_activation_checkpointing", "bool", "Activation checkpointing of wrapped blocks.", env="FSDP_ACTIVATION_CHECKPOINTING", encoding="lower", env_when="always", env_paths="T",
+       plugin=f"{FSDP}.activation_checkpointing", launcher_default=False, plugin_default=False, since="0.31"),
+    _s(_F, "fsdp_activation_checkpointing_offload", "bool", "FSDP2: offload checkpointed activations to the CPU (needs `fsdp_activation_checkpointing`).", env="FSDP_ACTIVATION_CHECKPOINTING_OFFLOAD", encoding="lower", env_when="always", env_paths="T",
+       plugin=f"{FSDP}.activation_checkpointing_offload", launcher_default=False, plugin_default=False, since="1.15", fsdp_versions=(2,)),
+    _s(_F, "fsdp_ignored_modules", "str", "Regex (full match on module names) of modules FSDP leaves alone. Config only, no launch flag. FSDP2 needs torch 2.7.",
+       flag=None, env="FSDP_IGNORED_MODULES", env_paths="T", plugin=f"{FSDP}.ignored_modules", since="1.10"),
+]
+
+_D = "deepspeed_config"
+_DEEPSPEED: list[Setting] = [
+    _s(_D, "deepspeed_config_file", "path", "Path to a DeepSpeed JSON config. When set, the keys it covers must not also be set here (accelerate raises at training time).",
+       env="ACCELERATE_DEEPSPEED_CONFIG_FILE", encoding="raw", env_paths="D", plugin=f"{DS}.hf_ds_config", plugin_default="none"),
+    _s(_D, "zero_stage", "enum", "ZeRO stage: 0 disabled, 1 optimizer state, 2 + gradients, 3 + parameters.", env="ACCELERATE_DEEPSPEED_ZERO_STAGE", env_paths="D",
+       plugin=f"{DS}.zero_stage", plugin_default=2, choices=(0, 1, 2, 3)),
+    _s(_D, "offload_optimizer_device", "enum", "Where optimizer state is offloaded (ZeRO 1-3).", env="ACCELERATE_DEEPSPEED_OFFLOAD_OPTIMIZER_DEVICE", encoding="lower", env_paths="D",
+       plugin=f"{DS}.offload_optimizer_device", plugin_default="none", choices=OFFLOAD_DEVICES, case_insensitive=True),
+    _s(_D, "offload_param_device", "enum", "Where parameters are offloaded (ZeRO-3 only).", env="ACCELERATE_DEEPSPEED_OFFLOAD_PARAM_DEVICE", encoding="lower", env_paths="D",
+       plugin=f"{DS}.offload_param_device", plugin_default="none", choices=OFFLOAD_DEVICES, case_insensitive=True),
+    _s(_D, "offload_optimizer_nvme_path", "path", "NVMe path for optimizer offload. **Never exported by the launcher** (the plugin sees `none`): put it in a DeepSpeed JSON file.",
+       plugin=f"{DS}.offload_optimizer_nvme_path", plugin_default="none", lost=True),
+    _s(_D, "offload_param_nvme_path", "path", "NVMe path for parameter offload. **Never exported by the launcher**: put it in a DeepSpeed JSON file.",
+       plugin=f"{DS}.offload_param_nvme_path", plugin_default="none", lost=True),
+    _s(_D, "gradient_accumulation_steps", "int", "Gradient accumulation steps. Also overrides `Accelerator(gradient_accumulation_steps=)`.",
+       env="ACCELERATE_GRADIENT_ACCUMULATION_STEPS", env_paths="D", plugin=f"{DS}.gradient_accumulation_steps", plugin_default="auto", minimum=1),
+    _s(_D, "gradient_clipping", "float", "Gradient clipping (max norm).", env="ACCELERATE_GRADIENT_CLIPPING", encoding="lower", env_paths="D",
+       plugin=f"{DS}.gradient_clipping", plugin_default="auto"),
+    _s(_D, "zero3_init_flag", "bool", "ZeRO-3: build the model already partitioned (`deepspeed.zero.Init`). Forced false on other stages.",
+       env="ACCELERATE_DEEPSPEED_ZERO3_INIT", encoding="lower", env_paths="D", plugin=f"{DS}.zero3_init_flag"),
+    _s(_D, "zero3_save_16bit_model", "bool", "ZeRO-3: gather a 16-bit model when saving.", env="ACCELERATE_DEEPSPEED_ZERO3_SAVE_16BIT_MODEL", encoding="lower", env_paths="D",
+       plugin=f"{DS}.zero3_save_16bit_model", plugin_default=False),
+    _s(_D, "deepspeed_moe_layer_cls_names", "classlist", "Comma-separated MoE layer class names (DeepSpeed 0.14+).", env="ACCELERATE_DEEPSPEED_MOE_LAYER_CLS_NAMES", encoding="raw", env_paths="D",
+       plugin=f"{DS}.transformer_moe_cls_names", since="0.30"),
+    _s(_D, "deepspeed_hostfile", "path", "Multi-node: hostfile for the DeepSpeed launcher (`--hostfile`)."),
+    _s(_D, "deepspeed_exclusion_filter", "str", "Multi-node: hosts/GPUs to exclude (`--exclude`); wins over the inclusion filter."),
+    _s(_D, "deepspeed_inclusion_filter", "str", "Multi-node: hosts/GPUs to include (`--include`)."),
+    _s(_D, "deepspeed_multinode_launcher", "enum", "Multi-node launcher: `pdsh` (default), `standard` (torchrun), `openmpi`, `mvapich`, `mpich`, `nossh` (DeepSpeed 0.14.5+), `slurm`.",
+       choices=MULTINODE_LAUNCHERS, plugin_default="pdsh"),
+]
+
+_P8 = "fp8_config"
+_FP8: list[Setting] = [
+    _s(_P8, "backend", "enum", "FP8 backend. Upper case only: lowercase crashes `Accelerator()` (1.9+).", flag="fp8_backend", env="ACCELERATE_FP8_BACKEND",
+       plugin="Accelerator.fp8_backend", choices=FP8_BACKENDS, aliases=(("fp8_backend", None),), since="0.34"),
+    _s(_P8, "use_autocast_during_eval", "bool", "TE: keep FP8 autocast during evaluation.", flag="fp8_use_autocast_during_eval", env="ACCELERATE_FP8_USE_AUTOCAST_DURING_EVAL",
+       env_when="always", plugin=f"{TE}.use_autocast_during_eval", launcher_default=False, plugin_default=False, aliases=(("fp8_use_autocast_during_eval", None),), since="0.34"),
+    _s(_P8, "margin", "int", "TE: scaling factor margin.", flag="fp8_margin", env="ACCELERATE_FP8_MARGIN", env_when="always", plugin=f"{TE}.margin",
+       launcher_default=0, plugin_default=0, aliases=(("fp8_margin", None),), since="0.34"),
+    _s(_P8, "interval", "int", "TE: how often the scaling factor is recomputed.", flag="fp8_interval", env="ACCELERATE_FP8_INTERVAL", env_when="always", plugin=f"{TE}.interval",
+       launcher_default=1, plugin_default=1, aliases=(("fp8_interval", None),), since="0.34"),
+    _s(_P8, "fp8_format", "enum", "TE: FP8 format.", flag="fp8_format", env="ACCELERATE_FP8_FORMAT", env_when="always", plugin=f"{TE}.fp8_format",
+       launcher_default="HYBRID", plugin_default="HYBRID", choices=FP8_FORMATS, case_insensitive=True, aliases=(("format", None),), since="0.34",
+       versions_note="launcher default E4M3 until 1.7, HYBRID from 1.8"),
+    _s(_P8, "amax_history_len", "int", "TE: length of the amax history window. (`accelerate config` writes `amax_history_length`, which nothing reads.)", flag="fp8_amax_history_len",
+       env="ACCELERATE_FP8_AMAX_HISTORY_LEN", env_when="always", plugin=f"{TE}.amax_history_len", launcher_default=1024, plugin_default=1024,
+       aliases=(("fp8_amax_history_len", None),), since="0.34"),
+    _s(_P8, "amax_compute_algo", "enum", "TE: how amax is computed. (`accelerate config` writes `amax_compute_algorithm`, which nothing reads.)", flag="fp8_amax_compute_algo",
+       env="ACCELERATE_FP8_AMAX_COMPUTE_ALGO", env_when="always", plugin=f"{TE}.amax_compute_algo", launcher_default="most_recent", plugin_default="most_recent",
+       choices=("max", "most_recent"), case_insensitive=True, aliases=(("fp8_amax_compute_algo", None),), since="0.34"),
+    _s(_P8, "override_linear_precision", "list", "TE: three booleans (fprop, dgrad, wgrad) to run in higher precision.", flag="fp8_override_linear_precision",
+       env="ACCELERATE_FP8_OVERRIDE_FPROP", env_when="always", plugin=f"{TE}.override_linear_precision", launcher_default=(False, False, False),
+       plugin_default=(False, False, False), aliases=(("fp8_override_linear_precision", None),), since="0.34"),
+    _s(_P8, "opt_level", "enum", "MS-AMP optimization level. (`accelerate config` writes `optimization_level`, which nothing reads.)", flag="fp8_opt_level",
+       env="ACCELERATE_FP8_OPT_LEVEL", env_when="always", plugin=f"{MSAMP}.opt_level", launcher_default="O2", plugin_default="O2", choices=("O1", "O2"),
+       aliases=(("fp8_opt_level", None),), since="0.34"),
+    _s(_P8, "enable_fsdp_float8_all_gather", "bool", "torchao: all-gather in float8 under FSDP2.", flag="fp8_enable_fsdp_float8_all_gather",
+       env="ACCELERATE_FP8_ENABLE_FSDP_FLOAT8_ALL_GATHER", env_when="always", plugin=f"{AO}.enable_fsdp_float8_all_gather", launcher_default=True, plugin_default=True,
+       aliases=(("fp8_enable_fsdp_float8_all_gather", None),), since="1.13"),
+    _s(_P8, "pad_inner_dim", "bool", "torchao: pad inner dimensions to multiples of 16.", flag="fp8_pad_inner_dim", env="ACCELERATE_FP8_PAD_INNER_DIM",
+       env_when="always", plugin=f"{AO}.pad_inner_dim", launcher_default=True, plugin_default=True, aliases=(("fp8_pad_inner_dim", None),), since="1.13"),
+    # Keys the 1.x wizard writes that reach nothing (exported under names no reader uses).
+    _s(_P8, "amax_history_length", "int", "Written by `accelerate config`, but exported as `ACCELERATE_FP8_AMAX_HISTORY_LENGTH`, which nothing reads. Use `amax_history_len`.",
+       flag=None, since="0.34", lost=True, deprecated="no effect: rename to `amax_history_len`"),
+    _s(_P8, "amax_compute_algorithm", "enum", "Written by `accelerate config`, but nothing reads it. Use `amax_compute_algo`.",
+       flag=None, choices=("max", "most_recent"), since="0.34", lost=True, deprecated="no effect: rename to `amax_compute_algo`"),
+    _s(_P8, "optimization_level", "enum", "Written by `accelerate config`, but nothing reads it. Use `opt_level`.",
+       flag=None, choices=("O1", "O2"), since="0.34", lost=True, deprecated="no effect: rename to `opt_level`"),
+]
+
+_DY = "dynamo_config"
+_DYNAMO: list[Setting] = [
+    _s(_DY, "dynamo_backend", "enum", "torch.compile backend (`NO` disables compilation). Any case.", env="ACCELERATE_DYNAMO_BACKEND", encoding="upper", env_when="always",
+       env_paths="STM", plugin=f"{DYN}.backend", launcher_default="NO", plugin_default="NO", choices=DYNAMO_BACKENDS, case_insensitive=True, aliases=(("backend", "1.14"),)),
+    _s(_DY, "dynamo_mode", "enum", "torch.compile mode.", env="ACCELERATE_DYNAMO_MODE", encoding="raw", env_when="always", env_paths="STM", plugin=f"{DYN}.mode",
+       launcher_default="default", plugin_default="default", choices=DYNAMO_MODES, aliases=(("mode", "1.14"),)),
+    _s(_DY, "dynamo_use_fullgraph", "bool", "torch.compile fullgraph=True.", env="ACCELERATE_DYNAMO_USE_FULLGRAPH", encoding="title", env_when="always", env_paths="STM",
+       plugin=f"{DYN}.fullgraph", launcher_default=False, plugin_default=False, aliases=(("use_fullgraph", "1.14"),)),
+    _s(_DY, "dynamo_use_dynamic", "bool", "torch.compile dynamic=True.", env="ACCELERATE_DYNAMO_USE_DYNAMIC", encoding="title", env_when="always", env_paths="STM",
+       plugin=f"{DYN}.dynamic", launcher_default=False, plugin_default=None, aliases=(("use_dynamic", "1.14"),)),
+    _s(_DY, "dynamo_use_regional_compilation", "bool", "Compile repeated blocks once (regional compilation).", env="ACCELERATE_DYNAMO_USE_REGIONAL_COMPILATION", encoding="title",
+       env_when="always", env_paths="STM", plugin=f"{DYN}.use_regional_compilation", launcher_default=False, plugin_default=False, since="1.7",
+       aliases=(("use_regional_compilation", "1.14"),)),
+]
+
+_M = "megatron_lm_config"
+
+
+def _meg(key: str, type_: str, doc: str, **kw: Any) -> Setting:
+    full = f"megatron_lm_{key}"
+    kw.setdefault("env", f"MEGATRON_LM_{key.upper()}")
+    kw.setdefault("env_paths", "T")
+    kw.setdefault("plugin", f"{MEG}.{key}")
+    return _s(_M, full, type_, doc, **kw)
+
+
+_MEGATRON: list[Setting] = [
+    _meg("tp_degree", "int", "Tensor parallel degree.", env_when="always", launcher_default=1, plugin_default=1, minimum=1),
+    _meg("pp_degree", "int", "Pipeline parallel degree.", env_when="always", launcher_default=1, plugin_default=1, minimum=1),
+    _meg("num_micro_batches", "int", "Micro batches per pipeline step.", plugin_default=1, minimum=1),
+    _meg("sequence_parallelism", "boolish", "Sequence parallelism (needs tp_degree > 1).", plugin_default=False, plugin=f"{MEG}.sequence_parallelism"),
+    _meg("recompute_activations", "boolish", "Selective activation recomputation."),
+    _meg("use_distributed_optimizer", "boolish", "Shard optimizer state across data parallel ranks."),
+    _meg("gradient_clipping", "float", "Gradient clipping (global norm).", env_when="always", launcher_default=1.0, plugin_default=1.0),
+    _meg("use_custom_fsdp", "bool", "Megatron's custom FSDP. (The flag is `type=bool`: any non-empty value, even `False`, is true.)", env_when="always", launcher_default=False, plugin_default=False, since="1.13"),
+    _meg("no_load_optim", "bool", "Do not load optimizer state from checkpoints.", env_when="always", launcher_default=False, plugin_default=False, since="1.13"),
+    _meg("eod_mask_loss", "bool", "Mask the loss at end-of-document tokens.", env_when="always", launcher_default=False, plugin_default=False, since="1.13"),
+    _meg("overlap_cpu_optimizer_d2h_h2d", "bool", "Overlap CPU optimizer transfers.", env_when="always", launcher_default=False, plugin_default=False, since="1.13"),
+    _meg("no_save_optim", "bool", "Do not save optimizer state.", env_when="always", launcher_default=False, plugin_default=False, since="1.13"),
+    _meg("optimizer_cpu_offload", "bool", "Offload the optimizer to the CPU.", env_when="always", launcher_default=False, plugin_default=False, since="1.13"),
+    _meg("use_precision_aware_optimizer", "bool", "Precision-aware optimizer.", env_when="always", launcher_default=False, plugin_default=False, since="1.13"),
+    _meg("decoder_last_pipeline_num_layers", "int", "Layers in the last pipeline stage.", since="1.13"),
+    _meg("recompute_granularity", "enum", "Activation recomputation granularity.", choices=("full", "selective"), plugin_default="full", since="1.13"),
+    _meg("recompute_method", "enum", "Activation recomputation method.", choices=("uniform", "block"), plugin_default="uniform", since="1.13"),
+    _meg("recompute_num_layers", "int", "Layers per recomputation unit.", plugin_default=1, since="1.13"),
+    _meg("attention_backend", "boolish", "Use Megatron's attention backend selection.", plugin_default=True, since="1.13"),
+    _meg("expert_model_parallel_size", "int", "Expert (MoE) model parallel size.", plugin_default=1, since="1.13"),
+    _meg("context_parallel_size", "int", "Context parallel size.", plugin_default=2, since="1.13"),
+    _meg("attention_dropout", "float", "Attention dropout.", plugin_default=0.0, since="1.13"),
+    _meg("hidden_dropout", "float", "Hidden dropout.", plugin_default=0.0, since="1.13"),
+    _meg("attention_softmax_in_fp32", "boolish", "Compute attention softmax in fp32.", plugin_default=True, since="1.13"),
+    _meg("expert_tensor_parallel_size", "int", "Expert tensor parallel size.", plugin_default=1, since="1.13"),
+    _meg("calculate_per_token_loss", "boolish", "Average the loss per token.", plugin_default=True, since="1.13"),
+    _meg("use_rotary_position_embeddings", "boolish", "Rotary position embeddings.", plugin_default=True, since="1.13"),
+]
+
+_MPI = "mpirun_config"
+_MPIRUN: list[Setting] = [
+    _s(_MPI, "mpirun_hostfile", "path", "Hostfile: the simple launcher then runs under `mpirun`/`mpiexec` (MULTI_CPU).", since="0.28"),
+    _s(_MPI, "mpirun_ccl", "int", "oneCCL worker count (exported as `CCL_WORKER_COUNT`). Ignored since 1.13.", env="CCL_WORKER_COUNT", since="0.28", until="1.13",
+       deprecated="`mpirun_ccl` is ignored since accelerate 1.13"),
+]
+
+_PC = "parallelism_config"
+
+
+def _par(key: str, type_: str, doc: str, plugin: str, **kw: Any) -> Setting:
+    full = f"parallelism_config_{key}"
+    kw.setdefault("env", f"PARALLELISM_CONFIG_{key.upper()}")
+    kw.setdefault("env_paths", "TD")
+    kw.setdefault("since", "1.10")
+    return _s(_PC, full, type_, doc, plugin=plugin, **kw)
+
+
+_PARALLELISM: list[Setting] = [
+    _par("dp_replicate_size", "int", "Data parallel replicas (DDP / HSDP replicate dimension).", f"{PAR}.dp_replicate_size", env_when="always", launcher_default=1, plugin_default=1, minimum=1),
+    _par("dp_shard_size", "int", "Data parallel shards (FSDP2 shard dimension).", f"{PAR}.dp_shard_size", env_when="always", launcher_default=1, plugin_default=1, minimum=1),
+    _par("tp_size", "int", "Tensor parallel size (torch 2.3+, transformers 4.52+).", f"{PAR}.tp_size", env_when="always", launcher_default=1, plugin_default=1, minimum=1),
+    _par("cp_size", "int", "Context parallel size (torch 2.6+, FSDP2).", f"{PAR}.cp_size", env_when="always", launcher_default=1, plugin_default=1, minimum=1),
+    _par("cp_comm_strategy", "enum", "Context parallel communication strategy (only exported when cp_size > 1).", "TorchContextParallelConfig.cp_comm_strategy",
+         choices=("allgather", "alltoall"), launcher_default="allgather", plugin_default="allgather"),
+    _par("cp_backend", "enum", "Context parallel backend.", f"{PAR}.cp_backend", choices=("torch",), env_when="always", launcher_default="torch", plugin_default="torch", since="1.12"),
+    _par("sp_size", "int", "Sequence parallel size (DeepSpeed Ulysses/ALST; DeepSpeed 0.18.2+).", f"{PAR}.sp_size", env_when="always", launcher_default=1, plugin_default=1, minimum=1, since="1.12"),
+    _par("sp_backend", "enum", "Sequence parallel backend.", f"{PAR}.sp_backend", choices=("deepspeed",), env_when="always", launcher_default="deepspeed", plugin_default="deepspeed", since="1.12"),
+    _par("sp_seq_length", "int", "Sequence length for sequence parallelism (only exported when sp_size > 1).", "DeepSpeedSequenceParallelConfig.sp_seq_length", since="1.12"),
+    _par("sp_seq_length_is_variable", "bool", "Whether sequence length varies (only exported when sp_size > 1).", "DeepSpeedSequenceParallelConfig.sp_seq_length_is_variable",
+         launcher_default=True, plugin_default=True, since="1.12"),
+    _par("sp_attn_implementation", "str", "Attention implementation: `flash_attention_2`, `flash_attention_3`, `sdpa`, or a hub kernel id (only exported when sp_size > 1).",
+         "DeepSpeedSequenceParallelConfig.sp_attn_implementation", launcher_default="sdpa", since="1.12"),
+]
+
+_IPEX: list[Setting] = [
+    _s("ipex_config", "ipex", "bool", "Use Intel Extension for PyTorch (removed in 1.13).", flag="ipex", until="1.13"),
+    _s("ipex_config", "use_xpu", "bool", "Use Intel XPU (removed in 1.6).", flag="use_xpu", until="1.6"),
+]
+_TP: list[Setting] = [_s("tp_config", "tp_size", "int", "Tensor parallel size (1.4 to 1.6).", since="1.4", until="1.7")]
+
+SECTIONS: dict[str, Section] = {
+    "": Section("", "Top level of an accelerate config file (`ClusterConfig`)."),
+    "fsdp_config": Section("fsdp_config", "FSDP settings, read when `distributed_type: FSDP`.", prefix="fsdp_", prefix_optional_since=None, plugin=FSDP),
+    "deepspeed_config": Section("deepspeed_config", "DeepSpeed settings, read when `distributed_type: DEEPSPEED`.", plugin=DS),
+    "fp8_config": Section("fp8_config", "FP8 recipe, read when `mixed_precision: fp8`.", prefix="fp8_", prefix_optional_since=None, since="0.34"),
+    "dynamo_config": Section("dynamo_config", "torch.compile settings.", prefix="dynamo_", prefix_optional_since="1.14", plugin=DYN),
+    "megatron_lm_config": Section("megatron_lm_config", "Megatron-LM settings (full `megatron_lm_` names required).", plugin=MEG),
+    "mpirun_config": Section("mpirun_config", "mpirun settings for MULTI_CPU.", since="0.28"),
+    "parallelism_config": Section("parallelism_config", "N-D parallelism (full `parallelism_config_` names required).", since="1.10", plugin=PAR),
+    "ipex_config": Section("ipex_config", "Removed in 1.13.", until="1.13", removed_note="removed in accelerate 1.13"),
+    "tp_config": Section("tp_config", "Existed in 1.4 to 1.6.", since="1.4", until="1.7", removed_note="existed only in accelerate 1.4 to 1.6"),
+}
+
+SETTINGS: tuple[Setting, ...] = tuple(_TOP + _SAGEMAKER + _FSDP + _DEEPSPEED + _FP8 + _DYNAMO + _MEGATRON + _MPIRUN + _PARALLELISM + _IPEX + _TP)
+SAGEMAKER_KEYS = frozenset(s.key for s in _SAGEMAKER) | {"compute_environment", "distributed_type", "mixed_precision", "use_cpu", "debug",
+                                                         "num_machines", "gpu_ids", "dynamo_config", "enable_cpu_affinity"}
+# Keys the top-level dataclass accepts (ClusterConfig), for the unknown-key check.
+CLUSTER_ONLY_KEYS = frozenset(s.key for s in _TOP) - {"fp16", "dynamo_backend"}
+
+
+@lru_cache(maxsize=None)
+def _index() -> dict[tuple[str, str], Setting]:
+    out: dict[tuple[str, str], Setting] = {}
+    for s in SETTINGS:
+        out[(s.section, s.key)] = s
+    return out
+
+
+@lru_cache(maxsize=None)
+def _alias_index() -> dict[tuple[str, str], tuple[Setting, str | None]]:
+    out: dict[tuple[str, str], tuple[Setting, str | None]] = {}
+    for s in SETTINGS:
+        for alias, since in s.aliases:
+            out[(s.section, alias)] = (s, since)
+        sec = SECTIONS.get(s.section)
+        if sec is not None and sec.prefix and s.key.startswith(sec.prefix) and s.section in ("fsdp_config", "dynamo_config"):
+            short = s.key[len(sec.prefix):]
+            out.setdefault((s.section, short), (s, sec.prefix_optional_since))
+    return out
+
+
+def get(section: str, key: str) -> Setting | None:
+    """The setting with this canonical key."""
+    return _index().get((section, key))
+
+
+def lookup(section: str, key: str, version: str | None = None) -> tuple[Setting | None, str]:
+    """Resolve a key as written in a file. Returns (setting, how) where how is
+    ``canonical``, ``alias`` (accepted other spelling), ``alias-too-new`` (an alias that this
+    version ignores) or ``unknown``."""
+    s = _index().get((section, key))
+    if s is not None:
+        return s, "canonical"
+    hit = _alias_index().get((section, key))
+    if hit is not None:
+        setting, since = hit
+        if since is not None and version is not None and not version_in(version, since, None):
+            return setting, "alias-too-new"
+        return setting, "alias"
+    return None, "unknown"
+
+
+def settings_in(section: str, version: str | None = None, include_removed: bool = False) -> list[Setting]:
+    out = [s for s in SETTINGS if s.section == section]
+    if version is not None and not include_removed:
+        out = [s for s in out if s.exists_in(version)]
+    return out
+
+
+def by_env(name: str) -> Setting | None:
+    for s in SETTINGS:
+        if s.env == name:
+            return s
+    return None
+
+
+def by_flag(flag: str) -> Setting | None:
+    flag = flag.lstrip("-").replace("-", "_")
+    for s in SETTINGS:
+        if s.flag == flag:
+            return s
+    return None
+
+
+def by_plugin(cls: str, field_name: str) -> Setting | None:
+    want = f"{cls}.{field_name}"
+    for s in SETTINGS:
+        if s.plugin == want:
+            return s
+    return None
+
+
+def all_keys(section: str) -> list[str]:
+    return [s.key for s in SETTINGS if s.section == section]
+
+
+def enum_exists(setting: Setting, value: Any, version: str) -> bool:
+    """Whether an enum value exists in that accelerate version (distributed types and dynamo backends changed)."""
+    if setting.key == "distributed_type" and isinstance(value, str):
+        since = DISTRIBUTED_TYPE_SINCE.get(value)
+        until = DISTRIBUTED_TYPE_UNTIL.get(value)
+        if value in DISTRIBUTED_TYPE_UNTIL and value not in DISTRIBUTED_TYPES:
+            return version_in(version, None, until)
+        return version_in(version, since, until)
+    if setting.key == "dynamo_backend" and isinstance(value, str):
+        v = value.upper()
+        return version_in(version, DYNAMO_BACKEND_SINCE.get(v), DYNAMO_BACKEND_UNTIL.get(v))
+    return True
+
+
+def iter_settings(sections: Iterable[str] | None = None) -> Iterable[Setting]:
+    wanted = set(sections) if sections is not None else None
+    for s in SETTINGS:
+        if wanted is None or s.section in wanted:
+            yield s

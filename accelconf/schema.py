@@ -1,0 +1,202 @@
+"""JSON Schema for accelerate config files, generated from the settings registry.
+
+The schema targets editors (yaml-language-server, VS Code) and schema catalogs: ``default``,
+``markdownDescription``, ``enum`` with ``markdownEnumDescriptions``, ``deprecationMessage`` and a
+stable ``$id``. It is generated, never edited: ``schemas/accelerate-config.schema.json`` is the
+output of :func:`accelerate_schema` for the newest known version, and a test fails when the
+committed file is stale (regenerate with ``make schemas``). Cross-field rules (FSDP versions,
+DeepSpeed file conflicts, multi-node) are left to :mod:`accelconf.validate`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from . import registry
+from .registry import Setting
+
+BASE_URL = "https://accelconf.dev/schemas"
+BOOL_STRINGS = {"true", "false", "True", "False", "TRUE", "FALSE", "yes", "no", "Yes", "No", "YES", "NO",
+                "on", "off", "On", "Off", "ON", "OFF", "y", "n", "t", "f", "1", "0"}
+
+
+def _describe(s: Setting) -> str:
+    parts = [s.doc]
+    facts = []
+    if s.cli_flag:
+        facts.append(f"flag `{s.cli_flag}`")
+    if s.env:
+        facts.append(f"env `{s.env}`")
+    if s.plugin:
+        facts.append(f"`{s.plugin}`")
+    if facts:
+        parts.append("Maps to " + ", ".join(facts) + ".")
+    if s.launcher_default is not None and s.plugin_default is not None and s.launcher_default != s.plugin_default:
+        parts.append(f"Default: `{_json(s.launcher_default)}` via `accelerate launch`, `{_json(s.plugin_default)}` in the plugin.")
+    elif s.launcher_default is not None:
+        parts.append(f"Default: `{_json(s.launcher_default)}`.")
+    if s.since or s.until:
+        rng = f"accelerate {s.since or registry.OLDEST}" + (f" to {s.until} (exclusive)" if s.until else "+")
+        parts.append(f"Versions: {rng}.")
+    if s.file_ignored:
+        parts.append("Ignored by `accelerate launch` when set in a file.")
+    return " ".join(parts)
+
+
+def _json(v: Any) -> str:
+    return json.dumps(list(v) if isinstance(v, tuple) else v)
+
+
+def _property(s: Setting) -> dict[str, Any]:
+    p: dict[str, Any] = {}
+    t = s.type
+    if s.key == "fsdp_reshard_after_forward":
+        # FSDP2 takes a boolean; the FSDP1 wizard writes a strategy name here (see validate)
+        p["type"] = ["boolean", "string", "null"]
+        p["pattern"] = "^(" + "|".join(sorted(BOOL_STRINGS) + list(registry.SHARDING_STRATEGIES)) + ")$"
+    elif t in ("bool", "boolish"):
+        p["type"] = ["boolean", "string", "null"]
+        p["pattern"] = "^(" + "|".join(sorted(BOOL_STRINGS)) + ")$"
+    elif t == "int":
+        p["type"] = ["integer", "null"]
+    elif t == "float":
+        p["type"] = ["number", "null"]
+    elif t in ("str", "path", "classlist"):
+        p["type"] = ["string", "null"]
+    elif t == "list":
+        p["type"] = ["array", "null"]
+    elif t == "dict":
+        p["type"] = ["object", "null"]
+    elif t == "enum" and s.choices:
+        kinds = {type(c) for c in s.choices}
+        values: list[Any] = list(s.choices)
+        if s.case_insensitive:
+            values += [c.lower() for c in s.choices if isinstance(c, str) and c.lower() != c]
+            values += [c.upper() for c in s.choices if isinstance(c, str) and c.upper() != c]
+        values += [legacy for legacy, _ in s.legacy_values if legacy not in values and s.key not in ("distributed_type",)]
+        if s.key == "distributed_type":
+            values += [v for v in registry.SAGEMAKER_DISTRIBUTED_TYPES if v not in values]
+        descriptions = []
+        for v in values:
+            if v in s.choices:
+                descriptions.append(registry.ENUM_DOCS.get(str(v), ""))
+            elif s.key == "distributed_type":
+                descriptions.append("SageMaker only (`compute_environment: AMAZON_SAGEMAKER`).")
+            else:
+                descriptions.append(f"Legacy or alternative spelling of `{s.canonical_value(v)}`.")
+        p["enum"] = values + [None]
+        p["markdownEnumDescriptions"] = descriptions + ["Unset: the default applies."]
+        if kinds == {int}:
+            p["type"] = "integer"
+    if s.minimum is not None:
+        p["minimum"] = s.minimum
+    if s.launcher_default is not None and s.type != "section":
+        p["default"] = list(s.launcher_default) if isinstance(s.launcher_default, tuple) else s.launcher_default
+    text = _describe(s)
+    p["description"] = text.replace("`", "")
+    p["markdownDescription"] = text
+    if s.deprecated:
+        p["deprecationMessage"] = s.deprecated
+    elif s.file_ignored:
+        p["deprecationMessage"] = f"Ignored when set in a config file: pass {s.cli_flag} to accelerate launch."
+    elif s.lost:
+        p["deprecationMessage"] = "Has no effect: this value never reaches the training process."
+    return p
+
+
+def _section_schema(name: str, version: str) -> dict[str, Any]:
+    sec = registry.SECTIONS[name]
+    props: dict[str, Any] = {}
+    for s in registry.settings_in(name, version, include_removed=True):
+        if not s.exists_in(version) and not s.deprecated:
+            continue
+        props[s.key] = _property(s)
+        for alias, since in s.aliases:
+            if since is None or registry.version_in(version, since, None):
+                alias_prop = dict(props[s.key])
+                alias_prop["markdownDescription"] = f"Alternative spelling of `{s.key}`. " + alias_prop["markdownDescription"]
+                props[alias] = alias_prop
+    schema: dict[str, Any] = {
+        "type": ["object", "null"],
+        "description": sec.doc.replace("`", ""),
+        "markdownDescription": sec.doc,
+        "properties": props,
+    }
+    if sec.prefix:
+        # unprefixed spellings are accepted (fsdp_config always, dynamo_config from 1.14)
+        if sec.prefix_optional_since is None or registry.version_in(version, sec.prefix_optional_since, None):
+            for s in registry.settings_in(name, version):
+                if s.key.startswith(sec.prefix) and s.key[len(sec.prefix):] not in props and name != "fp8_config":
+                    short = dict(props[s.key])
+                    short["markdownDescription"] = f"Unprefixed spelling of `{s.key}`. " + short["markdownDescription"]
+                    props[s.key[len(sec.prefix):]] = short
+    # accelerate ignores unknown nested keys; editors should still flag them
+    schema["additionalProperties"] = False
+    return schema
+
+
+def accelerate_schema(version: str | None = None) -> dict[str, Any]:
+    """The JSON Schema (draft-07) for accelerate config files as accelerate ``version`` reads them."""
+    version = registry.resolve_version(version) if version else registry.NEWEST
+    props: dict[str, Any] = {}
+    for s in registry.settings_in("", version, include_removed=True):
+        if not s.exists_in(version):
+            continue
+        if s.type == "section":
+            props[s.key] = _section_schema(s.key, version)
+            props[s.key]["markdownDescription"] = s.doc
+        else:
+            props[s.key] = _property(s)
+    for s in registry.SETTINGS:
+        if s.section == "" and s.key in registry.SAGEMAKER_KEYS and s.key not in props:
+            props[s.key] = _property(s)
+    suffix = "" if version == registry.NEWEST else f"-{version}"
+    return {
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "$id": f"{BASE_URL}/accelerate-config{suffix}.schema.json",
+        "title": f"Hugging Face Accelerate config (accelerate {version})",
+        "description": "Config file read by `accelerate launch --config_file` (generated by accelconf from its settings registry).",
+        "type": "object",
+        "required": ["distributed_type"],
+        "properties": props,
+        "additionalProperties": False,
+    }
+
+
+def dumps(schema: dict[str, Any]) -> str:
+    return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
+
+
+GENERATED = {
+    "accelerate-config.schema.json": lambda: accelerate_schema(),
+}
+
+
+def generated_files() -> dict[str, str]:
+    """File name under ``schemas/`` -> expected content."""
+    out = {name: dumps(fn()) for name, fn in GENERATED.items()}
+    try:
+        from .deepspeed import deepspeed_schema
+    except ImportError:
+        return out
+    out["deepspeed-config.schema.json"] = dumps(deepspeed_schema())
+    return out
+
+
+def write_all(directory: str) -> list[str]:
+    import os
+
+    written = []
+    for name, text in generated_files().items():
+        path = os.path.join(directory, name)
+        try:
+            with open(path, encoding="utf-8") as fh:
+                if fh.read() == text:
+                    continue
+        except FileNotFoundError:
+            pass
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        written.append(path)
+    return written

@@ -1,0 +1,877 @@
+"""Validation of accelerate config files: schema-level checks and accelerate's semantic rules.
+
+Each rule is a small function ``(ctx) -> Iterable[Finding]`` registered in ``RULES``. They read
+the parsed :class:`~accelconf.document.Document` (for positions and how values were written) and
+the normalized :class:`~accelconf.model.Config`, and know the accelerate version being targeted.
+
+Severities: ``error`` means accelerate would fail, or silently do something other than what is
+written; ``warning`` means the setting has no effect or is risky; ``info`` is a remark. Findings
+carry text edits (``Finding.fix``) where a repair is mechanical; ``fmt`` and the language server's
+quick fixes use them. DeepSpeed JSON is validated by :mod:`accelconf.deepspeed`.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+from . import registry
+from .document import Document, Node
+from .findings import Finding, Severity
+from .model import Config, canonical, from_document
+from .registry import Setting, version_in
+
+# Real-world misspellings with the key they meant (seen in published configs and docs).
+COMMON_MISTAKES: dict[tuple[str, str], str] = {
+    ("fsdp_config", "fsdp_cpu_offload"): "fsdp_offload_params",
+    ("fsdp_config", "fsdp_transformer_cls_names_to_wrap"): "fsdp_transformer_layer_cls_to_wrap",
+    ("fsdp_config", "fsdp_transformer_cls_to_wrap"): "fsdp_transformer_layer_cls_to_wrap",
+    ("fsdp_config", "fsdp_limit_all_gathers"): "",
+    ("fsdp_config", "fsdp_cpu_ram_efficient_loading_"): "fsdp_cpu_ram_efficient_loading",
+    ("", "num_gpus"): "num_processes",
+    ("", "gpus"): "num_processes",
+    ("", "precision"): "mixed_precision",
+    ("", "main_process_address"): "main_process_ip",
+    ("", "node_rank"): "machine_rank",
+    ("", "nnodes"): "num_machines",
+    ("deepspeed_config", "stage"): "zero_stage",
+    ("deepspeed_config", "gradient_accumulation"): "gradient_accumulation_steps",
+}
+
+BOOL_WORDS = {"true", "false", "yes", "no", "on", "off", "y", "n", "t", "f", "1", "0"}
+
+
+@dataclass
+class Context:
+    doc: Document
+    cfg: Config
+    version: str
+    findings: list[Finding] = field(default_factory=list)
+
+    # -- helpers ----------------------------------------------------------------------------
+    def key_node(self, *path: str) -> Node | None:
+        return self.doc.key(tuple(path))
+
+    def value_node(self, *path: str) -> Node | None:
+        return self.doc.node(tuple(path))
+
+    def finding(self, rule: str, severity: Severity, message: str, path: tuple[str, ...] | str, *,
+                on_value: bool = False, suggestion: str | None = None,
+                fix: tuple[tuple[int, int, str], ...] = ()) -> Finding:
+        if isinstance(path, str):
+            path = tuple(path.split(".")) if path else ()
+        node = None
+        if path:
+            node = self.doc.node(path) if on_value else self.doc.key(path)
+            if node is None and on_value:
+                node = self.doc.key(path)
+        if node is None:
+            # Fall back to the nearest existing parent key.
+            p = path
+            while p and node is None:
+                p = p[:-1]
+                node = self.doc.key(p) if p else None
+        if node is not None:
+            line, col, eline, ecol = node.line + 1, node.col + 1, node.end_line + 1, node.end_col + 1
+            if node.kind != "scalar":  # a whole block: mark just its first line
+                eline, ecol = line, col + 1
+        else:
+            line, col, eline, ecol = 1, 1, 1, 1
+        f = Finding(rule, severity, message, ".".join(str(p) for p in path), line, col, suggestion,
+                    eline, ecol, fix=fix)
+        self.findings.append(f)
+        return f
+
+    def replace_value(self, path: tuple[str, ...], text: str) -> tuple[tuple[int, int, str], ...]:
+        node = self.doc.node(path)
+        if node is None or node.kind != "scalar":
+            return ()
+        return ((node.start, node.end, text),)
+
+    def rename_key(self, path: tuple[str, ...], new: str) -> tuple[tuple[int, int, str], ...]:
+        node = self.doc.key(path)
+        if node is None or node.kind != "scalar":
+            return ()
+        return ((node.start, node.end, scalar_text(self.doc, new, like=node)),)
+
+    def delete_key(self, path: tuple[str, ...]) -> tuple[tuple[int, int, str], ...]:
+        """Delete a block-style ``key: value`` line (only simple one-line entries)."""
+        k = self.doc.key(path)
+        v = self.doc.node(path)
+        if k is None or v is None or self.doc.format != "yaml" or v.end_line != k.line:
+            return ()
+        text = self.doc.text
+        start = text.rfind("\n", 0, k.start) + 1
+        if text[start:k.start].strip():
+            return ()
+        end = text.find("\n", v.end)
+        end = len(text) if end < 0 else end + 1
+        return ((start, end, ""),)
+
+
+def scalar_text(doc: Document, value: Any, like: Node | None = None) -> str:
+    """How to write a scalar in this document: JSON literal, or YAML with quotes when needed."""
+    if doc.format == "json":
+        return json.dumps(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, (int, float)):
+        return str(value)
+    s = str(value)
+    from .document import resolve_yaml11, resolve_yaml12
+
+    needs_quotes = (
+        resolve_yaml11(s) != s or resolve_yaml12(s) != s or s != s.strip() or s == ""
+        or any(c in s for c in ":#{}[],&*!|>'\"%@`") or s[:1] in "-?"
+    )
+    if like is not None and like.style in ("'", '"'):
+        needs_quotes = True
+    if not needs_quotes:
+        return s
+    quote = like.style if like is not None and like.style in ("'", '"') else "'"
+    if quote == '"':
+        return json.dumps(s)
+    return "'" + s.replace("'", "''") + "'"
+
+
+def _is_bool_like(v: Any) -> bool:
+    return isinstance(v, bool) or (isinstance(v, str) and v.strip().lower() in BOOL_WORDS)
+
+
+def _truthy_launch(v: Any) -> bool:
+    """Python truthiness of a value as the launcher sees it (strings are truthy when non-empty)."""
+    return bool(v)
+
+
+def did_you_mean(section: str, key: str, version: str | None = None) -> str | None:
+    mistake = COMMON_MISTAKES.get((section, key))
+    if mistake is not None:
+        return mistake or None
+    candidates = [s.key for s in registry.settings_in(section, version)]
+    if section in ("fsdp_config",) and not key.startswith("fsdp_"):
+        hit = registry.get(section, "fsdp_" + key)
+        if hit is not None:
+            return hit.key
+    lowered = {c.lower(): c for c in candidates}
+    if key.lower() in lowered:
+        return lowered[key.lower()]
+    got = difflib.get_close_matches(key, candidates, n=1, cutoff=0.6)
+    if not got and section:
+        # try the key with the section prefix, or against unprefixed names
+        stripped = {c.split("_", 1)[-1]: c for c in candidates}
+        got2 = difflib.get_close_matches(key, list(stripped), n=1, cutoff=0.75)
+        if got2:
+            return stripped[got2[0]]
+    return got[0] if got else None
+
+
+Rule = Callable[[Context], None]
+RULES: list[tuple[str, Rule]] = []
+
+
+def rule(name: str) -> Callable[[Rule], Rule]:
+    def deco(fn: Rule) -> Rule:
+        RULES.append((name, fn))
+        return fn
+    return deco
+
+
+# -- parse-level ----------------------------------------------------------------------------------
+
+@rule("duplicate-key")
+def _duplicates(ctx: Context) -> None:
+    for q in ctx.doc.quirks:
+        if q.kind == "duplicate-key":
+            ctx.findings.append(Finding("duplicate-key", "warning", q.message, "", q.line + 1, q.col + 1))
+
+
+@rule("yaml11-scalar")
+def _yaml11(ctx: Context) -> None:
+    if ctx.doc.format != "yaml":
+        return
+    for path, node, _ in ctx.doc.scalars():
+        if node.style is not None or node.value == node.value12:
+            continue
+        if isinstance(node.value, float) and isinstance(node.value12, float) and node.value != node.value:  # nan
+            continue
+        spath = tuple(str(p) for p in path)
+        if spath in (("mixed_precision",), ("distributed_type",)):
+            continue  # dedicated rules
+        setting = None
+        if len(spath) == 1:
+            setting = registry.get("", spath[0])
+        elif len(spath) == 2:
+            setting, _ = registry.lookup(spath[0], spath[1], ctx.version)
+        if setting is not None and setting.type in ("bool", "boolish") and isinstance(node.value, bool):
+            continue  # a boolean where a boolean is expected: both readers agree enough
+        sev: Severity = "warning" if setting is not None and setting.type in ("str", "enum", "path", "classlist") else "info"
+        fix = ((node.start, node.end, "'" + node.raw.replace("'", "''") + "'"),)
+        ctx.finding(
+            "yaml11-scalar", sev,
+            f"`{node.raw}` is read as {node.value!r} by accelerate (PyYAML, YAML 1.1) but as {node.value12!r} by YAML 1.2 tools; quote it if you mean the string",
+            spath, on_value=True, suggestion=f"'{node.raw}'", fix=fix,
+        )
+
+
+# -- top level -----------------------------------------------------------------------------------
+
+def _is_sagemaker(ctx: Context) -> bool:
+    ce = ctx.doc.data.get("compute_environment", "LOCAL_MACHINE") if isinstance(ctx.doc.data, dict) else "LOCAL_MACHINE"
+    return ce != "LOCAL_MACHINE"
+
+
+@rule("unknown-key")
+def _unknown_keys(ctx: Context) -> None:
+    data = ctx.doc.data
+    sagemaker = _is_sagemaker(ctx)
+    allowed_top = registry.SAGEMAKER_KEYS if sagemaker else registry.CLUSTER_ONLY_KEYS | {"fp16", "dynamo_backend"}
+    for key in data:
+        skey = str(key)
+        setting = registry.get("", skey)
+        if setting is not None and skey in allowed_top:
+            if not setting.exists_in(ctx.version):
+                removed = setting.until is not None and not version_in(ctx.version, None, setting.until)
+                msg = (setting.deprecated or f"`{skey}` does not exist in accelerate {ctx.version}") if removed else \
+                    f"`{skey}` needs accelerate {setting.since} or newer (checking against {ctx.version})"
+                sev: Severity = "error" if version_in(ctx.version, "0.23", None) or True else "error"
+                fix = ctx.delete_key((skey,)) if removed else ()
+                ctx.finding("removed-key" if removed else "key-too-new", sev,
+                            f"{msg}; accelerate refuses to load a config with unknown top-level keys", (skey,), fix=fix)
+            continue
+        if sagemaker and setting is not None:
+            continue  # reported by the sagemaker rule
+        guess = did_you_mean("", skey, ctx.version)
+        fix = ctx.rename_key((skey,), guess) if guess else ()
+        ctx.finding("unknown-key", "error",
+                    f"unknown top-level key `{skey}`: accelerate refuses to load the file (ValueError: unknown keys)",
+                    (skey,), suggestion=guess, fix=fix)
+
+
+@rule("unknown-nested-key")
+def _unknown_nested(ctx: Context) -> None:
+    for path, entry in ctx.cfg.unknown.items():
+        if "." not in path:
+            continue
+        section, key = path.split(".", 1)
+        setting, how = registry.lookup(section, key, ctx.version)
+        if how == "alias-too-new" and setting is not None:
+            sec = registry.SECTIONS[section]
+            ctx.finding("alias-too-new", "warning",
+                        f"`{key}` without the `{sec.prefix}` prefix is ignored before accelerate {sec.prefix_optional_since} (checking against {ctx.version})",
+                        (section, key), suggestion=setting.key, fix=ctx.rename_key((section, key), setting.key))
+            continue
+        # a key that exists in other versions
+        other = registry.get(section, key)
+        if other is not None:
+            continue  # handled by version rule
+        guess = did_you_mean(section, key, ctx.version)
+        fix = ctx.rename_key((section, key), guess) if guess else ()
+        extra = f"; did you mean `{guess}`?" if guess else ""
+        ctx.finding("unknown-nested-key", "warning",
+                    f"unknown key `{key}` in `{section}`: accelerate ignores it silently{extra}",
+                    (section, key), suggestion=guess, fix=fix)
+
+
+@rule("version")
+def _versions(ctx: Context) -> None:
+    for path, entry in list(ctx.cfg.entries.items()) + list(ctx.cfg.unknown.items()):
+        s = entry.setting
+        if s is None or not s.section or s.exists_in(ctx.version):
+            continue
+        keypath = (s.section, entry.written_key)
+        if s.until is not None and not version_in(ctx.version, None, s.until):
+            msg = s.deprecated or f"`{s.key}` was removed in accelerate {s.until}; it is ignored"
+            ctx.finding("removed-key", "warning", msg, keypath, fix=ctx.delete_key(keypath))
+        else:
+            ctx.finding("key-too-new", "warning",
+                        f"`{s.key}` needs accelerate {s.since} or newer; accelerate {ctx.version} ignores it", keypath)
+    for name, sec in registry.SECTIONS.items():
+        if name and name in ctx.doc.data and not version_in(ctx.version, sec.since, sec.until):
+            pass  # reported by unknown-key at top level
+
+
+@rule("distributed-type")
+def _distributed_type(ctx: Context) -> None:
+    data = ctx.doc.data
+    if "distributed_type" not in data:
+        ctx.finding("missing-distributed-type", "error",
+                    "`distributed_type` is missing: accelerate refuses the file (ValueError: A `distributed_type` must be specified)", ())
+        return
+    value = data["distributed_type"]
+    node = ctx.value_node("distributed_type")
+    if _is_sagemaker(ctx):
+        if value not in registry.SAGEMAKER_DISTRIBUTED_TYPES:
+            ctx.finding("invalid-value", "error", f"`distributed_type: {value}` is not a SageMaker distributed type ({', '.join(registry.SAGEMAKER_DISTRIBUTED_TYPES)})",
+                        ("distributed_type",), on_value=True)
+        return
+    if isinstance(value, bool):
+        raw = node.raw if node else str(value)
+        if "num_processes" in data:
+            sev: Severity = "warning"
+            msg = f"unquoted `{raw}` is the YAML boolean {value} for accelerate, not the string 'NO'; it launches only because num_processes is set. Quote it: 'NO'"
+        else:
+            sev = "error"
+            msg = f"unquoted `{raw}` is the YAML boolean {value} for accelerate: num_processes is not filled and launch fails. Quote it: 'NO'"
+        fix = ctx.replace_value(("distributed_type",), "'NO'") if raw.upper() == "NO" else ()
+        ctx.finding("yaml-bool-value", sev, msg, ("distributed_type",), on_value=True, suggestion="'NO'", fix=fix)
+        return
+    setting = registry.get("", "distributed_type")
+    assert setting is not None
+    if not isinstance(value, str):
+        ctx.finding("invalid-type", "error", f"`distributed_type` must be a string, not {type(value).__name__}", ("distributed_type",), on_value=True)
+        return
+    if value in ("TPU", "TP") and value not in registry.DISTRIBUTED_TYPES:
+        ok = registry.enum_exists(setting, value, ctx.version)
+        if not ok:
+            repl = "XLA" if value == "TPU" else "MULTI_GPU"
+            ctx.finding("legacy-value", "error",
+                        f"`distributed_type: {value}` does not exist in accelerate {ctx.version} (ValueError at load){'; it was renamed XLA in 0.28' if value == 'TPU' else ''}",
+                        ("distributed_type",), on_value=True, suggestion=repl,
+                        fix=ctx.replace_value(("distributed_type",), repl) if value == "TPU" else ())
+        return
+    if value not in registry.DISTRIBUTED_TYPES:
+        upper = value.upper()
+        if upper in registry.DISTRIBUTED_TYPES:
+            ctx.finding("enum-case", "error",
+                        f"`distributed_type: {value}` must be upper case: accelerate raises ValueError ('{value}' is not a valid DistributedType)",
+                        ("distributed_type",), on_value=True, suggestion=upper,
+                        fix=ctx.replace_value(("distributed_type",), scalar_text(ctx.doc, upper, node)))
+        else:
+            guess = difflib.get_close_matches(upper, registry.DISTRIBUTED_TYPES, n=1)
+            ctx.finding("invalid-value", "error",
+                        f"`distributed_type: {value}` is not one of {', '.join(registry.DISTRIBUTED_TYPES)}",
+                        ("distributed_type",), on_value=True, suggestion=guess[0] if guess else None)
+        return
+    if not registry.enum_exists(setting, value, ctx.version):
+        ctx.finding("value-too-new", "error", f"`distributed_type: {value}` does not exist in accelerate {ctx.version}",
+                    ("distributed_type",), on_value=True)
+
+
+@rule("compute-environment")
+def _compute_environment(ctx: Context) -> None:
+    data = ctx.doc.data
+    ce = data.get("compute_environment")
+    if ce is None or ce in ("LOCAL_MACHINE", "AMAZON_SAGEMAKER"):
+        if ce == "AMAZON_SAGEMAKER":
+            if version_in(ctx.version, "1.10", None):
+                ctx.finding("sagemaker-broken", "error",
+                            f"SageMaker configs crash `accelerate launch` in accelerate {ctx.version} (AttributeError: 'SageMakerConfig' object has no attribute 'parallelism_config', 1.10+)",
+                            ("compute_environment",), on_value=True)
+            elif version_in(ctx.version, "0.34", None) and data.get("distributed_type") == "NO":
+                ctx.finding("sagemaker-broken", "error",
+                            "SageMaker configs with distributed_type 'NO' fail to load in accelerate 0.34+ (num_processes is injected and then unknown)",
+                            ("distributed_type",), on_value=True)
+            for req in ("ec2_instance_type", "iam_role_name"):
+                if req not in data:
+                    ctx.finding("missing-key", "error", f"SageMaker configs need `{req}`", ("compute_environment",))
+            for key in data:
+                if str(key) not in registry.SAGEMAKER_KEYS | {"fp16", "dynamo_backend"}:
+                    ctx.finding("unknown-key", "error", f"`{key}` is not a SageMaker config key: accelerate refuses to load the file", (str(key),))
+        return
+    if isinstance(ce, str) and ce.upper() in ("LOCAL_MACHINE", "AMAZON_SAGEMAKER"):
+        ctx.finding("enum-case", "error",
+                    f"`compute_environment: {ce}` is not exactly LOCAL_MACHINE, so accelerate loads it as a SageMaker config and fails with a misleading error",
+                    ("compute_environment",), on_value=True, suggestion=ce.upper(),
+                    fix=ctx.replace_value(("compute_environment",), ce.upper()))
+    else:
+        ctx.finding("invalid-value", "error", f"`compute_environment: {ce}` must be LOCAL_MACHINE or AMAZON_SAGEMAKER",
+                    ("compute_environment",), on_value=True)
+
+
+@rule("mixed-precision")
+def _mixed_precision(ctx: Context) -> None:
+    data = ctx.doc.data
+    if "mixed_precision" not in data:
+        if data.get("fp16"):
+            ctx.finding("legacy-key", "info", "legacy `fp16: true` is read as `mixed_precision: fp16`", ("fp16",), suggestion="mixed_precision: fp16")
+        return
+    if "fp16" in data:
+        ctx.finding("legacy-key", "warning", "`fp16` is dropped when `mixed_precision` is set; remove it", ("fp16",), fix=ctx.delete_key(("fp16",)))
+    value = data["mixed_precision"]
+    node = ctx.value_node("mixed_precision")
+    if isinstance(value, bool):
+        raw = node.raw if node else str(value)
+        crash = version_in(ctx.version, "0.34", None)
+        ctx.finding("yaml-bool-value", "error" if crash else "info",
+                    f"unquoted `{raw}` is the YAML boolean {value}: accelerate {ctx.version} " +
+                    ("crashes at launch (AttributeError: 'bool' object has no attribute 'lower'). Quote it: 'no'" if crash else "converts it to 'no'; quote it for newer versions"),
+                    ("mixed_precision",), on_value=True, suggestion="'no'",
+                    fix=ctx.replace_value(("mixed_precision",), "'no'") if value is False else ())
+        return
+    if value is None:
+        return
+    if not isinstance(value, str):
+        ctx.finding("invalid-type", "error", f"`mixed_precision` must be one of {', '.join(registry.PRECISIONS)}", ("mixed_precision",), on_value=True)
+        return
+    if value.lower() not in registry.PRECISIONS:
+        guess = difflib.get_close_matches(value.lower(), registry.PRECISIONS, n=1)
+        ctx.finding("invalid-value", "error", f"`mixed_precision: {value}` is not one of {', '.join(registry.PRECISIONS)} (ValueError at launch)",
+                    ("mixed_precision",), on_value=True, suggestion=guess[0] if guess else None)
+    elif value != value.lower():
+        ctx.finding("enum-case", "info", f"`mixed_precision: {value}` works (the launcher lowercases it); accelerate writes `{value.lower()}`",
+                    ("mixed_precision",), on_value=True, suggestion=value.lower(),
+                    fix=ctx.replace_value(("mixed_precision",), scalar_text(ctx.doc, value.lower(), node)))
+
+
+# -- values of every registered setting ---------------------------------------------------------
+
+def _expect_type(s: Setting, v: Any) -> str | None:
+    """A short description of what is wrong with the type, or None."""
+    t = s.type
+    if v is None:
+        return None
+    if t == "int":
+        if isinstance(v, bool) or not isinstance(v, int):
+            if isinstance(v, str) and v.strip().lstrip("-").isdigit():
+                return None
+            return "an integer"
+    elif t == "float":
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            if isinstance(v, str):
+                try:
+                    float(v)
+                    return None
+                except ValueError:
+                    pass
+            return "a number"
+    elif t == "bool":
+        if not _is_bool_like(v):
+            return "a boolean"
+    elif t in ("str", "path", "classlist"):
+        if not isinstance(v, str):
+            return "a string"
+    elif t == "list":
+        if not isinstance(v, (list, tuple)):
+            return "a list"
+    elif t == "section":
+        if not isinstance(v, dict):
+            return "a mapping"
+    return None
+
+
+@rule("values")
+def _values(ctx: Context) -> None:
+    for path, e in ctx.cfg.entries.items():
+        s = e.setting
+        if s is None or path in ("mixed_precision", "distributed_type", "compute_environment"):
+            continue
+        keypath = (s.section, e.written_key) if s.section else (e.written_key,)
+        if not ctx.doc.key(keypath):
+            keypath = (e.written_key,) if ctx.doc.key((e.written_key,)) else tuple(path.split("."))
+        v = e.value
+        if s.key == "gpu_ids":
+            if v is not None and not isinstance(v, str):
+                node = ctx.value_node("gpu_ids")
+                raw = node.raw if node else str(v)
+                ctx.finding("invalid-type", "error",
+                            f"`gpu_ids: {raw}` is {type(v).__name__} for accelerate and crashes the launcher (no attribute 'split'); write a string such as '{raw}'",
+                            keypath, on_value=True, suggestion=f"'{raw}'", fix=ctx.replace_value(keypath, f"'{raw}'"))
+            continue
+        if s.key == "fsdp_transformer_layer_cls_to_wrap" and isinstance(v, list):
+            joined = ",".join(str(x) for x in v)
+            ctx.finding("invalid-type", "error",
+                        "a YAML list here is exported as its Python repr (\"['A', 'B']\") and no class matches; write a comma-separated string",
+                        keypath, on_value=True, suggestion=joined)
+            continue
+        if s.key == "fsdp_reshard_after_forward":
+            continue  # depends on the FSDP version: see the fsdp rule
+        if s.type == "section":
+            continue
+        if s.key == "override_linear_precision" and isinstance(v, (list, tuple)):
+            if len(v) != 3 or not all(_is_bool_like(x) for x in v):
+                ctx.finding("invalid-value", "error", "`override_linear_precision` takes three booleans (fprop, dgrad, wgrad)", keypath, on_value=True)
+            continue
+        if s.key == "override_linear_precision" and isinstance(v, str):
+            ctx.finding("invalid-type", "warning",
+                        f"`override_linear_precision: {v}` is a string: the launcher exports its first three characters, and TERecipeKwargs fails on them (invalid truth value); write a list [false, false, false]",
+                        keypath, on_value=True, suggestion="[false, false, false]")
+            continue
+        wrong = _expect_type(s, v)
+        if s.type == "enum" and s.choices:
+            if v is None:
+                continue
+            ok = False
+            if any(v == c and type(v) is type(c) for c in s.choices):
+                ok = True
+            elif any(v == legacy and type(v) is type(legacy) for legacy, _ in s.legacy_values):
+                canon = s.canonical_value(v)
+                legacy_ok = True
+                if s.key == "fsdp_sharding_strategy" and isinstance(v, int) and v > 3 and not version_in(ctx.version, "0.21", None):
+                    legacy_ok = False
+                if legacy_ok:
+                    ok = True
+                    if s.key != "fsdp_version":
+                        ctx.finding("legacy-value", "info",
+                                    f"`{e.written_key}: {v}` means {canon}; accelerate writes the name",
+                                    keypath, on_value=True, suggestion=str(canon),
+                                    fix=ctx.replace_value(keypath, scalar_text(ctx.doc, canon)))
+            elif isinstance(v, str) and s.case_insensitive and any(isinstance(c, str) and c.lower() == v.lower() for c in s.choices):
+                ok = True
+                canon = s.canonical_value(v)
+                if s.key == "fsdp_sharding_strategy" and not version_in(ctx.version, "0.34", None) and v != canon:
+                    ctx.finding("enum-case", "error", f"`{v}` must be written `{canon}` for accelerate {ctx.version} (names are case-sensitive before 0.34)",
+                                keypath, on_value=True, suggestion=str(canon), fix=ctx.replace_value(keypath, scalar_text(ctx.doc, canon)))
+                elif v != canon:
+                    ctx.finding("enum-case", "info", f"`{v}` works (any case); accelerate writes `{canon}`", keypath, on_value=True,
+                                suggestion=str(canon), fix=ctx.replace_value(keypath, scalar_text(ctx.doc, canon)))
+            elif isinstance(v, str) and not s.case_insensitive and any(isinstance(c, str) and c.lower() == v.lower() for c in s.choices):
+                canon = next(c for c in s.choices if isinstance(c, str) and c.lower() == v.lower())
+                sev: Severity = "error"
+                extra = ""
+                if s.key == "backend" and s.section == "fp8_config":
+                    extra = " (`Accelerator()` raises ValueError on a lowercase FP8 backend since 1.9)"
+                    sev = "error" if version_in(ctx.version, "1.9", None) else "warning"
+                ctx.finding("enum-case", sev, f"`{e.written_key}: {v}` must be `{canon}`{extra}", keypath, on_value=True,
+                            suggestion=str(canon), fix=ctx.replace_value(keypath, scalar_text(ctx.doc, canon)))
+                continue
+            elif s.key in ("zero_stage",) and isinstance(v, str) and v.isdigit() and int(v) in s.choices:
+                ok = True
+            if not ok:
+                shown = ", ".join(str(c) for c in s.choices)
+                guess = None
+                if isinstance(v, str):
+                    m = difflib.get_close_matches(v.upper(), [str(c).upper() for c in s.choices], n=1)
+                    if m:
+                        guess = next(str(c) for c in s.choices if str(c).upper() == m[0])
+                sev2: Severity = "error"
+                if s.section == "dynamo_config" and s.key == "dynamo_mode":
+                    sev2 = "error"
+                ctx.finding("invalid-value", sev2, f"`{e.written_key}: {v}` is not one of {shown}", keypath, on_value=True, suggestion=guess)
+                continue
+            if not registry.enum_exists(s, v, ctx.version):
+                ctx.finding("value-too-new", "error", f"`{e.written_key}: {v}` does not exist in accelerate {ctx.version}", keypath, on_value=True)
+            continue
+        if wrong:
+            ctx.finding("invalid-type", "error" if s.type in ("int", "float") else "warning",
+                        f"`{e.written_key}` should be {wrong}, not {v!r}", keypath, on_value=True)
+            continue
+        if s.minimum is not None and isinstance(canonical(s, v), (int, float)) and not isinstance(v, bool) and canonical(s, v) < s.minimum:
+            ctx.finding("invalid-value", "error", f"`{e.written_key}` must be at least {s.minimum}", keypath, on_value=True)
+    # sections that are not mappings
+    for name in registry.SECTIONS:
+        if name and name in ctx.doc.data and ctx.doc.data[name] is not None and not isinstance(ctx.doc.data[name], dict):
+            ctx.finding("invalid-type", "error", f"`{name}` must be a mapping", (name,), on_value=True)
+
+
+@rule("file-ignored")
+def _file_ignored(ctx: Context) -> None:
+    for path, e in ctx.cfg.entries.items():
+        s = e.setting
+        if s is None or not s.file_ignored:
+            continue
+        same_as_default = canonical(s, e.value) == s.launcher_default
+        node = ctx.value_node(e.written_key)
+        shown = node.raw if node is not None and node.kind == "scalar" else repr(e.value)
+        machines = ctx.doc.data.get("num_machines", 1)
+        irrelevant = (s.key in ("same_network", "rdzv_backend") and not (isinstance(machines, int) and machines > 1)) or \
+            (s.key in ("downcast_bf16", "tpu_use_sudo") and ctx.doc.data.get("distributed_type") != "XLA")
+        if same_as_default or irrelevant:
+            ctx.finding("no-effect", "info", f"`{s.key}` in a config file is never applied by `accelerate launch` (here it would make no difference)",
+                        (e.written_key,))
+        else:
+            ctx.finding("no-effect", "warning",
+                        f"`{s.key}: {shown}` is ignored: `accelerate launch` always uses its flag default ({s.launcher_default!r}); pass `{s.cli_flag}` on the command line",
+                        (e.written_key,), suggestion=f"{s.cli_flag}")
+
+
+@rule("lost")
+def _lost(ctx: Context) -> None:
+    for path, e in ctx.cfg.entries.items():
+        s = e.setting
+        if s is None or not s.lost:
+            continue
+        keypath = (s.section, e.written_key)
+        if s.section == "deepspeed_config":
+            ctx.finding("no-effect", "warning",
+                        f"`{s.key}` never reaches the training process (the launcher does not export it; the plugin sees 'none'); set the NVMe path in a DeepSpeed JSON file",
+                        keypath)
+        else:
+            target = {"amax_history_length": "amax_history_len", "amax_compute_algorithm": "amax_compute_algo", "optimization_level": "opt_level"}.get(s.key)
+            ctx.finding("no-effect", "warning", f"`{s.key}` is exported under a name nothing reads; use `{target}`", keypath,
+                        suggestion=target, fix=ctx.rename_key(keypath, target) if target else ())
+
+
+@rule("fsdp")
+def _fsdp(ctx: Context) -> None:
+    data = ctx.doc.data
+    fsdp = data.get("fsdp_config")
+    if not isinstance(fsdp, dict) or not fsdp:
+        return
+    cfg = ctx.cfg
+    dt = data.get("distributed_type")
+    if dt not in ("FSDP",) and not isinstance(dt, bool):
+        ctx.finding("section-unused", "info", f"`fsdp_config` has no effect with distributed_type {dt!r}", ("fsdp_config",))
+    version = cfg.get("fsdp_config.fsdp_version", 1)
+    try:
+        fv = int(version)
+    except (TypeError, ValueError):
+        fv = 1
+    written = {e.setting.key: e for p, e in cfg.entries.items() if p.startswith("fsdp_config.") and e.setting}
+    for key, e in written.items():
+        s = e.setting
+        assert s is not None
+        if fv not in s.fsdp_versions and s.exists_in(ctx.version):
+            kp = ("fsdp_config", e.written_key)
+            if fv == 2:
+                ctx.finding("fsdp1-key-in-fsdp2", "warning", f"`{key}` applies to FSDP1 only; FSDP2 ignores it (the plugin warns or drops it)", kp,
+                            fix=ctx.delete_key(kp))
+            else:
+                ctx.finding("fsdp2-key-in-fsdp1", "error", f"`{key}` needs `fsdp_version: 2`", kp)
+    raf = written.get("fsdp_reshard_after_forward")
+    if raf is not None:
+        kp = ("fsdp_config", raf.written_key)
+        v = raf.value
+        if fv == 2 and not _is_bool_like(v):
+            mapped = {"FULL_SHARD": "true", "HYBRID_SHARD": "true", "SHARD_GRAD_OP": "false", "HYBRID_SHARD_ZERO2": "false", "NO_SHARD": "false"}.get(str(v).upper())
+            ctx.finding("fsdp2-reshard-bool", "error",
+                        f"FSDP2 needs a boolean `fsdp_reshard_after_forward`, not {v!r} (the plugin raises ValueError: invalid truth value)",
+                        kp, on_value=True, suggestion=mapped, fix=ctx.replace_value(kp, mapped) if mapped else ())
+        elif fv == 1 and isinstance(v, str) and v.upper() in registry.SHARDING_STRATEGIES and "fsdp_sharding_strategy" not in written:
+            ctx.finding("fsdp1-strategy-ignored", "info" if v.upper() == "FULL_SHARD" else "warning",
+                        f"FSDP1 reads only `fsdp_sharding_strategy`; `fsdp_reshard_after_forward: {v}` is ignored and FULL_SHARD is used",
+                        kp, suggestion=f"fsdp_sharding_strategy: {v.upper()}", fix=ctx.rename_key(kp, "fsdp_sharding_strategy"))
+        elif fv == 1 and _is_bool_like(v):
+            pass  # FSDP1 plugin never reads it from env: harmless
+    sdt = written.get("fsdp_state_dict_type")
+    if sdt is not None and fv == 2 and str(canonical(sdt.setting, sdt.value)).upper() == "LOCAL_STATE_DICT":
+        ctx.finding("fsdp2-local-state-dict", "error", "FSDP2 does not support LOCAL_STATE_DICT (ValueError)", ("fsdp_config", sdt.written_key), on_value=True,
+                    suggestion="SHARDED_STATE_DICT")
+    aco = written.get("fsdp_activation_checkpointing_offload")
+    if aco is not None and canonical(aco.setting, aco.value) is True:
+        ac = written.get("fsdp_activation_checkpointing")
+        if ac is None or canonical(ac.setting, ac.value) is not True:
+            ctx.finding("fsdp-invalid-combination", "error", "`fsdp_activation_checkpointing_offload` needs `fsdp_activation_checkpointing: true`",
+                        ("fsdp_config", aco.written_key))
+    if dt == "FSDP" and version_in(ctx.version, "0.24", None):
+        ram = written.get("fsdp_cpu_ram_efficient_loading")
+        sync = written.get("fsdp_sync_module_states")
+        ram_v = ram.value if ram is not None else "true"
+        sync_v = sync.value if sync is not None else "true"
+        if _truthy_launch(ram_v) and not _truthy_launch(sync_v):
+            ctx.finding("fsdp-invalid-combination", "error",
+                        "`fsdp_cpu_ram_efficient_loading` is on (it defaults to true) while `fsdp_sync_module_states` is false: `accelerate launch` raises ValueError",
+                        ("fsdp_config", sync.written_key if sync else "fsdp_sync_module_states"), on_value=True,
+                        suggestion="fsdp_sync_module_states: true")
+    # the legacy key, ignored since 1.0
+    for p, e in ctx.cfg.entries.items():
+        if e.setting is not None and e.setting.key == "fsdp_backward_prefetch_policy" and not e.setting.exists_in(ctx.version):
+            pass  # reported by the version rule with its deprecation message
+    # unprefixed keys: fine, but accelerate writes the prefix
+    for p, e in ctx.cfg.entries.items():
+        if p.startswith("fsdp_config.") and e.setting and e.written_key != e.setting.key:
+            ctx.finding("unprefixed-key", "info", f"`{e.written_key}` is read as `{e.setting.key}`; accelerate writes the prefix",
+                        ("fsdp_config", e.written_key), suggestion=e.setting.key, fix=ctx.rename_key(("fsdp_config", e.written_key), e.setting.key))
+
+
+@rule("deepspeed")
+def _deepspeed(ctx: Context) -> None:
+    data = ctx.doc.data
+    ds = data.get("deepspeed_config")
+    if not isinstance(ds, dict) or not ds:
+        return
+    dt = data.get("distributed_type")
+    if dt != "DEEPSPEED":
+        ctx.finding("section-unused", "info", f"`deepspeed_config` has no effect with distributed_type {dt!r}", ("deepspeed_config",))
+    if ds.get("deepspeed_config_file"):
+        conflicts = [k for k in ("zero_stage", "gradient_accumulation_steps", "gradient_clipping", "offload_optimizer_device", "offload_param_device",
+                                 "offload_optimizer_nvme_path", "offload_param_nvme_path", "zero3_save_16bit_model") if k in ds]
+        for k in conflicts:
+            ctx.finding("deepspeed-config-file-conflict", "error",
+                        f"`{k}` together with `deepspeed_config_file`: accelerate raises ValueError at training time (set it in the JSON file instead)",
+                        ("deepspeed_config", k), fix=ctx.delete_key(("deepspeed_config", k)))
+        if "mixed_precision" in data and dt == "DEEPSPEED":
+            ctx.finding("deepspeed-config-file-conflict", "error",
+                        "a top-level `mixed_precision` (even 'no') together with `deepspeed_config_file`: accelerate raises ValueError at training time; set fp16/bf16 in the JSON file",
+                        ("mixed_precision",), fix=ctx.delete_key(("mixed_precision",)))
+        _deepspeed_file(ctx, str(ds["deepspeed_config_file"]))
+    if "dynamo_config" in data and isinstance(data.get("dynamo_config"), dict) and dt == "DEEPSPEED":
+        backend = data["dynamo_config"].get("dynamo_backend", data["dynamo_config"].get("backend"))
+        if backend and str(backend).upper() != "NO":
+            ctx.finding("no-effect", "warning", "`dynamo_config` is not exported by the DeepSpeed launcher: torch.compile stays off", ("dynamo_config",))
+    stage = ds.get("zero_stage")
+    for k in ("offload_param_device",):
+        if k in ds and str(ds[k]).lower() not in ("none",) and stage is not None and str(stage).isdigit() and int(stage) < 3:
+            ctx.finding("deepspeed-offload-stage", "warning", f"`{k}: {ds[k]}` has an effect only with ZeRO stage 3", ("deepspeed_config", k))
+
+
+def _deepspeed_file(ctx: Context, ref: str) -> None:
+    """Open the referenced DeepSpeed JSON (relative to the config) and cross-check it."""
+    try:
+        from . import deepspeed as dsmod
+    except ImportError:
+        return
+    base = os.path.dirname(os.path.abspath(ctx.doc.path)) if ctx.doc.path and not ctx.doc.path.startswith("<") else os.getcwd()
+    path = ref if os.path.isabs(ref) else os.path.join(base, ref)
+    if not os.path.isfile(path):
+        ctx.finding("deepspeed-config-file-missing", "info",
+                    f"`deepspeed_config_file` {ref!r} was not found next to the config (it is resolved against the launch directory at run time)",
+                    ("deepspeed_config", "deepspeed_config_file"), on_value=True)
+        return
+    from .document import load_file
+    from .errors import InputError
+
+    try:
+        ds_doc = load_file(path, "json")
+    except InputError as exc:
+        ctx.finding("deepspeed-config-file-invalid", "error", f"the DeepSpeed config {ref!r} cannot be read: {exc}",
+                    ("deepspeed_config", "deepspeed_config_file"), on_value=True)
+        return
+    crosscheck = getattr(dsmod, "crosscheck", None)
+    if crosscheck is not None:
+        ctx.findings.extend(crosscheck(ctx.doc.data, ctx.doc, ds_doc))
+
+
+@rule("fp8")
+def _fp8(ctx: Context) -> None:
+    data = ctx.doc.data
+    fp8 = data.get("fp8_config")
+    if isinstance(fp8, dict) and fp8 and str(data.get("mixed_precision", "")).lower() != "fp8":
+        ctx.finding("section-unused", "info", "`fp8_config` has an effect only with `mixed_precision: fp8`", ("fp8_config",))
+
+
+@rule("dynamo")
+def _dynamo(ctx: Context) -> None:
+    data = ctx.doc.data
+    if "dynamo_backend" in data:
+        v = data["dynamo_backend"]
+        if "dynamo_config" in data:
+            ctx.finding("legacy-key", "warning", "top-level `dynamo_backend` replaces the whole `dynamo_config` when the file is loaded", ("dynamo_backend",))
+        else:
+            ctx.finding("legacy-key", "info", f"legacy top-level `dynamo_backend: {v}` is read as `dynamo_config: {{dynamo_backend: {v}}}`", ("dynamo_backend",))
+        s = registry.get("", "dynamo_backend")
+        if s is not None and isinstance(v, str) and v.upper() not in registry.DYNAMO_BACKENDS:
+            ctx.finding("invalid-value", "error", f"`dynamo_backend: {v}` is not a dynamo backend", ("dynamo_backend",), on_value=True)
+
+
+@rule("processes")
+def _processes(ctx: Context) -> None:
+    data = ctx.doc.data
+    if _is_sagemaker(ctx):
+        return
+    dt = data.get("distributed_type")
+    n = data.get("num_processes")
+    machines = data.get("num_machines", 1)
+    if "num_processes" not in data and dt not in ("NO", None) and not isinstance(dt, bool) and version_in(ctx.version, "0.34", None):
+        ctx.finding("missing-key", "error",
+                    "`num_processes` is missing: `accelerate launch` stops with \"You need to manually pass in --num_processes\" unless you pass it",
+                    ("distributed_type",), suggestion="num_processes: <total processes across machines>")
+    elif "num_processes" not in data and not version_in(ctx.version, "0.34", None) and dt != "NO":
+        ctx.finding("missing-key", "error", f"accelerate {ctx.version} requires `num_processes` in the file", ())
+    if not isinstance(n, int) or isinstance(n, bool) or not isinstance(machines, int) or isinstance(machines, bool):
+        return
+    if n == -1:
+        ctx.finding("missing-key", "error", "`num_processes: -1` means \"not set\": `accelerate launch` asks for --num_processes", ("num_processes",), on_value=True)
+    if machines > 1:
+        if n % machines:
+            ctx.finding("multi-node", "error",
+                        f"`num_processes` is the total across machines: {n} is not divisible by num_machines {machines}; torchrun starts {n // machines} per node ({n // machines * machines} in all)",
+                        ("num_processes",), on_value=True)
+        elif n < machines:
+            ctx.finding("multi-node", "error", f"`num_processes` ({n}) is the total across machines and is smaller than num_machines ({machines})", ("num_processes",), on_value=True)
+        if not data.get("main_process_ip") and dt != "DEEPSPEED":
+            ctx.finding("multi-node", "warning", "multi-node training needs `main_process_ip` (the address of machine rank 0): pass --main_process_ip at launch or set it here", ("num_machines",))
+        elif not data.get("main_process_ip"):
+            ctx.finding("multi-node", "warning", "multi-node DeepSpeed without `main_process_ip`: only works with a hostfile launcher", ("num_machines",))
+        rank = data.get("machine_rank", 0)
+        if isinstance(rank, int) and not isinstance(rank, bool) and not 0 <= rank < machines:
+            ctx.finding("multi-node", "error", f"`machine_rank` {rank} is outside 0..{machines - 1}", ("machine_rank",), on_value=True)
+        if data.get("same_network") and dt != "DEEPSPEED":
+            pass  # file-ignored rule reports it
+    gpu_ids = data.get("gpu_ids")
+    if isinstance(gpu_ids, str) and gpu_ids != "all" and dt in registry.MULTI_GPU_TYPES and machines <= 1:
+        ids = [x for x in gpu_ids.split(",") if x.strip()]
+        if len(ids) < 2:
+            ctx.finding("gpu-ids", "error", f"`gpu_ids: {gpu_ids}` lists fewer than two GPUs for {dt}: accelerate raises ValueError (Less than two GPU ids)",
+                        ("gpu_ids",), on_value=True)
+        elif n and n != len(ids) and n // max(machines, 1) != len(ids):
+            ctx.finding("gpu-ids", "warning", f"`num_processes: {n}` differs from the {len(ids)} GPUs in `gpu_ids`", ("gpu_ids",), on_value=True)
+    if dt == "NO" and isinstance(n, int) and n > 1 and not data.get("use_cpu"):
+        ctx.finding("processes", "info", f"`distributed_type: 'NO'` with num_processes {n}: only one process runs the script", ("num_processes",))
+
+
+@rule("parallelism")
+def _parallelism(ctx: Context) -> None:
+    pc = ctx.cfg.section("parallelism_config")
+    if not pc:
+        return
+
+    def size(name: str) -> int:
+        v = pc.get(f"parallelism_config_{name}", 1)
+        try:
+            return int(v)
+        except (TypeError, ValueError):
+            return 1
+
+    dp_r, dp_s, tp, cp, sp = size("dp_replicate_size"), size("dp_shard_size"), size("tp_size"), size("cp_size"), size("sp_size")
+    if cp > 1 and sp > 1:
+        ctx.finding("parallelism", "error", "context parallelism and sequence parallelism cannot be combined", ("parallelism_config",))
+    if (tp > 1 or cp > 1) and dp_r > 1 and dp_s == 1:
+        ctx.finding("parallelism", "error", "tensor/context parallelism with pure replicated data parallelism (dp_shard_size 1) is rejected", ("parallelism_config",))
+    n = ctx.doc.data.get("num_processes")
+    dt = ctx.doc.data.get("distributed_type")
+    product = dp_r * dp_s * tp * cp * (sp if dt != "DEEPSPEED" else 1)
+    if isinstance(n, int) and not isinstance(n, bool) and n > 0 and product != n and not (dt == "DEEPSPEED" and sp > 1):
+        ctx.finding("parallelism", "error",
+                    f"the parallelism sizes multiply to {product} but num_processes is {n} (ParallelismConfig raises ValueError)", ("parallelism_config",))
+    if dt == "FSDP" and ctx.cfg.fsdp_version() == 2 and dp_s == 1 and cp == 1:
+        ctx.finding("parallelism", "warning", "FSDP2 with parallelism_config needs dp_shard_size or cp_size above 1", ("parallelism_config",))
+
+
+@rule("mpirun")
+def _mpirun(ctx: Context) -> None:
+    mc = ctx.doc.data.get("mpirun_config")
+    if isinstance(mc, dict) and mc and ctx.doc.data.get("distributed_type") != "MULTI_CPU":
+        ctx.finding("section-unused", "info", "`mpirun_config` has an effect only with distributed_type MULTI_CPU", ("mpirun_config",))
+
+
+# -- entry points --------------------------------------------------------------------------------
+
+def validate_document(doc: Document, *, accelerate_version: str | None = None, disabled: Iterable[str] = ()) -> list[Finding]:
+    """Every finding for one accelerate config document (already parsed)."""
+    from .findings import sort_findings
+
+    version = registry.resolve_version(accelerate_version)
+    data = doc.data
+    if doc.root is None or data is None:
+        return [Finding("empty", "error", "the document is empty: accelerate fails to load it ('NoneType' object has no attribute 'get')", "", 1, 1)]
+    if not isinstance(data, dict):
+        return [Finding("not-a-mapping", "error", f"an accelerate config must be a mapping of keys to values, not a {type(data).__name__}", "", 1, 1)]
+    cfg = from_document(doc, version)
+    ctx = Context(doc, cfg, version)
+    off = set(disabled)
+    for name, fn in RULES:
+        fn(ctx)
+    findings = [f for f in ctx.findings if f.rule not in off]
+    return sort_findings(_dedupe(findings))
+
+
+def _dedupe(findings: list[Finding]) -> list[Finding]:
+    seen = set()
+    out = []
+    for f in findings:
+        k = (f.rule, f.line, f.column, f.message)
+        if k in seen:
+            continue
+        seen.add(k)
+        out.append(f)
+    return out
+
+
+def validate_any(doc: Document, *, accelerate_version: str | None = None, deepspeed_version: str | None = None,
+                 world_size: int | None = None, runtime: str = "accelerate", disabled: Iterable[str] = ()) -> list[Finding]:
+    """Validate an accelerate config, or a DeepSpeed JSON recognized by its content."""
+    if doc.format == "json" and doc.data is not None:
+        try:
+            from . import deepspeed as dsmod
+        except ImportError:
+            dsmod = None  # type: ignore[assignment]
+        if dsmod is not None and dsmod.is_deepspeed(doc):
+            off = set(disabled)
+            found = dsmod.validate_deepspeed(doc, world_size=world_size, runtime=runtime, deepspeed_version=deepspeed_version)
+            return [f for f in found if f.rule not in off]
+    return validate_document(doc, accelerate_version=accelerate_version, disabled=disabled)
