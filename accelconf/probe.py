@@ -336,7 +336,9 @@ def _probe_torch() -> tuple[list[GPU], str | None, str | None]:
 def _describe(exc: BaseException) -> str:
     if isinstance(exc, subprocess.TimeoutExpired):
         return f"timed out after {exc.timeout:g}s"
-    return f"{type(exc).__name__}: {exc}" if not isinstance(exc, RuntimeError) else str(exc)
+    if isinstance(exc, RuntimeError) and str(exc):
+        return str(exc)
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 
 def probe(
