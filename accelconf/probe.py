@@ -22,6 +22,7 @@ import platform as _platform
 import re
 import shutil
 import subprocess
+import sys
 import time
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Callable, Literal, Mapping
@@ -288,6 +289,19 @@ def _probe_nvml(nvml: Any) -> tuple[list[GPU], str | None, str | None]:
             pass
 
 
+def _nvml_library_present() -> None:
+    """On Linux, dlopen libnvidia-ml before importing pynvml (which costs tens of ms): without an
+    NVIDIA driver this fails in about a millisecond with the error pynvml would raise."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    try:
+        ctypes.CDLL("libnvidia-ml.so.1")
+    except OSError as exc:
+        raise ImportError("NVML Shared Library Not Found") from exc
+
+
 def _nvml_missing(exc: BaseException) -> bool:
     """True when NVML is simply absent (no NVIDIA driver): not a problem worth reporting."""
     return isinstance(exc, ImportError) or "LibraryNotFound" in type(exc).__name__ or "not found" in str(exc).lower()
@@ -381,6 +395,7 @@ def probe(
     if mode == "nvml" or (mode == "auto" and not fake):
         try:
             if nvml is None:
+                _nvml_library_present()
                 import pynvml as nvml_mod
             else:
                 nvml_mod = nvml

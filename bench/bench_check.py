@@ -1,0 +1,73 @@
+"""How long ``accelconf check`` (with GPU detection) and ``accelconf env`` take, against ``python -c pass``.
+
+Not a test: run it by hand, ``python bench/bench_check.py [--runs N] [CONFIG]``. Each command runs
+in a fresh interpreter, as a user would start it; the table gives the median and best wall time
+and the ratio of the median to ``python -c pass`` (the goal for ``check`` is within about 20x).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+CONFIG = """\
+compute_environment: LOCAL_MACHINE
+distributed_type: FSDP
+mixed_precision: bf16
+num_machines: 1
+num_processes: 8
+fsdp_config:
+  fsdp_version: 2
+  fsdp_auto_wrap_policy: TRANSFORMER_BASED_WRAP
+  fsdp_reshard_after_forward: true
+  fsdp_state_dict_type: SHARDED_STATE_DICT
+"""
+
+
+def timed(argv: list[str], runs: int) -> list[float]:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        times.append(time.perf_counter() - start)
+    return times
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("config", nargs="?", help="config to check (default: a built-in FSDP2 config)")
+    parser.add_argument("--runs", type=int, default=15)
+    args = parser.parse_args()
+    py = sys.executable
+    with tempfile.TemporaryDirectory() as tmp:
+        config = args.config
+        if config is None:
+            config = os.path.join(tmp, "fsdp2.yaml")
+            with open(config, "w", encoding="utf-8") as fh:
+                fh.write(CONFIG)
+        cases = [
+            ("python -c pass", [py, "-c", "pass"]),
+            ("accelconf env", [py, "-m", "accelconf", "env"]),
+            ("accelconf check (detect)", [py, "-m", "accelconf", "check", config]),
+            ("accelconf check --gpus 8 --gpu H100", [py, "-m", "accelconf", "check", "--gpus", "8", "--gpu", "H100", config]),
+            ("accelconf check --probe none", [py, "-m", "accelconf", "check", "--probe", "none", config]),
+        ]
+        for _, argv in cases:  # warm the file cache
+            timed(argv, 1)
+        rows = [(name, timed(argv, args.runs)) for name, argv in cases]
+    base = statistics.median(rows[0][1])
+    print(f"{'command':<38} {'median ms':>9} {'best ms':>8} {'x pass':>7}")
+    for name, times in rows:
+        med = statistics.median(times)
+        print(f"{name:<38} {med * 1000:>9.0f} {min(times) * 1000:>8.0f} {med / base:>7.1f}")
+    print(f"({args.runs} runs each, {sys.version.split()[0]}, {os.cpu_count()} CPUs)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
