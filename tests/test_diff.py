@@ -1,0 +1,340 @@
+"""Semantic diff: data-directory pairs, the CLI, and properties that must hold for any config.
+
+Each folder of ``tests/data/diff/`` holds ``a.*``, ``b.*`` and ``expected.json``
+(``{"version", "exit", "changes": [...], "notes": [substrings], "ignored": [keys]}``).
+Run with ``ACCELCONF_UPDATE_EXPECTED=1`` to rewrite the expected files after a deliberate change,
+then read the diff of those files before committing them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from accelconf import diff as semdiff
+from accelconf.document import load_text
+from accelconf.model import Config, from_document
+
+CASES = Path(__file__).resolve().parent / "data" / "diff"
+VERSION = "1.15"
+
+
+def _case_dirs() -> list[Path]:
+    return sorted(p for p in CASES.iterdir() if p.is_dir())
+
+
+def _one(folder: Path, stem: str) -> Path:
+    found = sorted(folder.glob(f"{stem}.*"))
+    assert len(found) == 1, f"{folder}: expected one {stem}.* file, found {found}"
+    return found[0]
+
+
+def _record(c: semdiff.Change) -> dict:
+    return c.to_json()
+
+
+@pytest.mark.parametrize("folder", _case_dirs(), ids=lambda p: p.name)
+def test_case(folder: Path, cli) -> None:
+    a, b = _one(folder, "a"), _one(folder, "b")
+    expected_path = folder / "expected.json"
+    expected = json.loads(expected_path.read_text()) if expected_path.exists() else {}
+    version = expected.get("version", VERSION)
+    result = semdiff.diff_files(a, b, version=version)
+    got = {
+        "version": version,
+        "exit": 0 if result.equivalent else 1,
+        "changes": [_record(c) for c in result.changes],
+        "notes": result.notes,
+        "ignored": [c.key for c in result.ignored],
+    }
+    if os.environ.get("ACCELCONF_UPDATE_EXPECTED"):
+        expected_path.write_text(json.dumps(got, indent=2) + "\n")
+        expected = got
+    assert got["changes"] == expected["changes"]
+    assert got["exit"] == expected["exit"]
+    assert got["ignored"] == expected["ignored"]
+    for note in expected["notes"]:
+        assert any(note in n for n in got["notes"]), (note, got["notes"])
+    # The CLI agrees with the library: same exit code, same JSON (its six fields at least).
+    r = cli("diff", str(a), str(b), "--accelerate-version", version, "--format", "json")
+    assert r.code == expected["exit"], r.err
+    printed = json.loads(r.out)
+    assert [{k: c[k] for k in ("key", "a", "b", "kind", "a_line", "b_line")} for c in printed] == [
+        {k: c[k] for k in ("key", "a", "b", "kind", "a_line", "b_line")} for c in expected["changes"]]
+
+
+def test_at_least_ten_cases() -> None:
+    assert len(_case_dirs()) >= 10
+
+
+# -- specific meanings --------------------------------------------------------------------------
+
+def _cfg(text: str, version: str = VERSION, path: str = "x.yaml") -> Config:
+    return from_document(load_text(text, path), version)
+
+
+def test_fsdp1_fsdp2_sharding_is_one_change_with_both_spellings() -> None:
+    r = semdiff.diff_files(CASES / "fsdp1-to-fsdp2" / "a.yaml", CASES / "fsdp1-to-fsdp2" / "b.yaml", version=VERSION)
+    sharding = [c for c in r.changes if "sharding" in c.key or "reshard" in c.key]
+    assert len(sharding) == 1
+    c = sharding[0]
+    assert (c.a_key, c.a, c.b_key, c.b) == ("fsdp_config.fsdp_sharding_strategy", "FULL_SHARD",
+                                           "fsdp_config.fsdp_reshard_after_forward", False)
+    assert any("less sharding, more memory per GPU" in n for n in r.notes)
+
+
+def test_corresponding_fsdp_spellings_are_not_a_change() -> None:
+    a = _cfg("distributed_type: FSDP\nfsdp_config:\n  fsdp_sharding_strategy: SHARD_GRAD_OP\n")
+    b = _cfg("distributed_type: FSDP\nfsdp_config:\n  fsdp_version: 2\n  fsdp_reshard_after_forward: false\n"
+             "  fsdp_state_dict_type: FULL_STATE_DICT\n")
+    r = semdiff.diff(a, b, version=VERSION)
+    assert [c.key for c in r.changes] == ["fsdp_config.fsdp_version"]
+    assert "SHARD_GRAD_OP" in r.changes[0].note
+
+
+def test_hybrid_shard_maps_to_true_but_is_listed() -> None:
+    a = _cfg("distributed_type: FSDP\nfsdp_config:\n  fsdp_sharding_strategy: HYBRID_SHARD\n")
+    b = _cfg("distributed_type: FSDP\nfsdp_config:\n  fsdp_version: 2\n")
+    r = semdiff.diff(a, b, version=VERSION)
+    c = next(c for c in r.changes if c.key == "fsdp_config.fsdp_sharding_strategy")
+    assert c.kind == "removed" and "to-fsdp2 maps HYBRID_SHARD" in c.note
+
+
+def test_fsdp1_ignores_reshard_after_forward() -> None:
+    # The wizard writes the FSDP1 strategy under fsdp_reshard_after_forward, which FSDP1 never reads.
+    a = _cfg("distributed_type: FSDP\nfsdp_config:\n  fsdp_reshard_after_forward: SHARD_GRAD_OP\n")
+    b = _cfg("distributed_type: FSDP\nfsdp_config:\n  fsdp_reshard_after_forward: FULL_SHARD\n")
+    r = semdiff.diff(a, b, version=VERSION)
+    assert r.equivalent
+    assert [c.key for c in r.ignored] == ["fsdp_config.fsdp_reshard_after_forward"]
+
+
+def test_versioned_launcher_default() -> None:
+    # fsdp_use_orig_params: the launch flag default was false until 0.24, true from 0.25.
+    a = _cfg("distributed_type: FSDP\nfsdp_config: {fsdp_use_orig_params: true}\n", "0.24")
+    b = _cfg("distributed_type: FSDP\nfsdp_config: {}\n", "0.24")
+    assert [c.kind for c in semdiff.diff(a, b, version="0.24").changes] == ["removed"]
+    assert semdiff.diff(a, b, version="0.25").equivalent
+
+
+def test_launcher_not_plugin_defaults() -> None:
+    # Through `accelerate launch` an absent fsdp_min_num_params is 1e8 (the plugin alone says 0).
+    a = _cfg("distributed_type: FSDP\nfsdp_config: {fsdp_min_num_params: 100000000}\n")
+    b = _cfg("distributed_type: FSDP\nfsdp_config: {}\n")
+    assert semdiff.diff(a, b, version=VERSION).equivalent
+    c = _cfg("distributed_type: FSDP\nfsdp_config: {fsdp_min_num_params: 0}\n")
+    assert not semdiff.diff(c, b, version=VERSION).equivalent
+
+
+def test_num_processes_default_for_no() -> None:
+    a = _cfg("distributed_type: 'NO'\nnum_processes: 1\n")
+    b = _cfg("distributed_type: 'NO'\n")
+    assert semdiff.diff(a, b, version=VERSION).equivalent
+
+
+def test_inactive_section_gets_a_note() -> None:
+    a = _cfg("distributed_type: MULTI_GPU\nfsdp_config: {fsdp_offload_params: true}\n")
+    b = _cfg("distributed_type: MULTI_GPU\n")
+    (c,) = semdiff.diff(a, b, version=VERSION).changes
+    assert "no effect on either side" in c.note
+
+
+def test_not_comparable_across_formats() -> None:
+    # An env set cannot say num_processes: listed apart, and it does not make the configs differ.
+    a = _cfg("distributed_type: MULTI_GPU\nmixed_precision: bf16\nnum_processes: 8\n")
+    env = Config(format="env", source="env")
+    env.set("distributed_type", "MULTI_GPU", origin="env", where="ACCELERATE_USE_*")
+    env.set("mixed_precision", "bf16", origin="env", where="ACCELERATE_MIXED_PRECISION")
+    r = semdiff.diff(a, env, version=VERSION)
+    assert r.equivalent
+    assert [(c.key, c.kind) for c in r.changes] == [("num_processes", "not_comparable")]
+    assert "B (env) cannot express" in r.changes[0].note
+    back = semdiff.diff(env, a, version=VERSION)
+    assert [c.mirrored() for c in back.changes] == r.changes
+
+
+def test_ignore_option_patterns() -> None:
+    a = _cfg("distributed_type: FSDP\nmixed_precision: bf16\nfsdp_config: {fsdp_offload_params: true}\n")
+    b = _cfg("distributed_type: FSDP\nmixed_precision: fp16\n")
+    assert len(semdiff.diff(a, b, version=VERSION).changes) == 2
+    assert [c.key for c in semdiff.diff(a, b, version=VERSION, ignore=["fsdp_config"]).changes] == ["mixed_precision"]
+    assert [c.key for c in semdiff.diff(a, b, version=VERSION, ignore=["mixed_precision", "*offload*"]).changes] == []
+
+
+def test_deepspeed_auto_is_its_own_value() -> None:
+    a = load_text('{"gradient_accumulation_steps": "auto", "zero_optimization": {"stage": 2}}', "a.json")
+    b = load_text('{"gradient_accumulation_steps": 1, "zero_optimization": {"stage": 2}}', "b.json")
+    c = load_text('{"zero_optimization": {"stage": 2}}', "c.json")
+    (ch,) = semdiff.diff_deepspeed(a, b).changes
+    assert (ch.key, ch.a, ch.b, ch.kind) == ("gradient_accumulation_steps", "auto", 1, "changed")
+    (ch,) = semdiff.diff_deepspeed(a, c).changes
+    assert ch.kind == "removed"
+    # An explicit DeepSpeed default and an absent key are the same; so are the stage3_ aliases.
+    d = load_text('{"zero_optimization": {"stage": 2, "contiguous_gradients": true, "prefetch_bucket_size": 7},'
+                  ' "bfloat16": {"enabled": false}}', "d.json")
+    e = load_text('{"zero_optimization": {"stage": 2, "stage3_prefetch_bucket_size": 7}}', "e.json")
+    assert semdiff.diff_deepspeed(d, e).equivalent
+
+
+def test_yaml_against_deepspeed_json_either_order() -> None:
+    a, b = CASES / "yaml-vs-deepspeed-json" / "a.yaml", CASES / "yaml-vs-deepspeed-json" / "b.json"
+    ab = semdiff.diff_files(a, b, version=VERSION)
+    ba = semdiff.diff_files(b, a, version=VERSION)
+    assert ab.mode == ba.mode == "accelerate-deepspeed"
+    assert [c.mirrored() for c in ba.changes] == ab.changes
+    assert {c.key for c in ab.changes} <= semdiff.SHARED_WITH_DEEPSPEED | {
+        p for p in (f"deepspeed_config.{s.key}" for s in semdiff.registry.settings_in("deepspeed_config"))}
+
+
+# -- CLI ----------------------------------------------------------------------------------------
+
+def test_cli_text_groups_and_locations(cli) -> None:
+    a, b = CASES / "fsdp1-to-fsdp2" / "a.yaml", CASES / "fsdp1-to-fsdp2" / "b.yaml"
+    r = cli("diff", str(a), str(b), "--accelerate-version", VERSION)
+    assert r.code == 1
+    assert "fsdp_config\n" in r.out
+    assert f"fsdp_sharding_strategy: FULL_SHARD ({a}:6)  ->  fsdp_reshard_after_forward: false ({b}:6)" in r.out
+    assert "\033[" not in r.out  # not a TTY: no color
+    colored = cli("diff", str(a), str(b), "--accelerate-version", VERSION, "--color", "always")
+    assert "\033[" in colored.out
+
+
+def test_cli_exit_codes(cli, tmp_path) -> None:
+    same = CASES / "legacy-fp16"
+    assert cli("diff", str(same / "a.yaml"), str(same / "b.yaml")).code == 0
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("distributed_type: [unclosed\n")
+    r = cli("diff", str(bad), str(same / "b.yaml"))
+    assert r.code == 2 and "bad.yaml" in r.err
+    assert cli("diff", str(tmp_path / "missing.yaml"), str(same / "b.yaml")).code == 2
+    assert cli("diff", str(same / "a.yaml")).code == 2
+
+
+def test_cli_ignore_and_json(cli) -> None:
+    folder = CASES / "precision"
+    r = cli("diff", str(folder / "a.yaml"), str(folder / "b.yaml"), "--format", "json", "--ignore", "mixed_precision")
+    assert r.code == 0 and json.loads(r.out) == []
+
+
+# -- properties ---------------------------------------------------------------------------------
+
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_SPECIAL = {"y", "n", "yes", "no", "on", "off", "true", "false", "null", "~", ""}
+
+
+def _scalar_forms(value: object) -> list[str]:
+    """Spellings of one value that PyYAML (YAML 1.1) reads back as the same value."""
+    if isinstance(value, bool):
+        return ["true", "True", "TRUE", "yes", "on"] if value else ["false", "False", "no", "off"]
+    if isinstance(value, int):
+        return [str(value)]
+    assert isinstance(value, str)
+    quoted = [f"'{value}'", f'"{value}"']
+    plain_ok = value.lower() not in _SPECIAL and not value[:1].isdigit() and not value.startswith(("-", "*", "&", "!"))
+    return ([value] if plain_ok else []) + quoted
+
+
+_TOP_VALUES = {
+    "compute_environment": st.just("LOCAL_MACHINE"),
+    "mixed_precision": st.sampled_from(["no", "fp16", "bf16", "FP16", "Bf16"]),
+    "num_processes": st.integers(1, 16),
+    "num_machines": st.integers(1, 4),
+    "machine_rank": st.just(0),
+    "gpu_ids": st.sampled_from(["all", "0,1", "0,1,2,3"]),
+    "use_cpu": st.booleans(),
+    "debug": st.booleans(),
+    "main_process_port": st.sampled_from([29500, 29501]),
+}
+_FSDP_VALUES = {
+    "fsdp_version": st.sampled_from([1, 2]),
+    "fsdp_sharding_strategy": st.sampled_from(["FULL_SHARD", "SHARD_GRAD_OP", "NO_SHARD", "full_shard", 1, 2, 3, 4]),
+    "fsdp_reshard_after_forward": st.booleans(),
+    "fsdp_offload_params": st.booleans(),
+    "fsdp_auto_wrap_policy": st.sampled_from(["TRANSFORMER_BASED_WRAP", "SIZE_BASED_WRAP", "NO_WRAP"]),
+    "fsdp_state_dict_type": st.sampled_from(["FULL_STATE_DICT", "SHARDED_STATE_DICT"]),
+    "fsdp_use_orig_params": st.booleans(),
+    "fsdp_min_num_params": st.sampled_from([0, 100000000, 2000]),
+    "offload_params": st.booleans(),  # unprefixed spelling
+}
+_DS_VALUES = {
+    "zero_stage": st.integers(0, 3),
+    "gradient_accumulation_steps": st.integers(1, 8),
+    "offload_optimizer_device": st.sampled_from(["none", "cpu"]),
+    "zero3_init_flag": st.booleans(),
+}
+
+
+@st.composite
+def configs(draw) -> dict:
+    data: dict = {"distributed_type": draw(st.sampled_from(["NO", "MULTI_GPU", "FSDP", "DEEPSPEED"]))}
+    for key, strat in _TOP_VALUES.items():
+        if draw(st.booleans()):
+            data[key] = draw(strat)
+    if data["distributed_type"] == "FSDP" or draw(st.booleans()):
+        sub = {k: draw(s) for k, s in _FSDP_VALUES.items() if draw(st.booleans())}
+        if "offload_params" in sub and "fsdp_offload_params" in sub:
+            del sub["offload_params"]  # two spellings of one key: the later one would win
+        data["fsdp_config"] = sub
+    if data["distributed_type"] == "DEEPSPEED":
+        data["deepspeed_config"] = {k: draw(s) for k, s in _DS_VALUES.items() if draw(st.booleans())}
+    return data
+
+
+def _emit(data: dict, draw, indent: str = "") -> str:
+    """YAML text for ``data`` with a drawn key order, quoting and comments."""
+    keys = draw(st.permutations(list(data)))
+    lines = []
+    if draw(st.booleans()):
+        lines.append(f"{indent}# generated")
+    for key in keys:
+        value = data[key]
+        if isinstance(value, dict):
+            if not value:
+                lines.append(f"{indent}{key}: {{}}")
+                continue
+            lines.append(f"{indent}{key}:")
+            lines.append(_emit(value, draw, indent + "  "))
+        else:
+            form = draw(st.sampled_from(_scalar_forms(value)))
+            comment = "  # note" if draw(st.booleans()) else ""
+            lines.append(f"{indent}{key}: {form}{comment}")
+    return "\n".join(lines)
+
+
+_settings = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@_settings
+@given(configs(), st.data())
+def test_property_reorder_and_requote_is_empty(data: dict, draw) -> None:
+    one = _emit(data, draw.draw) + "\n"
+    two = _emit(data, draw.draw) + "\n"
+    r = semdiff.diff(_cfg(one), _cfg(two), version=VERSION)
+    assert r.changes == [], (one, two)
+    assert r.ignored == []
+
+
+@_settings
+@given(configs(), configs(), st.data())
+def test_property_mirror(x: dict, y: dict, draw) -> None:
+    cx, cy = _cfg(_emit(x, draw.draw) + "\n", path="x.yaml"), _cfg(_emit(y, draw.draw) + "\n", path="y.yaml")
+    xy = semdiff.diff(cx, cy, version=VERSION)
+    yx = semdiff.diff(cy, cx, version=VERSION)
+    assert [c.mirrored() for c in yx.changes] == xy.changes
+    assert xy.equivalent == yx.equivalent
+
+
+@_settings
+@given(configs(), st.data())
+def test_property_fmt_keeps_meaning(data: dict, draw) -> None:
+    fmt = pytest.importorskip("accelconf.fmt")
+    text = _emit(data, draw.draw) + "\n"
+    formatted = fmt.format_text(text, "x.yaml", VERSION)
+    r = semdiff.diff(_cfg(text), _cfg(formatted), version=VERSION)
+    assert r.differences == [], (text, formatted)
