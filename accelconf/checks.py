@@ -226,6 +226,15 @@ def rule_bf16(cfg: Config, env: Environment) -> Iterator[Finding]:
     if gpu is None:
         return
     label = gpu.model or gpu.name
+    if cfg.distributed_type in ("DEEPSPEED", "MEGATRON_LM"):
+        # Accelerator skips its bf16 check for these; the engine then runs bf16 without hardware support
+        yield cfg.finding(
+            "env-bf16", "warning",
+            f"mixed_precision bf16 needs compute capability 8.0 or higher; {label} has {gpu.cc_text}. accelerate "
+            f"does not check this under {cfg.distributed_type}: bf16 runs emulated (slow) or fails in a kernel",
+            "mixed_precision", suggestion="mixed_precision: fp16",
+        )
+        return
     yield cfg.finding(
         "env-bf16", "error",
         f"mixed_precision bf16 needs compute capability 8.0 or higher; {label} has {gpu.cc_text}. "

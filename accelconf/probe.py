@@ -319,8 +319,8 @@ def parse_rocm_smi(text: str) -> list[GPU]:
             continue
         name = str(info.get("Card Series") or info.get("Card series") or info.get("Card model") or card)
         arch = info.get("GFX Version") or None
-        total = info.get("VRAM Total Memory (B)")
-        mem = round(int(total) / 2**30, 1) if str(total or "").isdigit() else None
+        total = str(info.get("VRAM Total Memory (B)") or "")
+        mem = round(int(total) / 2**30, 1) if total.isdigit() else None
         gpus.append(_gpu_from(int(m.group(1)), name, None, mem, vendor="amd", arch=arch))
     return gpus
 
