@@ -93,7 +93,19 @@ def _non_overlapping(edits: list[tuple[Edit, str]]) -> list[tuple[Edit, str]]:
 
 
 def apply_edits(text: str, edits: list[Edit]) -> str:
+    """Apply non-overlapping edits. When an edit on one line is followed by an inline comment, the
+    spaces before the ``#`` absorb the change in length, so aligned comments stay aligned."""
     for start, end, repl in sorted(edits, key=lambda e: e[0], reverse=True):
+        delta = len(repl) - (end - start)
+        if delta and "\n" not in repl and "\n" not in text[start:end]:
+            i = end
+            while i < len(text) and text[i] == " ":
+                i += 1
+            spaces = i - end
+            if spaces and i < len(text) and text[i] == "#":
+                keep = max(1, spaces - delta)
+                text = text[:start] + repl + " " * keep + text[i:]
+                continue
         text = text[:start] + repl + text[end:]
     return text
 

@@ -863,7 +863,7 @@ def _dedupe(findings: list[Finding]) -> list[Finding]:
 
 
 def validate_any(doc: Document, *, accelerate_version: str | None = None, deepspeed_version: str | None = None,
-                 world_size: int | None = None, runtime: str = "accelerate", disabled: Iterable[str] = ()) -> list[Finding]:
+                 world_size: int | None = None, runtime: str | None = None, disabled: Iterable[str] = ()) -> list[Finding]:
     """Validate an accelerate config, or a DeepSpeed JSON recognized by its content."""
     if doc.format == "json" and doc.data is not None:
         try:
@@ -872,6 +872,10 @@ def validate_any(doc: Document, *, accelerate_version: str | None = None, deepsp
             dsmod = None  # type: ignore[assignment]
         if dsmod is not None and dsmod.is_deepspeed(doc):
             off = set(disabled)
+            if runtime is None:
+                # "auto" values only make sense for a Hugging Face runtime; a file without any is
+                # read by DeepSpeed itself.
+                runtime = "transformers" if '"auto"' in doc.text else "deepspeed"
             found = dsmod.validate_deepspeed(doc, world_size=world_size, runtime=runtime, deepspeed_version=deepspeed_version)
             return [f for f in found if f.rule not in off]
     return validate_document(doc, accelerate_version=accelerate_version, disabled=disabled)

@@ -1,0 +1,48 @@
+"""Shared fixtures: where the shared corpus lives, and a runner for accelconf's CLI."""
+
+from __future__ import annotations
+
+import io
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+CORPUS = SHARED / "corpus"
+DATA = Path(__file__).resolve().parent / "data"
+
+
+def corpus_files(kind: str) -> list[Path]:
+    folder = CORPUS / kind
+    return sorted(p for p in folder.iterdir() if p.is_file()) if folder.is_dir() else []
+
+
+def need_corpus(kind: str = "accelerate") -> list[Path]:
+    files = corpus_files(kind)
+    if not files:
+        pytest.skip(f"the shared corpus is not at {CORPUS / kind}")
+    return files
+
+
+class CLIResult:
+    def __init__(self, code: int, out: str, err: str) -> None:
+        self.code, self.out, self.err = code, out, err
+
+
+@pytest.fixture
+def cli(monkeypatch, capsys):
+    """Run ``accelconf`` in-process: ``cli("validate", "x.yaml", stdin=b"...")``."""
+
+    def run(*argv: str, stdin: bytes | None = None) -> CLIResult:
+        from accelconf.cli import main
+
+        if stdin is not None:
+            fake = io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8")
+            monkeypatch.setattr(sys, "stdin", fake)
+        code = main(list(argv))
+        cap = capsys.readouterr()
+        return CLIResult(code, cap.out, cap.err)
+
+    return run
