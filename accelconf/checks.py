@@ -278,9 +278,12 @@ def rule_fp8(cfg: Config, env: Environment) -> Iterator[Finding]:
         )
 
 
-def _fsdp_version(cfg: Config) -> int:
+def _fsdp_version(cfg: Config, accelerate_version: str | None) -> int:
+    """The FSDP version accelerate will use: before 1.6 it ignores ``fsdp_version`` (validate says so)."""
     v = cfg.nested("fsdp_config", "fsdp_version")
-    return 2 if v in (2, "2") else 1
+    if v not in (2, "2"):
+        return 1
+    return 1 if older(accelerate_version, "1.6.0") else 2
 
 
 def fsdp2_torch_min(accelerate_version: str | None) -> str:
@@ -312,7 +315,7 @@ def rule_torch(cfg: Config, env: Environment) -> Iterator[Finding]:
         )
         return
     if cfg.distributed_type == "FSDP":
-        if _fsdp_version(cfg) == 2:
+        if _fsdp_version(cfg, env.accelerate_version if env.knows("accelerate_version") else None) == 2:
             need = fsdp2_torch_min(env.accelerate_version)
             if older(env.torch_version, need):
                 yield cfg.finding(
