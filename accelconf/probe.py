@@ -75,7 +75,8 @@ class Environment:
     ``unknown`` names the facts nobody stated (a target profile that leaves out
     ``deepspeed_version`` says nothing about DeepSpeed): rules that need them are skipped.
     Possible members: the version field names, ``gpus``, ``gpu_count``, ``fp8_backends``,
-    ``cuda_version``. ``num_machines`` is only set for a target. ``source`` says where the facts
+    ``cuda_version``. ``num_machines`` is only set for a target. ``default_config`` is the config
+    file ``accelerate launch`` reads when given none, if it exists. ``source`` says where the facts
     came from (``detected (nvml)``, ``target h100-node.yaml``, ``arguments``). ``problems`` are
     probe failures; ``notes`` are remarks for the user (an ambiguous GPU name and what was assumed).
     """
@@ -93,6 +94,7 @@ class Environment:
     driver_version: str | None = None
     driver_cuda_version: str | None = None
     num_machines: int | None = None
+    default_config: str | None = None
     source: str = "detected"
     problems: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
@@ -112,6 +114,15 @@ class Environment:
             {**asdict(g), "compute_capability": g.cc_text if g.compute_capability else None} for g in self.gpus
         ]
         return d
+
+
+def default_config_file(environ: Mapping[str, str] | None = None) -> str:
+    """Where ``accelerate launch`` looks for its config when given none (whether or not it exists):
+    ``$HF_HOME/accelerate/default_config.yaml``, else under ``$XDG_CACHE_HOME/huggingface``, else
+    ``~/.cache/huggingface`` (accelerate/commands/config/config_args.py)."""
+    env = os.environ if environ is None else environ
+    hf_home = env.get("HF_HOME") or os.path.join(env.get("XDG_CACHE_HOME") or "~/.cache", "huggingface")
+    return os.path.join(os.path.expanduser(hf_home), "accelerate", "default_config.yaml")
 
 
 # -- versions ---------------------------------------------------------------------------------
@@ -441,10 +452,15 @@ def probe(
         rocm_version=hip,
         driver_version=driver,
         driver_cuda_version=driver_cuda,
+        default_config=_existing(default_config_file(env)),
         source=_source(mode, used),
         problems=tuple(problems),
         unknown=frozenset({"gpus", "gpu_count"}) if mode == "none" else frozenset(),
     )
+
+
+def _existing(path: str) -> str | None:
+    return path if os.path.isfile(path) else None
 
 
 def _source(mode: str, used: str) -> str:
@@ -472,6 +488,6 @@ def with_overrides(env: Environment, **changes: Any) -> Environment:
 
 
 __all__ = [
-    "Environment", "FAKE_NVIDIA_SMI_ENV", "GPU", "PROBE_MODES", "parse_nvidia_smi", "parse_rocm_smi",
+    "Environment", "FAKE_NVIDIA_SMI_ENV", "GPU", "PROBE_MODES", "default_config_file", "parse_nvidia_smi", "parse_rocm_smi",
     "probe", "read_versions", "timed_probe", "torch_build", "with_overrides",
 ]

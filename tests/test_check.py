@@ -304,3 +304,14 @@ def test_check_includes_validate_findings(capsys: pytest.CaptureFixture[str]) ->
                  "--format", "json", str(path)]) == 1
     got = {(f["rule"], f["line"], f["column"]) for f in json.loads(capsys.readouterr().out)["files"][0]["findings"]}
     assert ("env-fsdp2-torch", 8, 17) in got
+
+
+def test_cli_without_config_reads_accelerates_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("HF_HOME", str(tmp_path))
+    assert main(["check", "--gpus", "4", "--gpu", "V100"]) == 2
+    assert "default config" in capsys.readouterr().err
+    (tmp_path / "accelerate").mkdir()
+    (tmp_path / "accelerate" / "default_config.yaml").write_text((DATA / "bf16-on-v100.yaml").read_text())
+    assert main(["check", "--gpus", "4", "--gpu", "V100"]) == 1
+    assert "accelerate/default_config.yaml:5:18: error" in capsys.readouterr().out

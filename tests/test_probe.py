@@ -345,3 +345,20 @@ def test_env_command_probe_none(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["env", "--probe", "none"]) == 0
     out = capsys.readouterr().out
     assert "GPUs" in out and "not probed" in out and "GPU probe off" in out
+
+
+def test_default_config_file() -> None:
+    from accelconf.probe import default_config_file
+
+    assert default_config_file({"HF_HOME": "/h"}) == "/h/accelerate/default_config.yaml"
+    assert default_config_file({"XDG_CACHE_HOME": "/x"}) == "/x/huggingface/accelerate/default_config.yaml"
+    assert default_config_file({}).endswith("/.cache/huggingface/accelerate/default_config.yaml")
+
+
+def test_env_shows_default_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                  capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("HF_HOME", str(tmp_path))
+    (tmp_path / "accelerate").mkdir()
+    (tmp_path / "accelerate" / "default_config.yaml").write_text("distributed_type: 'NO'\n")
+    assert main(["env", "--probe", "none"]) == 0
+    assert f"default config  {tmp_path}/accelerate/default_config.yaml\n" in capsys.readouterr().out

@@ -10,6 +10,7 @@ environment (a probe, a ``--target`` profile, flags on top) and :func:`check_fil
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from dataclasses import dataclass
 from typing import Sequence
@@ -60,7 +61,9 @@ def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser
         "accelerate version at hand) and the env-* findings.",
         epilog=_epilog(), formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("configs", nargs="+", metavar="CONFIG", help="accelerate config files (YAML or JSON)")
+    p.add_argument("configs", nargs="*", metavar="CONFIG",
+                   help="accelerate config files (YAML or JSON); default: the file accelerate launch reads "
+                   "($HF_HOME/accelerate/default_config.yaml)")
     t = p.add_argument_group("target machine (each flag replaces the detected or profiled fact)")
     t.add_argument("--gpus", type=int, metavar="N", help="GPUs per node")
     t.add_argument("--gpu", metavar="MODEL", help="GPU model, e.g. H100, A100-40GB, 'Tesla V100-SXM2-16GB'")
@@ -145,8 +148,17 @@ def summary(env: Environment) -> str:
 def run(args: argparse.Namespace) -> int:
     from ..report import exit_code, render
 
+    configs = list(args.configs)
+    if not configs:
+        from ..errors import UsageError
+        from ..probe import default_config_file
+
+        default = default_config_file()
+        if not os.path.isfile(default):
+            raise UsageError(f"no CONFIG given and accelerate's default config {default} does not exist")
+        configs = [default]
     opts = CheckOptions(
-        tuple(args.configs), args.gpus, args.gpu, args.torch_version, args.accelerate_version,
+        tuple(configs), args.gpus, args.gpu, args.torch_version, args.accelerate_version,
         args.deepspeed_version, args.num_machines, args.target, args.probe, args.timeout,
     )
     env = environment_for(opts)

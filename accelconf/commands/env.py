@@ -57,6 +57,10 @@ def format_text(env: Environment, seconds: float | None = None) -> str:
             rows.append((f"  {g.index}", f"{g.name}{model} ({cc}{mem}{', ' + ', '.join(feats) if feats else ''})"))
     else:
         rows.append(("GPUs", "none found" if env.knows("gpus") else "not probed"))
+    if env.source.startswith("detected"):
+        from ..probe import default_config_file
+
+        rows.append(("default config", env.default_config or f"{default_config_file()} (not there)"))
     for problem in env.problems:
         rows.append(("problem", problem))
     for note in env.notes:
