@@ -119,6 +119,7 @@ class Where:
     quote: str = ""  # the quote the token starts with (JSON keys and strings, quoted YAML values)
     has_colon: bool = False  # key part: a ':' already follows the token
     value_text: str = ""  # value part: the value as written (comment stripped)
+    spaced: bool = True  # value part: a blank separates ':' and the value (YAML needs one)
 
     @property
     def section(self) -> str | None:
@@ -231,7 +232,7 @@ def _yaml_where(text: str, line: int, col: int) -> Where:
             return Where("yaml", line, path, "none", key=m.group("key"))
         return Where("yaml", line, path, "value", key=m.group("key"), prefix=cur[vstart:col] if col >= vstart else "",
                      start=vstart, end=vend, present=_yaml_siblings(lines, block, level, line), indent=level,
-                     quote=quote, value_text=value.strip())
+                     quote=quote, value_text=value.strip(), spaced=vstart > colon + 1)
     if cur.strip():
         level = _indent(cur)
     else:
@@ -642,7 +643,8 @@ def _complete_values(where: Where, kind: Kind, version: str | None) -> list[Cand
         doc = docs.get(str(v)) or registry.ENUM_DOCS.get(str(v), "")
         if where.format == "yaml" and text != plain and not isinstance(v, bool):
             doc = (doc + "\n\n" if doc else "") + f"Quoted: a bare `{plain}` is read as `{resolve_yaml11(plain)!r}` by accelerate (YAML 1.1)."
-        out.append(Candidate(text, "value", text, where.start, where.end, "", doc, sort=f"0{i:03d}", filter=filt))
+        insert = text if where.spaced or where.format == "json" else " " + text
+        out.append(Candidate(text, "value", insert, where.start, where.end, "", doc, sort=f"0{i:03d}", filter=filt))
     return out
 
 

@@ -1,0 +1,40 @@
+"""``accelconf lsp``: run the language server on stdio, or on a TCP port with ``--tcp``.
+
+Only gathers options; the server lives in the ``accelconf_lsp`` package (``lsp/accelconf_lsp``),
+imported when the command runs so that other commands never pay for pygls.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Sequence
+
+
+def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser:  # type: ignore[no-untyped-def]
+    p = subparsers.add_parser(
+        name, help=help_text,
+        description="Run the accelconf language server: diagnostics, completion, hover, quick fixes, formatting "
+        "and document symbols for accelerate config files (YAML/JSON) and DeepSpeed JSON. Speaks LSP on "
+        "stdin/stdout unless --tcp is given. Settings (section `accelconf`): accelerateVersion, target, "
+        "disabledRules. Set ACCELCONF_LSP_LOG=DEBUG for a log on stderr.",
+    )
+    p.add_argument("--stdio", action="store_true", help="speak LSP on stdin/stdout (the default; accepted for editors that pass it)")
+    p.add_argument("--tcp", action="store_true", help="listen on a TCP port instead of stdio")
+    p.add_argument("--host", default="127.0.0.1", help="TCP host (default: 127.0.0.1)")
+    p.add_argument("--port", type=int, default=2087, help="TCP port (default: 2087)")
+    p.set_defaults(func=run)
+    return p
+
+
+def run(args: argparse.Namespace) -> int:
+    from accelconf_lsp import main as serve
+
+    return serve(tcp=bool(args.tcp), host=args.host, port=args.port)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="accelconf-lsp")
+    sub = parser.add_subparsers(dest="command")
+    add_parser(sub, "lsp", "run the language server")
+    args = parser.parse_args(["lsp", *(argv if argv is not None else __import__("sys").argv[1:])])
+    return run(args)
