@@ -439,6 +439,11 @@ def probe(
         except Exception as exc:
             problems.append(f"torch probe failed: {_describe(exc)}")
 
+    notes: list[str] = []
+    if used != "none" and mode == "auto":
+        # a later source answered: an earlier one failing is worth saying, not worth a warning
+        notes = [f"{p} ({used} answered)" for p in problems if not p.startswith("reading package versions")]
+        problems = [p for p in problems if p.startswith("reading package versions")]
     return Environment(
         python_version=_platform.python_version(),
         platform=f"{_platform.system()} {_platform.machine()}".strip(),
@@ -455,6 +460,7 @@ def probe(
         default_config=_existing(default_config_file(env)),
         source=_source(mode, used),
         problems=tuple(problems),
+        notes=tuple(notes),
         unknown=frozenset({"gpus", "gpu_count"}) if mode == "none" else frozenset(),
     )
 

@@ -190,7 +190,10 @@ def test_probe_falls_back_to_nvidia_smi_quietly_when_nvml_is_absent() -> None:
 
 def test_probe_nvml_broken_is_a_problem_not_an_exception() -> None:
     env = fake_probe(nvml=FakeNVML(RuntimeError("Driver/library version mismatch")), runner=lambda a, t: H100_SMI)
-    assert env.gpu_count == 2 and env.problems == ("NVML probe failed: Driver/library version mismatch",)
+    assert env.gpu_count == 2 and env.problems == ()
+    assert env.notes == ("NVML probe failed: Driver/library version mismatch (nvidia-smi answered)",)
+    only = fake_probe("nvml", nvml=FakeNVML(RuntimeError("Driver/library version mismatch")))
+    assert only.gpus == () and only.problems == ("NVML probe failed: Driver/library version mismatch",)
 
 
 def test_probe_nvidia_smi_timeout() -> None:
