@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import textwrap
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -56,9 +57,11 @@ def _epilog() -> str:
 def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser:  # type: ignore[no-untyped-def]
     p = subparsers.add_parser(
         name, help=help_text,
-        description="Check accelerate config files against the installed versions and GPUs, or against a "
-        "target machine given by flags or a --target profile. Each file gets validate's findings (for the "
-        "accelerate version at hand) and the env-* findings.",
+        description=textwrap.fill(
+            "Check accelerate config files against the installed versions and GPUs, or against a target "
+            "machine given by flags or a --target profile. Each file gets validate's findings (for the "
+            "accelerate version at hand) and the env-* findings. Exit 0 clean, 1 errors (or warnings with "
+            "--strict), 2 an unreadable file or a bad option.", 88),
         epilog=_epilog(), formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("configs", nargs="*", metavar="CONFIG",
