@@ -283,6 +283,9 @@ def _versions(ctx: Context) -> None:
         s = entry.setting
         if s is None or not s.section or s.exists_in(ctx.version):
             continue
+        sec = registry.SECTIONS.get(s.section)
+        if sec is not None and not version_in(ctx.version, sec.since, sec.until):
+            continue  # the whole section is reported at the top level
         keypath = (s.section, entry.written_key)
         if s.until is not None and not version_in(ctx.version, None, s.until):
             msg = s.deprecated or f"`{s.key}` was removed in accelerate {s.until}; it is ignored"
@@ -547,6 +550,10 @@ def _values(ctx: Context) -> None:
                 ctx.finding("value-too-new", "error", f"`{e.written_key}: {v}` does not exist in accelerate {ctx.version}", keypath, on_value=True)
             continue
         if wrong:
+            vnode = ctx.doc.node(keypath)
+            if vnode is not None and vnode.kind == "scalar" and vnode.style is None and vnode.value != vnode.value12 \
+                    and _expect_type(s, vnode.value12) is None:
+                continue  # a YAML 1.1 reading: reported once by yaml11-scalar
             ctx.finding("invalid-type", "error" if s.type in ("int", "float") else "warning",
                         f"`{e.written_key}` should be {wrong}, not {v!r}", keypath, on_value=True)
             continue

@@ -32,8 +32,10 @@ def validate_path(path: str, args: Any) -> FileResult:
     from ..errors import InputError
     from ..validate import validate_any
 
+    if path == "-":
+        path = "<stdin>"
     try:
-        doc = load_bytes(sys.stdin.buffer.read(), "<stdin>") if path == "-" else load_file(path)
+        doc = load_bytes(sys.stdin.buffer.read(), path) if path == "<stdin>" else load_file(path)
     except InputError as exc:
         return FileResult(path, error=exc)
     if doc.root is None:

@@ -1,0 +1,109 @@
+"""Validation rules, as data: each ``tests/data/validate/NAME.yaml`` comes with ``NAME.expected``,
+one line per expected finding: ``RULE[@VERSION] SEVERITY LINE:COL SUGGESTION`` (``-`` for none).
+The file must produce exactly those errors and warnings (info findings may come on top)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from accelconf import registry
+from accelconf.document import load_file, load_text
+from accelconf.validate import did_you_mean, validate_document
+
+DATA = Path(__file__).parent / "data" / "validate"
+CASES = sorted(DATA.glob("*.yaml"))
+
+
+def _expected(path: Path) -> tuple[str | None, list[tuple[str, str, int, int, str | None]]]:
+    version = None
+    rows = []
+    for line in path.with_suffix(".expected").read_text().splitlines():
+        if not line.strip():
+            continue
+        rule, sev, pos, sugg = line.split(" ", 3)
+        if "@" in rule:
+            rule, version = rule.split("@")
+        ln, col = pos.split(":")
+        rows.append((rule, sev, int(ln), int(col), None if sugg == "-" else sugg))
+    return version, rows
+
+
+@pytest.mark.parametrize("path", CASES, ids=lambda p: p.stem)
+def test_validate_case(path: Path):
+    version, expected = _expected(path)
+    got = validate_document(load_file(path), accelerate_version=version)
+    serious = [(f.rule, f.severity, f.line, f.column) for f in got if f.severity in ("error", "warning")]
+    assert sorted(serious) == sorted((r, s, ln, c) for r, s, ln, c, _ in expected), "\n".join(map(str, got))
+    for rule, sev, ln, col, sugg in expected:
+        if sugg is not None:
+            match = next(f for f in got if (f.rule, f.line, f.column) == (rule, ln, col))
+            assert match.suggestion == sugg
+
+
+def test_every_finding_has_a_position_and_a_known_severity():
+    for path in CASES:
+        for f in validate_document(load_file(path)):
+            assert f.line >= 1 and f.column >= 1 and f.severity in ("error", "warning", "info"), f
+
+
+def test_version_awareness():
+    text = "distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  fsdp_version: 2\n  fsdp_activation_checkpointing_offload: true\n  fsdp_activation_checkpointing: true\n"
+    new = validate_document(load_text(text), accelerate_version="1.15.0")
+    old = validate_document(load_text(text), accelerate_version="1.14")
+    assert not [f for f in new if f.severity != "info"]
+    assert {f.rule for f in old} >= {"key-too-new"}
+    mp = "distributed_type: MULTI_GPU\nnum_processes: 2\nmixed_precision: no\n"
+    assert [f.severity for f in validate_document(load_text(mp), accelerate_version="0.33") if f.rule == "yaml-bool-value"] == ["info"]
+    assert [f.severity for f in validate_document(load_text(mp), accelerate_version="0.34") if f.rule == "yaml-bool-value"] == ["error"]
+
+
+def test_did_you_mean_is_ranked_and_section_aware():
+    assert did_you_mean("fsdp_config", "fsdp_cpu_offload") == "fsdp_offload_params"
+    assert did_you_mean("fsdp_config", "fsdp_state_dict_typ") == "fsdp_state_dict_type"
+    assert did_you_mean("", "mixed_precison") == "mixed_precision"
+    assert did_you_mean("deepspeed_config", "zero_stag") == "zero_stage"
+    assert did_you_mean("", "zzzzzz") is None
+
+
+def test_fixes_are_edits_that_resolve_the_finding():
+    from accelconf.fmt import apply_edits
+
+    text = "distributed_type: MULTI_GPU\nnum_processes: 2\nmixed_precision: no\nfsdp_config:\n  fsdp_cpu_offload: true\n"
+    for f in validate_document(load_text(text)):
+        if f.fix and f.severity != "info":
+            fixed = apply_edits(text, list(f.fix))
+            assert f.rule not in {g.rule for g in validate_document(load_text(fixed)) if (g.line, g.column) == (f.line, f.column)}
+
+
+# Hypothesis: any config built from registry values never crashes the validator, and valid
+# top-level enum values in canonical spelling never produce an error for their own key.
+_enum_settings = [s for s in registry.SETTINGS if s.section == "" and s.type == "enum" and s.choices and not s.deprecated
+                  and s.key not in ("compute_environment",)]
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.dictionaries(st.sampled_from([s.key for s in registry.SETTINGS if s.section == ""]),
+                       st.one_of(st.none(), st.booleans(), st.integers(-3, 10), st.sampled_from(["no", "NO", "bf16", "all", "x", "0,1"])),
+                       max_size=8))
+def test_validator_never_crashes(data):
+    import json
+
+    doc = load_text(json.dumps(data), "gen.json")
+    for f in validate_document(doc):
+        assert f.line >= 1
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(_enum_settings).flatmap(lambda s: st.tuples(st.just(s), st.sampled_from(s.choices))))
+def test_canonical_enum_values_are_accepted(pair):
+    s, value = pair
+    if s.key == "distributed_type":
+        text = f"distributed_type: '{value}'\nnum_processes: 2\nnum_machines: 1\n"
+    else:
+        text = f"distributed_type: 'NO'\n{s.key}: '{value}'\n"
+    errors = [f for f in validate_document(load_text(text)) if f.severity == "error" and f.key == s.key]
+    assert not errors, errors
