@@ -16,8 +16,9 @@ installed accelerate, else the newest known):
   where the launcher exports nothing, the plugin default (registry ``launcher_default``, then
   ``plugin_default``). This models the path a config file takes through ``accelerate launch``,
   not a bare ``python train.py``, where several FSDP defaults differ;
-* a key that has no effect in that version (unknown to it, never exported, ignored in a file, or
-  not read by the FSDP version in use) is listed in ``DiffResult.ignored``, not as a change;
+* a key that has no effect in that version (unknown to it, never exported, ignored in a file, not
+  read by the FSDP version in use, or in a section neither side uses, such as ``fsdp_config``
+  under ``distributed_type: MULTI_GPU``) is listed in ``DiffResult.ignored``, not as a change;
 * FSDP1 ``fsdp_sharding_strategy`` and FSDP2 ``fsdp_reshard_after_forward`` are one setting seen
   through two versions: FULL_SHARD corresponds to ``true``, SHARD_GRAD_OP to ``false``
   (``accelerate to-fsdp2``); other pairs are one change that shows both spellings;
@@ -193,6 +194,23 @@ def effective_default(setting: Setting, version: str, cfg: Config | None = None)
     return None
 
 
+def _canon(setting: Setting | None, value: Any) -> Any:
+    """:func:`accelconf.model.canonical`, plus what the env and flag spellings add: digit strings
+    for enums with legacy integers (``FSDP_BACKWARD_PREFETCH=1``) and lists of booleans written as
+    a tuple or its text (``(false, false, false)``)."""
+    if setting is None:
+        return value
+    if isinstance(value, str) and value.strip().isdigit() and any(isinstance(k, int) for k, _ in setting.legacy_values):
+        value = int(value.strip())
+    if setting.type == "list" and isinstance(setting.launcher_default, tuple):
+        if isinstance(value, str) and value.strip()[:1] in "([":
+            value = [p.strip() for p in value.strip()[1:-1].split(",") if p.strip()]
+        if isinstance(value, (list, tuple)):
+            bool_setting = registry.Setting("", "", "bool", "")
+            return [canonical(bool_setting, v) for v in value]
+    return canonical(setting, value)
+
+
 def _fsdp_version(cfg: Config) -> int:
     return cfg.fsdp_version() if cfg.get("fsdp_config.fsdp_version") is not None else 1
 
@@ -225,7 +243,8 @@ class _Value:
     value: Any = None  # canonical
     raw: Any = None
     entry: Entry | None = None
-    why: str = ""
+    why: str = ""  # why a value has no effect, or cannot be expressed
+    loc: str = ""  # where a set value comes from: ``file:line`` (and the env var or flag)
 
 
 class _Side:
@@ -256,15 +275,25 @@ class _Side:
         path = setting.path
         entry = self.cfg.entries.get(path)
         raw = entry.value if entry is not None else None
+        if isinstance(raw, str) and raw in ("None", "none") and setting.type in ("int", "float"):
+            raw = None  # how the launcher writes an unset number into the environment
         why = self._no_effect(setting)
         if why:
             state = "inactive" if why.startswith("FSDP") else "ignored"
-            return _Value(state, canonical(setting, raw) if entry is not None else None, raw, entry, why)  # type: ignore[arg-type]
-        if entry is None or raw is None:
+            return _Value(state, _canon(setting, raw) if entry is not None else None, raw, entry, why)  # type: ignore[arg-type]
+        if entry is None or raw is None or (raw in ([], "") and effective_default(setting, self.version, self.cfg) is None):
             if entry is None and not self.can_express(setting):
                 return _Value("na", None, None, None, f"{self.fmt} cannot express it")
             return _Value("default", self.default(setting), None, entry)
-        return _Value("set", canonical(setting, raw), raw, entry)
+        return _Value("set", _canon(setting, raw), raw, entry, loc=self.where(entry))
+
+    def where(self, entry: Entry) -> str:
+        """``file:line`` of an entry, with the env var or flag name when that is how it was written."""
+        src = self.cfg.source
+        if not entry.line or not src or (entry.where and entry.where.startswith(f"{src}:")):
+            return entry.where or entry.origin
+        loc = f"{src}:{entry.line}"
+        return f"{loc} {entry.where}" if entry.where and entry.where != src else loc
 
     def _no_effect(self, setting: Setting) -> str:
         if not setting.exists_in(self.version):
@@ -302,7 +331,7 @@ def _line(v: _Value) -> int:
 
 def _where(v: _Value) -> str:
     if v.entry is not None and v.state == "set":
-        return v.entry.where or v.entry.origin
+        return v.loc or v.entry.where or v.entry.origin
     if v.state == "default":
         return "default"
     return v.why
@@ -346,13 +375,13 @@ def _diff(sa: _Side, sb: _Side, ver: str, ignore: tuple[str, ...], only: frozens
             continue
         change, ignored = _compare(path, setting, sa.value(setting), sb.value(setting), sa, sb)
         if change is not None:
-            result.changes.append(_section_note(change, a, b))
+            _add(result, change, a, b)
         if ignored is not None:
             result.ignored.append(ignored)
     if paired and not _matches(_STRATEGY, ignore) and not _matches(_RESHARD, ignore):
         change = _fsdp_sharding(sa, sb)
         if change is not None:
-            result.changes.append(_section_note(change, a, b))
+            _add(result, change, a, b)
         else:
             _note_same_sharding(result, sa, sb)
         for path in (_STRATEGY, _RESHARD):  # the spelling the other FSDP version would read
@@ -436,7 +465,7 @@ def _sharding_value(side: _Side) -> tuple[str, Any, Entry | None]:
     e = side.cfg.entries.get(s.path)
     if e is None or e.value is None:
         return s.key, effective_default(s, side.version, side.cfg), None
-    return s.key, canonical(s, e.value), e
+    return s.key, _canon(s, e.value), e
 
 
 def _fsdp_sharding(sa: _Side, sb: _Side) -> Change | None:
@@ -458,7 +487,7 @@ def _fsdp_sharding(sa: _Side, sb: _Side) -> Change | None:
         kind = "added"
     elif ea is not None and eb is None:
         kind = "removed"
-    return Change(_STRATEGY if sa.fsdp == 1 else _RESHARD, va, vb, kind,
+    return Change(_STRATEGY, va, vb, kind,  # one key whichever side is FSDP1, so that A/B mirror
                   ea.line if ea else 0, eb.line if eb else 0,
                   (ea.where or ea.origin) if ea else "default", (eb.where or eb.origin) if eb else "default",
                   note, a_key=f"fsdp_config.{ka}", b_key=f"fsdp_config.{kb}")
@@ -475,16 +504,25 @@ def _note_same_sharding(result: DiffResult, sa: _Side, sb: _Side) -> None:
             result.changes[i] = replace(c, note=f"{c.note}; {note}" if c.note else note)
 
 
-def _section_note(change: Change, a: Config, b: Config) -> Change:
+def _section_inactive(change: Change, a: Config, b: Config) -> str:
+    """Why a change in a section has no effect on either side (``""`` when it has one)."""
     section = change.key.split(".", 1)[0] if "." in change.key else ""
     need = _SECTION_NEEDS.get(section)
     if need is None:
-        return change
+        return ""
     key, value = need
     if all(canonical(registry.get("", key), c.get(key)) != value for c in (a, b)):
-        extra = f"no effect on either side ({key} is not {value})"
-        return replace(change, note=f"{change.note}; {extra}" if change.note else extra)
-    return change
+        return f"no effect on either side ({key} is not {value})"
+    return ""
+
+
+def _add(result: DiffResult, change: Change, a: Config, b: Config) -> None:
+    """A change in a section neither side uses goes to ``ignored``; other changes are changes."""
+    why = _section_inactive(change, a, b) if change.kind != "not_comparable" else ""
+    if why:
+        result.ignored.append(replace(change, note=f"{change.note}; {why}" if change.note else why))
+    else:
+        result.changes.append(change)
 
 
 def _unknown(a: Config, b: Config, ignore: tuple[str, ...]) -> list[Change]:
@@ -498,6 +536,10 @@ def _unknown(a: Config, b: Config, ignore: tuple[str, ...]) -> list[Change]:
         top = "." not in path
         note = "unknown key: accelerate refuses to load the file" if top else "unknown key: accelerate ignores it"
         kind: Kind = "changed" if ea and eb else ("added" if eb else "removed")
+        if (a.format or "yaml") != (b.format or "yaml") and not (ea and eb):
+            # Something only one format has (an env var, a kwarg): the other cannot say it.
+            kind = "not_comparable"
+            note = f"{'A' if ea else 'B'} ({(a if ea else b).format}) has it; {'B' if ea else 'A'} ({(b if ea else a).format}) cannot express it"
         out.append(Change(path, ea.value if ea else None, eb.value if eb else None, kind,
                           ea.line if ea else 0, eb.line if eb else 0,
                           _entry_where(ea, a), _entry_where(eb, b), note))
@@ -750,6 +792,8 @@ def is_deepspeed_data(data: Any, doc: Any = None) -> bool:
         return False
     if "distributed_type" in data or "compute_environment" in data:
         return False
+    if any(k in data for k in ("zero_optimization", "train_batch_size", "train_micro_batch_size_per_gpu")):
+        return True  # decided without importing the DeepSpeed key table
     if doc is not None:
         try:
             from .deepspeed import is_deepspeed

@@ -135,11 +135,17 @@ def test_num_processes_default_for_no() -> None:
     assert semdiff.diff(a, b, version=VERSION).equivalent
 
 
-def test_inactive_section_gets_a_note() -> None:
+def test_section_no_side_uses_has_no_effect() -> None:
     a = _cfg("distributed_type: MULTI_GPU\nfsdp_config: {fsdp_offload_params: true}\n")
     b = _cfg("distributed_type: MULTI_GPU\n")
-    (c,) = semdiff.diff(a, b, version=VERSION).changes
-    assert "no effect on either side" in c.note
+    r = semdiff.diff(a, b, version=VERSION)
+    assert r.equivalent
+    (c,) = r.ignored
+    assert c.key == "fsdp_config.fsdp_offload_params" and "no effect on either side" in c.note
+    # As soon as one side uses the section, the same difference counts.
+    fsdp = _cfg("distributed_type: FSDP\n")
+    assert [c.key for c in semdiff.diff(a, fsdp, version=VERSION).changes] == [
+        "distributed_type", "fsdp_config.fsdp_offload_params"]
 
 
 def test_not_comparable_across_formats() -> None:

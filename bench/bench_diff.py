@@ -1,0 +1,69 @@
+"""How long ``accelconf diff A B`` takes, against ``python -c pass``.
+
+Not a test: run it by hand, ``python bench/bench_diff.py [--runs N] [A B]``. Each command runs in a
+fresh interpreter, as a user (or git, as a diff driver) starts it; the table gives the median and
+best wall time and the ratio of the median to ``python -c pass`` (the goal is within about 20x).
+Without files it diffs the pairs under ``tests/data/diff``: FSDP1 vs FSDP2 YAML, two DeepSpeed
+JSON files, and a YAML against a DeepSpeed JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CASES = os.path.join(HERE, "..", "tests", "data", "diff")
+PAIRS = (
+    ("fsdp1-to-fsdp2", "a.yaml", "b.yaml"),
+    ("deepspeed-json-auto", "a.json", "b.json"),
+    ("yaml-vs-deepspeed-json", "a.yaml", "b.json"),
+)
+
+
+def timed(argv: list[str], runs: int) -> list[float]:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        times.append(time.perf_counter() - start)
+    return times
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("files", nargs="*", metavar="FILE", help="A and B (default: the pairs under tests/data/diff)")
+    parser.add_argument("--runs", type=int, default=15)
+    args = parser.parse_args()
+    if len(args.files) not in (0, 2):
+        parser.error("give two files, or none")
+    py = sys.executable
+    cases = [("python -c pass", [py, "-c", "pass"])]
+    if args.files:
+        cases.append((f"accelconf diff {' '.join(os.path.basename(f) for f in args.files)}",
+                      [py, "-m", "accelconf", "diff", *args.files]))
+    else:
+        for folder, a, b in PAIRS:
+            pa, pb = os.path.join(CASES, folder, a), os.path.join(CASES, folder, b)
+            cases.append((f"accelconf diff ({folder})", [py, "-m", "accelconf", "diff", pa, pb]))
+        folder, a, b = PAIRS[0]
+        cases.append(("accelconf diff --format json (fsdp)", [py, "-m", "accelconf", "diff", "--format", "json",
+                                                            os.path.join(CASES, folder, a), os.path.join(CASES, folder, b)]))
+    for _, argv in cases:  # warm the file cache
+        timed(argv, 1)
+    rows = [(name, timed(argv, args.runs)) for name, argv in cases]
+    base = statistics.median(rows[0][1])
+    print(f"{'command':<44} {'median ms':>9} {'best ms':>8} {'x pass':>7}")
+    for name, times in rows:
+        med = statistics.median(times)
+        print(f"{name:<44} {med * 1000:>9.0f} {min(times) * 1000:>8.0f} {med / base:>7.1f}")
+    print(f"({args.runs} runs each, Python {sys.version.split()[0]}, {os.cpu_count()} CPUs)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
