@@ -1,0 +1,174 @@
+"""DeepSpeed's own parser as the oracle: accelconf reports an error for at least what DeepSpeed rejects.
+
+``DeepSpeedConfig(dict)`` runs on a CPU machine; its world size comes from the module-level
+``dist`` in ``deepspeed.runtime.config``, which is swapped for a fake (a real single-process group
+cannot report a world size above 1). Checked on the corpus and on hypothesis-generated configs,
+with ``runtime="deepspeed"`` and the installed DeepSpeed version.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import logging
+import os
+import types
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("hypothesis")
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from accelconf.deepspeed import BF16, FP16, OFFLOAD_OPTIMIZER, OFFLOAD_PARAM, TOP, ZERO, validate_deepspeed  # noqa: E402
+from accelconf.document import load_file, load_text  # noqa: E402
+from accelconf.errors import InputError  # noqa: E402
+
+CORPUS = Path(__file__).parents[2] / "shared/corpus/deepspeed"
+
+pytestmark = pytest.mark.oracle
+
+
+@pytest.fixture(scope="module")
+def oracle():
+    os.environ.setdefault("DS_ACCELERATOR", "cpu")
+    try:
+        import pydantic
+        import deepspeed
+        import deepspeed.runtime.config as ds_cfg
+        from deepspeed.utils import logger as ds_logger
+    except Exception as exc:  # noqa: BLE001 - any import failure means no oracle
+        pytest.skip(f"DeepSpeed cannot be imported here ({type(exc).__name__}: {exc}); install the test extras")
+    ds_logger.setLevel(logging.CRITICAL)
+
+    def run(cfg: dict[str, Any], world_size: int = 1) -> str | None:
+        fake = types.SimpleNamespace(get_rank=lambda *a, **k: 0, get_world_size=lambda *a, **k: world_size)
+        real, ds_cfg.dist = ds_cfg.dist, fake
+        try:
+            ds_cfg.DeepSpeedConfig(copy.deepcopy(cfg))
+            return None
+        except pydantic.ValidationError as exc:
+            return "ValidationError: " + str(exc)
+        except Exception as exc:  # noqa: BLE001 - DeepSpeed raises many kinds
+            return f"{type(exc).__name__}: {exc}"
+        finally:
+            ds_cfg.dist = real
+
+    run.version = deepspeed.__version__.split("+")[0]  # type: ignore[attr-defined]
+    return run
+
+
+def _errors(text: str, version: str, world_size: int = 1) -> list[str]:
+    doc = load_text(text, "<oracle>", "json")
+    return [f"{f.rule} {f.key}: {f.message}" for f in
+            validate_deepspeed(doc, world_size=world_size, runtime="deepspeed", deepspeed_version=version)
+            if f.severity == "error"]
+
+
+def _corpus() -> list[Path]:
+    if not CORPUS.is_dir():
+        return []
+    return sorted(p for p in CORPUS.iterdir() if p.is_file() and p.suffix in (".json", ".conf"))
+
+
+@pytest.mark.parametrize("path", _corpus(), ids=lambda p: p.name[:70])
+def test_corpus_rejections_are_errors(oracle, path: Path) -> None:
+    try:
+        doc = load_file(path, "json")
+    except InputError:
+        pytest.skip("not JSON (a template); test_deepspeed checks the parse error")
+    if isinstance(doc.data.get("autotuning"), dict) and doc.data["autotuning"].get("enabled") is True:
+        pytest.skip("an autotuner input: `deepspeed --autotuning` fills its \"auto\" batch keys before DeepSpeedConfig sees them")
+    rejected = oracle(doc.data)
+    errors = _errors(doc.text, oracle.version)
+    if rejected:
+        assert errors, f"DeepSpeed rejects {path.name} ({rejected[:300]}) but accelconf reports no error"
+
+
+def test_corpus_present() -> None:
+    if not CORPUS.is_dir():
+        pytest.skip(f"corpus folder {CORPUS} is absent (it lives next to the repository, in ../shared)")
+    assert len(_corpus()) == 60
+
+
+# -- generated configs ---------------------------------------------------------------------------
+
+_INT_VALUES = [0, 1, 2, 3, 4, -1, 5e8, 2.0, 5.5, "3", "x", True, None, "auto", 1e20, [1]]
+_BOOL_VALUES = [True, False, "yes", "no", "maybe", 0, 1, 2, 1.0, 0.5, None, "auto", "True", [True]]
+_NUM_VALUES = [0, 0.5, 1, 1.5, -1, "0.5", "x", True, None, "auto", float("1e10")]
+_STR_VALUES = ["cpu", "nvme", "none", "CPU", "gpu", "", "/tmp/x", 1, None, "auto", True]
+
+
+def _values_for(k) -> list[Any]:
+    t = k.type if isinstance(k.type, str) else k.type[0]
+    if k.enum:
+        return list(k.enum) + ["CPU", "gpu", 4, "3", 2.0, True, None, "auto", "x"]
+    return {"integer": _INT_VALUES, "boolean": _BOOL_VALUES, "number": _NUM_VALUES, "string": _STR_VALUES}.get(
+        t, [None, {}, [], "auto", 1])
+
+
+def _section_strategy(section, typos: list[str], max_size: int = 4):
+    names = [n for n, k in section.children.items() if k.children is None] + typos
+    def value(name: str):
+        k = section.children.get(name)
+        return st.sampled_from(_values_for(k) if k is not None else [1, True, "x"])
+    return st.lists(st.sampled_from(names), unique=True, max_size=max_size).flatmap(
+        lambda keys: st.fixed_dictionaries({n: value(n) for n in keys}))
+
+
+_BATCH = st.sampled_from([None, 1, 2, 4, 8, 3, 0, -2, "auto", "4", 2.5, 16])
+
+
+@st.composite
+def configs(draw) -> dict[str, Any]:
+    cfg: dict[str, Any] = {}
+    for key in ("train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps"):
+        v = draw(_BATCH)
+        if v is not None:
+            cfg[key] = v
+    if draw(st.booleans()):
+        zero = draw(_section_strategy(ZERO, ["overlap_comms", "grad_hooks", "aio", "mics_shard_size", "zeropp_loco_param",
+                                             "prefetch_bucket_size"]))
+        if draw(st.booleans()):
+            zero["offload_optimizer"] = draw(_section_strategy(OFFLOAD_OPTIMIZER, ["buffer_size", "devise"], 3))
+        if draw(st.booleans()):
+            zero["offload_param"] = draw(_section_strategy(OFFLOAD_PARAM, ["ratio"], 3))
+        cfg["zero_optimization"] = zero
+    for name, section in (("fp16", FP16), ("bf16", BF16)):
+        if draw(st.booleans()):
+            cfg[name] = draw(_section_strategy(section, ["loss_scale_windw", "opt_level"], 3))
+    others = [n for n, k in TOP.children.items() if k.children is not None and n not in ("zero_optimization", "fp16", "bf16")]
+    for name in draw(st.lists(st.sampled_from(others), unique=True, max_size=2)):
+        cfg[name] = draw(_section_strategy(TOP.children[name], ["enabeld"], 3))
+    scalars = [n for n, k in TOP.children.items() if k.children is None and n not in (
+        "train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps")]
+    for name in draw(st.lists(st.sampled_from(scalars), unique=True, max_size=2)):
+        cfg[name] = draw(st.sampled_from(_values_for(TOP.children[name])))
+    extras = draw(st.lists(st.sampled_from([
+        ("gradient_clipping", 1.0), ("gradient_clipping", "auto"), ("communication_data_type", "int8"),
+        ("communication_data_type", "BF16"), ("communication_data_type", 5), ("gradient_allreduce_op", "sum"),
+        ("gradient_allreduce_op", "max"), ("checkpoint", {"tag_validation": "Sometimes"}), ("checkpoint", {"tag_validation": "fail"}),
+        ("checkpoint", {"parallel_write": {"pipeline_stage": "yes"}}), ("amp", {"enabled": False}), ("elasticity", {}),
+        ("sparse_attention", {"mode": "fixed"}), ("tensorboard", {"enabled": True, "path": "x"}), ("wandb", {"project": 3}),
+        ("comms_logger", {"enabled": "yes"}), ("steps_per_print", 10), ("train_batch_sizee", 8), ("hybrid_engine", {"max_out_tokens": 0}),
+        ("data_types", {"keep_in_fp32_modules": "all"}), ("torch_autocast", {"dtype": "fp8"}), ("timers", {"throughput": {"enabled": "x"}}),
+        ("compile", {"deepcompile": True}), ("compile", {"disable": False}), ("zero_optimization", True),
+        ("bfloat16", {"enabled": True}), ("optimizer", {"type": "Adamm"}), ("scheduler", {"type": "WarmupLR"}),
+    ]), max_size=3, unique_by=lambda kv: kv[0]))
+    for k, v in extras:
+        cfg.setdefault(k, v)
+    return cfg
+
+
+@settings(max_examples=int(os.environ.get("ACCELCONF_ORACLE_EXAMPLES", "60")), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(cfg=configs(), world_size=st.sampled_from([1, 2, 8]))
+def test_generated_rejections_are_errors(oracle, cfg: dict[str, Any], world_size: int) -> None:
+    if isinstance(cfg.get("aio"), dict) and cfg["aio"].get("use_gds") not in (None, False, 0, "no", "false", "auto"):
+        return  # GPUDirect Storage: DeepSpeed's answer depends on the machine's accelerator, not on the config
+    text = json.dumps(cfg)
+    rejected = oracle(json.loads(text), world_size)
+    if rejected:
+        errors = _errors(text, oracle.version, world_size)
+        assert errors, f"DeepSpeed rejects {text} (world size {world_size}): {rejected[:400]}\nbut accelconf reports no error"
