@@ -1,5 +1,55 @@
-"""accelconf: check, compare and convert Hugging Face Accelerate, FSDP and DeepSpeed configs."""
+"""accelconf: check, compare and convert Hugging Face Accelerate, FSDP and DeepSpeed configs.
+
+The public API. Names are imported lazily so that ``import accelconf`` stays fast::
+
+    >>> import accelconf
+    >>> doc = accelconf.loads("distributed_type: MULTI_GPU\\nnum_processes: 2\\nmixed_precision: no\\n")
+    >>> [f.rule for f in accelconf.validate_config(doc) if f.severity == "error"]
+    ['yaml-bool-value']
+    >>> accelconf.format_text("distributed_type: multi_gpu\\nnum_processes: 2\\n")
+    'distributed_type: MULTI_GPU\\nnum_processes: 2\\n'
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
 __version__ = "0.1.0"
+
+_LAZY: dict[str, tuple[str, str]] = {
+    "AccelconfError": ("accelconf.errors", "AccelconfError"),
+    "Config": ("accelconf.model", "Config"),
+    "Document": ("accelconf.document", "Document"),
+    "Finding": ("accelconf.findings", "Finding"),
+    "InputError": ("accelconf.errors", "InputError"),
+    "Setting": ("accelconf.registry", "Setting"),
+    "UsageError": ("accelconf.errors", "UsageError"),
+    "accelerate_schema": ("accelconf.schema", "accelerate_schema"),
+    "check_config": ("accelconf.api", "check_config"),
+    "convert": ("accelconf.api", "convert"),
+    "diff_configs": ("accelconf.api", "diff_configs"),
+    "format_text": ("accelconf.fmt", "format_text"),
+    "load": ("accelconf.document", "load_file"),
+    "loads": ("accelconf.document", "load_text"),
+    "migrate_text": ("accelconf.migrate", "migrate_text"),
+    "read_config": ("accelconf.api", "read_config"),
+    "validate_config": ("accelconf.api", "validate_config"),
+}
+
+__all__ = sorted(_LAZY)
+
+
+def __getattr__(name: str) -> Any:
+    try:
+        module, attr = _LAZY[name]
+    except KeyError:
+        raise AttributeError(f"module 'accelconf' has no attribute {name!r}") from None
+    import importlib
+
+    value = getattr(importlib.import_module(module), attr)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(list(globals()) + __all__)

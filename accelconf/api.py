@@ -1,0 +1,66 @@
+"""Convenience functions behind the public API: each accepts a path, a Document or text."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from .document import Document, load_file, load_text
+from .findings import Finding
+from .model import Config
+
+
+def _doc(source: Document | str | os.PathLike[str]) -> Document:
+    if isinstance(source, Document):
+        return source
+    s = os.fspath(source)
+    if "\n" in s or not os.path.exists(s):
+        return load_text(s)
+    return load_file(s)
+
+
+def validate_config(source: Document | str | os.PathLike[str], *, accelerate_version: str | None = None, **kw: Any) -> list[Finding]:
+    """Findings for an accelerate config or a DeepSpeed JSON (a path, text or Document)."""
+    from .validate import validate_any
+
+    return validate_any(_doc(source), accelerate_version=accelerate_version, **kw)
+
+
+def read_config(source: Document | str | os.PathLike[str], fmt: str | None = None, *, version: str | None = None) -> Config:
+    """Read any supported format (yaml, json, env, cli, kwargs) into the one model."""
+    from . import formats
+
+    if isinstance(source, Document):
+        from .model import from_document
+
+        return from_document(source, version)
+    s = os.fspath(source)
+    if "\n" not in s and os.path.exists(s):
+        with open(s, encoding="utf-8") as fh:
+            return formats.read(fh.read(), fmt, path=s, version=version)
+    return formats.read(s, fmt, version=version)
+
+
+def convert(source: Document | str | os.PathLike[str], to: str, *, fmt: str | None = None, version: str | None = None) -> tuple[str, list[Finding]]:
+    """Convert a config to another format: returns (text, findings about lossy steps)."""
+    from . import formats
+
+    return formats.write(read_config(source, fmt, version=version), to, version=version)
+
+
+def diff_configs(a: Any, b: Any, *, version: str | None = None, ignore: tuple[str, ...] = ()) -> Any:
+    """Semantic diff of two configs (paths, texts or Configs)."""
+    from . import diff as diffmod
+
+    ca = a if isinstance(a, Config) else read_config(a, version=version)
+    cb = b if isinstance(b, Config) else read_config(b, version=version)
+    return diffmod.diff(ca, cb, version=version, ignore=ignore)
+
+
+def check_config(source: Document | str | os.PathLike[str], env: Any = None, **kw: Any) -> list[Finding]:
+    """Findings for a config against an environment (a probe result or target; default: detect)."""
+    from .checks import check_environment
+    from .probe import probe
+
+    doc = _doc(source)
+    return validate_config(doc, **kw) + check_environment(doc, env if env is not None else probe())
