@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from packaging.version import Version
 
 pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
@@ -172,3 +173,72 @@ def test_generated_rejections_are_errors(oracle, cfg: dict[str, Any], world_size
     if rejected:
         errors = _errors(text, oracle.version, world_size)
         assert errors, f"DeepSpeed rejects {text} (world size {world_size}): {rejected[:400]}\nbut accelconf reports no error"
+
+
+# -- the table against DeepSpeed's pydantic models ---------------------------------------------------
+
+def _models():
+    import deepspeed.runtime.config as c
+    from deepspeed.comm.config import CommsLoggerConfig
+    from deepspeed.compile.config import CompileConfig
+    from deepspeed.inference.config import WeightQuantConfig
+    from deepspeed.monitor.config import CometConfig, CSVConfig, TensorBoardConfig, WandbConfig
+    from deepspeed.runtime.precision_config import DeepSpeedBF16Config, DeepSpeedFP16Config
+    from deepspeed.runtime.tensor_parallel.config import TPConfig, TPTrainingConfig
+    from deepspeed.runtime.zenflow.zenflow_config import ZenFlowConfig
+    from deepspeed.runtime.zero.config import DeepSpeedZeroConfig
+    from deepspeed.runtime.zero.leaf_module_config import DeepSpeedZeroLeafModuleConfig
+    from deepspeed.runtime.zero.offload_config import DeepSpeedZeroOffloadOptimizerConfig, DeepSpeedZeroOffloadParamConfig
+    from deepspeed.utils.config import DeepSpeedThroughputTimerConfig
+
+    return {
+        "zero_optimization": DeepSpeedZeroConfig, "zero_optimization.offload_param": DeepSpeedZeroOffloadParamConfig,
+        "zero_optimization.offload_optimizer": DeepSpeedZeroOffloadOptimizerConfig, "zero_optimization.zenflow": ZenFlowConfig,
+        "zero_optimization.leaf_module": DeepSpeedZeroLeafModuleConfig, "fp16": DeepSpeedFP16Config, "bf16": DeepSpeedBF16Config,
+        "compile": CompileConfig, "hybrid_engine": c.HybridEngineConfig, "weight_quantization": WeightQuantConfig,
+        "tensorboard": TensorBoardConfig, "csv_monitor": CSVConfig, "wandb": WandbConfig, "comet": CometConfig,
+        "comms_logger": CommsLoggerConfig, "tensor_parallel": TPTrainingConfig, "tensor_parallel.tensor_parallel": TPConfig,
+        "timers.throughput": DeepSpeedThroughputTimerConfig,
+    }
+
+
+def test_table_matches_pydantic_sections(oracle) -> None:
+    """Each pydantic section of the installed DeepSpeed has exactly the keys of the table (both spellings)."""
+    from accelconf.deepspeed import lookup
+
+    for path, model in _models().items():
+        section = lookup(path)
+        assert section is not None and section.children is not None, path
+        ours = set()
+        for name, key in section.children.items():
+            if key.removed and Version(oracle.version) >= Version(key.removed):  # type: ignore[attr-defined]
+                continue
+            ours |= {name, *key.aliases}
+        theirs = set()
+        for name, info in model.model_fields.items():
+            theirs |= {name, info.alias or name}
+        assert ours == theirs, f"{path}: only in the table {sorted(ours - theirs)}, only in DeepSpeed {sorted(theirs - ours)}"
+
+
+def test_table_defaults_match_pydantic_defaults(oracle) -> None:
+    from enum import Enum
+
+    from pydantic_core import PydanticUndefined
+
+    from accelconf.deepspeed import lookup
+
+    mismatches = []
+    for path, model in _models().items():
+        section = lookup(path)
+        for name, info in model.model_fields.items():
+            key = section.children.get(info.alias or name) or section.children.get(name)
+            default = info.default
+            if default is PydanticUndefined or key is None or key.children is not None or key.open:
+                continue
+            if isinstance(default, Enum):
+                default = default.value
+            if not isinstance(default, (bool, int, float, str, type(None), list)):
+                continue  # torch dtypes, models
+            if key.default != default:
+                mismatches.append(f"{path}.{name}: table {key.default!r}, DeepSpeed {default!r}")
+    assert not mismatches, "\n".join(mismatches)
