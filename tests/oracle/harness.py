@@ -24,12 +24,13 @@ import tempfile
 import warnings
 
 os.environ["HF_HOME"] = tempfile.mkdtemp(prefix="accelconf-oracle-")
+ORACLE_PATH = os.environ.pop("ACCELERATE_ORACLE_PATH", "")
 for _k in list(os.environ):
     if _k.startswith(("ACCELERATE_", "FSDP_", "MEGATRON_LM_", "PARALLELISM_CONFIG_")) or _k in (
             "OMP_NUM_THREADS", "CUDA_VISIBLE_DEVICES", "PYTHONPATH", "MASTER_ADDR", "MASTER_PORT", "KMP_AFFINITY", "KMP_BLOCKTIME"):
         del os.environ[_k]
-if os.environ.get("ACCELERATE_ORACLE_PATH"):
-    sys.path.insert(0, os.environ["ACCELERATE_ORACLE_PATH"])
+if ORACLE_PATH:
+    sys.path.insert(0, ORACLE_PATH)
 warnings.simplefilter("ignore")
 import logging  # noqa: E402
 
@@ -57,6 +58,9 @@ def launch(argv: list[str]) -> dict:
     args = launch_command_parser().parse_args(argv)
     args, cfg, mp_from_cfg = _validate_launch_command(args)
     cmd = None
+    if cfg is not None and str(getattr(cfg.compute_environment, "value", cfg.compute_environment)) == "AMAZON_SAGEMAKER" and not (
+            args.use_deepspeed or args.use_fsdp or args.use_megatron_lm or args.multi_gpu or args.tpu):
+        return {"mode": "sagemaker", "skip": "SageMaker launches need AWS: not run", "env": {}, "torchrun": {}, "cmd": None, "cwd": CWD}
     if args.use_deepspeed and not args.cpu:
         fields = list(cfg.deepspeed_config) if cfg else []
         args.deepspeed_fields_from_accelerate_config = ",".join(fields + (["mixed_precision"] if mp_from_cfg else []))
@@ -184,7 +188,17 @@ def plugins_from_snippet(source: str) -> dict:
     return out
 
 
+def parser_table() -> dict:
+    out = {}
+    for a in launch_command_parser()._actions:
+        if a.option_strings:
+            out[a.dest] = [type(a).__name__, getattr(a.type, "__name__", str(a.type)), repr(a.default)]
+    return out
+
+
 def answer(req: dict) -> dict:
+    if req.get("parser"):
+        return {"parser": parser_table()}
     try:
         res = launch(req["argv"])
     except BaseException as exc:  # argparse exits with SystemExit

@@ -1,0 +1,115 @@
+"""``accelconf convert`` and its shortcuts ``to-env``, ``to-cli``, ``to-kwargs``, ``to-yaml``, ``to-json``.
+
+Reads one input (a file, or ``-`` for stdin) in any format, writes it in another on stdout, and
+prints the findings of lossy steps on stderr as ``FILE:LINE:COL: severity: message [rule]``.
+Multi-node: ``--machine-rank N`` prints the block of one node, ``--all-ranks`` one block per node
+(they differ only in the machine rank). Exit 0; 1 with ``--strict`` when a warning or error was
+reported; 2 when the input cannot be read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from ..errors import InputError, UsageError
+from ..findings import Finding, sort_findings
+
+SHORTCUTS = {"to-env": "env", "to-cli": "cli", "to-kwargs": "kwargs", "to-yaml": "yaml", "to-json": "json"}
+
+
+def add_parser(sub: Any, name: str, help_text: str) -> None:
+    from ..formats import FORMATS
+
+    p = sub.add_parser(name, help=help_text, description=help_text)
+    p.add_argument("input", metavar="INPUT", help="config (yaml/json), .env, accelerate launch command line or Python file; '-' is stdin")
+    if name not in SHORTCUTS:
+        p.add_argument("--to", dest="target_format", required=True, choices=FORMATS, help="output format")
+    p.add_argument("--from", dest="source_format", choices=FORMATS, help="input format (default: from the suffix or content)")
+    p.add_argument("--accelerate-version", metavar="V", help="accelerate version to model (default: installed, else newest known)")
+    ranks = p.add_mutually_exclusive_group()
+    ranks.add_argument("--machine-rank", type=int, metavar="N", help="multi-node: the command/env of node N")
+    ranks.add_argument("--all-ranks", action="store_true", help="multi-node: one block per node")
+    p.add_argument("--export", action="store_true", help="env: prefix lines with 'export '")
+    p.add_argument("--strict", action="store_true", help="exit 1 when a lossy step is reported as a warning or error")
+    p.add_argument("--quiet", "-q", action="store_true", help="do not print info findings")
+    if name in SHORTCUTS:
+        p.set_defaults(target_format=SHORTCUTS[name])
+    p.set_defaults(func=run)
+
+
+def read_input(path: str) -> tuple[str, str]:
+    if path == "-":
+        return sys.stdin.read(), "<stdin>"
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.read(), path
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read: {exc}", path) from exc
+
+
+def print_findings(findings: list[Finding], source: str, quiet: bool = False, stream: Any = None) -> None:
+    stream = stream or sys.stderr
+    seen = set()
+    for f in sort_findings(findings):
+        if quiet and f.severity == "info":
+            continue
+        line = f"{source}:{f.line}:{f.column}: {f.severity}: {f.message} [{f.rule}]"
+        if line not in seen:
+            seen.add(line)
+            print(line, file=stream)
+
+
+def convert_text(text: str, source: str, target: str, source_format: str | None = None, version: str | None = None,
+                 machine_rank: int | None = None, all_ranks: bool = False, export: bool = False) -> tuple[str, list[Finding]]:
+    """The converted text and its findings (the library entry point of the command)."""
+    from .. import formats, registry
+    from ..launch import LaunchError
+
+    ver = registry.resolve_version(version)
+    cfg = formats.read(text, source_format, source, ver)
+    findings: list[Finding] = []
+    if cfg.format == "env":
+        from ..formats.env import reader_findings
+
+        findings += reader_findings(cfg)
+    for note in cfg.notes:
+        if note.endswith("[env.never-read]"):
+            continue
+        findings.append(Finding("convert.input", "warning" if "warning" in note else "info", note))
+    ranks: list[int | None] = [machine_rank]
+    if all_ranks:
+        try:
+            n = int(cfg.get("num_machines", 1) or 1)
+        except (TypeError, ValueError):
+            n = 1
+        ranks = list(range(n)) if n > 1 else [None]
+        if n <= 1:
+            findings.append(Finding("convert.ranks", "info", "--all-ranks: single-node configuration, one block", "num_machines"))
+    blocks: list[str] = []
+    opts: dict[str, Any] = {"export": export} if target == "env" else {}
+    for rank in ranks:
+        try:
+            out, found = formats.write(cfg, target, ver, machine_rank=rank, **opts)
+        except LaunchError as exc:
+            raise InputError(f"accelerate launch would fail: {exc.message}", source) from exc
+        findings += [f for f in found if f not in findings]
+        if len(ranks) > 1:
+            out = f"# machine_rank {rank}\n" + out
+        blocks.append(out)
+    return "\n".join(blocks), findings
+
+
+def run(args: argparse.Namespace) -> int:
+    text, source = read_input(args.input)
+    try:
+        out, findings = convert_text(text, source, args.target_format, args.source_format, args.accelerate_version,
+                                     args.machine_rank, args.all_ranks, args.export)
+    except UsageError:
+        raise
+    sys.stdout.write(out)
+    print_findings(findings, source, args.quiet)
+    if args.strict and any(f.severity in ("warning", "error") for f in findings):
+        return 1
+    return 0

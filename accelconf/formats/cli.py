@@ -1,0 +1,293 @@
+"""``accelerate launch`` flags.
+
+Reader: ``shlex``-splits a command line (a leading ``accelerate launch`` or ``accelerate-launch`` is
+optional), accepts ``--a_b`` and ``--a-b``, ``--flag=value`` and ``--flag value``, stops at the
+training script, and converts each value as accelerate's parser would (see
+:func:`accelconf.launch.flag_kind`). Paradigm flags (``--use_fsdp``, ``--multi_gpu``, ...) become
+``distributed_type``; launcher-only flags (``--num_cpu_threads_per_process``, ...) are kept in
+``Config.unknown`` under ``--name``.
+
+Writer: ``accelerate launch`` followed by flags only (no script) that, launched **without** a config
+file, give the training process the same environment as the file. The writer checks itself: it
+launches both with :func:`accelconf.launch.launch_env` and reports every variable that differs as a
+lossy finding. Keys accelerate ignores in files (``rdzv_backend``, ``same_network``,
+``enable_cpu_affinity``, ``downcast_bf16``, ``tpu_use_sudo``) are not turned into flags: passing the
+flag would change what the file does.
+"""
+
+from __future__ import annotations
+
+import shlex
+from typing import Any
+
+from .. import registry
+from ..errors import InputError
+from ..findings import Finding
+from ..launch import (LAUNCHER_FLAGS, PARADIGM_OF_TYPE, TYPE_OF_PARADIGM, LaunchError, flag_kind, launch_env,
+                      parse_flag_value)
+from ..model import Config, Entry, canonical
+from ..registry import Setting
+
+PREFIXES = (("accelerate", "launch"), ("accelerate-launch",), ("python", "-m", "accelerate.commands.launch"))
+
+
+def _tokens(text: str, path: str) -> list[str]:
+    lines = [ln for ln in text.splitlines() if not ln.strip().startswith("#")]
+    try:
+        toks = shlex.split(" ".join(ln.rstrip("\\") for ln in lines))
+    except ValueError as exc:
+        raise InputError(f"cannot split the command line: {exc}", path) from exc
+    for prefix in PREFIXES:
+        if tuple(toks[: len(prefix)]) == prefix:
+            return toks[len(prefix):]
+    return toks
+
+
+def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: str = "cli") -> Config:
+    ver = registry.resolve_version(version)
+    cfg = Config(source=path, format="cli")
+    toks = _tokens(text, path)
+    i = 0
+    while i < len(toks):
+        tok = toks[i]
+        i += 1
+        if not tok.startswith("--"):
+            if tok in ("-q",):
+                continue
+            cfg.notes.append(f"training script {tok!r} and its arguments are not settings: ignored")
+            break
+        name, eq, inline = tok[2:].partition("=")
+        name = name.replace("-", "_")
+        kw = dict(origin="cli", where=f"--{name}", line=1, column=0)
+
+        def value(kind: str) -> str | None:
+            nonlocal i
+            if kind == "store_true":
+                if eq:
+                    raise InputError(f"--{name} takes no value", path)
+                return None
+            if eq:
+                return inline
+            if i >= len(toks):
+                raise InputError(f"--{name} needs a value", path)
+            i += 1
+            return toks[i - 1]
+
+        if name in TYPE_OF_PARADIGM:
+            value("store_true")
+            cfg.set("distributed_type", TYPE_OF_PARADIGM[name], written_key=f"--{name}", **kw)
+            continue
+        if name == "config_file":
+            cfg.notes.append(f"--config_file {value('str')!r}: read that file separately")
+            continue
+        if name == "no_tpu_cluster":
+            s = registry.get("", "tpu_use_cluster")
+            if s:
+                cfg.set(s.path, False, written_key=f"--{name}", **kw)
+            continue
+        if name in LAUNCHER_FLAGS:
+            kind = LAUNCHER_FLAGS[name]
+            raw = value(kind)
+            try:
+                v = parse_flag_value(None, kind, raw)
+            except ValueError as exc:
+                raise InputError(f"--{name}: {exc}", path) from exc
+            cfg.unknown[f"--{name}"] = Entry(f"--{name}", v, None, f"--{name}", 1, 0, "cli", f"--{name}")
+            continue
+        s = registry.by_flag(name)
+        if s is None:
+            raise InputError(f"unknown accelerate launch flag --{name}", path)
+        kind = flag_kind(s)
+        raw = value(kind)
+        try:
+            v = parse_flag_value(s, kind, raw)
+        except ValueError as exc:
+            raise InputError(f"--{name}: {exc}", path) from exc
+        if not s.exists_in(ver):
+            cfg.notes.append(f"--{name} does not exist in accelerate {ver}")
+        cfg.set(s.path, v, written_key=f"--{name}", **kw)
+    return cfg
+
+
+def _cli_string(s: Setting, value: Any) -> str | None:
+    """The flag text for a value (``None``: the bare store_true flag)."""
+    kind = flag_kind(s)
+    if kind == "list3" and isinstance(value, (list, tuple)):
+        return ",".join(str(v).lower() for v in value)
+    if kind == "str_to_bool" and isinstance(value, bool):
+        return str(value).lower()
+    if kind == "bool":
+        return "True" if value else ""
+    if s.key in ("mixed_precision", "dynamo_backend") or (s.section == "fp8_config" and s.key == "backend"):
+        return str(value).lower()
+    if kind == "int" and isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def flags_for(cfg: Config, version: str, machine_rank: int | None = None) -> tuple[list[str], list[Finding]]:
+    """The flags (and findings) equivalent to a config file."""
+    findings: list[Finding] = []
+    out: list[str] = []
+    base = launch_env(cfg, version=version, machine_rank=machine_rank)
+    mode, ns = base.mode, base.namespace
+    dtype = cfg.get("distributed_type")
+    paradigm = PARADIGM_OF_TYPE.get(dtype) if isinstance(dtype, str) else None
+    if paradigm:
+        out.append(f"--{paradigm}")
+    use_cpu = cfg.get("use_cpu")
+    if use_cpu and mode == "simple":
+        out.append("--cpu")
+    elif use_cpu:
+        e = cfg.entries["use_cpu"]
+        findings.append(Finding("convert.lossy", "info", f"use_cpu is not used on the {mode} path; not written as --cpu "
+                                "(which would switch to the simple launcher)", "use_cpu", e.line, e.column))
+    out += ["--num_processes", str(ns.get("num_processes"))]
+    sections = {"", "mpirun_config"}
+    if mode == "torchrun" and ns.get("use_fsdp"):
+        sections.add("fsdp_config")
+    if mode == "torchrun" and ns.get("use_megatron_lm"):
+        sections.add("megatron_lm_config")
+    if mode == "deepspeed":
+        sections.add("deepspeed_config")
+    if mode in ("simple", "torchrun"):
+        sections.add("dynamo_config")
+    if str(ns.get("mixed_precision")).lower() == "fp8":
+        sections.add("fp8_config")
+    if ns.get("use_parallelism_config"):
+        if ns.get("use_fsdp"):
+            out.append("--use_parallelism_config")
+            sections.add("parallelism_config")
+        else:
+            findings.append(Finding("convert.lossy", "warning", "parallelism_config without FSDP cannot be given as flags "
+                                    "(--use_parallelism_config requires --use_fsdp); dropped", "parallelism_config"))
+    items = sorted(cfg.items(), key=lambda pe: "." in pe[0])  # top level first, file order kept
+    multinode = _int(ns.get("num_machines")) > 1
+    if multinode and "machine_rank" not in cfg and machine_rank is None:
+        out += ["--machine_rank", str(ns.get("machine_rank", 0))]
+    for path, e in items:
+        s = e.setting
+        if path in ("distributed_type", "use_cpu", "num_processes", "compute_environment") or s is None:
+            continue
+        if s.section not in sections:
+            if s.section:
+                findings.append(Finding("convert.lossy", "info", f"`{path}` is not used on this launch path; not written",
+                                        path, e.line, e.column))
+            continue
+        if not s.flag:
+            if s.section or mode == "tpu":
+                findings.append(Finding("convert.lossy", "warning", f"`{path}` has no accelerate launch flag; dropped",
+                                        path, e.line, e.column))
+            else:
+                findings.append(Finding("convert.lossy", "info", f"`{path}` is not used by accelerate launch on the {mode} path; "
+                                        "not written", path, e.line, e.column))
+            continue
+        if s.file_ignored:
+            if canonical(s, e.value) == canonical(s, s.launcher_default):
+                continue
+            findings.append(Finding("convert.file-ignored", "info", f"`{path}` is ignored by accelerate in a config file; "
+                                    f"not written (passing --{s.flag} would change the launch)", path, e.line, e.column))
+            continue
+        if not s.exists_in(version):
+            continue
+        if s.section == "" and s.key in ("main_training_function", "tpu_use_cluster") and mode != "tpu":
+            continue
+        if s.section == "" and s.key == "machine_rank" and machine_rank is not None:
+            continue
+        value = ns.get(s.namespace) if s.section else e.value
+        if s.section == "" and s.key == "gpu_ids" and value == "all":
+            continue
+        kind = flag_kind(s)
+        if value is None:
+            continue
+        if kind == "store_true":
+            if value is True:
+                out.append(f"--{s.flag}")
+            elif value not in (False, None):
+                findings.append(Finding("convert.lossy", "warning", f"`{path}: {value!r}` cannot be given as the on/off flag --{s.flag}",
+                                        path, e.line, e.column))
+            continue
+        if kind == "bool" and not value and s.launcher_default is False:
+            continue
+        text = _cli_string(s, value)
+        if text is None:
+            continue
+        out += [f"--{s.flag}", text]
+    if machine_rank is not None:
+        out += ["--machine_rank", str(machine_rank)]
+    # self-check: launch the flags without a file and compare
+    try:
+        again = launch_env(read(shlex.join(out), version=version), version=version)
+    except (LaunchError, InputError) as exc:
+        findings.append(Finding("convert.lossy", "error", f"these flags do not launch: {exc}", "distributed_type"))
+        return out, findings
+    for var in sorted(set(base.env) | set(again.env)):
+        if base.env.get(var) != again.env.get(var):
+            s = registry.by_env(var)
+            key = s.path if s else var
+            findings.append(Finding("convert.lossy", "warning",
+                                    f"{var} differs without the config file: {base.env.get(var)!r} from the file, "
+                                    f"{again.env.get(var)!r} from the flags" + _why(var), key))
+    return out, findings
+
+
+def _int(v: Any) -> int:
+    try:
+        return int(v)
+    except (TypeError, ValueError):
+        return 0
+
+
+def _why(var: str) -> str:
+    if var == "ACCELERATE_CONFIG_DS_FIELDS":
+        return " (accelerate lists the file's deepspeed_config keys; without a file its DeepSpeed JSON conflict check is skipped)"
+    if var == "ACCELERATE_FP8_BACKEND":
+        return " (the flag only accepts lowercase, which Accelerator() rejects in accelerate >= 1.9)"
+    return ""
+
+
+def write(cfg: Config, *, version: str | None = None, fmt: str = "cli", machine_rank: int | None = None, **_: Any) -> tuple[str, list[Finding]]:
+    ver = registry.resolve_version(version)
+    if cfg.format == "cli":
+        flags = _tokens_of(cfg)
+        return "accelerate launch " + shlex.join(flags) + "\n", []
+    flags, findings = flags_for(cfg, ver, machine_rank)
+    return format_flags(flags), findings
+
+
+def _tokens_of(cfg: Config) -> list[str]:
+    out: list[str] = []
+    for path, e in cfg.items():
+        if path == "distributed_type":
+            flag = PARADIGM_OF_TYPE.get(str(e.value))
+            if flag:
+                out.append(f"--{flag}")
+            continue
+        s = e.setting
+        if s is None or not s.flag:
+            continue
+        text = _cli_string(s, e.value)
+        if flag_kind(s) == "store_true":
+            if e.value:
+                out.append(f"--{s.flag}")
+            continue
+        out += [f"--{s.flag}", text or ""]
+    for path, e in cfg.unknown.items():
+        if path.startswith("--"):
+            out += [path] if e.value is True else [path, str(e.value)]
+    return out
+
+
+def format_flags(flags: list[str]) -> str:
+    """``accelerate launch`` and the flags, one flag per line with backslash continuations."""
+    lines = ["accelerate launch"]
+    i = 0
+    while i < len(flags):
+        tok = flags[i]
+        if i + 1 < len(flags) and not flags[i + 1].startswith("--"):
+            lines.append(f"{shlex.quote(tok)} {shlex.quote(flags[i + 1])}")
+            i += 2
+        else:
+            lines.append(shlex.quote(tok))
+            i += 1
+    return " \\\n    ".join(lines) + "\n"

@@ -1,0 +1,175 @@
+"""dotenv ``KEY=VALUE`` lines: the environment ``accelerate launch`` gives the training process.
+
+Writer: :func:`accelconf.launch.launch_env` (exactly the variables the launcher writes, nothing
+invented), one ``KEY=VALUE`` per line, sorted, values quoted only when a shell would need it. What
+env cannot carry (process counts, machines, rendezvous) comes back as findings with the equivalent
+torchrun/launcher flags.
+
+Reader: accepts ``export``, single/double quotes and ``#`` comments; maps each variable to its
+setting through the registry (``by_env``) and decodes the value the way the plugin reads it. Names
+accelerate never reads (``ACCELERATE_NUM_PROCESSES`` and friends) are warned about and kept in
+``Config.unknown``.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from typing import Any
+
+from .. import registry
+from ..errors import InputError
+from ..findings import Finding
+from ..launch import TYPE_OF_PARADIGM, launch_env
+from ..model import Config, Entry
+
+# Variables the launcher writes that are not settings of their own.
+PARADIGM_ENV = {"ACCELERATE_USE_DEEPSPEED": "DEEPSPEED", "ACCELERATE_USE_FSDP": "FSDP", "ACCELERATE_USE_MEGATRON_LM": "MEGATRON_LM"}
+LAUNCHER_ENV = {"ACCELERATE_CONFIG_DS_FIELDS", "PYTHONPATH", "KMP_AFFINITY", "KMP_BLOCKTIME", "ACCELERATE_USE_PARALLELISM_CONFIG",
+                "ACCELERATE_USE_SAGEMAKER"}
+# Names blogs and scripts use that no accelerate code reads (accelerate 1.15, facts 3.4).
+NEVER_READ = {
+    "ACCELERATE_NUM_PROCESSES": "torchrun --nproc_per_node / accelerate launch --num_processes",
+    "ACCELERATE_GPU_IDS": "CUDA_VISIBLE_DEVICES",
+    "ACCELERATE_DISTRIBUTED_TYPE": "ACCELERATE_USE_FSDP / ACCELERATE_USE_DEEPSPEED / ACCELERATE_USE_MEGATRON_LM, or a launcher",
+    "ACCELERATE_FSDP_CONFIG_FILE": "the individual FSDP_* variables",
+    "ACCELERATE_NUM_MACHINES": "torchrun --nnodes",
+    "ACCELERATE_MACHINE_RANK": "torchrun --node_rank",
+    "ACCELERATE_MAIN_PROCESS_IP": "torchrun --master_addr / --rdzv_endpoint",
+    "ACCELERATE_MAIN_PROCESS_PORT": "torchrun --master_port",
+    "ACCELERATE_LOG_WITH": "Accelerator(log_with=...)",
+    "ACCELERATE_CONFIG_FILE": "accelerate launch --config_file",
+    "ACCELERATE_SEED": "accelerate.utils.set_seed(...) in the script",
+    "MIXED_PRECISION": "ACCELERATE_MIXED_PRECISION",
+}
+_LINE = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$")
+_FP8_OVERRIDE = ("FPROP", "DGRAD", "WGRAD")
+
+
+def _unquote(raw: str, path: str, lineno: int) -> str:
+    if raw[:1] in ("'", '"'):
+        q = raw[0]
+        end = raw.find(q, 1)
+        while q == '"' and end > 0 and raw[end - 1] == "\\":
+            end = raw.find(q, end + 1)
+        if end < 0:
+            raise InputError(f"unterminated quote in {raw!r}", path, lineno, 1)
+        inner = raw[1:end]
+        return inner.replace('\\"', '"') if q == '"' else inner
+    return re.split(r"\s+#", raw, maxsplit=1)[0].strip()
+
+
+def decode(setting: registry.Setting, raw: str) -> Any:
+    """The value a plugin reads from an env string, in config-file spelling."""
+    t = setting.type
+    low = raw.strip().lower()
+    if t == "bool" and low in ("y", "yes", "t", "true", "on", "1", "n", "no", "f", "false", "off", "0"):
+        return low in ("y", "yes", "t", "true", "on", "1")
+    if t == "int" or (t == "enum" and setting.choices and all(isinstance(c, int) for c in setting.choices)):
+        try:
+            return int(raw)
+        except ValueError:
+            return raw
+    if t == "float":
+        try:
+            return float(raw)
+        except ValueError:
+            return raw
+    return raw
+
+
+def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: str = "env") -> Config:
+    cfg = Config(source=path, format="env")
+    override: dict[int, bool] = {}
+    override_entry: Entry | None = None
+    for lineno, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        m = _LINE.match(line)
+        if not m:
+            raise InputError(f"not a KEY=VALUE line: {stripped!r}", path, lineno, 1)
+        name, raw = m.group(1), _unquote(m.group(2), path, lineno)
+        col = line.index(name) + 1
+        kw = dict(line=lineno, column=col, origin="env", where=name)
+        if name in PARADIGM_ENV:
+            if raw.lower() == "true":
+                cfg.set("distributed_type", PARADIGM_ENV[name], written_key=name, **kw)
+            continue
+        if name.startswith("ACCELERATE_FP8_OVERRIDE_") and name.rsplit("_", 1)[1] in _FP8_OVERRIDE:
+            override[_FP8_OVERRIDE.index(name.rsplit("_", 1)[1])] = raw.lower() in ("1", "true", "yes", "y", "t", "on")
+            s = registry.by_env("ACCELERATE_FP8_OVERRIDE_FPROP")
+            if s is not None and override_entry is None:
+                override_entry = cfg.set(s.path, (False, False, False), written_key=name, **kw)
+            continue
+        if name in ("MASTER_ADDR", "MASTER_PORT"):
+            key = "main_process_ip" if name == "MASTER_ADDR" else "main_process_port"
+            s = registry.get("", key)
+            cfg.set(key, decode(s, raw) if s else raw, written_key=name, **kw)
+            continue
+        if name == "OMP_NUM_THREADS":
+            cfg.unknown["--num_cpu_threads_per_process"] = Entry("--num_cpu_threads_per_process", int(raw) if raw.isdigit() else raw,
+                                                                 None, name, lineno, col, "env", name)
+            continue
+        if name in LAUNCHER_ENV:
+            continue
+        s = registry.by_env(name)
+        if s is not None:
+            value: Any = decode(s, raw)
+            if s.key == "use_cpu" and value is False:
+                continue
+            if s.key == "debug":
+                value = raw.lower() in ("y", "yes", "t", "true", "on", "1")
+            cfg.set(s.path, value, written_key=name, **kw)
+            continue
+        cfg.unknown[name] = Entry(name, raw, None, name, lineno, col, "env", name)
+        if name in NEVER_READ:
+            cfg.notes.append(f"{path}:{lineno}:{col}: warning: accelerate never reads {name}; use {NEVER_READ[name]} [env.never-read]")
+        elif name.startswith(("ACCELERATE_", "FSDP_", "MEGATRON_LM_", "PARALLELISM_CONFIG_")):
+            cfg.notes.append(f"{path}:{lineno}:{col}: warning: accelerate never reads {name} [env.never-read]")
+    if override_entry is not None:
+        override_entry.value = tuple(override.get(i, False) for i in range(3))
+    if "distributed_type" not in cfg and any(p.startswith("parallelism_config.") for p in cfg.entries):
+        pass
+    return cfg
+
+
+def reader_findings(cfg: Config) -> list[Finding]:
+    """Warnings the reader recorded (names accelerate never reads), as findings."""
+    out = []
+    for name, e in cfg.unknown.items():
+        if name in NEVER_READ:
+            out.append(Finding("env.never-read", "warning", f"accelerate never reads {name}; use {NEVER_READ[name]}", name, e.line, e.column))
+        elif name.startswith(("ACCELERATE_", "FSDP_", "MEGATRON_LM_", "PARALLELISM_CONFIG_")):
+            out.append(Finding("env.never-read", "warning", f"accelerate never reads {name}", name, e.line, e.column))
+    return out
+
+
+def _quote(value: str) -> str:
+    if value and re.match(r"^[A-Za-z0-9_./:,=+@-]+$", value):
+        return value
+    return shlex.quote(value)
+
+
+def format_env(env: dict[str, str], export: bool = False) -> str:
+    prefix = "export " if export else ""
+    return "".join(f"{prefix}{k}={_quote(v)}\n" for k, v in sorted(env.items()))
+
+
+def write(cfg: Config, *, version: str | None = None, fmt: str = "env", machine_rank: int | None = None,
+          cwd: str | None = None, export: bool = False, **_: Any) -> tuple[str, list[Finding]]:
+    result = launch_env(cfg, version=version, machine_rank=machine_rank, cwd=cwd)
+    findings = list(result.findings)
+    if "PYTHONPATH" in result.env:
+        findings.append(Finding("launch.cwd", "info", "PYTHONPATH is the directory accelerate launch runs in (written as the current "
+                                "directory; accelerate appends it to any PYTHONPATH the shell has)", "distributed_type"))
+    head = ""
+    if "nnodes" in result.torchrun:
+        layout = " ".join(f"--{k}={v}" for k, v in result.torchrun.items() if v is not None)
+        head = f"# not in env: accelerate launch runs torchrun {layout}\n"
+    elif result.cmd:
+        head = "# not in env: accelerate launch runs " + " ".join(result.cmd) + "\n"
+    return head + format_env(result.env, export), findings
+
+
+__all__ = ["NEVER_READ", "TYPE_OF_PARADIGM", "decode", "format_env", "read", "reader_findings", "write"]

@@ -1,0 +1,268 @@
+"""Python keyword arguments: ``Accelerator(...)`` and the plugin/kwargs classes accelerate builds.
+
+Writer: a runnable snippet that builds, with explicit arguments, the same objects the training
+process would build from the launcher's environment: it launches the config with
+:func:`accelconf.launch.launch_env` and turns every variable into the field that reads it, through
+the registry's ``plugin`` column (``FSDP_OFFLOAD_PARAMS`` -> ``FullyShardedDataParallelPlugin.cpu_offload``).
+Only fields the plugin actually reads for that configuration are written (FSDP1-only fields are left
+out of an FSDP2 plugin, ``min_num_params`` only with size-based wrapping, ...), so the objects are
+equal field by field. Variables with no Python equivalent (``CUDA_VISIBLE_DEVICES``,
+``OMP_NUM_THREADS``, ``ACCELERATE_DEBUG_MODE``, ...) are findings.
+
+Reader: parses the source with :mod:`ast` (never executes it); every call of a known class gives its
+literal keyword arguments to the matching settings. Non-literal arguments are reported.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from .. import registry
+from ..errors import InputError
+from ..findings import Finding
+from ..launch import launch_env
+from ..model import Config, Entry
+
+ACCELERATOR = "Accelerator"
+# Accelerator keyword -> plugin class it takes.
+PLUGIN_KWARGS = {
+    "fsdp_plugin": registry.FSDP, "deepspeed_plugin": registry.DS, "dynamo_plugin": registry.DYN,
+    "megatron_lm_plugin": registry.MEG, "parallelism_config": registry.PAR,
+}
+PARADIGM_OF_PLUGIN = {registry.FSDP: "FSDP", registry.DS: "DEEPSPEED", registry.MEG: "MEGATRON_LM"}
+RECIPES = {"TE": registry.TE, "AO": registry.AO, "MSAMP": registry.MSAMP}
+HANDLERS = {"TorchContextParallelConfig": "cp_handler", "DeepSpeedSequenceParallelConfig": "sp_handler"}
+ENV_ONLY = ("CUDA_VISIBLE_DEVICES", "OMP_NUM_THREADS", "ACCELERATE_DEBUG_MODE", "ACCELERATE_CPU_AFFINITY", "MASTER_ADDR",
+            "MASTER_PORT", "KMP_AFFINITY", "KMP_BLOCKTIME", "PYTHONPATH", "ACCELERATE_CONFIG_DS_FIELDS")
+
+
+def _bool(raw: str) -> bool:
+    return raw.strip().lower() in ("y", "yes", "t", "true", "on", "1")
+
+
+def _value(s: registry.Setting, raw: str) -> Any:
+    """An env string as an explicit Python argument of the field that reads it."""
+    t = s.type
+    if raw == "None" and t in ("int", "float"):
+        return None
+    if t in ("bool", "boolish"):
+        return _bool(raw)
+    if t == "int" or (t == "enum" and s.choices and all(isinstance(c, int) for c in s.choices)):
+        try:
+            return int(raw)
+        except ValueError:
+            return raw
+    if t == "float":
+        try:
+            return float(raw)
+        except ValueError:
+            return raw
+    if t == "classlist" and s.section == "fsdp_config":
+        return [p for p in raw.split(",") if p]
+    return raw
+
+
+def plugin_kwargs(env: dict[str, str], version: str) -> tuple[dict[str, dict[str, Any]], dict[str, Any], list[Finding]]:
+    """env -> ({class: {field: value}}, Accelerator kwargs, findings)."""
+    classes: dict[str, dict[str, Any]] = {}
+    acc: dict[str, Any] = {}
+    findings: list[Finding] = []
+    fsdp_v = int(env.get("FSDP_VERSION", "1") or 1)
+    policy = env.get("FSDP_AUTO_WRAP_POLICY", "NO_WRAP").upper()
+    fp8 = env.get("ACCELERATE_MIXED_PRECISION") == "fp8"
+    backend = env.get("ACCELERATE_FP8_BACKEND")
+    recipe = RECIPES.get(backend or "")
+    wanted = set()
+    if env.get("ACCELERATE_USE_FSDP") == "true":
+        wanted.add(registry.FSDP)
+    if env.get("ACCELERATE_USE_DEEPSPEED") == "true":
+        wanted.add(registry.DS)
+    if env.get("ACCELERATE_USE_MEGATRON_LM") == "true":
+        wanted.add(registry.MEG)
+    if env.get("ACCELERATE_USE_PARALLELISM_CONFIG") == "true":
+        wanted |= {registry.PAR, "TorchContextParallelConfig", "DeepSpeedSequenceParallelConfig"}
+    if "ACCELERATE_DYNAMO_BACKEND" in env:
+        wanted.add(registry.DYN)
+    if fp8 and recipe:
+        wanted.add(recipe)
+    override: list[bool] = []
+    for var, raw in sorted(env.items()):
+        if var.startswith("ACCELERATE_FP8_OVERRIDE_"):
+            override.append(_bool(raw))
+            continue
+        s = registry.by_env(var)
+        if s is None or not s.plugin:
+            if var in ENV_ONLY or var.startswith("ACCELERATE_USE_"):
+                if var in ENV_ONLY and var != "ACCELERATE_CONFIG_DS_FIELDS":
+                    findings.append(Finding("convert.lossy", "info", f"{var}={raw} has no Python argument; set it in the environment",
+                                            s.path if s else var))
+                continue
+            findings.append(Finding("convert.lossy", "info", f"{var}={raw} is read by nothing; dropped", var))
+            continue
+        cls, fld = s.plugin.split(".", 1)
+        if cls == ACCELERATOR:
+            if fld == "mixed_precision":
+                acc["mixed_precision"] = raw
+            elif fld == "cpu" and _bool(raw):
+                acc["cpu"] = True
+            continue
+        if cls not in wanted:
+            continue
+        if cls == registry.FSDP:
+            if fsdp_v == 2 and s.fsdp_versions == (1,):
+                continue
+            if fsdp_v == 1 and s.fsdp_versions == (2,):
+                continue
+            if fsdp_v == 1 and fld == "reshard_after_forward":
+                continue
+            if fld == "transformer_cls_names_to_wrap" and policy != "TRANSFORMER_BASED_WRAP":
+                continue
+            if fld == "min_num_params" and policy != "SIZE_BASED_WRAP":
+                continue
+        if cls in ("TorchContextParallelConfig", "DeepSpeedSequenceParallelConfig") and registry.PAR not in wanted:
+            continue
+        classes.setdefault(cls, {})[fld] = _value(s, raw)
+        if var == "ACCELERATE_GRADIENT_ACCUMULATION_STEPS" and raw.isdigit():
+            acc["gradient_accumulation_steps"] = int(raw)
+    if override and recipe == registry.TE:
+        classes.setdefault(registry.TE, {})["override_linear_precision"] = tuple(override)
+    if fp8 and not recipe:
+        findings.append(Finding("convert.lossy", "warning", f"fp8 backend {backend!r} has no recipe class: Accelerator picks one "
+                                "(no FP8 recipe kwargs written)", "fp8_config.backend"))
+    if fp8 and recipe and backend == "MSAMP" and registry.DS in classes:
+        findings.append(Finding("convert.lossy", "info", "MS-AMP under DeepSpeed is configured through the DeepSpeed plugin "
+                                "(enable_msamp/msamp_opt_level), read from the environment", "fp8_config.backend"))
+    for cls in wanted:
+        if cls in (registry.FSDP, registry.DS, registry.MEG, registry.DYN, registry.PAR):
+            classes.setdefault(cls, {})
+    if "ACCELERATE_CONFIG_DS_FIELDS" in env and env["ACCELERATE_CONFIG_DS_FIELDS"]:
+        findings.append(Finding("convert.lossy", "info", "ACCELERATE_CONFIG_DS_FIELDS (the conflict check between accelerate's "
+                                "DeepSpeed keys and a DeepSpeed JSON file) has no Python argument", "deepspeed_config"))
+    return classes, acc, findings
+
+
+def _fmt(value: Any) -> str:
+    return repr(value)
+
+
+def snippet(classes: dict[str, dict[str, Any]], acc: dict[str, Any], source: str = "") -> str:
+    names = {registry.FSDP: "fsdp_plugin", registry.DS: "deepspeed_plugin", registry.DYN: "dynamo_plugin",
+             registry.MEG: "megatron_lm_plugin", registry.PAR: "parallelism_config", registry.TE: "fp8_recipe",
+             registry.AO: "fp8_recipe", registry.MSAMP: "fp8_recipe", "TorchContextParallelConfig": "cp_handler",
+             "DeepSpeedSequenceParallelConfig": "sp_handler"}
+    imports = sorted(c for c in classes if c != ACCELERATOR)
+    lines = [f'"""Accelerator arguments equivalent to {source or "the configuration"} (written by accelconf)."""',
+             "from accelerate import Accelerator"]
+    if imports:
+        lines.append(f"from accelerate.utils import {', '.join(imports)}")
+    lines.append("")
+    order = ["TorchContextParallelConfig", "DeepSpeedSequenceParallelConfig"] + [c for c in classes if c not in HANDLERS]
+    for cls in order:
+        if cls not in classes:
+            continue
+        fields = dict(classes[cls])
+        if cls == registry.PAR:
+            for h, arg in HANDLERS.items():
+                if h in classes:
+                    fields[arg] = _Raw(arg)
+        if not fields:
+            lines.append(f"{names[cls]} = {cls}()")
+            continue
+        lines.append(f"{names[cls]} = {cls}(")
+        lines.extend(f"    {k}={_fmt(v)}," for k, v in fields.items())
+        lines.append(")")
+    kwargs = dict(acc)
+    for cls in classes:
+        for kw, pc in PLUGIN_KWARGS.items():
+            if pc == cls:
+                kwargs[kw] = _Raw(names[cls])
+        if cls in RECIPES.values():
+            kwargs["kwargs_handlers"] = _Raw(f"[{names[cls]}]")
+    lines.append("accelerator = Accelerator(")
+    lines.extend(f"    {k}={_fmt(v)}," for k, v in kwargs.items())
+    lines.append(")")
+    return "\n".join(lines) + "\n"
+
+
+class _Raw(str):
+    def __repr__(self) -> str:
+        return str(self)
+
+
+def write(cfg: Config, *, version: str | None = None, fmt: str = "kwargs", machine_rank: int | None = None,
+          **_: Any) -> tuple[str, list[Finding]]:
+    ver = registry.resolve_version(version)
+    result = launch_env(cfg, version=ver, machine_rank=machine_rank)
+    classes, acc, findings = plugin_kwargs(result.env, ver)
+    findings = [f for f in result.findings if f.rule != "launch.not-env"] + findings
+    if result.mode in ("torchrun", "deepspeed") or result.env.get("MASTER_ADDR"):
+        findings.append(Finding("convert.lossy", "info", "the process layout (num_processes, machines, rendezvous) is not an "
+                                "Accelerator argument: start the script with accelerate launch or torchrun", "num_processes"))
+    return snippet(classes, acc, cfg.source), findings
+
+
+# -- reader ---------------------------------------------------------------------------------------
+
+def _call_name(node: ast.Call) -> str:
+    f = node.func
+    if isinstance(f, ast.Name):
+        return f.id
+    if isinstance(f, ast.Attribute):
+        return f.attr
+    return ""
+
+
+def _to_config_value(s: registry.Setting, value: Any) -> Any:
+    if s.type == "classlist" and isinstance(value, (list, tuple)):
+        return ",".join(str(v) for v in value)
+    if s.key == "fsdp_offload_params" and not isinstance(value, bool):
+        return value
+    return value
+
+
+def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: str = "kwargs") -> Config:
+    try:
+        tree = ast.parse(text, filename=path)
+    except SyntaxError as exc:
+        raise InputError(f"not Python: {exc.msg}", path, exc.lineno or 0, exc.offset or 0) from exc
+    cfg = Config(source=path, format="kwargs")
+    known = {s.plugin.split(".", 1)[0] for s in registry.SETTINGS if s.plugin} | set(RECIPES.values())
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        cls = _call_name(node)
+        if cls not in known:
+            continue
+        kw_pos = dict(line=node.lineno, column=node.col_offset + 1, origin="kwargs")
+        if cls in PARADIGM_OF_PLUGIN and "distributed_type" not in cfg:
+            cfg.set("distributed_type", PARADIGM_OF_PLUGIN[cls], written_key=cls, where=f"{cls}(...)", **kw_pos)
+        for backend, rc in RECIPES.items():
+            if rc == cls:
+                s = registry.get("fp8_config", "backend")
+                if s:
+                    cfg.set(s.path, backend, written_key=cls, where=f"{cls}(...)", **kw_pos)
+                if "mixed_precision" not in cfg:
+                    cfg.set("mixed_precision", "fp8", written_key=cls, where=f"{cls}(...)", **kw_pos)
+        for kw in node.keywords:
+            if kw.arg is None:
+                continue
+            pos = dict(line=kw.value.lineno, column=kw.value.col_offset + 1, origin="kwargs", where=f"{cls}({kw.arg}=)")
+            if cls == ACCELERATOR and kw.arg in PLUGIN_KWARGS or kw.arg in HANDLERS.values() or kw.arg == "kwargs_handlers":
+                continue
+            try:
+                value = ast.literal_eval(kw.value)
+            except (ValueError, SyntaxError, TypeError):
+                cfg.unknown[f"{cls}.{kw.arg}"] = Entry(f"{cls}.{kw.arg}", ast.unparse(kw.value), None, kw.arg, **pos)
+                cfg.notes.append(f"{path}:{pos['line']}:{pos['column']}: warning: {cls}({kw.arg}=...) is not a literal; not read")
+                continue
+            s = registry.by_plugin(cls, kw.arg)
+            if cls == ACCELERATOR and kw.arg == "cpu":
+                s = registry.get("", "use_cpu")
+            if s is None:
+                cfg.unknown[f"{cls}.{kw.arg}"] = Entry(f"{cls}.{kw.arg}", value, None, kw.arg, **pos)
+                continue
+            if s.key == "dynamo_backend" and "distributed_type" not in cfg:
+                pass
+            cfg.set(s.path, _to_config_value(s, value), written_key=kw.arg, **pos)
+    return cfg

@@ -1,0 +1,112 @@
+"""The accelerate config file (YAML or JSON): reader through the position-keeping loader, writer in
+canonical spelling.
+
+The reader applies accelerate's load-time normalization (:func:`accelconf.model.from_document`).
+The writer emits a clean file as ``accelerate config`` would: canonical keys, sorted, nested dicts
+under their section, every string that YAML 1.1 would read as something else (``'no'``, ``'NO'``, ``'0,1'`` is fine,
+``'1'`` is quoted) single-quoted, because accelerate reads files with PyYAML ``safe_load``. Keys accelerate would reject or ignore are still written (they
+are the user's) but reported.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from .. import registry
+from ..document import load_text, resolve_yaml11
+from ..findings import Finding
+from ..model import Config, from_document
+
+
+def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: str = "yaml") -> Config:
+    doc = load_text(text, path, fmt if fmt in ("yaml", "json") else None)
+    return from_document(doc, registry.resolve_version(version))
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    return value
+
+
+def to_data(cfg: Config) -> tuple[dict[str, Any], list[Finding]]:
+    findings: list[Finding] = []
+    data: dict[str, Any] = {}
+    for path, e in cfg.items():
+        if path.startswith("--"):
+            continue
+        if "." in path:
+            sec, key = path.split(".", 1)
+            data.setdefault(sec, {})[key] = _plain(e.value)
+        else:
+            data[path] = _plain(e.value)
+    for path, e in cfg.unknown.items():
+        if path.startswith("--") or (e.origin in ("env", "cli", "kwargs") and "." not in path):
+            findings.append(Finding("convert.lossy", "warning", f"`{path}` has no config-file key; dropped",
+                                    path, e.line, e.column))
+            continue
+        if "." in path:
+            sec, key = path.split(".", 1)
+            if isinstance(data.get(sec, {}), dict):
+                data.setdefault(sec, {})[key] = _plain(e.value)
+        else:
+            data[path] = _plain(e.value)
+        findings.append(Finding("convert.unknown", "warning", f"`{path}` is not a setting accelerate knows; kept as written",
+                                path, e.line, e.column))
+    if "distributed_type" not in data:
+        data["distributed_type"] = "NO"
+        findings.append(Finding("convert.default", "info", "no distributed_type in the input: written as 'NO'", "distributed_type"))
+    data.setdefault("compute_environment", "LOCAL_MACHINE")
+    return data, findings
+
+
+def write(cfg: Config, *, version: str | None = None, fmt: str = "yaml", **_: Any) -> tuple[str, list[Finding]]:
+    data, findings = to_data(cfg)
+    if fmt == "json":
+        return json.dumps(data, indent=2, sort_keys=True) + "\n", findings
+    return dump_yaml(data), findings
+
+
+_PLAIN_OK = re.compile(r"^[A-Za-z0-9_./][A-Za-z0-9_ ,./+=@()-]*$")
+
+
+def _scalar(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    text = str(value)
+    if text and _PLAIN_OK.match(text) and not text.endswith(" ") and isinstance(resolve_yaml11(text), str) and ": " not in text:
+        return text
+    return "'" + text.replace("'", "''") + "'"
+
+
+def dump_yaml(data: dict[str, Any], indent: int = 0) -> str:
+    """Block-style YAML, keys sorted, readable identically by PyYAML (YAML 1.1) and YAML 1.2 readers."""
+    out: list[str] = []
+    pad = " " * indent
+    for key in sorted(data):
+        value = data[key]
+        if isinstance(value, dict):
+            if not value:
+                out.append(f"{pad}{key}: {{}}")
+                continue
+            out.append(f"{pad}{key}:")
+            out.append(dump_yaml(value, indent + 2).rstrip("\n"))
+        elif isinstance(value, list):
+            if not value:
+                out.append(f"{pad}{key}: []")
+                continue
+            out.append(f"{pad}{key}:")
+            out.extend(f"{pad}- {_scalar(v)}" for v in value)
+        else:
+            out.append(f"{pad}{key}: {_scalar(value)}")
+    return "\n".join(out) + "\n"

@@ -1,0 +1,703 @@
+"""A pure re-implementation of ``accelerate launch``: config (+ explicit flags) -> child environment.
+
+This module owns the launcher's merge and export logic (accelerate ``commands/launch.py``
+``_validate_launch_command`` and ``utils/launch.py`` ``prepare_*_env``) for one accelerate version.
+It emulates the argparse namespace accelerate builds: every flag starts at its argparse default
+(derived from the registry), the config file fills it with accelerate's rules (top-level keys only
+where the flag default is ``None``; nested keys always in <= 1.4, unless the flag was explicit from
+1.5), and the environment is then written per launcher path. Names of keys, flags, namespace
+attributes and environment variables all come from :mod:`accelconf.registry`; what lives here is
+only the launcher's control flow (paradigm flags, rendezvous, thread count).
+
+The environment is the *delta* ``accelerate launch`` adds to an empty shell: variables the shell
+already had are not modelled. ``PYTHONPATH`` (DeepSpeed path only) is the absolute working directory
+given as ``cwd`` (default: the current directory), which is what accelerate appends to an empty
+``PYTHONPATH``. ``OMP_NUM_THREADS`` assumes ``OMP_NUM_THREADS`` is unset in the shell; with
+``use_cpu`` accelerate then divides the physical core count by the local process count, which is
+only modelled when ``physical_cores`` is given (otherwise a finding says so).
+
+A config accelerate refuses to launch raises :class:`LaunchError` with accelerate's own message.
+Nothing here imports accelerate or torch.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from . import registry
+from .errors import InputError
+from .findings import Finding
+from .model import Config, Entry, canonical
+from .registry import Setting
+
+Mode = str  # "simple" | "torchrun" | "deepspeed" | "tpu" | "sagemaker"
+
+# Launcher control flags (not settings: they select the launcher path). distributed_type -> flag.
+PARADIGM_FLAGS = ("multi_gpu", "tpu", "use_deepspeed", "use_fsdp", "use_megatron_lm")
+PARADIGM_OF_TYPE: dict[str, str] = {
+    "DEEPSPEED": "use_deepspeed", "FSDP": "use_fsdp", "MEGATRON_LM": "use_megatron_lm", "XLA": "tpu",
+    **{t: "multi_gpu" for t in registry.MULTI_GPU_TYPES},
+}
+TYPE_OF_PARADIGM: dict[str, str] = {"use_deepspeed": "DEEPSPEED", "use_fsdp": "FSDP", "use_megatron_lm": "MEGATRON_LM",
+                                    "tpu": "XLA", "multi_gpu": "MULTI_GPU"}
+# Launcher-only flags a command line may carry (kept in Config.unknown under "--name").
+LAUNCHER_FLAGS: dict[str, str] = {
+    "num_cpu_threads_per_process": "int", "use_parallelism_config": "store_true", "rdzv_conf": "str",
+    "max_restarts": "int", "monitor_interval": "float", "module": "store_true", "no_python": "store_true",
+    "quiet": "store_true", "role": "str", "tee": "str", "log_dir": "str",
+}
+MULTINODE_DEFAULT_LAUNCHER = "pdsh"
+STANDARD_LAUNCHER = "standard"
+PATH_LETTER = {"simple": "S", "torchrun": "T", "deepspeed": "D", "tpu": "X", "sagemaker": "M"}
+# Flags whose argparse default is None and whose launcher default is filled in by
+# _validate_launch_command (so that a config file can still set them).
+FILLED_LATER = frozenset({"dynamo_config.dynamo_backend"})
+# Flag defaults that changed: path -> ((first version with the registry's default, older default), ...).
+# From the registry's versions_note, checked against the wheels.
+OLDER_FLAG_DEFAULTS: dict[str, tuple[tuple[str, Any], ...]] = {
+    "fsdp_config.fsdp_min_num_params": (("1.13", 1e8),),
+    "fsdp_config.fsdp_use_orig_params": (("0.25", "false"),),
+    "fsdp_config.fsdp_sync_module_states": (("0.22", "false"),),
+    "fp8_config.fp8_format": (("1.8", "E4M3"),),
+}
+NESTED_PREFIX_RULES = (("fsdp_config", "fsdp_", None), ("fp8_config", "fp8_", "0.34"), ("dynamo_config", "dynamo_", "1.14"))
+
+
+class LaunchError(InputError):
+    """accelerate launch would refuse this configuration (its own message is kept)."""
+
+
+@dataclass
+class LaunchResult:
+    """What ``accelerate launch`` does with a configuration.
+
+    ``env``: the variables it writes for the training process (added to an empty shell).
+    ``torchrun``: the arguments it passes to ``torch.distributed.run`` (torchrun and multi-node
+    DeepSpeed ``standard`` paths). ``cmd``: the command line of the DeepSpeed multi-node launcher or
+    of ``mpirun`` (without the training script), else ``None``. ``findings``: what env cannot carry,
+    or what the launcher drops.
+    """
+
+    mode: Mode
+    env: dict[str, str]
+    torchrun: dict[str, Any] = field(default_factory=dict)
+    cmd: list[str] | None = None
+    findings: list[Finding] = field(default_factory=list)
+    explicit: frozenset[str] = frozenset()  # namespace attributes given on the command line
+    namespace: dict[str, Any] = field(default_factory=dict)  # the final argparse namespace (emulated)
+    origins: dict[str, str] = field(default_factory=dict)  # namespace attribute -> "cli" | "file" | "default"
+
+
+# -- argparse emulation ---------------------------------------------------------------------------
+
+def flag_kind(s: Setting) -> str:
+    """How ``accelerate launch`` parses the flag of a setting (its argparse action/type).
+
+    One of ``store_true``, ``bool`` (``type=bool``: any non-empty string is true), ``str_to_bool``
+    (0/1), ``int``, ``float``, ``list3`` (three comma-separated booleans) or ``str``.
+    ``tests/test_oracle_launch.py`` checks this against accelerate's own parser.
+    """
+    sec, t = s.section, s.type
+    if sec == "":
+        if t == "bool":
+            return "store_true"
+        return "int" if t == "int" else "str"
+    if sec == "dynamo_config":
+        return "store_true" if t == "bool" else "str"
+    if sec == "fp8_config":
+        if t == "bool":
+            return "store_true" if s.launcher_default is False else "str_to_bool"
+        if t == "list":
+            return "list3"
+        return "int" if t == "int" else "str"
+    if sec in ("megatron_lm_config", "parallelism_config"):
+        if t == "bool":
+            return "bool"
+        if t == "int" and s.plugin and not s.plugin.startswith("DeepSpeedSequenceParallelConfig"):
+            return "int"
+        return "float" if t == "float" else "str"
+    if sec == "deepspeed_config":
+        if t == "int" or (t == "enum" and s.choices and all(isinstance(c, int) for c in s.choices)):
+            return "int"
+        return "float" if t == "float" else "str"
+    if sec in ("fsdp_config", "mpirun_config"):
+        return "int" if t == "int" else "str"
+    return "str"
+
+
+def argparse_default(s: Setting, version: str | None = None) -> Any:
+    """The namespace value of a flag that was not given (argparse converts string defaults)."""
+    for since, older in OLDER_FLAG_DEFAULTS.get(s.path, ()):
+        if version is not None and not registry.version_in(version, since, None):
+            return older
+    kind = flag_kind(s)
+    if s.section == "":
+        if s.file_ignored:
+            return s.launcher_default
+        return False if kind == "store_true" and s.namespace != s.key else None
+    if s.path in FILLED_LATER:
+        return None
+    d = s.launcher_default
+    if kind == "store_true":
+        return False
+    if kind == "str_to_bool":
+        return None if d is None else (1 if d else 0)
+    if kind == "str" and isinstance(d, bool):
+        return str(d).lower()
+    if kind == "str" and isinstance(d, int):
+        return str(d)
+    return d
+
+
+def parse_flag_value(s: Setting | None, kind: str, raw: str | None) -> Any:
+    """Convert a command-line string as accelerate's parser would (raises ValueError like argparse)."""
+    if kind == "store_true":
+        return True
+    assert raw is not None
+    if kind == "int":
+        return int(raw)
+    if kind == "float":
+        return float(raw)
+    if kind == "bool":
+        return bool(raw)
+    if kind == "str_to_bool":
+        return str_to_bool(raw)
+    if kind == "list3":
+        return tuple(str_to_bool(p) for p in raw.split(","))
+    return raw
+
+
+def str_to_bool(value: str) -> int:
+    low = value.lower()
+    if low in ("y", "yes", "t", "true", "on", "1"):
+        return 1
+    if low in ("n", "no", "f", "false", "off", "0"):
+        return 0
+    raise ValueError(f"invalid truth value {value}")
+
+
+def nested_attr(section: str, key: str, version: str) -> str:
+    """The namespace attribute a nested config key is copied to (prefix rules per version)."""
+    for sec, prefix, since in NESTED_PREFIX_RULES:
+        if section != sec or (since and not registry.version_in(version, since, None)):
+            continue
+        if sec == "fsdp_config" and not registry.version_in(version, "1.5", None):
+            return key if "fsdp" in key else prefix + key  # <= 1.4: substring test
+        if not key.startswith(prefix.rstrip("_") if sec != "dynamo_config" else prefix):
+            return prefix + key
+    return key
+
+
+def _settings(version: str) -> list[Setting]:
+    return [s for s in registry.SETTINGS if s.exists_in(version)]
+
+
+def _flag_settings(version: str) -> dict[str, Setting]:
+    return {s.namespace: s for s in _settings(version) if s.flag}
+
+
+def _encode(s: Setting | None, value: Any) -> str:
+    enc = s.encoding if s is not None else "str"
+    if enc == "lower":
+        return str(value).lower()
+    if enc == "upper":
+        return str(value).upper()
+    if enc == "true_if":
+        return "true"
+    if enc == "flag1":
+        return "1"
+    return str(value)
+
+
+def _finding(rule: str, severity: str, message: str, entry: Entry | None = None, key: str = "", suggestion: str | None = None) -> Finding:
+    if entry is not None:
+        return Finding(rule, severity, message, key or entry.path, entry.line, entry.column, suggestion)  # type: ignore[arg-type]
+    return Finding(rule, severity, message, key, 0, 0, suggestion)  # type: ignore[arg-type]
+
+
+# -- the launcher ---------------------------------------------------------------------------------
+
+def launch_env(
+    cfg: Config | None,
+    *,
+    version: str | None = None,
+    cli_overrides: Config | None = None,
+    machine_rank: int | None = None,
+    physical_cores: int | None = None,
+    device_count: int = 0,
+    cwd: str | None = None,
+) -> LaunchResult:
+    """What ``accelerate launch [flags] --config_file FILE`` gives the training process.
+
+    ``cfg`` is the config file (``None``, or a Config read from a command line, for a launch without
+    a file: then ``cli_overrides`` defaults to it). ``cli_overrides`` holds explicit flags (its
+    entries' settings name the flags; ``distributed_type`` stands for the paradigm flag).
+    ``machine_rank`` acts as ``--machine_rank N``. ``device_count`` is what accelerate would detect
+    without a config file (num_processes default). Raises :class:`LaunchError` where accelerate raises.
+    """
+    ver = registry.resolve_version(version)
+    findings: list[Finding] = []
+    if cfg is not None and cfg.format == "cli" and cli_overrides is None:
+        cfg, cli_overrides = None, cfg
+    flags = _flag_settings(ver)
+    ns: dict[str, Any] = {name: argparse_default(s, ver) for name, s in flags.items()}
+    for name in PARADIGM_FLAGS:
+        ns[name] = False
+    ns.update(cpu=False, tpu_use_cluster=False, use_parallelism_config=False, dynamo_backend=None, mixed_precision=None,
+              num_cpu_threads_per_process=None, module=None, no_python=None, debug=None)
+    origins: dict[str, str] = {name: "default" for name in ns}
+    explicit: set[str] = set()
+
+    # 1. explicit command-line flags
+    if cli_overrides is not None:
+        for path, e in cli_overrides.items():
+            if path == "distributed_type":
+                flag = PARADIGM_OF_TYPE.get(str(e.value))
+                if flag:
+                    ns[flag] = True
+                    explicit.add(flag)
+                    origins[flag] = "cli"
+                continue
+            s = e.setting
+            if s is None or not s.flag:
+                findings.append(_finding("convert.no-flag", "warning", f"`{path}` has no `accelerate launch` flag; dropped", e))
+                continue
+            if not s.exists_in(ver):
+                findings.append(_finding("convert.version", "warning", f"`--{s.flag}` does not exist in accelerate {ver}", e))
+                continue
+            ns[s.namespace] = e.value
+            explicit.add(s.namespace)
+            origins[s.namespace] = "cli"
+        for path, e in cli_overrides.unknown.items():
+            if path.startswith("--") and path[2:] in LAUNCHER_FLAGS:
+                ns[path[2:]] = e.value
+                explicit.add(path[2:])
+                origins[path[2:]] = "cli"
+    if machine_rank is not None:
+        ns["machine_rank"] = machine_rank
+        explicit.add("machine_rank")
+        origins["machine_rank"] = "cli"
+
+    # 2. sanity checks on the raw command line
+    if sum(bool(ns[f]) for f in ("multi_gpu", "cpu", "tpu", "use_deepspeed", "use_fsdp")) > 1:
+        raise LaunchError("You can only use one of `--cpu`, `--multi_gpu`, `--tpu`, `--use_deepspeed`, `--use_fsdp` at a time.")
+    if ns["multi_gpu"] and ns.get("num_processes") is not None and _num(ns["num_processes"]) < 2:
+        raise LaunchError("You need to use at least 2 processes to use `--multi_gpu`.")
+    if registry.version_in(ver, "1.10", None) and ns["use_parallelism_config"] and (not ns["use_fsdp"] or ns.get("fsdp_version") == 1):
+        raise LaunchError("You cannot use `--use_parallelism_config` without `--use_fsdp` and `--fsdp_version=2`. ")
+
+    mp_from_config = False
+    sagemaker = False
+    ds_fields: list[str] = []
+    if cfg is not None:
+        mp_from_config, sagemaker, ds_fields = _apply_file(cfg, ver, ns, explicit, origins, findings)
+    else:
+        _apply_no_file(ns, device_count, findings)
+
+    # thread count (not on SageMaker)
+    if not sagemaker and ns["num_cpu_threads_per_process"] is None:
+        ns["num_cpu_threads_per_process"] = 1
+        if ns.get("use_cpu") and _num(ns.get("num_processes") or 0) >= 1:
+            local = max(int(_num(ns["num_processes"]) / _num(ns["num_machines"])), 1)
+            if physical_cores is not None:
+                if int(physical_cores / local) > 1:
+                    ns["num_cpu_threads_per_process"] = int(physical_cores / local)
+            else:
+                findings.append(_finding("convert.machine-dependent", "info",
+                                         "with use_cpu, accelerate sets OMP_NUM_THREADS to physical cores / processes per machine "
+                                         "when the shell has no OMP_NUM_THREADS; written here as 1", key="use_cpu"))
+
+    # 3. dispatch, as launch_command does
+    if ns["use_deepspeed"] and not ns["cpu"]:
+        mode = "deepspeed"
+    elif (ns["use_fsdp"] or ns["use_megatron_lm"] or ns["multi_gpu"]) and not ns["cpu"]:
+        mode = "torchrun"
+    elif ns["tpu"] and not ns["cpu"]:
+        mode = "tpu"
+    elif sagemaker:
+        mode = "sagemaker"
+    else:
+        mode = "simple"
+    env, torchrun, cmd = _prepare(mode, ns, ver, ds_fields, mp_from_config, cwd)
+    result = LaunchResult(mode, env, torchrun, cmd, findings, frozenset(explicit), ns, origins)
+    if cfg is not None:
+        findings.extend(_file_findings(cfg, ver, mode, ns))
+    findings.extend(_layout_findings(mode, ns, torchrun, cmd))
+    return result
+
+
+def _num(v: Any) -> float:
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return 0.0
+
+
+def _apply_file(cfg: Config, ver: str, ns: dict[str, Any], explicit: set[str], origins: dict[str, str],
+                findings: list[Finding]) -> tuple[bool, bool, list[str]]:
+    """The config branch of _validate_launch_command; returns (mp_from_config, sagemaker, ds fields)."""
+    compute = cfg.get("compute_environment", "LOCAL_MACHINE")
+    sagemaker = compute != "LOCAL_MACHINE"
+    if "distributed_type" not in cfg and cfg.format in ("env", "kwargs"):
+        cfg.set("distributed_type", "NO", origin="default")
+    if "distributed_type" not in cfg:
+        raise LaunchError("A `distributed_type` must be specified in the config file.")
+    dtype = cfg.get("distributed_type")
+    # unknown top-level keys fail loading (nested dicts count by their section name)
+    allowed = registry.SAGEMAKER_KEYS if sagemaker else registry.CLUSTER_ONLY_KEYS
+    lenient = cfg.format in ("env", "kwargs")  # not a file: unknown names were reported by the reader
+    written = {p.split(".")[0] for p in cfg.entries}
+    if not lenient:
+        written |= {p.split(".")[0] for p in cfg.unknown if not p.startswith("--")}
+    extra = []
+    for key in written:
+        s = registry.get("", key)
+        if key not in allowed or s is None or not s.exists_in(ver):
+            extra.append(key)
+    if extra:
+        raise LaunchError(f"The config file had unknown keys ({sorted(extra)}), please try upgrading your `accelerate` version "
+                          "or fix (and potentially remove) these keys from your config file.")
+    if sagemaker:
+        if registry.version_in(ver, "1.10", None):
+            raise LaunchError("'SageMakerConfig' object has no attribute 'parallelism_config'")
+    if (dtype == "NO" or lenient) and "num_processes" not in cfg:
+        num_processes: Any = 1
+        if lenient:
+            findings.append(_finding("convert.default", "info", "no process count in the input: taken as 1", key="num_processes"))
+    else:
+        num_processes = cfg.get("num_processes", -1)
+    if not any(ns[f] for f in ("multi_gpu", "tpu", "tpu_use_cluster", "use_deepspeed", "use_fsdp", "use_megatron_lm")):
+        flag = PARADIGM_OF_TYPE.get(dtype) if isinstance(dtype, str) else None
+        for f in PARADIGM_FLAGS:
+            ns[f] = f == flag
+            origins[f] = "file"
+        ns["tpu_use_cluster"] = bool(cfg.get("tpu_use_cluster", False)) if ns["tpu"] else False
+        if registry.version_in(ver, "1.10", None):
+            ns["use_parallelism_config"] = bool(cfg.section("parallelism_config")) or any(
+                p.startswith("parallelism_config.") for p in cfg.unknown)
+    if ns["gpu_ids"] is None:
+        ns["gpu_ids"] = cfg.get("gpu_ids") if cfg.get("gpu_ids") is not None else "all"
+        origins["gpu_ids"] = "file" if cfg.get("gpu_ids") is not None else "default"
+    if ns["multi_gpu"] and ns["num_machines"] is None:
+        ns["num_machines"] = cfg.get("num_machines", 1)
+    gpu_ids = ns["gpu_ids"]
+    if not isinstance(gpu_ids, str):
+        raise LaunchError(f"'{type(gpu_ids).__name__}' object has no attribute 'split'")
+    if len(gpu_ids.split(",")) < 2 and gpu_ids != "all" and ns["multi_gpu"] and _num(ns["num_machines"] or 1) <= 1:
+        raise LaunchError("Less than two GPU ids were configured and tried to run on multiple GPUs. "
+                          "Please ensure at least two are specified for `--gpu_ids`, or use `--gpu_ids='all'`.")
+    ds_fields: list[str] = []
+    if not sagemaker:
+        # nested dicts, in file order (known and unknown keys alike)
+        nested = sorted(
+            [e for p, e in cfg.items() if "." in p] + [e for p, e in cfg.unknown.items() if "." in p and not p.startswith("--")],
+            key=lambda e: (e.line == 0, e.line, e.column))
+        for e in nested:
+            section = e.path.split(".")[0]
+            written = e.written_key or e.path.split(".", 1)[1]
+            if e.origin != "file" and e.setting is not None:
+                written = e.setting.key
+            attr = nested_attr(section, written, ver)
+            if section == "deepspeed_config":
+                ds_fields.append(written)
+            if registry.version_in(ver, "1.5", None) and attr in explicit:
+                continue
+            ns[attr] = e.value
+            origins[attr] = "file"
+        # top-level scalars: only where the namespace still holds None
+        dataclass_defaults = {"num_machines": 1, "machine_rank": 0, "main_training_function": "main", "use_cpu": False,
+                              "debug": False, "num_processes": num_processes}
+        names = {p for p in cfg.entries if "." not in p} | set(dataclass_defaults)
+        for name in sorted(names):
+            if name in ("compute_environment", "mixed_precision", "distributed_type"):
+                continue
+            s = registry.get("", name)
+            if s is not None and s.type == "section":
+                continue
+            value = num_processes if name == "num_processes" else cfg.get(name, dataclass_defaults.get(name))
+            if ns.get(name) is None:
+                ns[name] = value
+                origins[name] = "file" if name in cfg else "default"
+    if not ns["debug"]:
+        ns["debug"] = cfg.get("debug", False)
+    mp_from_config = False
+    if not ns["mixed_precision"]:
+        mp = cfg.get("mixed_precision")
+        if mp is None:
+            ns["mixed_precision"] = "no"
+        else:
+            ns["mixed_precision"] = mp
+            origins["mixed_precision"] = "file"
+            mp_from_config = True
+    if ns["dynamo_backend"] is None:
+        ns["dynamo_backend"] = "no"
+    if ns.get("num_processes") == -1:
+        raise LaunchError("You need to manually pass in `--num_processes` using this config yaml.")
+    return mp_from_config, sagemaker, ds_fields
+
+
+def _apply_no_file(ns: dict[str, Any], device_count: int, findings: list[Finding]) -> None:
+    if ns["num_processes"] is None:
+        ns["num_processes"] = device_count
+        findings.append(_finding("convert.machine-dependent", "info",
+                                 f"`--num_processes` not given: accelerate uses the number of visible devices (taken as {device_count})",
+                                 key="num_processes"))
+    if ns["debug"] is None:
+        ns["debug"] = False
+    if not ns["multi_gpu"] and _num(ns["num_processes"]) > 1 and device_count > 1:
+        ns["multi_gpu"] = True
+    if ns["num_machines"] is None:
+        ns["num_machines"] = 1
+    if ns["mixed_precision"] is None:
+        ns["mixed_precision"] = "no"
+    if "use_cpu" not in ns:
+        ns["use_cpu"] = ns["cpu"]
+    if ns["dynamo_backend"] is None:
+        ns["dynamo_backend"] = "no"
+
+
+def _mixed_precision(ns: dict[str, Any]) -> str:
+    mp = ns["mixed_precision"]
+    if not isinstance(mp, str):
+        raise LaunchError(f"'{type(mp).__name__}' object has no attribute 'lower'")
+    if mp.lower() not in registry.PRECISIONS:
+        raise LaunchError(f"Unknown mixed_precision mode: {mp.lower()}. Choose between {list(registry.PRECISIONS)}.")
+    return mp.lower()
+
+
+def _prepare(mode: str, ns: dict[str, Any], ver: str, ds_fields: list[str], mp_from_config: bool,
+             cwd: str | None) -> tuple[dict[str, str], dict[str, Any], list[str] | None]:
+    letter = PATH_LETTER[mode]
+    env: dict[str, str] = {}
+    torchrun: dict[str, Any] = {}
+    cmd: list[str] | None = None
+    settings = _settings(ver)
+
+    def put(s: Setting, value: Any) -> None:
+        if s.env and letter in s.env_paths:
+            env[s.env] = _encode(s, value)
+
+    def get(section: str, key: str) -> Setting:
+        s = registry.get(section, key)
+        assert s is not None, (section, key)
+        return s
+
+    if mode == "tpu":
+        if ns["debug"]:
+            put(get("", "debug"), True)
+        return env, torchrun, cmd
+    if mode in ("torchrun", "deepspeed"):
+        torchrun, cmd = _rendezvous(mode, ns)
+    elif mode == "simple" and ns.get("mpirun_hostfile") is not None:
+        n, m = ns.get("num_processes"), ns["num_machines"]
+        cmd = ["mpirun", "--hostfile", str(ns["mpirun_hostfile"]), "--npernode", str(int(n) // int(m)) if n and m else "1"]
+        if n:
+            cmd += ["-n", str(n)]
+        cmd += ["--bind-to", "socket"]
+    if mode == "simple":
+        use_cpu = bool(ns["cpu"] or ns.get("use_cpu"))
+        env[get("", "use_cpu").env or ""] = str(ns["cpu"] or ns.get("use_cpu"))
+    if ns["debug"] and mode != "sagemaker":
+        put(get("", "debug"), True)
+    gpu = get("", "gpu_ids")
+    gpu_ids = ns.get("gpu_ids")
+    if mode != "sagemaker" and gpu_ids != "all" and gpu_ids is not None:
+        put(gpu, gpu_ids)
+    if mode == "simple":
+        if _num(ns["num_machines"]) > 1:
+            if ns.get("main_process_ip") is None or ns.get("main_process_port") is None:
+                raise LaunchError("When using multiple machines, you need to specify the main process IP and port.")
+        n = ns.get("num_processes")
+        ip, port = ns.get("main_process_ip"), ns.get("main_process_port")
+        ccl = registry.get("mpirun_config", "mpirun_ccl")
+        if not registry.version_in(ver, "1.8", None) and _num(ns["num_machines"]) > 1:  # <= 1.7
+            env["MASTER_ADDR"] = str(ip)
+            env["MASTER_PORT"] = str(port)
+            if ns.get("mpirun_hostfile") is not None and ccl is not None and ccl.exists_in(ver):
+                env[ccl.env or ""] = str(ns.get(ccl.namespace))
+        elif (n is not None and _num(n) > 1) or _num(ns["num_machines"]) > 1:
+            env["MASTER_ADDR"] = ip if ip is not None else "127.0.0.1"
+            env["MASTER_PORT"] = str(port) if port is not None else "29500"
+            if ccl is not None and ccl.exists_in(ver) and registry.version_in(ver, "1.8", None):
+                env[ccl.env or ""] = "0"  # 1.8-1.12: the count only when oneCCL is installed, else 0
+        if registry.version_in(ver, "1.8", "1.13"):
+            use_cpu = True  # 1.8-1.12 test the string "True"/"False", which is always truthy
+        if use_cpu and registry.version_in(ver, "1.8", None):
+            env["KMP_AFFINITY"] = "granularity=fine,compact,1,0"
+            env["KMP_BLOCKTIME"] = "1"
+    mp = _mixed_precision(ns)
+    if mode == "deepspeed":
+        env["PYTHONPATH"] = os.path.abspath(cwd or ".")
+    put(get("", "mixed_precision"), mp)
+    if mp == "fp8":
+        for attr, value in list(ns.items()):
+            if not attr.startswith("fp8_") or value is None:
+                continue
+            s = next((x for x in settings if x.namespace == attr), None)
+            if s is not None and s.type == "list":  # accelerate indexes [0], [1], [2] (a YAML string too)
+                base = (s.env or "").rsplit("_", 1)[0]
+                try:
+                    if not registry.version_in(ver, "1.5", None):  # <= 1.4 parsed a "(a, b, c)" string
+                        if not isinstance(value, str):
+                            raise LaunchError(f"'{type(value).__name__}' object has no attribute 'strip'")
+                        value = [v.strip() for v in value.strip("()").split(",")]
+                    for i, part in enumerate(("FPROP", "DGRAD", "WGRAD")):
+                        env[f"{base}_{part}"] = str(value[i])
+                except (IndexError, TypeError) as exc:
+                    raise LaunchError(f"{attr}: {exc}") from exc
+            else:
+                env[f"ACCELERATE_{attr.upper()}"] = str(value)
+    if mode in ("simple", "torchrun", "sagemaker"):
+        backend = str(ns["dynamo_backend"]).upper()
+        if backend not in registry.DYNAMO_BACKENDS:
+            raise LaunchError(f"Unknown dynamo backend: {backend}. Choose between {list(registry.DYNAMO_BACKENDS)}.")
+        for s in registry.settings_in("dynamo_config", ver):
+            if s.env:
+                put(s, backend if s.key == "dynamo_backend" else ns.get(s.namespace))
+    if mode == "deepspeed":
+        env["ACCELERATE_CONFIG_DS_FIELDS"] = ",".join(ds_fields + (["mixed_precision"] if mp_from_config else [])).lower()
+        env["ACCELERATE_USE_DEEPSPEED"] = "true"
+        for s in registry.settings_in("deepspeed_config", ver):
+            if s.env and ns.get(s.namespace) is not None:
+                put(s, ns[s.namespace])
+    if mode == "torchrun" and ns["use_fsdp"]:
+        env["ACCELERATE_USE_FSDP"] = "true"
+        ram, sync = ns.get("fsdp_cpu_ram_efficient_loading"), ns.get("fsdp_sync_module_states")
+        if "fsdp_cpu_ram_efficient_loading" in ns and ram and not sync:
+            raise LaunchError("When using `--fsdp_cpu_ram_efficient_loading` set `--fsdp_sync_module_states` to `True`")
+        for s in registry.settings_in("fsdp_config", ver):
+            if not s.env:
+                continue
+            value = ns.get(s.namespace)
+            if s.env_when == "always" or value is not None:
+                put(s, value)
+    if mode == "torchrun" and ns["use_megatron_lm"]:
+        env["ACCELERATE_USE_MEGATRON_LM"] = "true"
+        for s in registry.settings_in("megatron_lm_config", ver):
+            value = ns.get(s.namespace)
+            if s.env and (value is not None or s.env_when == "always"):
+                put(s, value)
+    if mode in ("simple", "torchrun"):
+        env["OMP_NUM_THREADS"] = str(ns["num_cpu_threads_per_process"])
+    if ns.get("enable_cpu_affinity") and mode in ("simple", "torchrun", "deepspeed"):
+        put(get("", "enable_cpu_affinity"), True)
+    if mode in ("torchrun", "deepspeed") and ns.get("use_parallelism_config"):
+        env["ACCELERATE_USE_PARALLELISM_CONFIG"] = "true"
+        cp = get("parallelism_config", "parallelism_config_cp_size")
+        sp = get("parallelism_config", "parallelism_config_sp_size")
+        for s in registry.settings_in("parallelism_config", ver):
+            plugin = s.plugin or ""
+            if plugin.startswith("TorchContextParallelConfig") and not _gt1(ns.get(cp.namespace)):
+                continue
+            if plugin.startswith("DeepSpeedSequenceParallelConfig") and not _gt1(ns.get(sp.namespace)):
+                continue
+            put(s, ns.get(s.namespace))
+    if mode == "sagemaker":
+        env["ACCELERATE_USE_SAGEMAKER"] = "true"
+    return env, torchrun, cmd
+
+
+def _gt1(v: Any) -> bool:
+    if isinstance(v, str):
+        raise LaunchError("'>' not supported between instances of 'str' and 'int'")
+    return v is not None and v > 1
+
+
+def _rendezvous(mode: str, ns: dict[str, Any]) -> tuple[dict[str, Any], list[str] | None]:
+    port = ns.get("main_process_port")
+    if port is None:
+        port = 29500
+    ns["main_process_port"] = port
+    n, m, ip = ns.get("num_processes"), ns["num_machines"], ns.get("main_process_ip")
+    out: dict[str, Any] = {}
+    cmd: list[str] | None = None
+    launcher = ns.get("deepspeed_multinode_launcher") or MULTINODE_DEFAULT_LAUNCHER
+    if mode == "deepspeed" and _num(m) > 1 and launcher != STANDARD_LAUNCHER:
+        cmd = ["deepspeed", "--hostfile", str(ns.get("deepspeed_hostfile"))]
+        if launcher == "nossh":
+            cmd += ["--node_rank", str(ns.get("machine_rank")), "--no_ssh"]
+        else:
+            cmd += ["--no_local_rank", "--launcher", str(launcher)]
+        if ns.get("deepspeed_exclusion_filter") is not None:
+            cmd += ["--exclude", str(ns["deepspeed_exclusion_filter"])]
+        elif ns.get("deepspeed_inclusion_filter") is not None:
+            cmd += ["--include", str(ns["deepspeed_inclusion_filter"])]
+        else:
+            cmd += ["--num_gpus", str(int(n) // int(m))]
+        if ip:
+            cmd += ["--master_addr", str(ip)]
+        cmd += ["--master_port", str(port)]
+    elif _num(m) > 1:
+        out["nproc_per_node"] = str(int(n) // int(m))
+        out["nnodes"] = str(m)
+        out["node_rank"] = int(ns.get("machine_rank") or 0)
+        if ns.get("same_network"):
+            out["master_addr"] = str(ip)
+            out["master_port"] = str(port)
+        else:
+            out["rdzv_endpoint"] = f"{ip}:{port}"
+    else:
+        out["nproc_per_node"] = str(n)
+        out["master_port"] = str(port)
+    out["rdzv_backend"] = ns.get("rdzv_backend")
+    return out, cmd
+
+
+# -- findings -------------------------------------------------------------------------------------
+
+def _file_findings(cfg: Config, ver: str, mode: str, ns: dict[str, Any]) -> Iterable[Finding]:
+    letter = PATH_LETTER[mode]
+    dtype = cfg.get("distributed_type")
+    for path, e in cfg.items():
+        s = e.setting
+        if s is None:
+            continue
+        if s.file_ignored:
+            if canonical(s, e.value) == canonical(s, s.launcher_default):
+                continue
+            yield _finding("launch.file-ignored", "warning",
+                           f"accelerate ignores `{path}` in a config file (the flag default {s.launcher_default!r} wins); "
+                           f"pass `--{s.flag}` on the command line instead", e)
+            continue
+        if s.lost:
+            yield _finding("launch.lost", "warning", f"`{path}` never reaches the training process: {s.doc}", e)
+            continue
+        if not s.exists_in(ver):
+            yield _finding("launch.version", "warning", f"`{path}` is not read by accelerate {ver}", e)
+            continue
+        if s.section == "dynamo_config" and mode == "deepspeed":
+            yield _finding("launch.dropped", "warning",
+                           f"`{path}` is not exported on the DeepSpeed launcher path: torch.compile settings are lost", e)
+            continue
+        if s.section in ("fsdp_config", "deepspeed_config", "megatron_lm_config") and s.env and letter not in s.env_paths:
+            yield _finding("launch.unused", "info", f"`{path}` is not used: distributed_type is {dtype!r}", e)
+            continue
+        if s.section == "fp8_config" and str(ns.get("mixed_precision")).lower() != "fp8":
+            yield _finding("launch.unused", "info", f"`{path}` is not used: mixed_precision is not fp8", e)
+    for path, e in cfg.unknown.items():
+        if path.startswith("--"):
+            continue
+        section = path.split(".")[0] if "." in path else ""
+        if section == "fp8_config":
+            attr = nested_attr(section, path.split(".", 1)[1], ver)
+            yield _finding("launch.unknown", "warning", f"`{path}` is exported as ACCELERATE_{attr.upper()}, which nothing reads", e)
+        elif section:
+            yield _finding("launch.unknown", "warning", f"`{path}` is not a setting accelerate {ver} knows: it is ignored", e)
+
+
+def _layout_findings(mode: str, ns: dict[str, Any], torchrun: dict[str, Any], cmd: list[str] | None) -> Iterable[Finding]:
+    if mode in ("torchrun", "deepspeed") and torchrun:
+        parts = []
+        for k in ("nproc_per_node", "nnodes", "node_rank", "master_addr", "master_port", "rdzv_endpoint", "rdzv_backend"):
+            if k in torchrun and torchrun[k] is not None:
+                parts.append(f"--{k}={torchrun[k]}")
+        yield Finding("launch.not-env", "info", "env does not carry the process layout; accelerate passes it to torchrun: "
+                      "torchrun " + " ".join(parts), "num_processes")
+    if cmd:
+        yield Finding("launch.not-env", "info", "env does not carry the process layout; accelerate runs: " + " ".join(cmd), "num_processes")
+    if mode == "tpu":
+        yield Finding("launch.tpu", "info", "TPU launch: XLA_USE_BF16 / XLA_DOWNCAST_BF16 depend on a TPU being present", "distributed_type")
+    if mode == "sagemaker":
+        yield Finding("launch.sagemaker", "warning", "SageMaker: the environment is set on the SageMaker job, not modelled exactly", "compute_environment")
