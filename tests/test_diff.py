@@ -8,15 +8,18 @@ then read the diff of those files before committing them.
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 from pathlib import Path
 
 import pytest
 
-from accelconf import diff as semdiff
 from accelconf.document import load_text
 from accelconf.model import Config, from_document
+
+# By module path: the package may also export a function named ``diff``.
+semdiff = importlib.import_module("accelconf.diff")
 
 CASES = Path(__file__).resolve().parent / "data" / "diff"
 VERSION = "1.15"

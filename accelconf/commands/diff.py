@@ -19,14 +19,17 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import importlib
 import json
 import os
 import sys
 from typing import IO, Any
 
-from .. import diff as semdiff
 from ..errors import InputError, UsageError
 from ..report import use_color
+
+# By module path: the package may also export a function named ``diff``.
+semdiff = importlib.import_module("accelconf.diff")
 
 _GREEN, _RED, _YELLOW, _CYAN, _DIM, _BOLD, _RESET = "\033[32m", "\033[31m", "\033[33m", "\033[36m", "\033[2m", "\033[1m", "\033[0m"
 _MARK = {"changed": "~", "added": "+", "removed": "-", "not_comparable": "?"}
