@@ -22,7 +22,7 @@ import difflib
 import json
 import math
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterable, Iterator, Literal
+from typing import Any, Iterator, Literal
 
 from packaging.version import InvalidVersion, Version
 
@@ -34,7 +34,6 @@ NEWEST = "0.19.8"
 SCHEMA_ID = "https://accelconf.dev/schemas/deepspeed-config.schema.json"
 ISSUE_8489 = "https://github.com/deepspeedai/DeepSpeed/issues/8489"
 
-Runtime = Literal["deepspeed", "accelerate", "transformers"]
 RUNTIMES: tuple[str, ...] = ("deepspeed", "accelerate", "transformers")
 
 _UNSET: Any = object()
@@ -133,7 +132,6 @@ def _lax(keys: dict[str, Key]) -> dict[str, Key]:
 
 # "auto" fillers -------------------------------------------------------------------------------
 
-A_HF = "HF Trainer"
 _AUTO_BATCH_MBS = (
     ("transformers", "TrainingArguments.per_device_train_batch_size"),
     ("accelerate", "the batch_size of the dataloaders passed to accelerator.prepare()"),
@@ -694,7 +692,8 @@ TOP: Key = _section(
         "sparse_gradients": _removed_block("sparse_gradients", "Sparse gradients for dense embeddings (removed).", ("boolean", "object")),
         "fp16": FP16,
         "bf16": BF16,
-        "bfloat16": Key(**{**BF16.__dict__, "doc": "Old name of the `bf16` block (`bf16` wins if both are present)."}),
+        "bfloat16": Key(**{**BF16.__dict__, "doc": "Old name of the `bf16` block (`bf16` wins if both are present).",
+                           "deprecated": "`bfloat16` is the old name of the `bf16` block; write `bf16`", "replaced_by": "bf16"}),
         "amp": _removed_block("amp", "NVIDIA Apex AMP (removed in 0.19.8)."),
         "torch_autocast": TORCH_AUTOCAST,
         "communication_data_type": _s(None, "Data type of gradient communication.", **_COMM_DTYPE),  # type: ignore[arg-type]
@@ -902,7 +901,7 @@ def deepspeed_schema() -> dict[str, Any]:
     schema: dict[str, Any] = {
         "$schema": "http://json-schema.org/draft-07/schema#",
         "$id": SCHEMA_ID,
-        "title": "DeepSpeed configuration (ds_config.json)",
+        "title": f"DeepSpeed configuration (ds_config.json), DeepSpeed {OLDEST} to {NEWEST}",
     }
     schema.update(_schema_for(TOP, False))
     return schema
@@ -1074,13 +1073,14 @@ def validate_deepspeed(doc: Document, *, world_size: int | None = None, runtime:
         and doc.data["autotuning"].get("enabled") is True
     for q in doc.quirks:
         if q.kind == "duplicate-key":
-            ctx.findings.append(Finding("ds-duplicate-key", "error",
+            # DeepSpeed's file loader raises on duplicates; json.load (accelerate, transformers) keeps the last
+            ctx.findings.append(Finding("ds-duplicate-key", "error" if runtime == "deepspeed" else "warning",
                                         q.message + "; DeepSpeed's own file loader rejects duplicate keys, "
-                                        "accelerate and transformers keep the last one", "", q.line + 1, q.col + 1))
+                                        "accelerate and transformers silently keep the last one", "", q.line + 1, q.col + 1))
         else:
-            ctx.findings.append(Finding("ds-json-portability", "warning" if runtime != "deepspeed" else "info",
-                                        q.message + ("" if runtime == "deepspeed" else
-                                                     f"; {runtime} reads this file with json.load and will fail"),
+            ctx.findings.append(Finding("ds-json-portability", "warning",
+                                        q.message + ("; DeepSpeed's hjson loader reads it, other tools may not" if runtime == "deepspeed"
+                                                     else f"; {runtime} reads this file with json.load and fails"),
                                         "", q.line + 1, q.col + 1))
     root = doc.root
     if root is None or root.kind != "map":
@@ -1434,6 +1434,9 @@ def _rules(ctx: _Ctx, data: dict[str, Any], world_size: int | None) -> None:
         ctx.add("ds-fp16-bf16", "error", "fp16 and bf16 are both enabled; DeepSpeed raises "
                 "\"bfloat16 and fp16 modes cannot be simultaneously enabled\"", f"{bf_name}.enabled",
                 doc.node(f"{bf_name}.enabled"))
+    if "bf16" in data and "bfloat16" in data:
+        ctx.add("ds-alias-conflict", "warning", "both `bf16` and its old name `bfloat16` are present; DeepSpeed reads `bf16` "
+                "and ignores `bfloat16`", "bfloat16", doc.key("bfloat16"))
     stage = _stage(data)
     z = data.get("zero_optimization") if isinstance(data.get("zero_optimization"), dict) else {}
     for which in ("offload_param", "offload_optimizer"):
@@ -1771,8 +1774,6 @@ def to_accelerate_section(ds_data: dict[str, Any]) -> tuple[dict[str, Any], list
     for which in ("optimizer", "param"):
         off = z.get(f"offload_{which}")
         if not isinstance(off, dict):
-            if "offload" not in " ".join(out):
-                pass
             out[f"offload_{which}_device"] = "none"
             continue
         device = off.get("device", "none")
@@ -1799,7 +1800,8 @@ def to_accelerate_section(ds_data: dict[str, Any]) -> tuple[dict[str, Any], list
                    z.get("gather_16bit_weights_on_model_save", z.get("stage3_gather_fp16_weights_on_model_save")))
     if save16 is not None and save16 != "auto":
         out["zero3_save_16bit_model"] = bool(save16)
-    out["zero3_init_flag"] = out.get("zero_stage") == 3
+    if "zero_stage" in out:
+        out["zero3_init_flag"] = out["zero_stage"] == 3
     fp16, bf16 = _enabled(ds_data.get("fp16")), _enabled(ds_data.get("bf16") or ds_data.get("bfloat16"))
     if fp16 and not bf16:
         out["mixed_precision"] = "fp16"
@@ -1836,11 +1838,7 @@ def to_accelerate_section(ds_data: dict[str, Any]) -> tuple[dict[str, Any], list
     return out, notes
 
 
-def rule_ids() -> tuple[str, ...]:
-    """Every rule id this module can report."""
-    return RULES
-
-
+# Every rule id this module reports.
 RULES: tuple[str, ...] = (
     "ds-accelerate-auto", "ds-accelerate-conflict", "ds-alias-conflict", "ds-auto", "ds-batch", "ds-deprecated",
     "ds-duplicate-key", "ds-enum", "ds-fp16-bf16", "ds-fp16-scaling", "ds-json-portability", "ds-nvme-path",

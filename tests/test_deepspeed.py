@@ -382,3 +382,24 @@ def test_to_accelerate_section_leaves_auto_to_the_plugin() -> None:
                                             "zero_optimization": {"stage": "auto"}})
     assert "zero_stage" not in section and "gradient_accumulation_steps" not in section and "mixed_precision" not in section
     assert any("stage" in n for n in notes) and any("mixed_precision" in n for n in notes)
+
+
+def test_json_quirks_are_portability_warnings_and_duplicates_depend_on_the_loader() -> None:
+    text = '{\n  // comment\n  "train_micro_batch_size_per_gpu": 4,\n  "zero_optimization": {"stage": 1,},\n  "zero_optimization": {"stage": 2}\n}'
+    findings = _check(text)
+    assert {(f.rule, f.severity, f.line) for f in findings} == {
+        ("ds-json-portability", "warning", 2), ("ds-json-portability", "warning", 4), ("ds-duplicate-key", "warning", 5)}
+    assert [f.severity for f in _check(text, runtime="deepspeed") if f.rule == "ds-duplicate-key"] == ["error"]
+
+
+def test_bfloat16_is_the_old_name_of_bf16() -> None:
+    findings = _check('{"train_micro_batch_size_per_gpu": 4, "zero_optimization": {}, "bfloat16": {"enabled": true}, "bf16": {"enabled": false}}')
+    assert {(f.rule, f.key) for f in findings} == {("ds-deprecated", "bfloat16"), ("ds-alias-conflict", "bfloat16")}
+
+
+def test_accelerate_world_size() -> None:
+    from accelconf.deepspeed import accelerate_world_size
+
+    assert accelerate_world_size({"num_processes": 16, "num_machines": 2}) == 16
+    assert accelerate_world_size({"num_processes": True}) is None
+    assert accelerate_world_size({}) is None
