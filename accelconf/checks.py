@@ -15,7 +15,7 @@ Requirements follow accelerate 1.15.0's source: ``FSDP2_PYTORCH_VERSION`` and
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable, Iterator
 
 from .document import Document
@@ -218,14 +218,66 @@ def _first_lacking(env: Environment, feature: str) -> Any:
     return next((g for g in env.gpus if getattr(g, feature) is False), None)
 
 
+def _is_deepspeed_json(data: dict[str, Any]) -> bool:
+    return "distributed_type" not in data and any(
+        k in data for k in ("zero_optimization", "train_batch_size", "train_micro_batch_size_per_gpu", "bf16", "fp16"))
+
+
+def _ds_bf16(doc: Document) -> Finding | None:
+    """A placeholder finding at ``bf16.enabled: true`` of a DeepSpeed JSON, or ``None``."""
+    data = doc.data
+    if not isinstance(data, dict):
+        return None
+    for section in ("bf16", "bfloat16"):  # DeepSpeed still reads the old name
+        sec = data.get(section)
+        if isinstance(sec, dict) and sec.get("enabled") is True:
+            node = doc.node((section, "enabled"))
+            line, col = (node.line + 1, node.col + 1) if node else (1, 1)
+            return Finding("env-bf16", "warning", "", f"{section}.enabled", line, col)
+    return None
+
+
+def _referenced_ds_json(cfg: Config) -> Document | None:
+    """The ``deepspeed_config_file`` of a DEEPSPEED config, resolved next to the config as validate does."""
+    import os
+
+    ref = cfg.nested("deepspeed_config", "deepspeed_config_file")
+    if cfg.distributed_type != "DEEPSPEED" or not isinstance(ref, str) or not ref:
+        return None
+    path = cfg.doc.path
+    base = os.path.dirname(os.path.abspath(path)) if path and not path.startswith("<") else os.getcwd()
+    full = ref if os.path.isabs(ref) else os.path.join(base, ref)
+    if not os.path.isfile(full):
+        return None
+    from .document import load_file
+    from .errors import InputError
+
+    try:
+        return load_file(full, "json")
+    except InputError:
+        return None  # validate reports it
+
+
 def rule_bf16(cfg: Config, env: Environment) -> Iterator[Finding]:
-    """env-bf16: bf16 on GPUs without native bf16 (compute capability below 8.0)."""
-    if cfg.mixed_precision != "bf16" or not env.knows("gpus") or not cfg.uses_gpus:
+    """env-bf16: bf16 on GPUs without native bf16 (compute capability below 8.0), asked for by
+    mixed_precision or by ``bf16.enabled: true`` in a DeepSpeed JSON (given, or referenced)."""
+    if not env.knows("gpus") or not cfg.uses_gpus:
         return
     gpu = _first_lacking(env, "bf16")
     if gpu is None:
         return
     label = gpu.model or gpu.name
+    ds_doc = cfg.doc if _is_deepspeed_json(cfg.data) else _referenced_ds_json(cfg)
+    at = _ds_bf16(ds_doc) if ds_doc is not None else None
+    if at is not None:
+        msg = (f"bf16 is enabled in the DeepSpeed config, but it needs compute capability 8.0 or higher; "
+               f"{label} has {gpu.cc_text}: bf16 runs emulated (slow) or fails in a kernel")
+        elsewhere = ds_doc is not None and ds_doc is not cfg.doc
+        yield replace(at, message=msg, path=ds_doc.path if elsewhere and ds_doc else "",
+                      suggestion='"bf16": {"enabled": false}, "fp16": {"enabled": true}')
+        return
+    if cfg.mixed_precision != "bf16":
+        return
     if cfg.distributed_type in ("DEEPSPEED", "MEGATRON_LM"):
         # Accelerator skips its bf16 check for these; the engine then runs bf16 without hardware support
         yield cfg.finding(
@@ -449,7 +501,7 @@ RULE_IDS: dict[str, str] = {
     "env-num-processes": "processes per node (num_processes / num_machines) vs the GPUs on a node",
     "env-gpu-ids": "gpu_ids names GPUs the node does not have",
     "env-num-machines": "num_machines differs from the target's",
-    "env-bf16": "bf16 on a GPU below compute capability 8.0",
+    "env-bf16": "bf16 (mixed_precision, or bf16.enabled in a DeepSpeed JSON) on a GPU below compute capability 8.0",
     "env-fp8-gpu": "fp8 on a GPU below compute capability 8.9 (accelerate falls back to fp16)",
     "env-fp8-backend": "fp8 without transformer-engine, torchao or ms-amp (or without the one fp8_config.backend names)",
     "env-torch-missing": "torch is not installed",

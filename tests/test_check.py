@@ -315,3 +315,14 @@ def test_cli_without_config_reads_accelerates_default(tmp_path: Path, monkeypatc
     (tmp_path / "accelerate" / "default_config.yaml").write_text((DATA / "bf16-on-v100.yaml").read_text())
     assert main(["check", "--gpus", "4", "--gpu", "V100"]) == 1
     assert "accelerate/default_config.yaml:5:18: error" in capsys.readouterr().out
+
+
+def test_bf16_in_deepspeed_json_given_or_referenced() -> None:
+    env = target_from_args(4, "T4", base=INSTALLED)
+    given = load_file(DATA / "ds" / "ds-bf16.json")
+    [f] = check_environment(given, env)
+    assert (f.rule, f.severity, f.key, f.line, f.column, f.path) == ("env-bf16", "warning", "bf16.enabled", 3, 23, "")
+    referenced = load_file(DATA / "ds" / "zero2-file.yaml")
+    [f] = [f for f in check_environment(referenced, env) if f.rule == "env-bf16"]
+    assert f.path.endswith("ds-bf16.json") and f.line == 3
+    assert not [f for f in check_environment(given, target_from_args(4, "A10G", base=INSTALLED))]

@@ -104,11 +104,14 @@ def environment_for(opts: CheckOptions) -> Environment:
 def _validate(doc, env: Environment) -> list[Finding] | None:  # type: ignore[no-untyped-def]
     """validate's findings for the accelerate version at hand; ``None`` when validate is absent."""
     try:
-        from ..validate import validate_document
+        from .. import validate
     except ImportError:
         return None
     version = env.accelerate_version if env.knows("accelerate_version") else None
-    return list(validate_document(doc, accelerate_version=version))
+    if hasattr(validate, "validate_any"):  # also recognizes a DeepSpeed JSON given directly
+        ds = env.deepspeed_version if env.knows("deepspeed_version") else None
+        return list(validate.validate_any(doc, accelerate_version=version, deepspeed_version=ds))
+    return list(validate.validate_document(doc, accelerate_version=version))
 
 
 def check_file(path: str, env: Environment) -> FileResult:
@@ -123,7 +126,7 @@ def check_file(path: str, env: Environment) -> FileResult:
         return FileResult(path, [], exc)
     validated = _validate(doc, env)
     findings = (validated or []) + check_environment(doc, env, validated=validated is not None)
-    return FileResult(path, [f.with_path(path) for f in findings])
+    return FileResult(path, findings)  # a finding in a referenced file (deepspeed_config_file) keeps its path
 
 
 def summary(env: Environment) -> str:
