@@ -42,6 +42,8 @@ def _record(c: semdiff.Change) -> dict:
 @pytest.mark.parametrize("folder", _case_dirs(), ids=lambda p: p.name)
 def test_case(folder: Path, cli) -> None:
     a, b = _one(folder, "a"), _one(folder, "b")
+    if {a.suffix, b.suffix} & {".env", ".sh", ".py"}:
+        pytest.importorskip("accelconf.formats", reason="env, cli and kwargs need the formats package")
     expected_path = folder / "expected.json"
     expected = json.loads(expected_path.read_text()) if expected_path.exists() else {}
     version = expected.get("version", VERSION)
@@ -347,3 +349,44 @@ def test_property_fmt_keeps_meaning(data: dict, draw) -> None:
     formatted = fmt.format_text(text, "x.yaml", VERSION)
     r = semdiff.diff(_cfg(text), _cfg(formatted), version=VERSION)
     assert r.differences == [], (text, formatted)
+
+
+# -- across formats (needs accelconf.formats) ---------------------------------------------------
+
+_ROUND_TRIP_CASES = ("fsdp1-to-fsdp2/a.yaml", "fsdp1-to-fsdp2/b.yaml", "yaml-vs-deepspeed-json/a.yaml", "precision/a.yaml",
+                     "legacy-sharding-int/a.yaml", "unprefixed-keys/a.yaml", "batch-size/b.yaml", "legacy-fp16/a.yaml",
+                     "yaml-vs-env/a.yaml", "legacy-dynamo-backend/a.yaml")
+
+
+@pytest.mark.parametrize("name", _ROUND_TRIP_CASES)
+@pytest.mark.parametrize("fmt", ["env", "cli", "json"])
+def test_yaml_and_its_other_forms_mean_the_same(name: str, fmt: str) -> None:
+    formats = pytest.importorskip("accelconf.formats")
+    path = CASES / name
+    cfg = formats.read(path.read_text(), path=str(path), version=VERSION)
+    text, _ = formats.write(cfg, fmt, version=VERSION)
+    other = formats.read(text, fmt=fmt, path=f"converted.{fmt}", version=VERSION)
+    r = semdiff.diff(cfg, other, version=VERSION)
+    assert r.differences == [], text
+    if fmt == "env" and "num_processes" in cfg:  # the env has no process count: listed apart
+        assert "num_processes" in {c.key for c in r.not_comparable}
+    back = semdiff.diff(other, cfg, version=VERSION)
+    assert [c.mirrored() for c in back.changes] == r.changes
+
+
+@_settings
+@given(configs(), st.data())
+def test_property_to_env_has_no_changes(data: dict, draw) -> None:
+    formats = pytest.importorskip("accelconf.formats")
+    from accelconf.errors import AccelconfError
+
+    text = _emit(data, draw.draw) + "\n"
+    cfg = formats.read(text, fmt="yaml", path="x.yaml", version=VERSION)
+    try:
+        env_text, _ = formats.write(cfg, "env", version=VERSION)
+    except AccelconfError:  # a config accelerate launch itself refuses has no env form
+        hypothesis.assume(False)
+        return
+    env = formats.read(env_text, fmt="env", path="x.env", version=VERSION)
+    r = semdiff.diff(cfg, env, version=VERSION)
+    assert [c for c in r.changes if c.kind == "changed"] == [], (text, env_text)
