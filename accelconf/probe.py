@@ -284,7 +284,8 @@ def _probe_nvml(nvml: Any) -> tuple[list[GPU], str | None, str | None]:
             h = nvml.nvmlDeviceGetHandleByIndex(i)
             name = text(nvml.nvmlDeviceGetName(h))
             try:
-                cc: tuple[int, int] | None = tuple(nvml.nvmlDeviceGetCudaComputeCapability(h))  # type: ignore[assignment]
+                major, minor = nvml.nvmlDeviceGetCudaComputeCapability(h)
+                cc: tuple[int, int] | None = (int(major), int(minor))
             except Exception:
                 cc = None
             try:

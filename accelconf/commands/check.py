@@ -14,8 +14,9 @@ import os
 import sys
 import textwrap
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Sequence
 
+from ..document import Document
 from ..findings import Finding
 from ..probe import PROBE_MODES, Environment
 from ..report import FileResult, add_output_options
@@ -54,7 +55,7 @@ def _epilog() -> str:
     return "\n".join(lines)
 
 
-def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser:  # type: ignore[no-untyped-def]
+def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         name, help=help_text,
         description=textwrap.fill(
@@ -101,7 +102,7 @@ def environment_for(opts: CheckOptions) -> Environment:
     return target_from_args(*flags, base=base)
 
 
-def _validate(doc, env: Environment) -> list[Finding] | None:  # type: ignore[no-untyped-def]
+def _validate(doc: Document, env: Environment) -> list[Finding] | None:
     """validate's findings for the accelerate version at hand; ``None`` when validate is absent."""
     try:
         from .. import validate

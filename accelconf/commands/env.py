@@ -9,11 +9,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import Any
 
 from ..probe import PROBE_MODES, Environment
 
 
-def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser:  # type: ignore[no-untyped-def]
+def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         name, help=help_text,
         description="Print the versions of torch, accelerate, deepspeed and transformers, the fp8 backends "
