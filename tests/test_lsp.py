@@ -226,12 +226,25 @@ async def test_invalid_settings_fall_back_with_a_message(bad_client: LanguageCli
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=_cmd()), scope="module")
 async def target_client(lsp_client: LanguageClient, tmp_path_factory: pytest.TempPathFactory):
     root = tmp_path_factory.mktemp("ws")
-    lsp_client.set_configuration({"disabledRules": ["yaml-bool-value"]}, section="accelconf")
+    profile = root / "v100-node.yaml"
+    profile.write_text('gpu: V100-32GB\ngpus_per_node: 4\nnum_machines: 1\ntorch_version: "2.6.0"\n')
+    lsp_client.set_configuration({"disabledRules": ["yaml-bool-value", "env-num-processes"], "target": str(profile)}, section="accelconf")
     await lsp_client.initialize_session(types.InitializeParams(
         capabilities=client_capabilities("visual-studio-code"), root_uri=root.as_uri()))
     lsp_client.root = root  # type: ignore[attr-defined]
     yield
     await lsp_client.shutdown_session()
+
+
+async def test_workspace_configuration_target_and_disabled_rules(target_client: LanguageClient) -> None:
+    uri = await _open(target_client, "train.yaml", CONFIG.replace("mixed_precision: no", "mixed_precision: bf16"))
+    for _ in range(3):
+        if any(d.code == "env-bf16" for d in target_client.diagnostics[uri]):
+            break
+        await asyncio.wait_for(target_client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), 10)
+    bf16 = next(d for d in target_client.diagnostics[uri] if d.code == "env-bf16")
+    assert "V100" in bf16.message and bf16.range.start == types.Position(3, 17)
+    assert "env-num-processes" not in {d.code for d in target_client.diagnostics[uri]}
 
 
 async def test_workspace_configuration_disables_rules(target_client: LanguageClient) -> None:
@@ -242,5 +255,8 @@ async def test_workspace_configuration_disables_rules(target_client: LanguageCli
         await asyncio.wait_for(target_client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), 10)
     assert [d.code for d in target_client.diagnostics[uri]] == ["unknown-nested-key"]
     target_client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"accelconf": {"disabledRules": []}}))
-    await asyncio.wait_for(target_client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), 10)
+    for _ in range(5):  # every open document is republished
+        await asyncio.wait_for(target_client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), 10)
+        if "yaml-bool-value" in {d.code for d in target_client.diagnostics[uri]}:
+            break
     assert "yaml-bool-value" in {d.code for d in target_client.diagnostics[uri]}
