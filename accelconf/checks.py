@@ -490,9 +490,30 @@ def rule_rendezvous(cfg: Config, env: Environment) -> Iterator[Finding]:
         )
 
 
+RTX40_DRIVER_MIN = "550.40.07"  # utils/environment.py: check_cuda_p2p_ib_support
+
+
+def rule_rtx40(cfg: Config, env: Environment) -> Iterator[Finding]:
+    """env-rtx40-p2p: several RTX 40 series GPUs with a driver before 550.40.07."""
+    n = cfg.num_processes
+    if not cfg.uses_gpus or env.gpu_count < 2 or n is None or n // cfg.num_machines < 2 or not env.driver_version:
+        return
+    if not any("RTX 40" in g.name or (g.model or "").startswith("RTX-40") for g in env.gpus):
+        return
+    if not older(env.driver_version, RTX40_DRIVER_MIN):
+        return
+    yield cfg.finding(
+        "env-rtx40-p2p", "info",
+        f"RTX 40 series with driver {env.driver_version} (before {RTX40_DRIVER_MIN}): accelerate launch sets "
+        "NCCL_P2P_DISABLE=1 and NCCL_IB_DISABLE=1 (slower communication); started without the launcher, "
+        "PartialState raises NotImplementedError",
+        "num_processes", suggestion=f"upgrade the NVIDIA driver to {RTX40_DRIVER_MIN} or newer",
+    )
+
+
 RULES: tuple[Callable[[Config, Environment], Iterable[Finding]], ...] = (
     rule_probe, rule_no_gpu, rule_num_processes, rule_gpu_ids, rule_num_machines, rule_bf16, rule_fp8,
-    rule_torch, rule_deepspeed, rule_rendezvous,
+    rule_torch, rule_deepspeed, rule_rendezvous, rule_rtx40,
 )
 
 RULE_IDS: dict[str, str] = {
@@ -511,6 +532,7 @@ RULE_IDS: dict[str, str] = {
     "env-deepspeed-missing": "distributed_type DEEPSPEED without deepspeed installed",
     "env-deepspeed-version": "deepspeed older than accelerate or the config's DeepSpeed features need",
     "env-rendezvous": "multi-node settings incomplete (main_process_ip/port, machine_rank, hostfile)",
+    "env-rtx40-p2p": "several RTX 40 series GPUs with a driver before 550.40.07 (NCCL P2P/IB turned off)",
 }
 
 

@@ -35,6 +35,7 @@ INSTALLED = Environment(
     unknown=frozenset({"gpus", "gpu_count"}),
 )
 
+RTX4090_SMI = "0, NVIDIA GeForce RTX 4090, 8.9, 24564, 535.183.01\n1, NVIDIA GeForce RTX 4090, 8.9, 24564, 535.183.01\n"
 H100_SMI = "0, NVIDIA H100 80GB HBM3, 9.0, 81559, 550.54.15\n1, NVIDIA H100 80GB HBM3, 9.0, 81559, 550.54.15\n"
 
 
@@ -47,7 +48,7 @@ class NoNVML:
 
 
 def fake_detect(what: str) -> Environment:
-    out = {"none": "", "2xH100": H100_SMI}[what]
+    out = {"none": "", "2xH100": H100_SMI, "2xRTX4090-535": RTX4090_SMI}[what]
     versions = {"torch": "2.7.1+cpu", "accelerate": "1.15.0"}
     return probe("auto", runner=lambda argv, timeout: out, nvml=NoNVML(), versions=versions.get,
                  environ={}, build=(None, None))
