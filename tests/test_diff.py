@@ -359,7 +359,7 @@ _ROUND_TRIP_CASES = ("fsdp1-to-fsdp2/a.yaml", "fsdp1-to-fsdp2/b.yaml", "yaml-vs-
 
 
 @pytest.mark.parametrize("name", _ROUND_TRIP_CASES)
-@pytest.mark.parametrize("fmt", ["env", "cli", "json"])
+@pytest.mark.parametrize("fmt", ["env", "cli", "kwargs", "json"])
 def test_yaml_and_its_other_forms_mean_the_same(name: str, fmt: str) -> None:
     formats = pytest.importorskip("accelconf.formats")
     path = CASES / name
@@ -368,7 +368,7 @@ def test_yaml_and_its_other_forms_mean_the_same(name: str, fmt: str) -> None:
     other = formats.read(text, fmt=fmt, path=f"converted.{fmt}", version=VERSION)
     r = semdiff.diff(cfg, other, version=VERSION)
     assert r.differences == [], text
-    if fmt == "env" and "num_processes" in cfg:  # the env has no process count: listed apart
+    if fmt in ("env", "kwargs") and "num_processes" in cfg:  # no process count there: listed apart
         assert "num_processes" in {c.key for c in r.not_comparable}
     back = semdiff.diff(other, cfg, version=VERSION)
     assert [c.mirrored() for c in back.changes] == r.changes
