@@ -86,3 +86,13 @@ def test_unreadable_side_falls_back_to_text(repo: Path) -> None:
     out = _git(repo, "diff")
     assert "not a config accelconf can read" in out
     assert "+a: [1, 2, 3]" in out
+
+
+def test_other_yaml_files_get_a_text_diff(repo: Path) -> None:
+    (repo / "workflow.yaml").write_text("on: push\njobs:\n  test:\n    runs-on: ubuntu-latest\n")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "workflow")
+    (repo / "workflow.yaml").write_text("on: push\njobs:\n  test:\n    runs-on: ubuntu-24.04\n")
+    out = _git(repo, "diff")
+    assert "not an accelerate or DeepSpeed config" in out
+    assert "+    runs-on: ubuntu-24.04" in out

@@ -208,6 +208,10 @@ def run_git_driver(args: argparse.Namespace, out: IO[str]) -> int:
         out.write(f"{'new' if sa is None else 'deleted'} file\n")
         _plain(path, old, new, out)
         return 0
+    if all(side.config is not None and not side.config.entries for side in (sa, sb)):
+        out.write("(not an accelerate or DeepSpeed config; text diff follows)\n")
+        _plain(path, old, new, out)
+        return 0
     result = semdiff.diff_sides(sa, sb, version=args.accelerate_version, ignore=args.ignore)
     if args.format == "json":
         out.write(render_json(result))
