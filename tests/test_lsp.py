@@ -193,8 +193,16 @@ async def test_parse_error_is_one_diagnostic(client: LanguageClient) -> None:
 
 
 async def test_other_yaml_gets_nothing(client: LanguageClient) -> None:
-    uri = await _open(client, "compose.yaml", "services:\n  web:\n    image: nginx\n")
-    assert list(client.diagnostics[uri]) == []
+    _opened[0] += 1
+    folder = client.root / f"d{_opened[0]}"  # type: ignore[attr-defined]
+    folder.mkdir()
+    other = (folder / "compose.yaml").as_uri()
+    client.text_document_did_open(types.DidOpenTextDocumentParams(
+        types.TextDocumentItem(uri=other, language_id="yaml", version=1, text="services:\n  web:\n    image: nginx\n")))
+    hover = await client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(other), types.Position(0, 2)))
+    assert hover is None
+    ours = await _open(client, "default_config.yaml", CONFIG)  # handled after the other document
+    assert ours in client.diagnostics and other not in client.diagnostics
 
 
 async def test_deepspeed_json(client: LanguageClient) -> None:

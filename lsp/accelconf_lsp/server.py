@@ -109,6 +109,7 @@ class AccelconfLanguageServer(LanguageServer):
         self.kinds: dict[str, assist.Kind] = {}  # once recognized, a document stays recognized
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._last_change: dict[str, float] = {}
+        self._published: set[str] = set()  # documents with diagnostics on the client now
 
     # -- helpers --------------------------------------------------------------------------------
     @property
@@ -216,6 +217,12 @@ class AccelconfLanguageServer(LanguageServer):
             result = self.analyze(uri)
             if result is None:
                 return
+            if result.kind is None and uri not in self._published:
+                return  # not a config accelconf knows: say nothing about it
+            if result.diagnostics:
+                self._published.add(uri)
+            else:
+                self._published.discard(uri)
             self.text_document_publish_diagnostics(
                 types.PublishDiagnosticsParams(uri=uri, diagnostics=result.diagnostics, version=result.version))
         except Exception:  # noqa: BLE001
@@ -337,7 +344,9 @@ def did_save(ls: AccelconfLanguageServer, params: types.DidSaveTextDocumentParam
 def did_close(ls: AccelconfLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
     uri = params.text_document.uri
     ls.forget(uri)
-    ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+    if uri in ls._published:
+        ls._published.discard(uri)
+        ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
 
 # -- features -------------------------------------------------------------------------------------
