@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from accelconf import formats, registry
-from accelconf.formats.cli import flags_for
+from accelconf.formats.cli import FLAG_CHOICES, flags_for
 from accelconf.formats.kwargs import plugin_kwargs, snippet
 from accelconf.launch import LaunchError, argparse_default, flag_kind, launch_env
 
@@ -160,7 +160,9 @@ def test_flag_kinds_and_defaults_match_accelerates_parser(oracle: Oracle) -> Non
     for s in registry.SETTINGS:
         if not s.flag or not s.exists_in("1.15") or s.namespace not in real:
             continue
-        action, typ, default = real[s.namespace]
+        action, typ, default, choices = real[s.namespace]
+        if choices:
+            assert sorted(FLAG_CHOICES.get(s.path, ())) == sorted(str(c) for c in choices), s.path
         if action == "_StoreConstAction":  # --no_tpu_cluster shares the dest of --tpu_cluster
             continue
         want = names.get(action) or types[typ]
@@ -212,3 +214,85 @@ def test_corpus_fixtures_match_older_accelerate() -> None:
         checked += 1
     if not checked:
         pytest.skip(f"no corpus at {CORPUS}")
+
+
+# -- hypothesis: configs drawn from the registry ---------------------------------------------------
+
+from hypothesis import HealthCheck, event, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+SECTION_OF_TYPE = {"FSDP": "fsdp_config", "DEEPSPEED": "deepspeed_config", "MEGATRON_LM": "megatron_lm_config"}
+
+
+def _value_strategy(s: registry.Setting) -> st.SearchStrategy[Any]:
+    if s.choices:
+        return st.sampled_from(s.choices)
+    return {
+        "bool": st.booleans(),
+        "boolish": st.sampled_from([True, False, "true", "false"]),
+        "int": st.integers(1, 64),
+        "float": st.sampled_from([0.5, 1.0, 2.0]),
+        "classlist": st.sampled_from(["LlamaDecoderLayer", "GPT2Block,T5Block"]),
+        "list": st.tuples(st.booleans(), st.booleans(), st.booleans()).map(list),
+    }.get(s.type, st.sampled_from(["x", "a_b"]))
+
+
+def _section_strategy(section: str) -> st.SearchStrategy[dict[str, Any]]:
+    candidates = [s for s in registry.settings_in(section, "1.15") if not s.deprecated]
+    return st.dictionaries(st.sampled_from([s.key for s in candidates]), st.none(), max_size=6).flatmap(
+        lambda keys: st.fixed_dictionaries({k: _value_strategy(registry.get(section, k)) for k in keys}))  # type: ignore[arg-type]
+
+
+@st.composite
+def configs(draw: st.DrawFn) -> dict[str, Any]:
+    dtype = draw(st.sampled_from(["NO", "MULTI_CPU", "MULTI_GPU", "FSDP", "DEEPSPEED", "MEGATRON_LM"]))
+    machines = draw(st.sampled_from([1, 1, 2]))
+    data: dict[str, Any] = {"compute_environment": "LOCAL_MACHINE", "distributed_type": dtype,
+                            "num_machines": machines, "num_processes": machines * draw(st.sampled_from([1, 2, 4, 8])),
+                            "mixed_precision": draw(st.sampled_from(["no", "fp16", "bf16", "fp8"]))}
+    if machines > 1:
+        data.update(main_process_ip="10.0.0.1", main_process_port=29400, machine_rank=draw(st.integers(0, machines - 1)))
+    if draw(st.booleans()):
+        data["gpu_ids"] = draw(st.sampled_from(["all", "0,1", "0,1,2,3"]))
+    for key in ("debug", "use_cpu", "same_network"):
+        if draw(st.booleans()):
+            data[key] = draw(st.booleans())
+    if dtype in SECTION_OF_TYPE:
+        data[SECTION_OF_TYPE[dtype]] = draw(_section_strategy(SECTION_OF_TYPE[dtype]))
+    if draw(st.booleans()):
+        data["dynamo_config"] = draw(_section_strategy("dynamo_config"))
+    if data["mixed_precision"] == "fp8":
+        data["fp8_config"] = draw(_section_strategy("fp8_config"))
+    if dtype == "FSDP" and draw(st.booleans()):
+        data["fsdp_config"]["fsdp_version"] = 2
+        data["parallelism_config"] = draw(_section_strategy("parallelism_config"))
+    return data
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(data=configs())
+def test_generated_configs_to_env_and_to_cli(data: dict[str, Any], oracle: Oracle, tmp_path_factory) -> None:
+    from accelconf.formats.yamljson import dump_yaml
+
+    text = dump_yaml(data)
+    path = tmp_path_factory.mktemp("gen") / "cfg.yaml"
+    path.write_text(text)
+    cfg = formats.read(text, "yaml", str(path), "1.15")
+    theirs = oracle(["--config_file", str(path), "train.py"])
+    event(f"oracle: {theirs['error'].split(':')[0] if 'error' in theirs else theirs['mode']}")
+    if "error" in theirs:
+        with pytest.raises(LaunchError):
+            _ours(cfg, oracle)
+        return
+    mine = _ours(cfg, oracle)
+    _compare_launch(mine, theirs)
+    flags, findings = flags_for(cfg, oracle.version)
+    from_flags = oracle(flags + ["train.py"])
+    if any(f.severity == "error" for f in findings):
+        assert "error" in from_flags, flags
+        return
+    assert "error" not in from_flags, (text, flags, from_flags)
+    lossy = {var for var in set(theirs["env"]) | set(from_flags["env"]) for f in findings if var in f.message and f.rule == "convert.lossy"}
+    differ = {k for k in set(theirs["env"]) | set(from_flags["env"]) if theirs["env"].get(k) != from_flags["env"].get(k)}
+    assert differ <= lossy, (differ - lossy, text, flags)
+    assert from_flags["mode"] == theirs["mode"], (text, flags)

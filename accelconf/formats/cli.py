@@ -28,6 +28,24 @@ from ..launch import (LAUNCHER_FLAGS, PARADIGM_OF_TYPE, TYPE_OF_PARADIGM, Launch
 from ..model import Config, Entry, canonical
 from ..registry import Setting
 
+# argparse ``choices`` of the flags that restrict their values (accelerate 1.15 commands/launch.py;
+# tests/test_oracle_launch.py compares them with the parser). The dynamo list comes from
+# commands/config/config_utils.py, which misspells TORCHXLA_TRACE_ONCE ("TORHCHXLA") and lacks
+# HPU_BACKEND and NEURON: those backends work in a config file but cannot be passed as a flag.
+_NO_DYNAMO_FLAG = {"NO", "TORCHXLA_TRACE_ONCE", "HPU_BACKEND", "NEURON"}
+FLAG_CHOICES: dict[str, tuple[str, ...]] = {
+    "mixed_precision": registry.PRECISIONS,
+    "dynamo_config.dynamo_backend": ("no", *(b.lower() for b in registry.DYNAMO_BACKENDS if b not in _NO_DYNAMO_FLAG),
+                                     "torhchxla_trace_once"),
+    "dynamo_config.dynamo_mode": registry.DYNAMO_MODES,
+    "fsdp_config.fsdp_version": ("1", "2"),
+    "fp8_config.backend": tuple(b.lower() for b in registry.FP8_BACKENDS),
+    "fp8_config.fp8_format": registry.FP8_FORMATS,
+}
+for _s in registry.SETTINGS:
+    if _s.flag and _s.section in ("fp8_config", "parallelism_config") and _s.type == "enum" and _s.path not in FLAG_CHOICES:
+        FLAG_CHOICES[_s.path] = tuple(str(c) for c in _s.choices or ())
+
 PREFIXES = (("accelerate", "launch"), ("accelerate-launch",), ("python", "-m", "accelerate.commands.launch"))
 
 
@@ -211,6 +229,11 @@ def flags_for(cfg: Config, version: str, machine_rank: int | None = None) -> tup
             continue
         text = _cli_string(s, value)
         if text is None:
+            continue
+        choices = FLAG_CHOICES.get(s.path)
+        if choices and text not in choices:
+            findings.append(Finding("convert.lossy", "warning", f"`{path}: {value}` cannot be given as --{s.flag} "
+                                    f"(the flag accepts {', '.join(choices)}); not written", path, e.line, e.column))
             continue
         out += [f"--{s.flag}", text]
     if machine_rank is not None:

@@ -192,7 +192,8 @@ def parser_table() -> dict:
     out = {}
     for a in launch_command_parser()._actions:
         if a.option_strings:
-            out[a.dest] = [type(a).__name__, getattr(a.type, "__name__", str(a.type)), repr(a.default)]
+            out[a.dest] = [type(a).__name__, getattr(a.type, "__name__", str(a.type)), repr(a.default),
+                           list(a.choices) if a.choices else None]
     return out
 
 
