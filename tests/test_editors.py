@@ -547,7 +547,10 @@ server.start_io()
 SETTINGS = {"accelconf": {"accelerateVersion": "1.15.0", "target": "/tmp/profile.yaml", "disabledRules": ["rule-a"]}}
 
 
-def _attach(exe: str, tmp_path: Path, mode: str, file: Path, cmd: list[str], wait_ms: int = 15000) -> dict:
+def _attach(
+    exe: str, tmp_path: Path, mode: str, file: Path, cmd: list[str], wait_ms: int = 15000,
+    settings: dict | None = None,
+) -> dict:
     script = tmp_path / "attach.lua"
     script.write_text(LUA_ATTACH, encoding="utf-8")
     out = tmp_path / f"attach-{mode}.json"
@@ -556,7 +559,7 @@ def _attach(exe: str, tmp_path: Path, mode: str, file: Path, cmd: list[str], wai
         "ACCELCONF_MODE": mode,
         "ACCELCONF_FILE": str(file),
         "ACCELCONF_CMD": json.dumps(cmd),
-        "ACCELCONF_SETTINGS": json.dumps(SETTINGS),
+        "ACCELCONF_SETTINGS": json.dumps(SETTINGS if settings is None else settings),
         "ACCELCONF_WAIT_MS": str(wait_ms),
     })
     assert out.is_file(), f"nvim wrote no result\n{proc.stdout}\n{proc.stderr}"
@@ -603,6 +606,9 @@ def test_nvim_leaves_other_yaml_alone(nvim: tuple[str, tuple[int, int, int]], tm
         assert not result["started"] and result["diagnostics"] == [], mode
 
 
+# The real server, from this checkout's environment.
+SERVER = [sys.executable, "-m", "accelconf", "lsp"]
+
 # A config with two mistakes accelerate itself lets through: a bare `no` that PyYAML reads as
 # False, and a key inside fsdp_config that accelerate never reads.
 BROKEN_CONFIG = textwrap.dedent("""\
@@ -622,14 +628,13 @@ MIXED_PRECISION_LINE = 2  # 0-based, as Neovim reports
 UNKNOWN_KEY_LINE = 8
 
 
-@pytest.mark.xfail(strict=False, reason="needs the accelconf language server (`accelconf lsp`, issue 7)")
 def test_nvim_receives_accelconf_diagnostics(nvim: tuple[str, tuple[int, int, int]], tmp_path: Path) -> None:
     exe, _ = nvim
     (tmp_path / "proj").mkdir()
     (tmp_path / "proj" / "pyproject.toml").write_text("", encoding="utf-8")
     config = tmp_path / "proj" / "default_config.yaml"
     config.write_text(BROKEN_CONFIG, encoding="utf-8")
-    result = _attach(exe, tmp_path, "setup", config, [sys.executable, "-m", "accelconf", "lsp"])
+    result = _attach(exe, tmp_path, "setup", config, SERVER)
     assert result["attached"], f"accelconf lsp did not start\n{result['log']}"
     diags = result["diagnostics"]
     assert diags, f"no diagnostics from accelconf lsp within 15 s\n{result['log']}"
@@ -644,3 +649,37 @@ def test_nvim_receives_accelconf_diagnostics(nvim: tuple[str, tuple[int, int, in
             if d["lnum"] == line and re.search(pattern, d["message"], re.I) and d["code"] in (rule, None)
         ]
         assert found, f"no {rule} diagnostic on line {line + 1}: {diags}"
+
+
+@pytest.mark.parametrize("mode", ["setup", "config"])
+def test_nvim_disabled_rules_reach_the_server(nvim: tuple[str, tuple[int, int, int]], tmp_path: Path, mode: str) -> None:
+    exe, version = nvim
+    if mode not in _modes(version):
+        pytest.skip("vim.lsp.config needs Neovim 0.11")
+    config = tmp_path / "default_config.yaml"
+    config.write_text(BROKEN_CONFIG, encoding="utf-8")
+    settings = {"accelconf": {"disabledRules": ["unknown-nested-key"]}}
+    result = _attach(exe, tmp_path, mode, config, SERVER, settings=settings)
+    codes = {d["code"] for d in result["diagnostics"]}
+    assert "yaml-bool-value" in codes, f"{result['diagnostics']}\n{result['log']}"
+    assert "unknown-nested-key" not in codes
+
+
+def test_nvim_deepspeed_json_with_lsp_config(nvim: tuple[str, tuple[int, int, int]], tmp_path: Path) -> None:
+    exe, version = nvim
+    if version < (0, 11, 0):
+        pytest.skip("vim.lsp.config needs Neovim 0.11")
+    ds = tmp_path / "ds_config_zero.json"
+    ds.write_text(textwrap.dedent("""\
+        {
+          "train_batch_size": 8,
+          "zero_optimization": {
+            "stage": 4
+          }
+        }
+    """), encoding="utf-8")
+    result = _attach(exe, tmp_path, "config", ds, SERVER, settings={"accelconf": {"disabledRules": []}})
+    assert result["filetype"] == "json"
+    assert result["attached"], result["log"]
+    stage = [d for d in result["diagnostics"] if d["lnum"] == 3 and re.search(r"stage", d["message"], re.I)]
+    assert stage, f"no diagnostic on the ZeRO stage: {result['diagnostics']}\n{result['log']}"
