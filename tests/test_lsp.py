@@ -141,6 +141,7 @@ async def test_hover_shows_env_and_flag(client: LanguageClient) -> None:
     md = hover.contents.value
     assert "`FSDP_OFFLOAD_PARAMS`" in md and "`--fsdp_offload_params`" in md
     assert "Effective value:** `true`" in md
+    assert hover.range == types.Range(types.Position(6, 2), types.Position(6, 21))
 
 
 async def test_code_action_fixes_unknown_key(client: LanguageClient) -> None:

@@ -378,8 +378,12 @@ def hover(ls: AccelconfLanguageServer, params: types.HoverParams) -> types.Hover
     line, col = convert.from_client(lines, params.position, ls.encoding)
     md = assist.hover(result.text, line, col, ls.settings.accelerate_version, ls.path_of(params.text_document.uri),
                       result.kind, result.doc)
+    if md is None:
+        return None
+    where = assist.context_at(result.text, line, col, path=ls.path_of(params.text_document.uri))
+    rng = convert.lsp_range(lines, line, where.start, line, where.end, ls.encoding) if where.end > where.start else None
     formats = ls._cap(lambda c: c.text_document.hover.content_format, ["markdown"]) or []
-    return convert.lsp_hover(md, "markdown" in formats)
+    return convert.lsp_hover(md, "markdown" in formats, rng)
 
 
 def _overlaps(d: types.Range, r: types.Range) -> bool:
