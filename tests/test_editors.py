@@ -139,6 +139,7 @@ const vscode = {
     getConfiguration: (section) => ({ get: (key, dflt) => (key in settings ? settings[key] : dflt) }),
     onDidChangeConfiguration: (fn) => { configChange = fn; return disposable; },
   },
+  Uri: { parse: (s) => ({ uri: s }) },
   window: {
     createOutputChannel: (name) => ({ name, appendLine() {}, show() {}, dispose() {} }),
     showErrorMessage: async (...args) => { events.push(["error", args[0]]); return undefined; },
@@ -148,8 +149,10 @@ const vscode = {
     executeCommand: async () => undefined,
   },
 };
+let firstOptions = null;
 class LanguageClient {
   constructor(id, name, serverOptions, clientOptions) {
+    firstOptions = firstOptions || clientOptions;
     events.push(["new", { id, name, serverOptions, clientOptions: { ...clientOptions, outputChannel: undefined, traceOutputChannel: undefined } }]);
   }
   onDidChangeState() { return disposable; }
@@ -175,7 +178,11 @@ for (const [name, exports] of Object.entries(stubs)) {
   settings["server.command"] = ["/venv/bin/python", "-m", "accelconf", "lsp"];
   await configChange({ affectsConfiguration: (s) => s === "accelconf.server.command" });
   await ext.deactivate();
-  console.log(JSON.stringify({ events, commands: Object.keys(handlers) }));
+  // The server asks for the `accelconf` section: it gets its own keys only.
+  const whole = { ...settings, server: { command: ["accelconf", "lsp"] }, trace: { server: "off" } };
+  const configuration = await firstOptions.middleware.workspace.configuration(
+    { items: [{ section: "accelconf" }, { section: "editor" }] }, null, async () => [whole, { tabSize: 2 }]);
+  console.log(JSON.stringify({ events, commands: Object.keys(handlers), configuration }));
 })().catch((e) => { console.error(e); process.exit(1); });
 """
 
@@ -206,7 +213,9 @@ def test_extension_js_starts_the_configured_server(tmp_path: Path) -> None:
     assert last["serverOptions"]["command"] == "/venv/bin/python"
     assert last["serverOptions"]["args"] == ["-m", "accelconf", "lsp"]
     options = first["clientOptions"]
-    assert options["synchronize"] == {"configurationSection": "accelconf"}
+    # Only the server's keys are synchronized; the client's own would be unknown settings to it.
+    assert sorted(options["synchronize"]["configurationSection"]) == sorted(f"accelconf.{k}" for k in SERVER_SETTINGS)
+    assert out["configuration"] == [{"accelerateVersion": "1.15.0", "disabledRules": ["some-rule"]}, {"tabSize": 2}]
     assert options["initializationOptions"] == {"accelerateVersion": "1.15.0", "disabledRules": ["some-rule"]}
     selector = options["documentSelector"]
     assert {s["language"] for s in selector} == {"yaml", "json", "jsonc"}

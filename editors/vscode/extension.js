@@ -27,6 +27,9 @@ const JSON_PATTERNS = [
   "**/zero*.json",
 ];
 
+// Settings the server reads. The others in the section (server.command, filePatterns,
+// trace.server) are the client's own, and the server would warn about them as unknown.
+const SERVER_KEYS = ["accelerateVersion", "target", "disabledRules"];
 // Settings that need a new server process when they change.
 const RESTART_KEYS = ["server.command", "filePatterns"];
 
@@ -51,15 +54,30 @@ function documentSelector(extraPatterns) {
   return selector;
 }
 
-/** The settings the server reads, as sent in initializationOptions. */
-function serverSettings() {
-  const config = vscode.workspace.getConfiguration(SECTION);
+/**
+ * The settings the server reads: sent as initializationOptions and as the answer to the server's
+ * workspace/configuration request for the `accelconf` section. Empty strings are left out.
+ */
+function serverSettings(scope) {
+  const config = vscode.workspace.getConfiguration(SECTION, scope);
   const settings = { disabledRules: config.get("disabledRules", []) };
   const accelerateVersion = config.get("accelerateVersion", "");
   const target = config.get("target", "");
   if (accelerateVersion) settings.accelerateVersion = accelerateVersion;
   if (target) settings.target = target;
   return settings;
+}
+
+/** Middleware for workspace/configuration: only the server's keys of the `accelconf` section. */
+async function configurationMiddleware(params, token, next) {
+  const result = await next(params, token);
+  if (!Array.isArray(result)) return result;
+  return result.map((value, i) => {
+    const item = params.items[i] || {};
+    if (item.section !== SECTION) return value;
+    const scope = item.scopeUri ? vscode.Uri.parse(item.scopeUri) : undefined;
+    return serverSettings(scope);
+  });
 }
 
 function serverCommand() {
@@ -87,7 +105,9 @@ function createClient() {
   /** @type {import("vscode-languageclient/node").LanguageClientOptions} */
   const clientOptions = {
     documentSelector: documentSelector(Array.isArray(extraPatterns) ? extraPatterns : []),
-    synchronize: { configurationSection: SECTION },
+    // workspace/didChangeConfiguration with {accelconf: {...}} when one of these changes.
+    synchronize: { configurationSection: SERVER_KEYS.map((key) => `${SECTION}.${key}`) },
+    middleware: { workspace: { configuration: configurationMiddleware } },
     initializationOptions: serverSettings(),
     outputChannel: output,
     traceOutputChannel: output,
@@ -164,4 +184,4 @@ async function deactivate() {
   await stopClient();
 }
 
-module.exports = { activate, deactivate, documentSelector, serverSettings };
+module.exports = { activate, deactivate, documentSelector, serverSettings, configurationMiddleware };
