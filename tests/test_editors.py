@@ -224,47 +224,6 @@ def test_extension_js_starts_the_configured_server(tmp_path: Path) -> None:
     assert {"**/default_config.yaml", "**/ds_config*.json", "**/train_*.yaml"} <= patterns
 
 
-SELECTOR_HARNESS = r"""
-const Module = require("module");
-const path = require("path");
-const vscode = { workspace: { getConfiguration: () => ({ get: (k, d) => d }) } };
-const stubs = { vscode, "vscode-languageclient/node": {} };
-const resolve = Module._resolveFilename;
-Module._resolveFilename = function (request, ...rest) {
-  return request in stubs ? "stub:" + request : resolve.call(this, request, ...rest);
-};
-for (const [name, exports] of Object.entries(stubs)) {
-  require.cache["stub:" + name] = { id: name, filename: name, loaded: true, exports };
-}
-const ext = require(path.resolve(process.argv[2]));
-const client = path.dirname(require.resolve("vscode-languageclient/package.json", { paths: [path.dirname(process.argv[2])] }));
-const mm = require(require.resolve("minimatch", { paths: [client] }));
-const minimatch = mm.minimatch || mm;  // the client's glob matcher; VS Code globs match dot folders too
-const selector = ext.documentSelector([]);
-const paths = JSON.parse(process.argv[3]);
-console.log(JSON.stringify(paths.map((p) => selector.some((s) => minimatch(p, s.pattern, { dot: true })))));
-"""
-
-
-def test_vscode_and_nvim_pick_the_same_files(tmp_path: Path) -> None:
-    node = shutil.which("node")
-    if node is None:
-        pytest.skip("node is not installed")
-    if not (VSCODE / "node_modules" / "vscode-languageclient").is_dir():
-        pytest.skip("editors/vscode/node_modules is not installed (bash editors/vscode/build.sh does it)")
-    harness = tmp_path / "selector.js"
-    harness.write_text(SELECTOR_HARNESS, encoding="utf-8")
-    # By name only: VS Code has no modeline; CLASSIFY_CASES holds what Neovim must decide.
-    by_name = {path: expected for path, lines, expected in CLASSIFY_CASES if not lines}
-    proc = subprocess.run(
-        [node, str(harness), str(VSCODE / "extension.js"), json.dumps(list(by_name))],
-        capture_output=True, text=True, timeout=60,
-    )
-    assert proc.returncode == 0, proc.stderr
-    got = dict(zip(by_name, json.loads(proc.stdout.strip().splitlines()[-1])))
-    assert got == by_name
-
-
 # --------------------------------------------------------------------------------------------
 # VS Code: packaging
 
@@ -317,6 +276,48 @@ def test_build_sh_packages_a_vsix(tmp_path: Path) -> None:
     assert not any(f.startswith("extension/node_modules/@vscode/vsce/") for f in files)
     assert not any(f.endswith("build.sh") for f in files)
     assert manifest["name"] == "accelconf"
+
+
+SELECTOR_HARNESS = r"""
+const Module = require("module");
+const path = require("path");
+const vscode = { workspace: { getConfiguration: () => ({ get: (k, d) => d }) } };
+const stubs = { vscode, "vscode-languageclient/node": {} };
+const resolve = Module._resolveFilename;
+Module._resolveFilename = function (request, ...rest) {
+  return request in stubs ? "stub:" + request : resolve.call(this, request, ...rest);
+};
+for (const [name, exports] of Object.entries(stubs)) {
+  require.cache["stub:" + name] = { id: name, filename: name, loaded: true, exports };
+}
+const ext = require(path.resolve(process.argv[2]));
+const client = path.dirname(require.resolve("vscode-languageclient/package.json", { paths: [path.dirname(process.argv[2])] }));
+const mm = require(require.resolve("minimatch", { paths: [client] }));
+const minimatch = mm.minimatch || mm;  // the client's glob matcher; VS Code globs match dot folders too
+const selector = ext.documentSelector([]);
+const paths = JSON.parse(process.argv[3]);
+console.log(JSON.stringify(paths.map((p) => selector.some((s) => minimatch(p, s.pattern, { dot: true })))));
+"""
+
+
+def test_vscode_and_nvim_pick_the_same_files(tmp_path: Path) -> None:
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    # Runs after test_build_sh_packages_a_vsix, which installs node_modules on a fresh checkout.
+    if not (VSCODE / "node_modules" / "vscode-languageclient").is_dir():
+        pytest.skip("editors/vscode/node_modules is not installed (bash editors/vscode/build.sh does it)")
+    harness = tmp_path / "selector.js"
+    harness.write_text(SELECTOR_HARNESS, encoding="utf-8")
+    # By name only: VS Code has no modeline; CLASSIFY_CASES holds what Neovim must decide.
+    by_name = {path: expected for path, lines, expected in CLASSIFY_CASES if not lines}
+    proc = subprocess.run(
+        [node, str(harness), str(VSCODE / "extension.js"), json.dumps(list(by_name))],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    got = dict(zip(by_name, json.loads(proc.stdout.strip().splitlines()[-1])))
+    assert got == by_name
 
 
 # --------------------------------------------------------------------------------------------
