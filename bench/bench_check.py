@@ -1,8 +1,10 @@
 """How long ``accelconf check`` (with GPU detection) and ``accelconf env`` take, against ``python -c pass``.
 
-Not a test: run it by hand, ``python bench/bench_check.py [--runs N] [CONFIG]``. Each command runs
-in a fresh interpreter, as a user would start it; the table gives the median and best wall time
-and the ratio of the median to ``python -c pass`` (the goal for ``check`` is within about 20x).
+Not a test: run it by hand, ``python bench/bench_check.py [--runs N] [--no-bytecode] [CONFIG]``. Each
+command runs in a fresh interpreter, as a user would start it; the table gives the median and best
+wall time and the ratio of the median to ``python -c pass`` (the goal for ``check`` is within about
+20x). Bytecode is cached (in a temporary ``PYTHONPYCACHEPREFIX``) as it is for an installed
+package, even where ``PYTHONDONTWRITEBYTECODE`` is set; ``--no-bytecode`` measures the other case.
 """
 
 from __future__ import annotations
@@ -29,11 +31,11 @@ fsdp_config:
 """
 
 
-def timed(argv: list[str], runs: int) -> list[float]:
+def timed(argv: list[str], runs: int, env: dict[str, str]) -> list[float]:
     times = []
     for _ in range(runs):
         start = time.perf_counter()
-        subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, env=env)
         times.append(time.perf_counter() - start)
     return times
 
@@ -42,9 +44,16 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("config", nargs="?", help="config to check (default: a built-in FSDP2 config)")
     parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--no-bytecode", action="store_true", help="compile every module on every run")
     args = parser.parse_args()
     py = sys.executable
     with tempfile.TemporaryDirectory() as tmp:
+        env = dict(os.environ)
+        if args.no_bytecode:
+            env["PYTHONDONTWRITEBYTECODE"] = "1"
+        else:
+            env.pop("PYTHONDONTWRITEBYTECODE", None)
+            env["PYTHONPYCACHEPREFIX"] = os.path.join(tmp, "pycache")
         config = args.config
         if config is None:
             config = os.path.join(tmp, "fsdp2.yaml")
@@ -57,15 +66,17 @@ def main() -> int:
             ("accelconf check --gpus 8 --gpu H100", [py, "-m", "accelconf", "check", "--gpus", "8", "--gpu", "H100", config]),
             ("accelconf check --probe none", [py, "-m", "accelconf", "check", "--probe", "none", config]),
         ]
-        for _, argv in cases:  # warm the file cache
-            timed(argv, 1)
-        rows = [(name, timed(argv, args.runs)) for name, argv in cases]
+        for _, argv in cases:  # warm the file cache and the bytecode cache
+            timed(argv, 1, env)
+        rows = [(name, timed(argv, args.runs, env)) for name, argv in cases]
     base = statistics.median(rows[0][1])
     print(f"{'command':<38} {'median ms':>9} {'best ms':>8} {'x pass':>7}")
     for name, times in rows:
         med = statistics.median(times)
         print(f"{name:<38} {med * 1000:>9.0f} {min(times) * 1000:>8.0f} {med / base:>7.1f}")
-    print(f"({args.runs} runs each, {sys.version.split()[0]}, {os.cpu_count()} CPUs)")
+    load = f", load {os.getloadavg()[0]:.1f}" if hasattr(os, "getloadavg") else ""
+    cache = "no bytecode cache" if args.no_bytecode else "bytecode cached"
+    print(f"({args.runs} runs each, Python {sys.version.split()[0]}, {os.cpu_count()} CPUs{load}, {cache})")
     return 0
 
 
