@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Iterable
 
 from . import registry
@@ -130,7 +131,7 @@ def flag_kind(s: Setting) -> str:
 def argparse_default(s: Setting, version: str | None = None) -> Any:
     """The namespace value of a flag that was not given (argparse converts string defaults)."""
     for since, older in OLDER_FLAG_DEFAULTS.get(s.path, ()):
-        if version is not None and not registry.version_in(version, since, None):
+        if version is not None and not _vin(version, since, None):
             return older
     kind = flag_kind(s)
     if s.section == "":
@@ -181,21 +182,39 @@ def str_to_bool(value: str) -> int:
 def nested_attr(section: str, key: str, version: str) -> str:
     """The namespace attribute a nested config key is copied to (prefix rules per version)."""
     for sec, prefix, since in NESTED_PREFIX_RULES:
-        if section != sec or (since and not registry.version_in(version, since, None)):
+        if section != sec or (since and not _vin(version, since, None)):
             continue
-        if sec == "fsdp_config" and not registry.version_in(version, "1.5", None):
+        if sec == "fsdp_config" and not _vin(version, "1.5", None):
             return key if "fsdp" in key else prefix + key  # <= 1.4: substring test
         if not key.startswith(prefix.rstrip("_") if sec != "dynamo_config" else prefix):
             return prefix + key
     return key
 
 
-def _settings(version: str) -> list[Setting]:
-    return [s for s in registry.SETTINGS if s.exists_in(version)]
+@lru_cache(maxsize=None)
+def _vin(version: str, since: str | None, until: str | None) -> bool:
+    return registry.version_in(version, since, until)
 
 
+@lru_cache(maxsize=None)
+def _settings(version: str) -> tuple[Setting, ...]:
+    return tuple(s for s in registry.SETTINGS if _vin(version, s.since, s.until))
+
+
+@lru_cache(maxsize=None)
+def _section(section: str, version: str) -> tuple[Setting, ...]:
+    return tuple(s for s in _settings(version) if s.section == section)
+
+
+@lru_cache(maxsize=None)
 def _flag_settings(version: str) -> dict[str, Setting]:
     return {s.namespace: s for s in _settings(version) if s.flag}
+
+
+@lru_cache(maxsize=None)
+def resolve(version: str | None) -> str:
+    """registry.resolve_version, once per process (reading the installed version costs milliseconds)."""
+    return registry.resolve_version(version)
 
 
 def _encode(s: Setting | None, value: Any) -> str:
@@ -237,7 +256,7 @@ def launch_env(
     ``machine_rank`` acts as ``--machine_rank N``. ``device_count`` is what accelerate would detect
     without a config file (num_processes default). Raises :class:`LaunchError` where accelerate raises.
     """
-    ver = registry.resolve_version(version)
+    ver = resolve(version)
     findings: list[Finding] = []
     if cfg is not None and cfg.format == "cli" and cli_overrides is None:
         cfg, cli_overrides = None, cfg
@@ -264,7 +283,7 @@ def launch_env(
             if s is None or not s.flag:
                 findings.append(_finding("convert.no-flag", "warning", f"`{path}` has no `accelerate launch` flag; dropped", e))
                 continue
-            if not s.exists_in(ver):
+            if not _vin(ver, s.since, s.until):
                 findings.append(_finding("convert.version", "warning", f"`--{s.flag}` does not exist in accelerate {ver}", e))
                 continue
             ns[s.namespace] = e.value
@@ -285,7 +304,7 @@ def launch_env(
         raise LaunchError("You can only use one of `--cpu`, `--multi_gpu`, `--tpu`, `--use_deepspeed`, `--use_fsdp` at a time.")
     if ns["multi_gpu"] and ns.get("num_processes") is not None and _num(ns["num_processes"]) < 2:
         raise LaunchError("You need to use at least 2 processes to use `--multi_gpu`.")
-    if registry.version_in(ver, "1.10", None) and ns["use_parallelism_config"] and (not ns["use_fsdp"] or ns.get("fsdp_version") == 1):
+    if _vin(ver, "1.10", None) and ns["use_parallelism_config"] and (not ns["use_fsdp"] or ns.get("fsdp_version") == 1):
         raise LaunchError("You cannot use `--use_parallelism_config` without `--use_fsdp` and `--fsdp_version=2`. ")
 
     mp_from_config = False
@@ -354,13 +373,13 @@ def _apply_file(cfg: Config, ver: str, ns: dict[str, Any], explicit: set[str], o
     extra = []
     for key in written:
         s = registry.get("", key)
-        if key not in allowed or s is None or not s.exists_in(ver):
+        if key not in allowed or s is None or not _vin(ver, s.since, s.until):
             extra.append(key)
     if extra:
         raise LaunchError(f"The config file had unknown keys ({sorted(extra)}), please try upgrading your `accelerate` version "
                           "or fix (and potentially remove) these keys from your config file.")
     if sagemaker:
-        if registry.version_in(ver, "1.10", None):
+        if _vin(ver, "1.10", None):
             raise LaunchError("'SageMakerConfig' object has no attribute 'parallelism_config'")
     if (dtype == "NO" or lenient) and "num_processes" not in cfg:
         num_processes: Any = 1
@@ -374,7 +393,7 @@ def _apply_file(cfg: Config, ver: str, ns: dict[str, Any], explicit: set[str], o
             ns[f] = f == flag
             origins[f] = "file"
         ns["tpu_use_cluster"] = bool(cfg.get("tpu_use_cluster", False)) if ns["tpu"] else False
-        if registry.version_in(ver, "1.10", None):
+        if _vin(ver, "1.10", None):
             ns["use_parallelism_config"] = bool(cfg.section("parallelism_config")) or any(
                 p.startswith("parallelism_config.") for p in cfg.unknown)
     if ns["gpu_ids"] is None:
@@ -402,7 +421,7 @@ def _apply_file(cfg: Config, ver: str, ns: dict[str, Any], explicit: set[str], o
             attr = nested_attr(section, written, ver)
             if section == "deepspeed_config":
                 ds_fields.append(written)
-            if registry.version_in(ver, "1.5", None) and attr in explicit:
+            if _vin(ver, "1.5", None) and attr in explicit:
                 continue
             ns[attr] = e.value
             origins[attr] = "file"
@@ -512,19 +531,19 @@ def _prepare(mode: str, ns: dict[str, Any], ver: str, ds_fields: list[str], mp_f
         n = ns.get("num_processes")
         ip, port = ns.get("main_process_ip"), ns.get("main_process_port")
         ccl = registry.get("mpirun_config", "mpirun_ccl")
-        if not registry.version_in(ver, "1.8", None) and _num(ns["num_machines"]) > 1:  # <= 1.7
+        if not _vin(ver, "1.8", None) and _num(ns["num_machines"]) > 1:  # <= 1.7
             env["MASTER_ADDR"] = str(ip)
             env["MASTER_PORT"] = str(port)
-            if ns.get("mpirun_hostfile") is not None and ccl is not None and ccl.exists_in(ver):
+            if ns.get("mpirun_hostfile") is not None and ccl is not None and _vin(ver, ccl.since, ccl.until):
                 env[ccl.env or ""] = str(ns.get(ccl.namespace))
         elif (n is not None and _num(n) > 1) or _num(ns["num_machines"]) > 1:
             env["MASTER_ADDR"] = ip if ip is not None else "127.0.0.1"
             env["MASTER_PORT"] = str(port) if port is not None else "29500"
-            if ccl is not None and ccl.exists_in(ver) and registry.version_in(ver, "1.8", None):
+            if ccl is not None and _vin(ver, ccl.since, ccl.until) and _vin(ver, "1.8", None):
                 env[ccl.env or ""] = "0"  # 1.8-1.12: the count only when oneCCL is installed, else 0
-        if registry.version_in(ver, "1.8", "1.13"):
+        if _vin(ver, "1.8", "1.13"):
             use_cpu = True  # 1.8-1.12 test the string "True"/"False", which is always truthy
-        if use_cpu and registry.version_in(ver, "1.8", None):
+        if use_cpu and _vin(ver, "1.8", None):
             env["KMP_AFFINITY"] = "granularity=fine,compact,1,0"
             env["KMP_BLOCKTIME"] = "1"
     mp = _mixed_precision(ns)
@@ -539,7 +558,7 @@ def _prepare(mode: str, ns: dict[str, Any], ver: str, ds_fields: list[str], mp_f
             if s is not None and s.type == "list":  # accelerate indexes [0], [1], [2] (a YAML string too)
                 base = (s.env or "").rsplit("_", 1)[0]
                 try:
-                    if not registry.version_in(ver, "1.5", None):  # <= 1.4 parsed a "(a, b, c)" string
+                    if not _vin(ver, "1.5", None):  # <= 1.4 parsed a "(a, b, c)" string
                         if not isinstance(value, str):
                             raise LaunchError(f"'{type(value).__name__}' object has no attribute 'strip'")
                         value = [v.strip() for v in value.strip("()").split(",")]
@@ -553,13 +572,13 @@ def _prepare(mode: str, ns: dict[str, Any], ver: str, ds_fields: list[str], mp_f
         backend = str(ns["dynamo_backend"]).upper()
         if backend not in registry.DYNAMO_BACKENDS:
             raise LaunchError(f"Unknown dynamo backend: {backend}. Choose between {list(registry.DYNAMO_BACKENDS)}.")
-        for s in registry.settings_in("dynamo_config", ver):
+        for s in _section("dynamo_config", ver):
             if s.env:
                 put(s, backend if s.key == "dynamo_backend" else ns.get(s.namespace))
     if mode == "deepspeed":
         env["ACCELERATE_CONFIG_DS_FIELDS"] = ",".join(ds_fields + (["mixed_precision"] if mp_from_config else [])).lower()
         env["ACCELERATE_USE_DEEPSPEED"] = "true"
-        for s in registry.settings_in("deepspeed_config", ver):
+        for s in _section("deepspeed_config", ver):
             if s.env and ns.get(s.namespace) is not None:
                 put(s, ns[s.namespace])
     if mode == "torchrun" and ns["use_fsdp"]:
@@ -567,7 +586,7 @@ def _prepare(mode: str, ns: dict[str, Any], ver: str, ds_fields: list[str], mp_f
         ram, sync = ns.get("fsdp_cpu_ram_efficient_loading"), ns.get("fsdp_sync_module_states")
         if "fsdp_cpu_ram_efficient_loading" in ns and ram and not sync:
             raise LaunchError("When using `--fsdp_cpu_ram_efficient_loading` set `--fsdp_sync_module_states` to `True`")
-        for s in registry.settings_in("fsdp_config", ver):
+        for s in _section("fsdp_config", ver):
             if not s.env:
                 continue
             value = ns.get(s.namespace)
@@ -575,7 +594,7 @@ def _prepare(mode: str, ns: dict[str, Any], ver: str, ds_fields: list[str], mp_f
                 put(s, value)
     if mode == "torchrun" and ns["use_megatron_lm"]:
         env["ACCELERATE_USE_MEGATRON_LM"] = "true"
-        for s in registry.settings_in("megatron_lm_config", ver):
+        for s in _section("megatron_lm_config", ver):
             value = ns.get(s.namespace)
             if s.env and (value is not None or s.env_when == "always"):
                 put(s, value)
@@ -587,7 +606,7 @@ def _prepare(mode: str, ns: dict[str, Any], ver: str, ds_fields: list[str], mp_f
         env["ACCELERATE_USE_PARALLELISM_CONFIG"] = "true"
         cp = get("parallelism_config", "parallelism_config_cp_size")
         sp = get("parallelism_config", "parallelism_config_sp_size")
-        for s in registry.settings_in("parallelism_config", ver):
+        for s in _section("parallelism_config", ver):
             plugin = s.plugin or ""
             if plugin.startswith("TorchContextParallelConfig") and not _gt1(ns.get(cp.namespace)):
                 continue
@@ -664,7 +683,7 @@ def _file_findings(cfg: Config, ver: str, mode: str, ns: dict[str, Any]) -> Iter
         if s.lost:
             yield _finding("launch.lost", "warning", f"`{path}` never reaches the training process: {s.doc}", e)
             continue
-        if not s.exists_in(ver):
+        if not _vin(ver, s.since, s.until):
             yield _finding("launch.version", "warning", f"`{path}` is not read by accelerate {ver}", e)
             continue
         if s.section == "dynamo_config" and mode == "deepspeed":

@@ -65,9 +65,9 @@ def convert_text(text: str, source: str, target: str, source_format: str | None 
                  machine_rank: int | None = None, all_ranks: bool = False, export: bool = False) -> tuple[str, list[Finding]]:
     """The converted text and its findings (the library entry point of the command)."""
     from .. import formats, registry
-    from ..launch import LaunchError
+    from ..launch import LaunchError, resolve
 
-    ver = registry.resolve_version(version)
+    ver = resolve(version)
     cfg = formats.read(text, source_format, source, ver)
     findings: list[Finding] = []
     if cfg.format == "env":

@@ -24,7 +24,7 @@ from .. import registry
 from ..errors import InputError
 from ..findings import Finding
 from ..launch import (LAUNCHER_FLAGS, PARADIGM_OF_TYPE, TYPE_OF_PARADIGM, LaunchError, flag_kind, launch_env,
-                      parse_flag_value)
+                      parse_flag_value, resolve)
 from ..model import Config, Entry, canonical
 from ..registry import Setting
 
@@ -62,7 +62,7 @@ def _tokens(text: str, path: str) -> list[str]:
 
 
 def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: str = "cli") -> Config:
-    ver = registry.resolve_version(version)
+    ver = resolve(version)
     cfg = Config(source=path, format="cli")
     toks = _tokens(text, path)
     i = 0
@@ -270,7 +270,7 @@ def _why(var: str) -> str:
 
 
 def write(cfg: Config, *, version: str | None = None, fmt: str = "cli", machine_rank: int | None = None, **_: Any) -> tuple[str, list[Finding]]:
-    ver = registry.resolve_version(version)
+    ver = resolve(version)
     if cfg.format == "cli":
         flags = _tokens_of(cfg)
         return "accelerate launch " + shlex.join(flags) + "\n", []

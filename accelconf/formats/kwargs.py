@@ -21,7 +21,7 @@ from typing import Any
 from .. import registry
 from ..errors import InputError
 from ..findings import Finding
-from ..launch import launch_env
+from ..launch import launch_env, resolve
 from ..model import Config, Entry
 
 ACCELERATOR = "Accelerator"
@@ -192,7 +192,7 @@ class _Raw(str):
 
 def write(cfg: Config, *, version: str | None = None, fmt: str = "kwargs", machine_rank: int | None = None,
           **_: Any) -> tuple[str, list[Finding]]:
-    ver = registry.resolve_version(version)
+    ver = resolve(version)
     result = launch_env(cfg, version=ver, machine_rank=machine_rank)
     classes, acc, findings = plugin_kwargs(result.env, ver)
     findings = [f for f in result.findings if f.rule != "launch.not-env"] + findings

@@ -17,12 +17,13 @@ from typing import Any
 from .. import registry
 from ..document import load_text, resolve_yaml11
 from ..findings import Finding
+from ..launch import resolve
 from ..model import Config, from_document
 
 
 def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: str = "yaml") -> Config:
     doc = load_text(text, path, fmt if fmt in ("yaml", "json") else None)
-    return from_document(doc, registry.resolve_version(version))
+    return from_document(doc, resolve(version))
 
 
 def _plain(value: Any) -> Any:

@@ -1,0 +1,212 @@
+"""``accelconf explain CONFIG``: every effective setting the training process sees, and where it came from.
+
+Precedence, as accelerate implements it (facts 5.1 and 5.2):
+
+* at launch: an explicit ``accelerate launch`` flag > the config file > the flag default (from 1.5;
+  up to 1.4 nested config keys beat explicit flags); the launcher overwrites the variables it writes,
+  other variables of the shell reach the process unchanged;
+* in the process: an explicit Python argument > the environment > the plugin default, except that
+  ``ACCELERATE_USE_CPU`` (true) forces the CPU even with ``Accelerator(cpu=False)``,
+  ``ACCELERATE_GRADIENT_ACCUMULATION_STEPS`` replaces ``Accelerator(gradient_accumulation_steps=)``,
+  and a DeepSpeed JSON file beats both for every entry that is not ``"auto"``.
+
+The work is :func:`explain`, a pure function returning rows; ``run`` only reads files and prints.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from .. import registry
+from ..errors import InputError
+from ..model import Config
+from .convert import read_input
+
+PARADIGM_VARS = {"ACCELERATE_USE_DEEPSPEED", "ACCELERATE_USE_FSDP", "ACCELERATE_USE_MEGATRON_LM", "ACCELERATE_USE_PARALLELISM_CONFIG"}
+LAYOUT_KEYS = ("num_processes", "num_machines", "machine_rank", "main_process_ip", "main_process_port", "rdzv_backend", "same_network")
+
+
+@dataclass
+class Row:
+    setting: str  # registry path, or the variable name when no setting matches
+    value: Any
+    source: str  # config | cli | shell | kwarg | default
+    where: str  # config.yaml:12, --fsdp_version, train.py:8, FSDP_VERSION, ...
+    env: str = ""  # the variable that carries it to the process ("" if none)
+    note: str = ""
+
+
+def _file_where(cfg: Config, path: str) -> str:
+    e = cfg.entries.get(path)
+    if e is None:
+        return cfg.source
+    return f"{cfg.source}:{e.line}" if e.line else cfg.source
+
+
+def explain(cfg: Config, version: str | None = None, cli: Config | None = None, shell: dict[str, tuple[str, str]] | None = None,
+            kwargs: Config | None = None) -> tuple[list[Row], Any]:
+    """Rows for every setting the process sees. ``shell``: variable -> (value, where)."""
+    from ..launch import launch_env, resolve
+
+    ver = resolve(version)
+    result = launch_env(cfg, version=ver, cli_overrides=cli)
+    shell = shell or {}
+    rows: list[Row] = []
+    seen: set[str] = set()
+
+    def launch_source(s: registry.Setting | None, var: str) -> tuple[str, str]:
+        if s is None:
+            return "default", "accelerate launch"
+        origin = result.origins.get(s.namespace) if s.flag else ("file" if s.path in cfg.entries else "default")
+        if s.key == "use_cpu":
+            origin = "cli" if result.origins.get("cpu") == "cli" else ("file" if "use_cpu" in cfg.entries else "default")
+        if origin == "cli":
+            return "cli", f"--{s.flag}"
+        if origin == "file" or s.path in cfg.entries:
+            if s.flag and s.namespace in result.explicit and ver and registry.version_in(ver, "1.5", None):
+                return "cli", f"--{s.flag}"
+            return "config", _file_where(cfg, s.path)
+        return "default", f"flag default of --{s.flag}" if s.flag else "accelerate launch"
+
+    # 1. the process layout (not in env)
+    for key in LAYOUT_KEYS:
+        s = registry.get("", key)
+        value = result.namespace.get(key)
+        src, where = launch_source(s, "")
+        note = "ignored in a config file" if s is not None and s.file_ignored and key in cfg.entries else ""
+        rows.append(Row(key, value, src, where, "", note or "torchrun/launcher argument, not env"))
+    rows.append(Row("(launcher)", result.mode, "config" if "distributed_type" in cfg.entries else "default",
+                    _file_where(cfg, "distributed_type"), "", "launch path"))
+    # 2. every variable of the process
+    process_env = {k: (v, "shell", w) for k, (v, w) in shell.items()}
+    for k, v in result.env.items():
+        process_env[k] = (v, "launch", "")
+    kw = kwargs.entries if kwargs is not None else {}
+    for var in sorted(process_env):
+        value, how, where = process_env[var]
+        s = registry.by_env(var)
+        if s is None and var not in PARADIGM_VARS and not var.startswith(("ACCELERATE_", "FSDP_", "MEGATRON_LM_", "PARALLELISM_CONFIG_")) \
+                and var not in ("OMP_NUM_THREADS", "CUDA_VISIBLE_DEVICES", "MASTER_ADDR", "MASTER_PORT", "PYTHONPATH"):
+            continue
+        if how == "shell":
+            src, wh = "shell", where or var
+        elif var in PARADIGM_VARS or var == "ACCELERATE_CONFIG_DS_FIELDS":
+            flag = next((f for f in ("use_fsdp", "use_deepspeed", "use_megatron_lm") if result.origins.get(f) == "cli"), None)
+            src, wh = ("cli", f"--{flag}") if flag else ("config", _file_where(cfg, "distributed_type"))
+        elif var == "OMP_NUM_THREADS":
+            src, wh = ("cli", "--num_cpu_threads_per_process") if "num_cpu_threads_per_process" in result.explicit else (
+                "default", "accelerate launch (1, or cores / processes with use_cpu)")
+        else:
+            src, wh = launch_source(s, var)
+        path = s.path if s else var
+        note = ""
+        if s is None and var.startswith("ACCELERATE_") and var not in PARADIGM_VARS and how == "shell":
+            from ..formats.env import NEVER_READ
+
+            note = "read by nothing" if var in NEVER_READ else ""
+        if s is not None and path in kw:
+            e = kw[path]
+            if s.key == "use_cpu" and str(value).lower() in ("true", "1", "yes") and e.value is False:
+                note = f"ACCELERATE_USE_CPU={value} forces the CPU even with cpu=False ({kwargs.source}:{e.line})"  # type: ignore[union-attr]
+            else:
+                rows.append(Row(path, e.value, "kwarg", f"{kwargs.source}:{e.line}", var,  # type: ignore[union-attr]
+                                f"beats {var}={value}"))
+                seen.add(path)
+                continue
+        if s is not None and s.section == "deepspeed_config" and s.key != "deepspeed_config_file" and \
+                "ACCELERATE_DEEPSPEED_CONFIG_FILE" in process_env:
+            note = "the DeepSpeed JSON file wins unless its entry is \"auto\""
+        rows.append(Row(path, value, src, wh, var, note))
+        seen.add(path)
+    # 3. explicit kwargs with no variable in the process
+    for path, e in kw.items():
+        if path in seen or path == "distributed_type":
+            continue
+        rows.append(Row(path, e.value, "kwarg", f"{kwargs.source}:{e.line}", e.setting.env if e.setting and e.setting.env else ""))  # type: ignore[union-attr]
+        seen.add(path)
+    if kwargs is not None:
+        for path, e in kwargs.unknown.items():
+            if path == "Accelerator.gradient_accumulation_steps" and "ACCELERATE_GRADIENT_ACCUMULATION_STEPS" in process_env:
+                rows.append(Row(path, process_env["ACCELERATE_GRADIENT_ACCUMULATION_STEPS"][0], "shell" if process_env[
+                    "ACCELERATE_GRADIENT_ACCUMULATION_STEPS"][1] == "shell" else "config", "ACCELERATE_GRADIENT_ACCUMULATION_STEPS",
+                    "ACCELERATE_GRADIENT_ACCUMULATION_STEPS", f"replaces gradient_accumulation_steps={e.value} ({kwargs.source}:{e.line})"))
+            else:
+                rows.append(Row(path, e.value, "kwarg", f"{kwargs.source}:{e.line}", "", "not a setting accelconf models"))
+    # 4. plugin defaults of the plugins the process builds
+    active = {registry.FSDP: "ACCELERATE_USE_FSDP", registry.DS: "ACCELERATE_USE_DEEPSPEED", registry.MEG: "ACCELERATE_USE_MEGATRON_LM",
+              registry.PAR: "ACCELERATE_USE_PARALLELISM_CONFIG"}
+    for s in registry.SETTINGS:
+        if not s.exists_in(ver) or not s.plugin or s.path in seen or s.lost:
+            continue
+        cls = s.plugin.split(".", 1)[0]
+        if cls in active and process_env.get(active[cls], ("",))[0] == "true" and s.plugin_default is not None:
+            rows.append(Row(s.path, s.plugin_default, "default", f"{cls} default", s.env or ""))
+    return rows, result
+
+
+def _shell_env(path: str) -> dict[str, tuple[str, str]]:
+    from ..formats.env import _LINE, _unquote
+
+    text, source = read_input(path)
+    out: dict[str, tuple[str, str]] = {}
+    for lineno, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.strip().startswith("#"):
+            continue
+        m = _LINE.match(line)
+        if not m:
+            raise InputError(f"not a KEY=VALUE line: {line.strip()!r}", source, lineno, 1)
+        out[m.group(1)] = (_unquote(m.group(2), source, lineno), f"{source}:{lineno}")
+    return out
+
+
+def add_parser(sub: Any, name: str, help_text: str) -> None:
+    p = sub.add_parser(name, help=help_text, description=help_text)
+    p.add_argument("config", metavar="CONFIG", help="accelerate config file ('-' for stdin)")
+    p.add_argument("--env-file", metavar="F", help="the shell environment (KEY=VALUE lines) the launch starts from")
+    p.add_argument("--launch-args", metavar="'...'", default="", help="flags given to accelerate launch besides --config_file")
+    p.add_argument("--kwargs", metavar="train.py", help="the training script: its literal Accelerator/plugin arguments")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--accelerate-version", metavar="V", help="accelerate version to model (default: installed, else newest known)")
+    p.set_defaults(func=run)
+
+
+def render_table(rows: list[Row], color: bool = False) -> str:
+    head = ("SETTING", "VALUE", "FROM", "ENV")
+    data = [(r.setting, str(r.value), f"{r.source}: {r.where}" if r.where else r.source, r.env + (f"  ({r.note})" if r.note else ""))
+            for r in rows]
+    widths = [max(len(head[i]), *(len(d[i]) for d in data)) if data else len(head[i]) for i in range(3)]
+    lines = ["  ".join(h.ljust(widths[i]) if i < 3 else h for i, h in enumerate(head))]
+    for d in data:
+        lines.append("  ".join(d[i].ljust(widths[i]) if i < 3 else d[i] for i in range(4)).rstrip())
+    if color:
+        lines[0] = f"\033[1m{lines[0]}\033[0m"
+    return "\n".join(lines) + "\n"
+
+
+def run(args: argparse.Namespace) -> int:
+    from .. import formats
+    from ..launch import LaunchError, resolve
+
+    ver = resolve(args.accelerate_version)
+    text, source = read_input(args.config)
+    cfg = formats.read(text, None, source, ver)
+    cli = formats.read(args.launch_args, "cli", "--launch-args", ver) if args.launch_args.strip() else None
+    shell = _shell_env(args.env_file) if args.env_file else None
+    kwargs = None
+    if args.kwargs:
+        ktext, ksource = read_input(args.kwargs)
+        kwargs = formats.read(ktext, "kwargs", ksource, ver)
+    try:
+        rows, result = explain(cfg, ver, cli, shell, kwargs)
+    except LaunchError as exc:
+        raise InputError(f"accelerate launch would fail: {exc.message}", source) from exc
+    if args.format == "json":
+        print(json.dumps({"accelerate_version": ver, "mode": result.mode, "settings": [asdict(r) for r in rows],
+                          "torchrun": result.torchrun}, indent=2, default=str))
+    else:
+        sys.stdout.write(render_table(rows, sys.stdout.isatty()))
+    return 0
