@@ -27,7 +27,9 @@ def test_schema_is_valid_draft7_with_editor_annotations():
     jsonschema.Draft7Validator.check_schema(schema)
     mp = schema["properties"]["mixed_precision"]
     assert mp["default"] == "no" and "markdownDescription" in mp and len(mp["enum"]) == len(mp["markdownEnumDescriptions"])
-    assert "deprecationMessage" in schema["properties"]["rdzv_backend"]
+    assert "Ignored by `accelerate launch` when set in a file" in schema["properties"]["rdzv_backend"]["markdownDescription"]
+    assert "deprecationMessage" not in schema["properties"]["rdzv_backend"] and "Legacy" in schema["properties"]["fp16"]["markdownDescription"]
+    assert "deprecationMessage" in schema["properties"]["fp8_config"]["properties"]["amax_history_length"]
     fsdp = schema["properties"]["fsdp_config"]["properties"]
     assert "FSDP_OFFLOAD_PARAMS" in fsdp["fsdp_offload_params"]["markdownDescription"]
     assert schema["$id"].endswith("accelerate-config.schema.json")

@@ -1,0 +1,138 @@
+"""The ecosystem: pre-commit hooks run by the real pre-commit, the schema catalog, and
+yaml-language-server 1.25.0 given accelconf's schema over the corpus."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from accelconf.schema import catalog
+from tests.conftest import corpus_files
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_catalog_entries_are_schemastore_shaped():
+    cat = catalog()
+    names = [s["name"] for s in cat["schemas"]]
+    assert names == ["Hugging Face Accelerate config", "DeepSpeed config"]
+    acc = cat["schemas"][0]
+    assert acc["url"].endswith("/accelerate-config.schema.json") and "1.4" in acc["versions"] and "0.20" in acc["versions"]
+    for pattern in acc["fileMatch"]:
+        assert pattern not in ("*.yaml", "**/*.yaml", "*.json")  # narrow patterns only
+    for version, url in acc["versions"].items():
+        rel = url.split("/schemas/", 1)[1]
+        local = json.loads((ROOT / "schemas" / rel).read_text())
+        assert local["$id"] == url, version
+
+
+# -- pre-commit ---------------------------------------------------------------------------------
+
+def _git(cwd: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
+
+
+@pytest.fixture(scope="module")
+def hook_repo(tmp_path_factory):
+    """A snapshot of this working tree as a git repository that `pre-commit try-repo` can clone."""
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    pre_commit = Path(sys.executable).with_name("pre-commit")
+    if not pre_commit.exists():
+        pytest.skip("pre-commit is not installed (test extras)")
+    snap = tmp_path_factory.mktemp("hookrepo")
+    for name in ("pyproject.toml", "README.md", ".pre-commit-hooks.yaml"):
+        shutil.copy(ROOT / name, snap / name)
+    for folder in ("accelconf", "lsp"):
+        shutil.copytree(ROOT / folder, snap / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    _git(snap, "init", "-q")
+    _git(snap, "add", "-A")
+    _git(snap, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "snapshot")
+    return pre_commit, snap
+
+
+def _try(pre_commit: Path, snap: Path, work: Path, hook: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PRE_COMMIT_HOME": str(snap.parent / "pre-commit-home"), "NO_COLOR": "1"}
+    return subprocess.run([str(pre_commit), "try-repo", str(snap), hook, "--all-files", "--color", "never"],
+                          cwd=work, capture_output=True, text=True, env=env, timeout=600)
+
+
+@pytest.fixture
+def work(tmp_path):
+    _git(tmp_path, "init", "-q")
+    return tmp_path
+
+
+def test_pre_commit_validate_hook(hook_repo, work):
+    pre_commit, snap = hook_repo
+    good = work / "accelerate_config.yaml"
+    good.write_text("distributed_type: MULTI_GPU\nnum_processes: 2\nmixed_precision: bf16\n")
+    (work / "unrelated.yaml").write_text("mixed_precision: no\n")  # not matched by the narrow pattern
+    _git(work, "add", "-A")
+    r = _try(pre_commit, snap, work, "accelconf-validate")
+    assert r.returncode == 0, r.stdout + r.stderr
+    good.write_text("distributed_type: MULTI_GPU\nnum_processes: 2\nmixed_precision: no\n")
+    _git(work, "add", "-A")
+    r = _try(pre_commit, snap, work, "accelconf-validate")
+    assert r.returncode == 1
+    assert "accelerate_config.yaml:3:18: error:" in r.stdout
+
+
+def test_pre_commit_fmt_hook_fixes_in_place(hook_repo, work):
+    pre_commit, snap = hook_repo
+    cfg = work / "accelerate_config.yaml"
+    cfg.write_text("# mine\ndistributed_type: multi_gpu\nnum_processes: 2\n")
+    _git(work, "add", "-A")
+    r = _try(pre_commit, snap, work, "accelconf-fmt")
+    assert r.returncode == 1 and "files were modified by this hook" in r.stdout
+    assert cfg.read_text() == "# mine\ndistributed_type: MULTI_GPU\nnum_processes: 2\n"
+    _git(work, "add", "-A")
+    assert _try(pre_commit, snap, work, "accelconf-fmt").returncode == 0
+
+
+# -- yaml-language-server ------------------------------------------------------------------------
+
+YLS_VERSION = "1.25.0"
+
+
+@pytest.fixture(scope="module")
+def yls(tmp_path_factory):
+    if shutil.which("node") is None or shutil.which("npm") is None:
+        pytest.skip("node/npm are not installed: yaml-language-server cannot run here")
+    cache = Path(os.environ.get("ACCELCONF_YLS_DIR", ROOT / "bench" / ".tmp" / "yls"))
+    server = cache / "node_modules" / "yaml-language-server" / "bin" / "yaml-language-server"
+    if not server.exists():
+        cache.mkdir(parents=True, exist_ok=True)
+        r = subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--prefix", str(cache), f"yaml-language-server@{YLS_VERSION}"],
+                           capture_output=True, text=True, timeout=600)
+        if r.returncode != 0 or not server.exists():
+            pytest.skip(f"npm could not install yaml-language-server@{YLS_VERSION}: {r.stderr[-300:]}")
+    return server
+
+
+def test_yaml_language_server_finds_no_false_errors_in_the_corpus(yls, tmp_path):
+    from accelconf.document import load_file
+    from accelconf.validate import validate_document
+    from tests.ylsp import diagnostics_for
+
+    files = [p for p in corpus_files("accelerate") if p.suffix in (".yaml", ".yml")]
+    if not files:
+        pytest.skip("shared corpus not found")
+    bad = tmp_path / "bad_accelerate_config.yaml"
+    bad.write_text("distributed_type: MULTI_GPU\nnum_gpus: 2\n")
+    schema = ROOT / "schemas" / "accelerate-config.schema.json"
+    results = diagnostics_for(yls, schema, files + [bad])
+    assert len(results) == len(files) + 1
+    # the schema really is applied: the known-bad file gets a diagnostic on its unknown key
+    assert any("num_gpus" in d["message"] for d in results[bad]), results[bad]
+    for path in files:
+        schema_errors = [d for d in results[path] if d.get("severity", 1) == 1]
+        if schema_errors:
+            ours = [f for f in validate_document(load_file(path)) if f.severity in ("error", "warning")]
+            assert ours, f"{path.name}: yaml-language-server says {schema_errors[0]['message']!r}; accelconf finds nothing"
