@@ -131,9 +131,9 @@ def explain(cfg: Config, version: str | None = None, cli: Config | None = None, 
     if kwargs is not None:
         for path, e in kwargs.unknown.items():
             if path == "Accelerator.gradient_accumulation_steps" and "ACCELERATE_GRADIENT_ACCUMULATION_STEPS" in process_env:
-                rows.append(Row(path, process_env["ACCELERATE_GRADIENT_ACCUMULATION_STEPS"][0], "shell" if process_env[
-                    "ACCELERATE_GRADIENT_ACCUMULATION_STEPS"][1] == "shell" else "config", "ACCELERATE_GRADIENT_ACCUMULATION_STEPS",
-                    "ACCELERATE_GRADIENT_ACCUMULATION_STEPS", f"replaces gradient_accumulation_steps={e.value} ({kwargs.source}:{e.line})"))
+                ga = next(r for r in rows if r.env == "ACCELERATE_GRADIENT_ACCUMULATION_STEPS")
+                rows.append(Row(path, ga.value, ga.source, ga.where, ga.env,
+                                f"replaces gradient_accumulation_steps={e.value} ({kwargs.source}:{e.line})"))
             else:
                 rows.append(Row(path, e.value, "kwarg", f"{kwargs.source}:{e.line}", "", "not a setting accelconf models"))
     # 4. plugin defaults of the plugins the process builds
@@ -174,9 +174,13 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
     p.set_defaults(func=run)
 
 
+def _short(text: str, width: int = 32) -> str:
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
 def render_table(rows: list[Row], color: bool = False) -> str:
     head = ("SETTING", "VALUE", "FROM", "ENV")
-    data = [(r.setting, str(r.value), f"{r.source}: {r.where}" if r.where else r.source, r.env + (f"  ({r.note})" if r.note else ""))
+    data = [(r.setting, _short(str(r.value)), f"{r.source}: {r.where}" if r.where else r.source, r.env + (f"  ({r.note})" if r.note else ""))
             for r in rows]
     widths = [max(len(head[i]), *(len(d[i]) for d in data)) if data else len(head[i]) for i in range(3)]
     lines = ["  ".join(h.ljust(widths[i]) if i < 3 else h for i, h in enumerate(head))]
