@@ -334,7 +334,8 @@ _FSDP: list[Setting] = [
     _s(_F, "fsdp_transformer_layer_cls_to_wrap", "classlist", "Comma-separated **string** of transformer block class names to wrap (a YAML list is exported as a Python repr and breaks). Absent: the model's `_no_split_modules`.",
        env="FSDP_TRANSFORMER_CLS_TO_WRAP", encoding="raw", env_paths="T", plugin=f"{FSDP}.transformer_cls_names_to_wrap"),
     _s(_F, "fsdp_min_num_params", "int", "Minimum parameters per wrapped module (only with `SIZE_BASED_WRAP`).", env="FSDP_MIN_NUM_PARAMS", env_when="always", env_paths="T",
-       plugin=f"{FSDP}.min_num_params", launcher_default=100000000, plugin_default=0, minimum=0),
+       plugin=f"{FSDP}.min_num_params", launcher_default=100000000, plugin_default=0, minimum=0,
+       versions_note="launcher default 1e8 (a float: exported as 100000000.0) until 1.12, int from 1.13"),
     _s(_F, "fsdp_backward_prefetch", "enum", "FSDP1 backward prefetch. Forced to None (with a warning) on FSDP2.", env="FSDP_BACKWARD_PREFETCH", encoding="raw", env_paths="T",
        plugin=f"{FSDP}.backward_prefetch", choices=BACKWARD_PREFETCH, case_insensitive=True,
        legacy_values=((1, "BACKWARD_PRE"), (2, "BACKWARD_POST")), since="0.26", fsdp_versions=(1,)),
@@ -492,6 +493,7 @@ _MPI = "mpirun_config"
 _MPIRUN: list[Setting] = [
     _s(_MPI, "mpirun_hostfile", "path", "Hostfile: the simple launcher then runs under `mpirun`/`mpiexec` (MULTI_CPU).", since="0.28"),
     _s(_MPI, "mpirun_ccl", "int", "oneCCL worker count (exported as `CCL_WORKER_COUNT`). Ignored since 1.13.", env="CCL_WORKER_COUNT", since="0.28", until="1.13",
+       launcher_default=1, env_paths="S",
        deprecated="`mpirun_ccl` is ignored since accelerate 1.13"),
 ]
 
