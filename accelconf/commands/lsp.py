@@ -11,19 +11,25 @@ from typing import Sequence
 
 
 def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser:  # type: ignore[no-untyped-def]
-    p = subparsers.add_parser(
-        name, help=help_text,
-        description="Run the accelconf language server: diagnostics, completion, hover, quick fixes, formatting "
-        "and document symbols for accelerate config files (YAML/JSON) and DeepSpeed JSON. Speaks LSP on "
-        "stdin/stdout unless --tcp is given. Settings (section `accelconf`): accelerateVersion, target, "
-        "disabledRules. Set ACCELCONF_LSP_LOG=DEBUG for a log on stderr.",
-    )
+    p = subparsers.add_parser(name, help=help_text, description=DESCRIPTION)
+    _arguments(p)
+    p.set_defaults(func=run)
+    return p
+
+
+DESCRIPTION = (
+    "Run the accelconf language server: diagnostics, completion, hover, quick fixes, formatting "
+    "and document symbols for accelerate config files (YAML/JSON) and DeepSpeed JSON. Speaks LSP on "
+    "stdin/stdout unless --tcp is given. Settings (section `accelconf`): accelerateVersion, target, "
+    "disabledRules. Set ACCELCONF_LSP_LOG=DEBUG for a log on stderr."
+)
+
+
+def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--stdio", action="store_true", help="speak LSP on stdin/stdout (the default; accepted for editors that pass it)")
     p.add_argument("--tcp", action="store_true", help="listen on a TCP port instead of stdio")
     p.add_argument("--host", default="127.0.0.1", help="TCP host (default: 127.0.0.1)")
     p.add_argument("--port", type=int, default=2087, help="TCP port (default: 2087)")
-    p.set_defaults(func=run)
-    return p
 
 
 def run(args: argparse.Namespace) -> int:
@@ -33,8 +39,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="accelconf-lsp")
-    sub = parser.add_subparsers(dest="command")
-    add_parser(sub, "lsp", "run the language server")
-    args = parser.parse_args(["lsp", *(argv if argv is not None else __import__("sys").argv[1:])])
-    return run(args)
+    """``python -m accelconf_lsp [--tcp ...]``."""
+    parser = argparse.ArgumentParser(prog="python -m accelconf_lsp", description=DESCRIPTION)
+    _arguments(parser)
+    return run(parser.parse_args(argv))
