@@ -165,8 +165,8 @@ def _is_blank(s: str) -> bool:
     return not t or t.startswith("#")
 
 
-def _yaml_parents(lines: list[str], line: int, indent: int) -> tuple[tuple[str, ...], int, int]:
-    """(enclosing keys, the line of the innermost one or -1, the indent of that block's keys)."""
+def _yaml_parents(lines: list[str], line: int, indent: int) -> tuple[tuple[str, ...], int]:
+    """(enclosing keys, the line of the innermost one or -1)."""
     path: list[str] = []
     want = indent
     block_line = -1
@@ -186,7 +186,7 @@ def _yaml_parents(lines: list[str], line: int, indent: int) -> tuple[tuple[str, 
         want = ind
         if want == 0:
             break
-    return tuple(reversed(path)), block_line, indent
+    return tuple(reversed(path)), block_line
 
 
 def _yaml_siblings(lines: list[str], block_line: int, level: int, skip: int) -> frozenset[str]:
@@ -215,12 +215,10 @@ def _yaml_where(text: str, line: int, col: int) -> Where:
     if before.lstrip().startswith("#") or cur.lstrip().startswith("%") or cur.startswith("---"):
         return Where("yaml", line, (), "none")
     m = _KEY_LINE.match(cur)
-    colon = m.end("q") if m else -1
-    if m is not None:
-        colon = cur.index(":", m.end("key"))
+    colon = cur.index(":", m.end("key")) if m is not None else -1
     if m is not None and col > colon:
         level = len(m.group("indent"))
-        path, block, _ = _yaml_parents(lines, line, level)
+        path, block = _yaml_parents(lines, line, level)
         rest = m.group("rest")
         value = _strip_comment(rest)
         vstart = colon + 1 + (len(rest) - len(rest.lstrip(" \t")))
@@ -237,7 +235,7 @@ def _yaml_where(text: str, line: int, col: int) -> Where:
         level = _indent(cur)
     else:
         level = len(before) - len(before.lstrip(" ")) if not before.strip() else _indent(cur)
-    path, block, _ = _yaml_parents(lines, line, level)
+    path, block = _yaml_parents(lines, line, level)
     word = _WORD.search(before)
     start = word.start() if word else col
     ahead = _WORD_AHEAD.match(cur[col:])
