@@ -399,7 +399,7 @@ def _parse_yaml(text: str, path: str) -> tuple[Node | None, list[Quirk]]:
     from ruamel.yaml import YAML
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
-    yaml = YAML(typ="rt")
+    yaml = YAML(typ="safe", pure=True)  # no comment gathering: positions are all we need
     quirks: list[Quirk] = []
     try:
         composed = yaml.compose(text)

@@ -130,6 +130,7 @@ def version_in(version: str | None, since: str | None, until: str | None) -> boo
     return True
 
 
+@lru_cache(maxsize=1)
 def installed_accelerate_version() -> str | None:
     """The installed accelerate version, read from metadata (accelerate is never imported)."""
     from importlib import metadata
