@@ -48,11 +48,14 @@ KINDS: tuple[str, ...] = ("changed", "added", "removed", "not_comparable")
 __all__ = [
     "Change",
     "DiffResult",
+    "SHARED_WITH_DEEPSPEED",
     "Side",
+    "deepspeed_config",
     "diff",
     "diff_accelerate_deepspeed",
     "diff_deepspeed",
     "diff_files",
+    "diff_sides",
     "effective_default",
     "is_deepspeed_data",
     "read_side",
@@ -289,7 +292,7 @@ class _Side:
             return _Value(state, _canon(setting, raw) if entry is not None else None, raw, entry, why)  # type: ignore[arg-type]
         if entry is None or raw is None or (raw in ([], "") and effective_default(setting, self.version, self.cfg) is None):
             if entry is None and not self.can_express(setting):
-                return _Value("na", None, None, None, f"{self.fmt} cannot express it")
+                return _Value("na", None, None, None, f"{self.fmt or 'this format'} cannot express it")
             return _Value("default", self.default(setting), None, entry)
         return _Value("set", _canon(setting, raw), raw, entry, loc=self.where(entry))
 

@@ -120,7 +120,7 @@ def _change_line(c: semdiff.Change, color: bool) -> list[str]:
     else:
         body = f"{name}: {_value_at(c.a, c.a_where, c.a_line)}  ->  {_value_at(c.b, c.b_where, c.b_line)}"
     lines = [f"  {mark} {body}"]
-    if c.note:
+    if c.note and c.kind != "not_comparable":  # its "where" already says which side cannot
         note = f"      {c.note}"
         lines.append(f"{_DIM}{note}{_RESET}" if color else note)
     return lines
