@@ -1038,7 +1038,16 @@ def read_side(path: str | os.PathLike[str], version: str | None = None, text: st
         doc = None
     if doc is not None and is_deepspeed_data(doc.data, doc):
         return Side(p, None, doc)
+    if doc is not None and doc.format in ("yaml", "json") and _yaml_or_json_name(p) and not isinstance(doc.data, dict):
+        from .errors import InputError
+
+        what = "empty" if doc.data is None else f"a {type(doc.data).__name__}, not a mapping of settings"
+        raise InputError(f"the document is {what}", p)
     return Side(p, _read(p, version, text), None)
+
+
+def _yaml_or_json_name(path: str) -> bool:
+    return os.path.splitext(path)[1].lower() in (".yaml", ".yml", ".json")
 
 
 def _read(path: str, version: str | None = None, text: str | None = None) -> Config:

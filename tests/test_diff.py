@@ -222,6 +222,10 @@ def test_cli_exit_codes(cli, tmp_path) -> None:
     assert r.code == 2 and "bad.yaml" in r.err
     assert cli("diff", str(tmp_path / "missing.yaml"), str(same / "b.yaml")).code == 2
     assert cli("diff", str(same / "a.yaml")).code == 2
+    for text in ("", "- 1\n- 2\n"):
+        (tmp_path / "odd.yaml").write_text(text)
+        r = cli("diff", str(tmp_path / "odd.yaml"), str(same / "b.yaml"))
+        assert r.code == 2 and "odd.yaml" in r.err
 
 
 def test_cli_ignore_and_json(cli) -> None:
