@@ -82,6 +82,7 @@ class Key:
     open: bool = False
     lax: bool = False
     items: str | None = None  # JSON type of array items
+    no_bool: bool = False  # a validator rejects booleans that lax mode would turn into 0/1
 
     @property
     def is_section(self) -> bool:
@@ -307,12 +308,12 @@ FP16 = _section(
         "enabled": _b(False, "Enable fp16 mixed-precision training.",
                       auto=(("transformers", "TrainingArguments.fp16 or fp16_full_eval"), ("accelerate", "mixed_precision == \"fp16\""))),
         "auto_cast": _b(False, "Cast the model's inputs to fp16."),
-        "loss_scale": _n(0, "Static loss scale; 0 enables dynamic loss scaling.", minimum=0, minimum_since="0.18.8"),
+        "loss_scale": _n(0, "Static loss scale; 0 enables dynamic loss scaling.", minimum=0, minimum_since="0.18.8", no_bool=True),
         "initial_scale_power": _i(16, "Initial dynamic loss scale is 2**initial_scale_power."),
-        "loss_scale_window": _i(1000, "Window over which to raise/lower the dynamic loss scale (> 0 with dynamic scaling)."),
+        "loss_scale_window": _i(1000, "Window over which to raise/lower the dynamic loss scale (> 0 with dynamic scaling).", no_bool=True),
         "hysteresis": _i(2, "Delay shift in dynamic loss scaling."),
         "consecutive_hysteresis": _b(False, "Refill hysteresis on every step without overflow."),
-        "min_loss_scale": _i(1, "Minimum dynamic loss scale (> 0 with dynamic scaling)."),
+        "min_loss_scale": _i(1, "Minimum dynamic loss scale (> 0 with dynamic scaling).", no_bool=True),
         "fp16_master_weights_and_grads": _b(False, "Keep master weights and gradients in fp16 (needs ZeRO stage 1-3)."),
     }),
     strict_since="0.17.1",
@@ -428,6 +429,7 @@ AIO = _section(
         "overlap_events": _b(True, "Overlap submission and completion of requests."),
         "use_gds": _b(False, "Use NVIDIA GPUDirect Storage (CUDA only)."),
     },
+    nullable=True,
 )
 
 FLOPS_PROFILER = _section(
@@ -607,8 +609,8 @@ DATA_EFFICIENCY = _section(
     {
         "enabled": _b(False, "Enable the data efficiency library."),
         "seed": _i(1234, "Random seed."),
-        "data_sampling": Key("object", None, "Data sampling: num_epochs, num_workers, pin_memory, curriculum_learning, dynamic_batching.", open=True, nullable=True),
-        "data_routing": Key("object", None, "Data routing: random_ltd.", open=True, nullable=True),
+        "data_sampling": Key("object", _UNSET, "Data sampling: num_epochs, num_workers, pin_memory, curriculum_learning, dynamic_batching.", open=True),
+        "data_routing": Key("object", _UNSET, "Data routing: random_ltd.", open=True),
     },
 )
 
@@ -623,10 +625,11 @@ TORCH_AUTOCAST = _section(
     "torch.autocast mixed precision (hand-parsed, 0.17+).",
     {
         "enabled": _b(False, "Enable torch.autocast."),
-        "dtype": _s(None, "Lower-precision data type.", nullable=True,
+        "dtype": _s(_UNSET, "Lower-precision data type (default: the model's).",
                     enum=("bfloat16", "bf16", "torch.bfloat16", "float16", "fp16", "half", "torch.float16",
                           "float32", "fp32", "float", "torch.float32", "int8", "torch.int8")),
-        "lower_precision_safe_modules": Key("array", None, "Module classes safe to run in lower precision.", nullable=True, items="string"),
+        "lower_precision_safe_modules": Key("array", _UNSET, "Module classes safe to run in lower precision (default: DeepSpeed's list).",
+                                            items="string"),
     },
     since="0.17.0",
 )
@@ -749,7 +752,8 @@ TOP: Key = _section(
         "log_level": _s(None, "Log level.", nullable=True, since="0.19.5"),
         "dataloader_drop_last": _b(False, "Drop the last incomplete batch of DeepSpeed's dataloader."),
         "use_data_before_expert_parallelism": _b(False, "Use data-before-expert parallel topology."),
-        "sequence_parallel_size": _i(1, "Sequence-parallel degree; DeepSpeed divides the world size by it."),
+        "sequence_parallel_size": _i(1, "Sequence-parallel degree; DeepSpeed divides the world size by it for the batch equation.",
+                                     exclusive_minimum=0),
         "nebula": _removed_block("nebula", "Nebula checkpointing (removed in 0.19.7)."),
         "compression_training": _removed_block("compression_training", "Compression library (removed in 0.19.7)."),
         "quantize_training": _removed_block("quantize_training", "Mixture-of-Quantization (removed in 0.19.7)."),
@@ -1184,12 +1188,7 @@ def _check_value(ctx: _Ctx, section: Key, spec: Key, knode: Node, vnode: Node, p
                 f"{'rejects' if strict else 'ignores'} it", dotted, knode)
     if spec.deprecated:
         ctx.add("ds-deprecated", "warning", spec.deprecated, dotted, knode, spec.replaced_by)
-        if spec.replaced_by and spec.replaced_by.startswith("zero_optimization.stage3_gather_16bit"):
-            parent = ctx.doc.node(path[:-1])
-            if parent is not None and parent.kind == "map" and any(
-                    k.value in ("stage3_gather_16bit_weights_on_model_save", "gather_16bit_weights_on_model_save") for k, _ in parent.pairs):
-                ctx.add("ds-alias-conflict", "error", "cannot give the deprecated `stage3_gather_fp16_weights_on_model_save` together "
-                        "with its replacement `stage3_gather_16bit_weights_on_model_save`; DeepSpeed raises AssertionError", dotted, knode)
+        _deprecated_with_replacement(ctx, section, spec, knode, vnode, path)
     value = vnode.value if vnode.kind == "scalar" else None
     pydantic_section = section.strict_since is not None and strict is not False
     # "auto"
@@ -1231,6 +1230,26 @@ def _check_value(ctx: _Ctx, section: Key, spec: Key, knode: Node, vnode: Node, p
                                           message=f.message + f" (DeepSpeed {section.strict_since} and newer reject it)")
 
 
+def _deprecated_with_replacement(ctx: _Ctx, section: Key, spec: Key, knode: Node, vnode: Node,
+                                 path: tuple[str, ...]) -> None:
+    """A deprecated pydantic field given together with its replacement: DeepSpeed asserts."""
+    if not spec.replaced_by or section.strict_since is None or (vnode.kind == "scalar" and vnode.value == "auto"):
+        return
+    parent = ctx.doc.node(path[:-1])
+    target = spec.replaced_by.rsplit(".", 1)[-1]
+    spellings = {target}
+    replacement = (section.children or {}).get(target)
+    if replacement is not None:
+        spellings |= set(replacement.aliases)
+    if parent is None or parent.kind != "map":
+        return
+    for k, v in parent.pairs:
+        if k.value in spellings and not (v.kind == "scalar" and v.value == "auto"):
+            ctx.add("ds-alias-conflict", "error", f"cannot give the deprecated `{path[-1]}` together with its replacement "
+                    f"`{k.value}`; DeepSpeed raises AssertionError", ".".join(path), knode, None)
+            return
+
+
 def _node_value(node: Node) -> Any:
     if node.kind == "scalar":
         return node.value
@@ -1254,11 +1273,14 @@ def _check_scalar(ctx: _Ctx, spec: Key, vnode: Node, dotted: str, pydantic_secti
     if v is None:
         if spec.nullable or any(t in ("object", "null") for t in types):
             return
-        sev: Severity = "error" if pydantic_section and spec.lax else "warning"
+        sev: Severity = "error" if (pydantic_section and spec.lax) or _hand_type_fatal(dotted, v, spec) else "warning"
         ctx.add("ds-type", sev, f"`{dotted}` must be {_type_words(spec)}, not null", dotted, vnode)
         return
     strict_ok = any(_strict_ok(v, t) for t in types)
     lax = pydantic_section and spec.lax
+    if spec.no_bool and isinstance(v, bool):
+        ctx.add("ds-type", "error" if lax else "warning", f"`{dotted}` must be {_type_words(spec)}, not a boolean", dotted, vnode)
+        return
     if not strict_ok:
         if lax and any(_lax_ok(v, t) for t in types):
             t = next(t for t in types if _lax_ok(v, t))
@@ -1300,7 +1322,11 @@ def _hand_type_fatal(dotted: str, v: Any, spec: Key) -> bool:
     if dotted in ("communication_data_type", "seq_parallel_communication_data_type", "seq_parallel_comm_data_type",
                   "gradient_allreduce_op", "checkpoint.tag_validation", "checkpoint.parallel_write.pipeline_stage",
                   "data_types.keep_in_fp32_modules", "torch_autocast.dtype", "torch_autocast.lower_precision_safe_modules",
-                  "gradient_clipping", "optimizer.type", "checkpoint.writer.type", "checkpoint.writer.data_parallel"):
+                  "gradient_clipping", "optimizer.type", "checkpoint.writer.type", "checkpoint.writer.data_parallel",
+                  # combined with `|` in DeepSpeedConfig: a string raises TypeError
+                  "wall_clock_breakdown", "flops_profiler.enabled",
+                  # the world size is divided by it
+                  "sequence_parallel_size"):
         return True
     return False
 
@@ -1351,7 +1377,8 @@ def _check_range(ctx: _Ctx, spec: Key, vnode: Node, v: Any, dotted: str, lax: bo
         problems.append(f"< {spec.exclusive_maximum:g}")
     if not problems:
         return
-    fatal = lax or dotted in ("train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps")
+    fatal = lax or dotted in ("train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps",
+                              "sequence_parallel_size")
     if spec.minimum_since and ctx.version is not None and ctx.version < Version(spec.minimum_since):
         fatal = False
     rule = "ds-batch" if dotted in ("train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps") else "ds-range"
@@ -1398,6 +1425,18 @@ def _lax_bool(v: Any) -> bool | None:
             return True
         if low in _FALSE_STR:
             return False
+    return None
+
+
+def _lax_num(v: Any) -> float | None:
+    """The number pydantic's lax mode makes of ``v`` (None when it rejects it)."""
+    if isinstance(v, (int, float)):
+        return float(v)
+    if isinstance(v, str):
+        try:
+            return float(v.strip())
+        except ValueError:
+            return None
     return None
 
 
@@ -1452,8 +1491,8 @@ def _rules(ctx: _Ctx, data: dict[str, Any], world_size: int | None) -> None:
             ctx.add("ds-offload-stage", "warning", f"NVMe optimizer offload needs ZeRO stage 3; stage {stage} "
                     "treats it as CPU offload", f"{key}.device", doc.node(f"{key}.device"))
         if which == "offload_optimizer" and stage is not None and stage != 3:
-            ratio = off.get("ratio")
-            if isinstance(ratio, (int, float)) and not isinstance(ratio, bool) and ratio < 1:
+            ratio = _lax_num(off.get("ratio"))
+            if ratio is not None and ratio < 1:
                 ctx.add("ds-offload-stage", "error", f"partial optimizer offload (`ratio` {_fmt(ratio)} < 1) is only supported "
                         "with ZeRO stage 3; DeepSpeed rejects it", f"{key}.ratio", doc.node(f"{key}.ratio"))
         if device == "nvme" and off.get("nvme_path") in (None, "", "none"):
@@ -1499,12 +1538,11 @@ def _fp16_scaling(ctx: _Ctx, data: dict[str, Any]) -> None:
         return
     if ctx.version is not None and ctx.version < Version("0.17.1"):
         return
-    ls = fp.get("loss_scale", 0)
-    if isinstance(ls, bool) or not isinstance(ls, (int, float)) or ls != 0:
+    if _lax_num(fp.get("loss_scale", 0)) != 0:
         return
     for key, label in (("loss_scale_window", "loss_scale_window"), ("min_loss_scale", "min_loss_scale")):
-        v = fp.get(key)
-        if isinstance(v, (int, float)) and not isinstance(v, bool) and v <= 0:
+        v = _lax_num(fp.get(key))
+        if v is not None and v <= 0:
             sev: Severity = "error"
             if key == "loss_scale_window" and ctx.version is not None and ctx.version < Version("0.19.3"):
                 sev = "warning"
@@ -1565,6 +1603,15 @@ def _batch(ctx: _Ctx, data: dict[str, Any], world_size: int | None) -> None:
     if tbs is None:
         return
     node = doc.node("train_batch_size")
+    sp = data.get("sequence_parallel_size", 1)
+    if world_size is not None and sp != 1:
+        # DeepSpeed divides the world size by the sequence-parallel degree (a float division)
+        if _int_or_none(sp) is None or sp <= 0 or mbs is None or gas is None:
+            return
+        if tbs * sp != mbs * gas * world_size:
+            ctx.add("ds-batch", "error", f"train_batch_size {tbs} != train_micro_batch_size_per_gpu {mbs} x gradient_accumulation_steps "
+                    f"{gas} x data-parallel size {world_size}/{sp} (world size / sequence_parallel_size)", "train_batch_size", node)
+        return
     if world_size is not None:
         if world_size <= 0:
             return

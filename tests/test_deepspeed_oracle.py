@@ -142,7 +142,7 @@ def configs(draw) -> dict[str, Any]:
             cfg[name] = draw(_section_strategy(section, ["loss_scale_windw", "opt_level"], 3))
     others = [n for n, k in TOP.children.items() if k.children is not None and n not in ("zero_optimization", "fp16", "bf16")]
     for name in draw(st.lists(st.sampled_from(others), unique=True, max_size=2)):
-        cfg[name] = draw(_section_strategy(TOP.children[name], ["enabeld"], 3))
+        cfg[name] = draw(st.one_of(_section_strategy(TOP.children[name], ["enabeld"], 3), st.sampled_from([None, 1, "x", []])))
     scalars = [n for n, k in TOP.children.items() if k.children is None and n not in (
         "train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps")]
     for name in draw(st.lists(st.sampled_from(scalars), unique=True, max_size=2)):
@@ -242,3 +242,72 @@ def test_table_defaults_match_pydantic_defaults(oracle) -> None:
             if key.default != default:
                 mismatches.append(f"{path}.{name}: table {key.default!r}, DeepSpeed {default!r}")
     assert not mismatches, "\n".join(mismatches)
+
+
+# -- single faults: a config DeepSpeed accepts, plus one change -------------------------------------
+
+_SECTIONS = ("zero_optimization", "zero_optimization.offload_param", "zero_optimization.offload_optimizer", "fp16", "bf16",
+             "tensorboard", "wandb", "comet", "csv_monitor", "comms_logger", "hybrid_engine", "compile", "checkpoint",
+             "data_types", "aio", "activation_checkpointing", "flops_profiler", "timers.throughput", "torch_autocast")
+
+
+def _good_values(k) -> list[Any]:
+    from accelconf.deepspeed import _UNSET
+
+    t = k.type if isinstance(k.type, str) else k.type[0]
+    out: list[Any] = []
+    if k.default is not _UNSET and isinstance(k.default, (bool, int, float, str)) and k.default is not None:
+        out.append(k.default)
+    if k.enum:
+        out += [e for e in k.enum if e is not None]
+    elif t == "boolean":
+        out += [True, False]
+    elif t == "integer":
+        out += [1, 8]
+    elif t == "number":
+        out += [0.5]
+    return [v for v in out if not (isinstance(v, (int, float)) and not isinstance(v, bool) and (
+        (k.minimum is not None and v < k.minimum) or (k.exclusive_minimum is not None and v <= k.exclusive_minimum)
+        or (k.maximum is not None and v > k.maximum) or (k.exclusive_maximum is not None and v >= k.exclusive_maximum)))]
+
+
+@st.composite
+def single_fault(draw) -> tuple[dict[str, Any], dict[str, Any]]:
+    from accelconf.deepspeed import lookup
+
+    base: dict[str, Any] = {"train_micro_batch_size_per_gpu": 1}
+    for path in draw(st.lists(st.sampled_from(_SECTIONS), unique=True, min_size=1, max_size=3)):
+        section = lookup(path)
+        names = [n for n, k in section.children.items() if k.children is None and not k.open and k.removed is None
+                 and k.since is None and _good_values(k)]
+        node = base
+        for part in path.split("."):
+            node = node.setdefault(part, {})
+        for name in draw(st.lists(st.sampled_from(names), unique=True, max_size=3)) if names else []:
+            node[name] = draw(st.sampled_from(_good_values(section.children[name])))
+    faulty = json.loads(json.dumps(base))
+    path = draw(st.sampled_from(_SECTIONS))
+    section = lookup(path)
+    node = faulty
+    for part in path.split("."):
+        node = node.setdefault(part, {})
+    name = draw(st.sampled_from(sorted(section.children) + ["enabeld", "overlap_comms"]))
+    key = section.children.get(name)
+    node[name] = draw(st.sampled_from(_values_for(key) if key is not None and key.children is None else [True, 1, "x", None]))
+    return base, faulty
+
+
+@settings(max_examples=int(os.environ.get("ACCELCONF_ORACLE_EXAMPLES", "60")), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.function_scoped_fixture])
+@given(case=single_fault())
+def test_single_fault_rejections_are_errors(oracle, case: tuple[dict[str, Any], dict[str, Any]]) -> None:
+    from hypothesis import assume
+
+    base, faulty = case
+    assume(oracle(base) is None)
+    if isinstance(faulty.get("aio"), dict) and faulty["aio"].get("use_gds") not in (None, False, 0, "no", "false", "auto"):
+        return  # GPUDirect Storage: DeepSpeed's answer depends on the machine's accelerator
+    text = json.dumps(faulty)
+    rejected = oracle(json.loads(text))
+    if rejected:
+        assert _errors(text, oracle.version), f"DeepSpeed rejects {text}: {rejected[:400]}\nbut accelconf reports no error"
