@@ -311,3 +311,40 @@ def test_single_fault_rejections_are_errors(oracle, case: tuple[dict[str, Any], 
     rejected = oracle(json.loads(text))
     if rejected:
         assert _errors(text, oracle.version), f"DeepSpeed rejects {text}: {rejected[:400]}\nbut accelconf reports no error"
+
+
+# -- the accelerate cross-check against accelerate's DeepSpeedPlugin ----------------------------------
+
+@pytest.mark.parametrize("yaml_keys", [
+    ["zero_stage"], ["gradient_accumulation_steps"], ["gradient_clipping"], ["offload_optimizer_device"],
+    ["offload_param_device"], ["offload_param_nvme_path"], ["offload_optimizer_nvme_path"], ["zero3_save_16bit_model"],
+    ["mixed_precision"], ["zero3_init_flag"], ["deepspeed_hostfile", "deepspeed_multinode_launcher"], [],
+])
+def test_crosscheck_conflicts_match_accelerate(monkeypatch: pytest.MonkeyPatch, yaml_keys: list[str]) -> None:
+    try:
+        from accelerate.utils import DeepSpeedPlugin
+    except Exception as exc:  # noqa: BLE001
+        pytest.skip(f"accelerate cannot be imported here ({type(exc).__name__}: {exc}); install the test extras")
+    from accelconf.deepspeed import crosscheck
+
+    values = {"zero_stage": 2, "gradient_accumulation_steps": 1, "gradient_clipping": 1.0, "offload_optimizer_device": "none",
+              "offload_param_device": "none", "offload_param_nvme_path": "none", "offload_optimizer_nvme_path": "none",
+              "zero3_save_16bit_model": False, "zero3_init_flag": False, "deepspeed_hostfile": "hosts",
+              "deepspeed_multinode_launcher": "standard"}
+    accel: dict[str, Any] = {"distributed_type": "DEEPSPEED",
+                             "deepspeed_config": {"deepspeed_config_file": "ds.json",
+                                                  **{k: values[k] for k in yaml_keys if k != "mixed_precision"}}}
+    if "mixed_precision" in yaml_keys:
+        accel["mixed_precision"] = "no"
+    ds_text = '{"train_micro_batch_size_per_gpu": 1, "zero_optimization": {"stage": 2}}'
+    # what `accelerate launch` exports: the YAML's deepspeed_config keys, plus mixed_precision when the YAML has it
+    fields = list(accel["deepspeed_config"]) + (["mixed_precision"] if "mixed_precision" in accel else [])
+    monkeypatch.setenv("ACCELERATE_CONFIG_DS_FIELDS", ",".join(fields).lower())
+    try:
+        DeepSpeedPlugin(hf_ds_config=json.loads(ds_text))
+        raised = False
+    except ValueError as exc:
+        raised = "deepspeed_config_file" in str(exc)
+    findings = crosscheck(accel, None, load_text(ds_text, "ds.json", "json"))
+    reported = any(f.rule == "ds-accelerate-conflict" and f.severity == "error" for f in findings)
+    assert reported == raised, (yaml_keys, raised, findings)
