@@ -25,11 +25,11 @@ PAIRS = (
 )
 
 
-def timed(argv: list[str], runs: int) -> list[float]:
+def timed(argv: list[str], runs: int, env: dict[str, str] | None = None) -> list[float]:
     times = []
     for _ in range(runs):
         start = time.perf_counter()
-        subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, env=env)
         times.append(time.perf_counter() - start)
     return times
 
@@ -38,7 +38,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("files", nargs="*", metavar="FILE", help="A and B (default: the pairs under tests/data/diff)")
     parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--no-bytecode", action="store_true",
+                        help="keep PYTHONDONTWRITEBYTECODE: every run compiles accelconf from source")
     args = parser.parse_args()
+    env = dict(os.environ)
+    if not args.no_bytecode:  # an installed package has its .pyc files; measure that
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
     if len(args.files) not in (0, 2):
         parser.error("give two files, or none")
     py = sys.executable
@@ -53,15 +58,16 @@ def main() -> int:
         folder, a, b = PAIRS[0]
         cases.append(("accelconf diff --format json (fsdp)", [py, "-m", "accelconf", "diff", "--format", "json",
                                                             os.path.join(CASES, folder, a), os.path.join(CASES, folder, b)]))
-    for _, argv in cases:  # warm the file cache
-        timed(argv, 1)
-    rows = [(name, timed(argv, args.runs)) for name, argv in cases]
+    for _, argv in cases:  # warm the file cache (and write the .pyc files)
+        timed(argv, 1, env)
+    rows = [(name, timed(argv, args.runs, env)) for name, argv in cases]
     base = statistics.median(rows[0][1])
     print(f"{'command':<44} {'median ms':>9} {'best ms':>8} {'x pass':>7}")
     for name, times in rows:
         med = statistics.median(times)
         print(f"{name:<44} {med * 1000:>9.0f} {min(times) * 1000:>8.0f} {med / base:>7.1f}")
-    print(f"({args.runs} runs each, Python {sys.version.split()[0]}, {os.cpu_count()} CPUs)")
+    mode = "compiled from source each run" if env.get("PYTHONDONTWRITEBYTECODE") else "with .pyc files"
+    print(f"({args.runs} runs each, Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, {mode})")
     return 0
 
 
