@@ -107,6 +107,8 @@ def _value_at(value: Any, where: str, line: int) -> str:
     loc = _where(where, line)
     if value is None and not loc:
         return "(absent)"
+    if value is None and loc == "default":
+        return "(unset)"  # absent, and accelerate has no default for it
     return f"{_show(value)} ({loc})" if loc else _show(value)
 
 
