@@ -21,8 +21,9 @@ from __future__ import annotations
 import difflib
 import json
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterator, Literal
+from typing import Any, Literal
 
 from packaging.version import InvalidVersion, Version
 
@@ -77,7 +78,7 @@ class Key:
     replaced_by: str | None = None  # dotted path of the replacement key
     aliases: tuple[str, ...] = ()  # other spellings DeepSpeed accepts for this key
     default_changes: tuple[tuple[str, Any], ...] = ()  # (version, default before that version)
-    children: dict[str, "Key"] | None = None
+    children: dict[str, Key] | None = None
     strict_since: str | None = None
     open: bool = False
     lax: bool = False
@@ -1183,8 +1184,7 @@ def _check_value(ctx: _Ctx, section: Key, spec: Key, knode: Node, vnode: Node, p
         if ctx.active(None, spec.removed) is False or not raises:
             return
     if spec.since and ctx.active(spec.since, None) is False:
-        sev = "error" if strict else "warning"
-        ctx.add("ds-version", sev, f"`{dotted}` needs DeepSpeed {spec.since} or newer; {ctx.version} "
+        ctx.add("ds-version", "error" if strict else "warning", f"`{dotted}` needs DeepSpeed {spec.since} or newer; {ctx.version} "
                 f"{'rejects' if strict else 'ignores'} it", dotted, knode)
     if spec.deprecated:
         ctx.add("ds-deprecated", "warning", spec.deprecated, dotted, knode, spec.replaced_by)
@@ -1347,7 +1347,7 @@ def _check_enum(ctx: _Ctx, spec: Key, vnode: Node, v: Any, dotted: str, lax: boo
     rule = "ds-zero-stage" if dotted == "zero_optimization.stage" else "ds-enum"
     fatal = lax or _hand_type_fatal(dotted, v, spec) or dotted in (
         "tensor_parallel.dtype", "tensor_parallel.vocab_parallel_ce_backend", "weight_quantization.q_type")
-    if dotted.startswith("scheduler.") or dotted.startswith("autotuning."):
+    if dotted.startswith(("scheduler.", "autotuning.")):
         fatal = True
     suggestion = None
     if isinstance(v, str):
@@ -1477,7 +1477,8 @@ def _rules(ctx: _Ctx, data: dict[str, Any], world_size: int | None) -> None:
         ctx.add("ds-alias-conflict", "warning", "both `bf16` and its old name `bfloat16` are present; DeepSpeed reads `bf16` "
                 "and ignores `bfloat16`", "bfloat16", doc.key("bfloat16"))
     stage = _stage(data)
-    z = data.get("zero_optimization") if isinstance(data.get("zero_optimization"), dict) else {}
+    zero = data.get("zero_optimization")
+    z: dict[str, Any] = zero if isinstance(zero, dict) else {}
     for which in ("offload_param", "offload_optimizer"):
         off = z.get(which)
         if not isinstance(off, dict):
@@ -1632,7 +1633,7 @@ def _batch(ctx: _Ctx, data: dict[str, Any], world_size: int | None) -> None:
             derived = [n for n in missing if n not in auto]
             how = ("; DeepSpeed derives " + " and ".join(derived) + " by floor division and then fails the batch assertion") if derived else ""
             ctx.add("ds-batch", "error", f"train_batch_size {tbs} is not divisible by {what} ({product})" + how
-                    + (f"; " + " and ".join(filled) + " filled from \"auto\" cannot make it match" if filled else ""),
+                    + ("; " + " and ".join(filled) + " filled from \"auto\" cannot make it match" if filled else ""),
                     "train_batch_size", node)
             return
         if len(missing) == 2 and not auto and tbs // world_size < 1:
@@ -1700,7 +1701,8 @@ def crosscheck(accel_data: dict[str, Any], accel_doc: Document | None, ds_doc: D
             return line, col, 0, 0
         return n.line + 1, n.col + 1, n.end_line + 1, n.end_col + 1
 
-    ds_cfg = accel_data.get("deepspeed_config") if isinstance(accel_data.get("deepspeed_config"), dict) else {}
+    section = accel_data.get("deepspeed_config")
+    ds_cfg: dict[str, Any] = section if isinstance(section, dict) else {}
     ds_data = ds_doc.data if isinstance(ds_doc.data, dict) else {}
     ds_name = ds_doc.path
     for ykey, dskey in CONFLICTING_KEYS.items():

@@ -17,15 +17,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from packaging.version import Version
 
-pytest.importorskip("hypothesis")
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-
-from accelconf.deepspeed import BF16, FP16, OFFLOAD_OPTIMIZER, OFFLOAD_PARAM, TOP, ZERO, validate_deepspeed  # noqa: E402
-from accelconf.document import load_file, load_text  # noqa: E402
-from accelconf.errors import InputError  # noqa: E402
+from accelconf.deepspeed import BF16, FP16, OFFLOAD_OPTIMIZER, OFFLOAD_PARAM, TOP, ZERO, validate_deepspeed
+from accelconf.document import load_file, load_text
+from accelconf.errors import InputError
 
 CORPUS = Path(__file__).parents[2] / "shared/corpus/deepspeed"
 
@@ -36,9 +34,9 @@ pytestmark = pytest.mark.oracle
 def oracle():
     os.environ.setdefault("DS_ACCELERATOR", "cpu")
     try:
-        import pydantic
         import deepspeed
         import deepspeed.runtime.config as ds_cfg
+        import pydantic
         from deepspeed.utils import logger as ds_logger
     except Exception as exc:  # noqa: BLE001 - any import failure means no oracle
         pytest.skip(f"DeepSpeed cannot be imported here ({type(exc).__name__}: {exc}); install the test extras")
