@@ -184,7 +184,7 @@ def effective_default(setting: Setting, version: str, cfg: Config | None = None)
     if path == "num_processes":
         return 1 if cfg is not None and cfg.get("distributed_type") == "NO" else None
     if path == "fsdp_config.fsdp_state_dict_type":
-        return "SHARDED_STATE_DICT" if cfg is not None and _fsdp_version(cfg) == 2 else "FULL_STATE_DICT"
+        return "SHARDED_STATE_DICT" if cfg is not None and _fsdp_version(cfg, version) == 2 else "FULL_STATE_DICT"
     if path == "deepspeed_config.zero3_init_flag":
         return cfg is not None and canonical(registry.get("deepspeed_config", "zero_stage"), cfg.get("deepspeed_config.zero_stage", 2)) == 3
     if setting.launcher_default is not None:
@@ -214,7 +214,11 @@ def _canon(setting: Setting | None, value: Any) -> Any:
     return canonical(setting, value)
 
 
-def _fsdp_version(cfg: Config) -> int:
+def _fsdp_version(cfg: Config, version: str | None = None) -> int:
+    """The FSDP version a config runs: 1 when absent, and always 1 before accelerate 1.6."""
+    setting = registry.get("fsdp_config", "fsdp_version")
+    if version is not None and setting is not None and not setting.exists_in(version):
+        return 1
     return cfg.fsdp_version() if cfg.get("fsdp_config.fsdp_version") is not None else 1
 
 
@@ -262,7 +266,7 @@ class _Side:
         self.cfg = cfg
         self.version = version
         self.fmt = cfg.format or ""
-        self.fsdp = _fsdp_version(cfg)
+        self.fsdp = _fsdp_version(cfg, version)
         self.defaults = defaults or {}  # path -> default, where this side's defaults are not accelerate's
         self.expresses = expresses  # the paths this side can express, when not every path
         self.ds: dict[str, Any] | None = None  # the flattened DeepSpeed JSON this side came from

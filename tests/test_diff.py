@@ -125,6 +125,17 @@ def test_versioned_launcher_default() -> None:
     assert semdiff.diff(a, b, version="0.25").equivalent
 
 
+def test_fsdp2_keys_before_accelerate_1_6() -> None:
+    # accelerate 1.5 has no fsdp_version: both configs run FSDP1 with the same strategy.
+    a = _cfg("distributed_type: FSDP\nfsdp_config:\n  fsdp_sharding_strategy: SHARD_GRAD_OP\n", "1.5")
+    b = _cfg("distributed_type: FSDP\nfsdp_config:\n  fsdp_version: 2\n  fsdp_sharding_strategy: SHARD_GRAD_OP\n"
+             "  fsdp_reshard_after_forward: false\n", "1.5")
+    r = semdiff.diff(a, b, version="1.5")
+    assert r.equivalent
+    assert {c.key for c in r.ignored} == {"fsdp_config.fsdp_version", "fsdp_config.fsdp_reshard_after_forward"}
+    assert not semdiff.diff(a, b, version="1.6").equivalent
+
+
 def test_launcher_not_plugin_defaults() -> None:
     # Through `accelerate launch` an absent fsdp_min_num_params is 1e8 (the plugin alone says 0).
     a = _cfg("distributed_type: FSDP\nfsdp_config: {fsdp_min_num_params: 100000000}\n")
