@@ -1496,7 +1496,8 @@ def _rules(ctx: _Ctx, data: dict[str, Any], world_size: int | None) -> None:
             if ratio is not None and ratio < 1:
                 ctx.add("ds-offload-stage", "error", f"partial optimizer offload (`ratio` {_fmt(ratio)} < 1) is only supported "
                         "with ZeRO stage 3; DeepSpeed rejects it", f"{key}.ratio", doc.node(f"{key}.ratio"))
-        if device == "nvme" and off.get("nvme_path") in (None, "", "none"):
+        used = stage is None or (stage == 3 if which == "offload_param" else stage >= 1)
+        if used and device == "nvme" and off.get("nvme_path") in (None, "", "none"):
             filled = off.get("nvme_path") == "auto"
             if not filled:
                 node = doc.node(f"{key}.nvme_path") or doc.node(f"{key}.device")
