@@ -403,3 +403,17 @@ def test_accelerate_world_size() -> None:
     assert accelerate_world_size({"num_processes": 16, "num_machines": 2}) == 16
     assert accelerate_world_size({"num_processes": True}) is None
     assert accelerate_world_size({}) is None
+
+
+def test_legacy_compile_block_is_fine_for_0_15_and_rejected_later() -> None:
+    text = '{"train_micro_batch_size_per_gpu": 1, "zero_optimization": {}, "compile": {"disable": false, "backend": "inductor"}}'
+    assert not [f for f in _check(text, deepspeed_version="0.15.4", runtime="deepspeed") if f.severity != "info"]
+    assert {(f.rule, f.severity) for f in _check(text, deepspeed_version="0.19.8")} == {("ds-removed", "error")}
+    new = '{"train_micro_batch_size_per_gpu": 1, "zero_optimization": {}, "compile": {"deepcompile": true}}'
+    assert {(f.rule, f.severity) for f in _check(new, deepspeed_version="0.15.4")} == {("ds-version", "error")}
+
+
+def test_nvme_offload_conversion_notes_the_launcher_gap() -> None:
+    section, notes = to_accelerate_section({"zero_optimization": {"stage": 3, "offload_optimizer": {"device": "nvme", "nvme_path": "/nvme"}}})
+    assert section["offload_optimizer_nvme_path"] == "/nvme" and section["offload_param_device"] == "none"
+    assert any("does not export" in n for n in notes)
