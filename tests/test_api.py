@@ -34,3 +34,22 @@ def test_validate_accepts_path_text_and_document(tmp_path):
     b = accelconf.validate_config(text)
     c = accelconf.validate_config(accelconf.loads(text))
     assert [f.rule for f in a] == [f.rule for f in b] == [f.rule for f in c] == ["enum-case"]
+
+
+def test_readme_python_examples():
+    from pathlib import Path
+
+    readme = Path(__file__).resolve().parents[1] / "README.md"
+    text = readme.read_text(encoding="utf-8")
+    section = text[text.index("## Python API"):]
+    section = section[: section.index("\n## ", 5)] if "\n## " in section[5:] else section
+    blocks = [b.split("```", 1)[0] for b in section.split("```python\n")[1:]]
+    assert len(blocks) >= 5
+    parser = doctest.DocTestParser()
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    shared: dict = {}  # the blocks read as one session, like the README
+    for i, block in enumerate(blocks):
+        test = parser.get_doctest(block, shared, f"README-python-{i}", str(readme), 0)
+        test.globs = shared
+        runner.run(test, clear_globs=False)
+    assert runner.failures == 0 and runner.tries >= 10
