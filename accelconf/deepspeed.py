@@ -28,6 +28,7 @@ from typing import Any, Literal
 from packaging.version import InvalidVersion, Version
 
 from .document import Document, Node
+from .errors import UsageError
 from .findings import Finding, Severity
 
 OLDEST = "0.15.0"
@@ -1076,12 +1077,13 @@ def validate_deepspeed(doc: Document, *, world_size: int | None = None, runtime:
     ``accelerate`` (``Accelerator.prepare``) or ``transformers`` (the HF Trainer, which fills
     more ``"auto"`` values). ``deepspeed_version`` turns version-dependent warnings (removed
     blocks, keys newer than the version) into errors; ``world_size`` enables the batch equation.
+    Raises :class:`accelconf.errors.UsageError` for an unknown runtime or an unparsable version.
     """
     if runtime not in RUNTIMES:
-        raise ValueError(f"runtime must be one of {', '.join(RUNTIMES)}, not {runtime!r}")
+        raise UsageError(f"runtime must be one of {', '.join(RUNTIMES)}, not {runtime!r}")
     version = _ver(deepspeed_version) if deepspeed_version else None
     if deepspeed_version and version is None:
-        raise ValueError(f"not a version: {deepspeed_version!r}")
+        raise UsageError(f"not a DeepSpeed version: {deepspeed_version!r}")
     ctx = _Ctx(doc, runtime, version)
     ctx.autotuning = isinstance(doc.data, dict) and isinstance(doc.data.get("autotuning"), dict) \
         and doc.data["autotuning"].get("enabled") is True

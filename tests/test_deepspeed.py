@@ -29,7 +29,7 @@ from accelconf.deepspeed import (
     write_schema,
 )
 from accelconf.document import load_file, load_text
-from accelconf.errors import InputError
+from accelconf.errors import InputError, UsageError
 from accelconf.findings import Finding
 
 ROOT = Path(__file__).parents[1]
@@ -197,9 +197,9 @@ def test_batch_arithmetic() -> None:
 
 def test_invalid_runtime_and_version_are_usage_errors() -> None:
     doc = load_text("{}", "x.json", "json")
-    with pytest.raises(ValueError):
+    with pytest.raises(UsageError):
         validate_deepspeed(doc, runtime="trainer")
-    with pytest.raises(ValueError):
+    with pytest.raises(UsageError):
         validate_deepspeed(doc, deepspeed_version="latest")
 
 
