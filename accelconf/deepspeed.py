@@ -1848,7 +1848,7 @@ def to_accelerate_section(ds_data: dict[str, Any]) -> tuple[dict[str, Any], list
                          "(ACCELERATE_DEEPSPEED_OFFLOAD_*_NVME_PATH is never set); keep a deepspeed_config_file for NVMe")
         extra = [k for k in off if k not in ("device", "nvme_path")]
         if extra:
-            notes.append(f"zero_optimization.offload_{which}: {', '.join(extra)} have no accelerate key")
+            notes.append(f"zero_optimization.offload_{which}: no accelerate key for {', '.join(extra)}")
     for k in ("gradient_accumulation_steps", "gradient_clipping"):
         v = ds_data.get(k)
         if v is None:
@@ -1886,7 +1886,7 @@ def to_accelerate_section(ds_data: dict[str, Any]) -> tuple[dict[str, Any], list
         if isinstance(block, dict):
             extra = [k for k in block if k != "enabled"]
             if extra:
-                notes.append(f"{b}: {', '.join(extra)} have no accelerate key")
+                notes.append(f"{b}: no accelerate key for {', '.join(extra)}")
     for k in ds_data:
         if k in mapped_top:
             continue

@@ -728,9 +728,15 @@ def _deepspeed_file(ctx: Context, ref: str) -> None:
         ctx.finding("deepspeed-config-file-invalid", "error", f"the DeepSpeed config {ref!r} cannot be read: {exc}",
                     ("deepspeed_config", "deepspeed_config_file"), on_value=True)
         return
-    crosscheck = getattr(dsmod, "crosscheck", None)
-    if crosscheck is not None:
-        ctx.findings.extend(crosscheck(ctx.doc.data, ctx.doc, ds_doc))
+    mine = {(f.line, f.column) for f in ctx.findings if f.rule == "deepspeed-config-file-conflict"}
+    for f in dsmod.crosscheck(ctx.doc.data, ctx.doc, ds_doc):
+        if f.rule == "ds-accelerate-conflict" and "cannot be used with `deepspeed_config_file`" in f.message and (f.line, f.column) in mine:
+            continue  # the same conflict, already reported (with a quick fix) by deepspeed-config-file-conflict
+        ctx.findings.append(f)
+    # The JSON itself, as accelerate will read it (its "auto" values are filled by accelerate).
+    world = dsmod.accelerate_world_size(ctx.doc.data)
+    for f in dsmod.validate_deepspeed(ds_doc, world_size=world, runtime="accelerate"):
+        ctx.findings.append(f.with_path(ds_doc.path))
 
 
 @rule("fp8")

@@ -23,7 +23,29 @@ from ..model import Config, from_document
 
 def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: str = "yaml") -> Config:
     doc = load_text(text, path, fmt if fmt in ("yaml", "json") else None)
+    if doc.format == "json" and isinstance(doc.data, dict):
+        from ..deepspeed import is_deepspeed
+
+        if is_deepspeed(doc):
+            return _from_deepspeed(doc, version)
     return from_document(doc, resolve(version))
+
+
+def _from_deepspeed(doc: Any, version: str | None) -> Config:
+    """A DeepSpeed JSON read as the accelerate ``deepspeed_config`` section it corresponds to; what
+    has no accelerate key is a note (reported by ``convert``), never silently dropped."""
+    from ..deepspeed import to_accelerate_section
+    from ..model import from_data
+
+    section, notes = to_accelerate_section(doc.data)
+    data: dict[str, Any] = {"distributed_type": "DEEPSPEED"}
+    mp = section.pop("mixed_precision", None)
+    if mp is not None:
+        data["mixed_precision"] = mp
+    data["deepspeed_config"] = section
+    cfg = from_data(data, None, resolve(version), source=doc.path)
+    cfg.notes.extend(notes)
+    return cfg
 
 
 def _plain(value: Any) -> Any:
