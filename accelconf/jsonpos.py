@@ -48,11 +48,11 @@ class _Parser:
             if c in _WS:
                 self.i += 1
             elif t.startswith("//", self.i) or c == "#":
-                self._quirk("comment", "comment in JSON: DeepSpeed accepts it, accelerate's json.load and most tools do not")
+                self._quirk("comment", "comment in JSON")
                 end = t.find("\n", self.i)
                 self.i = n if end < 0 else end
             elif t.startswith("/*", self.i):
-                self._quirk("comment", "comment in JSON: DeepSpeed accepts it, accelerate's json.load and most tools do not")
+                self._quirk("comment", "comment in JSON")
                 end = t.find("*/", self.i + 2)
                 if end < 0:
                     raise self.fail("unterminated /* comment")
@@ -124,7 +124,7 @@ class _Parser:
                 self.skip()
                 if self.i < len(self.text) and self.text[self.i] == "}":
                     line, col = self.pos(comma)
-                    self.quirks.append(Quirk("trailing-comma", "trailing comma: DeepSpeed accepts it, accelerate's json.load does not", line, col, comma))
+                    self.quirks.append(Quirk("trailing-comma", "trailing comma in JSON", line, col, comma))
                     self.i += 1
                     break
             first = False
@@ -164,7 +164,7 @@ class _Parser:
                 self.skip()
                 if self.i < len(self.text) and self.text[self.i] == "]":
                     line, col = self.pos(comma)
-                    self.quirks.append(Quirk("trailing-comma", "trailing comma: DeepSpeed accepts it, accelerate's json.load does not", line, col, comma))
+                    self.quirks.append(Quirk("trailing-comma", "trailing comma in JSON", line, col, comma))
                     self.i += 1
                     break
             first = False
