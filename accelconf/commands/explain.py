@@ -164,7 +164,17 @@ def _shell_env(path: str) -> dict[str, tuple[str, str]]:
 
 
 def add_parser(sub: Any, name: str, help_text: str) -> None:
-    p = sub.add_parser(name, help=help_text, description=help_text)
+    p = sub.add_parser(
+        name, help=help_text,
+        description="Show the effective value of every setting the training process sees, and where it comes from "
+                    "(config line, launch flag, shell env, Python kwarg or default), following accelerate's precedence.",
+        epilog="examples:\n"
+               "  accelconf explain config.yaml\n"
+               "  accelconf explain config.yaml --launch-args '--num_processes 4 --mixed_precision fp16'\n"
+               "  accelconf explain config.yaml --env-file .env --kwargs train.py --format json\n\n"
+               "exit codes: 0 shown, 2 unreadable input or bad arguments",
+        formatter_class=__import__("argparse").RawDescriptionHelpFormatter,
+    )
     p.add_argument("config", metavar="CONFIG", help="accelerate config file ('-' for stdin)")
     p.add_argument("--env-file", metavar="F", help="the shell environment (KEY=VALUE lines) the launch starts from")
     p.add_argument("--launch-args", metavar="'...'", default="", help="flags given to accelerate launch besides --config_file")

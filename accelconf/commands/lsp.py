@@ -11,7 +11,14 @@ from typing import Sequence
 
 
 def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser:  # type: ignore[no-untyped-def]
-    p = subparsers.add_parser(name, help=help_text, description=DESCRIPTION)
+    p = subparsers.add_parser(
+        name, help=help_text, description=DESCRIPTION,
+        epilog="examples:\n  accelconf lsp                      (stdio, what editors start)\n"
+               "  accelconf lsp --tcp --port 2087    (for debugging)\n"
+               "  ACCELCONF_LSP_LOG=DEBUG accelconf lsp\n\n"
+               "editor set-up: editors/vscode and editors/nvim",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     _arguments(p)
     p.set_defaults(func=run)
     return p
