@@ -128,3 +128,39 @@ def test_merge_keys_follow_pyyaml():
 def test_bom_and_crlf_are_kept():
     doc = load_bytes(b"\xef\xbb\xbfa: 1\r\nb: no\r\n", "x.yaml")
     assert doc.bom and doc.data == {"a": 1, "b": False} and doc.newline == "\r\n"
+
+
+# Property: for any plain scalar, the loader reads what PyYAML safe_load (accelerate's reader) reads.
+from hypothesis import assume, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_SCALAR_ALPHABET = "0123456789abcdefnotrueyslAEFINOTRUYS+-._:x "
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=_SCALAR_ALPHABET, min_size=1, max_size=8))
+def test_yaml11_reading_matches_pyyaml(raw):
+    yaml = pytest.importorskip("yaml")
+    text = f"k: {raw}\n"
+    try:
+        expected = yaml.safe_load(text)
+    except yaml.YAMLError:
+        assume(False)
+    assume(isinstance(expected, dict) and "k" in expected)
+    expected = expected["k"]
+    got = load_text(text).data["k"]
+    if isinstance(expected, float) and expected != expected:
+        assert got != got
+    else:
+        assert got == expected and type(got) is type(expected), (raw, got, expected)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.recursive(st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=10)),
+                    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.text(min_size=1, max_size=6), inner, max_size=4)),
+                    max_leaves=20))
+def test_json_reader_matches_json_module(value):
+    import json
+
+    text = json.dumps({"root": value}, indent=1)
+    assert load_text(text, "x.json").data == {"root": value}
