@@ -6,7 +6,7 @@ process would build from the launcher's environment: it launches the config with
 the registry's ``plugin`` column (``FSDP_OFFLOAD_PARAMS`` -> ``FullyShardedDataParallelPlugin.cpu_offload``).
 Only fields the plugin actually reads for that configuration are written (FSDP1-only fields are left
 out of an FSDP2 plugin, ``min_num_params`` only with size-based wrapping, ...), so the objects are
-equal field by field. Variables with no Python equivalent (``CUDA_VISIBLE_DEVICES``,
+equal field by field; a key the input sets that is left out this way is a finding. Variables with no Python equivalent (``CUDA_VISIBLE_DEVICES``,
 ``OMP_NUM_THREADS``, ``ACCELERATE_DEBUG_MODE``, ...) are findings.
 
 Reader: parses the source with :mod:`ast` (never executes it); every call of a known class gives its
@@ -63,11 +63,22 @@ def _value(s: registry.Setting, raw: str) -> Any:
     return raw
 
 
-def plugin_kwargs(env: dict[str, str], version: str) -> tuple[dict[str, dict[str, Any]], dict[str, Any], list[Finding]]:
-    """env -> ({class: {field: value}}, Accelerator kwargs, findings)."""
+def plugin_kwargs(env: dict[str, str], version: str, written: frozenset[str] = frozenset()
+                  ) -> tuple[dict[str, dict[str, Any]], dict[str, Any], list[Finding]]:
+    """env -> ({class: {field: value}}, Accelerator kwargs, findings).
+
+    ``written``: the setting paths the input set; a variable of one of them that the plugin does not
+    read for this configuration (and so is not written) is a finding.
+    """
     classes: dict[str, dict[str, Any]] = {}
     acc: dict[str, Any] = {}
     findings: list[Finding] = []
+
+    def unread(s: registry.Setting, var: str, raw: str, why: str) -> None:
+        if s.path in written:
+            findings.append(Finding("convert.lossy", "info", f"{var}={raw} is not read by {s.plugin}: {why}; not written",
+                                    s.path))
+
     fsdp_v = int(env.get("FSDP_VERSION", "1") or 1)
     policy = env.get("FSDP_AUTO_WRAP_POLICY", "NO_WRAP").upper()
     fp8 = env.get("ACCELERATE_MIXED_PRECISION") == "fp8"
@@ -110,15 +121,13 @@ def plugin_kwargs(env: dict[str, str], version: str) -> tuple[dict[str, dict[str
         if cls not in wanted:
             continue
         if cls == registry.FSDP:
-            if fsdp_v == 2 and s.fsdp_versions == (1,):
+            other_version = s.fsdp_versions == ((1,) if fsdp_v == 2 else (2,))
+            if other_version or (fsdp_v == 1 and fld == "reshard_after_forward"):
+                unread(s, var, raw, f"FSDP{fsdp_v} does not use it")
                 continue
-            if fsdp_v == 1 and s.fsdp_versions == (2,):
-                continue
-            if fsdp_v == 1 and fld == "reshard_after_forward":
-                continue
-            if fld == "transformer_cls_names_to_wrap" and policy != "TRANSFORMER_BASED_WRAP":
-                continue
-            if fld == "min_num_params" and policy != "SIZE_BASED_WRAP":
+            needs = {"transformer_cls_names_to_wrap": "TRANSFORMER_BASED_WRAP", "min_num_params": "SIZE_BASED_WRAP"}.get(fld)
+            if needs and policy != needs:
+                unread(s, var, raw, f"auto_wrap_policy is {policy}")
                 continue
         if cls in ("TorchContextParallelConfig", "DeepSpeedSequenceParallelConfig") and registry.PAR not in wanted:
             continue
@@ -194,7 +203,7 @@ def write(cfg: Config, *, version: str | None = None, fmt: str = "kwargs", machi
           **_: Any) -> tuple[str, list[Finding]]:
     ver = resolve(version)
     result = launch_env(cfg, version=ver, machine_rank=machine_rank)
-    classes, acc, findings = plugin_kwargs(result.env, ver)
+    classes, acc, findings = plugin_kwargs(result.env, ver, frozenset(cfg.entries))
     findings = [f for f in result.findings if f.rule != "launch.not-env"] + findings
     if result.mode in ("torchrun", "deepspeed") or result.env.get("MASTER_ADDR"):
         findings.append(Finding("convert.lossy", "info", "the process layout (num_processes, machines, rendezvous) is not an "
