@@ -170,6 +170,16 @@ def parse_flag_value(s: Setting | None, kind: str, raw: str | None) -> Any:
     return raw
 
 
+def namespace_value(s: Setting, value: Any) -> Any:
+    """An explicit flag's value as accelerate's parser stores it (booleans of ``str_to_bool`` flags are 0/1)."""
+    kind = flag_kind(s)
+    if kind == "str_to_bool" and isinstance(value, bool):
+        return int(value)
+    if kind == "list3" and isinstance(value, (list, tuple)) and all(isinstance(v, bool) for v in value):
+        return tuple(int(v) for v in value)
+    return value
+
+
 def str_to_bool(value: str) -> int:
     low = value.lower()
     if low in ("y", "yes", "t", "true", "on", "1"):
@@ -286,7 +296,7 @@ def launch_env(
             if not _vin(ver, s.since, s.until):
                 findings.append(_finding("convert.version", "warning", f"`--{s.flag}` does not exist in accelerate {ver}", e))
                 continue
-            ns[s.namespace] = e.value
+            ns[s.namespace] = namespace_value(s, e.value)
             explicit.add(s.namespace)
             origins[s.namespace] = "cli"
         for path, e in cli_overrides.unknown.items():

@@ -288,3 +288,15 @@ def test_library_never_imports_torch_or_accelerate() -> None:
             f"main(['to-kwargs', {str(FSDP2)!r}])\n"
             "assert 'torch' not in sys.modules and 'accelerate' not in sys.modules, 'heavy import'\n")
     subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
+
+
+def test_cli_reads_zero_one_flags_as_booleans_and_launches_them_as_accelerate_parses() -> None:
+    cfg = formats.read("--mixed_precision fp8 --fp8_backend te --fp8_override_linear_precision false,true,0 "
+                       "--fp8_pad_inner_dim 0 --num_processes 1", "cli")
+    assert cfg.get("fp8_config.override_linear_precision") == (False, True, False)
+    assert cfg.get("fp8_config.pad_inner_dim") is False
+    env = launch_env(cfg, version="1.15").env
+    assert [env[f"ACCELERATE_FP8_OVERRIDE_{p}"] for p in ("FPROP", "DGRAD", "WGRAD")] == ["0", "1", "0"]  # parser: 0/1
+    assert env["ACCELERATE_FP8_PAD_INNER_DIM"] == "0"
+    again = formats.read(formats.write(cfg, "cli", "1.15")[0], "cli")
+    assert again.get("fp8_config.override_linear_precision") == (False, True, False)

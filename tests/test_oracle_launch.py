@@ -174,6 +174,17 @@ def test_flag_kinds_and_defaults_match_accelerates_parser(oracle: Oracle) -> Non
             assert repr(d) == default or (isinstance(d, tuple) and default.startswith("(")), (s.path, d, default)
 
 
+@pytest.mark.parametrize("flags", [
+    ["--mixed_precision", "fp8", "--fp8_backend", "te", "--fp8_override_linear_precision", "false,true,0",
+     "--fp8_pad_inner_dim", "0", "--num_processes", "1"],
+])
+def test_flags_read_in_file_spelling_launch_as_accelerate_parses_them(flags: list[str], oracle: Oracle) -> None:
+    """The cli reader keeps 0/1 flags as booleans; launching them must still give accelerate's "0"/"1"."""
+    theirs = oracle(flags + ["train.py"])
+    cfg = formats.read(shlex.join(flags), "cli", "<flags>", "1.15")
+    _compare_launch(launch_env(cfg, version=oracle.version, cwd=oracle.cwd), theirs)
+
+
 def test_precedence_fixtures_match_older_accelerate() -> None:
     """1.4 lets nested config keys beat explicit flags; 1.5+ lets explicit flags win (recorded fixtures)."""
     data = json.loads((FIXTURES / "precedence.json").read_text())

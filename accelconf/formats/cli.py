@@ -123,8 +123,17 @@ def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: st
             raise InputError(f"--{name}: {exc}", path) from exc
         if not s.exists_in(ver):
             cfg.notes.append(f"--{name} does not exist in accelerate {ver}")
-        cfg.set(s.path, v, written_key=f"--{name}", **kw)
+        cfg.set(s.path, _config_value(kind, v), written_key=f"--{name}", **kw)
     return cfg
+
+
+def _config_value(kind: str, value: Any) -> Any:
+    """A parsed flag value in config-file spelling: accelerate's 0/1 (``str_to_bool``) are booleans in a file."""
+    if kind == "str_to_bool" and isinstance(value, int):
+        return bool(value)
+    if kind == "list3" and isinstance(value, tuple):
+        return tuple(bool(v) for v in value)
+    return value
 
 
 def _cli_string(s: Setting, value: Any) -> str | None:
