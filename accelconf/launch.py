@@ -263,8 +263,10 @@ def launch_env(
     ``cfg`` is the config file (``None``, or a Config read from a command line, for a launch without
     a file: then ``cli_overrides`` defaults to it). ``cli_overrides`` holds explicit flags (its
     entries' settings name the flags; ``distributed_type`` stands for the paradigm flag).
-    ``machine_rank`` acts as ``--machine_rank N``. ``device_count`` is what accelerate would detect
-    without a config file (num_processes default). Raises :class:`LaunchError` where accelerate raises.
+    Launcher-only flags a Config read from an environment carries (``OMP_NUM_THREADS`` as
+    ``--num_cpu_threads_per_process``) count as explicit flags too. ``machine_rank`` acts as
+    ``--machine_rank N``. ``device_count`` is what accelerate would detect without a config file
+    (num_processes default). Raises :class:`LaunchError` where accelerate raises.
     """
     ver = resolve(version)
     findings: list[Finding] = []
@@ -299,8 +301,10 @@ def launch_env(
             ns[s.namespace] = namespace_value(s, e.value)
             explicit.add(s.namespace)
             origins[s.namespace] = "cli"
-        for path, e in cli_overrides.unknown.items():
-            if path.startswith("--") and path[2:] in LAUNCHER_FLAGS:
+    # launcher-only flags: from the command line, or read back from the environment they produced
+    for source in (cli_overrides, cfg if cfg is not None and cfg.format == "env" else None):
+        for path, e in (source.unknown.items() if source is not None else ()):
+            if path.startswith("--") and path[2:] in LAUNCHER_FLAGS and path[2:] not in explicit:
                 ns[path[2:]] = e.value
                 explicit.add(path[2:])
                 origins[path[2:]] = "cli"

@@ -300,3 +300,20 @@ def test_cli_reads_zero_one_flags_as_booleans_and_launches_them_as_accelerate_pa
     assert env["ACCELERATE_FP8_PAD_INNER_DIM"] == "0"
     again = formats.read(formats.write(cfg, "cli", "1.15")[0], "cli")
     assert again.get("fp8_config.override_linear_precision") == (False, True, False)
+
+
+def test_omp_num_threads_is_the_launch_flag_not_an_unknown_name() -> None:
+    from accelconf.formats.env import reader_findings
+
+    default = formats.read("ACCELERATE_MIXED_PRECISION=bf16\nOMP_NUM_THREADS=1\n", "env")
+    assert not default.unknown  # 1 is what accelerate launch writes without the flag
+    cfg = formats.read("ACCELERATE_MIXED_PRECISION=bf16\nOMP_NUM_THREADS=4\n", "env")
+    assert cfg.unknown["--num_cpu_threads_per_process"].value == 4
+    assert [(f.rule, f.line) for f in reader_findings(cfg)] == [("env.launcher-only", 2)]
+    env_text, _ = formats.write(cfg, "env", "1.15")
+    assert "OMP_NUM_THREADS=4" in env_text
+    cli_text, findings = formats.write(cfg, "cli", "1.15")
+    assert "--num_cpu_threads_per_process 4" in cli_text
+    assert not any(f.rule == "convert.lossy" and "OMP_NUM_THREADS" in f.message for f in findings)
+    _, to_yaml = formats.write(cfg, "yaml")
+    assert any(f.key == "--num_cpu_threads_per_process" and f.rule == "convert.lossy" for f in to_yaml)

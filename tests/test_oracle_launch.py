@@ -177,12 +177,24 @@ def test_flag_kinds_and_defaults_match_accelerates_parser(oracle: Oracle) -> Non
 @pytest.mark.parametrize("flags", [
     ["--mixed_precision", "fp8", "--fp8_backend", "te", "--fp8_override_linear_precision", "false,true,0",
      "--fp8_pad_inner_dim", "0", "--num_processes", "1"],
+    ["--multi_gpu", "--num_processes", "2", "--num_cpu_threads_per_process", "4", "--mixed_precision", "bf16"],
 ])
 def test_flags_read_in_file_spelling_launch_as_accelerate_parses_them(flags: list[str], oracle: Oracle) -> None:
     """The cli reader keeps 0/1 flags as booleans; launching them must still give accelerate's "0"/"1"."""
     theirs = oracle(flags + ["train.py"])
     cfg = formats.read(shlex.join(flags), "cli", "<flags>", "1.15")
     _compare_launch(launch_env(cfg, version=oracle.version, cwd=oracle.cwd), theirs)
+
+
+def test_omp_num_threads_read_from_env_launches_again(oracle: Oracle) -> None:
+    """env -> cli: OMP_NUM_THREADS comes back as --num_cpu_threads_per_process, and launches the same env."""
+    theirs = oracle(["--num_processes", "1", "--num_cpu_threads_per_process", "4", "--mixed_precision", "bf16", "train.py"])
+    env_text = "".join(f"{k}={v}\n" for k, v in theirs["env"].items())
+    cfg = formats.read(env_text, "env", "<env>", "1.15")
+    assert formats.write(cfg, "env", "1.15")[0].count("OMP_NUM_THREADS=4") == 1
+    flags, _ = flags_for(cfg, oracle.version)
+    again = oracle(flags + ["train.py"])
+    assert again["env"] == theirs["env"], flags
 
 
 def test_precedence_fixtures_match_older_accelerate() -> None:

@@ -245,6 +245,14 @@ def flags_for(cfg: Config, version: str, machine_rank: int | None = None) -> tup
                                     f"(the flag accepts {', '.join(choices)}); not written", path, e.line, e.column))
             continue
         out += [f"--{s.flag}", text]
+    for path, e in cfg.unknown.items():  # launcher-only flags read back from an environment or a command line
+        name = path[2:]
+        if not path.startswith("--") or name not in LAUNCHER_FLAGS or name in out_names(out):
+            continue
+        if LAUNCHER_FLAGS[name] == "store_true":
+            out += [path] if e.value is True else []
+        else:
+            out += [path, str(e.value)]
     if machine_rank is not None:
         out += ["--machine_rank", str(machine_rank)]
     # self-check: launch the flags without a file and compare
@@ -261,6 +269,10 @@ def flags_for(cfg: Config, version: str, machine_rank: int | None = None) -> tup
                                     f"{var} differs without the config file: {base.env.get(var)!r} from the file, "
                                     f"{again.env.get(var)!r} from the flags" + _why(var), key))
     return out, findings
+
+
+def out_names(flags: list[str]) -> set[str]:
+    return {f[2:] for f in flags if f.startswith("--")}
 
 
 def _int(v: Any) -> int:

@@ -6,7 +6,10 @@ env cannot carry (process counts, machines, rendezvous) comes back as findings w
 torchrun/launcher flags.
 
 Reader: accepts ``export``, single/double quotes and ``#`` comments; maps each variable to its
-setting through the registry (``by_env``) and decodes the value the way the plugin reads it. Names
+setting through the registry (``by_env``) and decodes the value the way the plugin reads it.
+``OMP_NUM_THREADS`` is the launch flag ``--num_cpu_threads_per_process`` (no config-file key): kept in
+``Config.unknown`` under that flag's name, as the cli reader keeps launcher-only flags, and reported
+as launcher-only; ``1``, what the launcher writes without the flag, reads as nothing set. Names
 accelerate never reads (``ACCELERATE_NUM_PROCESSES`` and friends) are warned about and kept in
 ``Config.unknown``.
 """
@@ -42,6 +45,7 @@ NEVER_READ = {
     "ACCELERATE_SEED": "accelerate.utils.set_seed(...) in the script",
     "MIXED_PRECISION": "ACCELERATE_MIXED_PRECISION",
 }
+LAUNCHER_THREADS = "--num_cpu_threads_per_process"  # the launch flag behind OMP_NUM_THREADS
 _LINE = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$")
 _FP8_OVERRIDE = ("FPROP", "DGRAD", "WGRAD")
 
@@ -108,8 +112,11 @@ def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: st
             cfg.set(key, decode(s, raw) if s else raw, written_key=name, **kw)
             continue
         if name == "OMP_NUM_THREADS":
-            cfg.unknown["--num_cpu_threads_per_process"] = Entry("--num_cpu_threads_per_process", int(raw) if raw.isdigit() else raw,
-                                                                 None, name, lineno, col, "env", name)
+            # Written by the launcher from --num_cpu_threads_per_process (a launch flag, no config-file key);
+            # 1 is what it writes when the flag is not given, so that reads as no setting at all.
+            if raw.strip() != "1":
+                threads = int(raw) if raw.isdigit() else raw
+                cfg.unknown[LAUNCHER_THREADS] = Entry(LAUNCHER_THREADS, threads, None, name, lineno, col, "env", name)
             continue
         if name in LAUNCHER_ENV:
             continue
@@ -135,10 +142,13 @@ def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: st
 
 
 def reader_findings(cfg: Config) -> list[Finding]:
-    """Warnings the reader recorded (names accelerate never reads), as findings."""
+    """What the reader recorded about names: launcher-only variables, names accelerate never reads."""
     out = []
     for name, e in cfg.unknown.items():
-        if name in NEVER_READ:
+        if name == LAUNCHER_THREADS:
+            out.append(Finding("env.launcher-only", "info", f"{e.where}={e.value} is what accelerate launch {LAUNCHER_THREADS} "
+                               "sets (a launch flag with no config-file key)", name, e.line, e.column))
+        elif name in NEVER_READ:
             out.append(Finding("env.never-read", "warning", f"accelerate never reads {name}; use {NEVER_READ[name]}", name, e.line, e.column))
         elif name.startswith(("ACCELERATE_", "FSDP_", "MEGATRON_LM_", "PARALLELISM_CONFIG_")):
             out.append(Finding("env.never-read", "warning", f"accelerate never reads {name}", name, e.line, e.column))
