@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from accelconf import formats, registry
 from accelconf.cli import main
+from accelconf.diff import diff
 from accelconf.errors import InputError
 from accelconf.launch import LaunchError, launch_env
 
@@ -290,6 +291,56 @@ def test_library_never_imports_torch_or_accelerate() -> None:
     subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
 
 
+# -- round trips over the corpus: what a format cannot carry is reported, nothing else changes ---------
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "accelerate"
+CORPUS_FILES = sorted(p for p in CORPUS.iterdir() if p.suffix in (".yaml", ".yml", ".json")) if CORPUS.is_dir() else []
+XPU = CORPUS / "huggingface__accelerate__examples__config_yaml_templates__multi_xpu.yaml"
+FP8 = CORPUS / "huggingface__accelerate__examples__config_yaml_templates__fp8.yaml"
+VALIDATE = CORPUS / "huggingface__accelerate__tests__test_configs__validate_launch_cmd.yaml"
+ULYSSES = CORPUS / "huggingface__trl__examples__accelerate_configs__alst_ulysses_4gpu.yaml"
+BLOCKRANK_DS = CORPUS / "nilesh2797__BlockRank__configs__accelerate_config_deepspeed.yaml"
+needs_corpus = pytest.mark.skipif(not CORPUS_FILES, reason=f"no corpus at {CORPUS}")
+
+
+def _round_trip(path: Path, fmt: str):
+    original = read(path)
+    try:
+        text, findings = formats.write(original, fmt, "1.15")
+    except LaunchError:
+        return None  # accelerate refuses to launch it: there is no environment or command line to compare
+    return original, formats.read(text, fmt, f"<{fmt}>", "1.15"), findings
+
+
+@needs_corpus
+@pytest.mark.parametrize("fmt", ["env", "cli", "kwargs"])
+@pytest.mark.parametrize("path", CORPUS_FILES, ids=lambda p: p.name[:70])
+def test_corpus_round_trip_loses_only_what_the_writer_reports(path: Path, fmt: str) -> None:
+    trip = _round_trip(path, fmt)
+    if trip is None:
+        return
+    original, back, findings = trip
+    reported = {f.key for f in findings}
+    result = diff(original, back, version="1.15")
+    assert [c for c in result.differences if c.key not in reported] == []
+    # a key the file sets that the other format drops (even where it has no effect) is reported too
+    dropped = [c.key for c in result.ignored if c.kind == "removed" and c.key not in reported]
+    assert dropped == []
+
+
+@needs_corpus
+def test_multi_xpu_as_flags_is_reported_and_read_back_as_hardware_dependent() -> None:
+    text, findings = formats.write(read(XPU), "cli", "1.15")
+    assert "--multi_gpu" in text
+    assert any(f.key == "distributed_type" and f.severity == "warning" and "MULTI_XPU" in f.message for f in findings)
+    back = formats.read(text, "cli")
+    assert back.get("distributed_type") == "MULTI_GPU"
+    assert "hardware" in back.entries["distributed_type"].where
+    assert any("MULTI_XPU" in note for note in back.notes)
+    _, same = formats.write(formats.read("distributed_type: MULTI_GPU\nnum_processes: 2\n", "yaml"), "cli", "1.15")
+    assert not any(f.key == "distributed_type" for f in same)
+
+
 def test_cli_reads_zero_one_flags_as_booleans_and_launches_them_as_accelerate_parses() -> None:
     cfg = formats.read("--mixed_precision fp8 --fp8_backend te --fp8_override_linear_precision false,true,0 "
                        "--fp8_pad_inner_dim 0 --num_processes 1", "cli")
@@ -300,6 +351,48 @@ def test_cli_reads_zero_one_flags_as_booleans_and_launches_them_as_accelerate_pa
     assert env["ACCELERATE_FP8_PAD_INNER_DIM"] == "0"
     again = formats.read(formats.write(cfg, "cli", "1.15")[0], "cli")
     assert again.get("fp8_config.override_linear_precision") == (False, True, False)
+
+
+@needs_corpus
+def test_fp8_override_round_trips_through_flags() -> None:
+    text, _ = formats.write(read(FP8), "cli", "1.15")
+    assert "--fp8_override_linear_precision false,false,false" in " ".join(text.split())
+    assert formats.read(text, "cli").get("fp8_config.override_linear_precision") == (False, False, False)
+
+
+def test_fp8_override_written_as_a_string_cannot_be_a_flag() -> None:
+    cfg = formats.read("distributed_type: 'NO'\nmixed_precision: fp8\nfp8_config:\n  backend: TE\n"
+                       "  override_linear_precision: (false, false, false)\n", "yaml")
+    text, findings = formats.write(cfg, "cli", "1.15")
+    assert "override_linear_precision" not in text
+    assert any(f.key == "fp8_config.override_linear_precision" and f.severity == "warning" for f in findings)
+    formats.read(text, "cli")  # the flags stay readable
+
+
+@needs_corpus
+@pytest.mark.parametrize("path,keys", [
+    (VALIDATE, ["fsdp_config.fsdp_sync_module_states", "deepspeed_config.deepspeed_config_file"]),
+    (BLOCKRANK_DS, ["deepspeed_config.gradient_accumulation_steps", "deepspeed_config.gradient_clipping"]),
+])
+def test_sections_the_launch_path_ignores_are_reported_not_rewritten(path: Path, keys: list[str]) -> None:
+    """accelerate exports nothing for these (distributed_type is not FSDP/DEEPSPEED): neither do env and cli."""
+    for fmt in ("env", "cli"):
+        text, findings = formats.write(read(path), fmt, "1.15")
+        assert set(keys) <= {f.key for f in findings}, fmt
+        assert "auto" not in text and "GRADIENT_ACCUMULATION" not in text and "SYNC_MODULE_STATES" not in text
+        back = formats.read(text, fmt)
+        assert not set(keys) & set(back.entries), fmt
+
+
+@needs_corpus
+def test_parallelism_without_fsdp_is_reported_key_by_key() -> None:
+    cfg = read(ULYSSES)
+    text, findings = formats.write(cfg, "cli", "1.15")
+    assert "--use_parallelism_config" not in text
+    for path in ("parallelism_config.parallelism_config_sp_size", "parallelism_config.parallelism_config_dp_shard_size"):
+        assert any(f.key == path and f.severity == "warning" and "--use_fsdp" in f.message for f in findings), path
+    env_text, _ = formats.write(cfg, "env", "1.15")  # env carries them
+    assert "PARALLELISM_CONFIG_SP_SIZE=2" in env_text and "PARALLELISM_CONFIG_DP_SHARD_SIZE=2" in env_text
 
 
 def test_omp_num_threads_is_the_launch_flag_not_an_unknown_name() -> None:

@@ -3,16 +3,21 @@
 Reader: ``shlex``-splits a command line (a leading ``accelerate launch`` or ``accelerate-launch`` is
 optional), accepts ``--a_b`` and ``--a-b``, ``--flag=value`` and ``--flag value``, stops at the
 training script, and converts each value as accelerate's parser would (see
-:func:`accelconf.launch.flag_kind`). Paradigm flags (``--use_fsdp``, ``--multi_gpu``, ...) become
-``distributed_type``; launcher-only flags (``--num_cpu_threads_per_process``, ...) are kept in
+:func:`accelconf.launch.flag_kind`), in config-file spelling: the 0/1 of ``str_to_bool`` flags are
+booleans (:func:`accelconf.launch.namespace_value` turns them back when launching). Paradigm flags
+(``--use_fsdp``, ``--multi_gpu``, ...) become ``distributed_type``; ``--multi_gpu`` reads as
+``MULTI_GPU`` with a note, since accelerate takes the device type (``MULTI_XPU``, ``MULTI_NPU``, ...)
+from the hardware. Launcher-only flags (``--num_cpu_threads_per_process``, ...) are kept in
 ``Config.unknown`` under ``--name``.
 
 Writer: ``accelerate launch`` followed by flags only (no script) that, launched **without** a config
 file, give the training process the same environment as the file. The writer checks itself: it
 launches both with :func:`accelconf.launch.launch_env` and reports every variable that differs as a
-lossy finding. Keys accelerate ignores in files (``rdzv_backend``, ``same_network``,
-``enable_cpu_affinity``, ``downcast_bf16``, ``tpu_use_sudo``) are not turned into flags: passing the
-flag would change what the file does.
+lossy finding, and every key of the file it does not write (another device type than GPU behind
+``--multi_gpu``, parallelism sizes without FSDP, sections the launch path does not use) is a finding
+of its own. Launcher-only flags read from an environment are written back. Keys accelerate ignores
+in files (``rdzv_backend``, ``same_network``, ``enable_cpu_affinity``, ``downcast_bf16``,
+``tpu_use_sudo``) are not turned into flags: passing the flag would change what the file does.
 """
 
 from __future__ import annotations
@@ -94,6 +99,11 @@ def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: st
         if name in TYPE_OF_PARADIGM:
             value("store_true")
             cfg.set("distributed_type", TYPE_OF_PARADIGM[name], written_key=f"--{name}", **kw)
+            if name == "multi_gpu":
+                cfg.entries["distributed_type"].where = "--multi_gpu (device type from the hardware)"
+                cfg.notes.append(f"--multi_gpu: read as distributed_type MULTI_GPU; accelerate takes the device type from the "
+                                 f"hardware it runs on ({', '.join(t for t in registry.MULTI_GPU_TYPES if t != 'MULTI_GPU')} "
+                                 "on other accelerators)")
             continue
         if name == "config_file":
             cfg.notes.append(f"--config_file {value('str')!r}: read that file separately")
@@ -162,6 +172,11 @@ def flags_for(cfg: Config, version: str, machine_rank: int | None = None) -> tup
     paradigm = PARADIGM_OF_TYPE.get(dtype) if isinstance(dtype, str) else None
     if paradigm:
         out.append(f"--{paradigm}")
+    if paradigm == "multi_gpu" and dtype != "MULTI_GPU":
+        e = cfg.entries["distributed_type"]
+        findings.append(Finding("convert.lossy", "warning", f"`distributed_type: {dtype}` cannot be given as a flag: --multi_gpu "
+                                f"leaves the device type to the hardware accelerate runs on (read back as MULTI_GPU)",
+                                "distributed_type", e.line, e.column))
     use_cpu = cfg.get("use_cpu")
     if use_cpu and mode == "simple":
         out.append("--cpu")
@@ -181,11 +196,13 @@ def flags_for(cfg: Config, version: str, machine_rank: int | None = None) -> tup
         sections.add("dynamo_config")
     if str(ns.get("mixed_precision")).lower() == "fp8":
         sections.add("fp8_config")
+    no_parallelism_flags = False
     if ns.get("use_parallelism_config"):
         if ns.get("use_fsdp"):
             out.append("--use_parallelism_config")
             sections.add("parallelism_config")
         else:
+            no_parallelism_flags = True
             findings.append(Finding("convert.lossy", "warning", "parallelism_config without FSDP cannot be given as flags "
                                     "(--use_parallelism_config requires --use_fsdp); dropped", "parallelism_config"))
     items = sorted(cfg.items(), key=lambda pe: "." in pe[0])  # top level first, file order kept
@@ -197,7 +214,11 @@ def flags_for(cfg: Config, version: str, machine_rank: int | None = None) -> tup
         if path in ("distributed_type", "use_cpu", "num_processes", "compute_environment") or s is None:
             continue
         if s.section not in sections:
-            if s.section:
+            if s.section == "parallelism_config" and no_parallelism_flags:
+                findings.append(Finding("convert.lossy", "warning", f"`{path}` is exported from the config file, but "
+                                        "accelerate refuses --use_parallelism_config without --use_fsdp (FSDP2): no flag "
+                                        "can carry it; dropped", path, e.line, e.column))
+            elif s.section:
                 findings.append(Finding("convert.lossy", "info", f"`{path}` is not used on this launch path; not written",
                                         path, e.line, e.column))
             continue
@@ -216,6 +237,8 @@ def flags_for(cfg: Config, version: str, machine_rank: int | None = None) -> tup
                                     f"not written (passing --{s.flag} would change the launch)", path, e.line, e.column))
             continue
         if not s.exists_in(version):
+            findings.append(Finding("convert.lossy", "info", f"`{path}` is not read by accelerate {version}; not written",
+                                    path, e.line, e.column))
             continue
         if s.section == "" and s.key in ("main_training_function", "tpu_use_cluster") and mode != "tpu":
             continue
@@ -236,6 +259,11 @@ def flags_for(cfg: Config, version: str, machine_rank: int | None = None) -> tup
             continue
         if kind == "bool" and not value and s.launcher_default is False:
             continue
+        if kind == "list3" and not isinstance(value, (list, tuple)):
+            findings.append(Finding("convert.lossy", "warning", f"`{path}: {value!r}` is not a list of three booleans and cannot "
+                                    f"be given as --{s.flag} (accelerate indexes the file's value as written); not written",
+                                    path, e.line, e.column))
+            continue
         text = _cli_string(s, value)
         if text is None:
             continue
@@ -247,7 +275,7 @@ def flags_for(cfg: Config, version: str, machine_rank: int | None = None) -> tup
         out += [f"--{s.flag}", text]
     for path, e in cfg.unknown.items():  # launcher-only flags read back from an environment or a command line
         name = path[2:]
-        if not path.startswith("--") or name not in LAUNCHER_FLAGS or name in out_names(out):
+        if not path.startswith("--") or name not in LAUNCHER_FLAGS or name in _out_names(out):
             continue
         if LAUNCHER_FLAGS[name] == "store_true":
             out += [path] if e.value is True else []
@@ -271,7 +299,7 @@ def flags_for(cfg: Config, version: str, machine_rank: int | None = None) -> tup
     return out, findings
 
 
-def out_names(flags: list[str]) -> set[str]:
+def _out_names(flags: list[str]) -> set[str]:
     return {f[2:] for f in flags if f.startswith("--")}
 
 
