@@ -27,6 +27,7 @@ from typing import Any, Literal
 
 from packaging.version import InvalidVersion, Version
 
+from . import registry as _registry
 from .document import Document, Node
 from .errors import UsageError
 from .findings import Finding, Severity
@@ -1668,16 +1669,8 @@ def _batch(ctx: _Ctx, data: dict[str, Any], world_size: int | None) -> None:
 
 # accelerate config `deepspeed_config` keys that raise next to a deepspeed_config_file
 # (DeepSpeedPlugin._deepspeed_config_checks, accelerate 1.15.0), with the DeepSpeed key they mirror.
-CONFLICTING_KEYS: dict[str, str] = {
-    "gradient_accumulation_steps": "gradient_accumulation_steps",
-    "gradient_clipping": "gradient_clipping",
-    "zero_stage": "zero_optimization.stage",
-    "offload_optimizer_device": "zero_optimization.offload_optimizer.device",
-    "offload_param_device": "zero_optimization.offload_param.device",
-    "offload_param_nvme_path": "zero_optimization.offload_param.nvme_path",
-    "offload_optimizer_nvme_path": "zero_optimization.offload_optimizer.nvme_path",
-    "zero3_save_16bit_model": "zero_optimization.stage3_gather_16bit_weights_on_model_save",
-}
+# accelerate deepspeed_config key -> DeepSpeed JSON path, from the settings registry.
+CONFLICTING_KEYS: dict[str, str] = _registry.deepspeed_json_keys()
 
 _IGNORED_LIST = ("['gradient_accumulation_steps', 'gradient_clipping', 'zero_stage', 'offload_optimizer_device', "
                  "'offload_param_device', 'offload_param_nvme_path', 'offload_optimizer_nvme_path', "

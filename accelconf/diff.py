@@ -780,16 +780,7 @@ DS_DEFAULTS: dict[str, Any] = {
 }
 
 # The DeepSpeed keys an accelerate ``deepspeed_config`` also has (deepspeed-facts 3.3).
-DS_TO_ACCELERATE: dict[str, str] = {
-    "zero_optimization.stage": "deepspeed_config.zero_stage",
-    "zero_optimization.offload_optimizer.device": "deepspeed_config.offload_optimizer_device",
-    "zero_optimization.offload_param.device": "deepspeed_config.offload_param_device",
-    "zero_optimization.offload_optimizer.nvme_path": "deepspeed_config.offload_optimizer_nvme_path",
-    "zero_optimization.offload_param.nvme_path": "deepspeed_config.offload_param_nvme_path",
-    "gradient_accumulation_steps": "deepspeed_config.gradient_accumulation_steps",
-    "gradient_clipping": "deepspeed_config.gradient_clipping",
-    "zero_optimization.stage3_gather_16bit_weights_on_model_save": "deepspeed_config.zero3_save_16bit_model",
-}
+DS_TO_ACCELERATE: dict[str, str] = {ds: f"deepspeed_config.{key}" for key, ds in registry.deepspeed_json_keys().items()}
 _DS_MARKERS = ("zero_optimization", "train_batch_size", "train_micro_batch_size_per_gpu", "fp16", "bf16", "bfloat16",
                "optimizer", "scheduler", "zero_allow_untested_optimizer", "steps_per_print", "gradient_clipping")
 

@@ -64,6 +64,7 @@ class Setting:
     lost: bool = False  # exported under a name nothing reads, or never exported
     minimum: int | float | None = None
     versions_note: str = ""
+    ds_json: str | None = None  # the same setting in a DeepSpeed JSON file (dotted path)
 
     @property
     def path(self) -> str:
@@ -369,23 +370,27 @@ _DEEPSPEED: list[Setting] = [
     _s(_D, "deepspeed_config_file", "path", "Path to a DeepSpeed JSON config. When set, the keys it covers must not also be set here (accelerate raises at training time).",
        env="ACCELERATE_DEEPSPEED_CONFIG_FILE", encoding="raw", env_paths="D", plugin=f"{DS}.hf_ds_config", plugin_default="none"),
     _s(_D, "zero_stage", "enum", "ZeRO stage: 0 disabled, 1 optimizer state, 2 + gradients, 3 + parameters.", env="ACCELERATE_DEEPSPEED_ZERO_STAGE", env_paths="D",
+       ds_json="zero_optimization.stage",
        plugin=f"{DS}.zero_stage", plugin_default=2, choices=(0, 1, 2, 3)),
     _s(_D, "offload_optimizer_device", "enum", "Where optimizer state is offloaded (ZeRO 1-3).", env="ACCELERATE_DEEPSPEED_OFFLOAD_OPTIMIZER_DEVICE", encoding="lower", env_paths="D",
+       ds_json="zero_optimization.offload_optimizer.device",
        plugin=f"{DS}.offload_optimizer_device", plugin_default="none", choices=OFFLOAD_DEVICES, case_insensitive=True),
     _s(_D, "offload_param_device", "enum", "Where parameters are offloaded (ZeRO-3 only).", env="ACCELERATE_DEEPSPEED_OFFLOAD_PARAM_DEVICE", encoding="lower", env_paths="D",
+       ds_json="zero_optimization.offload_param.device",
        plugin=f"{DS}.offload_param_device", plugin_default="none", choices=OFFLOAD_DEVICES, case_insensitive=True),
     _s(_D, "offload_optimizer_nvme_path", "path", "NVMe path for optimizer offload. **Never exported by the launcher** (the plugin sees `none`): put it in a DeepSpeed JSON file.",
-       plugin=f"{DS}.offload_optimizer_nvme_path", plugin_default="none", lost=True),
+       plugin=f"{DS}.offload_optimizer_nvme_path", plugin_default="none", lost=True, ds_json="zero_optimization.offload_optimizer.nvme_path"),
     _s(_D, "offload_param_nvme_path", "path", "NVMe path for parameter offload. **Never exported by the launcher**: put it in a DeepSpeed JSON file.",
-       plugin=f"{DS}.offload_param_nvme_path", plugin_default="none", lost=True),
+       plugin=f"{DS}.offload_param_nvme_path", plugin_default="none", lost=True, ds_json="zero_optimization.offload_param.nvme_path"),
     _s(_D, "gradient_accumulation_steps", "int", "Gradient accumulation steps. Also overrides `Accelerator(gradient_accumulation_steps=)`.",
-       env="ACCELERATE_GRADIENT_ACCUMULATION_STEPS", env_paths="D", plugin=f"{DS}.gradient_accumulation_steps", plugin_default="auto", minimum=1),
+       env="ACCELERATE_GRADIENT_ACCUMULATION_STEPS", env_paths="D", plugin=f"{DS}.gradient_accumulation_steps", plugin_default="auto", minimum=1,
+       ds_json="gradient_accumulation_steps"),
     _s(_D, "gradient_clipping", "float", "Gradient clipping (max norm).", env="ACCELERATE_GRADIENT_CLIPPING", encoding="lower", env_paths="D",
-       plugin=f"{DS}.gradient_clipping", plugin_default="auto"),
+       plugin=f"{DS}.gradient_clipping", plugin_default="auto", ds_json="gradient_clipping"),
     _s(_D, "zero3_init_flag", "bool", "ZeRO-3: build the model already partitioned (`deepspeed.zero.Init`). Forced false on other stages.",
        env="ACCELERATE_DEEPSPEED_ZERO3_INIT", encoding="lower", env_paths="D", plugin=f"{DS}.zero3_init_flag"),
     _s(_D, "zero3_save_16bit_model", "bool", "ZeRO-3: gather a 16-bit model when saving.", env="ACCELERATE_DEEPSPEED_ZERO3_SAVE_16BIT_MODEL", encoding="lower", env_paths="D",
-       plugin=f"{DS}.zero3_save_16bit_model", plugin_default=False),
+       plugin=f"{DS}.zero3_save_16bit_model", plugin_default=False, ds_json="zero_optimization.stage3_gather_16bit_weights_on_model_save"),
     _s(_D, "deepspeed_moe_layer_cls_names", "classlist", "Comma-separated MoE layer class names (DeepSpeed 0.14+).", env="ACCELERATE_DEEPSPEED_MOE_LAYER_CLS_NAMES", encoding="raw", env_paths="D",
        plugin=f"{DS}.transformer_moe_cls_names", since="0.30"),
     _s(_D, "deepspeed_hostfile", "path", "Multi-node: hostfile for the DeepSpeed launcher (`--hostfile`)."),
@@ -622,6 +627,13 @@ def by_plugin(cls: str, field_name: str) -> Setting | None:
         if s.plugin == want:
             return s
     return None
+
+
+def deepspeed_json_keys() -> dict[str, str]:
+    """accelerate ``deepspeed_config`` key -> the same setting's dotted path in a DeepSpeed JSON. With
+    ``deepspeed_config_file`` set, exactly these keys (and a top-level ``mixed_precision``) make
+    accelerate raise at training time."""
+    return {s.key: s.ds_json for s in SETTINGS if s.section == "deepspeed_config" and s.ds_json}
 
 
 def all_keys(section: str) -> list[str]:

@@ -685,8 +685,7 @@ def _deepspeed(ctx: Context) -> None:
     if dt != "DEEPSPEED":
         ctx.finding("section-unused", "info", f"`deepspeed_config` has no effect with distributed_type {dt!r}", ("deepspeed_config",))
     if ds.get("deepspeed_config_file"):
-        conflicts = [k for k in ("zero_stage", "gradient_accumulation_steps", "gradient_clipping", "offload_optimizer_device", "offload_param_device",
-                                 "offload_optimizer_nvme_path", "offload_param_nvme_path", "zero3_save_16bit_model") if k in ds]
+        conflicts = [k for k in registry.deepspeed_json_keys() if k in ds]
         for k in conflicts:
             ctx.finding("deepspeed-config-file-conflict", "error",
                         f"`{k}` together with `deepspeed_config_file`: accelerate raises ValueError at training time (set it in the JSON file instead)",

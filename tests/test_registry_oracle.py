@@ -97,3 +97,19 @@ def test_enums_match(installed):
     assert set(installed["distributed"]) == set(registry.DISTRIBUTED_TYPES)
     assert set(installed["dynamo_backends"]) == set(registry.DYNAMO_BACKENDS)
     assert set(installed["precision"]) == set(registry.PRECISIONS)
+
+
+def test_deepspeed_file_conflicts_match_the_plugin_check():
+    """The keys the registry says conflict with deepspeed_config_file are the ones
+    DeepSpeedPlugin._deepspeed_config_checks refuses (read from its source)."""
+    pytest.importorskip("accelerate")
+    import ast
+    import importlib.util
+
+    spec = importlib.util.find_spec("accelerate.utils.dataclasses")
+    assert spec is not None and spec.origin
+    tree = ast.parse(open(spec.origin, encoding="utf-8").read())
+    fn = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "_deepspeed_config_checks")
+    names = next(ast.literal_eval(n.value) for n in ast.walk(fn) if isinstance(n, ast.Assign) and isinstance(n.value, ast.List))
+    refused = {n.replace("ACCELERATE_", "").replace("DEEPSPEED_", "").lower() for n in names} - {"mixed_precision"}
+    assert refused == set(registry.deepspeed_json_keys())
