@@ -16,7 +16,8 @@ from .validate import Context, did_you_mean, scalar_text
 from .model import from_document
 
 _TO_BOOL = {"FULL_SHARD": True, "HYBRID_SHARD": True, "SHARD_GRAD_OP": False, "HYBRID_SHARD_ZERO2": False, "NO_SHARD": False}
-_REMOVED = {
+# Why each FSDP1-only key (registry: fsdp_versions == (1,)) goes; the list itself is the registry's.
+_WHY = {
     "fsdp_backward_prefetch": "FSDP2 has no backward prefetch setting (the plugin forces it to None)",
     "fsdp_backward_prefetch_policy": "legacy key, ignored since accelerate 1.0, and FSDP2 has no backward prefetch",
     "fsdp_sync_module_states": "FSDP2 always broadcasts from rank 0 when loading efficiently; the key is FSDP1-only",
@@ -61,7 +62,9 @@ def migrate_document(doc: Document) -> tuple[str, list[str]]:
             if name.startswith("HYBRID_SHARD"):
                 notes.append(f"warning: {name} shards within a node and replicates across nodes; FSDP2 expresses that with "
                              "parallelism_config (dp_replicate_size x dp_shard_size), not with fsdp_reshard_after_forward: the mapping loses meaning")
-    for key, why in _REMOVED.items():
+    fsdp1_only = [st.key for st in registry.settings_in("fsdp_config") if st.fsdp_versions == (1,) and st.key != "fsdp_sharding_strategy"]
+    for key in fsdp1_only:
+        why = _WHY.get(key, "FSDP1 only")
         e = written.get(key)
         if e is None:
             continue
