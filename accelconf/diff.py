@@ -149,24 +149,11 @@ _SECTION_NEEDS: dict[str, tuple[str, str]] = {
     "fp8_config": ("mixed_precision", "fp8"),
 }
 
-# Launch-flag defaults that changed between releases (registry ``versions_note``):
-# path -> ((first version with the value, value), ...), newest first; older releases get the last.
-_VERSIONED_DEFAULTS: dict[str, tuple[tuple[str | None, Any], ...]] = {
-    "fsdp_config.fsdp_use_orig_params": (("0.25", True), (None, False)),
-    "fsdp_config.fsdp_sync_module_states": (("0.22", True), (None, False)),
-    "fp8_config.fp8_format": (("1.8", "HYBRID"), (None, "E4M3")),
-}
-
 # accelerate to-fsdp2: FSDP1 sharding strategy -> FSDP2 reshard_after_forward.
-TO_FSDP2: dict[str, bool] = {"FULL_SHARD": True, "HYBRID_SHARD": True, "SHARD_GRAD_OP": False,
-                             "HYBRID_SHARD_ZERO2": False, "NO_SHARD": False}
+TO_FSDP2: dict[str, bool] = registry.FSDP2_RESHARD_OF_STRATEGY
 _EXACT_FSDP2 = ("FULL_SHARD", "SHARD_GRAD_OP")  # the pairs that mean the same thing
 _STRATEGY = "fsdp_config.fsdp_sharding_strategy"
 _RESHARD = "fsdp_config.fsdp_reshard_after_forward"
-
-
-def _version_ge(version: str, since: str) -> bool:
-    return registry.version_in(version, since, None)
 
 
 def effective_default(setting: Setting, version: str, cfg: Config | None = None) -> Any:
@@ -178,9 +165,8 @@ def effective_default(setting: Setting, version: str, cfg: Config | None = None)
     under FSDP1 and SHARDED_STATE_DICT under FSDP2.
     """
     path = setting.path
-    for since, value in _VERSIONED_DEFAULTS.get(path, ()):
-        if since is None or _version_ge(version, since):
-            return value
+    if setting.older_launcher_defaults:
+        return canonical(setting, setting.launcher_default_for(version))
     if path == "num_processes":
         return 1 if cfg is not None and cfg.get("distributed_type") == "NO" else None
     if path == "fsdp_config.fsdp_state_dict_type":

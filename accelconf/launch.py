@@ -57,12 +57,6 @@ PATH_LETTER = {"simple": "S", "torchrun": "T", "deepspeed": "D", "tpu": "X", "sa
 FILLED_LATER = frozenset({"dynamo_config.dynamo_backend"})
 # Flag defaults that changed: path -> ((first version with the registry's default, older default), ...).
 # From the registry's versions_note, checked against the wheels.
-OLDER_FLAG_DEFAULTS: dict[str, tuple[tuple[str, Any], ...]] = {
-    "fsdp_config.fsdp_min_num_params": (("1.13", 1e8),),
-    "fsdp_config.fsdp_use_orig_params": (("0.25", "false"),),
-    "fsdp_config.fsdp_sync_module_states": (("0.22", "false"),),
-    "fp8_config.fp8_format": (("1.8", "E4M3"),),
-}
 NESTED_PREFIX_RULES = (("fsdp_config", "fsdp_", None), ("fp8_config", "fp8_", "0.34"), ("dynamo_config", "dynamo_", "1.14"))
 
 
@@ -130,9 +124,6 @@ def flag_kind(s: Setting) -> str:
 
 def argparse_default(s: Setting, version: str | None = None) -> Any:
     """The namespace value of a flag that was not given (argparse converts string defaults)."""
-    for since, older in OLDER_FLAG_DEFAULTS.get(s.path, ()):
-        if version is not None and not _vin(version, since, None):
-            return older
     kind = flag_kind(s)
     if s.section == "":
         if s.file_ignored:
@@ -140,7 +131,7 @@ def argparse_default(s: Setting, version: str | None = None) -> Any:
         return False if kind == "store_true" and s.namespace != s.key else None
     if s.path in FILLED_LATER:
         return None
-    d = s.launcher_default
+    d = s.launcher_default_for(version)
     if kind == "store_true":
         return False
     if kind == "str_to_bool":

@@ -15,7 +15,7 @@ from .fmt import apply_edits
 from .validate import Context, did_you_mean, scalar_text
 from .model import from_document
 
-_TO_BOOL = {"FULL_SHARD": True, "HYBRID_SHARD": True, "SHARD_GRAD_OP": False, "HYBRID_SHARD_ZERO2": False, "NO_SHARD": False}
+_TO_BOOL = registry.FSDP2_RESHARD_OF_STRATEGY
 # Why each FSDP1-only key (registry: fsdp_versions == (1,)) goes; the list itself is the registry's.
 _WHY = {
     "fsdp_backward_prefetch": "FSDP2 has no backward prefetch setting (the plugin forces it to None)",

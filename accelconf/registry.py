@@ -65,6 +65,8 @@ class Setting:
     minimum: int | float | None = None
     versions_note: str = ""
     ds_json: str | None = None  # the same setting in a DeepSpeed JSON file (dotted path)
+    # (until, value): before accelerate ``until`` the flag default was ``value`` (ascending order)
+    older_launcher_defaults: tuple[tuple[str, Any], ...] = ()
 
     @property
     def path(self) -> str:
@@ -77,6 +79,15 @@ class Setting:
     @property
     def namespace(self) -> str:
         return self.dest or self.flag or self.key
+
+    def launcher_default_for(self, version: str | None) -> Any:
+        """The flag default of that accelerate version (defaults changed in some releases)."""
+        if version is not None:
+            for until, value in self.older_launcher_defaults:
+                if not version_in(version, None, until):
+                    continue
+                return value
+        return self.launcher_default
 
     def exists_in(self, version: str | None) -> bool:
         return version_in(version, self.since, self.until)
@@ -179,6 +190,9 @@ DYNAMO_BACKEND_SINCE = {
 DYNAMO_BACKEND_UNTIL = {"NVFUSER": "0.24", "AOT_NVFUSER": "0.24", "AOT_CUDAGRAPHS": "0.24", "IPEX": "1.13"}
 DYNAMO_MODES = ("default", "reduce-overhead", "max-autotune")
 SHARDING_STRATEGIES = ("FULL_SHARD", "SHARD_GRAD_OP", "NO_SHARD", "HYBRID_SHARD", "HYBRID_SHARD_ZERO2")
+# accelerate to-fsdp2 (1.15): FSDP1 sharding strategy -> FSDP2 fsdp_reshard_after_forward.
+FSDP2_RESHARD_OF_STRATEGY = {"FULL_SHARD": True, "HYBRID_SHARD": True, "SHARD_GRAD_OP": False,
+                             "HYBRID_SHARD_ZERO2": False, "NO_SHARD": False}
 AUTO_WRAP_POLICIES = ("TRANSFORMER_BASED_WRAP", "SIZE_BASED_WRAP", "NO_WRAP")
 BACKWARD_PREFETCH = ("BACKWARD_PRE", "BACKWARD_POST", "NO_PREFETCH")
 STATE_DICT_TYPES = ("FULL_STATE_DICT", "LOCAL_STATE_DICT", "SHARDED_STATE_DICT")
@@ -337,7 +351,7 @@ _FSDP: list[Setting] = [
        env="FSDP_TRANSFORMER_CLS_TO_WRAP", encoding="raw", env_paths="T", plugin=f"{FSDP}.transformer_cls_names_to_wrap"),
     _s(_F, "fsdp_min_num_params", "int", "Minimum parameters per wrapped module (only with `SIZE_BASED_WRAP`).", env="FSDP_MIN_NUM_PARAMS", env_when="always", env_paths="T",
        plugin=f"{FSDP}.min_num_params", launcher_default=100000000, plugin_default=0, minimum=0,
-       versions_note="launcher default 1e8 (a float: exported as 100000000.0) until 1.12, int from 1.13"),
+       older_launcher_defaults=(("1.13", 1e8),), versions_note="launcher default 1e8 (a float: exported as 100000000.0) until 1.12, int from 1.13"),
     _s(_F, "fsdp_backward_prefetch", "enum", "FSDP1 backward prefetch. Forced to None (with a warning) on FSDP2.", env="FSDP_BACKWARD_PREFETCH", encoding="raw", env_paths="T",
        plugin=f"{FSDP}.backward_prefetch", choices=BACKWARD_PREFETCH, case_insensitive=True,
        legacy_values=((1, "BACKWARD_PRE"), (2, "BACKWARD_POST")), since="0.26", fsdp_versions=(1,)),
@@ -351,11 +365,13 @@ _FSDP: list[Setting] = [
        plugin=f"{FSDP}.forward_prefetch", launcher_default=False, plugin_default=False, since="0.21", fsdp_versions=(1,)),
     _s(_F, "fsdp_use_orig_params", "bool", "FSDP1: keep the original parameters (needed for torch.compile and parameter groups).", env="FSDP_USE_ORIG_PARAMS", encoding="lower", env_when="always", env_paths="T",
        plugin=f"{FSDP}.use_orig_params", launcher_default=True, plugin_default=False, since="0.21", fsdp_versions=(1,),
+       older_launcher_defaults=(("0.25", False),),
        versions_note="launcher default false until 0.24, true from 0.25"),
     _s(_F, "fsdp_cpu_ram_efficient_loading", "bool", "Load the checkpoint on rank 0 only and broadcast it (needs `fsdp_sync_module_states: true` on FSDP1).", env="FSDP_CPU_RAM_EFFICIENT_LOADING", encoding="lower", env_when="always", env_paths="T",
        plugin=f"{FSDP}.cpu_ram_efficient_loading", launcher_default=True, plugin_default=False, since="0.24"),
     _s(_F, "fsdp_sync_module_states", "bool", "FSDP1: broadcast module states from rank 0.", env="FSDP_SYNC_MODULE_STATES", encoding="lower", env_when="always", env_paths="T",
        plugin=f"{FSDP}.sync_module_states", launcher_default=True, plugin_default=False, since="0.21", fsdp_versions=(1,),
+       older_launcher_defaults=(("0.22", False),),
        versions_note="launcher default false in 0.21, true from 0.22"),
     _s(_F, "fsdp_activation_checkpointing", "bool", "Activation checkpointing of wrapped blocks.", env="FSDP_ACTIVATION_CHECKPOINTING", encoding="lower", env_when="always", env_paths="T",
        plugin=f"{FSDP}.activation_checkpointing", launcher_default=False, plugin_default=False, since="0.31"),
@@ -412,6 +428,7 @@ _FP8: list[Setting] = [
        launcher_default=1, plugin_default=1, aliases=(("fp8_interval", None),), since="0.34"),
     _s(_P8, "fp8_format", "enum", "TE: FP8 format.", flag="fp8_format", env="ACCELERATE_FP8_FORMAT", env_when="always", plugin=f"{TE}.fp8_format",
        launcher_default="HYBRID", plugin_default="HYBRID", choices=FP8_FORMATS, case_insensitive=True, aliases=(("format", None),), since="0.34",
+       older_launcher_defaults=(("1.8", "E4M3"),),
        versions_note="launcher default E4M3 until 1.7, HYBRID from 1.8"),
     _s(_P8, "amax_history_len", "int", "TE: length of the amax history window. (`accelerate config` writes `amax_history_length`, which nothing reads.)", flag="fp8_amax_history_len",
        env="ACCELERATE_FP8_AMAX_HISTORY_LEN", env_when="always", plugin=f"{TE}.amax_history_len", launcher_default=1024, plugin_default=1024,

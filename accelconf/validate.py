@@ -634,7 +634,8 @@ def _fsdp(ctx: Context) -> None:
         kp = ("fsdp_config", raf.written_key)
         v = raf.value
         if fv == 2 and not _is_bool_like(v):
-            mapped = {"FULL_SHARD": "true", "HYBRID_SHARD": "true", "SHARD_GRAD_OP": "false", "HYBRID_SHARD_ZERO2": "false", "NO_SHARD": "false"}.get(str(v).upper())
+            as_bool = registry.FSDP2_RESHARD_OF_STRATEGY.get(str(v).upper())
+            mapped = None if as_bool is None else str(as_bool).lower()
             ctx.finding("fsdp2-reshard-bool", "error",
                         f"FSDP2 needs a boolean `fsdp_reshard_after_forward`, not {v!r} (the plugin raises ValueError: invalid truth value)",
                         kp, on_value=True, suggestion=mapped, fix=ctx.replace_value(kp, mapped) if mapped else ())
