@@ -1,4 +1,5 @@
-"""Helpers to call the launcher oracle (tests/oracle/launcher.py) in a clean subprocess."""
+"""Call the launcher oracle (tests/oracle/harness.py, accelerate's own launcher as a pure function)
+in a clean subprocess, for whole lists of config files."""
 
 from __future__ import annotations
 
@@ -23,9 +24,15 @@ def oracle(paths: list[str | Path]) -> dict[str, dict]:
     """accelerate's own launcher verdict for each config file: {path: {ok, error | mode, env}}."""
     if not have_accelerate():
         pytest.skip("accelerate and torch are not installed (pip install -e '.[test]')")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ACCELERATE_", "FSDP_", "PARALLELISM_CONFIG_", "MEGATRON_LM_"))}
-    proc = subprocess.run([sys.executable, str(HERE / "launcher.py"), *map(str, paths)], capture_output=True, text=True,
-                          env=env, timeout=300)
+    requests = "".join(json.dumps({"argv": ["--config_file", str(p), "train.py"]}) + "\n" for p in paths)
+    proc = subprocess.run([sys.executable, str(HERE / "harness.py")], input=requests, capture_output=True, text=True,
+                          env=dict(os.environ), timeout=600)
     if proc.returncode != 0:
         raise AssertionError(f"oracle failed: {proc.stderr[-2000:]}")
-    return json.loads(proc.stdout)
+    lines = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+    answers = [a for a in lines if "ready" not in a]
+    assert len(answers) == len(paths), proc.stderr[-2000:]
+    out = {}
+    for p, a in zip(paths, answers):
+        out[str(p)] = {"ok": "error" not in a, **a}
+    return out
