@@ -128,14 +128,9 @@ def default_config_file(environ: Mapping[str, str] | None = None) -> str:
 # -- versions ---------------------------------------------------------------------------------
 
 def _metadata_version(name: str) -> str | None:
-    import importlib.metadata as md
+    from .versions import installed_version
 
-    try:
-        return md.version(name)
-    except md.PackageNotFoundError:
-        return None
-    except Exception:  # a broken dist-info directory must not break the probe
-        return None
+    return installed_version(name)
 
 
 def _version_tuple(v: str) -> tuple[int, ...]:

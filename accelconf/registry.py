@@ -144,13 +144,10 @@ def version_in(version: str | None, since: str | None, until: str | None) -> boo
 
 @lru_cache(maxsize=1)
 def installed_accelerate_version() -> str | None:
-    """The installed accelerate version, read from metadata (accelerate is never imported)."""
-    from importlib import metadata
+    """The installed accelerate version, read from its metadata (accelerate is never imported)."""
+    from .versions import installed_version
 
-    try:
-        return metadata.version("accelerate")
-    except metadata.PackageNotFoundError:
-        return None
+    return installed_version("accelerate")
 
 
 def resolve_version(requested: str | None) -> str:

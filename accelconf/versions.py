@@ -1,0 +1,49 @@
+"""Installed package versions, read from ``*.dist-info`` folder names without importing anything.
+
+``importlib.metadata`` costs 30-50 ms of start-up (it imports ``email`` and friends) on every
+command that checks against the installed accelerate; scanning ``sys.path`` for
+``NAME-VERSION.dist-info`` takes about a millisecond. Anything unusual (an egg, a name the scan
+cannot see) falls back to ``importlib.metadata``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from functools import lru_cache
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[-_.]+", "_", name).lower()
+
+
+@lru_cache(maxsize=1)
+def _dist_infos() -> dict[str, str]:
+    found: dict[str, str] = {}
+    for entry in sys.path:
+        try:
+            names = os.listdir(entry or ".")
+        except OSError:
+            continue
+        for n in names:
+            if n.endswith(".dist-info") and "-" in n:
+                base = n[: -len(".dist-info")]
+                dist, _, version = base.rpartition("-")
+                found.setdefault(_norm(dist), version)
+    return found
+
+
+def installed_version(name: str) -> str | None:
+    """The version of an installed distribution, or ``None`` when it is not installed."""
+    got = _dist_infos().get(_norm(name))
+    if got is not None:
+        return got
+    import importlib.metadata as md
+
+    try:
+        return md.version(name)
+    except md.PackageNotFoundError:
+        return None
+    except Exception:  # a broken dist-info directory must not break a command
+        return None
