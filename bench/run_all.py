@@ -65,7 +65,7 @@ def main() -> int:
         proc = subprocess.run([sys.executable, str(HERE / script), *extra], capture_output=True, text=True, cwd=HERE.parent)
         out += [f"## {title}", "", f"`python bench/{script}`", ""]
         text = proc.stdout.strip() or "(no output)"
-        out += [text, ""]
+        out += [text if text.startswith("|") else f"```\n{text}\n```", ""]
         if proc.returncode != 0:
             out += ["```", proc.stderr.strip()[-2000:], "```", ""]
         print(text, file=sys.stderr)
