@@ -712,8 +712,8 @@ def _deepspeed_file(ctx: Context, ref: str) -> None:
         from . import deepspeed as dsmod
     except ImportError:
         return
-    base = os.path.dirname(os.path.abspath(ctx.doc.path)) if ctx.doc.path and not ctx.doc.path.startswith("<") else os.getcwd()
-    path = ref if os.path.isabs(ref) else os.path.join(base, ref)
+    base = os.path.dirname(ctx.doc.path) if ctx.doc.path and not ctx.doc.path.startswith("<") else ""
+    path = ref if os.path.isabs(ref) else os.path.normpath(os.path.join(base, ref))  # as the user named the config
     if not os.path.isfile(path):
         ctx.finding("deepspeed-config-file-missing", "info",
                     f"`deepspeed_config_file` {ref!r} was not found next to the config (it is resolved against the launch directory at run time)",
