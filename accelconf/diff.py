@@ -531,7 +531,10 @@ def _unknown(a: Config, b: Config, ignore: tuple[str, ...]) -> list[Change]:
         if ea is not None and eb is not None and _same(ea.value, eb.value):
             continue
         top = "." not in path
-        note = "unknown key: accelerate refuses to load the file" if top else "unknown key: accelerate ignores it"
+        if path.startswith("--"):
+            note = f"launch flag {path} (no config-file key)"
+        else:
+            note = "unknown key: accelerate refuses to load the file" if top else "unknown key: accelerate ignores it"
         kind: Kind = "changed" if ea and eb else ("added" if eb else "removed")
         if (a.format or "yaml") != (b.format or "yaml") and not (ea and eb):
             # Something only one format has (an env var, a kwarg): the other cannot say it.

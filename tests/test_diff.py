@@ -405,3 +405,15 @@ def test_property_to_env_has_no_changes(data: dict, draw) -> None:
     env = formats.read(env_text, fmt="env", path="x.env", version=VERSION)
     r = semdiff.diff(cfg, env, version=VERSION)
     assert [c for c in r.changes if c.kind == "changed"] == [], (text, env_text)
+
+
+def test_launcher_only_flags_are_labelled_as_flags(tmp_path):
+    from accelconf.diff import diff_files
+
+    a, b = tmp_path / "a.env", tmp_path / "b.env"
+    a.write_text("OMP_NUM_THREADS=4\nACCELERATE_MIXED_PRECISION=bf16\n")
+    b.write_text("OMP_NUM_THREADS=8\nACCELERATE_MIXED_PRECISION=bf16\n")
+    res = diff_files(str(a), str(b))
+    (change,) = res.differences
+    assert change.key == "--num_cpu_threads_per_process" and (change.a, change.b) == (4, 8)
+    assert "launch flag" in change.note and "refuses" not in change.note
