@@ -88,7 +88,7 @@ def render_text(results: list[FileResult], color: bool = False, summary: bool = 
     return "\n".join(lines) + ("\n" if lines else "")
 
 
-def render_json(results: list[FileResult]) -> str:
+def render_json(results: list[FileResult], extra: dict | None = None) -> str:
     files = []
     for r in results:
         entry: dict = {"path": r.path, "findings": [dict(f.to_json(), **({"file": f.path} if f.path and f.path != r.path else {}))
@@ -96,7 +96,7 @@ def render_json(results: list[FileResult]) -> str:
         if r.error is not None:
             entry["error"] = {"message": r.error.message, "line": r.error.line, "column": r.error.column}
         files.append(entry)
-    return json.dumps({"files": files}, indent=2) + "\n"
+    return json.dumps({"files": files, **(extra or {})}, indent=2, default=str) + "\n"
 
 
 def _gh_escape(s: str) -> str:
@@ -117,10 +117,12 @@ def render_github(results: list[FileResult]) -> str:
     return "\n".join(out) + ("\n" if out else "")
 
 
-def render(results: list[FileResult], fmt: str = "text", stream: IO[str] | None = None, color: str = "auto") -> str:
+def render(results: list[FileResult], fmt: str = "text", stream: IO[str] | None = None, color: str = "auto",
+           extra: dict | None = None) -> str:
+    """Findings in a format; ``extra`` adds top-level members to the JSON form (e.g. the environment)."""
     stream = stream or sys.stdout
     if fmt == "json":
-        return render_json(results)
+        return render_json(results, extra)
     if fmt == "github":
         return render_github(results)
     return render_text(results, use_color(stream, color))

@@ -327,3 +327,16 @@ def test_bf16_in_deepspeed_json_given_or_referenced() -> None:
     [f] = [f for f in check_environment(referenced, env) if f.rule == "env-bf16"]
     assert f.path.endswith("ds-bf16.json") and f.line == 3
     assert not [f for f in check_environment(given, target_from_args(4, "A10G", base=INSTALLED))]
+
+
+def test_check_json_output_includes_the_environment(capsys):
+    import json as _json
+
+    from accelconf.cli import main as cli_main
+
+    code = cli_main(["check", "--format", "json", "--gpus", "4", "--gpu", "V100", "--torch-version", "2.4.1",
+                     str(Path(__file__).resolve().parents[1] / "examples" / "fsdp2.yaml")])
+    out = _json.loads(capsys.readouterr().out)
+    assert code == 1
+    assert out["environment"]["gpus"][0]["model"].startswith("V100") and len(out["environment"]["gpus"]) == 4
+    assert any(f["rule"] == "env-bf16" for f in out["files"][0]["findings"])

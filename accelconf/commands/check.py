@@ -174,7 +174,7 @@ def run(args: argparse.Namespace) -> int:
     for note in env.notes:
         sys.stderr.write(f"accelconf: note: {note}\n")
     results = [check_file(path, env) for path in opts.configs]
-    sys.stdout.write(render(results, args.format, sys.stdout, args.color))
+    sys.stdout.write(render(results, args.format, sys.stdout, args.color, extra={"environment": env.to_json()}))
     return exit_code(results, args.strict)
 
 
