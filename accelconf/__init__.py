@@ -20,6 +20,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "AccelconfError": ("accelconf.errors", "AccelconfError"),
     "Config": ("accelconf.model", "Config"),
     "Document": ("accelconf.document", "Document"),
+    "Environment": ("accelconf.probe", "Environment"),
     "Finding": ("accelconf.findings", "Finding"),
     "InputError": ("accelconf.errors", "InputError"),
     "Setting": ("accelconf.registry", "Setting"),
@@ -27,12 +28,15 @@ _LAZY: dict[str, tuple[str, str]] = {
     "accelerate_schema": ("accelconf.schema", "accelerate_schema"),
     "check_config": ("accelconf.api", "check_config"),
     "convert": ("accelconf.api", "convert"),
+    "detect_environment": ("accelconf.probe", "probe"),
     "diff_configs": ("accelconf.api", "diff_configs"),
     "format_text": ("accelconf.fmt", "format_text"),
     "load": ("accelconf.document", "load_file"),
+    "load_target": ("accelconf.targets", "load_target"),
     "loads": ("accelconf.document", "load_text"),
     "migrate_text": ("accelconf.migrate", "migrate_text"),
     "read_config": ("accelconf.api", "read_config"),
+    "target_from_args": ("accelconf.targets", "target_from_args"),
     "validate_config": ("accelconf.api", "validate_config"),
 }
 
