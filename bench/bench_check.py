@@ -12,10 +12,10 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
+
+from common import bench_env, timed  # noqa: E402  (bench/ is on sys.path when run as a script)
 
 CONFIG = """\
 compute_environment: LOCAL_MACHINE
@@ -31,13 +31,6 @@ fsdp_config:
 """
 
 
-def timed(argv: list[str], runs: int, env: dict[str, str]) -> list[float]:
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, env=env)
-        times.append(time.perf_counter() - start)
-    return times
 
 
 def main() -> int:
@@ -48,12 +41,7 @@ def main() -> int:
     args = parser.parse_args()
     py = sys.executable
     with tempfile.TemporaryDirectory() as tmp:
-        env = dict(os.environ)
-        if args.no_bytecode:
-            env["PYTHONDONTWRITEBYTECODE"] = "1"
-        else:
-            env.pop("PYTHONDONTWRITEBYTECODE", None)
-            env["PYTHONPYCACHEPREFIX"] = os.path.join(tmp, "pycache")
+        env = bench_env(tmp, args.no_bytecode)
         config = args.config
         if config is None:
             config = os.path.join(tmp, "fsdp2.yaml")

@@ -13,11 +13,11 @@ import argparse
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from common import bench_env, timed  # noqa: E402  (bench/ is on sys.path when run as a script)
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "accelerate"
 DEFAULT = CORPUS / "huggingface__accelerate__examples__config_yaml_templates__fsdp.yaml"
@@ -33,13 +33,6 @@ fsdp_config:
 """
 
 
-def timed(argv: list[str], runs: int, env: dict[str, str]) -> list[float]:
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, env=env)
-        times.append(time.perf_counter() - start)
-    return times
 
 
 def main() -> None:
@@ -52,8 +45,7 @@ def main() -> None:
     if config is None:
         config = os.path.join(tmp, "config.yaml")
         Path(config).write_text(FALLBACK)
-    env = dict(os.environ, PYTHONPYCACHEPREFIX=os.path.join(tmp, "pycache"), HF_HOME=os.path.join(tmp, "hf"))
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env = bench_env(tmp, HF_HOME=os.path.join(tmp, "hf"))
     py = sys.executable
     accelerate = shutil.which("accelerate", path=os.path.dirname(py)) or shutil.which("accelerate")
     commands = [("python -c pass", [py, "-c", "pass"]), ("accelconf to-env", [py, "-m", "accelconf", "to-env", config])]

@@ -12,9 +12,9 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
-import time
+
+from common import bench_env, timed  # noqa: E402  (bench/ is on sys.path when run as a script)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CASES = os.path.join(HERE, "..", "tests", "data", "diff")
@@ -25,13 +25,6 @@ PAIRS = (
 )
 
 
-def timed(argv: list[str], runs: int, env: dict[str, str] | None = None) -> list[float]:
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, env=env)
-        times.append(time.perf_counter() - start)
-    return times
 
 
 def main() -> int:
@@ -41,9 +34,9 @@ def main() -> int:
     parser.add_argument("--no-bytecode", action="store_true",
                         help="keep PYTHONDONTWRITEBYTECODE: every run compiles accelconf from source")
     args = parser.parse_args()
-    env = dict(os.environ)
-    if not args.no_bytecode:  # an installed package has its .pyc files; measure that
-        env.pop("PYTHONDONTWRITEBYTECODE", None)
+    import tempfile
+
+    env = bench_env(tempfile.mkdtemp(prefix="accelconf-bench-"), args.no_bytecode)
     if len(args.files) not in (0, 2):
         parser.error("give two files, or none")
     py = sys.executable

@@ -13,40 +13,38 @@ import glob
 import os
 import shutil
 import statistics
-import subprocess
 import sys
-import time
+import tempfile
 from pathlib import Path
+
+from common import bench_env, timed  # noqa: E402  (bench/ is on sys.path when run as a script)
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus" / "accelerate"
 
 
-def timed(argv: list[str], runs: int) -> float:
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, cwd=ROOT)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+def median_ms(argv: list[str], runs: int, env: dict[str, str]) -> float:  # seconds
+    return statistics.median(timed(argv, runs, env, cwd=str(ROOT)))
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=11)
+    ap.add_argument("--no-bytecode", action="store_true", help="compile accelconf from source on every run")
     args = ap.parse_args()
+    env = bench_env(tempfile.mkdtemp(prefix="accelconf-bench-"), args.no_bytecode)
     py = sys.executable
     one = str(ROOT / "examples" / "fsdp2.yaml")
     corpus = sorted(glob.glob(str(CORPUS / "*")))
-    base = timed([py, "-c", "pass"], args.runs)
+    base = median_ms([py, "-c", "pass"], args.runs, env)
     rows = [("python -c pass", base)]
-    rows.append(("accelconf validate (1 file)", timed([py, "-m", "accelconf", "validate", one], args.runs)))
-    rows.append(("accelconf fmt --check (1 file)", timed([py, "-m", "accelconf", "fmt", "--check", one], args.runs)))
+    rows.append(("accelconf validate (1 file)", median_ms([py, "-m", "accelconf", "validate", one], args.runs, env)))
+    rows.append(("accelconf fmt --check (1 file)", median_ms([py, "-m", "accelconf", "fmt", "--check", one], args.runs, env)))
     if corpus:
-        rows.append((f"accelconf validate ({len(corpus)} corpus files, one call)", timed([py, "-m", "accelconf", "validate", *corpus], max(3, args.runs // 3))))
+        rows.append((f"accelconf validate ({len(corpus)} corpus files, one call)", median_ms([py, "-m", "accelconf", "validate", *corpus], max(3, args.runs // 3), env)))
     accelerate = shutil.which("accelerate", path=os.path.dirname(py)) or shutil.which("accelerate")
     if accelerate:
-        rows.append(("accelerate env --config_file (1 file)", timed([accelerate, "env", "--config_file", one], max(3, args.runs // 3))))
+        rows.append(("accelerate env --config_file (1 file)", median_ms([accelerate, "env", "--config_file", one], max(3, args.runs // 3), env)))
     print(f"| command | median (ms) | x python -c pass |\n|---|---:|---:|")
     for name, t in rows:
         print(f"| {name} | {t * 1000:.0f} | {t / base:.1f} |")

@@ -1,0 +1,33 @@
+"""What every benchmark in bench/ shares: timing fresh processes, and the bytecode setting.
+
+An installed package has its ``.pyc`` files; this environment may set ``PYTHONDONTWRITEBYTECODE``,
+which would make every run compile accelconf from source. ``bench_env(no_bytecode=False)`` caches
+bytecode in a temporary ``PYTHONPYCACHEPREFIX`` instead, as an installed package would.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+
+
+def timed(argv: list[str], runs: int, env: dict[str, str] | None = None, cwd: str | None = None) -> list[float]:
+    """Wall times (seconds) of ``runs`` fresh runs of a command, output discarded."""
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, env=env, cwd=cwd)
+        times.append(time.perf_counter() - start)
+    return times
+
+
+def bench_env(tmp: str, no_bytecode: bool = False, **extra: str) -> dict[str, str]:
+    """The environment to run commands in: bytecode cached under ``tmp`` unless ``no_bytecode``."""
+    env = dict(os.environ, **extra)
+    if no_bytecode:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+    else:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = os.path.join(tmp, "pycache")
+    return env
