@@ -23,6 +23,7 @@ from ..errors import InputError
 from ..findings import Finding
 from ..launch import launch_env, resolve
 from ..model import Config, Entry
+from .env import decode
 
 ACCELERATOR = "Accelerator"
 # Accelerator keyword -> plugin class it takes.
@@ -48,19 +49,9 @@ def _value(s: registry.Setting, raw: str) -> Any:
         return None
     if t in ("bool", "boolish"):
         return _bool(raw)
-    if t == "int" or (t == "enum" and s.choices and all(isinstance(c, int) for c in s.choices)):
-        try:
-            return int(raw)
-        except ValueError:
-            return raw
-    if t == "float":
-        try:
-            return float(raw)
-        except ValueError:
-            return raw
     if t == "classlist" and s.section == "fsdp_config":
         return [p for p in raw.split(",") if p]
-    return raw
+    return decode(s, raw)  # numbers as the env reader decodes them
 
 
 def plugin_kwargs(env: dict[str, str], version: str, written: frozenset[str] = frozenset()
