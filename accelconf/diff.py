@@ -1036,25 +1036,15 @@ def _yaml_or_json_name(path: str) -> bool:
 
 def _read(path: str, version: str | None = None, text: str | None = None) -> Config:
     """A Config from a file in any readable format; prefers :func:`accelconf.formats.read`."""
-    from .errors import InputError
 
     try:
         from .formats import read  # type: ignore[attr-defined]
     except ImportError:
         read = None
     if text is None:
-        from .document import decode
+        from .document import decode, read_bytes
 
-        try:
-            with open(path, "rb") as fh:
-                raw = fh.read()
-        except FileNotFoundError as exc:
-            raise InputError("no such file", path) from exc
-        except IsADirectoryError as exc:
-            raise InputError("is a directory", path) from exc
-        except OSError as exc:
-            raise InputError(f"cannot read: {exc.strerror or exc}", path) from exc
-        text, _ = decode(raw, path)
+        text, _ = decode(read_bytes(path), path)
     if read is not None:
         cfg = read(text, path=path, version=version)
     else:

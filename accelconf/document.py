@@ -285,16 +285,21 @@ def sniff_format(text: str, path: str = "") -> Format:
 def load_file(path: str | os.PathLike[str], fmt: Format | None = None) -> Document:
     """Read and parse a file. Raises :class:`InputError` with a position on any problem."""
     p = os.fspath(path)
+    return load_bytes(read_bytes(p), p, fmt)
+
+
+def read_bytes(path: str | os.PathLike[str]) -> bytes:
+    """A file's bytes (at most one byte past the size limit), or an :class:`InputError`."""
+    p = os.fspath(path)
     try:
         with open(p, "rb") as fh:
-            raw = fh.read(MAX_BYTES + 1)
+            return fh.read(MAX_BYTES + 1)
     except IsADirectoryError as exc:
         raise InputError("is a directory", p) from exc
     except FileNotFoundError as exc:
         raise InputError("no such file", p) from exc
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror or exc}", p) from exc
-    return load_bytes(raw, p, fmt)
 
 
 def load_bytes(raw: bytes, path: str = "<text>", fmt: Format | None = None) -> Document:

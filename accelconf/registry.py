@@ -18,7 +18,7 @@ the first that no longer has it (exclusive); ``None`` means "all known versions"
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Iterable
 

@@ -45,7 +45,7 @@ def main() -> int:
     accelerate = shutil.which("accelerate", path=os.path.dirname(py)) or shutil.which("accelerate")
     if accelerate:
         rows.append(("accelerate env --config_file (1 file)", median_ms([accelerate, "env", "--config_file", one], max(3, args.runs // 3), env)))
-    print(f"| command | median (ms) | x python -c pass |\n|---|---:|---:|")
+    print("| command | median (ms) | x python -c pass |\n|---|---:|---:|")
     for name, t in rows:
         print(f"| {name} | {t * 1000:.0f} | {t / base:.1f} |")
     if accelerate and corpus:

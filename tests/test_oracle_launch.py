@@ -13,11 +13,9 @@ hypothesis. Older accelerate versions are compared with fixtures recorded by
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 

@@ -3,8 +3,6 @@ Fails on drift when accelerate changes (tests run with the accelerate version of
 
 from __future__ import annotations
 
-import dataclasses
-import os
 import subprocess
 import sys
 import json

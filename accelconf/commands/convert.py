@@ -64,7 +64,7 @@ def print_findings(findings: list[Finding], source: str, quiet: bool = False, st
 def convert_text(text: str, source: str, target: str, source_format: str | None = None, version: str | None = None,
                  machine_rank: int | None = None, all_ranks: bool = False, export: bool = False) -> tuple[str, list[Finding]]:
     """The converted text and its findings (the library entry point of the command)."""
-    from .. import formats, registry
+    from .. import formats
     from ..launch import LaunchError, resolve
 
     ver = resolve(version)

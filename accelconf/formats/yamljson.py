@@ -14,7 +14,6 @@ import json
 import re
 from typing import Any
 
-from .. import registry
 from ..document import load_text, resolve_yaml11
 from ..findings import Finding
 from ..launch import resolve
