@@ -420,12 +420,12 @@ def _apply_file(cfg: Config, ver: str, ns: dict[str, Any], explicit: set[str], o
             key=lambda e: (e.line == 0, e.line, e.column))
         for e in nested:
             section = e.path.split(".")[0]
-            written = e.written_key or e.path.split(".", 1)[1]
+            name = e.written_key or e.path.split(".", 1)[1]
             if e.origin != "file" and e.setting is not None:
-                written = e.setting.key
-            attr = nested_attr(section, written, ver)
+                name = e.setting.key
+            attr = nested_attr(section, name, ver)
             if section == "deepspeed_config":
-                ds_fields.append(written)
+                ds_fields.append(name)
             if _vin(ver, "1.5", None) and attr in explicit:
                 continue
             ns[attr] = e.value
