@@ -409,3 +409,23 @@ def test_omp_num_threads_is_the_launch_flag_not_an_unknown_name() -> None:
     assert not any(f.rule == "convert.lossy" and "OMP_NUM_THREADS" in f.message for f in findings)
     _, to_yaml = formats.write(cfg, "yaml")
     assert any(f.key == "--num_cpu_threads_per_process" and f.rule == "convert.lossy" for f in to_yaml)
+
+
+def test_python_only_arguments_never_reach_a_config_file(tmp_path, capsys):
+    """A kwarg with no config-file key is reported and left out: the YAML must stay loadable."""
+    from accelconf.cli import main
+    from accelconf.document import load_text
+    from accelconf.validate import validate_document
+
+    src = tmp_path / "train.py"
+    src.write_text(
+        "from accelerate import Accelerator\n"
+        "from accelerate.utils import DataLoaderConfiguration, FullyShardedDataParallelPlugin\n"
+        "acc = Accelerator(mixed_precision='bf16', dataloader_config=DataLoaderConfiguration(split_batches=True),\n"
+        "                  fsdp_plugin=FullyShardedDataParallelPlugin(cpu_offload=True, fsdp_version=2))\n")
+    assert main(["to-yaml", str(src)]) == 0
+    cap = capsys.readouterr()
+    assert "Accelerator" not in cap.out and "fsdp_offload_params: true" in cap.out
+    assert not [f for f in validate_document(load_text(cap.out)) if f.severity == "error"]
+    assert f"{src}:3:" in cap.err and "dataloader_config" in cap.err and "dropped" in cap.err
+    assert f"{src}:0:0: warning: {src}" not in cap.err  # positions are not printed twice

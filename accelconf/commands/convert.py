@@ -74,10 +74,17 @@ def convert_text(text: str, source: str, target: str, source_format: str | None 
         from ..formats.env import reader_findings
 
         findings += reader_findings(cfg)
+    import re as _re
+
     for note in cfg.notes:
         if note.endswith("[env.never-read]"):
             continue
-        findings.append(Finding("convert.input", "warning" if "warning" in note else "info", note))
+        # Readers write some notes as "FILE:LINE:COL: severity: message": keep their position.
+        m = _re.match(r"^(?:.*?):(\d+):(\d+): (error|warning|info): (.*)$", note)
+        if m:
+            findings.append(Finding("convert.input", m.group(3), m.group(4), "", int(m.group(1)), int(m.group(2))))  # type: ignore[arg-type]
+        else:
+            findings.append(Finding("convert.input", "warning" if "warning" in note else "info", note))
     ranks: list[int | None] = [machine_rank]
     if all_ranks:
         try:

@@ -69,7 +69,9 @@ def to_data(cfg: Config) -> tuple[dict[str, Any], list[Finding]]:
         else:
             data[path] = _plain(e.value)
     for path, e in cfg.unknown.items():
-        if path.startswith("--") or (e.origin in ("env", "cli", "kwargs") and "." not in path):
+        if path.startswith("--") or e.origin in ("env", "cli", "kwargs"):
+            # Only a file's own unknown keys are kept (they are the user's); anything else would
+            # make accelerate refuse the file it is written into.
             findings.append(Finding("convert.lossy", "warning", f"`{path}` has no config-file key; dropped",
                                     path, e.line, e.column))
             continue
