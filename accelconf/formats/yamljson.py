@@ -87,6 +87,10 @@ def to_data(cfg: Config) -> tuple[dict[str, Any], list[Finding]]:
         data["distributed_type"] = "NO"
         findings.append(Finding("convert.default", "info", "no distributed_type in the input: written as 'NO'", "distributed_type"))
     data.setdefault("compute_environment", "LOCAL_MACHINE")
+    if "num_processes" not in data and data.get("distributed_type") not in ("NO", None):
+        findings.append(Finding("convert.incomplete", "info",
+                                "the input does not say how many processes: add num_processes to the file or pass --num_processes at launch",
+                                "num_processes"))
     return data, findings
 
 
