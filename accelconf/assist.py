@@ -712,13 +712,13 @@ def hover(text: str, line: int, col: int, version: str | None = None, path: str 
         cur = lines[line] if line < len(lines) else ""
         name = (where.key or cur[where.start:where.end]) if where.format == "yaml" else cur[where.start:where.end].strip('"')
         where = Where(where.format, line, where.path, "key", key=name, start=where.start, end=where.end)
-        raw = ""
+        raw: str = ""
         if where.format == "yaml":
             m = _KEY_LINE.match(cur)
             raw = _strip_comment(m.group("rest")).strip() if m else ""
     else:
-        raw = where.value_text
-    name = where.key
+        raw = where.value_text or ""
+    name = where.key or ""
     if not name:
         return None
     if kind == "deepspeed":

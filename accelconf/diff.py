@@ -657,7 +657,8 @@ def batch_note(fa: Factors, fb: Factors) -> str:
 
 
 def _sharding_note(key: str, a: Any, b: Any) -> str:
-    la, lb = _SHARD_LEVEL.get(a), _SHARD_LEVEL.get(b)
+    la: float | None = _SHARD_LEVEL.get(a)
+    lb: float | None = _SHARD_LEVEL.get(b)
     if key.endswith("zero_stage") or key.endswith("zero_optimization.stage"):
         la, lb = _num(a), _num(b)
     if la is None or lb is None or la == lb:
@@ -1037,8 +1038,9 @@ def _yaml_or_json_name(path: str) -> bool:
 def _read(path: str, version: str | None = None, text: str | None = None) -> Config:
     """A Config from a file in any readable format; prefers :func:`accelconf.formats.read`."""
 
+    read: Any
     try:
-        from .formats import read  # type: ignore[attr-defined]
+        from .formats import read
     except ImportError:
         read = None
     if text is None:

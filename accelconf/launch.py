@@ -634,7 +634,8 @@ def _rendezvous(mode: str, ns: dict[str, Any]) -> tuple[dict[str, Any], list[str
     if port is None:
         port = 29500
     ns["main_process_port"] = port
-    n, m, ip = ns.get("num_processes"), ns["num_machines"], ns.get("main_process_ip")
+    n: Any = ns.get("num_processes")  # set by now: a missing count was refused above
+    m, ip = ns["num_machines"], ns.get("main_process_ip")
     out: dict[str, Any] = {}
     cmd: list[str] | None = None
     launcher = ns.get("deepspeed_multinode_launcher") or MULTINODE_DEFAULT_LAUNCHER

@@ -463,7 +463,7 @@ def _values(ctx: Context) -> None:
         s = e.setting
         if s is None or path in ("mixed_precision", "distributed_type", "compute_environment"):
             continue
-        keypath = (s.section, e.written_key) if s.section else (e.written_key,)
+        keypath: tuple[str, ...] = (s.section, e.written_key) if s.section else (e.written_key,)
         if not ctx.doc.key(keypath):
             keypath = (e.written_key,) if ctx.doc.key((e.written_key,)) else tuple(path.split("."))
         v = e.value

@@ -23,13 +23,16 @@ import importlib
 import json
 import os
 import sys
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from ..errors import InputError, UsageError
 from ..report import use_color
 
 # By module path: the package may also export a function named ``diff``.
-semdiff = importlib.import_module("accelconf.diff")
+if TYPE_CHECKING:
+    from .. import diff as semdiff
+else:
+    semdiff = importlib.import_module("accelconf.diff")
 
 _GREEN, _RED, _YELLOW, _CYAN, _DIM, _BOLD, _RESET = "\033[32m", "\033[31m", "\033[33m", "\033[36m", "\033[2m", "\033[1m", "\033[0m"
 _MARK = {"changed": "~", "added": "+", "removed": "-", "not_comparable": "?"}
@@ -157,8 +160,8 @@ def render_text(result: semdiff.DiffResult, color: bool = False, header: bool = 
             lines.append(f"      {c.note}")
     if result.notes:
         lines.append("consequences")
-        for n in result.notes:
-            lines.append(f"  * {n}")
+        for note in result.notes:
+            lines.append(f"  * {note}")
     n = len(result.differences)
     summary = "equivalent: no difference in meaning" if n == 0 else f"{n} difference{'s' if n != 1 else ''}"
     if result.not_comparable:

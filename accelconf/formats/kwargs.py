@@ -247,7 +247,7 @@ def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: st
         for kw in node.keywords:
             if kw.arg is None:
                 continue
-            pos = dict(line=kw.value.lineno, column=kw.value.col_offset + 1, origin="kwargs", where=f"{cls}({kw.arg}=)")
+            pos: dict[str, Any] = dict(line=kw.value.lineno, column=kw.value.col_offset + 1, origin="kwargs", where=f"{cls}({kw.arg}=)")
             if cls == ACCELERATOR and kw.arg in PLUGIN_KWARGS or kw.arg in HANDLERS.values() or kw.arg == "kwargs_handlers":
                 continue
             try:

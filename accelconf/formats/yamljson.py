@@ -21,7 +21,7 @@ from ..model import Config, from_document
 
 
 def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: str = "yaml") -> Config:
-    doc = load_text(text, path, fmt if fmt in ("yaml", "json") else None)
+    doc = load_text(text, path, "json" if fmt == "json" else ("yaml" if fmt == "yaml" else None))
     if doc.format == "json" and isinstance(doc.data, dict):
         from ..deepspeed import is_deepspeed
 
