@@ -101,3 +101,13 @@ def test_parse_settings() -> None:
     s, problems = parse_settings({"accelerateVersion": 3, "disabledRules": "x", "target": 5, "colour": 1})
     assert s == Settings() and len(problems) == 4
     assert parse_settings("nonsense")[0] == Settings() and parse_settings("nonsense")[1]
+
+
+def test_findings_about_a_referenced_file_are_anchored_on_the_reference() -> None:
+    own = Finding("unknown-key", "error", "unknown", "x", 3, 1, path="conf/acc.yaml")
+    other = Finding("ds-batch", "error", "train_batch_size 30 != 64", "train_batch_size", 2, 23, path="conf/ds.json")
+    out = convert.anchor_foreign([own, other], "conf/acc.yaml", (5, 26, 5, 33))
+    assert out[0] == own
+    assert (out[1].line, out[1].column, out[1].end_line, out[1].end_column) == (5, 26, 5, 33)
+    assert out[1].message.startswith("ds.json:2:23: ")
+    assert convert.anchor_foreign([other], "conf/acc.yaml", None) == []

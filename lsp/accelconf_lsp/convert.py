@@ -119,6 +119,28 @@ def lsp_diagnostic(finding: Finding, lines: Sequence[str], encoding: str = "utf-
     )
 
 
+def anchor_foreign(findings: Iterable[Finding], doc_path: str, anchor: tuple[int, int, int, int] | None) -> list[Finding]:
+    """Findings about another file (a referenced DeepSpeed JSON) shown in this document: placed on
+    ``anchor`` (1-based line, column, end line, end column of the reference) with the other file's
+    ``name:line:col`` in the message, or left out when there is no anchor."""
+    import os
+    from dataclasses import replace
+
+    out = []
+    here = os.path.normpath(doc_path) if doc_path else ""
+    for f in findings:
+        if not f.path or os.path.normpath(f.path) == here:
+            out.append(f)
+            continue
+        if anchor is None:
+            continue
+        line, col, eline, ecol = anchor
+        where = f"{os.path.basename(f.path)}:{f.line}:{f.column}"
+        out.append(replace(f, message=f"{where}: {f.message}", line=line, column=col, end_line=eline, end_column=ecol,
+                           path="", fix=()))
+    return out
+
+
 def lsp_diagnostics(findings: Iterable[Finding], text: str, encoding: str = "utf-16") -> list[types.Diagnostic]:
     lines = lines_of(text)
     return [lsp_diagnostic(f, lines, encoding) for f in findings]

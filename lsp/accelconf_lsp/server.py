@@ -189,7 +189,9 @@ class AccelconfLanguageServer(LanguageServer):
                 self.kinds[uri] = kind
                 result.kind = kind
                 if result.doc is not None:
-                    result.findings = self._findings(result.doc)
+                    ref = result.doc.node(("deepspeed_config", "deepspeed_config_file"))
+                    anchor = (ref.line + 1, ref.col + 1, ref.end_line + 1, ref.end_col + 1) if ref is not None else None
+                    result.findings = convert.anchor_foreign(self._findings(result.doc), path, anchor)
                     result.diagnostics = convert.lsp_diagnostics(result.findings, text, encoding)
         except Exception:  # noqa: BLE001 - publish what we have
             logger.exception("analysing %s failed", uri)
