@@ -581,13 +581,13 @@ def _prepare(mode: str, ns: dict[str, Any], ver: str, ds_fields: list[str], mp_f
             if s.env:
                 put(s, backend if s.key == "dynamo_backend" else ns.get(s.namespace))
     if mode == "deepspeed":
-        env["ACCELERATE_CONFIG_DS_FIELDS"] = ",".join(ds_fields + (["mixed_precision"] if mp_from_config else [])).lower()
-        env["ACCELERATE_USE_DEEPSPEED"] = "true"
+        env[registry.CONFIG_DS_FIELDS_ENV] = ",".join(ds_fields + (["mixed_precision"] if mp_from_config else [])).lower()
+        env[registry.USE_ENV["DEEPSPEED"]] = "true"
         for s in _section("deepspeed_config", ver):
             if s.env and ns.get(s.namespace) is not None:
                 put(s, ns[s.namespace])
     if mode == "torchrun" and ns["use_fsdp"]:
-        env["ACCELERATE_USE_FSDP"] = "true"
+        env[registry.USE_ENV["FSDP"]] = "true"
         ram, sync = ns.get("fsdp_cpu_ram_efficient_loading"), ns.get("fsdp_sync_module_states")
         if "fsdp_cpu_ram_efficient_loading" in ns and ram and not sync:
             raise LaunchError("When using `--fsdp_cpu_ram_efficient_loading` set `--fsdp_sync_module_states` to `True`")
@@ -598,7 +598,7 @@ def _prepare(mode: str, ns: dict[str, Any], ver: str, ds_fields: list[str], mp_f
             if s.env_when == "always" or value is not None:
                 put(s, value)
     if mode == "torchrun" and ns["use_megatron_lm"]:
-        env["ACCELERATE_USE_MEGATRON_LM"] = "true"
+        env[registry.USE_ENV["MEGATRON_LM"]] = "true"
         for s in _section("megatron_lm_config", ver):
             value = ns.get(s.namespace)
             if s.env and (value is not None or s.env_when == "always"):
@@ -608,7 +608,7 @@ def _prepare(mode: str, ns: dict[str, Any], ver: str, ds_fields: list[str], mp_f
     if ns.get("enable_cpu_affinity") and mode in ("simple", "torchrun", "deepspeed"):
         put(get("", "enable_cpu_affinity"), True)
     if mode in ("torchrun", "deepspeed") and ns.get("use_parallelism_config"):
-        env["ACCELERATE_USE_PARALLELISM_CONFIG"] = "true"
+        env[registry.USE_PARALLELISM_CONFIG_ENV] = "true"
         cp = get("parallelism_config", "parallelism_config_cp_size")
         sp = get("parallelism_config", "parallelism_config_sp_size")
         for s in _section("parallelism_config", ver):
@@ -619,7 +619,7 @@ def _prepare(mode: str, ns: dict[str, Any], ver: str, ds_fields: list[str], mp_f
                 continue
             put(s, ns.get(s.namespace))
     if mode == "sagemaker":
-        env["ACCELERATE_USE_SAGEMAKER"] = "true"
+        env[registry.USE_SAGEMAKER_ENV] = "true"
     return env, torchrun, cmd
 
 

@@ -236,6 +236,16 @@ ENUM_DOCS: dict[str, str] = {
 }
 
 
+# Variables `accelerate launch` writes that belong to no single setting (accelerate/utils/launch.py).
+# distributed_type -> the variable that selects its plugin ("true" only: `=="true"` readers).
+USE_ENV: dict[str, str] = {"DEEPSPEED": "ACCELERATE_USE_DEEPSPEED", "FSDP": "ACCELERATE_USE_FSDP",
+                           "MEGATRON_LM": "ACCELERATE_USE_MEGATRON_LM"}
+USE_PARALLELISM_CONFIG_ENV = "ACCELERATE_USE_PARALLELISM_CONFIG"  # a non-empty parallelism_config
+USE_SAGEMAKER_ENV = "ACCELERATE_USE_SAGEMAKER"
+CONFIG_DS_FIELDS_ENV = "ACCELERATE_CONFIG_DS_FIELDS"  # the file's deepspeed_config keys, for the JSON conflict check
+FP8_OVERRIDE_PREFIX = "ACCELERATE_FP8_OVERRIDE_"  # override_linear_precision: _FPROP, _DGRAD, _WGRAD
+
+
 def _s(section: str, key: str, type_: str, doc: str, **kw: Any) -> Setting:
     if "flag" not in kw:
         kw["flag"] = key

@@ -26,7 +26,7 @@ from ..errors import InputError
 from ..model import Config
 from .convert import read_input
 
-PARADIGM_VARS = {"ACCELERATE_USE_DEEPSPEED", "ACCELERATE_USE_FSDP", "ACCELERATE_USE_MEGATRON_LM", "ACCELERATE_USE_PARALLELISM_CONFIG"}
+PARADIGM_VARS = set(registry.USE_ENV.values()) | {registry.USE_PARALLELISM_CONFIG_ENV}
 LAYOUT_KEYS = ("num_processes", "num_machines", "machine_rank", "main_process_ip", "main_process_port", "rdzv_backend", "same_network")
 
 
@@ -94,7 +94,7 @@ def explain(cfg: Config, version: str | None = None, cli: Config | None = None, 
             continue
         if how == "shell":
             src, wh = "shell", where or var
-        elif var in PARADIGM_VARS or var == "ACCELERATE_CONFIG_DS_FIELDS":
+        elif var in PARADIGM_VARS or var == registry.CONFIG_DS_FIELDS_ENV:
             flag = next((f for f in ("use_fsdp", "use_deepspeed", "use_megatron_lm") if result.origins.get(f) == "cli"), None)
             src, wh = ("cli", f"--{flag}") if flag else ("config", _file_where(cfg, "distributed_type"))
         elif var == "OMP_NUM_THREADS":

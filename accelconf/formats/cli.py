@@ -311,9 +311,9 @@ def _int(v: Any) -> int:
 
 
 def _why(var: str) -> str:
-    if var == "ACCELERATE_CONFIG_DS_FIELDS":
+    if var == registry.CONFIG_DS_FIELDS_ENV:
         return " (accelerate lists the file's deepspeed_config keys; without a file its DeepSpeed JSON conflict check is skipped)"
-    if var == "ACCELERATE_FP8_BACKEND":
+    if var == registry.get("fp8_config", "backend").env:  # type: ignore[union-attr]
         return " (the flag only accepts lowercase, which Accelerator() rejects in accelerate >= 1.9)"
     return ""
 

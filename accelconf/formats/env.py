@@ -27,9 +27,9 @@ from ..launch import TYPE_OF_PARADIGM, launch_env
 from ..model import Config, Entry
 
 # Variables the launcher writes that are not settings of their own.
-PARADIGM_ENV = {"ACCELERATE_USE_DEEPSPEED": "DEEPSPEED", "ACCELERATE_USE_FSDP": "FSDP", "ACCELERATE_USE_MEGATRON_LM": "MEGATRON_LM"}
-LAUNCHER_ENV = {"ACCELERATE_CONFIG_DS_FIELDS", "PYTHONPATH", "KMP_AFFINITY", "KMP_BLOCKTIME", "ACCELERATE_USE_PARALLELISM_CONFIG",
-                "ACCELERATE_USE_SAGEMAKER"}
+PARADIGM_ENV = {var: dt for dt, var in registry.USE_ENV.items()}
+LAUNCHER_ENV = {registry.CONFIG_DS_FIELDS_ENV, "PYTHONPATH", "KMP_AFFINITY", "KMP_BLOCKTIME", registry.USE_PARALLELISM_CONFIG_ENV,
+                registry.USE_SAGEMAKER_ENV}
 # Names blogs and scripts use that no accelerate code reads (accelerate 1.15, facts 3.4).
 NEVER_READ = {
     "ACCELERATE_NUM_PROCESSES": "torchrun --nproc_per_node / accelerate launch --num_processes",
@@ -100,9 +100,9 @@ def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: st
             if raw.lower() == "true":
                 cfg.set("distributed_type", PARADIGM_ENV[name], written_key=name, **kw)
             continue
-        if name.startswith("ACCELERATE_FP8_OVERRIDE_") and name.rsplit("_", 1)[1] in _FP8_OVERRIDE:
+        if name.startswith(registry.FP8_OVERRIDE_PREFIX) and name.rsplit("_", 1)[1] in _FP8_OVERRIDE:
             override[_FP8_OVERRIDE.index(name.rsplit("_", 1)[1])] = raw.lower() in ("1", "true", "yes", "y", "t", "on")
-            s = registry.by_env("ACCELERATE_FP8_OVERRIDE_FPROP")
+            s = registry.get("fp8_config", "override_linear_precision")
             if s is not None and override_entry is None:
                 override_entry = cfg.set(s.path, (False, False, False), written_key=name, **kw)
             continue

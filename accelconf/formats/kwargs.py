@@ -34,8 +34,15 @@ PLUGIN_KWARGS = {
 PARADIGM_OF_PLUGIN = {registry.FSDP: "FSDP", registry.DS: "DEEPSPEED", registry.MEG: "MEGATRON_LM"}
 RECIPES = {"TE": registry.TE, "AO": registry.AO, "MSAMP": registry.MSAMP}
 HANDLERS = {"TorchContextParallelConfig": "cp_handler", "DeepSpeedSequenceParallelConfig": "sp_handler"}
-ENV_ONLY = ("CUDA_VISIBLE_DEVICES", "OMP_NUM_THREADS", "ACCELERATE_DEBUG_MODE", "ACCELERATE_CPU_AFFINITY", "MASTER_ADDR",
-            "MASTER_PORT", "KMP_AFFINITY", "KMP_BLOCKTIME", "PYTHONPATH", "ACCELERATE_CONFIG_DS_FIELDS")
+ENV_ONLY = ("CUDA_VISIBLE_DEVICES", "OMP_NUM_THREADS", registry.get("", "debug").env, registry.get("", "enable_cpu_affinity").env,  # type: ignore[union-attr]
+            "MASTER_ADDR", "MASTER_PORT", "KMP_AFFINITY", "KMP_BLOCKTIME", "PYTHONPATH", registry.CONFIG_DS_FIELDS_ENV)
+
+
+def _env(section: str, key: str) -> str:
+    """The variable the launcher writes for a setting (from the registry)."""
+    s = registry.get(section, key)
+    assert s is not None and s.env is not None, (section, key)
+    return s.env
 
 
 def _bool(raw: str) -> bool:
@@ -70,33 +77,33 @@ def plugin_kwargs(env: dict[str, str], version: str, written: frozenset[str] = f
             findings.append(Finding("convert.lossy", "info", f"{var}={raw} is not read by {s.plugin}: {why}; not written",
                                     s.path))
 
-    fsdp_v = int(env.get("FSDP_VERSION", "1") or 1)
-    policy = env.get("FSDP_AUTO_WRAP_POLICY", "NO_WRAP").upper()
-    fp8 = env.get("ACCELERATE_MIXED_PRECISION") == "fp8"
-    backend = env.get("ACCELERATE_FP8_BACKEND")
+    fsdp_v = int(env.get(_env("fsdp_config", "fsdp_version"), "1") or 1)
+    policy = env.get(_env("fsdp_config", "fsdp_auto_wrap_policy"), "NO_WRAP").upper()
+    fp8 = env.get(_env("", "mixed_precision")) == "fp8"
+    backend = env.get(_env("fp8_config", "backend"))
     recipe = RECIPES.get(backend or "")
     wanted = set()
-    if env.get("ACCELERATE_USE_FSDP") == "true":
+    if env.get(registry.USE_ENV["FSDP"]) == "true":
         wanted.add(registry.FSDP)
-    if env.get("ACCELERATE_USE_DEEPSPEED") == "true":
+    if env.get(registry.USE_ENV["DEEPSPEED"]) == "true":
         wanted.add(registry.DS)
-    if env.get("ACCELERATE_USE_MEGATRON_LM") == "true":
+    if env.get(registry.USE_ENV["MEGATRON_LM"]) == "true":
         wanted.add(registry.MEG)
-    if env.get("ACCELERATE_USE_PARALLELISM_CONFIG") == "true":
+    if env.get(registry.USE_PARALLELISM_CONFIG_ENV) == "true":
         wanted |= {registry.PAR, "TorchContextParallelConfig", "DeepSpeedSequenceParallelConfig"}
-    if "ACCELERATE_DYNAMO_BACKEND" in env:
+    if _env("dynamo_config", "dynamo_backend") in env:
         wanted.add(registry.DYN)
     if fp8 and recipe:
         wanted.add(recipe)
     override: list[bool] = []
     for var, raw in sorted(env.items()):
-        if var.startswith("ACCELERATE_FP8_OVERRIDE_"):
+        if var.startswith(registry.FP8_OVERRIDE_PREFIX):
             override.append(_bool(raw))
             continue
         s = registry.by_env(var)
         if s is None or not s.plugin:
             if var in ENV_ONLY or var.startswith("ACCELERATE_USE_"):
-                if var in ENV_ONLY and var != "ACCELERATE_CONFIG_DS_FIELDS":
+                if var in ENV_ONLY and var != registry.CONFIG_DS_FIELDS_ENV:
                     findings.append(Finding("convert.lossy", "info", f"{var}={raw} has no Python argument; set it in the environment",
                                             s.path if s else var))
                 continue
@@ -123,7 +130,7 @@ def plugin_kwargs(env: dict[str, str], version: str, written: frozenset[str] = f
         if cls in ("TorchContextParallelConfig", "DeepSpeedSequenceParallelConfig") and registry.PAR not in wanted:
             continue
         classes.setdefault(cls, {})[fld] = _value(s, raw)
-        if var == "ACCELERATE_GRADIENT_ACCUMULATION_STEPS" and raw.isdigit():
+        if var == _env("deepspeed_config", "gradient_accumulation_steps") and raw.isdigit():
             acc["gradient_accumulation_steps"] = int(raw)
     if override and recipe == registry.TE:
         classes.setdefault(registry.TE, {})["override_linear_precision"] = tuple(override)
@@ -136,7 +143,7 @@ def plugin_kwargs(env: dict[str, str], version: str, written: frozenset[str] = f
     for cls in wanted:
         if cls in (registry.FSDP, registry.DS, registry.MEG, registry.DYN, registry.PAR):
             classes.setdefault(cls, {})
-    if "ACCELERATE_CONFIG_DS_FIELDS" in env and env["ACCELERATE_CONFIG_DS_FIELDS"]:
+    if env.get(registry.CONFIG_DS_FIELDS_ENV):
         findings.append(Finding("convert.lossy", "info", "ACCELERATE_CONFIG_DS_FIELDS (the conflict check between accelerate's "
                                 "DeepSpeed keys and a DeepSpeed JSON file) has no Python argument", "deepspeed_config"))
     return classes, acc, findings
