@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable, Iterator
 
+from . import registry as _registry
 from .document import Document
 from .findings import Finding, Severity
 from .probe import Environment
@@ -34,7 +35,7 @@ DEEPSPEED_NOSSH_MIN = "0.14.5"     # utils/launch.py: "nossh launcher requires D
 DEEPSPEED_MOE_MIN = "0.14.0"       # utils/dataclasses.py: MoE leaf modules
 DEEPSPEED_TP_MIN = "0.16.4"        # accelerator.py: DeepSpeed TP
 DEEPSPEED_SP_MIN = "0.18.2"        # utils/constants.py: BETA_SP_AVAILABLE_DEEPSPEED_VERSION
-DEFAULT_PORT = 29500
+DEFAULT_PORT = _registry.get("", "main_process_port").launcher_default  # type: ignore[union-attr]
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,7 @@ Line numbers in :class:`Change` are 1-based; 0 means the value did not come from
 from __future__ import annotations
 
 import fnmatch
+import functools
 import math
 import os
 from dataclasses import dataclass, field, replace
@@ -734,40 +735,16 @@ def consequences(result: DiffResult, fa: Factors = (None, None, None), fb: Facto
 
 # -- DeepSpeed JSON -----------------------------------------------------------------------------
 
-# DeepSpeed's own defaults (0.15 to 0.19) for keys whose default no version changed: an explicit
-# default and an absent key are the same. "auto" is never a default: it is a value of its own.
-DS_DEFAULTS: dict[str, Any] = {
-    "zero_optimization.stage": 0,
-    "zero_optimization.contiguous_gradients": True,
-    "zero_optimization.reduce_scatter": True,
-    "zero_optimization.reduce_bucket_size": 500000000,
-    "zero_optimization.allgather_partitions": True,
-    "zero_optimization.allgather_bucket_size": 500000000,
-    "zero_optimization.load_from_fp32_weights": True,
-    "zero_optimization.sub_group_size": 1000000000,
-    "zero_optimization.stage3_prefetch_bucket_size": 50000000,
-    "zero_optimization.stage3_param_persistence_threshold": 100000,
-    "zero_optimization.stage3_max_live_parameters": 1000000000,
-    "zero_optimization.stage3_max_reuse_distance": 1000000000,
-    "zero_optimization.stage3_gather_16bit_weights_on_model_save": False,
-    "zero_optimization.round_robin_gradients": False,
-    "zero_optimization.ignore_unused_parameters": True,
-    "zero_optimization.offload_optimizer.device": "none",
-    "zero_optimization.offload_param.device": "none",
-    "fp16.enabled": False,
-    "fp16.auto_cast": False,
-    "fp16.loss_scale": 0,
-    "fp16.initial_scale_power": 16,
-    "fp16.loss_scale_window": 1000,
-    "fp16.hysteresis": 2,
-    "fp16.min_loss_scale": 1,
-    "bf16.enabled": False,
-    "wall_clock_breakdown": False,
-    "prescale_gradients": False,
-    "gradient_predivide_factor": 1.0,
-    "zero_allow_untested_optimizer": False,
-    "memory_breakdown": False,
-}
+@functools.lru_cache(maxsize=1)
+def ds_defaults() -> dict[str, Any]:
+    """DeepSpeed's own defaults, from accelconf's DeepSpeed key table, for the keys whose default no
+    version changed: there an explicit default and an absent key are the same. "auto" is never a
+    default: it is a value of its own."""
+    from . import deepspeed as dsmod
+
+    return {path: k.default for path, k in dsmod.iter_keys()
+            if k.children is None and k.default is not dsmod._UNSET and not k.default_changes}
+
 
 # The DeepSpeed keys an accelerate ``deepspeed_config`` also has (deepspeed-facts 3.3).
 DS_TO_ACCELERATE: dict[str, str] = {ds: f"deepspeed_config.{key}" for key, ds in registry.deepspeed_json_keys().items()}
@@ -847,7 +824,7 @@ def diff_deepspeed(a: Any, b: Any, *, ignore: Iterable[str] = ()) -> DiffResult:
     """Diff two DeepSpeed JSON documents (:class:`~accelconf.document.Document`) key by key.
 
     ``"auto"`` is a value of its own (it differs from a number and from absence); an absent key
-    equals its DeepSpeed default only for the keys of :data:`DS_DEFAULTS`.
+    equals its DeepSpeed default only for the keys of :func:`ds_defaults`.
     """
     ignore = tuple(ignore)
     fa, fb = flatten_deepspeed(a.data), flatten_deepspeed(b.data)
@@ -856,8 +833,8 @@ def diff_deepspeed(a: Any, b: Any, *, ignore: Iterable[str] = ()) -> DiffResult:
         if _matches(path, ignore):
             continue
         ia, ib = fa.get(path), fb.get(path)
-        va = _ds_canon(path, ia[0]) if ia else DS_DEFAULTS.get(path)
-        vb = _ds_canon(path, ib[0]) if ib else DS_DEFAULTS.get(path)
+        va = _ds_canon(path, ia[0]) if ia else ds_defaults().get(path)
+        vb = _ds_canon(path, ib[0]) if ib else ds_defaults().get(path)
         if _same(va, vb):
             continue
         la = a.position(ia[1])[0] if ia else 0
@@ -946,8 +923,9 @@ def deepspeed_config(doc: Any) -> Config:
 
 
 # What an absent key means in a DeepSpeed JSON (DeepSpeed's defaults, not accelerate's).
-_DS_SIDE_DEFAULTS: dict[str, Any] = {acc: DS_DEFAULTS.get(ds) for ds, acc in DS_TO_ACCELERATE.items()}
-_DS_SIDE_DEFAULTS["mixed_precision"] = "no"
+def _ds_side_defaults() -> dict[str, Any]:
+    """Defaults of the accelerate side of a DeepSpeed JSON: its own defaults, and no mixed precision."""
+    return {**{acc: ds_defaults().get(ds) for ds, acc in DS_TO_ACCELERATE.items()}, "mixed_precision": "no"}
 
 
 def diff_accelerate_deepspeed(a: Any, b: Any, *, version: str | None = None, ignore: Iterable[str] = ()) -> DiffResult:
@@ -963,7 +941,7 @@ def diff_accelerate_deepspeed(a: Any, b: Any, *, version: str | None = None, ign
         if isinstance(x, Config):
             sides.append(_Side(x, ver))
         else:
-            side = _Side(deepspeed_config(x), ver, defaults=_DS_SIDE_DEFAULTS, expresses=SHARED_WITH_DEEPSPEED)
+            side = _Side(deepspeed_config(x), ver, defaults=_ds_side_defaults(), expresses=SHARED_WITH_DEEPSPEED)
             side.ds = {k: v[0] for k, v in flatten_deepspeed(x.data).items()}
             sides.append(side)
     sa, sb = sides

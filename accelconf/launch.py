@@ -543,7 +543,7 @@ def _prepare(mode: str, ns: dict[str, Any], ver: str, ds_fields: list[str], mp_f
                 env[ccl.env or ""] = str(ns.get(ccl.namespace))
         elif (n is not None and _num(n) > 1) or _num(ns["num_machines"]) > 1:
             env["MASTER_ADDR"] = ip if ip is not None else "127.0.0.1"
-            env["MASTER_PORT"] = str(port) if port is not None else "29500"
+            env["MASTER_PORT"] = str(port if port is not None else get("", "main_process_port").launcher_default)
             if ccl is not None and _vin(ver, ccl.since, ccl.until) and _vin(ver, "1.8", None):
                 env[ccl.env or ""] = "0"  # 1.8-1.12: the count only when oneCCL is installed, else 0
         if _vin(ver, "1.8", "1.13"):
@@ -632,7 +632,7 @@ def _gt1(v: Any) -> bool:
 def _rendezvous(mode: str, ns: dict[str, Any]) -> tuple[dict[str, Any], list[str] | None]:
     port = ns.get("main_process_port")
     if port is None:
-        port = 29500
+        port = registry.get("", "main_process_port").launcher_default  # type: ignore[union-attr]
     ns["main_process_port"] = port
     n: Any = ns.get("num_processes")  # set by now: a missing count was refused above
     m, ip = ns["num_machines"], ns.get("main_process_ip")
