@@ -1686,13 +1686,16 @@ def _walk_values(node: Node, path: tuple[str, ...]) -> Iterator[tuple[tuple[str,
         yield path, node
 
 
-def crosscheck(accel_data: dict[str, Any], accel_doc: Document | None, ds_doc: Document) -> list[Finding]:
+def crosscheck(accel_data: dict[str, Any], accel_doc: Document | None, ds_doc: Document, *,
+               key_conflicts: bool = True) -> list[Finding]:
     """Check an accelerate config against the DeepSpeed file its ``deepspeed_config_file`` names.
 
     Reports (rule ``ds-accelerate-conflict``) the accelerate keys that make
     ``DeepSpeedPlugin._deepspeed_config_checks`` raise ValueError at training time, and (rule
     ``ds-accelerate-auto``, info) each ``"auto"`` in the DeepSpeed file that accelerate fills, with
     the source of the value. Findings carry ``path`` so that they can point into either file.
+    ``key_conflicts=False`` leaves out the conflicts that need only the accelerate config (the keys
+    themselves), for a caller that reports those already; what needs the JSON is always reported.
     """
     findings: list[Finding] = []
     accel_path = accel_doc.path if accel_doc is not None else ""
@@ -1711,7 +1714,7 @@ def crosscheck(accel_data: dict[str, Any], accel_doc: Document | None, ds_doc: D
     ds_data = ds_doc.data if isinstance(ds_doc.data, dict) else {}
     ds_name = ds_doc.path
     for ykey, dskey in CONFLICTING_KEYS.items():
-        if ykey not in ds_cfg:
+        if ykey not in ds_cfg or not key_conflicts:
             continue
         file_value = _get(ds_data, dskey)
         have = f"the DeepSpeed file has `{dskey}` = {_fmt(file_value)}" if file_value is not _MISSING else \
@@ -1729,7 +1732,8 @@ def crosscheck(accel_data: dict[str, Any], accel_doc: Document | None, ds_doc: D
         hint = f"the DeepSpeed file enables {enabled[0]}" if enabled else \
             "control precision with `fp16.enabled`/`bf16.enabled` in the DeepSpeed file (\"auto\" takes --mixed_precision)"
         line, col, el, ec = at_accel(mp_key)
-        findings.append(Finding("ds-accelerate-conflict", "error",
+        if key_conflicts:
+            findings.append(Finding("ds-accelerate-conflict", "error",
                                 f"top-level `{mp_key}` ({_fmt(mp)}) cannot be used with `deepspeed_config_file`: accelerate "
                                 f"raises ValueError at launch; remove it and {hint}, or pass --mixed_precision on the command line",
                                 mp_key, line, col, None, el, ec, path=accel_path))

@@ -691,10 +691,12 @@ def _deepspeed(ctx: Context) -> None:
             ctx.finding("deepspeed-config-file-conflict", "error",
                         f"`{k}` together with `deepspeed_config_file`: accelerate raises ValueError at training time (set it in the JSON file instead)",
                         ("deepspeed_config", k), fix=ctx.delete_key(("deepspeed_config", k)))
-        if "mixed_precision" in data and dt == "DEEPSPEED":
+        # process_config turns a truthy legacy fp16 into mixed_precision, which then counts too
+        mp_key = "mixed_precision" if "mixed_precision" in data else ("fp16" if data.get("fp16") else None)
+        if mp_key is not None and dt == "DEEPSPEED":
             ctx.finding("deepspeed-config-file-conflict", "error",
-                        "a top-level `mixed_precision` (even 'no') together with `deepspeed_config_file`: accelerate raises ValueError at training time; set fp16/bf16 in the JSON file",
-                        ("mixed_precision",), fix=ctx.delete_key(("mixed_precision",)))
+                        f"a top-level `{mp_key}` (even 'no') together with `deepspeed_config_file`: accelerate raises ValueError at training time; set fp16/bf16 in the JSON file",
+                        (mp_key,), fix=ctx.delete_key((mp_key,)))
         _deepspeed_file(ctx, str(ds["deepspeed_config_file"]))
     if "dynamo_config" in data and isinstance(data.get("dynamo_config"), dict) and dt == "DEEPSPEED":
         backend = data["dynamo_config"].get("dynamo_backend", data["dynamo_config"].get("backend"))
@@ -728,11 +730,9 @@ def _deepspeed_file(ctx: Context, ref: str) -> None:
         ctx.finding("deepspeed-config-file-invalid", "error", f"the DeepSpeed config {ref!r} cannot be read: {exc}",
                     ("deepspeed_config", "deepspeed_config_file"), on_value=True)
         return
-    mine = {(f.line, f.column) for f in ctx.findings if f.rule == "deepspeed-config-file-conflict"}
-    for f in dsmod.crosscheck(ctx.doc.data, ctx.doc, ds_doc):
-        if f.rule == "ds-accelerate-conflict" and "cannot be used with `deepspeed_config_file`" in f.message and (f.line, f.column) in mine:
-            continue  # the same conflict, already reported (with a quick fix) by deepspeed-config-file-conflict
-        ctx.findings.append(f)
+    # The key conflicts need only this file and are reported above (with quick fixes); the
+    # cross-check adds what needs the JSON (a dtype it contradicts, the "auto" values accelerate fills).
+    ctx.findings.extend(dsmod.crosscheck(ctx.doc.data, ctx.doc, ds_doc, key_conflicts=False))
     # The JSON itself, as accelerate will read it (its "auto" values are filled by accelerate).
     world = dsmod.accelerate_world_size(ctx.doc.data)
     for f in dsmod.validate_deepspeed(ds_doc, world_size=world, runtime="accelerate"):
