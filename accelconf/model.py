@@ -112,14 +112,6 @@ def canonical(setting: Setting | None, value: Any) -> Any:
             return float(value)
         except ValueError:
             return value
-    if setting.key == "fsdp_version" and isinstance(value, str) and value.isdigit():
-        return int(value)
-    if setting.key == "zero_stage" and isinstance(value, str) and value.isdigit():
-        return int(value)
-    if setting.key == "mixed_precision" and isinstance(value, str):
-        return value.lower()
-    if setting.key == "dynamo_backend" and isinstance(value, str):
-        return value.upper()
     if setting.type == "classlist" and isinstance(value, str):
         return ",".join(p.strip() for p in value.split(",") if p.strip())
     return setting.canonical_value(value)

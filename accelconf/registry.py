@@ -97,10 +97,17 @@ class Setting:
         for legacy, canon in self.legacy_values:
             if value == legacy and type(value) is type(legacy):
                 return canon
+        if self.choices and isinstance(value, str) and value.strip().isdigit() and all(isinstance(c, int) for c in self.choices):
+            return int(value)  # integer enums arrive as strings from env vars and flags
         if self.choices and isinstance(value, str):
             for c in self.choices:
                 if isinstance(c, str) and c.lower() == value.lower():
                     return c
+            if self.case_insensitive:  # the case accelerate converts to before it looks the value up
+                if all(isinstance(c, str) and c == c.upper() for c in self.choices):
+                    return value.upper()
+                if all(isinstance(c, str) and c == c.lower() for c in self.choices):
+                    return value.lower()
         return value
 
 
