@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from .document import Document, load_file, load_text
-from .findings import Finding
-from .model import Config
+from accelconf.text.document import Document, load_file, load_text
+from accelconf.findings import Finding
+from accelconf.accelerate.model import Config
 
 
 def _doc(source: Document | str | os.PathLike[str]) -> Document:
@@ -21,17 +21,17 @@ def _doc(source: Document | str | os.PathLike[str]) -> Document:
 
 def validate_config(source: Document | str | os.PathLike[str], *, accelerate_version: str | None = None, **kw: Any) -> list[Finding]:
     """Findings for an accelerate config or a DeepSpeed JSON (a path, text or Document)."""
-    from .validate import validate_any
+    from accelconf.accelerate.validate import validate_any
 
     return validate_any(_doc(source), accelerate_version=accelerate_version, **kw)
 
 
 def read_config(source: Document | str | os.PathLike[str], fmt: str | None = None, *, version: str | None = None) -> Config:
     """Read any supported format (yaml, json, env, cli, kwargs) into the one model."""
-    from . import formats
+    from accelconf import formats
 
     if isinstance(source, Document):
-        from .model import from_document
+        from accelconf.accelerate.model import from_document
 
         return from_document(source, version)
     s = os.fspath(source)
@@ -43,14 +43,14 @@ def read_config(source: Document | str | os.PathLike[str], fmt: str | None = Non
 
 def convert(source: Document | str | os.PathLike[str], to: str, *, fmt: str | None = None, version: str | None = None) -> tuple[str, list[Finding]]:
     """Convert a config to another format: returns (text, findings about lossy steps)."""
-    from . import formats
+    from accelconf import formats
 
     return formats.write(read_config(source, fmt, version=version), to, version=version)
 
 
 def diff_configs(a: Any, b: Any, *, version: str | None = None, ignore: tuple[str, ...] = ()) -> Any:
     """Semantic diff of two configs (paths, texts or Configs)."""
-    from . import diff as diffmod
+    from accelconf import diff as diffmod
 
     ca = a if isinstance(a, Config) else read_config(a, version=version)
     cb = b if isinstance(b, Config) else read_config(b, version=version)
@@ -59,8 +59,8 @@ def diff_configs(a: Any, b: Any, *, version: str | None = None, ignore: tuple[st
 
 def check_config(source: Document | str | os.PathLike[str], env: Any = None, **kw: Any) -> list[Finding]:
     """Findings for a config against an environment (a probe result or target; default: detect)."""
-    from .checks import check_environment
-    from .probe import probe
+    from accelconf.environment.checks import check_environment
+    from accelconf.environment.probe import probe
 
     doc = _doc(source)
     return validate_config(doc, **kw) + check_environment(doc, env if env is not None else probe())

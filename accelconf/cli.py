@@ -56,7 +56,7 @@ def _available() -> dict[str, tuple[str, str]]:
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    from . import __version__
+    from accelconf import __version__
 
     parser = argparse.ArgumentParser(
         prog="accelconf",
@@ -76,7 +76,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from .errors import AccelconfError
+    from accelconf.errors import AccelconfError
 
     argv = list(sys.argv[1:] if argv is None else argv)
     # Build only the sub-parser that is asked for: importing every command costs start-up time.

@@ -12,8 +12,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import IO, Iterable
 
-from .errors import InputError
-from .findings import Finding, sort_findings
+from accelconf.errors import InputError
+from accelconf.findings import Finding, sort_findings
 
 FORMATS = ("text", "json", "github")
 

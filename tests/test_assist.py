@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from accelconf import assist
-from accelconf.document import load_text
+from accelconf.text.document import load_text
 from accelconf.findings import Finding
 
 CONFIG = """\

@@ -16,13 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from accelconf.checks import RULE_IDS, check_environment
+from accelconf.environment.checks import RULE_IDS, check_environment
 from accelconf.cli import main
 from accelconf.commands.check import CheckOptions, environment_for, summary
-from accelconf.document import load_file, load_text
+from accelconf.text.document import load_file, load_text
 from accelconf.errors import InputError, UsageError
-from accelconf.probe import Environment, probe
-from accelconf.targets import load_target, target_from_args
+from accelconf.environment.probe import Environment, probe
+from accelconf.environment.targets import load_target, target_from_args
 
 DATA = Path(__file__).parent / "data" / "check"
 CASES = sorted(p for p in DATA.glob("*.yaml"))
@@ -289,9 +289,9 @@ def test_environment_for_and_summary() -> None:
 
 def test_check_includes_validate_findings(capsys: pytest.CaptureFixture[str]) -> None:
     try:
-        from accelconf.validate import validate_document
+        from accelconf.accelerate.validate import validate_document
     except ImportError as exc:  # validate lands separately
-        pytest.skip(f"accelconf.validate is not importable: {exc}")
+        pytest.skip(f"accelconf.accelerate.validate is not importable: {exc}")
     path = DATA / "fsdp2-old-torch.yaml"
     want = {(f.rule, f.line, f.column) for f in validate_document(load_file(path), accelerate_version="1.5.2")}
     assert want, "fsdp_version is unknown to accelerate 1.5: validate should say so"

@@ -11,11 +11,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accelconf import formats, registry
+from accelconf import formats
+
+from accelconf.accelerate import registry
 from accelconf.cli import main
 from accelconf.diff import diff
 from accelconf.errors import InputError
-from accelconf.launch import LaunchError, launch_env
+from accelconf.accelerate.launch import LaunchError, launch_env
 
 DATA = Path(__file__).resolve().parent / "data" / "convert"
 FSDP2 = DATA / "fsdp2_multinode.yaml"
@@ -282,7 +284,7 @@ def test_explain_table(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_library_never_imports_torch_or_accelerate() -> None:
-    code = ("import sys, accelconf.launch, accelconf.formats, accelconf.formats.env, accelconf.formats.cli, "
+    code = ("import sys, accelconf.accelerate.launch, accelconf.formats, accelconf.formats.env, accelconf.formats.cli, "
             "accelconf.formats.kwargs, accelconf.formats.yamljson, accelconf.commands.convert, accelconf.commands.explain\n"
             "from accelconf.cli import main\n"
             f"main(['to-kwargs', {str(FSDP2)!r}])\n"
@@ -414,8 +416,8 @@ def test_omp_num_threads_is_the_launch_flag_not_an_unknown_name() -> None:
 def test_python_only_arguments_never_reach_a_config_file(tmp_path, capsys):
     """A kwarg with no config-file key is reported and left out: the YAML must stay loadable."""
     from accelconf.cli import main
-    from accelconf.document import load_text
-    from accelconf.validate import validate_document
+    from accelconf.text.document import load_text
+    from accelconf.accelerate.validate import validate_document
 
     src = tmp_path / "train.py"
     src.write_text(

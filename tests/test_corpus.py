@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from accelconf.document import load_file
+from accelconf.text.document import load_file
 from accelconf.errors import InputError
-from accelconf.fmt import apply_edits, format_document
-from accelconf.validate import validate_document
+from accelconf.accelerate.fmt import apply_edits, format_document
+from accelconf.accelerate.validate import validate_document
 from tests.conftest import corpus_files, need_corpus
 from tests.oracle.run import oracle
 
@@ -38,7 +38,7 @@ def test_round_trip_is_byte_identical(path: Path):
 def test_fmt_is_idempotent_and_keeps_comments(path: Path):
     doc = load_file(path)
     once = format_document(doc).text
-    from accelconf.document import load_text
+    from accelconf.text.document import load_text
 
     twice = format_document(load_text(once, str(path))).text
     assert twice == once
@@ -84,8 +84,8 @@ def test_fmt_never_changes_what_accelerate_launches(tmp_path):
 
 def _meaning(env: dict[str, str]) -> dict[str, object]:
     """Env values as the plugins read them: FSDP_SHARDING_STRATEGY=1 is FULL_SHARD."""
-    from accelconf import registry
-    from accelconf.model import canonical
+    from accelconf.accelerate import registry
+    from accelconf.accelerate.model import canonical
 
     out: dict[str, object] = {}
     for k, v in env.items():

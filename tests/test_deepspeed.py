@@ -28,7 +28,7 @@ from accelconf.deepspeed import (
     validate_deepspeed,
     write_schema,
 )
-from accelconf.document import load_file, load_text
+from accelconf.text.document import load_file, load_text
 from accelconf.errors import InputError, UsageError
 from accelconf.findings import Finding
 

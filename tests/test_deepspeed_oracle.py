@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from packaging.version import Version
 
 from accelconf.deepspeed import BF16, FP16, OFFLOAD_OPTIMIZER, OFFLOAD_PARAM, TOP, ZERO, validate_deepspeed
-from accelconf.document import load_file, load_text
+from accelconf.text.document import load_file, load_text
 from accelconf.errors import InputError
 
 CORPUS = Path(__file__).parents[2] / "shared/corpus/deepspeed"

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from accelconf.document import load_text
-from accelconf.model import Config, from_document
+from accelconf.text.document import load_text
+from accelconf.accelerate.model import Config, from_document
 
 # By module path: the package may also export a function named ``diff``.
 semdiff = importlib.import_module("accelconf.diff")
@@ -359,7 +359,7 @@ def test_property_mirror(x: dict, y: dict, draw) -> None:
 @_settings
 @given(configs(), st.data())
 def test_property_fmt_keeps_meaning(data: dict, draw) -> None:
-    fmt = pytest.importorskip("accelconf.fmt")
+    fmt = pytest.importorskip("accelconf.accelerate.fmt")
     text = _emit(data, draw.draw) + "\n"
     formatted = fmt.format_text(text, "x.yaml", VERSION)
     r = semdiff.diff(_cfg(text), _cfg(formatted), version=VERSION)

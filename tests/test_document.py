@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from accelconf.document import load_bytes, load_text, resolve_yaml11, resolve_yaml12
+from accelconf.text.document import load_bytes, load_text, resolve_yaml11, resolve_yaml12
 from accelconf.errors import InputError
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from accelconf.schema import catalog
+from accelconf.accelerate.schema import catalog
 from tests.conftest import corpus_files
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -117,8 +117,8 @@ def yls(tmp_path_factory):
 
 
 def test_yaml_language_server_finds_no_false_errors_in_the_corpus(yls, tmp_path):
-    from accelconf.document import load_file
-    from accelconf.validate import validate_document
+    from accelconf.text.document import load_file
+    from accelconf.accelerate.validate import validate_document
     from tests.ylsp import diagnostics_for
 
     files = [p for p in corpus_files("accelerate") if p.suffix in (".yaml", ".yml")]

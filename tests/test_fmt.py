@@ -7,11 +7,11 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accelconf import registry
-from accelconf.document import load_text
-from accelconf.fmt import format_text
-from accelconf.migrate import migrate_text
-from accelconf.model import canonical, from_document
+from accelconf.accelerate import registry
+from accelconf.text.document import load_text
+from accelconf.accelerate.fmt import format_text
+from accelconf.accelerate.migrate import migrate_text
+from accelconf.accelerate.model import canonical, from_document
 
 LEGACY = """\
 # top comment
@@ -112,7 +112,7 @@ def test_migrate_to_fsdp2_keeps_comments_and_reports():
     assert any("loses meaning" in n for n in notes)
     assert any(n.startswith("removed fsdp_use_orig_params") for n in notes)
     assert any("fsdp_cpu_offlaod" in n and "fsdp_offload_params" in n for n in notes)
-    from accelconf.validate import validate_document
+    from accelconf.accelerate.validate import validate_document
 
     assert not [f for f in validate_document(load_text(out)) if f.severity == "error"]
     again, notes2 = migrate_text(out)

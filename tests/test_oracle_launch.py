@@ -21,10 +21,12 @@ from typing import Any
 
 import pytest
 
-from accelconf import formats, registry
+from accelconf import formats
+
+from accelconf.accelerate import registry
 from accelconf.formats.cli import FLAG_CHOICES, flags_for
 from accelconf.formats.kwargs import plugin_kwargs, snippet
-from accelconf.launch import LaunchError, argparse_default, flag_kind, launch_env
+from accelconf.accelerate.launch import LaunchError, argparse_default, flag_kind, launch_env
 
 HERE = Path(__file__).resolve().parent
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "accelerate"

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from accelconf.cli import main
-from accelconf.gpus import MODELS, describe, known_models, lookup, resolve
-from accelconf.probe import GPU, Environment, parse_nvidia_smi, parse_rocm_smi, probe, read_versions, torch_build
+from accelconf.environment.gpus import MODELS, describe, known_models, lookup, resolve
+from accelconf.environment.probe import GPU, Environment, parse_nvidia_smi, parse_rocm_smi, probe, read_versions, torch_build
 
 H100_SMI = "0, NVIDIA H100 80GB HBM3, 9.0, 81559, 550.54.15\n1, NVIDIA H100 80GB HBM3, 9.0, 81559, 550.54.15\n"
 V100_SMI_OLD = "0, Tesla V100-SXM2-16GB, 16384, 470.82.01\n"
@@ -300,7 +300,7 @@ def test_real_probe_answers_without_importing_heavy_packages() -> None:
     code = (
         "import sys, time\n"
         "t = time.perf_counter()\n"
-        "from accelconf.probe import probe\n"
+        "from accelconf.environment.probe import probe\n"
         "env = probe()\n"
         "from accelconf.cli import main\n"
         "import io, contextlib\n"
@@ -351,7 +351,7 @@ def test_env_command_probe_none(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_default_config_file() -> None:
-    from accelconf.probe import default_config_file
+    from accelconf.environment.probe import default_config_file
 
     assert default_config_file({"HF_HOME": "/h"}) == "/h/accelerate/default_config.yaml"
     assert default_config_file({"XDG_CACHE_HOME": "/x"}) == "/x/huggingface/accelerate/default_config.yaml"

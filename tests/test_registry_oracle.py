@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from accelconf import registry
+from accelconf.accelerate import registry
 
 SCRIPT = r"""
 import json, os, tempfile, dataclasses
@@ -60,7 +60,7 @@ def test_every_flag_in_the_registry_exists_with_its_default(installed):
         # A None flag default means the value is filled later in _validate_launch_command; the
         # registry records that effective default instead.
         if s.launcher_default is not None and got["default"] is not None and s.type not in ("list",):
-            from accelconf.model import canonical
+            from accelconf.accelerate.model import canonical
 
             assert canonical(s, got["default"]) == canonical(s, s.launcher_default) or s.file_ignored, (s.path, got["default"])
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from accelconf.document import load_file
-from accelconf.schema import accelerate_schema, generated_files
-from accelconf.validate import validate_document
+from accelconf.text.document import load_file
+from accelconf.accelerate.schema import accelerate_schema, generated_files
+from accelconf.accelerate.validate import validate_document
 from tests.conftest import corpus_files
 
 SCHEMAS = Path(__file__).resolve().parents[1] / "schemas"

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accelconf import registry
-from accelconf.document import load_file, load_text
-from accelconf.validate import did_you_mean, validate_document
+from accelconf.accelerate import registry
+from accelconf.text.document import load_file, load_text
+from accelconf.accelerate.validate import did_you_mean, validate_document
 
 DATA = Path(__file__).parent / "data" / "validate"
 CASES = sorted(DATA.glob("*.yaml"))
@@ -70,7 +70,7 @@ def test_did_you_mean_is_ranked_and_section_aware():
 
 
 def test_fixes_are_edits_that_resolve_the_finding():
-    from accelconf.fmt import apply_edits
+    from accelconf.accelerate.fmt import apply_edits
 
     text = "distributed_type: MULTI_GPU\nnum_processes: 2\nmixed_precision: no\nfsdp_config:\n  fsdp_cpu_offload: true\n"
     for f in validate_document(load_text(text)):

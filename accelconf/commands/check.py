@@ -3,7 +3,7 @@
 The command gathers its options into :class:`CheckOptions`; :func:`environment_for` builds the
 environment (a probe, a ``--target`` profile, flags on top) and :func:`check_file` runs
 ``validate``'s rules (for the accelerate version at hand) plus the ``env-*`` rules of
-:mod:`accelconf.checks` on one file. Output formats and exit codes are ``validate``'s: 0 clean,
+:mod:`accelconf.environment.checks` on one file. Output formats and exit codes are ``validate``'s: 0 clean,
 1 errors (or warnings with ``--strict``), 2 an unreadable file or a bad option.
 """
 
@@ -16,10 +16,10 @@ import textwrap
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from ..document import Document
-from ..findings import Finding
-from ..probe import PROBE_MODES, Environment
-from ..report import FileResult, add_output_options
+from accelconf.text.document import Document
+from accelconf.findings import Finding
+from accelconf.environment.probe import PROBE_MODES, Environment
+from accelconf.report import FileResult, add_output_options
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,7 @@ class CheckOptions:
 
 
 def _epilog() -> str:
-    from ..gpus import MODELS
+    from accelconf.environment.gpus import MODELS
 
     lines = ["known GPU models (--gpu, and gpu: in a --target profile; nvidia-smi spellings work too):"]
     for m in MODELS:
@@ -87,8 +87,8 @@ def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentP
 
 def environment_for(opts: CheckOptions) -> Environment:
     """The environment to check against. Raises ``InputError``/``UsageError`` on a bad target."""
-    from ..probe import probe
-    from ..targets import load_target, target_from_args
+    from accelconf.environment.probe import probe
+    from accelconf.environment.targets import load_target, target_from_args
 
     if opts.target:
         base = load_target(opts.target)
@@ -105,7 +105,7 @@ def environment_for(opts: CheckOptions) -> Environment:
 def _validate(doc: Document, env: Environment) -> list[Finding] | None:
     """validate's findings for the accelerate version at hand; ``None`` when validate is absent."""
     try:
-        from .. import validate
+        from accelconf.accelerate import validate
     except ImportError:
         return None
     version = env.accelerate_version if env.knows("accelerate_version") else None
@@ -117,9 +117,9 @@ def _validate(doc: Document, env: Environment) -> list[Finding] | None:
 
 def check_file(path: str, env: Environment) -> FileResult:
     """validate's findings and the env-* findings for one file; an unreadable file is a result."""
-    from ..checks import check_environment
-    from ..document import load_file
-    from ..errors import InputError
+    from accelconf.environment.checks import check_environment
+    from accelconf.text.document import load_file
+    from accelconf.errors import InputError
 
     try:
         doc = load_file(path)
@@ -153,12 +153,12 @@ def summary(env: Environment) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..report import exit_code, render
+    from accelconf.report import exit_code, render
 
     configs = list(args.configs)
     if not configs:
-        from ..errors import UsageError
-        from ..probe import default_config_file
+        from accelconf.errors import UsageError
+        from accelconf.environment.probe import default_config_file
 
         default = default_config_file()
         if not os.path.isfile(default):
@@ -180,6 +180,6 @@ def run(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str]) -> int:
     """``accelconf check ARGS`` as a function (for tests and benchmarks)."""
-    from ..cli import main as cli_main
+    from accelconf.cli import main as cli_main
 
     return cli_main(["check", *argv])

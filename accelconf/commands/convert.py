@@ -13,14 +13,14 @@ import argparse
 import sys
 from typing import Any
 
-from ..errors import InputError, UsageError
-from ..findings import Finding, sort_findings
+from accelconf.errors import InputError, UsageError
+from accelconf.findings import Finding, sort_findings
 
 SHORTCUTS = {"to-env": "env", "to-cli": "cli", "to-kwargs": "kwargs", "to-yaml": "yaml", "to-json": "json"}
 
 
 def add_parser(sub: Any, name: str, help_text: str) -> None:
-    from ..formats import FORMATS
+    from accelconf.formats import FORMATS
 
     p = sub.add_parser(name, help=help_text, description=help_text)
     p.add_argument("input", metavar="INPUT", help="config (yaml/json), .env, accelerate launch command line or Python file; '-' is stdin")
@@ -64,14 +64,14 @@ def print_findings(findings: list[Finding], source: str, quiet: bool = False, st
 def convert_text(text: str, source: str, target: str, source_format: str | None = None, version: str | None = None,
                  machine_rank: int | None = None, all_ranks: bool = False, export: bool = False) -> tuple[str, list[Finding]]:
     """The converted text and its findings (the library entry point of the command)."""
-    from .. import formats
-    from ..launch import LaunchError, resolve
+    from accelconf import formats
+    from accelconf.accelerate.launch import LaunchError, resolve
 
     ver = resolve(version)
     cfg = formats.read(text, source_format, source, ver)
     findings: list[Finding] = []
     if cfg.format == "env":
-        from ..formats.env import reader_findings
+        from accelconf.formats.env import reader_findings
 
         findings += reader_findings(cfg)
     import re as _re

@@ -25,12 +25,12 @@ import os
 import sys
 from typing import IO, TYPE_CHECKING, Any
 
-from ..errors import InputError, UsageError
-from ..report import use_color
+from accelconf.errors import InputError, UsageError
+from accelconf.report import use_color
 
 # By module path: the package may also export a function named ``diff``.
 if TYPE_CHECKING:
-    from .. import diff as semdiff
+    from accelconf import diff as semdiff
 else:
     semdiff = importlib.import_module("accelconf.diff")
 
@@ -176,7 +176,7 @@ def _read_for_git(path: str, label: str, version: str | None) -> semdiff.Side | 
     """One side of a git diff; ``None`` for /dev/null (the file is added or deleted)."""
     if path == os.devnull or not os.path.exists(path):
         return None
-    from ..document import decode
+    from accelconf.text.document import decode
 
     with open(path, "rb") as fh:
         text, _ = decode(fh.read(), label)

@@ -1,6 +1,6 @@
 """``accelconf env``: print the detected environment, fast (no torch import).
 
-Gathers options and calls :func:`accelconf.probe.probe`; formatting is :func:`format_text` /
+Gathers options and calls :func:`accelconf.environment.probe.probe`; formatting is :func:`format_text` /
 ``Environment.to_json``. Exit 0 always: a probe that fails is reported, not fatal.
 """
 
@@ -11,7 +11,7 @@ import json
 import sys
 from typing import Any
 
-from ..probe import PROBE_MODES, Environment
+from accelconf.environment.probe import PROBE_MODES, Environment
 
 
 def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentParser:
@@ -62,7 +62,7 @@ def format_text(env: Environment, seconds: float | None = None) -> str:
     else:
         rows.append(("GPUs", "none found" if env.knows("gpus") else "not probed"))
     if env.source.startswith("detected"):
-        from ..probe import default_config_file
+        from accelconf.environment.probe import default_config_file
 
         rows.append(("default config", env.default_config or f"{default_config_file()} (not there)"))
     for problem in env.problems:
@@ -76,7 +76,7 @@ def format_text(env: Environment, seconds: float | None = None) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..probe import timed_probe
+    from accelconf.environment.probe import timed_probe
 
     env, seconds = timed_probe(args.probe, args.timeout)
     if args.format == "json":

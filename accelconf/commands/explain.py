@@ -21,10 +21,10 @@ import sys
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from .. import registry
-from ..errors import InputError
-from ..model import Config
-from .convert import read_input
+from accelconf.accelerate import registry
+from accelconf.errors import InputError
+from accelconf.accelerate.model import Config
+from accelconf.commands.convert import read_input
 
 PARADIGM_VARS = set(registry.USE_ENV.values()) | {registry.USE_PARALLELISM_CONFIG_ENV}
 LAYOUT_KEYS = ("num_processes", "num_machines", "machine_rank", "main_process_ip", "main_process_port", "rdzv_backend", "same_network")
@@ -50,7 +50,7 @@ def _file_where(cfg: Config, path: str) -> str:
 def explain(cfg: Config, version: str | None = None, cli: Config | None = None, shell: dict[str, tuple[str, str]] | None = None,
             kwargs: Config | None = None) -> tuple[list[Row], Any]:
     """Rows for every setting the process sees. ``shell``: variable -> (value, where)."""
-    from ..launch import launch_env, resolve
+    from accelconf.accelerate.launch import launch_env, resolve
 
     ver = resolve(version)
     result = launch_env(cfg, version=ver, cli_overrides=cli)
@@ -105,7 +105,7 @@ def explain(cfg: Config, version: str | None = None, cli: Config | None = None, 
         path = s.path if s else var
         note = ""
         if s is None and var.startswith("ACCELERATE_") and var not in PARADIGM_VARS and how == "shell":
-            from ..formats.env import NEVER_READ
+            from accelconf.formats.env import NEVER_READ
 
             note = "read by nothing" if var in NEVER_READ else ""
         if s is not None and path in kw:
@@ -149,7 +149,7 @@ def explain(cfg: Config, version: str | None = None, cli: Config | None = None, 
 
 
 def _shell_env(path: str) -> dict[str, tuple[str, str]]:
-    from ..formats.env import _LINE, _unquote
+    from accelconf.formats.env import _LINE, _unquote
 
     text, source = read_input(path)
     out: dict[str, tuple[str, str]] = {}
@@ -202,8 +202,8 @@ def render_table(rows: list[Row], color: bool = False) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .. import formats
-    from ..launch import LaunchError, resolve
+    from accelconf import formats
+    from accelconf.accelerate.launch import LaunchError, resolve
 
     ver = resolve(args.accelerate_version)
     text, source = read_input(args.config)

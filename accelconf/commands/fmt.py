@@ -33,10 +33,10 @@ def _encode(doc: Any, text: str) -> bytes:
 
 
 def run(args: Any) -> int:
-    from ..atomic import write_atomic
-    from ..document import load_bytes, load_file
-    from ..errors import InputError
-    from ..fmt import format_document
+    from accelconf.atomic import write_atomic
+    from accelconf.text.document import load_bytes, load_file
+    from accelconf.errors import InputError
+    from accelconf.accelerate.fmt import format_document
 
     code = 0
     for path in args.files:

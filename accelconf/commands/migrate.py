@@ -25,9 +25,9 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
 
 
 def run(args: Any) -> int:
-    from ..atomic import write_atomic
-    from ..document import load_file
-    from ..migrate import migrate_document
+    from accelconf.atomic import write_atomic
+    from accelconf.text.document import load_file
+    from accelconf.accelerate.migrate import migrate_document
 
     doc = load_file(args.file)
     text, notes = migrate_document(doc)

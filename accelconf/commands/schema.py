@@ -19,14 +19,14 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
 
 
 def run(args: Any) -> int:
-    from ..schema import accelerate_schema, dumps, write_all
+    from accelconf.accelerate.schema import accelerate_schema, dumps, write_all
 
     if args.write:
         for path in write_all(args.write):
             print(f"wrote {path}", file=sys.stderr)
         return 0
     if args.kind == "deepspeed":
-        from ..deepspeed import deepspeed_schema
+        from accelconf.deepspeed import deepspeed_schema
 
         sys.stdout.write(dumps(deepspeed_schema()))
     else:

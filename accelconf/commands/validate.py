@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from ..report import FileResult, add_output_options, exit_code, render
+from accelconf.report import FileResult, add_output_options, exit_code, render
 
 
 def add_parser(sub: Any, name: str, help_text: str) -> None:
@@ -28,9 +28,9 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
 
 
 def validate_path(path: str, args: Any) -> FileResult:
-    from ..document import load_bytes, load_file
-    from ..errors import InputError
-    from ..validate import validate_any
+    from accelconf.text.document import load_bytes, load_file
+    from accelconf.errors import InputError
+    from accelconf.accelerate.validate import validate_any
 
     if path == "-":
         path = "<stdin>"

@@ -3,7 +3,7 @@
 Formats: ``yaml`` and ``json`` (the accelerate config file), ``env`` (dotenv ``KEY=VALUE`` lines:
 what ``accelerate launch`` exports), ``cli`` (``accelerate launch`` flags) and ``kwargs`` (Python
 source building ``Accelerator(...)`` and its plugins). Converting A to B is
-``write(read(text, A), B)``; every format goes through :class:`accelconf.model.Config`, so N formats
+``write(read(text, A), B)``; every format goes through :class:`accelconf.accelerate.model.Config`, so N formats
 need N readers and N writers. Writers return ``(text, findings)``: every lossy step is a finding.
 """
 
@@ -12,9 +12,9 @@ from __future__ import annotations
 import os
 from typing import Any, Callable
 
-from ..errors import UsageError
-from ..findings import Finding
-from ..model import Config
+from accelconf.errors import UsageError
+from accelconf.findings import Finding
+from accelconf.accelerate.model import Config
 
 FORMATS: tuple[str, ...] = ("yaml", "json", "env", "cli", "kwargs")
 SUFFIXES: dict[str, str] = {".yaml": "yaml", ".yml": "yaml", ".json": "json", ".env": "env", ".py": "kwargs", ".sh": "cli"}
@@ -22,13 +22,13 @@ SUFFIXES: dict[str, str] = {".yaml": "yaml", ".yml": "yaml", ".json": "json", ".
 
 def _module(fmt: str) -> Any:
     if fmt in ("yaml", "json"):
-        from . import yamljson as mod
+        from accelconf.formats import yamljson as mod
     elif fmt == "env":
-        from . import env as mod  # type: ignore[no-redef]
+        from accelconf.formats import env as mod  # type: ignore[no-redef]
     elif fmt == "cli":
-        from . import cli as mod  # type: ignore[no-redef]
+        from accelconf.formats import cli as mod  # type: ignore[no-redef]
     elif fmt == "kwargs":
-        from . import kwargs as mod  # type: ignore[no-redef]
+        from accelconf.formats import kwargs as mod  # type: ignore[no-redef]
     else:
         raise UsageError(f"unknown format {fmt!r} (choose from {', '.join(FORMATS)})")
     return mod

@@ -3,8 +3,8 @@
 Reader: ``shlex``-splits a command line (a leading ``accelerate launch`` or ``accelerate-launch`` is
 optional), accepts ``--a_b`` and ``--a-b``, ``--flag=value`` and ``--flag value``, stops at the
 training script, and converts each value as accelerate's parser would (see
-:func:`accelconf.launch.flag_kind`), in config-file spelling: the 0/1 of ``str_to_bool`` flags are
-booleans (:func:`accelconf.launch.namespace_value` turns them back when launching). Paradigm flags
+:func:`accelconf.accelerate.launch.flag_kind`), in config-file spelling: the 0/1 of ``str_to_bool`` flags are
+booleans (:func:`accelconf.accelerate.launch.namespace_value` turns them back when launching). Paradigm flags
 (``--use_fsdp``, ``--multi_gpu``, ...) become ``distributed_type``; ``--multi_gpu`` reads as
 ``MULTI_GPU`` with a note, since accelerate takes the device type (``MULTI_XPU``, ``MULTI_NPU``, ...)
 from the hardware. Launcher-only flags (``--num_cpu_threads_per_process``, ...) are kept in
@@ -12,7 +12,7 @@ from the hardware. Launcher-only flags (``--num_cpu_threads_per_process``, ...) 
 
 Writer: ``accelerate launch`` followed by flags only (no script) that, launched **without** a config
 file, give the training process the same environment as the file. The writer checks itself: it
-launches both with :func:`accelconf.launch.launch_env` and reports every variable that differs as a
+launches both with :func:`accelconf.accelerate.launch.launch_env` and reports every variable that differs as a
 lossy finding, and every key of the file it does not write (another device type than GPU behind
 ``--multi_gpu``, parallelism sizes without FSDP, sections the launch path does not use) is a finding
 of its own. Launcher-only flags read from an environment are written back. Keys accelerate ignores
@@ -25,13 +25,13 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
-from .. import registry
-from ..errors import InputError
-from ..findings import Finding
-from ..launch import (LAUNCHER_FLAGS, PARADIGM_OF_TYPE, TYPE_OF_PARADIGM, LaunchError, flag_kind, launch_env,
+from accelconf.accelerate import registry
+from accelconf.errors import InputError
+from accelconf.findings import Finding
+from accelconf.accelerate.launch import (LAUNCHER_FLAGS, PARADIGM_OF_TYPE, TYPE_OF_PARADIGM, LaunchError, flag_kind, launch_env,
                       parse_flag_value, resolve)
-from ..model import Config, Entry, canonical
-from ..registry import Setting
+from accelconf.accelerate.model import Config, Entry, canonical
+from accelconf.accelerate.registry import Setting
 
 # argparse ``choices`` of the flags that restrict their values (accelerate 1.15 commands/launch.py;
 # tests/test_oracle_launch.py compares them with the parser). The dynamo list comes from

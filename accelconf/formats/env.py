@@ -1,6 +1,6 @@
 """dotenv ``KEY=VALUE`` lines: the environment ``accelerate launch`` gives the training process.
 
-Writer: :func:`accelconf.launch.launch_env` (exactly the variables the launcher writes, nothing
+Writer: :func:`accelconf.accelerate.launch.launch_env` (exactly the variables the launcher writes, nothing
 invented), one ``KEY=VALUE`` per line, sorted, values quoted only when a shell would need it. What
 env cannot carry (process counts, machines, rendezvous) comes back as findings with the equivalent
 torchrun/launcher flags.
@@ -20,11 +20,11 @@ import re
 import shlex
 from typing import Any
 
-from .. import registry
-from ..errors import InputError
-from ..findings import Finding
-from ..launch import TYPE_OF_PARADIGM, launch_env
-from ..model import Config, Entry
+from accelconf.accelerate import registry
+from accelconf.errors import InputError
+from accelconf.findings import Finding
+from accelconf.accelerate.launch import TYPE_OF_PARADIGM, launch_env
+from accelconf.accelerate.model import Config, Entry
 
 # Variables the launcher writes that are not settings of their own.
 PARADIGM_ENV = {var: dt for dt, var in registry.USE_ENV.items()}

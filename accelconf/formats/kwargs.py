@@ -2,7 +2,7 @@
 
 Writer: a runnable snippet that builds, with explicit arguments, the same objects the training
 process would build from the launcher's environment: it launches the config with
-:func:`accelconf.launch.launch_env` and turns every variable into the field that reads it, through
+:func:`accelconf.accelerate.launch.launch_env` and turns every variable into the field that reads it, through
 the registry's ``plugin`` column (``FSDP_OFFLOAD_PARAMS`` -> ``FullyShardedDataParallelPlugin.cpu_offload``).
 Only fields the plugin actually reads for that configuration are written (FSDP1-only fields are left
 out of an FSDP2 plugin, ``min_num_params`` only with size-based wrapping, ...), so the objects are
@@ -18,12 +18,12 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from .. import registry
-from ..errors import InputError
-from ..findings import Finding
-from ..launch import launch_env, resolve
-from ..model import Config, Entry
-from .env import decode
+from accelconf.accelerate import registry
+from accelconf.errors import InputError
+from accelconf.findings import Finding
+from accelconf.accelerate.launch import launch_env, resolve
+from accelconf.accelerate.model import Config, Entry
+from accelconf.formats.env import decode
 
 ACCELERATOR = "Accelerator"
 # Accelerator keyword -> plugin class it takes.

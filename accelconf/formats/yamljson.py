@@ -1,7 +1,7 @@
 """The accelerate config file (YAML or JSON): reader through the position-keeping loader, writer in
 canonical spelling.
 
-The reader applies accelerate's load-time normalization (:func:`accelconf.model.from_document`).
+The reader applies accelerate's load-time normalization (:func:`accelconf.accelerate.model.from_document`).
 The writer emits a clean file as ``accelerate config`` would: canonical keys, sorted, nested dicts
 under their section, every string that YAML 1.1 would read as something else (``'no'``, ``'NO'``, ``'0,1'`` is fine,
 ``'1'`` is quoted) single-quoted, because accelerate reads files with PyYAML ``safe_load``. Keys accelerate would reject or ignore are still written (they
@@ -14,16 +14,16 @@ import json
 import re
 from typing import Any
 
-from ..document import load_text, resolve_yaml11
-from ..findings import Finding
-from ..launch import resolve
-from ..model import Config, from_document
+from accelconf.text.document import load_text, resolve_yaml11
+from accelconf.findings import Finding
+from accelconf.accelerate.launch import resolve
+from accelconf.accelerate.model import Config, from_document
 
 
 def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: str = "yaml") -> Config:
     doc = load_text(text, path, "json" if fmt == "json" else ("yaml" if fmt == "yaml" else None))
     if doc.format == "json" and isinstance(doc.data, dict):
-        from ..deepspeed import is_deepspeed
+        from accelconf.deepspeed import is_deepspeed
 
         if is_deepspeed(doc):
             return _from_deepspeed(doc, version)
@@ -33,8 +33,8 @@ def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: st
 def _from_deepspeed(doc: Any, version: str | None) -> Config:
     """A DeepSpeed JSON read as the accelerate ``deepspeed_config`` section it corresponds to; what
     has no accelerate key is a note (reported by ``convert``), never silently dropped."""
-    from ..deepspeed import to_accelerate_section
-    from ..model import from_data
+    from accelconf.deepspeed import to_accelerate_section
+    from accelconf.accelerate.model import from_data
 
     section, notes = to_accelerate_section(doc.data)
     data: dict[str, Any] = {"distributed_type": "DEEPSPEED"}

@@ -1,8 +1,8 @@
 """The accelconf language server: protocol glue over the accelconf library (pygls 2).
 
-Every handler has the same shape: fetch the document, call the library (:mod:`accelconf.validate`,
-:mod:`accelconf.checks`, :mod:`accelconf.assist`, :mod:`accelconf.fmt`, :mod:`accelconf.migrate`),
-convert the result with an ``lsp_*`` function from :mod:`accelconf_lsp.convert`. No rule lives here.
+Every handler has the same shape: fetch the document, call the library (:mod:`accelconf.accelerate.validate`,
+:mod:`accelconf.environment.checks`, :mod:`accelconf.assist`, :mod:`accelconf.accelerate.fmt`, :mod:`accelconf.accelerate.migrate`),
+convert the result with an ``lsp_*`` function from :mod:`accelconf_lsp.protocol`. No rule lives here.
 
 Diagnostics are pushed, debounced per document (the first change after a quiet spell is analysed
 at once, a burst of changes once ``DEBOUNCE_S`` after its last change) and computed only for the
@@ -24,12 +24,14 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
-from accelconf import __version__, assist, registry
-from accelconf.document import Document, load_text
+from accelconf import __version__, assist
+
+from accelconf.accelerate import registry
+from accelconf.text.document import Document, load_text
 from accelconf.errors import InputError
 from accelconf.findings import Finding
 
-from . import convert
+from accelconf_lsp import protocol
 
 logger = logging.getLogger("accelconf_lsp")
 
@@ -138,7 +140,7 @@ class AccelconfLanguageServer(LanguageServer):
         env = None
         if settings.target:
             try:
-                from accelconf.targets import load_target
+                from accelconf.environment.targets import load_target
 
                 env = load_target(settings.target)
             except InputError as exc:
@@ -181,7 +183,7 @@ class AccelconfLanguageServer(LanguageServer):
             try:
                 result.doc = load_text(text, path)
             except InputError as exc:
-                result.diagnostics.append(convert.lsp_input_error(exc, text, encoding))
+                result.diagnostics.append(protocol.lsp_input_error(exc, text, encoding))
             kind = assist.document_kind(path, text, result.doc) or self.kinds.get(uri)
             if kind is None:
                 result.diagnostics = []
@@ -191,21 +193,21 @@ class AccelconfLanguageServer(LanguageServer):
                 if result.doc is not None:
                     ref = result.doc.node(("deepspeed_config", "deepspeed_config_file"))
                     anchor = (ref.line + 1, ref.col + 1, ref.end_line + 1, ref.end_col + 1) if ref is not None else None
-                    result.findings = convert.anchor_foreign(self._findings(result.doc), path, anchor)
-                    result.diagnostics = convert.lsp_diagnostics(result.findings, text, encoding)
+                    result.findings = protocol.anchor_foreign(self._findings(result.doc), path, anchor)
+                    result.diagnostics = protocol.lsp_diagnostics(result.findings, text, encoding)
         except Exception:  # noqa: BLE001 - publish what we have
             logger.exception("analysing %s failed", uri)
         self.analyses[uri] = result
         return result
 
     def _findings(self, doc: Document) -> list[Finding]:
-        from accelconf.validate import validate_any
+        from accelconf.accelerate.validate import validate_any
 
         s = self.settings
         found = list(validate_any(doc, accelerate_version=s.accelerate_version, disabled=s.disabled_rules))
         if self.target_env is not None:
             try:
-                from accelconf.checks import check_environment
+                from accelconf.environment.checks import check_environment
 
                 off = set(s.disabled_rules)
                 found += [f for f in check_environment(doc, self.target_env, validated=True) if f.rule not in off]
@@ -359,14 +361,14 @@ def completion(ls: AccelconfLanguageServer, params: types.CompletionParams) -> t
     result = ls.analyze(params.text_document.uri)
     if result is None or result.kind is None:
         return None
-    lines = convert.lines_of(result.text)
-    line, col = convert.from_client(lines, params.position, ls.encoding)
+    lines = protocol.lines_of(result.text)
+    line, col = protocol.from_client(lines, params.position, ls.encoding)
     cands = assist.complete(result.text, line, col, ls.settings.accelerate_version, ls.path_of(params.text_document.uri), result.kind)
     item = lambda c: getattr(c.text_document, "completion", None) and c.text_document.completion.completion_item  # noqa: E731
     snippets = bool(ls._cap(lambda c: item(c).snippet_support, False))
     markdown = "markdown" in (ls._cap(lambda c: item(c).documentation_format, []) or [])
     tags = ls._cap(lambda c: item(c).tag_support.value_set, []) or []
-    return convert.lsp_completion_list(cands, result.text, line, ls.encoding, snippets=snippets, markdown=markdown,
+    return protocol.lsp_completion_list(cands, result.text, line, ls.encoding, snippets=snippets, markdown=markdown,
                                        deprecated_tag=types.CompletionItemTag.Deprecated in tags)
 
 
@@ -376,16 +378,16 @@ def hover(ls: AccelconfLanguageServer, params: types.HoverParams) -> types.Hover
     result = ls.analyze(params.text_document.uri)
     if result is None or result.kind is None:
         return None
-    lines = convert.lines_of(result.text)
-    line, col = convert.from_client(lines, params.position, ls.encoding)
+    lines = protocol.lines_of(result.text)
+    line, col = protocol.from_client(lines, params.position, ls.encoding)
     md = assist.hover(result.text, line, col, ls.settings.accelerate_version, ls.path_of(params.text_document.uri),
                       result.kind, result.doc)
     if md is None:
         return None
     where = assist.context_at(result.text, line, col, path=ls.path_of(params.text_document.uri))
-    rng = convert.lsp_range(lines, line, where.start, line, where.end, ls.encoding) if where.end > where.start else None
+    rng = protocol.lsp_range(lines, line, where.start, line, where.end, ls.encoding) if where.end > where.start else None
     formats = ls._cap(lambda c: c.text_document.hover.content_format, ["markdown"]) or []
-    return convert.lsp_hover(md, "markdown" in formats, rng)
+    return protocol.lsp_hover(md, "markdown" in formats, rng)
 
 
 def _overlaps(d: types.Range, r: types.Range) -> bool:
@@ -410,7 +412,7 @@ def code_action(ls: AccelconfLanguageServer, params: types.CodeActionParams) -> 
     if _wanted(only, types.CodeActionKind.QuickFix):
         for finding, diag in zip(result.findings, result.diagnostics):
             if finding.fix and _overlaps(diag.range, params.range):
-                action = convert.lsp_quick_fix(finding, diag, uri, result.text, ls.encoding)
+                action = protocol.lsp_quick_fix(finding, diag, uri, result.text, ls.encoding)
                 if action is not None:
                     actions.append(action)
     if _wanted(only, types.CodeActionKind.RefactorRewrite):
@@ -427,14 +429,14 @@ def _migrate_action(ls: AccelconfLanguageServer, uri: str, result: Analysis) -> 
     if str(data["fsdp_config"].get("fsdp_version", 1)) == "2":
         return None
     try:
-        from accelconf.migrate import migrate_text
+        from accelconf.accelerate.migrate import migrate_text
     except ImportError:
         return None
     try:
         new, _notes = migrate_text(result.text, ls.path_of(uri))
     except InputError:
         return None
-    return convert.lsp_rewrite("Migrate to FSDP2", types.CodeActionKind.RefactorRewrite, uri, result.text, new, ls.encoding)
+    return protocol.lsp_rewrite("Migrate to FSDP2", types.CodeActionKind.RefactorRewrite, uri, result.text, new, ls.encoding)
 
 
 @server.feature(types.TEXT_DOCUMENT_FORMATTING)
@@ -444,14 +446,14 @@ def formatting(ls: AccelconfLanguageServer, params: types.DocumentFormattingPara
     if result is None or result.kind is None or result.doc is None:
         return None
     try:
-        from accelconf.fmt import format_text
+        from accelconf.accelerate.fmt import format_text
     except ImportError:
         return None
     try:
         new = format_text(result.text, ls.path_of(params.text_document.uri), ls.settings.accelerate_version)
     except InputError:
         return None
-    return convert.lsp_whole_document_edit(result.text, new, ls.encoding)
+    return protocol.lsp_whole_document_edit(result.text, new, ls.encoding)
 
 
 @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
@@ -460,7 +462,7 @@ def document_symbol(ls: AccelconfLanguageServer, params: types.DocumentSymbolPar
     result = ls.analyze(params.text_document.uri)
     if result is None or result.kind is None or result.doc is None:
         return None
-    return convert.lsp_document_symbols(assist.symbols(result.doc), result.text, ls.encoding)
+    return protocol.lsp_document_symbols(assist.symbols(result.doc), result.text, ls.encoding)
 
 
 # -- running --------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@
 Writes ``tests/data/oracle/corpus-<version>.json`` (every corpus config through that version's
 launcher) and adds that version's entry to ``tests/data/oracle/precedence.json`` (a nested FSDP key
 against an explicit flag: the 1.5 precedence change). The installed accelerate's entry is
-recorded too. The tests compare :func:`accelconf.launch.launch_env` with these files.
+recorded too. The tests compare :func:`accelconf.accelerate.launch.launch_env` with these files.
 """
 
 from __future__ import annotations

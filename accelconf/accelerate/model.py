@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
-from . import registry
-from .document import Document
-from .registry import Setting
+from accelconf.accelerate import registry
+from accelconf.text.document import Document
+from accelconf.accelerate.registry import Setting
 
 
 @dataclass

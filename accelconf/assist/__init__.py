@@ -4,12 +4,12 @@ This module owns the questions an editor asks about a config while it is being t
 section, key and value the cursor is in (:func:`context_at`), what may be typed there
 (:func:`complete`), what a key means (:func:`hover`), the outline (:func:`symbols`), and whether a
 file is an accelerate config or a DeepSpeed JSON at all (:func:`document_kind`). Everything is
-derived from the settings registry (:mod:`accelconf.registry`) and DeepSpeed's key table
+derived from the settings registry (:mod:`accelconf.accelerate.registry`) and DeepSpeed's key table
 (:mod:`accelconf.deepspeed`); no rule lives here. The language server (``accelconf_lsp``) only
 converts these values to protocol types.
 
 Positions: every ``line`` and ``col`` here is 0-based and counts characters (code points), as
-:class:`accelconf.document.Node` does; converting to the protocol's UTF-16 or UTF-8 units is the
+:class:`accelconf.text.document.Node` does; converting to the protocol's UTF-16 or UTF-8 units is the
 server's job. Half-typed YAML is the normal case, so :func:`context_at` never needs a parse: it reads
 indentation line by line (JSON: a tolerant token scan), and uses a parse only when one succeeds.
 """
@@ -23,11 +23,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from . import registry
-from .document import Document, Node, load_text, resolve_yaml11, sniff_format
-from .errors import InputError
-from .findings import Finding
-from .registry import Setting
+from accelconf.accelerate import registry
+from accelconf.text.document import Document, Node, load_text, resolve_yaml11, sniff_format
+from accelconf.errors import InputError
+from accelconf.findings import Finding
+from accelconf.accelerate.registry import Setting
 
 Kind = Literal["accelerate", "deepspeed"]
 Part = Literal["key", "value", "none"]
@@ -79,7 +79,7 @@ def document_kind(path: str, text: str, doc: Document | None = None) -> Kind | N
 
 def _is_deepspeed_json(path: str, text: str, doc: Document | None) -> bool:
     try:
-        from . import deepspeed as dsmod
+        from accelconf import deepspeed as dsmod
     except ImportError:  # pragma: no cover - the module is part of the package
         return False
     if doc is None:
@@ -499,7 +499,7 @@ def setting_markdown(s: Setting, fmt: str = "yaml", effective: str | None = None
 
 def _ds_section(path: tuple[str, ...]) -> Any:
     try:
-        from . import deepspeed as dsmod
+        from accelconf import deepspeed as dsmod
     except ImportError:  # pragma: no cover
         return None
     return dsmod.TOP if not path else dsmod.lookup(path)
@@ -507,7 +507,7 @@ def _ds_section(path: tuple[str, ...]) -> Any:
 
 def _ds_unset() -> Any:
     try:
-        from . import deepspeed as dsmod
+        from accelconf import deepspeed as dsmod
     except ImportError:  # pragma: no cover
         return None
     return getattr(dsmod, "_UNSET", None)

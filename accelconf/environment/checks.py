@@ -1,11 +1,11 @@
 """Environment checks: does this config fit the machine it will run on?
 
 This module owns the ``env-*`` rules. Each is a pure function ``(Config, Environment) ->
-Iterable[Finding]`` over the plain data of a loaded :class:`accelconf.document.Document` and an
-:class:`accelconf.probe.Environment` (detected, or a target from :mod:`accelconf.targets`); each
+Iterable[Finding]`` over the plain data of a loaded :class:`accelconf.text.document.Document` and an
+:class:`accelconf.environment.probe.Environment` (detected, or a target from :mod:`accelconf.environment.targets`); each
 finding points at the config line that causes it (1-based, as :class:`Finding` is). A fact the
 environment does not know (``Environment.unknown``) skips the rules that need it. Whether keys
-and values exist in the accelerate version at hand is left to :mod:`accelconf.validate`.
+and values exist in the accelerate version at hand is left to :mod:`accelconf.accelerate.validate`.
 
 Requirements follow accelerate 1.15.0's source: ``FSDP2_PYTORCH_VERSION`` and
 ``FSDP_PYTORCH_VERSION`` (``utils/constants.py``), bf16/fp8 checks in ``AcceleratorState``
@@ -18,10 +18,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable, Iterator
 
-from . import registry as _registry
-from .document import Document
-from .findings import Finding, Severity
-from .probe import Environment
+from accelconf.accelerate import registry as _registry
+from accelconf.text.document import Document
+from accelconf.findings import Finding, Severity
+from accelconf.environment.probe import Environment
 
 # distributed_type values that run on CUDA/ROCm GPUs, and those that never do.
 GPU_TYPES = frozenset({"MULTI_GPU", "FSDP", "DEEPSPEED", "MEGATRON_LM"})
@@ -250,8 +250,8 @@ def _referenced_ds_json(cfg: Config) -> Document | None:
     full = ref if os.path.isabs(ref) else os.path.join(base, ref)
     if not os.path.isfile(full):
         return None
-    from .document import load_file
-    from .errors import InputError
+    from accelconf.text.document import load_file
+    from accelconf.errors import InputError
 
     try:
         return load_file(full, "json")
@@ -540,7 +540,7 @@ RULE_IDS: dict[str, str] = {
 def check_environment(doc: Document, env: Environment, *, validated: bool = False) -> list[Finding]:
     """Every ``env-*`` finding for one document against one environment (1-based positions).
 
-    ``validated=True`` when :func:`accelconf.validate.validate_document` runs on the same document:
+    ``validated=True`` when :func:`accelconf.accelerate.validate.validate_document` runs on the same document:
     the config-only multi-node checks it already makes (num_processes divisible by num_machines,
     main_process_ip present, machine_rank in range) are then left to it.
     """

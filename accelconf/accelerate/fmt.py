@@ -3,7 +3,7 @@
 Normalizations are text edits on the original document (character offsets), so comments, key
 order, quoting style and line endings outside the edited spans are kept byte for byte, and a
 canonical file comes back byte-identical. The edits come from validation findings that carry a
-mechanical fix (:mod:`accelconf.validate`), filtered to those that keep what accelerate launches
+mechanical fix (:mod:`accelconf.accelerate.validate`), filtered to those that keep what accelerate launches
 the same, or that repair a value accelerate would crash on; plus two structural migrations that
 accelerate itself performs at load time (legacy ``fp16`` and top-level ``dynamo_backend``).
 """
@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from . import registry
-from .document import Document, load_text
-from .registry import version_in
+from accelconf.accelerate import registry
+from accelconf.text.document import Document, load_text
+from accelconf.accelerate.registry import version_in
 
 Edit = tuple[int, int, str]
 
@@ -35,7 +35,7 @@ class FmtResult:
 
 def fmt_edits(doc: Document, version: str | None = None) -> list[tuple[Edit, str]]:
     """The normalization edits for a parsed accelerate config, each with a one-line reason."""
-    from .validate import validate_document
+    from accelconf.accelerate.validate import validate_document
 
     version = registry.resolve_version(version)
     if not isinstance(doc.data, dict):

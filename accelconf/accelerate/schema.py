@@ -5,7 +5,7 @@ The schema targets editors (yaml-language-server, VS Code) and schema catalogs: 
 stable ``$id``. It is generated, never edited: ``schemas/accelerate-config.schema.json`` is the
 output of :func:`accelerate_schema` for the newest known version, and a test fails when the
 committed file is stale (regenerate with ``make schemas``). Cross-field rules (FSDP versions,
-DeepSpeed file conflicts, multi-node) are left to :mod:`accelconf.validate`.
+DeepSpeed file conflicts, multi-node) are left to :mod:`accelconf.accelerate.validate`.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from . import registry
-from .registry import Setting
+from accelconf.accelerate import registry
+from accelconf.accelerate.registry import Setting
 
 BASE_URL = "https://accelconf.dev/schemas"
 BOOL_STRINGS = {"true", "false", "True", "False", "TRUE", "FALSE", "yes", "no", "Yes", "No", "YES", "NO",
@@ -214,7 +214,7 @@ def generated_files() -> dict[str, str]:
             out[f"versions/accelerate-config-{v}.schema.json"] = dumps(accelerate_schema(v))
     out["catalog.json"] = dumps(catalog())
     try:
-        from .deepspeed import deepspeed_schema
+        from accelconf.deepspeed import deepspeed_schema
     except ImportError:
         return out
     out["deepspeed-config.schema.json"] = dumps(deepspeed_schema())

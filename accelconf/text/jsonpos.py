@@ -1,6 +1,6 @@
 """A small JSON parser that keeps positions and tolerates what DeepSpeed's hjson reader accepts.
 
-It builds :class:`accelconf.document.Node` trees (offsets and 0-based lines/columns) so that JSON
+It builds :class:`accelconf.text.document.Node` trees (offsets and 0-based lines/columns) so that JSON
 findings point at the exact key or value. Comments (``//``, ``#``, ``/* */``) and trailing commas
 are accepted and recorded as quirks: DeepSpeed reads them, accelerate's ``json.load`` does not.
 Anything else that is not JSON raises :class:`InputError` with a 1-based position.
@@ -12,8 +12,8 @@ import json
 import re
 from typing import Any
 
-from .document import MAX_DEPTH, MAX_NODES, Node, Quirk
-from .errors import InputError
+from accelconf.text.document import MAX_DEPTH, MAX_NODES, Node, Quirk
+from accelconf.errors import InputError
 
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
 _STRING = re.compile(r'"(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"')

@@ -6,8 +6,8 @@ Each :class:`Setting` ties together the YAML key, the ``accelerate launch`` flag
 default, used when the key is absent) and the plugin default (used when the env var is absent:
 they differ), allowed values, a doc string, and the accelerate versions that know it.
 
-Everything else derives from this table: the JSON Schema (:mod:`accelconf.schema`), validation
-(:mod:`accelconf.validate`), the converters (:mod:`accelconf.formats`), diff, completion and hover.
+Everything else derives from this table: the JSON Schema (:mod:`accelconf.accelerate.schema`), validation
+(:mod:`accelconf.accelerate.validate`), the converters (:mod:`accelconf.formats`), diff, completion and hover.
 Facts come from accelerate 1.15.0's source (``commands/launch.py``, ``utils/launch.py``,
 ``utils/dataclasses.py``, ``commands/config/config_args.py``) and from comparing the wheels of
 0.20 to 1.15; ``tests/test_registry_oracle.py`` compares this table with the installed accelerate.
@@ -152,7 +152,7 @@ def version_in(version: str | None, since: str | None, until: str | None) -> boo
 @lru_cache(maxsize=1)
 def installed_accelerate_version() -> str | None:
     """The installed accelerate version, read from its metadata (accelerate is never imported)."""
-    from .versions import installed_version
+    from accelconf.versions import installed_version
 
     return installed_version("accelerate")
 

@@ -1,8 +1,8 @@
 """Validation of accelerate config files: schema-level checks and accelerate's semantic rules.
 
 Each rule is a small function ``(ctx) -> Iterable[Finding]`` registered in ``RULES``. They read
-the parsed :class:`~accelconf.document.Document` (for positions and how values were written) and
-the normalized :class:`~accelconf.model.Config`, and know the accelerate version being targeted.
+the parsed :class:`~accelconf.text.document.Document` (for positions and how values were written) and
+the normalized :class:`~accelconf.accelerate.model.Config`, and know the accelerate version being targeted.
 
 Severities: ``error`` means accelerate would fail, or silently do something other than what is
 written; ``warning`` means the setting has no effect or is risky; ``info`` is a remark. Findings
@@ -18,11 +18,11 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
-from . import registry
-from .document import Document, Node
-from .findings import Finding, Severity
-from .model import Config, canonical, from_document
-from .registry import Setting, version_in
+from accelconf.accelerate import registry
+from accelconf.text.document import Document, Node
+from accelconf.findings import Finding, Severity
+from accelconf.accelerate.model import Config, canonical, from_document
+from accelconf.accelerate.registry import Setting, version_in
 
 # Real-world misspellings with the key they meant (seen in published configs and docs).
 COMMON_MISTAKES: dict[tuple[str, str], str] = {
@@ -123,7 +123,7 @@ def scalar_text(doc: Document, value: Any, like: Node | None = None) -> str:
     if isinstance(value, (int, float)):
         return str(value)
     s = str(value)
-    from .document import resolve_yaml11, resolve_yaml12
+    from accelconf.text.document import resolve_yaml11, resolve_yaml12
 
     needs_quotes = (
         resolve_yaml11(s) != s or resolve_yaml12(s) != s or s != s.strip() or s == ""
@@ -711,7 +711,7 @@ def _deepspeed(ctx: Context) -> None:
 def _deepspeed_file(ctx: Context, ref: str) -> None:
     """Open the referenced DeepSpeed JSON (relative to the config) and cross-check it."""
     try:
-        from . import deepspeed as dsmod
+        from accelconf import deepspeed as dsmod
     except ImportError:
         return
     base = os.path.dirname(ctx.doc.path) if ctx.doc.path and not ctx.doc.path.startswith("<") else ""
@@ -721,8 +721,8 @@ def _deepspeed_file(ctx: Context, ref: str) -> None:
                     f"`deepspeed_config_file` {ref!r} was not found next to the config (it is resolved against the launch directory at run time)",
                     ("deepspeed_config", "deepspeed_config_file"), on_value=True)
         return
-    from .document import load_file
-    from .errors import InputError
+    from accelconf.text.document import load_file
+    from accelconf.errors import InputError
 
     try:
         ds_doc = load_file(path, "json")
@@ -846,7 +846,7 @@ def _mpirun(ctx: Context) -> None:
 
 def validate_document(doc: Document, *, accelerate_version: str | None = None, disabled: Iterable[str] = ()) -> list[Finding]:
     """Every finding for one accelerate config document (already parsed)."""
-    from .findings import sort_findings
+    from accelconf.findings import sort_findings
 
     version = registry.resolve_version(accelerate_version)
     data = doc.data
@@ -880,7 +880,7 @@ def validate_any(doc: Document, *, accelerate_version: str | None = None, deepsp
     """Validate an accelerate config, or a DeepSpeed JSON recognized by its content."""
     if doc.format == "json" and doc.data is not None:
         try:
-            from . import deepspeed as dsmod
+            from accelconf import deepspeed as dsmod
         except ImportError:
             dsmod = None  # type: ignore[assignment]
         if dsmod is not None and dsmod.is_deepspeed(doc):

@@ -6,7 +6,7 @@ column, plus ``Document.data``, the plain Python value *as accelerate will read 
 ``safe_load``, YAML 1.1: an unquoted ``no`` is ``False``). It never constructs a tag, never expands
 aliases beyond a fixed budget, and refuses binary or non-UTF-8 input with an :class:`InputError`.
 
-YAML is composed (never constructed) with PyYAML, accelerate's own reader. Writing is left to :mod:`accelconf.fmt`: a document that is not edited is its original bytes, so
+YAML is composed (never constructed) with PyYAML, accelerate's own reader. Writing is left to :mod:`accelconf.accelerate.fmt`: a document that is not edited is its original bytes, so
 a round trip is byte-identical by construction. JSON is read by a small position-keeping parser
 that also accepts the comments and trailing commas DeepSpeed's hjson reader allows (recorded as
 ``Document.quirks``). Interpretation of values (what a key means) is left to the registry.
@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Literal
 
-from .errors import InputError
+from accelconf.errors import InputError
 
 MAX_BYTES = 8 * 1024 * 1024
 MAX_NODES = 200_000
@@ -316,7 +316,7 @@ def load_text(text: str, path: str = "<text>", fmt: Format | None = None) -> Doc
         raise InputError(f"document is too large ({len(text)} characters; the limit is {MAX_BYTES})", path)
     fmt = fmt or sniff_format(text, path)
     if fmt == "json":
-        from .jsonpos import parse_json
+        from accelconf.text.jsonpos import parse_json
 
         root, quirks = parse_json(text, path)
         doc = Document(path, text, "json", root, None, quirks)

@@ -9,11 +9,11 @@ order survive, and it reports unknown keys instead of carrying typos over silent
 
 from __future__ import annotations
 
-from . import registry
-from .document import Document, load_text
-from .fmt import apply_edits
-from .validate import Context, did_you_mean, scalar_text
-from .model import from_document
+from accelconf.accelerate import registry
+from accelconf.text.document import Document, load_text
+from accelconf.accelerate.fmt import apply_edits
+from accelconf.accelerate.validate import Context, did_you_mean, scalar_text
+from accelconf.accelerate.model import from_document
 
 _TO_BOOL = registry.FSDP2_RESHARD_OF_STRATEGY
 # Why each FSDP1-only key (registry: fsdp_versions == (1,)) goes; the list itself is the registry's.

@@ -4,7 +4,7 @@ This module owns the facts ``accelconf check`` needs about a GPU model it may no
 vendor, compute capability (NVIDIA) or gfx architecture (AMD), memory, and whether the hardware
 does bf16 and fp8. :func:`lookup` accepts the spellings people type (``h100``, ``A100-40GB``) and
 the names ``nvidia-smi`` / ``rocm-smi`` print (``NVIDIA H100 80GB HBM3``, ``Tesla V100-SXM2-16GB``,
-``AMD Instinct MI300X``). Detecting the GPUs of this machine is left to :mod:`accelconf.probe`.
+``AMD Instinct MI300X``). Detecting the GPUs of this machine is left to :mod:`accelconf.environment.probe`.
 
 Memory is the usable size in GiB as the vendor sells the part, rounded; it only picks a variant.
 bf16 means native bf16 arithmetic (NVIDIA compute capability 8.0 or higher); fp8 means fp8 tensor

@@ -10,7 +10,7 @@ derived from it. Facts come from reading the installed DeepSpeed 0.19.8 and acce
 sources; ``tests/test_deepspeed_oracle.py`` checks the table against DeepSpeed's own parser.
 
 It never imports deepspeed, torch or accelerate. Positions in findings are 1-based (end
-exclusive); :class:`accelconf.document.Node` positions are 0-based and converted here.
+exclusive); :class:`accelconf.text.document.Node` positions are 0-based and converted here.
 
 Versions: ``since`` is the first DeepSpeed release that reads a key (inclusive), ``removed`` the
 first that rejects or ignores it. ``None`` means "every version from 0.15 to 0.19.8".
@@ -27,10 +27,10 @@ from typing import Any, Literal
 
 from packaging.version import InvalidVersion, Version
 
-from . import registry as _registry
-from .document import Document, Node
-from .errors import UsageError
-from .findings import Finding, Severity
+from accelconf.accelerate import registry as _registry
+from accelconf.text.document import Document, Node
+from accelconf.errors import UsageError
+from accelconf.findings import Finding, Severity
 
 OLDEST = "0.15.0"
 NEWEST = "0.19.8"

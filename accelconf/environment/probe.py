@@ -11,8 +11,8 @@ fails becomes a string in ``Environment.problems``; :func:`probe` never raises.
 For tests and for machines without GPUs, every outside call can be replaced: pass ``runner`` (runs
 a command, returns its stdout), ``nvml`` (a module-like object) or ``versions`` (name -> version),
 or set ``ACCELCONF_FAKE_NVIDIA_SMI`` to a file holding canned ``nvidia-smi --query-gpu`` output.
-Target machines described by flags or a profile are built in :mod:`accelconf.targets`; the rules
-that compare an environment with a config live in :mod:`accelconf.checks`.
+Target machines described by flags or a profile are built in :mod:`accelconf.environment.targets`; the rules
+that compare an environment with a config live in :mod:`accelconf.environment.checks`.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import time
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Callable, Literal, Mapping
 
-from .gpus import lookup
+from accelconf.environment.gpus import lookup
 
 ProbeMode = Literal["auto", "nvml", "nvidia-smi", "torch", "none"]
 PROBE_MODES: tuple[str, ...] = ("auto", "nvml", "nvidia-smi", "torch", "none")
@@ -128,7 +128,7 @@ def default_config_file(environ: Mapping[str, str] | None = None) -> str:
 # -- versions ---------------------------------------------------------------------------------
 
 def _metadata_version(name: str) -> str | None:
-    from .versions import installed_version
+    from accelconf.versions import installed_version
 
     return installed_version(name)
 

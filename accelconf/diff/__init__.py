@@ -1,10 +1,10 @@
 """Semantic diff: what two configs mean differently for one accelerate version.
 
-This module owns comparing two :class:`~accelconf.model.Config` values (:func:`diff`), two
+This module owns comparing two :class:`~accelconf.accelerate.model.Config` values (:func:`diff`), two
 DeepSpeed JSON documents (:func:`diff_deepspeed`) and an accelerate config against a DeepSpeed
 JSON file on the settings they share (:func:`diff_accelerate_deepspeed`). Reading files is left to
-:mod:`accelconf.formats` (or :mod:`accelconf.document` when that is not installed), spellings to
-:func:`accelconf.model.canonical`, and printing to :mod:`accelconf.commands.diff`.
+:mod:`accelconf.formats` (or :mod:`accelconf.text.document` when that is not installed), spellings to
+:func:`accelconf.accelerate.model.canonical`, and printing to :mod:`accelconf.commands.diff`.
 
 What "the same meaning" is here, for the version asked (``--accelerate-version``, else the
 installed accelerate, else the newest known):
@@ -39,9 +39,9 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any, Iterable, Literal
 
-from . import registry
-from .model import Config, Entry, canonical
-from .registry import Setting
+from accelconf.accelerate import registry
+from accelconf.accelerate.model import Config, Entry, canonical
+from accelconf.accelerate.registry import Setting
 
 Kind = Literal["changed", "added", "removed", "not_comparable"]
 KINDS: tuple[str, ...] = ("changed", "added", "removed", "not_comparable")
@@ -186,7 +186,7 @@ _BOOL = Setting("", "", "bool", "")  # to canonicalize the items of a list of bo
 
 
 def _canon(setting: Setting | None, value: Any) -> Any:
-    """:func:`accelconf.model.canonical`, plus what the env and flag spellings add: digit strings
+    """:func:`accelconf.accelerate.model.canonical`, plus what the env and flag spellings add: digit strings
     for enums with legacy integers (``FSDP_BACKWARD_PREFETCH=1``) and lists of booleans written as
     a tuple or its text (``(false, false, false)``)."""
     if setting is None:
@@ -212,7 +212,7 @@ def _fsdp_version(cfg: Config, version: str | None = None) -> int:
 @lru_cache(maxsize=None)
 def _formats_can_express() -> Any:
     try:  # the formats package knows best, when it has an opinion
-        from .formats import can_express  # type: ignore[attr-defined]
+        from accelconf.formats import can_express  # type: ignore[attr-defined]
     except ImportError:
         return None
     return can_express
@@ -740,7 +740,7 @@ def ds_defaults() -> dict[str, Any]:
     """DeepSpeed's own defaults, from accelconf's DeepSpeed key table, for the keys whose default no
     version changed: there an explicit default and an absent key are the same. "auto" is never a
     default: it is a value of its own."""
-    from . import deepspeed as dsmod
+    from accelconf import deepspeed as dsmod
 
     return {path: k.default for path, k in dsmod.iter_keys()
             if k.children is None and k.default is not dsmod._UNSET and not k.default_changes}
@@ -765,7 +765,7 @@ def is_deepspeed_data(data: Any, doc: Any = None) -> bool:
         return True  # decided without importing the DeepSpeed key table
     if doc is not None:
         try:
-            from .deepspeed import is_deepspeed
+            from accelconf.deepspeed import is_deepspeed
         except ImportError:
             pass
         else:
@@ -821,7 +821,7 @@ def _ds_canon(path: str, v: Any) -> Any:
 
 
 def diff_deepspeed(a: Any, b: Any, *, ignore: Iterable[str] = ()) -> DiffResult:
-    """Diff two DeepSpeed JSON documents (:class:`~accelconf.document.Document`) key by key.
+    """Diff two DeepSpeed JSON documents (:class:`~accelconf.text.document.Document`) key by key.
 
     ``"auto"`` is a value of its own (it differs from a number and from absence); an absent key
     equals its DeepSpeed default only for the keys of :func:`ds_defaults`.
@@ -887,7 +887,7 @@ def deepspeed_to_accelerate(data: Any) -> tuple[dict[str, Any], list[str]]:
         out["mixed_precision"] = _ds_precision_of(flat)
     notes: list[str] = []
     try:
-        from .deepspeed import to_accelerate_section
+        from accelconf.deepspeed import to_accelerate_section
     except ImportError:
         pass
     else:
@@ -932,7 +932,7 @@ def diff_accelerate_deepspeed(a: Any, b: Any, *, version: str | None = None, ign
     """An accelerate config against a DeepSpeed JSON document, on the settings they share: ZeRO
     stage, offload devices, gradient accumulation, clipping, 16-bit save, precision.
 
-    Either side may be the DeepSpeed one (a :class:`~accelconf.document.Document`); the other is a
+    Either side may be the DeepSpeed one (a :class:`~accelconf.text.document.Document`); the other is a
     :class:`Config`. Other ``deepspeed_config`` keys the accelerate side sets are ``not_comparable``.
     """
     ver = registry.resolve_version(version)
@@ -979,7 +979,7 @@ class Side:
 
     path: str
     config: Config | None = None
-    document: Any = None  # accelconf.document.Document for DeepSpeed JSON
+    document: Any = None  # accelconf.text.document.Document for DeepSpeed JSON
 
     @property
     def is_deepspeed(self) -> bool:
@@ -991,7 +991,7 @@ def read_side(path: str | os.PathLike[str], version: str | None = None, text: st
 
     Raises :class:`accelconf.errors.InputError` for unreadable input.
     """
-    from .document import load_file, load_text
+    from accelconf.text.document import load_file, load_text
 
     p = os.fspath(path)
     doc = None
@@ -1002,7 +1002,7 @@ def read_side(path: str | os.PathLike[str], version: str | None = None, text: st
     if doc is not None and is_deepspeed_data(doc.data, doc):
         return Side(p, None, doc)
     if doc is not None and doc.format in ("yaml", "json") and _yaml_or_json_name(p) and not isinstance(doc.data, dict):
-        from .errors import InputError
+        from accelconf.errors import InputError
 
         what = "empty" if doc.data is None else f"a {type(doc.data).__name__}, not a mapping of settings"
         raise InputError(f"the document is {what}", p)
@@ -1018,18 +1018,18 @@ def _read(path: str, version: str | None = None, text: str | None = None) -> Con
 
     read: Any
     try:
-        from .formats import read
+        from accelconf.formats import read
     except ImportError:
         read = None
     if text is None:
-        from .document import decode, read_bytes
+        from accelconf.text.document import decode, read_bytes
 
         text, _ = decode(read_bytes(path), path)
     if read is not None:
         cfg = read(text, path=path, version=version)
     else:
-        from .document import load_text
-        from .model import from_document
+        from accelconf.text.document import load_text
+        from accelconf.accelerate.model import from_document
 
         cfg = from_document(load_text(text, path), version)
     if not cfg.source:

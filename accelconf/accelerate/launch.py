@@ -6,7 +6,7 @@ It emulates the argparse namespace accelerate builds: every flag starts at its a
 (derived from the registry), the config file fills it with accelerate's rules (top-level keys only
 where the flag default is ``None``; nested keys always in <= 1.4, unless the flag was explicit from
 1.5), and the environment is then written per launcher path. Names of keys, flags, namespace
-attributes and environment variables all come from :mod:`accelconf.registry`; what lives here is
+attributes and environment variables all come from :mod:`accelconf.accelerate.registry`; what lives here is
 only the launcher's control flow (paradigm flags, rendezvous, thread count).
 
 The environment is the *delta* ``accelerate launch`` adds to an empty shell: variables the shell
@@ -27,11 +27,11 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Iterable
 
-from . import registry
-from .errors import InputError
-from .findings import Finding
-from .model import Config, Entry, canonical
-from .registry import Setting
+from accelconf.accelerate import registry
+from accelconf.errors import InputError
+from accelconf.findings import Finding
+from accelconf.accelerate.model import Config, Entry, canonical
+from accelconf.accelerate.registry import Setting
 
 Mode = str  # "simple" | "torchrun" | "deepspeed" | "tpu" | "sagemaker"
 

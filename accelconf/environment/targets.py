@@ -1,10 +1,10 @@
 """Target machines: the environment a config will run in, described instead of detected.
 
 This module owns the machine profile format and turns it, or ``check``'s ``--gpus``/``--gpu``/
-``--*-version`` flags, into an :class:`accelconf.probe.Environment`. A profile is a small YAML
+``--*-version`` flags, into an :class:`accelconf.environment.probe.Environment`. A profile is a small YAML
 file::
 
-    gpu: H100-80GB            # any spelling accelconf.gpus.lookup accepts
+    gpu: H100-80GB            # any spelling accelconf.environment.gpus.lookup accepts
     gpus_per_node: 8
     num_machines: 2
     torch_version: "2.6.0"
@@ -17,8 +17,8 @@ file::
 Facts a profile leaves out are *unknown* (``Environment.unknown``), and the rules that need them
 are skipped; they are never filled in from the machine running accelconf. A bad profile raises
 :class:`accelconf.errors.InputError` with the 1-based line and column of the offending value.
-Detecting this machine is :mod:`accelconf.probe`'s job; comparing with a config is
-:mod:`accelconf.checks`'.
+Detecting this machine is :mod:`accelconf.environment.probe`'s job; comparing with a config is
+:mod:`accelconf.environment.checks`'.
 """
 
 from __future__ import annotations
@@ -28,9 +28,9 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from .errors import InputError, UsageError
-from .gpus import lookup, resolve
-from .probe import FP8_BACKENDS, GPU, Environment, with_overrides
+from accelconf.errors import InputError, UsageError
+from accelconf.environment.gpus import lookup, resolve
+from accelconf.environment.probe import FP8_BACKENDS, GPU, Environment, with_overrides
 
 VERSION_KEYS = ("torch_version", "accelerate_version", "deepspeed_version", "transformers_version", "cuda_version")
 PROFILE_KEYS = ("gpu", "gpus_per_node", "num_machines", *VERSION_KEYS, "fp8_backends")
@@ -48,7 +48,7 @@ def gpus_of(model_name: str, count: int) -> tuple[tuple[GPU, ...], str | None]:
     """
     match = resolve(model_name)
     if match is None:
-        from .gpus import known_models
+        from accelconf.environment.gpus import known_models
 
         raise UsageError(f"unknown GPU model {model_name!r}; known: {', '.join(known_models())}")
     m = match.model
@@ -149,7 +149,7 @@ def target_from_args(
 
 def load_target(path: str | os.PathLike[str]) -> Environment:
     """Read a machine profile. Raises :class:`InputError` (with a position) on a bad one."""
-    from .document import load_file
+    from accelconf.text.document import load_file
 
     doc = load_file(path)
     p = os.fspath(path)
@@ -195,7 +195,7 @@ def load_target(path: str | os.PathLike[str]) -> Environment:
         if not isinstance(data["gpu"], str):
             raise fail("gpu must be a model name such as H100-80GB", "gpu")
         if lookup(data["gpu"]) is None:
-            from .gpus import known_models
+            from accelconf.environment.gpus import known_models
 
             raise fail(f"unknown GPU model {data['gpu']!r}; known: {', '.join(known_models())}", "gpu")
         gpus, note = gpus_of(data["gpu"], per_node if per_node is not None else 1)
