@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import textwrap
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -34,6 +33,7 @@ class CheckOptions:
     target: str | None = None
     probe: str = "auto"
     timeout: float = 2.0
+    python: str | None = None
 
 
 def _epilog() -> str:
@@ -44,27 +44,45 @@ def _epilog() -> str:
         feats = ", ".join(f for f, on in (("bf16", m.bf16), ("fp8", m.fp8)) if on) or "no bf16/fp8"
         arch = f"CC {m.cc_text}" if m.compute_capability else m.arch
         lines.append(f"  {m.key:<11} {arch:<8} {m.memory_gib:>4} GiB  {feats}")
-    lines += [
-        "",
-        "examples:",
-        "  accelconf check config.yaml                         against this machine (detected)",
-        "  accelconf check --gpus 8 --gpu H100 config.yaml     against an 8-GPU H100 node",
-        "  accelconf check --target examples/targets/v100-node.yaml config.yaml",
-        "  accelconf check --torch-version 2.5.1 --deepspeed-version none config.yaml",
-    ]
+    from accelconf.environment.targets import PROFILES_DIR, profile_names, load_target
+
+    lines += ["", "shipped machine profiles (--target NAME; a YAML file of your own works too):"]
+    for name in profile_names():
+        try:
+            env = load_target(name)
+            facts = summary(env).split(": ", 1)[1]
+        except Exception as exc:  # a help screen never fails
+            facts = f"(unreadable: {exc})"
+        lines.append(f"  {name:<11} {facts}")
+    lines.append(f"  (files in {PROFILES_DIR})")
     return "\n".join(lines)
 
 
+def _profile_names() -> list[str]:
+    from accelconf.environment.targets import profile_names
+
+    return profile_names()
+
+
 def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentParser:
-    p = subparsers.add_parser(
-        name, help=help_text,
-        description=textwrap.fill(
-            "Check accelerate config files against the installed versions and GPUs, or against a target "
-            "machine given by flags or a --target profile. Each file gets validate's findings (for the "
-            "accelerate version at hand) and the env-* findings. Exit 0 clean, 1 errors (or warnings with "
-            "--strict), 2 an unreadable file or a bad option.", 88),
-        epilog=_epilog(), formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    from accelconf.commands import help_texts
+
+    p = subparsers.add_parser(name, help=help_text, **help_texts(
+        """Check accelerate config files against the environment that will train: this machine's
+        GPUs with the packages of this interpreter (or of another one, --python), or a target
+        machine given by flags or a --target profile. Each file gets validate's findings (for the
+        accelerate version at hand) and the env-* findings (GPU count and model, bf16/fp8 support,
+        torch/accelerate/DeepSpeed versions, multi-node layout). A summary line on stderr names
+        what was checked against.""",
+        [("accelconf check config.yaml", "against this machine (detected)"),
+         ("accelconf check --python ~/venvs/train/bin/python config.yaml",
+          "with the packages of the venv that trains (when accelconf lives in pipx or its own venv)"),
+         ("accelconf check --target h100-node config.yaml", "against a shipped profile (listed above)"),
+         ("accelconf check --target my-cluster.yaml config.yaml", "against a profile of your own"),
+         ("accelconf check --gpus 8 --gpu H100 config.yaml", "against an 8-GPU H100 node"),
+         ("accelconf check --torch-version 2.5.1 --deepspeed-version none config.yaml", "")],
+        "0 clean, 1 errors (or warnings with --strict), 2 an unreadable file, an unknown profile or "
+        "interpreter, or a bad option", extra=_epilog()))
     p.add_argument("configs", nargs="*", metavar="CONFIG",
                    help="accelerate config files (YAML or JSON); default: the file accelerate launch reads "
                    "($HF_HOME/accelerate/default_config.yaml)")
@@ -75,7 +93,11 @@ def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentP
     t.add_argument("--torch-version", metavar="V")
     t.add_argument("--accelerate-version", metavar="V", help="also the version validate checks keys against")
     t.add_argument("--deepspeed-version", metavar="V|none")
-    t.add_argument("--target", metavar="FILE", help="a YAML machine profile (see examples/targets/)")
+    t.add_argument("--target", metavar="NAME|FILE",
+                   help="a machine profile: a shipped one by name (" + ", ".join(_profile_names()) + ") or a YAML file")
+    t.add_argument("--python", metavar="PATH",
+                   help="read package versions from this interpreter's installed packages (its dist-info "
+                   "folders; nothing is imported there), e.g. the venv that runs accelerate launch")
     d = p.add_argument_group("detection")
     d.add_argument("--probe", choices=PROBE_MODES, default="auto",
                    help="GPU detection when no --gpu/--target is given (default: auto; torch only when asked)")
@@ -92,6 +114,10 @@ def environment_for(opts: CheckOptions) -> Environment:
 
     if opts.target:
         base = load_target(opts.target)
+    elif opts.python:
+        from accelconf.environment.interpreter import probe_interpreter
+
+        base = probe_interpreter(opts.python, "none" if opts.gpu else opts.probe, opts.timeout)
     else:
         # with --gpu the GPUs are given: detect only the versions (cheap)
         base = probe("none" if opts.gpu else opts.probe, opts.timeout)
@@ -149,7 +175,22 @@ def summary(env: Environment) -> str:
                                   v("deepspeed", env.deepspeed_version)) if p]
     if env.num_machines:
         parts.insert(0, f"{env.num_machines} machine{'s' if env.num_machines != 1 else ''}")
-    return f"checking against {env.source}: {', '.join(parts)}"
+    return f"checking against {env.source}{_interpreter_note(env)}: {', '.join(parts)}"
+
+
+def _interpreter_note(env: Environment) -> str:
+    """Detected versions come from an interpreter: name it (``--python`` puts it in the source)."""
+    if env.source.startswith("detected") and "packages of " not in env.source:
+        return f", packages of {sys.executable}"
+    return ""
+
+
+def _no_accelerate_hint(env: Environment) -> str | None:
+    if not env.source.startswith("detected") or not env.knows("accelerate_version") or env.accelerate_version:
+        return None
+    where = env.source.split("packages of ", 1)[1] if "packages of " in env.source else sys.executable
+    return (f"no accelerate among the packages of {where}; if training runs in another environment, point "
+            "at its interpreter with --python /path/to/venv/bin/python, or state --accelerate-version V")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -166,12 +207,13 @@ def run(args: argparse.Namespace) -> int:
         configs = [default]
     opts = CheckOptions(
         tuple(configs), args.gpus, args.gpu, args.torch_version, args.accelerate_version,
-        args.deepspeed_version, args.num_machines, args.target, args.probe, args.timeout,
+        args.deepspeed_version, args.num_machines, args.target, args.probe, args.timeout, args.python,
     )
     env = environment_for(opts)
     if args.format == "text":
         sys.stderr.write(summary(env) + "\n")
-    for note in env.notes:
+    hint = _no_accelerate_hint(env)
+    for note in env.notes + ((hint,) if hint else ()):
         sys.stderr.write(f"accelconf: note: {note}\n")
     results = [check_file(path, env) for path in opts.configs]
     sys.stdout.write(render(results, args.format, sys.stdout, args.color, extra={"environment": env.to_json()}))
