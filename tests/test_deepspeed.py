@@ -417,3 +417,41 @@ def test_nvme_offload_conversion_notes_the_launcher_gap() -> None:
     section, notes = to_accelerate_section({"zero_optimization": {"stage": 3, "offload_optimizer": {"device": "nvme", "nvme_path": "/nvme"}}})
     assert section["offload_optimizer_nvme_path"] == "/nvme" and section["offload_param_device"] == "none"
     assert any("does not export" in n for n in notes)
+
+
+# -- one home for each fact (issue 11) ----------------------------------------------------------
+
+def test_diff_and_assist_use_the_one_detector_and_mapping():
+    import accelconf.deepspeed as ds
+    from accelconf import diff as semdiff
+
+    assert semdiff.DS_TO_ACCELERATE is ds.DS_TO_ACCELERATE
+    assert semdiff.DS_TO_ACCELERATE["zero_optimization.stage"] == "deepspeed_config.zero_stage"
+    assert semdiff.is_deepspeed_data({"elasticity": {"enabled": True}, "zero_optimization": {}}) is True
+    assert semdiff.is_deepspeed_data({"distributed_type": "DEEPSPEED", "zero_optimization": {}}) is False
+    # an editor buffer that does not parse yet is judged by the same module
+    from accelconf.assist import document_kind
+    assert document_kind("x.json", '{"zero_optimization": {"stage": ') == "deepspeed"
+    assert document_kind("x.json", '{"distributed_type": "X", "zero_optimization": {') == "accelerate"
+
+
+@pytest.mark.parametrize("alias, canon", [
+    ("zero_optimization.module_granularity_threshold", "zero_optimization.stage3_module_granularity_threshold"),
+    ("zero_optimization.prefetch_bucket_size", "zero_optimization.stage3_prefetch_bucket_size"),
+    ("zero_optimization.stage3_gather_fp16_weights_on_model_save", "zero_optimization.stage3_gather_16bit_weights_on_model_save"),
+    ("tensor_parallel.tp.tp_size", "tensor_parallel.tensor_parallel.tp_size"),
+    ("zero_optimization.cpu_offload", "zero_optimization.cpu_offload"),  # bool vs a section: not one setting
+    ("no_such.key", "no_such.key"),
+])
+def test_canonical_path(alias, canon):
+    from accelconf.deepspeed import canonical_path
+
+    assert canonical_path(alias) == canon
+
+
+def test_diff_reads_every_alias_of_the_key_table():
+    from accelconf import diff as semdiff
+
+    a = load_text('{"train_batch_size": 8, "zero_optimization": {"module_granularity_threshold": 5}}', "a.json", "json")
+    b = load_text('{"train_batch_size": 8, "zero_optimization": {"stage3_module_granularity_threshold": 5}}', "b.json", "json")
+    assert semdiff.diff_deepspeed(a, b).equivalent
