@@ -337,9 +337,8 @@ _OPTIMIZERS = ("adam", "adamw", "lamb", "adagrad", "lion", "muadam", "muadamw", 
                "onebitadam", "zerooneadam", "onebitlamb")
 _OPTIMIZERS_REMOVED = {"onebitadam": "0.19.7", "zerooneadam": "0.19.7", "onebitlamb": "0.19.7"}
 _OPTIMIZERS_SINCE = {"muon": "0.17.0"}
-# torch.optim classes DeepSpeed falls back to (getattr(torch.optim, type), case-sensitive)
-_TORCH_OPTIMIZERS = ("Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "ASGD", "LBFGS", "Muon", "NAdam",
-                     "RAdam", "RMSprop", "Rprop", "SGD", "SparseAdam")
+# torch.optim / torch.optim.lr_scheduler names DeepSpeed falls back to, and each class's parameters:
+# generated data, accelconf/data/deepspeed_classes.json (see accelconf.deepspeed.signatures).
 _SCHEDULERS = ("LRRangeTest", "OneCycle", "WarmupLR", "WarmupDecayLR", "WarmupCosineLR")
 
 _SCHED_PARAMS = {
@@ -383,7 +382,8 @@ OPTIMIZER = _section(
     "Optimizer DeepSpeed builds (hand-parsed; checked only at deepspeed.initialize).",
     {
         "type": _s(None, "DeepSpeed optimizer name (case-insensitive) or a torch.optim class name (case-sensitive).", nullable=True),
-        "params": Key("object", None, "Keyword arguments of the optimizer constructor (`lr`, `betas`, `eps`, `weight_decay`, ...). "
+        "params": Key("object", None, "Keyword arguments of the optimizer class (`lr`, `betas`, `eps`, `weight_decay`, ...); a "
+                      "parameter the class does not take raises TypeError at deepspeed.initialize. "
                       "`max_grad_norm` is rejected at engine initialization: use `gradient_clipping`.", open=True, nullable=True),
         "legacy_fusion": _b(False, "Use the legacy fused optimizer."),
     },
@@ -392,10 +392,11 @@ OPTIMIZER = _section(
 SCHEDULER = _section(
     "Learning-rate scheduler DeepSpeed builds (hand-parsed; checked only at deepspeed.initialize).",
     {
-        "type": _s(None, "Scheduler name.", nullable=True, enum=_SCHEDULERS,
-                   enum_docs=("Learning-rate range test.", "1Cycle schedule.", "Warmup, then constant.",
-                              "Warmup, then linear decay to 0 at total_num_steps.", "Warmup, then cosine decay.")),
-        "params": _section("Scheduler parameters.", _SCHED_PARAMS, nullable=True),
+        "type": _s(None, "Scheduler name: one of DeepSpeed's (" + ", ".join(_SCHEDULERS) + ") or a "
+                   "torch.optim.lr_scheduler class (e.g. `StepLR`); case-sensitive.", nullable=True),
+        "params": _section("Keyword arguments of the scheduler class (required: DeepSpeed calls `scheduler(optimizer, "
+                           "**params)`); a parameter the class does not take raises TypeError at deepspeed.initialize. "
+                           "The keys below are DeepSpeed's own schedulers'.", _SCHED_PARAMS, nullable=True, open=True),
     },
 )
 

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from packaging.version import Version
 
-from accelconf.deepspeed.keys import _OPTIMIZERS, _OPTIMIZERS_REMOVED, _OPTIMIZERS_SINCE, _TORCH_OPTIMIZERS
+from accelconf.deepspeed import signatures
+from accelconf.deepspeed.keys import _OPTIMIZERS, _OPTIMIZERS_REMOVED, _OPTIMIZERS_SINCE
 from accelconf.deepspeed.values import _enabled, _fmt, _int_or_none, _lax_bool, _lax_num, _stage
 from accelconf.findings import Severity
 
@@ -106,28 +107,130 @@ def _fp16_scaling(ctx: _Ctx, data: dict[str, Any]) -> None:
 
 
 def _optimizer_scheduler(ctx: _Ctx, data: dict[str, Any]) -> None:
+    classes = signatures.load()
+    torch_optimizers = classes["torch_optimizers"]
     opt = data.get("optimizer")
     if isinstance(opt, dict) and isinstance(opt.get("type"), str):
         t = opt["type"]
         node = ctx.doc.node("optimizer.type")
         low = t.lower()
+        known = True
         if low in _OPTIMIZERS:
             removed = _OPTIMIZERS_REMOVED.get(low)
             if removed:
                 active = ctx.active(None, removed)
                 sev: Severity = "error" if active is False else "warning"
                 ctx.add("ds-removed", sev, f"optimizer `{t}` was removed in DeepSpeed {removed}", "optimizer.type", node)
+                known = False
             since = _OPTIMIZERS_SINCE.get(low)
             if since and ctx.active(since, None) is False:
                 ctx.add("ds-version", "error", f"optimizer `{t}` needs DeepSpeed {since} or newer", "optimizer.type", node)
-        elif t not in _TORCH_OPTIMIZERS:
-            names = [o for o in _OPTIMIZERS if o not in _OPTIMIZERS_REMOVED] + list(_TORCH_OPTIMIZERS)
+        elif t not in torch_optimizers:
+            names = [o for o in _OPTIMIZERS if o not in _OPTIMIZERS_REMOVED] + list(torch_optimizers)
             close = difflib.get_close_matches(t, names, n=2, cutoff=0.6) or difflib.get_close_matches(
                 low, [n.lower() for n in names], n=2, cutoff=0.6)
             ctx.add("ds-optimizer", "error", f"unknown optimizer type `{t}`: neither a DeepSpeed optimizer "
                     "(case-insensitive) nor a torch.optim class (case-sensitive); deepspeed.initialize fails"
                     + (f"; did you mean {' or '.join(f'`{c}`' for c in close)}?" if close else ""),
                     "optimizer.type", node, close[0] if close else None)
+            known = False
+        params = opt.get("params")
+        if known and isinstance(params, dict):
+            candidates, popped, injected = _optimizer_classes(t, params, data)
+            _kwargs(ctx, "optimizer", t, candidates, params, popped, injected)
+    sched = data.get("scheduler")
+    if isinstance(sched, dict) and isinstance(sched.get("type"), str):
+        t = sched["type"]
+        node = ctx.doc.node("scheduler.type")
+        if t in classes["deepspeed_schedulers"]:
+            cls = f"deepspeed.runtime.lr_schedules.{t}"
+        elif t in classes["torch_schedulers"]:
+            cls = f"torch.optim.lr_scheduler.{t}"
+        else:
+            names = list(classes["deepspeed_schedulers"]) + list(classes["torch_schedulers"])
+            close = difflib.get_close_matches(t, names, n=2, cutoff=0.6) or [
+                n for n in names if n.lower() == t.lower()]
+            ctx.add("ds-enum", "error", f"unknown scheduler type `{t}`: neither a DeepSpeed scheduler ("
+                    + ", ".join(classes["deepspeed_schedulers"]) + ") nor a torch.optim.lr_scheduler class (case-sensitive); "
+                    "deepspeed.initialize raises AssertionError \"DeepSpeed does not recognize LR scheduler\""
+                    + (f"; did you mean {' or '.join(f'`{c}`' for c in close)}?" if close else ""),
+                    "scheduler.type", node, close[0] if close else None)
+            return
+        params = sched.get("params")
+        if params is None:
+            where = ctx.doc.key("scheduler.params") or ctx.doc.key("scheduler")
+            ctx.add("ds-optimizer", "error", f"scheduler `{t}` has no `params`: deepspeed.initialize calls "
+                    "`scheduler(optimizer, **params)` with None and raises TypeError; write `\"params\": {}`",
+                    "scheduler.params", where)
+        elif isinstance(params, dict):
+            _kwargs(ctx, "scheduler", t, [cls], params, set(), set())
+
+
+def _optimizer_classes(t: str, params: dict[str, Any], data: dict[str, Any]) -> tuple[list[str], set[str], set[str]]:
+    """The classes ``_configure_basic_optimizer`` may instantiate for ``optimizer.type`` (more than one
+    when the config leaves it open), the params it pops before the call and the keyword arguments it
+    passes itself (deepspeed/runtime/engine.py, ``get_optimizer_configuration``)."""
+    low = t.lower()
+    zero = data.get("zero_optimization")
+    off = zero.get("offload_optimizer") if isinstance(zero, dict) else None
+    device = off.get("device") if isinstance(off, dict) else "none"
+    # zero_use_cpu_optimizer(): offload_optimizer.device is cpu or nvme; "auto" is filled later
+    cpu_options = [True, False] if device == "auto" else [isinstance(device, str) and device.lower() in ("cpu", "nvme")]
+    zenflow = isinstance(zero, dict) and isinstance(zero.get("zenflow"), dict)
+    if low in ("adam", "adamw"):
+        popped = {"adam_w_mode", "torch_adam", "fp32_optimizer_states"}
+        if _lax_bool(params.get("torch_adam")):
+            w = low == "adamw" or params.get("adam_w_mode", True) is not False
+            return [f"torch.optim.{'AdamW' if w else 'Adam'}"], popped | {"foreach"}, {"foreach"}
+        out: list[str] = []
+        injected: set[str] = set()
+        for cpu in cpu_options:
+            if cpu:
+                out.append("deepspeed.ops.adam.ZenFlowCPUAdam" if zenflow else "deepspeed.ops.adam.DeepSpeedCPUAdam")
+                injected |= {"adamw_mode", "fp32_optimizer_states"} | ({"overlap_step"} if zenflow else set())
+            else:
+                out.append("deepspeed.ops.adam.FusedAdam")
+                injected |= {"adam_w_mode"}
+        return out, popped, injected
+    by_device = {"adagrad": ("deepspeed.ops.adagrad.DeepSpeedCPUAdagrad", "torch.optim.Adagrad"),
+                 "lion": ("deepspeed.ops.lion.DeepSpeedCPULion", "deepspeed.ops.lion.FusedLion"),
+                 "lamb": ("deepspeed.ops.lamb.FusedLamb", "deepspeed.ops.lamb.FusedLamb")}
+    if low in by_device:
+        return sorted({by_device[low][0 if cpu else 1] for cpu in cpu_options}), set(), set()
+    if low in _OPTIMIZERS:
+        return [], set(), set()  # mup's MuAdam/MuAdamW/MuSGD, Muon's param groups: not checked
+    return [f"torch.optim.{t}"], set(), set()
+
+
+def _kwargs(ctx: _Ctx, block: str, t: str, candidates: list[str], params: dict[str, Any], popped: set[str],
+            injected: set[str]) -> None:
+    """``params`` passed as keyword arguments to one of ``candidates``: an unknown, a doubled or a
+    missing required argument raises TypeError in deepspeed.initialize."""
+    data = signatures.load()["classes"]
+    specs = [data[c] for c in candidates if c in data]
+    if not specs or len(specs) != len(candidates) or any(s["var_kwargs"] for s in specs):
+        return
+    short = " or ".join(c.rsplit(".", 1)[-1] for c in candidates)
+    for name in params:
+        if name == "max_grad_norm" and block == "optimizer":
+            continue  # its own finding: DeepSpeed raises ValueError before the call
+        dotted = f"{block}.params.{name}"
+        if name in injected and name not in popped:
+            ctx.add("ds-optimizer", "error", f"`{dotted}`: DeepSpeed passes `{name}` to {short} itself; giving it too "
+                    "raises TypeError (got multiple values) at deepspeed.initialize", dotted, ctx.doc.key(dotted))
+        elif name not in popped and all(name not in s["params"] for s in specs):
+            known = sorted({p for s in specs for p in s["params"]} - injected | popped)
+            close = difflib.get_close_matches(name, known, n=2, cutoff=0.6)
+            ctx.add("ds-optimizer", "error", f"`{dotted}`: {short} ({block} `{t}`) takes no parameter `{name}`; DeepSpeed "
+                    f"passes params as keyword arguments, so deepspeed.initialize raises TypeError"
+                    + (f"; did you mean {' or '.join(f'`{c}`' for c in close)}?" if close else
+                       f"; it takes {', '.join(known)}" if known else ""),
+                    dotted, ctx.doc.key(dotted), close[0] if close else None)
+    missing = sorted({r for s in specs for r in s["required"]} - set(params))
+    if missing and all(set(s["required"]) - set(params) for s in specs):
+        ctx.add("ds-optimizer", "error", f"{block} `{t}` needs " + ", ".join(f"`{m}`" for m in missing) + f" in `{block}.params`: "
+                f"{short} has no default for it, so deepspeed.initialize raises TypeError", f"{block}.params",
+                ctx.doc.key(f"{block}.params"))
 
 
 def _batch(ctx: _Ctx, data: dict[str, Any], world_size: int | None) -> None:
