@@ -784,24 +784,50 @@ _STRONG_TEXT = re.compile(r'"(?:%s)"\s*:' % "|".join(_STRONG))
 _ACCELERATE_TEXT = re.compile(r'"(?:%s)"\s*:' % "|".join(_ACCELERATE_MARKERS))
 
 
-def is_deepspeed_data(data: Any) -> bool:
-    """Whether loaded data is a DeepSpeed config rather than an accelerate config (by content, not by name)."""
+def _accelerate_key(name: Any, value: Any) -> bool:
+    """A top-level key of an accelerate config (the settings registry); ``fp16`` only as accelerate's
+    legacy boolean, since a DeepSpeed config has an ``fp16`` block."""
+    from accelconf.accelerate import registry
+
+    if name in _ACCELERATE_MARKERS:
+        return True
+    return registry.get("", name) is not None and not (name in (TOP.children or {}) and isinstance(value, dict))
+
+
+def is_deepspeed_data(data: Any, *, assume: bool = False) -> bool:
+    """Whether loaded data is a DeepSpeed config rather than an accelerate config (by content, not by name).
+
+    A mapping is a DeepSpeed config when it has no accelerate key and either a key only DeepSpeed has
+    (``zero_optimization``, the batch keys), an fp16/bf16 block, or only DeepSpeed's top-level keys
+    (``{"elasticity": {...}}``). ``assume`` (the user said so: ``--runtime deepspeed``,
+    ``--deepspeed-version``) makes any mapping without an accelerate key one.
+    """
     if not isinstance(data, dict) or not data:
         return False
-    if any(k in data for k in _ACCELERATE_MARKERS):
+    if any(_accelerate_key(k, v) for k, v in data.items()):
         return False
-    if any(k in data for k in _STRONG):
+    if assume or any(k in data for k in _STRONG):
         return True
-    hits = [k for k in _MARKERS if k in data]
     if any(isinstance(data.get(k), dict) and "enabled" in data[k] for k in ("fp16", "bf16")):
         return True
-    known = sum(1 for k in data if k in (TOP.children or {}))
-    return len(hits) >= 2 and known * 2 >= len(data)
+    top = TOP.children or {}
+    known = sum(1 for k in data if _child(TOP, k)[1] is not None)
+    hits = [k for k in _MARKERS if k in data]
+    return (len(hits) >= 2 and known * 2 >= len(data)) or (known == len(data) and all(k in top for k in data))
 
 
-def is_deepspeed(doc: Document) -> bool:
+def is_deepspeed(doc: Document, *, assume: bool = False) -> bool:
     """Whether a document is a DeepSpeed config: :func:`is_deepspeed_data` of its data."""
-    return is_deepspeed_data(doc.data)
+    return is_deepspeed_data(doc.data, assume=assume)
+
+
+def installed_version() -> str | None:
+    """The installed DeepSpeed's version, read from its package metadata (never imported), without a
+    local part (``0.19.8+cu121`` is ``0.19.8``); ``None`` when DeepSpeed is not installed."""
+    from accelconf.versions import installed_version as _installed
+
+    v = _installed("deepspeed")
+    return v.split("+")[0] if v else None
 
 
 def is_deepspeed_text(text: str) -> bool:
