@@ -46,7 +46,6 @@ NAME_PATTERNS = ("default_config.yaml", "default_config.yml", "*accelerate*.yaml
 _MODELINE = re.compile(r"^\s*(?:#|//)\s*accelconf:\s*(enable|disable)\b", re.M)
 _YAML_MARKER = re.compile(r"^(?:%s)\s*:" % "|".join(ACCELERATE_MARKERS), re.M)
 _JSON_MARKER = re.compile(r'"(?:%s)"\s*:' % "|".join(ACCELERATE_MARKERS))
-_DS_STRONG = re.compile(r'"(?:zero_optimization|train_batch_size|train_micro_batch_size_per_gpu)"\s*:')
 
 
 def document_kind(path: str, text: str, doc: Document | None = None) -> Kind | None:
@@ -89,7 +88,7 @@ def _is_deepspeed_json(path: str, text: str, doc: Document | None) -> bool:
             doc = None
     if doc is not None and doc.root is not None:
         return bool(dsmod.is_deepspeed(doc))
-    return bool(_DS_STRONG.search(text)) and not _JSON_MARKER.search(text)
+    return dsmod.is_deepspeed_text(text)
 
 
 # -- where is the cursor --------------------------------------------------------------------------

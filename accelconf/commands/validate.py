@@ -26,7 +26,7 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
         "2 a file could not be read or parsed, or bad arguments"))
     p.add_argument("files", nargs="+", metavar="FILE", help="config files; '-' reads standard input")
     p.add_argument("--accelerate-version", metavar="V", help="accelerate version to check against (default: installed, else newest known)")
-    p.add_argument("--deepspeed-version", metavar="V", help="DeepSpeed version for DeepSpeed JSON files")
+    p.add_argument("--deepspeed-version", metavar="V", help="DeepSpeed version for DeepSpeed JSON files (default: the installed DeepSpeed, read from its metadata; keys it rejects are errors)")
     p.add_argument("--world-size", type=int, metavar="N", help="world size for DeepSpeed batch arithmetic")
     p.add_argument("--runtime", choices=("deepspeed", "accelerate", "transformers"), default=None,
                    help="who reads a DeepSpeed JSON (decides where \"auto\" is filled; default: transformers when the file uses \"auto\", else deepspeed)")
