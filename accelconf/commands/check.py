@@ -2,8 +2,8 @@
 
 The command gathers its options into :class:`CheckOptions`; :func:`environment_for` builds the
 environment (a probe, a ``--target`` profile, flags on top) and :func:`check_file` runs
-``validate``'s rules (for the accelerate version at hand) plus the ``env-*`` rules of
-:mod:`accelconf.environment.checks` on one file. Output formats and exit codes are ``validate``'s: 0 clean,
+:func:`accelconf.api.check_document` (validate's rules for the accelerate version at hand, then the
+``env-*`` rules of :mod:`accelconf.environment.checks`) on one file. Output formats and exit codes are ``validate``'s: 0 clean,
 1 errors (or warnings with ``--strict``), 2 an unreadable file or a bad option.
 """
 
@@ -15,8 +15,6 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from accelconf.text.document import Document
-from accelconf.findings import Finding
 from accelconf.environment.probe import PROBE_MODES, Environment
 from accelconf.report import FileResult, add_output_options
 
@@ -34,6 +32,7 @@ class CheckOptions:
     probe: str = "auto"
     timeout: float = 2.0
     python: str | None = None
+    disabled: tuple[str, ...] = ()
 
 
 def _epilog() -> str:
@@ -98,6 +97,7 @@ def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentP
     t.add_argument("--python", metavar="PATH",
                    help="read package versions from this interpreter's installed packages (its dist-info "
                    "folders; nothing is imported there), e.g. the venv that runs accelerate launch")
+    p.add_argument("--disable", action="append", default=[], metavar="RULE", help="turn a rule off (repeatable)")
     d = p.add_argument_group("detection")
     d.add_argument("--probe", choices=PROBE_MODES, default="auto",
                    help="GPU detection when no --gpu/--target is given (default: auto; torch only when asked)")
@@ -128,32 +128,19 @@ def environment_for(opts: CheckOptions) -> Environment:
     return target_from_args(*flags, base=base)
 
 
-def _validate(doc: Document, env: Environment) -> list[Finding] | None:
-    """validate's findings for the accelerate version at hand; ``None`` when validate is absent."""
-    try:
-        from accelconf.accelerate import validate
-    except ImportError:
-        return None
-    version = env.accelerate_version if env.knows("accelerate_version") else None
-    if hasattr(validate, "validate_any"):  # also recognizes a DeepSpeed JSON given directly
-        ds = env.deepspeed_version if env.knows("deepspeed_version") else None
-        return list(validate.validate_any(doc, accelerate_version=version, deepspeed_version=ds))
-    return list(validate.validate_document(doc, accelerate_version=version))
-
-
-def check_file(path: str, env: Environment) -> FileResult:
-    """validate's findings and the env-* findings for one file; an unreadable file is a result."""
-    from accelconf.environment.checks import check_environment
-    from accelconf.text.document import load_file
+def check_file(path: str, env: Environment, disabled: Sequence[str] = ()) -> FileResult:
+    """validate's findings and the env-* findings for one file (:func:`accelconf.api.check_document`,
+    the path the API and the language server take too); an unreadable file is a result."""
+    from accelconf.api import check_document
     from accelconf.errors import InputError
+    from accelconf.text.document import load_file
 
     try:
         doc = load_file(path)
     except InputError as exc:
         return FileResult(path, [], exc)
-    validated = _validate(doc, env)
-    findings = (validated or []) + check_environment(doc, env, validated=validated is not None)
-    return FileResult(path, findings)  # a finding in a referenced file (deepspeed_config_file) keeps its path
+    # a finding in a referenced file (deepspeed_config_file) keeps its path
+    return FileResult(path, check_document(doc, env, disabled=disabled))
 
 
 def summary(env: Environment) -> str:
@@ -208,6 +195,7 @@ def run(args: argparse.Namespace) -> int:
     opts = CheckOptions(
         tuple(configs), args.gpus, args.gpu, args.torch_version, args.accelerate_version,
         args.deepspeed_version, args.num_machines, args.target, args.probe, args.timeout, args.python,
+        tuple(args.disable),
     )
     env = environment_for(opts)
     if args.format == "text":
@@ -215,7 +203,7 @@ def run(args: argparse.Namespace) -> int:
     hint = _no_accelerate_hint(env)
     for note in env.notes + ((hint,) if hint else ()):
         sys.stderr.write(f"accelconf: note: {note}\n")
-    results = [check_file(path, env) for path in opts.configs]
+    results = [check_file(path, env, opts.disabled) for path in opts.configs]
     sys.stdout.write(render(results, args.format, sys.stdout, args.color, extra={"environment": env.to_json()}))
     return exit_code(results, args.strict)
 

@@ -201,19 +201,10 @@ class AccelconfLanguageServer(LanguageServer):
         return result
 
     def _findings(self, doc: Document) -> list[Finding]:
-        from accelconf.accelerate.validate import validate_any
+        from accelconf.api import check_document
 
         s = self.settings
-        found = list(validate_any(doc, accelerate_version=s.accelerate_version, disabled=s.disabled_rules))
-        if self.target_env is not None:
-            try:
-                from accelconf.environment.checks import check_environment
-
-                off = set(s.disabled_rules)
-                found += [f for f in check_environment(doc, self.target_env, validated=True) if f.rule not in off]
-            except Exception:  # noqa: BLE001 - environment checks are optional
-                logger.exception("environment checks failed")
-        return found
+        return check_document(doc, self.target_env, accelerate_version=s.accelerate_version, disabled=s.disabled_rules)
 
     def publish(self, uri: str) -> None:
         self._timers.pop(uri, None)
