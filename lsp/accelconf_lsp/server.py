@@ -28,7 +28,7 @@ from accelconf import __version__, assist
 
 from accelconf.accelerate import registry
 from accelconf.text.document import Document, load_text
-from accelconf.errors import InputError
+from accelconf.errors import InputError, UsageError
 from accelconf.findings import Finding
 
 from accelconf_lsp import protocol
@@ -143,7 +143,7 @@ class AccelconfLanguageServer(LanguageServer):
                 from accelconf.environment.targets import load_target
 
                 env = load_target(settings.target)
-            except InputError as exc:
+            except (InputError, UsageError) as exc:
                 problems.append(f"accelconf.target: {exc}; checking without a target machine")
                 settings = Settings(settings.accelerate_version, None, settings.disabled_rules)
             except ImportError:
