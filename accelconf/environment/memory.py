@@ -340,8 +340,10 @@ def _fsdp(s: Strategy, lay: Layout, m: ModelSize) -> Estimate:
     elif s.kind == "fsdp1":
         kind = SHARDED_GROUP[s.sharding]
         group = {"world": lay.world, "node": lay.gpus_per_node, "one": 1}[kind]
-        gathered_whole = s.sharding in ("SHARD_GRAD_OP", "HYBRID_SHARD_ZERO2")
-        live = 0.0 if s.sharding == "NO_SHARD" else 2.0 * c * m.largest_unit
+        # NO_SHARD's weights are the fp32 ones, unless they are offloaded: then a whole copy comes over
+        gathered_whole = s.sharding in ("SHARD_GRAD_OP", "HYBRID_SHARD_ZERO2") or (
+            s.sharding == "NO_SHARD" and s.offload_params)
+        live = 0.0 if s.sharding == "NO_SHARD" and not s.offload_params else 2.0 * c * m.largest_unit
     else:
         group, gathered_whole = lay.world, not s.reshard_after_forward
         live = 2.0 * c * m.largest_unit
