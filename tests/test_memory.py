@@ -209,3 +209,17 @@ def test_cli_bad_options_exit_2(cli, argv, message):
     assert r.code == 2
     assert message in r.err
     assert "Traceback" not in r.err
+
+
+def test_public_api_estimate_memory():
+    import accelconf
+
+    env = accelconf.target_from_args(8, "A100-80GB")
+    report = accelconf.estimate_memory(str(EXAMPLES / "ddp-8gpu.yaml"), params="8B", target=env)
+    assert isinstance(report, memory.Report)
+    assert report.verdict == "does not fit"
+    assert report.estimate.per_gpu == 16 * 8_000_000_000
+    bare = accelconf.estimate_memory("distributed_type: MULTI_GPU\nnum_processes: 2\n", params=1_000_000)
+    assert bare.verdict.startswith("unknown") and bare.estimate.layout.world == 2
+    with pytest.raises(UsageError):
+        accelconf.estimate_memory(str(EXAMPLES / "ddp-8gpu.yaml"))
