@@ -54,6 +54,16 @@ def _epilog() -> str:
             facts = f"(unreadable: {exc})"
         lines.append(f"  {name:<11} {facts}")
     lines.append(f"  (files in {PROFILES_DIR})")
+    lines += [
+        "",
+        "examples:",
+        "  accelconf check config.yaml                         against this machine (detected)",
+        "  accelconf check --gpus 8 --gpu H100 config.yaml     against an 8-GPU H100 node",
+        "  accelconf check --target v100-node config.yaml",
+        "  accelconf check --torch-version 2.5.1 --deepspeed-version none config.yaml",
+        "  accelconf check --params 70B --gpus 8 --gpu H100-80GB config.yaml   will it fit? (memory per GPU)",
+        "  accelconf check --model ./Llama-3.1-8B --seq-len 4096 --micro-batch 1 --gpus 8 --gpu A100-80GB config.yaml",
+    ]
     return "\n".join(lines)
 
 
@@ -102,6 +112,7 @@ def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentP
     d.add_argument("--probe", choices=PROBE_MODES, default="auto",
                    help="GPU detection when no --gpu/--target is given (default: auto; torch only when asked)")
     d.add_argument("--timeout", type=float, default=2.0, help="seconds to wait for nvidia-smi (default: 2)")
+    add_memory_options(p)
     add_output_options(p)
     p.set_defaults(func=run)
     return p
@@ -204,8 +215,63 @@ def run(args: argparse.Namespace) -> int:
     for note in env.notes + ((hint,) if hint else ()):
         sys.stderr.write(f"accelconf: note: {note}\n")
     results = [check_file(path, env, opts.disabled) for path in opts.configs]
-    sys.stdout.write(render(results, args.format, sys.stdout, args.color, extra={"environment": env.to_json()}))
+    extra: dict[str, Any] = {"environment": env.to_json()}
+    memory = memory_reports(args, env, results)
+    if memory is not None:
+        extra["memory"] = memory
+    sys.stdout.write(render(results, args.format, sys.stdout, args.color, extra=extra))
     return exit_code(results, args.strict)
+
+
+def add_memory_options(p: argparse.ArgumentParser) -> None:
+    m = p.add_argument_group("will it fit? (memory per GPU; with --params or --model)")
+    m.add_argument("--params", metavar="N", help="the model's parameter count: 8B, 70e9, 350M")
+    m.add_argument("--model", metavar="DIR", help="a local Hugging Face model folder (safetensors index or headers, "
+                   "else config.json); nothing is downloaded")
+    m.add_argument("--largest-layer", metavar="N", help="with --params: the largest layer's parameters "
+                   "(default: 1/32 of --params)")
+    m.add_argument("--seq-len", type=int, metavar="S", help="sequence length, for activations (with --micro-batch)")
+    m.add_argument("--micro-batch", type=int, metavar="B", help="micro batch per GPU, for activations")
+    m.add_argument("--host-ram", type=float, metavar="GIB", help="host RAM per node in GiB (default: this "
+                   "machine's when checking against it, else unknown)")
+
+
+def memory_reports(args: argparse.Namespace, env: Environment, results: list[FileResult]) -> list[Any] | None:
+    """With --params/--model: add the mem-* findings to each result; print the tables (text format);
+    return the JSON data. ``None`` when no model was given."""
+    from accelconf.errors import UsageError
+    from accelconf.environment import memory, modelsize
+
+    if getattr(args, "params", None) is None and getattr(args, "model", None) is None:
+        for flag in ("seq_len", "micro_batch", "largest_layer", "host_ram"):
+            if getattr(args, flag, None) is not None:
+                raise UsageError(f"--{flag.replace('_', '-')} needs --params or --model")
+        return None
+    if args.params is not None and args.model is not None:
+        raise UsageError("give --params or --model, not both")
+    for flag in ("seq_len", "micro_batch"):
+        v = getattr(args, flag)
+        if v is not None and v < 1:
+            raise UsageError(f"--{flag.replace('_', '-')} must be 1 or more")
+    if (args.seq_len is None) != (args.micro_batch is None):
+        raise UsageError("activations need both --seq-len and --micro-batch")
+    if args.host_ram is not None and args.host_ram <= 0:
+        raise UsageError("--host-ram must be a positive number of GiB")
+    size = modelsize.from_model_dir(args.model) if args.model else modelsize.from_count(args.params, args.largest_layer)
+    out: list[Any] = []
+    from accelconf.text.document import load_file
+
+    for r in results:
+        if r.error is not None:
+            continue
+        report, found = memory.check_memory(load_file(r.path), env, size, seq_len=args.seq_len,
+                                            micro_batch=args.micro_batch, host_ram_gib=args.host_ram)
+        r.findings.extend(found)
+        out.append({"path": r.path, **report.to_json()})
+        if args.format == "text":
+            head = f"{r.path}: " if len(results) > 1 else ""
+            sys.stdout.write(head + memory.render_table(report))
+    return out
 
 
 def main(argv: Sequence[str]) -> int:
