@@ -516,3 +516,10 @@ def test_a_file_of_only_deepspeed_blocks_is_deepspeed_json(cli, tmp_path, text, 
         assert all(r.startswith("ds-") for r in rules), rules
     else:
         assert not any(r.startswith("ds-") for r in rules), rules
+
+
+def test_json_comments_are_one_finding_per_file() -> None:
+    """Item 9: DeepSpeed reads `//` comments (hjson); a commented file gets one finding, not one per line."""
+    text = '{\n  // batch\n  // more\n  "train_micro_batch_size_per_gpu": 4, // per GPU\n  "zero_optimization": {"stage": 1}\n}'
+    (f,) = [f for f in _check(text) if f.rule == "ds-json-portability"]
+    assert (f.line, f.severity) == (2, "warning") and "3 in this file, on lines 2, 3, 4" in f.message
