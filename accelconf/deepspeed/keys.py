@@ -26,7 +26,7 @@ from accelconf.text.document import Document
 
 OLDEST = "0.15.0"
 NEWEST = "0.19.8"
-SCHEMA_ID = "https://accelconf.dev/schemas/deepspeed-config.schema.json"
+SCHEMA_ID = "urn:accelconf:schema:deepspeed-config"  # an identifier, not an address (see accelerate/schema.py)
 ISSUE_8489 = "https://github.com/deepspeedai/DeepSpeed/issues/8489"
 
 RUNTIMES: tuple[str, ...] = ("deepspeed", "accelerate", "transformers")
