@@ -213,10 +213,8 @@ def generated_files() -> dict[str, str]:
         if v != registry.NEWEST:
             out[f"versions/accelerate-config-{v}.schema.json"] = dumps(accelerate_schema(v))
     out["catalog.json"] = dumps(catalog())
-    try:
-        from accelconf.deepspeed import deepspeed_schema
-    except ImportError:
-        return out
+    from accelconf.deepspeed import deepspeed_schema
+
     out["deepspeed-config.schema.json"] = dumps(deepspeed_schema())
     return out
 

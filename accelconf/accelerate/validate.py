@@ -710,10 +710,8 @@ def _deepspeed(ctx: Context) -> None:
 
 def _deepspeed_file(ctx: Context, ref: str) -> None:
     """Open the referenced DeepSpeed JSON (relative to the config) and cross-check it."""
-    try:
-        from accelconf import deepspeed as dsmod
-    except ImportError:
-        return
+    from accelconf import deepspeed as dsmod
+
     base = os.path.dirname(ctx.doc.path) if ctx.doc.path and not ctx.doc.path.startswith("<") else ""
     path = ref if os.path.isabs(ref) else os.path.normpath(os.path.join(base, ref))  # as the user named the config
     if not os.path.isfile(path):
@@ -879,11 +877,9 @@ def validate_any(doc: Document, *, accelerate_version: str | None = None, deepsp
                  world_size: int | None = None, runtime: str | None = None, disabled: Iterable[str] = ()) -> list[Finding]:
     """Validate an accelerate config, or a DeepSpeed JSON recognized by its content."""
     if doc.format == "json" and doc.data is not None:
-        try:
-            from accelconf import deepspeed as dsmod
-        except ImportError:
-            dsmod = None  # type: ignore[assignment]
-        if dsmod is not None and dsmod.is_deepspeed(doc):
+        from accelconf import deepspeed as dsmod
+
+        if dsmod.is_deepspeed(doc):
             off = set(disabled)
             if runtime is None:
                 # "auto" values only make sense for a Hugging Face runtime; a file without any is
