@@ -13,13 +13,13 @@ quick fixes use them. DeepSpeed JSON is validated by :mod:`accelconf.deepspeed`.
 from __future__ import annotations
 
 import difflib
-import json
 import os
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 from accelconf.accelerate import registry
 from accelconf.text.document import Document, Node
+from accelconf.text.scalars import json_scalar, yaml_scalar
 from accelconf.findings import Finding, Severity
 from accelconf.accelerate.model import Config, canonical, from_document
 from accelconf.accelerate.registry import Setting, version_in
@@ -113,30 +113,11 @@ class Context:
 
 
 def scalar_text(doc: Document, value: Any, like: Node | None = None) -> str:
-    """How to write a scalar in this document: JSON literal, or YAML with quotes when needed."""
+    """How to write a scalar in this document: a JSON literal, or YAML by :func:`accelconf.text.scalars.yaml_scalar`
+    (quoted in the style of ``like`` when that is quoted; ``,[]{}`` quoted too, in case the value sits in a flow collection)."""
     if doc.format == "json":
-        return json.dumps(value)
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return "null"
-    if isinstance(value, (int, float)):
-        return str(value)
-    s = str(value)
-    from accelconf.text.document import resolve_yaml11, resolve_yaml12
-
-    needs_quotes = (
-        resolve_yaml11(s) != s or resolve_yaml12(s) != s or s != s.strip() or s == ""
-        or any(c in s for c in ":#{}[],&*!|>'\"%@`") or s[:1] in "-?"
-    )
-    if like is not None and like.style in ("'", '"'):
-        needs_quotes = True
-    if not needs_quotes:
-        return s
-    quote = like.style if like is not None and like.style in ("'", '"') else "'"
-    if quote == '"':
-        return json.dumps(s)
-    return "'" + s.replace("'", "''") + "'"
+        return json_scalar(value)
+    return yaml_scalar(value, quote=like.style if like is not None else None, flow=True)
 
 
 def _is_bool_like(v: Any) -> bool:
