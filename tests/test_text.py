@@ -62,7 +62,7 @@ def test_sniffing_yaml_and_json_is_one_fact(path: str, text: str, want: str) -> 
 @pytest.mark.parametrize(("value", "written"), [
     ("no", "'no'"), ("FULL_SHARD", "FULL_SHARD"), ("a: b", "'a: b'"), ("1.0", "'1.0'"), ("", "''"),
     ("-x", "'-x'"), ("null", "'null'"), ("0o7", "'0o7'"), ("x #y", "'x #y'"), ("it's", "it's"), ("a b", "a b"),
-    (True, "true"), (None, "null"), (2, "2"), (0.5, "0.5"), (float("inf"), ".inf"),
+    (True, "true"), (None, "null"), (2, "2"), (0.5, "0.5"), (float("inf"), ".inf"), (1e-05, "1.0e-05"), (1e20, "1.0e+20"),
 ])
 def test_yaml_scalar(value: object, written: str) -> None:
     assert yaml_scalar(value) == written

@@ -120,7 +120,13 @@ def yaml_scalar(value: Any, *, quote: str | None = None, flow: bool = False) -> 
         return "null"
     if isinstance(value, float) and not math.isfinite(value):
         return ".nan" if math.isnan(value) else (".inf" if value > 0 else "-.inf")
-    if isinstance(value, (int, float)):
+    if isinstance(value, float):
+        text = repr(value)
+        if "e" in text and "." not in text:  # YAML 1.1 needs a dot: 1e-05 would be a string to PyYAML
+            mantissa, exponent = text.split("e")
+            text = f"{mantissa}.0e{exponent}"
+        return text
+    if isinstance(value, int):
         return repr(value)
     s = str(value)
     if quote not in ("'", '"') and plain_ok(s, flow=flow):
