@@ -85,8 +85,9 @@ def convert_text(text: str, to: str, *, fmt: str | None = None, path: str = "<te
     from accelconf import formats
 
     cfg = formats.read(text, fmt, path, version)
-    out, written = formats.write(cfg, to, version, machine_rank=machine_rank, **({"export": export} if to == "env" else {}))
     findings = list(cfg.notes)
+    findings += formats.value_findings(cfg, version)  # an invalid value is an error here as in validate
+    out, written = formats.write(cfg, to, version, machine_rank=machine_rank, **({"export": export} if to == "env" else {}))
     findings += [f for f in written if f not in findings]
     return out, findings
 
@@ -120,3 +121,29 @@ def check_config(source: Document | str | os.PathLike[str], env: Any = None, **k
     from accelconf.environment.probe import probe
 
     return check_document(_doc(source), env if env is not None else probe(), **kw)
+
+
+def estimate_memory(config: Document | str | os.PathLike[str], *, params: int | str | None = None,
+                    model: str | os.PathLike[str] | None = None, target: Any = None, seq_len: int | None = None,
+                    micro_batch: int | None = None, host_ram_gib: float | None = None) -> Any:
+    """Training memory per GPU and host RAM per node for a config and a model (``params="8B"`` or
+    ``model=DIR``) on a ``target`` (an Environment from ``target_from_args``/``load_target``, a profile
+    path, or ``None``: no machine, figures only). Returns :class:`accelconf.environment.memory.Report`
+    (``.estimate``, ``.verdict``, ``.suggestion``, ``.to_json()``)."""
+    from accelconf.environment import memory, modelsize
+    from accelconf.environment.probe import Environment
+    from accelconf.errors import UsageError
+
+    if (params is None) == (model is None):
+        raise UsageError("estimate_memory needs params=... or model=..., not both")
+    size = modelsize.from_model_dir(os.fspath(model)) if model is not None else modelsize.from_count(params)  # type: ignore[arg-type]
+    if target is None:
+        from accelconf.environment.targets import ALL_FACTS
+
+        target = Environment(source="no target", unknown=ALL_FACTS)
+    elif not isinstance(target, Environment):
+        from accelconf.environment.targets import load_target
+
+        target = load_target(target)
+    return memory.check_memory(_doc(config), target, size, seq_len=seq_len, micro_batch=micro_batch,
+                               host_ram_gib=host_ram_gib)[0]

@@ -85,7 +85,7 @@ def convert_text(text: str, source: str, target: str, source_format: str | None 
         try:
             out, found = convert_one(text, target, fmt=source_format, path=source, version=ver, machine_rank=rank, export=export)
         except LaunchError as exc:
-            raise InputError(f"accelerate launch would fail: {exc.message}", source) from exc
+            raise InputError(f"accelerate launch would fail: {exc.message}", source, exc.line, exc.column) from exc
         findings += [f for f in found if f not in findings]
         if len(ranks) > 1:
             out = f"# machine_rank {rank}\n" + out
