@@ -592,7 +592,7 @@ def _fsdp(ctx: Context) -> None:
         return
     cfg = ctx.cfg
     dt = data.get("distributed_type")
-    if dt not in ("FSDP",) and not isinstance(dt, bool):
+    if not registry.section_active("fsdp_config", data) and not isinstance(dt, bool):
         ctx.finding("section-unused", "info", f"`fsdp_config` has no effect with distributed_type {dt!r}", ("fsdp_config",))
     version = cfg.get("fsdp_config.fsdp_version", 1)
     try:
@@ -664,7 +664,7 @@ def _deepspeed(ctx: Context) -> None:
     if not isinstance(ds, dict) or not ds:
         return
     dt = data.get("distributed_type")
-    if dt != "DEEPSPEED":
+    if not registry.section_active("deepspeed_config", data):
         ctx.finding("section-unused", "info", f"`deepspeed_config` has no effect with distributed_type {dt!r}", ("deepspeed_config",))
     if ds.get("deepspeed_config_file"):
         conflicts = [k for k in registry.deepspeed_json_keys() if k in ds]
@@ -722,7 +722,7 @@ def _deepspeed_file(ctx: Context, ref: str) -> None:
 def _fp8(ctx: Context) -> None:
     data = ctx.doc.data
     fp8 = data.get("fp8_config")
-    if isinstance(fp8, dict) and fp8 and str(data.get("mixed_precision", "")).lower() != "fp8":
+    if isinstance(fp8, dict) and fp8 and not registry.section_active("fp8_config", data):
         ctx.finding("section-unused", "info", "`fp8_config` has an effect only with `mixed_precision: fp8`", ("fp8_config",))
 
 
@@ -861,7 +861,7 @@ def _parallelism(ctx: Context) -> None:
 @rule("mpirun")
 def _mpirun(ctx: Context) -> None:
     mc = ctx.doc.data.get("mpirun_config")
-    if isinstance(mc, dict) and mc and ctx.doc.data.get("distributed_type") != "MULTI_CPU":
+    if isinstance(mc, dict) and mc and not registry.section_active("mpirun_config", ctx.doc.data):
         ctx.finding("section-unused", "info", "`mpirun_config` has an effect only with distributed_type MULTI_CPU", ("mpirun_config",))
 
 

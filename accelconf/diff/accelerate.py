@@ -20,16 +20,6 @@ from accelconf.diff.result import Change, ChangeKind, DiffResult, matches, same
 
 FILE_FORMATS = ("", "yaml", "json")
 
-# Sections that act only with a distributed type (or precision); a change in an inactive section
-# is still listed, with a note that it has no effect on either side.
-_SECTION_NEEDS: dict[str, tuple[str, str]] = {
-    "fsdp_config": ("distributed_type", "FSDP"),
-    "deepspeed_config": ("distributed_type", "DEEPSPEED"),
-    "megatron_lm_config": ("distributed_type", "MEGATRON_LM"),
-    "mpirun_config": ("distributed_type", "MULTI_CPU"),
-    "fp8_config": ("mixed_precision", "fp8"),
-}
-
 # accelerate to-fsdp2: FSDP1 sharding strategy -> FSDP2 reshard_after_forward.
 TO_FSDP2: dict[str, bool] = registry.FSDP2_RESHARD_OF_STRATEGY
 _EXACT_FSDP2 = ("FULL_SHARD", "SHARD_GRAD_OP")  # the pairs that mean the same thing
@@ -382,13 +372,14 @@ def _note_same_sharding(result: DiffResult, sa: _Side, sb: _Side) -> None:
 
 
 def _section_inactive(change: Change, a: Config, b: Config) -> str:
-    """Why a change in a section has no effect on either side (``""`` when it has one)."""
+    """Why a change in a section has no effect on either side (``""`` when it has one); when a
+    section takes effect is the registry's ``Section.active_when``."""
     section = change.key.split(".", 1)[0] if "." in change.key else ""
-    need = _SECTION_NEEDS.get(section)
-    if need is None:
+    sec = registry.SECTIONS.get(section)
+    if sec is None or sec.active_when is None:
         return ""
-    key, value = need
-    if all(canonical(registry.get("", key), c.get(key)) != value for c in (a, b)):
+    key, value = sec.active_when
+    if not any(registry.section_active(section, {key: canonical(registry.get("", key), c.get(key))}) for c in (a, b)):
         return f"no effect on either side ({key} is not {value})"
     return ""
 
