@@ -248,6 +248,11 @@ ENUM_DOCS: dict[str, str] = {
 
 # Variables `accelerate launch` writes that belong to no single setting (accelerate/utils/launch.py).
 # distributed_type -> the variable that selects its plugin ("true" only: `=="true"` readers).
+# accelerate/utils/environment.py str_to_bool: the words accelerate reads as true and as false
+# (lower-cased first), in env vars, str_to_bool launch flags and parse_flag_from_env.
+TRUE_WORDS = frozenset({"y", "yes", "t", "true", "on", "1"})
+FALSE_WORDS = frozenset({"n", "no", "f", "false", "off", "0"})
+
 USE_ENV: dict[str, str] = {"DEEPSPEED": "ACCELERATE_USE_DEEPSPEED", "FSDP": "ACCELERATE_USE_FSDP",
                            "MEGATRON_LM": "ACCELERATE_USE_MEGATRON_LM"}
 USE_PARALLELISM_CONFIG_ENV = "ACCELERATE_USE_PARALLELISM_CONFIG"  # a non-empty parallelism_config

@@ -41,7 +41,7 @@ COMMON_MISTAKES: dict[tuple[str, str], str] = {
     ("deepspeed_config", "gradient_accumulation"): "gradient_accumulation_steps",
 }
 
-BOOL_WORDS = {"true", "false", "yes", "no", "on", "off", "y", "n", "t", "f", "1", "0"}
+BOOL_WORDS = registry.TRUE_WORDS | registry.FALSE_WORDS
 
 
 @dataclass
