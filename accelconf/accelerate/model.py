@@ -109,9 +109,9 @@ def canonical(setting: Setting | None, value: Any) -> Any:
         return value
     if setting.type in ("bool", "boolish") and isinstance(value, str):
         low = value.strip().lower()
-        if low in ("true", "yes", "y", "t", "on", "1"):
+        if low in registry.TRUE_WORDS:
             return True
-        if low in ("false", "no", "n", "f", "off", "0"):
+        if low in registry.FALSE_WORDS:
             return False
     if setting.type == "int" and isinstance(value, str) and value.strip().lstrip("-").isdigit():
         return int(value)

@@ -13,13 +13,13 @@ quick fixes use them. DeepSpeed JSON is validated by :mod:`accelconf.deepspeed`.
 from __future__ import annotations
 
 import difflib
-import json
 import os
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 from accelconf.accelerate import registry
 from accelconf.text.document import Document, Node
+from accelconf.text.scalars import json_scalar, yaml_scalar
 from accelconf.findings import Finding, Severity
 from accelconf.accelerate.model import Config, canonical, from_document
 from accelconf.accelerate.registry import Setting, version_in
@@ -41,7 +41,7 @@ COMMON_MISTAKES: dict[tuple[str, str], str] = {
     ("deepspeed_config", "gradient_accumulation"): "gradient_accumulation_steps",
 }
 
-BOOL_WORDS = {"true", "false", "yes", "no", "on", "off", "y", "n", "t", "f", "1", "0"}
+BOOL_WORDS = registry.TRUE_WORDS | registry.FALSE_WORDS
 
 
 @dataclass
@@ -113,30 +113,11 @@ class Context:
 
 
 def scalar_text(doc: Document, value: Any, like: Node | None = None) -> str:
-    """How to write a scalar in this document: JSON literal, or YAML with quotes when needed."""
+    """How to write a scalar in this document: a JSON literal, or YAML by :func:`accelconf.text.scalars.yaml_scalar`
+    (quoted in the style of ``like`` when that is quoted; ``,[]{}`` quoted too, in case the value sits in a flow collection)."""
     if doc.format == "json":
-        return json.dumps(value)
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return "null"
-    if isinstance(value, (int, float)):
-        return str(value)
-    s = str(value)
-    from accelconf.text.document import resolve_yaml11, resolve_yaml12
-
-    needs_quotes = (
-        resolve_yaml11(s) != s or resolve_yaml12(s) != s or s != s.strip() or s == ""
-        or any(c in s for c in ":#{}[],&*!|>'\"%@`") or s[:1] in "-?"
-    )
-    if like is not None and like.style in ("'", '"'):
-        needs_quotes = True
-    if not needs_quotes:
-        return s
-    quote = like.style if like is not None and like.style in ("'", '"') else "'"
-    if quote == '"':
-        return json.dumps(s)
-    return "'" + s.replace("'", "''") + "'"
+        return json_scalar(value)
+    return yaml_scalar(value, quote=like.style if like is not None else None, flow=True)
 
 
 def _is_bool_like(v: Any) -> bool:
@@ -611,7 +592,7 @@ def _fsdp(ctx: Context) -> None:
         return
     cfg = ctx.cfg
     dt = data.get("distributed_type")
-    if dt not in ("FSDP",) and not isinstance(dt, bool):
+    if not registry.section_active("fsdp_config", data) and not isinstance(dt, bool):
         ctx.finding("section-unused", "info", f"`fsdp_config` has no effect with distributed_type {dt!r}", ("fsdp_config",))
     version = cfg.get("fsdp_config.fsdp_version", 1)
     try:
@@ -683,7 +664,7 @@ def _deepspeed(ctx: Context) -> None:
     if not isinstance(ds, dict) or not ds:
         return
     dt = data.get("distributed_type")
-    if dt != "DEEPSPEED":
+    if not registry.section_active("deepspeed_config", data):
         ctx.finding("section-unused", "info", f"`deepspeed_config` has no effect with distributed_type {dt!r}", ("deepspeed_config",))
     if ds.get("deepspeed_config_file"):
         conflicts = [k for k in registry.deepspeed_json_keys() if k in ds]
@@ -710,10 +691,8 @@ def _deepspeed(ctx: Context) -> None:
 
 def _deepspeed_file(ctx: Context, ref: str) -> None:
     """Open the referenced DeepSpeed JSON (relative to the config) and cross-check it."""
-    try:
-        from accelconf import deepspeed as dsmod
-    except ImportError:
-        return
+    from accelconf import deepspeed as dsmod
+
     base = os.path.dirname(ctx.doc.path) if ctx.doc.path and not ctx.doc.path.startswith("<") else ""
     path = ref if os.path.isabs(ref) else os.path.normpath(os.path.join(base, ref))  # as the user named the config
     if not os.path.isfile(path):
@@ -743,7 +722,7 @@ def _deepspeed_file(ctx: Context, ref: str) -> None:
 def _fp8(ctx: Context) -> None:
     data = ctx.doc.data
     fp8 = data.get("fp8_config")
-    if isinstance(fp8, dict) and fp8 and str(data.get("mixed_precision", "")).lower() != "fp8":
+    if isinstance(fp8, dict) and fp8 and not registry.section_active("fp8_config", data):
         ctx.finding("section-unused", "info", "`fp8_config` has an effect only with `mixed_precision: fp8`", ("fp8_config",))
 
 
@@ -882,7 +861,7 @@ def _parallelism(ctx: Context) -> None:
 @rule("mpirun")
 def _mpirun(ctx: Context) -> None:
     mc = ctx.doc.data.get("mpirun_config")
-    if isinstance(mc, dict) and mc and ctx.doc.data.get("distributed_type") != "MULTI_CPU":
+    if isinstance(mc, dict) and mc and not registry.section_active("mpirun_config", ctx.doc.data):
         ctx.finding("section-unused", "info", "`mpirun_config` has an effect only with distributed_type MULTI_CPU", ("mpirun_config",))
 
 
@@ -923,12 +902,10 @@ def validate_any(doc: Document, *, accelerate_version: str | None = None, deepsp
                  world_size: int | None = None, runtime: str | None = None, disabled: Iterable[str] = ()) -> list[Finding]:
     """Validate an accelerate config, or a DeepSpeed JSON recognized by its content."""
     if doc.format == "json" and doc.data is not None:
-        try:
-            from accelconf import deepspeed as dsmod
-        except ImportError:
-            dsmod = None  # type: ignore[assignment]
+        from accelconf import deepspeed as dsmod
+
         # --runtime deepspeed / --deepspeed-version say the file is DeepSpeed JSON unless it has accelerate keys
-        if dsmod is not None and dsmod.is_deepspeed(doc, assume=runtime == "deepspeed" or deepspeed_version is not None):
+        if dsmod.is_deepspeed(doc, assume=runtime == "deepspeed" or deepspeed_version is not None):
             off = set(disabled)
             if deepspeed_version is None:
                 deepspeed_version = dsmod.installed_version()  # the installed DeepSpeed, from its metadata
