@@ -63,30 +63,16 @@ def print_findings(findings: list[Finding], source: str, quiet: bool = False, st
 
 def convert_text(text: str, source: str, target: str, source_format: str | None = None, version: str | None = None,
                  machine_rank: int | None = None, all_ranks: bool = False, export: bool = False) -> tuple[str, list[Finding]]:
-    """The converted text and its findings (the library entry point of the command)."""
+    """The converted text and its findings: :func:`accelconf.api.convert_text` once per rank."""
     from accelconf import formats
+    from accelconf.api import convert_text as convert_one
     from accelconf.accelerate.launch import LaunchError, resolve
 
     ver = resolve(version)
-    cfg = formats.read(text, source_format, source, ver)
     findings: list[Finding] = []
-    if cfg.format == "env":
-        from accelconf.formats.env import reader_findings
-
-        findings += reader_findings(cfg)
-    import re as _re
-
-    for note in cfg.notes:
-        if note.endswith("[env.never-read]"):
-            continue
-        # Readers write some notes as "FILE:LINE:COL: severity: message": keep their position.
-        m = _re.match(r"^(?:.*?):(\d+):(\d+): (error|warning|info): (.*)$", note)
-        if m:
-            findings.append(Finding("convert.input", m.group(3), m.group(4), "", int(m.group(1)), int(m.group(2))))  # type: ignore[arg-type]
-        else:
-            findings.append(Finding("convert.input", "warning" if "warning" in note else "info", note))
     ranks: list[int | None] = [machine_rank]
     if all_ranks:
+        cfg = formats.read(text, source_format, source, ver)
         try:
             n = int(cfg.get("num_machines", 1) or 1)
         except (TypeError, ValueError):
@@ -95,12 +81,11 @@ def convert_text(text: str, source: str, target: str, source_format: str | None 
         if n <= 1:
             findings.append(Finding("convert.ranks", "info", "--all-ranks: single-node configuration, one block", "num_machines"))
     blocks: list[str] = []
-    opts: dict[str, Any] = {"export": export} if target == "env" else {}
     for rank in ranks:
         try:
-            out, found = formats.write(cfg, target, ver, machine_rank=rank, **opts)
+            out, found = convert_one(text, target, fmt=source_format, path=source, version=ver, machine_rank=rank, export=export)
         except LaunchError as exc:
-            raise InputError(f"accelerate launch would fail: {exc.message}", source) from exc
+            raise InputError(f"accelerate launch would fail: {exc.message}", source, exc.line, exc.column) from exc
         findings += [f for f in found if f not in findings]
         if len(ranks) > 1:
             out = f"# machine_rank {rank}\n" + out

@@ -29,7 +29,7 @@ from accelconf.assist import memhint
 
 from accelconf.accelerate import registry
 from accelconf.text.document import Document, load_text
-from accelconf.errors import InputError
+from accelconf.errors import InputError, UsageError
 from accelconf.findings import Finding
 
 from accelconf_lsp import protocol
@@ -145,7 +145,7 @@ class AccelconfLanguageServer(LanguageServer):
                 from accelconf.environment.targets import load_target
 
                 env = load_target(settings.target)
-            except InputError as exc:
+            except (InputError, UsageError) as exc:
                 problems.append(f"accelconf.target: {exc}; checking without a target machine")
                 settings = Settings(settings.accelerate_version, None, settings.disabled_rules)
             except ImportError:
@@ -204,20 +204,11 @@ class AccelconfLanguageServer(LanguageServer):
         return result
 
     def _findings(self, doc: Document) -> list[Finding]:
-        from accelconf.accelerate.validate import validate_any
+        from accelconf.api import check_document
 
         s = self.settings
-        found = list(validate_any(doc, accelerate_version=s.accelerate_version, disabled=s.disabled_rules))
-        found += memhint.findings(doc, self.memory, self.target_env, s.disabled_rules)
-        if self.target_env is not None:
-            try:
-                from accelconf.environment.checks import check_environment
-
-                off = set(s.disabled_rules)
-                found += [f for f in check_environment(doc, self.target_env, validated=True) if f.rule not in off]
-            except Exception:  # noqa: BLE001 - environment checks are optional
-                logger.exception("environment checks failed")
-        return found
+        found = check_document(doc, self.target_env, accelerate_version=s.accelerate_version, disabled=s.disabled_rules)
+        return found + memhint.findings(doc, self.memory, self.target_env, s.disabled_rules)
 
     def publish(self, uri: str) -> None:
         self._timers.pop(uri, None)
