@@ -223,3 +223,16 @@ def test_public_api_estimate_memory():
     assert bare.verdict.startswith("unknown") and bare.estimate.layout.world == 2
     with pytest.raises(UsageError):
         accelconf.estimate_memory(str(EXAMPLES / "ddp-8gpu.yaml"))
+
+
+def test_every_memory_rule_is_documented_and_reached(cli, tmp_path):
+    cfg = tmp_path / "off.yaml"
+    cfg.write_text("distributed_type: DEEPSPEED\nmixed_precision: bf16\nnum_processes: 8\ndeepspeed_config:\n"
+                   "  zero_stage: 3\n  offload_optimizer_device: cpu\n  offload_param_device: cpu\n")
+    r = cli("check", str(cfg), str(EXAMPLES / "ddp-8gpu.yaml"), "--params", "70B", "--gpus", "8", "--gpu",
+            "A100-80GB", "--host-ram", "256", "--format", "json")
+    rules = {f["rule"] for entry in json.loads(r.out)["files"] for f in entry["findings"] if f["rule"].startswith("mem-")}
+    assert rules == set(memory.RULE_IDS)
+    r = cli("check", str(cfg), "--params", "70B", "--gpus", "8", "--gpu", "A100-80GB", "--host-ram", "256",
+            "--disable", "mem-host", "--format", "json")
+    assert not [f for f in json.loads(r.out)["files"][0]["findings"] if f["rule"] == "mem-host"]
