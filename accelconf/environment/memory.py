@@ -396,7 +396,14 @@ def estimate(strategy: Strategy, layout: Layout, model: ModelSize, *, seq_len: i
             return replace(est, notes=est.notes + (
                 "activations need the model's shape (hidden size, heads, layers): give --model DIR",))
         act, formula = activations(model, strategy, seq_len, micro_batch)
-        return replace(est, activations=act, activation_formula=formula)
+        notes = est.notes
+        if not strategy.activation_checkpointing:
+            assert model.arch is not None
+            linear = act - model.arch.layers * 5 * model.arch.heads * seq_len * seq_len * micro_batch * (
+                2 if strategy.precision == "no" else 1)
+            notes += (f"5as^2b is the stored attention matrix; FlashAttention/SDPA kernels do not keep it "
+                      f"(34sbh alone: {gib(linear)})",)
+        return replace(est, activations=act, activation_formula=formula, notes=notes)
     return est
 
 
@@ -472,9 +479,15 @@ def _strategies(s: Strategy) -> list[tuple[Strategy, tuple[str, ...], float]]:
                 if off != s.offload_params:
                     words.append(f"fsdp_offload_params: {str(off).lower()}")
                 out.append((t, tuple(words), (3 if reshard else 2) + (6 if off else 0)))
-    if s.kind in ("fsdp1", "fsdp2") and not s.activation_checkpointing:
-        out += [(replace(t, activation_checkpointing=True), w + ("fsdp_activation_checkpointing: true",), c + 3)
-                for t, w, c in list(out)]
+    if s.kind in ("fsdp1", "fsdp2") and not s.cpu_ram_efficient_loading:
+        # loading the checkpoint on rank 0 only: the host copy per node drops from one per process to one
+        out += [(replace(t, cpu_ram_efficient_loading=True), w + ("fsdp_cpu_ram_efficient_loading: true",), c + 0.5)
+                for t, w, c in list(out) if t.kind in ("fsdp1", "fsdp2")]
+    if not s.activation_checkpointing:
+        def ckpt_words(t: Strategy) -> str:
+            return "fsdp_activation_checkpointing: true" if t.kind in ("fsdp1", "fsdp2") else \
+                "activation (gradient) checkpointing in the model: model.gradient_checkpointing_enable()"
+        out += [(replace(t, activation_checkpointing=True), w + (ckpt_words(t),), c + 3) for t, w, c in list(out)]
     return out
 
 
@@ -640,7 +653,7 @@ def render_table(report: Report) -> str:
     rows = [("parameters", e.params), ("gradients", e.grads), ("optimizer state (AdamW)", e.optimizer),
             ("gathered layer/model", e.gathered)]
     rows.append(("activations", e.activations) if e.activations is not None else ("activations", None))
-    lines.append(f"  {'per GPU':<26}{'':>12}")
+    lines.append("  per GPU")
     for name, v in rows:
         lines.append(f"  {name:<26}{'not included' if v is None else gib(v):>14}")
     lines.append(f"  {'total':<26}{gib(e.per_gpu):>14}" + (
