@@ -236,3 +236,28 @@ def test_every_memory_rule_is_documented_and_reached(cli, tmp_path):
     r = cli("check", str(cfg), "--params", "70B", "--gpus", "8", "--gpu", "A100-80GB", "--host-ram", "256",
             "--disable", "mem-host", "--format", "json")
     assert not [f for f in json.loads(r.out)["files"][0]["findings"] if f["rule"] == "mem-host"]
+
+
+def _readme_examples() -> list[tuple[list[str], str]]:
+    import shlex
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text[text.index("### Will it fit?"):]
+    section = section[:section.index("\n## ")]
+    out = []
+    for block in section.split("```console\n")[1:]:
+        block = block[:block.index("```")]
+        if "\n...\n" in block:
+            continue  # an excerpt
+        for chunk in block.split("$ accelconf ")[1:]:
+            cmd, _, output = chunk.partition("\n")
+            expected = "".join(line + "\n" for line in output.splitlines() if not line.startswith("checking against"))
+            out.append((shlex.split(cmd), expected))
+    return out
+
+
+@pytest.mark.parametrize("argv,expected", _readme_examples())
+def test_readme_memory_examples_are_real_output(cli, monkeypatch, argv, expected):
+    monkeypatch.chdir(ROOT)
+    r = cli(*argv)
+    assert r.out == expected
