@@ -261,3 +261,16 @@ def test_readme_memory_examples_are_real_output(cli, monkeypatch, argv, expected
     monkeypatch.chdir(ROOT)
     r = cli(*argv)
     assert r.out == expected
+
+
+def test_headers_skip_buffers_and_a_saved_tied_head(tmp_path):
+    _safetensors(tmp_path / "model.safetensors", {
+        "transformer.wte.weight": ("F32", [50, 4]),
+        "transformer.h.0.attn.bias": ("F32", [1, 1, 8, 8]),     # GPT-2's causal mask: a buffer
+        "transformer.h.0.mlp.c_fc.weight": ("F32", [4, 16]),
+        "lm_head.weight": ("F32", [50, 4]),                     # tied, saved anyway
+    })
+    (tmp_path / "config.json").write_text(json.dumps({"model_type": "gpt2", "tie_word_embeddings": True}))
+    size = from_model_dir(str(tmp_path))
+    assert size.params == 200 + 64
+    assert any("tied" in n for n in size.notes)
