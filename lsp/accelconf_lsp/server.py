@@ -208,7 +208,8 @@ class AccelconfLanguageServer(LanguageServer):
 
         s = self.settings
         found = check_document(doc, self.target_env, accelerate_version=s.accelerate_version, disabled=s.disabled_rules)
-        return found + memhint.findings(doc, self.memory, self.target_env, s.disabled_rules)
+        found += memhint.findings(doc, self.memory, self.target_env, s.disabled_rules)
+        return found
 
     def publish(self, uri: str) -> None:
         self._timers.pop(uri, None)
