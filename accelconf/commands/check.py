@@ -90,9 +90,9 @@ def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentP
     t.add_argument("--gpus", type=int, metavar="N", help="GPUs per node")
     t.add_argument("--gpu", metavar="MODEL", help="GPU model, e.g. H100, A100-40GB, 'Tesla V100-SXM2-16GB'")
     t.add_argument("--num-machines", type=int, metavar="N", help="machines (nodes) in the job")
-    t.add_argument("--torch-version", metavar="V")
+    t.add_argument("--torch-version", metavar="V", help="torch version on the target")
     t.add_argument("--accelerate-version", metavar="V", help="also the version validate checks keys against")
-    t.add_argument("--deepspeed-version", metavar="V|none")
+    t.add_argument("--deepspeed-version", metavar="V|none", help="DeepSpeed version on the target, or none")
     t.add_argument("--target", metavar="NAME|FILE",
                    help="a machine profile: a shipped one by name (" + ", ".join(_profile_names()) + ") or a YAML file")
     t.add_argument("--python", metavar="PATH",
