@@ -313,3 +313,35 @@ def test_expected_files_are_not_rewritten_in_ci():
     if _in_ci():
         assert not os.environ.get("ACCELCONF_UPDATE_EXPECTED"), \
             "ACCELCONF_UPDATE_EXPECTED is set in CI: the expected files would be rewritten, not checked"
+
+
+# -- reports --------------------------------------------------------------------------------------
+
+ABSOLUTE_PATH = re.compile(r"(?<![\w.~])(/(?:work|home|root|tmp|Users|opt|var|mnt|private)/[^\s`'\")]+|[A-Z]:\\\\[^\s`'\"]+)")
+
+
+def test_bench_reports_name_inputs_relative_to_the_repository():
+    reports = sorted(p for p in (ROOT / "bench").iterdir() if p.suffix in (".md", ".json", ".txt"))
+    assert reports, "no committed benchmark report"
+    for report in reports:
+        found = ABSOLUTE_PATH.findall(report.read_text(encoding="utf-8"))
+        assert not found, f"{report.relative_to(ROOT)} names machine paths: {found[:5]}"
+
+
+def test_bench_shown_paths_are_relative():
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        from common import shown  # type: ignore[import-not-found]
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+    assert shown(ROOT / "examples" / "fsdp2.yaml") == "examples/fsdp2.yaml"
+    assert shown(ROOT.parent / "shared" / "corpus" / "x.yaml") == "../shared/corpus/x.yaml"
+
+
+def test_the_suite_runs_in_random_order(request):
+    """pytest-randomly (test extras) shuffles the order on every run, so no test leans on another
+    having run first; `-p no:randomly` turns it off for a local bisect, never in CI."""
+    active = request.config.pluginmanager.hasplugin("randomly")
+    if not active and not _in_ci():
+        pytest.skip("pytest-randomly is off (-p no:randomly or not installed): tests run in file order")
+    assert active, "pytest-randomly must be on in CI (it is in the test extras)"
