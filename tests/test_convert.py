@@ -337,7 +337,7 @@ def test_multi_xpu_as_flags_is_reported_and_read_back_as_hardware_dependent() ->
     back = formats.read(text, "cli")
     assert back.get("distributed_type") == "MULTI_GPU"
     assert "hardware" in back.entries["distributed_type"].where
-    assert any("MULTI_XPU" in note for note in back.notes)
+    assert any("MULTI_XPU" in note.message for note in back.notes)
     _, same = formats.write(formats.read("distributed_type: MULTI_GPU\nnum_processes: 2\n", "yaml"), "cli", "1.15")
     assert not any(f.key == "distributed_type" for f in same)
 
@@ -431,3 +431,77 @@ def test_python_only_arguments_never_reach_a_config_file(tmp_path, capsys):
     assert not [f for f in validate_document(load_text(cap.out)) if f.rule == "unknown-key"]
     assert f"{src}:3:" in cap.err and "dataloader_config" in cap.err and "dropped" in cap.err
     assert f"{src}:0:0: warning: {src}" not in cap.err  # positions are not printed twice
+
+
+# -- issue 12: exit codes and output, one rule for every command -----------------------------------
+
+def test_item15_an_error_finding_exits_1_in_every_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # a value the FSDP plugin refuses is an error finding: exit 1, whatever the command
+    path = tmp_path / "odd.yaml"
+    path.write_text("distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  fsdp_sharding_strategy: HALF_SHARD\n")
+    code = main(["to-env", str(path)])
+    err = capsys.readouterr().err
+    assert "error:" in err and code == 1
+    code = main(["to-yaml", str(path)])
+    assert "error:" in capsys.readouterr().err and code == 1
+    clean = tmp_path / "clean.yaml"
+    clean.write_text("distributed_type: MULTI_GPU\nnum_processes: 2\nmixed_precision: bf16\n")
+    for command in ("to-env", "to-cli", "to-kwargs", "to-yaml", "to-json", "validate"):
+        assert main([command, str(clean)]) == 0, command
+        capsys.readouterr()
+    from accelconf.report import FileResult, exit_code
+    from accelconf.findings import Finding
+
+    assert exit_code([FileResult("x", [Finding("r", "error", "m")])]) == 1
+    assert exit_code([FileResult("x", [Finding("r", "warning", "m")])]) == 0
+    assert exit_code([FileResult("x", [Finding("r", "warning", "m")])], strict=True) == 1
+
+
+def test_item16_whole_file_findings_have_no_position() -> None:
+    from accelconf.findings import Finding
+    from accelconf.report import FileResult, render
+
+    res = [FileResult("c.yaml", [Finding("convert.lossy", "info", "whole file"), Finding("x", "warning", "here", line=3, column=5)])]
+    text = render(res, "text")
+    assert "c.yaml: info: whole file [convert.lossy]" in text and "c.yaml:3:5: warning: here [x]" in text
+    assert ":0:0" not in text
+    js = json.loads(render(res, "json"))["files"][0]["findings"]
+    whole = next(f for f in js if f["rule"] == "convert.lossy")
+    assert whole["line"] is None and whole["column"] is None
+    assert next(f for f in js if f["rule"] == "x")["line"] == 3
+    gh = render(res, "github").splitlines()
+    assert gh[0] == "::warning file=c.yaml,line=3,col=5,title=x::here" or gh[1] == "::warning file=c.yaml,line=3,col=5,title=x::here"
+    assert "::notice file=c.yaml,title=convert.lossy::whole file" in gh
+
+
+def test_item16_convert_prints_whole_file_findings_without_0_0(capsys: pytest.CaptureFixture[str]) -> None:
+    main(["to-kwargs", str(FSDP2)])
+    err = capsys.readouterr().err
+    assert ":0:0:" not in err and f"{FSDP2}: info:" in err
+
+
+def test_item17_a_finding_is_printed_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "sn.yaml"
+    path.write_text("distributed_type: MULTI_GPU\nnum_processes: 16\nnum_machines: 2\nmain_process_ip: 10.0.0.1\nsame_network: true\n")
+    for argv in (["to-kwargs", str(path)], ["to-kwargs", "--all-ranks", str(path)], ["to-env", "--all-ranks", str(path)],
+                 ["to-cli", "--all-ranks", str(path)]):
+        main(argv)
+        lines = [ln for ln in capsys.readouterr().err.splitlines() if ln]
+        assert len(lines) == len(set(lines)), lines
+        assert sum("same_network" in ln for ln in lines) == 1, (argv, lines)
+
+
+@pytest.mark.parametrize("source,fmt", [
+    ("accelerate launch --use_fsdp --num_processes 2 --fsdp_sharding_strategy HALF_SHARD train.py\n", "cli"),
+    ("ACCELERATE_USE_FSDP=true\nFSDP_SHARDING_STRATEGY=HALF_SHARD\n", "env"),
+    ("from accelerate.utils import FullyShardedDataParallelPlugin\nFullyShardedDataParallelPlugin(sharding_strategy='HALF_SHARD')\n", "kwargs"),
+    ("distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  fsdp_sharding_strategy: HALF_SHARD\n", "yaml"),
+])
+@pytest.mark.parametrize("target", ["env", "cli", "yaml"])
+def test_item12_converters_check_values_as_validate_does(source: str, fmt: str, target: str) -> None:
+    from accelconf.commands.convert import convert_text
+
+    _, findings = convert_text(source, "in", target, fmt, "1.15")
+    bad = [f for f in findings if f.rule == "invalid-value"]
+    assert len(bad) == 1 and bad[0].severity == "error" and "HALF_SHARD" in bad[0].message, findings
+    assert bad[0].line >= 1  # at the flag, variable, keyword or key that carries it

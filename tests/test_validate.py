@@ -107,3 +107,69 @@ def test_canonical_enum_values_are_accepted(pair):
         text = f"distributed_type: 'NO'\n{s.key}: '{value}'\n"
     errors = [f for f in validate_document(load_text(text)) if f.severity == "error" and f.key == s.key]
     assert not errors, errors
+
+
+# -- issue 12: verdicts that match accelerate's launcher -------------------------------------------
+
+def _found(text: str, version: str | None = None):
+    return validate_document(load_text(text), accelerate_version=version)
+
+
+NULL_COUNTS = {
+    "machines-null": ("distributed_type: MULTI_GPU\nnum_machines: null\nnum_processes: 2\n", ["num_machines"]),
+    "machines-null-no": ("distributed_type: 'NO'\nnum_machines: null\n", ["num_machines"]),
+    "processes-null-gpu": ("distributed_type: MULTI_GPU\nnum_processes: null\n", ["num_processes"]),
+    "processes-null-ds": ("distributed_type: DEEPSPEED\nnum_processes: null\ndeepspeed_config:\n  zero_stage: 2\n", ["num_processes"]),
+    "processes-null-no": ("distributed_type: 'NO'\nnum_processes: null\n", []),  # the simple launcher runs one process
+}
+
+
+@pytest.mark.parametrize("case", sorted(NULL_COUNTS))
+def test_item01_null_process_counts_are_errors(case: str, tmp_path: Path) -> None:
+    text, keys = NULL_COUNTS[case]
+    got = [f for f in _found(text) if f.rule == "null-count"]
+    assert [(f.key, f.severity) for f in got] == [(k, "error") for k in keys]
+    # the oracle: accelerate's launcher refuses the first (TypeError); torchrun gets nproc_per_node "None"
+    from tests.oracle.run import oracle
+
+    path = tmp_path / f"{case}.yaml"
+    path.write_text(text)
+    verdict = oracle([path])[str(path)]
+    if "num_machines" in keys:
+        assert not verdict["ok"] and "TypeError" in verdict["error"]
+    elif keys:
+        assert verdict["torchrun"]["nproc_per_node"] == "None"
+    else:
+        assert verdict["ok"] and verdict["mode"] == "simple"
+
+
+@pytest.mark.parametrize("command", ["to-env", "to-cli", "to-kwargs"])
+@pytest.mark.parametrize("case", ["machines-null", "processes-null-gpu"])
+def test_item01_converters_refuse_null_counts_with_exit_2(command: str, case: str, tmp_path: Path, cli) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text(NULL_COUNTS[case][0])
+    r = cli(command, str(path))
+    assert r.code == 2 and r.out == ""
+    assert "null" in r.err and ":2:1:" in r.err
+
+
+def test_item06_process_counts_that_do_not_fit_are_warnings_with_the_count_that_fits(tmp_path: Path, cli) -> None:
+    odd = "distributed_type: MULTI_GPU\nnum_processes: 12\nnum_machines: 8\nmain_process_ip: 10.0.0.1\n"
+    [f] = [f for f in _found(odd) if f.rule == "process-layout"]
+    assert (f.severity, f.suggestion) == ("warning", "8")
+    ids = "distributed_type: MULTI_GPU\nnum_processes: 2\ngpu_ids: '0,1,2,3'\n"
+    [g] = [f for f in _found(ids) if f.rule == "gpu-ids"]
+    assert g.severity == "warning" and g.suggestion == "num_processes: 4" and "idle" in g.message
+    # check: 8 processes on 2 machines x 8 GPUs leave half the GPUs idle
+    path = tmp_path / "c.yaml"
+    path.write_text("distributed_type: MULTI_GPU\nnum_processes: 8\nnum_machines: 2\nmain_process_ip: 10.0.0.1\n")
+    r = cli("check", "--gpus", "8", "--gpu", "H100", "--format", "json", str(path))
+    import json
+
+    found = [f for f in json.loads(r.out)["files"][0]["findings"] if f["rule"] == "env-num-processes"]
+    assert [(f["severity"], f["suggestion"]) for f in found] == [("warning", "num_processes: 16")]
+    odd_path = tmp_path / "odd.yaml"
+    odd_path.write_text(odd)
+    r = cli("check", "--gpus", "8", "--gpu", "H100", "--format", "json", str(odd_path))
+    sev = {(f["rule"], f["severity"]) for f in json.loads(r.out)["files"][0]["findings"]}
+    assert ("process-layout", "warning") in sev and r.code == 0

@@ -19,68 +19,23 @@ from accelconf.findings import Finding, sort_findings
 SHORTCUTS = {"to-env": "env", "to-cli": "cli", "to-kwargs": "kwargs", "to-yaml": "yaml", "to-json": "json"}
 
 
-# What each output is, and the examples of its --help (convert's own help shows them all).
-_OUTPUTS = {
-    "env": ("the environment variables `accelerate launch` would give the training process, as KEY=VALUE lines",
-            [("accelconf to-env config.yaml", ""), ("accelconf to-env --export config.yaml > job.env", "a file to source"),
-             ("accelconf to-env --machine-rank 1 multinode.yaml", "the variables of node 1")]),
-    "cli": ("the `accelerate launch` command line with the flags that reproduce the config",
-            [("accelconf to-cli config.yaml", ""),
-             ("accelconf to-cli --all-ranks -q multinode.yaml", "one command per node"),
-             ("eval \"$(accelconf to-cli -q --machine-rank $SLURM_NODEID cfg.yaml) train.py\"", "in a SLURM job")]),
-    "kwargs": ("a Python snippet with the Accelerator and plugin arguments (real class and field names)",
-               [("accelconf to-kwargs config.yaml", ""), ("accelconf to-kwargs launch.env", "from a job's environment")]),
-    "yaml": ("an accelerate config file (YAML) that accelerate launch reads the same way",
-             [("accelconf to-yaml launch.env > config.yaml", "the config behind a job's environment"),
-              ("accelconf to-yaml --from cli launch.sh", "from an accelerate launch command line")]),
-    "json": ("an accelerate config file in JSON",
-             [("accelconf to-json config.yaml", ""), ("echo 'ACCELERATE_USE_FSDP=true' | accelconf to-json --from env -", "")]),
-}
-_RANKED = ("env", "cli")  # the writers whose output differs per node (machine rank)
-_CONVERT_EXIT = ("0 converted (lossy steps are reported on stderr as FILE:LINE:COL: severity: message [rule]), "
-                 "1 with --strict when a lossy step was a warning or error, 2 unreadable input, a launch accelerate "
-                 "would refuse, or bad arguments")
-
-
 def add_parser(sub: Any, name: str, help_text: str) -> None:
-    from accelconf.commands import help_texts
     from accelconf.formats import FORMATS
 
-    target = SHORTCUTS.get(name)
-    reads = ("Reads an accelerate config (YAML/JSON), a .env file (KEY=VALUE), an `accelerate launch` "
-             "command line or a Python file with Accelerator(...) arguments; the format comes from the "
-             "suffix or the content unless --from says.")
-    if target:
-        what, examples = _OUTPUTS[target]
-        texts = help_texts(f"Convert INPUT to {what}. {reads}", examples, _CONVERT_EXIT)
-    else:
-        texts = help_texts(
-            f"Convert INPUT from one way of passing accelerate settings to another. {reads} "
-            "Outputs: " + "; ".join(f"{k}: {v[0]}" for k, v in _OUTPUTS.items()) + ". The shortcuts "
-            "to-env, to-cli, to-kwargs, to-yaml and to-json are convert --to FORMAT.",
-            [("accelconf convert --to env config.yaml", "same as to-env"),
-             ("accelconf convert --from cli --to yaml launch.sh", ""),
-             ("accelconf convert --to cli --all-ranks multinode.yaml", "")],
-            _CONVERT_EXIT)
-    p = sub.add_parser(name, help=help_text, **texts)
+    p = sub.add_parser(name, help=help_text, description=help_text)
     p.add_argument("input", metavar="INPUT", help="config (yaml/json), .env, accelerate launch command line or Python file; '-' is stdin")
-    if target is None:
+    if name not in SHORTCUTS:
         p.add_argument("--to", dest="target_format", required=True, choices=FORMATS, help="output format")
     p.add_argument("--from", dest="source_format", choices=FORMATS, help="input format (default: from the suffix or content)")
     p.add_argument("--accelerate-version", metavar="V", help="accelerate version to model (default: installed, else newest known)")
-    # options offered only where they mean something: ranks for per-node outputs, export for env
-    if target is None or target in _RANKED:
-        ranks = p.add_mutually_exclusive_group()
-        only = "" if target else " (env and cli only)"
-        ranks.add_argument("--machine-rank", type=int, metavar="N", help=f"multi-node: the output of node N{only}")
-        ranks.add_argument("--all-ranks", action="store_true", help=f"multi-node: one block per node{only}")
-    if target is None or target == "env":
-        p.add_argument("--export", action="store_true", help="prefix lines with 'export '" + ("" if target else " (env only)"))
+    ranks = p.add_mutually_exclusive_group()
+    ranks.add_argument("--machine-rank", type=int, metavar="N", help="multi-node: the command/env of node N")
+    ranks.add_argument("--all-ranks", action="store_true", help="multi-node: one block per node")
+    p.add_argument("--export", action="store_true", help="env: prefix lines with 'export '")
     p.add_argument("--strict", action="store_true", help="exit 1 when a lossy step is reported as a warning or error")
     p.add_argument("--quiet", "-q", action="store_true", help="do not print info findings")
-    p.set_defaults(machine_rank=None, all_ranks=False, export=False)
-    if target:
-        p.set_defaults(target_format=target)
+    if name in SHORTCUTS:
+        p.set_defaults(target_format=SHORTCUTS[name])
     p.set_defaults(func=run)
 
 
@@ -108,30 +63,16 @@ def print_findings(findings: list[Finding], source: str, quiet: bool = False, st
 
 def convert_text(text: str, source: str, target: str, source_format: str | None = None, version: str | None = None,
                  machine_rank: int | None = None, all_ranks: bool = False, export: bool = False) -> tuple[str, list[Finding]]:
-    """The converted text and its findings (the library entry point of the command)."""
+    """The converted text and its findings: :func:`accelconf.api.convert_text` once per rank."""
     from accelconf import formats
+    from accelconf.api import convert_text as convert_one
     from accelconf.accelerate.launch import LaunchError, resolve
 
     ver = resolve(version)
-    cfg = formats.read(text, source_format, source, ver)
     findings: list[Finding] = []
-    if cfg.format == "env":
-        from accelconf.formats.env import reader_findings
-
-        findings += reader_findings(cfg)
-    import re as _re
-
-    for note in cfg.notes:
-        if note.endswith("[env.never-read]"):
-            continue
-        # Readers write some notes as "FILE:LINE:COL: severity: message": keep their position.
-        m = _re.match(r"^(?:.*?):(\d+):(\d+): (error|warning|info): (.*)$", note)
-        if m:
-            findings.append(Finding("convert.input", m.group(3), m.group(4), "", int(m.group(1)), int(m.group(2))))  # type: ignore[arg-type]
-        else:
-            findings.append(Finding("convert.input", "warning" if "warning" in note else "info", note))
     ranks: list[int | None] = [machine_rank]
     if all_ranks:
+        cfg = formats.read(text, source_format, source, ver)
         try:
             n = int(cfg.get("num_machines", 1) or 1)
         except (TypeError, ValueError):
@@ -140,12 +81,11 @@ def convert_text(text: str, source: str, target: str, source_format: str | None 
         if n <= 1:
             findings.append(Finding("convert.ranks", "info", "--all-ranks: single-node configuration, one block", "num_machines"))
     blocks: list[str] = []
-    opts: dict[str, Any] = {"export": export} if target == "env" else {}
     for rank in ranks:
         try:
-            out, found = formats.write(cfg, target, ver, machine_rank=rank, **opts)
+            out, found = convert_one(text, target, fmt=source_format, path=source, version=ver, machine_rank=rank, export=export)
         except LaunchError as exc:
-            raise InputError(f"accelerate launch would fail: {exc.message}", source) from exc
+            raise InputError(f"accelerate launch would fail: {exc.message}", source, exc.line, exc.column) from exc
         findings += [f for f in found if f not in findings]
         if len(ranks) > 1:
             out = f"# machine_rank {rank}\n" + out

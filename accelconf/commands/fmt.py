@@ -64,13 +64,12 @@ def run(args: Any) -> int:
             if changes:
                 sys.stdout.writelines(difflib.unified_diff(
                     doc.text.splitlines(keepends=True), result_text.splitlines(keepends=True), f"a/{path.lstrip('/')}", f"b/{path.lstrip('/')}"))  # git's a/ b/, no a//
-        elif args.in_place:
-            if changes and path != "-":
+        elif args.in_place and path != "-":
+            if changes:
                 write_atomic(path, _encode(doc, result_text))
                 print(f"{path}: reformatted ({len(changes)} change{'s' if len(changes) != 1 else ''})", file=sys.stderr)
-            elif path == "-":
-                sys.stdout.write(result_text)
-        else:
+        else:  # standard output; `--in-place -` too: the same bytes a file would get
+            sys.stdout.flush()
             sys.stdout.buffer.write(_encode(doc, result_text))
             sys.stdout.flush()
     return code
