@@ -20,8 +20,10 @@ import pytest
 from accelconf.cli import COMMANDS
 
 ROOT = Path(__file__).resolve().parents[1]
-# Imported only on request and never needed: the probe asks for them when the user does.
-OPTIONAL_IMPORTS = {"torch", "pynvml"}
+# Imported only on request and never needed at run time: the probe asks torch/pynvml when the user
+# does; deepspeed only by accelconf/deepspeed/signatures.py's generate(), which records
+# accelconf/data/deepspeed_classes.json from an installed DeepSpeed (a developer step).
+OPTIONAL_IMPORTS = {"torch", "pynvml", "deepspeed"}
 BUILD_JUNK = (".venv", "build/", "dist/", ".egg-info", "__pycache__", "node_modules", ".pyc", ".vsix", "bench/.tmp")
 
 
@@ -151,6 +153,10 @@ def test_wheel_holds_the_licence_profiles_and_both_packages(built):
     assert "License-Expression: Apache-2.0" in meta and "License-File: LICENSE" in meta
     assert {f"accelconf/environment/profiles/{p}.yaml" for p in ("h100-node", "v100-node", "a10g-g5")} <= names
     assert "accelconf/py.typed" in names and "accelconf_lsp/__init__.py" in names
+    # every data file the package reads at run time is in the wheel
+    data = {p.relative_to(ROOT).as_posix() for p in (ROOT / "accelconf").rglob("*")
+            if p.is_file() and p.suffix in (".json", ".yaml", ".yml", ".txt") and "__pycache__" not in p.parts}
+    assert data and data <= names, sorted(data - names)
     requires = sorted(line.split(":", 1)[1].strip() for line in meta.splitlines()
                       if line.startswith("Requires-Dist:") and "extra ==" not in line)
     assert not [r for r in requires if r.startswith(("jsonschema", "deepdiff", "torch"))], requires
