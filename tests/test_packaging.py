@@ -365,9 +365,11 @@ def test_bench_shown_paths_are_relative():
 
 
 def test_the_suite_runs_in_random_order(request):
-    """pytest-randomly (test extras) shuffles the order on every run, so no test leans on another
-    having run first; `-p no:randomly` turns it off for a local bisect, never in CI."""
-    active = request.config.pluginmanager.hasplugin("randomly")
+    """pytest-random-order (test extras, `addopts` in pyproject.toml) shuffles the whole suite on every
+    run, so no test leans on another having run first; `-p no:random_order` turns it off for a local
+    bisect, never in CI."""
+    active = request.config.pluginmanager.hasplugin("random_order")
     if not active and not _in_ci():
-        pytest.skip("pytest-randomly is off (-p no:randomly or not installed): tests run in file order")
-    assert active, "pytest-randomly must be on in CI (it is in the test extras)"
+        pytest.skip("pytest-random-order is off (-p no:random_order or not installed): tests run in file order")
+    assert active, "pytest-random-order must be on in CI (it is in the test extras)"
+    assert request.config.getoption("random_order_bucket") == "global"
