@@ -235,3 +235,27 @@ def test_item04_duplicate_keys_are_errors_naming_both_lines(fmt: str, text: str,
     [f] = [f for f in validate_document(load_text(text, "<t>", fmt)) if f.rule == "duplicate-key"]
     assert f.severity == "error" and f.line == lines[1]
     assert f"lines {lines[0]} and {lines[1]}" in f.message
+
+
+def test_item05_key_too_new_is_an_error_only_when_ignoring_it_changes_what_runs() -> None:
+    import json
+
+    from tests.conftest import CORPUS, DATA as TESTDATA
+
+    # the registry decides, per setting
+    assert registry.get("fsdp_config", "fsdp_version").too_new == "error"  # type: ignore[union-attr]
+    assert registry.get("dynamo_config", "dynamo_use_regional_compilation").too_new == "warning"  # type: ignore[union-attr]
+    fsdp2 = "distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  fsdp_version: 2\n"
+    assert [(f.rule, f.severity) for f in _found(fsdp2, "1.2") if f.rule == "key-too-new"] == [("key-too-new", "error")]
+    regional = "distributed_type: MULTI_GPU\nnum_processes: 2\ndynamo_config:\n  dynamo_backend: INDUCTOR\n  dynamo_use_regional_compilation: true\n"
+    assert [(f.rule, f.severity) for f in _found(regional, "1.4") if f.rule == "key-too-new"] == [("key-too-new", "warning")]
+    for s in registry.SETTINGS:
+        assert s.too_new in ("error", "warning"), s.path
+    # the oracle (accelerate 1.4.0, recorded): an fsdp_version: 2 file launches FSDP without FSDP_VERSION, i.e. FSDP1
+    name = "huggingface__trl__examples__accelerate_configs__fsdp2.yaml"
+    recorded = json.loads((TESTDATA / "oracle" / "corpus-1.4.0.json").read_text())[name]
+    assert recorded["env"]["ACCELERATE_USE_FSDP"] == "true" and "FSDP_VERSION" not in recorded["env"]
+    path = CORPUS / "accelerate" / name
+    if path.exists():
+        got = validate_document(load_file(path), accelerate_version="1.4")
+        assert ("key-too-new", "error") in {(f.rule, f.severity) for f in got if f.key.endswith("fsdp_version")}

@@ -338,8 +338,12 @@ def _versions(ctx: Context) -> None:
             msg = s.deprecated or f"`{s.key}` was removed in accelerate {s.until}; it is ignored"
             ctx.finding("removed-key", "warning", msg, keypath, fix=ctx.delete_key(keypath))
         else:
-            ctx.finding("key-too-new", "warning",
-                        f"`{s.key}` needs accelerate {s.since} or newer; accelerate {ctx.version} ignores it", keypath)
+            # the registry says per setting whether ignoring it changes what runs (Setting.too_new)
+            changes = s.too_new == "error"
+            sev: Severity = "error" if changes else "warning"
+            ctx.finding("key-too-new", sev,
+                        f"`{s.key}` needs accelerate {s.since} or newer; accelerate {ctx.version} ignores it"
+                        + (" and runs something else than written" if changes else ""), keypath)
     for name, sec in registry.SECTIONS.items():
         if name and name in ctx.doc.data and not version_in(ctx.version, sec.since, sec.until):
             pass  # reported by unknown-key at top level
