@@ -505,3 +505,112 @@ def test_item12_converters_check_values_as_validate_does(source: str, fmt: str, 
     bad = [f for f in findings if f.rule == "invalid-value"]
     assert len(bad) == 1 and bad[0].severity == "error" and "HALF_SHARD" in bad[0].message, findings
     assert bad[0].line >= 1  # at the flag, variable, keyword or key that carries it
+
+
+# -- issue 12 item 11: everything accelconf writes validates clean --------------------------------
+
+def _errors(text: str, fmt: str, version: str = "1.15") -> list:
+    from accelconf.accelerate.validate import validate_document
+    from accelconf.text.document import load_text
+
+    return [f for f in validate_document(load_text(text, "<written>", fmt), accelerate_version=version) if f.severity == "error"]
+
+
+def _outputs(text: str, path: str, version: str = "1.15") -> dict[str, tuple[str, str, set[str]]]:
+    """Every text accelconf writes as a config file from one config: name -> (text, format, allowed error rules)."""
+    from accelconf.accelerate.fmt import format_document
+    from accelconf.accelerate.migrate import migrate_text
+    from accelconf.commands.convert import convert_text
+    from accelconf.text.document import load_text
+
+    fmt = "json" if path.endswith(".json") else "yaml"
+    out = {"fmt": (format_document(load_text(text, path)).text, fmt, set()),
+           "migrate": (migrate_text(text, path)[0], fmt, set())}
+    for target in ("yaml", "json"):
+        out[f"to-{target}"] = (convert_text(text, path, target, fmt, version)[0], target, set())
+    for via in ("env", "cli", "kwargs"):
+        try:
+            middle = convert_text(text, path, via, fmt, version)[0]
+        except InputError:
+            continue  # a config accelerate refuses to launch has no env/flags/kwargs
+        back, found = convert_text(middle, f"x.{via}", "yaml", via, version)
+        # env and kwargs do not carry the process count: the converter says so, the file lacks it;
+        # an input the converter itself reports as an error (flags spelling a value Accelerator() refuses) stays one
+        allowed = {"missing-key"} if any(f.rule == "convert.incomplete" for f in found) else set()
+        allowed |= {f.rule for f in found if f.severity == "error"}
+        out[f"{via}->yaml"] = (back, "yaml", allowed)
+    return out
+
+
+def _clean_corpus() -> list[Path]:
+    from accelconf.accelerate.validate import validate_document
+    from accelconf.text.document import load_file
+    from tests.conftest import corpus_files
+
+    out = []
+    for p in corpus_files("accelerate"):
+        try:
+            if not [f for f in validate_document(load_file(p)) if f.severity == "error"]:
+                out.append(p)
+        except InputError:
+            pass
+    return out
+
+
+CLEAN_CORPUS = _clean_corpus()
+
+
+@pytest.mark.parametrize("path", CLEAN_CORPUS, ids=lambda p: p.name[:70])
+def test_item11_everything_written_from_the_corpus_validates_clean(path: Path) -> None:
+    for name, (text, fmt, allowed) in _outputs(path.read_text(encoding="utf-8-sig"), str(path)).items():
+        bad = [f for f in _errors(text, fmt) if f.rule not in allowed]
+        assert not bad, f"{name}:\n{text}\n{bad}"
+
+
+def test_item11_env_to_yaml_leaves_out_mixed_precision_beside_a_deepspeed_file() -> None:
+    from accelconf.commands.convert import convert_text
+
+    env = "ACCELERATE_USE_DEEPSPEED=true\nACCELERATE_DEEPSPEED_CONFIG_FILE=ds.json\nACCELERATE_MIXED_PRECISION=no\n"
+    text, found = convert_text(env, "x.env", "yaml", "env", "1.15")
+    assert "mixed_precision" not in text and "deepspeed_config_file: ds.json" in text
+    assert not [f for f in _errors(text, "yaml") if f.rule != "missing-key"]
+    assert any(f.key == "mixed_precision" and f.rule == "convert.lossy" for f in found)
+    # the user's own file keeps what it says (validate reports the conflict there)
+    own = "distributed_type: DEEPSPEED\nnum_processes: 2\nmixed_precision: bf16\ndeepspeed_config:\n  deepspeed_config_file: ds.json\n"
+    assert "mixed_precision: bf16" in convert_text(own, "x.yaml", "yaml", "yaml", "1.15")[0]
+
+
+def _clean_generated() -> st.SearchStrategy[str]:
+    """Generated configs accelerate launches: a paradigm, a process layout and valid values of its section."""
+    def section(name: str) -> st.SearchStrategy[dict]:
+        settings_ = [s for s in registry.settings_in(name, "1.15") if s.type in ("enum", "bool") and s.choices is not None or s.type == "bool"]
+        values = {s.key: (st.sampled_from(s.choices) if s.choices else st.booleans()) for s in settings_ if not s.lost}
+        return st.fixed_dictionaries({}, optional=values)
+
+    @st.composite
+    def build(draw: st.DrawFn) -> str:
+        from accelconf.formats.yamljson import dump_yaml
+
+        dt = draw(st.sampled_from(["MULTI_GPU", "FSDP", "DEEPSPEED", "NO"]))
+        data: dict = {"distributed_type": dt, "mixed_precision": draw(st.sampled_from(["no", "fp16", "bf16"]))}
+        if dt != "NO":
+            machines = draw(st.sampled_from([1, 2]))
+            data.update(num_machines=machines, num_processes=machines * draw(st.sampled_from([2, 4, 8])), main_process_ip="10.0.0.1")
+        if dt == "FSDP":
+            data["fsdp_config"] = draw(section("fsdp_config"))
+        if dt == "DEEPSPEED":
+            data["deepspeed_config"] = draw(section("deepspeed_config"))
+        return dump_yaml(data)
+
+    return build()
+
+
+@settings(max_examples=40, deadline=None)
+@given(_clean_generated())
+def test_item11_everything_written_from_generated_configs_validates_clean(text: str) -> None:
+    from hypothesis import assume
+
+    assume(not _errors(text, "yaml"))  # the property is about configs accelerate accepts
+    for name, (out, fmt, allowed) in _outputs(text, "gen.yaml").items():
+        bad = [f for f in _errors(out, fmt) if f.rule not in allowed]
+        assert not bad, f"{name}:\n{text}\n->\n{out}\n{bad}"

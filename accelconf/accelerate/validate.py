@@ -694,7 +694,9 @@ def _fsdp(ctx: Context) -> None:
             if fv == 2:
                 ctx.finding("fsdp1-key-in-fsdp2", "warning", f"`{key}` applies to FSDP1 only; FSDP2 ignores it (the plugin warns or drops it)", kp,
                             fix=ctx.delete_key(kp))
-            else:
+            elif canonical(s, e.value) != canonical(s, s.launcher_default):
+                # the plugin raises only on a non-default value (dataclasses.py: ``if
+                # self.activation_checkpointing_offload and self.fsdp_version != 2: raise``)
                 ctx.finding("fsdp2-key-in-fsdp1", "error", f"`{key}` needs `fsdp_version: 2`", kp)
     raf = written.get("fsdp_reshard_after_forward")
     if raf is not None:

@@ -67,6 +67,8 @@ def decode(setting: registry.Setting, raw: str) -> Any:
     """The value a plugin reads from an env string, in config-file spelling."""
     t = setting.type
     low = raw.strip().lower()
+    if raw == "None" and t in ("int", "float"):
+        return None  # str(None): the launcher exports an unset number this way (PARALLELISM_CONFIG_SP_SEQ_LENGTH)
     if t == "bool" and low in ("y", "yes", "t", "true", "on", "1", "n", "no", "f", "false", "off", "0"):
         return low in ("y", "yes", "t", "true", "on", "1")
     if t == "int" or (t == "enum" and setting.choices and all(isinstance(c, int) for c in setting.choices)):
@@ -127,6 +129,8 @@ def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: st
                 continue
             if s.key == "debug":
                 value = raw.lower() in ("y", "yes", "t", "true", "on", "1")
+            if value is None:
+                continue  # an unset number, as the launcher spells it: no setting
             cfg.set(s.path, value, written_key=name, **kw)
             continue
         cfg.unknown[name] = Entry(name, raw, None, name, lineno, col, "env", name)
