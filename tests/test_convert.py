@@ -337,7 +337,7 @@ def test_multi_xpu_as_flags_is_reported_and_read_back_as_hardware_dependent() ->
     back = formats.read(text, "cli")
     assert back.get("distributed_type") == "MULTI_GPU"
     assert "hardware" in back.entries["distributed_type"].where
-    assert any("MULTI_XPU" in note for note in back.notes)
+    assert any("MULTI_XPU" in note.message for note in back.notes)
     _, same = formats.write(formats.read("distributed_type: MULTI_GPU\nnum_processes: 2\n", "yaml"), "cli", "1.15")
     assert not any(f.key == "distributed_type" for f in same)
 

@@ -19,6 +19,7 @@ from typing import Any, Iterator
 from accelconf.accelerate import registry
 from accelconf.text.document import Document
 from accelconf.accelerate.registry import Setting
+from accelconf.findings import Finding, Severity
 
 
 @dataclass
@@ -47,9 +48,16 @@ class Config:
 
     entries: dict[str, Entry] = field(default_factory=dict)
     unknown: dict[str, Entry] = field(default_factory=dict)  # written key path -> entry
-    notes: list[str] = field(default_factory=list)  # lossy or odd steps found while reading
+    notes: list[Finding] = field(default_factory=list)  # lossy or odd steps found while reading
     source: str = ""
     format: str = ""
+
+    def note(self, message: str, severity: Severity = "info", *, rule: str = "convert.input", key: str = "",
+             line: int = 0, column: int = 0) -> Finding:
+        """Record what reading found about the input (1-based position; 0 when none) and return it."""
+        f = Finding(rule, severity, message, key, line, column)
+        self.notes.append(f)
+        return f
 
     def __contains__(self, path: str) -> bool:
         return path in self.entries
@@ -162,7 +170,7 @@ def from_data(data: Any, doc: Document | None = None, version: str | None = None
                         continue
                     path = s.path
                     if path in cfg.entries:  # two spellings of one setting: the later one wins at launch
-                        cfg.notes.append(f"{key}.{subkey} repeats {path}")
+                        cfg.note(f"{key}.{subkey} repeats {path}", key=path)
                     add(path, subval, s, subkey, (key, subkey))
             elif value is None:
                 continue

@@ -997,8 +997,11 @@ def validate_any(doc: Document, *, accelerate_version: str | None = None, deepsp
             from accelconf import deepspeed as dsmod
         except ImportError:
             dsmod = None  # type: ignore[assignment]
-        if dsmod is not None and dsmod.is_deepspeed(doc):
+        # --runtime deepspeed / --deepspeed-version say the file is DeepSpeed JSON unless it has accelerate keys
+        if dsmod is not None and dsmod.is_deepspeed(doc, assume=runtime == "deepspeed" or deepspeed_version is not None):
             off = set(disabled)
+            if deepspeed_version is None:
+                deepspeed_version = dsmod.installed_version()  # the installed DeepSpeed, from its metadata
             if runtime is None:
                 # "auto" values only make sense for a Hugging Face runtime; a file without any is
                 # read by DeepSpeed itself.

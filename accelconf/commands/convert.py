@@ -3,9 +3,8 @@
 Reads one input (a file, or ``-`` for stdin) in any format, writes it in another on stdout, and
 prints the findings of lossy steps on stderr as ``FILE:LINE:COL: severity: message [rule]``.
 Multi-node: ``--machine-rank N`` prints the block of one node, ``--all-ranks`` one block per node
-(they differ only in the machine rank). Exit codes follow :func:`accelconf.report.exit_code`, as
-for every command: 1 when an error finding is reported (or a warning with ``--strict``), 2 when the
-input cannot be read or accelerate refuses to launch it, else 0.
+(they differ only in the machine rank). Exit 0; 1 with ``--strict`` when a warning or error was
+reported; 2 when the input cannot be read.
 """
 
 from __future__ import annotations
@@ -15,7 +14,7 @@ import sys
 from typing import Any
 
 from accelconf.errors import InputError, UsageError
-from accelconf.findings import Finding
+from accelconf.findings import Finding, sort_findings
 
 SHORTCUTS = {"to-env": "env", "to-cli": "cli", "to-kwargs": "kwargs", "to-yaml": "yaml", "to-json": "json"}
 
@@ -51,43 +50,29 @@ def read_input(path: str) -> tuple[str, str]:
 
 
 def print_findings(findings: list[Finding], source: str, quiet: bool = False, stream: Any = None) -> None:
-    """Each finding once, as ``validate`` prints them (``FILE: ...`` for a whole-file finding)."""
-    from accelconf.report import finding_line, unique
-
     stream = stream or sys.stderr
-    for f in unique(findings):
+    seen = set()
+    for f in sort_findings(findings):
         if quiet and f.severity == "info":
             continue
-        print(finding_line(f, source), file=stream)
+        line = f"{source}:{f.line}:{f.column}: {f.severity}: {f.message} [{f.rule}]"
+        if line not in seen:
+            seen.add(line)
+            print(line, file=stream)
 
 
 def convert_text(text: str, source: str, target: str, source_format: str | None = None, version: str | None = None,
                  machine_rank: int | None = None, all_ranks: bool = False, export: bool = False) -> tuple[str, list[Finding]]:
-    """The converted text and its findings (the library entry point of the command)."""
+    """The converted text and its findings: :func:`accelconf.api.convert_text` once per rank."""
     from accelconf import formats
+    from accelconf.api import convert_text as convert_one
     from accelconf.accelerate.launch import LaunchError, resolve
 
     ver = resolve(version)
-    cfg = formats.read(text, source_format, source, ver)
     findings: list[Finding] = []
-    if cfg.format == "env":
-        from accelconf.formats.env import reader_findings
-
-        findings += reader_findings(cfg)
-    findings += formats.value_findings(cfg, ver)  # an invalid value is an error here as in validate
-    import re as _re
-
-    for note in cfg.notes:
-        if note.endswith("[env.never-read]"):
-            continue
-        # Readers write some notes as "FILE:LINE:COL: severity: message": keep their position.
-        m = _re.match(r"^(?:.*?):(\d+):(\d+): (error|warning|info): (.*)$", note)
-        if m:
-            findings.append(Finding("convert.input", m.group(3), m.group(4), "", int(m.group(1)), int(m.group(2))))  # type: ignore[arg-type]
-        else:
-            findings.append(Finding("convert.input", "warning" if "warning" in note else "info", note))
     ranks: list[int | None] = [machine_rank]
     if all_ranks:
+        cfg = formats.read(text, source_format, source, ver)
         try:
             n = int(cfg.get("num_machines", 1) or 1)
         except (TypeError, ValueError):
@@ -96,10 +81,9 @@ def convert_text(text: str, source: str, target: str, source_format: str | None 
         if n <= 1:
             findings.append(Finding("convert.ranks", "info", "--all-ranks: single-node configuration, one block", "num_machines"))
     blocks: list[str] = []
-    opts: dict[str, Any] = {"export": export} if target == "env" else {}
     for rank in ranks:
         try:
-            out, found = formats.write(cfg, target, ver, machine_rank=rank, **opts)
+            out, found = convert_one(text, target, fmt=source_format, path=source, version=ver, machine_rank=rank, export=export)
         except LaunchError as exc:
             raise InputError(f"accelerate launch would fail: {exc.message}", source, exc.line, exc.column) from exc
         findings += [f for f in found if f not in findings]
@@ -116,8 +100,8 @@ def run(args: argparse.Namespace) -> int:
                                      args.machine_rank, args.all_ranks, args.export)
     except UsageError:
         raise
-    from accelconf.report import FileResult, exit_code
-
     sys.stdout.write(out)
     print_findings(findings, source, args.quiet)
-    return exit_code([FileResult(source, findings)], args.strict)
+    if args.strict and any(f.severity in ("warning", "error") for f in findings):
+        return 1
+    return 0

@@ -164,22 +164,25 @@ def _shell_env(path: str) -> dict[str, tuple[str, str]]:
 
 
 def add_parser(sub: Any, name: str, help_text: str) -> None:
-    p = sub.add_parser(
-        name, help=help_text,
-        description="Show the effective value of every setting the training process sees, and where it comes from "
-                    "(config line, launch flag, shell env, Python kwarg or default), following accelerate's precedence.",
-        epilog="examples:\n"
-               "  accelconf explain config.yaml\n"
-               "  accelconf explain config.yaml --launch-args '--num_processes 4 --mixed_precision fp16'\n"
-               "  accelconf explain config.yaml --env-file .env --kwargs train.py --format json\n\n"
-               "exit codes: 0 shown, 2 unreadable input or bad arguments",
-        formatter_class=__import__("argparse").RawDescriptionHelpFormatter,
-    )
+    from accelconf.commands import help_texts
+
+    p = sub.add_parser(name, help=help_text, **help_texts(
+        """Show the effective value of every setting the training process sees, and where it comes
+        from (config line, launch flag, shell env, Python kwarg or default), following accelerate's
+        precedence. The ENV column names the variable that carries the value to the process.""",
+        [("accelconf explain config.yaml", ""),
+         ("accelconf explain config.yaml --launch-args '--num_processes 4 --mixed_precision fp16'",
+          "flags given to accelerate launch beside --config_file"),
+         ("accelconf explain config.yaml --env-file .env --kwargs train.py --format json",
+          "with the shell's variables and the script's Accelerator arguments")],
+        "0 shown, 2 unreadable input, a launch accelerate would refuse, or bad arguments"))
     p.add_argument("config", metavar="CONFIG", help="accelerate config file ('-' for stdin)")
     p.add_argument("--env-file", metavar="F", help="the shell environment (KEY=VALUE lines) the launch starts from")
     p.add_argument("--launch-args", metavar="'...'", default="", help="flags given to accelerate launch besides --config_file")
     p.add_argument("--kwargs", metavar="train.py", help="the training script: its literal Accelerator/plugin arguments")
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
+    p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                   help="bold table header (default: only on a TTY; NO_COLOR turns it off)")
     p.add_argument("--accelerate-version", metavar="V", help="accelerate version to model (default: installed, else newest known)")
     p.set_defaults(func=run)
 
@@ -190,7 +193,9 @@ def _short(text: str, width: int = 32) -> str:
 
 def render_table(rows: list[Row], color: bool = False) -> str:
     head = ("SETTING", "VALUE", "FROM", "ENV")
-    data = [(r.setting, _short(str(r.value)), f"{r.source}: {r.where}" if r.where else r.source, r.env + (f"  ({r.note})" if r.note else ""))
+    # ENV is the last column: a row without a variable shows its note there, not two spaces in
+    data = [(r.setting, _short(str(r.value)), f"{r.source}: {r.where}" if r.where else r.source,
+             "  ".join(x for x in (r.env, f"({r.note})" if r.note else "") if x))
             for r in rows]
     widths = [max(len(head[i]), *(len(d[i]) for d in data)) if data else len(head[i]) for i in range(3)]
     lines = ["  ".join(h.ljust(widths[i]) if i < 3 else h for i, h in enumerate(head))]
@@ -222,5 +227,7 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps({"accelerate_version": ver, "mode": result.mode, "settings": [asdict(r) for r in rows],
                           "torchrun": result.torchrun}, indent=2, default=str))
     else:
-        sys.stdout.write(render_table(rows, sys.stdout.isatty()))
+        from accelconf.report import use_color
+
+        sys.stdout.write(render_table(rows, use_color(sys.stdout, args.color)))
     return 0

@@ -42,6 +42,8 @@ from typing import Any, Iterable, Literal
 from accelconf.accelerate import registry
 from accelconf.accelerate.model import Config, Entry, canonical
 from accelconf.accelerate.registry import Setting
+from accelconf.deepspeed import accelerate as _ds_accelerate
+from accelconf.deepspeed import keys as _ds_keys
 
 Kind = Literal["changed", "added", "removed", "not_comparable"]
 KINDS: tuple[str, ...] = ("changed", "added", "removed", "not_comparable")
@@ -746,43 +748,14 @@ def ds_defaults() -> dict[str, Any]:
             if k.children is None and k.default is not dsmod._UNSET and not k.default_changes}
 
 
-# The DeepSpeed keys an accelerate ``deepspeed_config`` also has (deepspeed-facts 3.3).
-DS_TO_ACCELERATE: dict[str, str] = {ds: f"deepspeed_config.{key}" for key, ds in registry.deepspeed_json_keys().items()}
-_DS_MARKERS = ("zero_optimization", "train_batch_size", "train_micro_batch_size_per_gpu", "fp16", "bf16", "bfloat16",
-               "optimizer", "scheduler", "zero_allow_untested_optimizer", "steps_per_print", "gradient_clipping")
+# The DeepSpeed keys an accelerate ``deepspeed_config`` also has: the one mapping, in accelconf.deepspeed.
+DS_TO_ACCELERATE: dict[str, str] = _ds_accelerate.DS_TO_ACCELERATE
 
 
 def is_deepspeed_data(data: Any, doc: Any = None) -> bool:
-    """Whether loaded data is a DeepSpeed JSON config rather than an accelerate config.
-
-    Uses :func:`accelconf.deepspeed.is_deepspeed` when a document is given and that module is
-    installed; otherwise looks for DeepSpeed's top-level keys."""
-    if not isinstance(data, dict) or not data:
-        return False
-    if "distributed_type" in data or "compute_environment" in data:
-        return False
-    if any(k in data for k in ("zero_optimization", "train_batch_size", "train_micro_batch_size_per_gpu")):
-        return True  # decided without importing the DeepSpeed key table
-    if doc is not None:
-        try:
-            from accelconf.deepspeed import is_deepspeed
-        except ImportError:
-            pass
-        else:
-            return bool(is_deepspeed(doc))
-    return any(k in data for k in _DS_MARKERS)
-
-
-# Other spellings DeepSpeed accepts for one key (pydantic field names, deprecated names).
-_DS_ALIASES: dict[str, str] = {
-    "zero_optimization.prefetch_bucket_size": "zero_optimization.stage3_prefetch_bucket_size",
-    "zero_optimization.param_persistence_threshold": "zero_optimization.stage3_param_persistence_threshold",
-    "zero_optimization.model_persistence_threshold": "zero_optimization.stage3_model_persistence_threshold",
-    "zero_optimization.max_live_parameters": "zero_optimization.stage3_max_live_parameters",
-    "zero_optimization.max_reuse_distance": "zero_optimization.stage3_max_reuse_distance",
-    "zero_optimization.gather_16bit_weights_on_model_save": "zero_optimization.stage3_gather_16bit_weights_on_model_save",
-    "zero_optimization.stage3_gather_fp16_weights_on_model_save": "zero_optimization.stage3_gather_16bit_weights_on_model_save",
-}
+    """Whether loaded data is a DeepSpeed JSON config rather than an accelerate config: the one
+    detector, :func:`accelconf.deepspeed.is_deepspeed_data` (``doc`` is accepted and unused)."""
+    return _ds_keys.is_deepspeed_data(data)
 
 
 def flatten_deepspeed(data: Any) -> dict[str, tuple[Any, tuple[str, ...]]]:
@@ -808,9 +781,10 @@ def flatten_deepspeed(data: Any) -> dict[str, tuple[Any, tuple[str, ...]]]:
             out["zero_optimization.stage"] = (1, (name,))
             continue
         walk(value, (canon,), (name,))
-    for alias, target in _DS_ALIASES.items():
-        if alias in out and target not in out:
-            out[target] = out.pop(alias)
+    for path in list(out):
+        target = _ds_keys.canonical_path(path)
+        if target != path and target not in out:
+            out[target] = out.pop(path)
     return out
 
 

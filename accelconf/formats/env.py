@@ -119,6 +119,8 @@ def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: st
             if raw.strip() != "1":
                 threads = int(raw) if raw.isdigit() else raw
                 cfg.unknown[LAUNCHER_THREADS] = Entry(LAUNCHER_THREADS, threads, None, name, lineno, col, "env", name)
+                cfg.note(f"{name}={threads} is what accelerate launch {LAUNCHER_THREADS} sets (a launch flag with no "
+                         "config-file key)", rule="env.launcher-only", key=LAUNCHER_THREADS, line=lineno, column=col)
             continue
         if name in LAUNCHER_ENV:
             continue
@@ -135,9 +137,10 @@ def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: st
             continue
         cfg.unknown[name] = Entry(name, raw, None, name, lineno, col, "env", name)
         if name in NEVER_READ:
-            cfg.notes.append(f"{path}:{lineno}:{col}: warning: accelerate never reads {name}; use {NEVER_READ[name]} [env.never-read]")
+            cfg.note(f"accelerate never reads {name}; use {NEVER_READ[name]}", "warning", rule="env.never-read", key=name,
+                     line=lineno, column=col)
         elif name.startswith(("ACCELERATE_", "FSDP_", "MEGATRON_LM_", "PARALLELISM_CONFIG_")):
-            cfg.notes.append(f"{path}:{lineno}:{col}: warning: accelerate never reads {name} [env.never-read]")
+            cfg.note(f"accelerate never reads {name}", "warning", rule="env.never-read", key=name, line=lineno, column=col)
     if override_entry is not None:
         override_entry.value = tuple(override.get(i, False) for i in range(3))
     if "distributed_type" not in cfg and any(p.startswith("parallelism_config.") for p in cfg.entries):
@@ -146,17 +149,9 @@ def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: st
 
 
 def reader_findings(cfg: Config) -> list[Finding]:
-    """What the reader recorded about names: launcher-only variables, names accelerate never reads."""
-    out = []
-    for name, e in cfg.unknown.items():
-        if name == LAUNCHER_THREADS:
-            out.append(Finding("env.launcher-only", "info", f"{e.where}={e.value} is what accelerate launch {LAUNCHER_THREADS} "
-                               "sets (a launch flag with no config-file key)", name, e.line, e.column))
-        elif name in NEVER_READ:
-            out.append(Finding("env.never-read", "warning", f"accelerate never reads {name}; use {NEVER_READ[name]}", name, e.line, e.column))
-        elif name.startswith(("ACCELERATE_", "FSDP_", "MEGATRON_LM_", "PARALLELISM_CONFIG_")):
-            out.append(Finding("env.never-read", "warning", f"accelerate never reads {name}", name, e.line, e.column))
-    return out
+    """What the reader recorded about names (``Config.notes``): launcher-only variables, names
+    accelerate never reads."""
+    return [f for f in cfg.notes if f.rule in ("env.launcher-only", "env.never-read")]
 
 
 def _quote(value: str) -> str:

@@ -261,7 +261,7 @@ def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: st
                 value = ast.literal_eval(kw.value)
             except (ValueError, SyntaxError, TypeError):
                 cfg.unknown[f"{cls}.{kw.arg}"] = Entry(f"{cls}.{kw.arg}", ast.unparse(kw.value), None, kw.arg, **pos)
-                cfg.notes.append(f"{path}:{pos['line']}:{pos['column']}: warning: {cls}({kw.arg}=...) is not a literal; not read")
+                cfg.note(f"{cls}({kw.arg}=...) is not a literal; not read", "warning", line=pos["line"], column=pos["column"])
                 continue
             s = registry.by_plugin(cls, kw.arg)
             if cls == ACCELERATOR and kw.arg == "cpu":

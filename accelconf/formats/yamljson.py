@@ -43,7 +43,8 @@ def _from_deepspeed(doc: Any, version: str | None) -> Config:
         data["mixed_precision"] = mp
     data["deepspeed_config"] = section
     cfg = from_data(data, None, resolve(version), source=doc.path)
-    cfg.notes.extend(notes)
+    for note in notes:
+        cfg.note(note, "warning" if "warning" in note else "info")
     return cfg
 
 
