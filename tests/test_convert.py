@@ -614,3 +614,35 @@ def test_item11_everything_written_from_generated_configs_validates_clean(text: 
     for name, (out, fmt, allowed) in _outputs(text, "gen.yaml").items():
         bad = [f for f in _errors(out, fmt) if f.rule not in allowed]
         assert not bad, f"{name}:\n{text}\n->\n{out}\n{bad}"
+
+
+# -- issue 12 item 13: Python names accelerate lacks are errors with a ranked did-you-mean ----------
+
+def test_item13_python_names_accelerate_lacks_are_errors_with_ranked_did_you_mean() -> None:
+    src = ("from accelerate import Accelerator, FSDPPlugin\n"
+           "from accelerate.utils import FullyShardedDataParallelPlugin as FSDP\n"
+           "plugin = FSDPPlugin(sharding_strategy='FULL_SHARD')\n"
+           "p2 = FSDP(cpu_offload=True)\n"
+           "acc = Accelerator(mixed_precison='bf16', fsdp_plugin=p2)\n")
+    cfg = formats.read(src, "kwargs", "train.py")
+    errors = [(f.line, f.message) for f in cfg.notes if f.severity == "error"]
+    assert len(errors) == 3, cfg.notes
+    assert errors[0][0] == 1 and "ImportError" in errors[0][1] and "did you mean FullyShardedDataParallelPlugin" in errors[0][1]
+    assert errors[1][0] == 3 and "FSDPPlugin(...)" in errors[1][1]
+    assert errors[2][0] == 5 and "TypeError" in errors[2][1] and "did you mean mixed_precision" in errors[2][1]
+    assert cfg.get("fsdp_config.fsdp_offload_params") is True  # an aliased import is still read
+    assert "Accelerator.mixed_precison" not in cfg.unknown  # reported once, as the error
+    from accelconf.formats.kwargs import ranked_matches
+
+    assert ranked_matches("FSDPPlugin", ["DeepSpeedPlugin", "FullyShardedDataParallelPlugin", "TorchDynamoPlugin"])[0] == \
+        "FullyShardedDataParallelPlugin"
+    assert ranked_matches("mixed_precison", ["mixed_precision", "cpu", "split_batches"]) == ["mixed_precision"]
+
+
+def test_item13_python_names_match_the_installed_accelerate() -> None:
+    """The committed table of names is what the installed accelerate has (regenerate on drift)."""
+    from accelconf.formats import pynames, pynames_spec
+
+    pytest.importorskip("accelerate", reason="the drift check compares with the installed accelerate")
+    assert pynames_spec.generate() == Path(pynames.__file__).read_text(), \
+        "accelconf/formats/pynames.py is stale: python -m accelconf.formats.pynames_spec > accelconf/formats/pynames.py"
