@@ -243,7 +243,7 @@ def test_cli_stdin_and_from(capsys: pytest.CaptureFixture[str], monkeypatch: pyt
     assert main(["to-yaml", "-", "--from", "env"]) == 0
     out, err = capsys.readouterr()
     assert "distributed_type: FSDP" in out and "fsdp_version: 2" in out
-    assert "<stdin>:3:1: warning: accelerate never reads ACCELERATE_NUM_PROCESSES" in err
+    assert "<stdin>:3:1: warning: ACCELERATE_NUM_PROCESSES is read by nothing" in err
 
 
 def test_cli_bad_input_exit_2(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -273,7 +273,7 @@ def test_explain_json(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> Non
     assert rows["deepspeed_config.zero_stage"]["value"] == "2" and rows["deepspeed_config.zero_stage"]["source"] == "cli"
     assert rows["mixed_precision"]["source"] == "kwarg"
     assert rows["deepspeed_config.gradient_accumulation_steps"]["source"] == "config"  # the launcher overwrites the shell
-    assert rows["ACCELERATE_NUM_PROCESSES"]["note"] == "read by nothing"
+    assert rows["ACCELERATE_NUM_PROCESSES"]["note"] == "read by nothing; use torchrun --nproc_per_node / accelerate launch --num_processes"
     assert "replaces" in rows["Accelerator.gradient_accumulation_steps"]["note"]
 
 
@@ -646,3 +646,41 @@ def test_item13_python_names_match_the_installed_accelerate() -> None:
     pytest.importorskip("accelerate", reason="the drift check compares with the installed accelerate")
     assert pynames_spec.generate() == Path(pynames.__file__).read_text(), \
         "accelconf/formats/pynames.py is stale: python -m accelconf.formats.pynames_spec > accelconf/formats/pynames.py"
+
+
+# -- issue 12 item 14: explain shows the shell values the launcher replaces --------------------------
+
+def test_item14_explain_shows_replaced_shell_values_and_variables_nothing_reads(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("distributed_type: FSDP\nnum_processes: 2\nmixed_precision: bf16\nfsdp_config:\n  fsdp_sharding_strategy: FULL_SHARD\n")
+    env = tmp_path / "shell.env"
+    env.write_text("ACCELERATE_MIXED_PRECISION=fp16\nFSDP_SHARDING_STRATEGY=NO_SHARD\nACCELERATE_FSDP_SHARDING_STRATEGY=NO_SHARD\n")
+    assert main(["explain", str(cfg), "--env-file", str(env), "--format", "json"]) == 0
+    rows = {r["env"]: r for r in json.loads(capsys.readouterr().out)["settings"]}
+    mp = rows["ACCELERATE_MIXED_PRECISION"]
+    assert mp["value"] == "bf16" and f"replaces ACCELERATE_MIXED_PRECISION=fp16 from {env}:1" in mp["note"]
+    assert f"replaces FSDP_SHARDING_STRATEGY=NO_SHARD from {env}:2" in rows["FSDP_SHARDING_STRATEGY"]["note"]
+    unknown = [r for r in rows.values() if r["setting"] == "ACCELERATE_FSDP_SHARDING_STRATEGY"]
+    assert len(unknown) == 1 and unknown[0]["note"] == "read by nothing; did you mean FSDP_SHARDING_STRATEGY?"
+    # converting the same env file: one finding per variable, not two
+    assert main(["to-yaml", str(env)]) in (0, 1)
+    err = [ln for ln in capsys.readouterr().err.splitlines() if "ACCELERATE_FSDP_SHARDING_STRATEGY" in ln]
+    assert len(err) == 1 and "did you mean FSDP_SHARDING_STRATEGY" in err[0]
+
+
+def test_item14_the_launcher_really_replaces_the_shell_value(tmp_path: Path) -> None:
+    """The oracle: accelerate's launcher, started from a shell that sets ACCELERATE_MIXED_PRECISION=fp16,
+    gives the process the config's bf16."""
+    from tests.oracle.run import have_accelerate
+
+    if not have_accelerate():
+        pytest.skip("accelerate and torch are not installed: the launcher oracle cannot run")
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("distributed_type: FSDP\nnum_processes: 2\nmixed_precision: bf16\nfsdp_config:\n  fsdp_sharding_strategy: FULL_SHARD\n")
+    code = ("import json, os, sys; sys.path.insert(0, 'tests/oracle'); import harness as H; "
+            "os.environ.update(ACCELERATE_MIXED_PRECISION='fp16', FSDP_SHARDING_STRATEGY='NO_SHARD'); "
+            f"print(json.dumps(H.launch(['--config_file', {str(cfg)!r}, 'train.py'])['env']))")
+    root = Path(__file__).resolve().parents[1]
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root, timeout=300)
+    env = json.loads(out.stdout.strip().splitlines()[-1])
+    assert env["ACCELERATE_MIXED_PRECISION"] == "bf16" and env["FSDP_SHARDING_STRATEGY"] == "FULL_SHARD"

@@ -73,10 +73,14 @@ def to_data(cfg: Config) -> tuple[dict[str, Any], list[Finding]]:
             data.setdefault(sec, {})[key] = _plain(e.value)
         else:
             data[path] = _plain(e.value)
+    reported = {f.key for f in cfg.notes if f.severity != "info"}
     for path, e in cfg.unknown.items():
         if path.startswith("--") or e.origin in ("env", "cli", "kwargs"):
             # Only a file's own unknown keys are kept (they are the user's); anything else would
-            # make accelerate refuse the file it is written into.
+            # make accelerate refuse the file it is written into. A name the reader already
+            # reported (a variable nothing reads) gets no second finding.
+            if path in reported:
+                continue
             findings.append(Finding("convert.lossy", "warning", f"`{path}` has no config-file key; dropped",
                                     path, e.line, e.column))
             continue
