@@ -3,8 +3,9 @@
 Reads one input (a file, or ``-`` for stdin) in any format, writes it in another on stdout, and
 prints the findings of lossy steps on stderr as ``FILE:LINE:COL: severity: message [rule]``.
 Multi-node: ``--machine-rank N`` prints the block of one node, ``--all-ranks`` one block per node
-(they differ only in the machine rank). Exit 0; 1 with ``--strict`` when a warning or error was
-reported; 2 when the input cannot be read.
+(they differ only in the machine rank). Exit codes follow :func:`accelconf.report.exit_code`, as
+for every command: 1 when an error finding is reported (or a warning with ``--strict``), 2 when the
+input cannot be read or accelerate refuses to launch it, else 0.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import sys
 from typing import Any
 
 from accelconf.errors import InputError, UsageError
-from accelconf.findings import Finding, sort_findings
+from accelconf.findings import Finding
 
 SHORTCUTS = {"to-env": "env", "to-cli": "cli", "to-kwargs": "kwargs", "to-yaml": "yaml", "to-json": "json"}
 
@@ -95,15 +96,14 @@ def read_input(path: str) -> tuple[str, str]:
 
 
 def print_findings(findings: list[Finding], source: str, quiet: bool = False, stream: Any = None) -> None:
+    """Each finding once, as ``validate`` prints them (``FILE: ...`` for a whole-file finding)."""
+    from accelconf.report import finding_line, unique
+
     stream = stream or sys.stderr
-    seen = set()
-    for f in sort_findings(findings):
+    for f in unique(findings):
         if quiet and f.severity == "info":
             continue
-        line = f"{source}:{f.line}:{f.column}: {f.severity}: {f.message} [{f.rule}]"
-        if line not in seen:
-            seen.add(line)
-            print(line, file=stream)
+        print(finding_line(f, source), file=stream)
 
 
 def convert_text(text: str, source: str, target: str, source_format: str | None = None, version: str | None = None,
@@ -145,8 +145,8 @@ def run(args: argparse.Namespace) -> int:
                                      args.machine_rank, args.all_ranks, args.export)
     except UsageError:
         raise
+    from accelconf.report import FileResult, exit_code
+
     sys.stdout.write(out)
     print_findings(findings, source, args.quiet)
-    if args.strict and any(f.severity in ("warning", "error") for f in findings):
-        return 1
-    return 0
+    return exit_code([FileResult(source, findings)], args.strict)
