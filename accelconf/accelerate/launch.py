@@ -117,6 +117,10 @@ CHANGES: dict[str, Change] = {
     "simple-rendezvous-any-count": Change("1.8", None, "utils/launch.py", _lit("if (num_processes is not None and num_processes > 1) or num_machines > 1:"),
                                           "the simple launcher writes MASTER_ADDR/PORT (defaults 127.0.0.1:29500) for several processes or machines; "
                                           "before, for several processes, or for several machines as given"),
+    "mpirun-bind-to": Change("0.32", None, "utils/launch.py", _lit("bind_to_arg = _get_mpirun_args()"),
+                             "the mpirun command ends with `--bind-to socket`"),
+    "ccl-count-unconverted": Change("0.28", "0.32", "utils/launch.py", _lit('current_env["CCL_WORKER_COUNT"] = mpirun_ccl'),
+                                    "CCL_WORKER_COUNT is put into the env without str(): an integer makes Popen raise TypeError"),
     "kmp-vars": Change("1.8", None, "utils/launch.py", _lit('current_env["KMP_AFFINITY"] = "granularity=fine,compact,1,0"'),
                        "KMP_AFFINITY/KMP_BLOCKTIME are written for CPU training"),
     "kmp-test-string": Change("1.8", "1.13", "utils/launch.py", _lit('if current_env["ACCELERATE_USE_CPU"]:'),
@@ -452,7 +456,7 @@ def _apply_file(cfg: Config, ver: str, ns: dict[str, Any], explicit: set[str], o
     lenient = cfg.format in ("env", "kwargs")  # not a file: unknown names were reported by the reader
     written = {p.split(".")[0] for p in cfg.entries}
     if not lenient:
-        written |= {p.split(".")[0] for p in cfg.unknown if not p.startswith("--")}
+        written |= {p.split(".")[0] for p in cfg.unknown if not p.startswith("--")} | cfg.sections
     extra = []
     for key in written:
         s = registry.get("", key)
@@ -609,7 +613,8 @@ def _prepare(mode: str, ns: dict[str, Any], ver: str, ds_fields: list[str], mp_f
         cmd = ["mpirun", "--hostfile", str(ns["mpirun_hostfile"]), "--npernode", str(int(n) // int(m)) if n and m else "1"]
         if n:
             cmd += ["-n", str(n)]
-        cmd += ["--bind-to", "socket"]
+        if changed(ver, "mpirun-bind-to"):
+            cmd += ["--bind-to", "socket"]
     if mode == "simple":
         use_cpu = bool(ns["cpu"] or ns.get("use_cpu"))
         env[get("", "use_cpu").env or ""] = str(ns["cpu"] or ns.get("use_cpu"))
@@ -634,6 +639,8 @@ def _prepare(mode: str, ns: dict[str, Any], ver: str, ds_fields: list[str], mp_f
             env["MASTER_PORT"] = str(port)
             if ns.get("mpirun_hostfile") is not None and ccl is not None and _vin(ver, ccl.since, ccl.until):
                 env[ccl.env or ""] = str(ns.get(ccl.namespace))
+                if changed(ver, "ccl-count-unconverted") and not isinstance(ns.get(ccl.namespace), str):
+                    unconverted.append(ns.get(ccl.namespace))
         elif (n is not None and _num(n) > 1) or _num(ns["num_machines"]) > 1:
             env["MASTER_ADDR"] = ip if ip is not None else "127.0.0.1"
             env["MASTER_PORT"] = str(port if port is not None else get("", "main_process_port").launcher_default)
