@@ -260,6 +260,7 @@ USE_ENV: dict[str, str] = {"DEEPSPEED": "ACCELERATE_USE_DEEPSPEED", "FSDP": "ACC
                            "MEGATRON_LM": "ACCELERATE_USE_MEGATRON_LM"}
 USE_PARALLELISM_CONFIG_ENV = "ACCELERATE_USE_PARALLELISM_CONFIG"  # a non-empty parallelism_config
 USE_SAGEMAKER_ENV = "ACCELERATE_USE_SAGEMAKER"
+SAGEMAKER_DISTRIBUTED_TYPE_ENV = "ACCELERATE_SAGEMAKER_DISTRIBUTED_TYPE"  # the SageMaker job's distributed_type (utils/launch.py)
 CONFIG_DS_FIELDS_ENV = "ACCELERATE_CONFIG_DS_FIELDS"  # the file's deepspeed_config keys, for the JSON conflict check
 FP8_OVERRIDE_PREFIX = "ACCELERATE_FP8_OVERRIDE_"  # override_linear_precision: _FPROP, _DGRAD, _WGRAD
 
@@ -364,7 +365,8 @@ _FSDP: list[Setting] = [
        env="FSDP_SHARDING_STRATEGY", encoding="raw", env_when="always", env_paths="T", plugin=f"{FSDP}.sharding_strategy",
        launcher_default="FULL_SHARD", plugin_default="FULL_SHARD", choices=SHARDING_STRATEGIES, case_insensitive=True,
        legacy_values=tuple((i + 1, name) for i, name in enumerate(SHARDING_STRATEGIES)) + tuple((str(i + 1), name) for i, name in enumerate(SHARDING_STRATEGIES)),
-       fsdp_versions=(1,)),
+       fsdp_versions=(1,), older_launcher_defaults=(("0.26", 1),),
+       versions_note="an integer until 0.25 (flag default 1; the plugin calls int() on the value), a name from 0.26"),
     _s(_F, "fsdp_reshard_after_forward", "bool", "FSDP2: free parameters after the forward pass (true is like FULL_SHARD, false like SHARD_GRAD_OP).",
        env="FSDP_RESHARD_AFTER_FORWARD", encoding="lower", env_when="always", env_paths="T", plugin=f"{FSDP}.reshard_after_forward",
        launcher_default=True, plugin_default=True, since="1.6"),

@@ -478,6 +478,29 @@ def _expect_type(s: Setting, v: Any) -> str | None:
     return None
 
 
+def _sharding_is_int(version: str) -> bool:
+    from accelconf.accelerate.launch import changed
+
+    return changed(version, "sharding-strategy-int")
+
+
+def _sharding_int(ctx: Context, v: Any, keypath: tuple[str, ...]) -> None:
+    """Before 0.26 FullyShardedDataParallelPlugin reads ShardingStrategy(int(FSDP_SHARDING_STRATEGY)):
+    integers 1-5 (as the release knows them) work, a name fails when the plugin is built."""
+    count = len(registry.SHARDING_STRATEGIES) if version_in(ctx.version, "0.21", None) else 3
+    text = str(v).strip()
+    if not isinstance(v, bool) and text.isdigit() and 1 <= int(text) <= count:
+        return
+    name = str(v).upper()
+    number = registry.SHARDING_STRATEGIES.index(name) + 1 if name in registry.SHARDING_STRATEGIES else None
+    ctx.finding("sharding-strategy-int", "error",
+                f"accelerate {ctx.version} reads the sharding strategy as an integer: "
+                f"`{v}` makes FullyShardedDataParallelPlugin fail (int() of it) when training starts"
+                + (f"; write {number} ({name})" if number else f"; write 1 to {count}"),
+                keypath, on_value=True, suggestion=str(number) if number else None,
+                fix=ctx.replace_value(keypath, str(number)) if number else ())
+
+
 @rule("values")
 def _values(ctx: Context) -> None:
     for path, e in ctx.cfg.entries.items():
@@ -522,6 +545,9 @@ def _values(ctx: Context) -> None:
             if v is None:
                 continue
             ok = False
+            if s.key == "fsdp_sharding_strategy" and _sharding_is_int(ctx.version):
+                _sharding_int(ctx, v, keypath)
+                continue
             if any(v == c and type(v) is type(c) for c in s.choices):
                 ok = True
             elif any(v == legacy and type(v) is type(legacy) for legacy, _ in s.legacy_values):
@@ -922,6 +948,21 @@ def _mpirun(ctx: Context) -> None:
     mc = ctx.doc.data.get("mpirun_config")
     if isinstance(mc, dict) and mc and not registry.section_active("mpirun_config", ctx.doc.data):
         ctx.finding("section-unused", "info", "`mpirun_config` has an effect only with distributed_type MULTI_CPU", ("mpirun_config",))
+
+
+@rule("launch-refused")
+def _launch_refused(ctx: Context) -> None:
+    """What the release's own launcher refuses (accelconf.accelerate.launch, with its per-release
+    table CHANGES), when no rule above has already said why the config fails."""
+    if any(f.severity == "error" for f in ctx.findings):
+        return
+    from accelconf.accelerate.launch import LaunchError, launch_env
+
+    try:
+        launch_env(ctx.cfg, version=ctx.version)
+    except LaunchError as exc:
+        where: tuple[str, ...] = ("distributed_type",) if "distributed_type" in ctx.doc.data else ()
+        ctx.finding("launch-refused", "error", f"`accelerate launch` {ctx.version} refuses this config: {exc.message}", where)
 
 
 # -- entry points --------------------------------------------------------------------------------
