@@ -373,3 +373,11 @@ def test_the_suite_runs_in_random_order(request):
         pytest.skip("pytest-random-order is off (-p no:random_order or not installed): tests run in file order")
     assert active, "pytest-random-order must be on in CI (it is in the test extras)"
     assert request.config.getoption("random_order_bucket") == "global"
+
+def test_no_committed_file_carries_merge_conflict_markers():
+    tracked = _tracked_files() or [p.relative_to(ROOT).as_posix() for p in ROOT.rglob("*") if p.is_file()
+                                   and not any(j in p.as_posix() for j in BUILD_JUNK)]
+    marker = re.compile(r"^(<{7} |>{7} |={7}$)", re.M)
+    bad = [rel for rel in tracked if rel.endswith((".py", ".md", ".toml", ".yaml", ".yml", ".json", ".lua", ".js", ".sh", ".in"))
+           and marker.search((ROOT / rel).read_text(encoding="utf-8", errors="replace"))]
+    assert not bad, bad
