@@ -21,9 +21,9 @@ from accelconf.cli import COMMANDS
 
 ROOT = Path(__file__).resolve().parents[1]
 # Imported only on request and never needed at run time: the probe asks torch/pynvml when the user
-# does; deepspeed only by accelconf/deepspeed/signatures.py's generate(), which records
-# accelconf/data/deepspeed_classes.json from an installed DeepSpeed (a developer step).
-OPTIONAL_IMPORTS = {"torch", "pynvml", "deepspeed"}
+# does; deepspeed and accelerate only by the generators of committed data (a developer step):
+# accelconf/deepspeed/signatures.py and accelconf/formats/pynames_spec.py, each in generate().
+OPTIONAL_IMPORTS = {"torch", "pynvml", "deepspeed", "accelerate"}
 BUILD_JUNK = (".venv", "build/", "dist/", ".egg-info", "__pycache__", "node_modules", ".pyc", ".vsix", "bench/.tmp")
 
 
@@ -381,3 +381,26 @@ def test_no_committed_file_carries_merge_conflict_markers():
     bad = [rel for rel in tracked if rel.endswith((".py", ".md", ".toml", ".yaml", ".yml", ".json", ".lua", ".js", ".sh", ".in"))
            and marker.search((ROOT / rel).read_text(encoding="utf-8", errors="replace"))]
     assert not bad, bad
+
+
+def test_accelerate_and_deepspeed_are_imported_only_by_data_generators():
+    """The oracles never serve a command: only a ``generate()`` that records committed data imports them."""
+    offenders = []
+    for path in list((ROOT / "accelconf").rglob("*.py")) + list((ROOT / "lsp").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+
+        def visit(node: ast.AST, function: str | None) -> None:
+            for child in ast.iter_child_nodes(node):
+                name = child.name if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) else function
+                if isinstance(child, ast.Import):
+                    mods = {a.name.split(".")[0] for a in child.names}
+                elif isinstance(child, ast.ImportFrom) and child.level == 0:
+                    mods = {(child.module or "").split(".")[0]}
+                else:
+                    mods = set()
+                if mods & {"accelerate", "deepspeed"} and function != "generate":
+                    offenders.append(f"{path.relative_to(ROOT)}:{child.lineno}")
+                visit(child, name)
+
+        visit(tree, None)
+    assert not offenders, offenders
