@@ -561,12 +561,21 @@ CHECKPOINT = _section(
     },
 )
 
+# DtypeEnum's spellings (deepspeed/runtime/config.py) of each precision, int8 left out
+DTYPE_SPELLINGS: dict[str, str] = {
+    "fp32": "fp32", "float32": "fp32", "float": "fp32", "torch.float32": "fp32",
+    "fp16": "fp16", "float16": "fp16", "half": "fp16", "torch.float16": "fp16",
+    "bf16": "bf16", "bfloat16": "bf16", "torch.bfloat16": "bf16",
+}
+_DTYPES = tuple(DTYPE_SPELLINGS)
+
 DATA_TYPES = _section(
     "Data types of gradient accumulation, parameters and buffers (hand-parsed).",
     {
-        "grad_accum_dtype": _s(None, "Data type of gradient accumulation.", nullable=True, enum=("fp32", "fp16", "bf16")),
-        "param_dtype": _s(None, "Data type of parameters.", nullable=True, enum=("fp32", "fp16", "bf16"), since="0.19.5"),
-        "buffer_dtype": _s(None, "Data type of buffers.", nullable=True, enum=("fp32", "fp16", "bf16"), since="0.19.5"),
+        # read through DtypeEnum (deepspeed/runtime/config.py), which knows these spellings, case-sensitive
+        "grad_accum_dtype": _s(None, "Data type of gradient accumulation.", nullable=True, enum=_DTYPES),
+        "param_dtype": _s(None, "Data type of parameters (must match the fp16/bf16 mode).", nullable=True, enum=_DTYPES, since="0.19.5"),
+        "buffer_dtype": _s(None, "Data type of buffers.", nullable=True, enum=_DTYPES, since="0.19.5"),
         "keep_in_fp32_modules": Key(("string", "array"), "auto", "`\"auto\"` or a list of module-name patterns whose buffers stay in fp32.",
                                     items="string", since="0.19.8", auto=(("native", "DeepSpeed's own default list"),)),
     },

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from packaging.version import Version
 
 from accelconf.deepspeed import signatures
-from accelconf.deepspeed.keys import _OPTIMIZERS, _OPTIMIZERS_REMOVED, _OPTIMIZERS_SINCE
+from accelconf.deepspeed.keys import DTYPE_SPELLINGS, _OPTIMIZERS, _OPTIMIZERS_REMOVED, _OPTIMIZERS_SINCE
 from accelconf.deepspeed.values import _enabled, _fmt, _int_or_none, _lax_bool, _lax_num, _stage
 from accelconf.findings import Severity
 
@@ -170,8 +170,7 @@ def _optimizer_scheduler(ctx: _Ctx, data: dict[str, Any]) -> None:
             _kwargs(ctx, "scheduler", t, [cls], params, set(), set())
 
 
-_DTYPE = {"fp16": "fp16", "float16": "fp16", "half": "fp16", "torch.float16": "fp16", "bf16": "bf16", "bfloat16": "bf16",
-          "torch.bfloat16": "bf16", "fp32": "fp32", "float32": "fp32", "float": "fp32", "torch.float32": "fp32"}
+_DTYPE = DTYPE_SPELLINGS
 # optimizer classes ZeRO accepts without zero_allow_untested_optimizer (deepspeed/runtime/zero/utils.py)
 _ZERO_SUPPORTED = {"torch.optim.Adam", "torch.optim.AdamW", "torch.optim.Adagrad", "deepspeed.ops.adam.FusedAdam",
                    "deepspeed.ops.adam.DeepSpeedCPUAdam", "deepspeed.ops.adam.ZenFlowCPUAdam",
