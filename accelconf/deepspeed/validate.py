@@ -223,6 +223,8 @@ def _check_value(ctx: _Ctx, section: Key, spec: Key, knode: Node, vnode: Node, p
         rejects = strict and not dropped
         ctx.add("ds-version", "error" if rejects else "warning", f"`{dotted}` needs DeepSpeed {spec.since} or newer; {ctx.version} "
                 f"{'rejects' if rejects else 'ignores'} it", dotted, knode)
+        if not rejects:
+            return  # that release never reads it: its value does not matter there
     if spec.deprecated:
         ctx.add("ds-deprecated", "warning", spec.deprecated, dotted, knode, spec.replaced_by)
         _deprecated_with_replacement(ctx, section, spec, knode, vnode, path)
