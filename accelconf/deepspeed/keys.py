@@ -475,7 +475,7 @@ COMPILE = _section(
     _lax({
         "deepcompile": _b(False, "Enable DeepCompile.", since="0.16.0"),
         "free_activation": _b(False, "Free activations eagerly.", since="0.16.0"),
-        "free_activation_threshold": _i(10_485_760, "Activations of at least this many bytes are freed eagerly.", since="0.16.0"),
+        "free_activation_threshold": _i(10_485_760, "Activations of at least this many bytes are freed eagerly.", since="0.18.0"),
         "offload_activation": _b(False, "Offload activations.", since="0.16.0"),
         "offload_activation_pin_memory": _b(True, "Pin memory for offloaded activations.", since="0.19.8"),
         "offload_opt_states": _b(False, "Offload optimizer states.", since="0.16.0"),
@@ -487,10 +487,10 @@ COMPILE = _section(
         "sync_after_reduce": _b(False, "Synchronize after reduce.", since="0.16.0"),
         "sync_before_allgather": _b(False, "Synchronize before allgather.", since="0.16.0"),
         "sync_after_allgather": _b(False, "Synchronize after allgather.", since="0.16.0"),
-        "keep_int_input_tensors": _b(True, "Keep integer input tensors.", since="0.16.0"),
-        "keep_all_input_tensors": _b(False, "Keep all input tensors.", since="0.16.0"),
+        "keep_int_input_tensors": _b(True, "Keep integer input tensors.", since="0.17.2"),
+        "keep_all_input_tensors": _b(False, "Keep all input tensors.", since="0.17.2"),
         "autoep_non_moe": _b(False, "Compile non-MoE parents of AutoEP layers.", since="0.19.8"),
-        "passes": Key("array", None, "Compiler passes to run.", nullable=True, items="string", since="0.16.0"),
+        "passes": Key("array", None, "Compiler passes to run.", nullable=True, items="string", since="0.18.9"),
         # the torch.compile block of DeepSpeed <= 0.15 (`deepspeed/runtime/compiler.py`)
         "disable": _b(False, "torch.compile block of DeepSpeed <= 0.15: disable compilation.", removed="0.16.0",
                       removed_message="the torch.compile `compile` block was replaced by DeepCompile; call `engine.compile()` instead"),
@@ -510,7 +510,7 @@ COMPILE = _section(
                        removed="0.16.0",
                        removed_message="the torch.compile `compile` block was replaced by DeepCompile; pass it to `engine.compile()`"),
     }),
-    strict_since="0.0",
+    strict_since="0.16.0",  # DeepSpeedConfig reads `compile` from 0.16 (CompileConfig); 0.15 ignores the block
 )
 
 TENSOR_PARALLEL = _section(
@@ -519,8 +519,8 @@ TENSOR_PARALLEL = _section(
         "autotp_size": _i(0, "Tensor-parallel degree (0 disables AutoTP).", lax=True),
         "tp_overlap_comm": _b(False, "Overlap tensor-parallel communication.", lax=True),
         "keep_module_on_host": _b(False, "Keep modules on the host while partitioning.", lax=True),
-        "partition_config": Key("object", None, "Custom partitioning rules.", nullable=True, open=True),
-        "preset_model": _s(None, "Preset partitioning of a known model family.", nullable=True),
+        "partition_config": Key("object", None, "Custom partitioning rules.", nullable=True, open=True, since="0.18.6"),
+        "preset_model": _s(None, "Preset partitioning of a known model family.", nullable=True, since="0.18.6"),
         "injection_policy_tuple": Key("array", None, "Injection policy (module, layer names).", nullable=True),
         "replace_with_kernel_inject": _b(False, "Inject DeepSpeed kernels.", aliases=("kernel_inject",), lax=True),
         "tensor_parallel": _section("Tensor-parallel group settings.", _lax({
@@ -531,7 +531,7 @@ TENSOR_PARALLEL = _section(
         }), strict_since="0.0", aliases=("tp",)),
         "dtype": _s("float16", "Data type of the partitioned model (a torch dtype name).",
                     enum=("float16", "fp16", "half", "bfloat16", "bf16", "float32", "fp32", "float", "int8")),
-        "vocab_parallel_lm_head": _b(None, "Partition the LM head over the vocabulary.", nullable=True, lax=True),
+        "vocab_parallel_lm_head": _b(None, "Partition the LM head over the vocabulary.", nullable=True, lax=True, since="0.19.8"),
         "vocab_parallel_ce_backend": _s("torch", "Cross-entropy backend for the vocabulary-parallel head.", enum=("torch", "liger"), since="0.19.8"),
     },
     strict_since="0.0",
@@ -561,12 +561,21 @@ CHECKPOINT = _section(
     },
 )
 
+# DtypeEnum's spellings (deepspeed/runtime/config.py) of each precision, int8 left out
+DTYPE_SPELLINGS: dict[str, str] = {
+    "fp32": "fp32", "float32": "fp32", "float": "fp32", "torch.float32": "fp32",
+    "fp16": "fp16", "float16": "fp16", "half": "fp16", "torch.float16": "fp16",
+    "bf16": "bf16", "bfloat16": "bf16", "torch.bfloat16": "bf16",
+}
+_DTYPES = tuple(DTYPE_SPELLINGS)
+
 DATA_TYPES = _section(
     "Data types of gradient accumulation, parameters and buffers (hand-parsed).",
     {
-        "grad_accum_dtype": _s(None, "Data type of gradient accumulation.", nullable=True, enum=("fp32", "fp16", "bf16")),
-        "param_dtype": _s(None, "Data type of parameters.", nullable=True, enum=("fp32", "fp16", "bf16"), since="0.19.5"),
-        "buffer_dtype": _s(None, "Data type of buffers.", nullable=True, enum=("fp32", "fp16", "bf16"), since="0.19.5"),
+        # read through DtypeEnum (deepspeed/runtime/config.py), which knows these spellings, case-sensitive
+        "grad_accum_dtype": _s(None, "Data type of gradient accumulation.", nullable=True, enum=_DTYPES),
+        "param_dtype": _s(None, "Data type of parameters (must match the fp16/bf16 mode).", nullable=True, enum=_DTYPES, since="0.19.5"),
+        "buffer_dtype": _s(None, "Data type of buffers.", nullable=True, enum=_DTYPES, since="0.19.5"),
         "keep_in_fp32_modules": Key(("string", "array"), "auto", "`\"auto\"` or a list of module-name patterns whose buffers stay in fp32.",
                                     items="string", since="0.19.8", auto=(("native", "DeepSpeed's own default list"),)),
     },

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from packaging.version import Version
 
 from accelconf.deepspeed import signatures
-from accelconf.deepspeed.keys import _OPTIMIZERS, _OPTIMIZERS_REMOVED, _OPTIMIZERS_SINCE
+from accelconf.deepspeed.keys import _REMOVED_TOP, DTYPE_SPELLINGS, _OPTIMIZERS, _OPTIMIZERS_REMOVED, _OPTIMIZERS_SINCE
 from accelconf.deepspeed.values import _enabled, _fmt, _int_or_none, _lax_bool, _lax_num, _stage
 from accelconf.findings import Severity
 
@@ -84,6 +84,7 @@ def rules(ctx: _Ctx, data: dict[str, Any], world_size: int | None) -> None:
     _optimizer_scheduler(ctx, data)
     _precision_dtypes(ctx, data, bf_name, stage)
     _expert_parallel(ctx, data)
+    _popped_enabled(ctx, data)
     _batch(ctx, data, world_size)
     if ctx.runtime in ("accelerate", "transformers") and "zero_optimization" not in data:
         ctx.add("ds-zero-missing", "error", f"no `zero_optimization` section: {ctx.runtime} raises \"Please specify the ZeRO "
@@ -170,8 +171,7 @@ def _optimizer_scheduler(ctx: _Ctx, data: dict[str, Any]) -> None:
             _kwargs(ctx, "scheduler", t, [cls], params, set(), set())
 
 
-_DTYPE = {"fp16": "fp16", "float16": "fp16", "half": "fp16", "torch.float16": "fp16", "bf16": "bf16", "bfloat16": "bf16",
-          "torch.bfloat16": "bf16", "fp32": "fp32", "float32": "fp32", "float": "fp32", "torch.float32": "fp32"}
+_DTYPE = DTYPE_SPELLINGS
 # optimizer classes ZeRO accepts without zero_allow_untested_optimizer (deepspeed/runtime/zero/utils.py)
 _ZERO_SUPPORTED = {"torch.optim.Adam", "torch.optim.AdamW", "torch.optim.Adagrad", "deepspeed.ops.adam.FusedAdam",
                    "deepspeed.ops.adam.DeepSpeedCPUAdam", "deepspeed.ops.adam.ZenFlowCPUAdam",
@@ -209,6 +209,22 @@ def _precision_dtypes(ctx: _Ctx, data: dict[str, Any], bf_name: str, stage: int 
                 f"(stage 0): deepspeed.initialize raises NotImplementedError (unsupported mix of model_dtype and grad_accum_dtype) "
                 + ("" if certain else "when an optimizer is passed to it ") + "; use a ZeRO stage or make them equal",
                 "data_types.grad_accum_dtype", doc.node("data_types.grad_accum_dtype"), model)
+
+
+# blocks whose params DeepSpeed reads by popping "enabled" (deepspeed/runtime/config.py get_amp_params,
+# get_pld_params; data_pipeline/config.py get_curriculum_params_legacy): without it, KeyError
+_POPS_ENABLED = ("amp", "progressive_layer_drop", "curriculum_learning")
+
+
+def _popped_enabled(ctx: _Ctx, data: dict[str, Any]) -> None:
+    for name in _POPS_ENABLED:
+        block = data.get(name)
+        removed = _REMOVED_TOP[name][0]
+        if not isinstance(block, dict) or "enabled" in block or ctx.active(None, removed) is False:
+            continue  # from its removal on, ds-removed says DeepSpeed rejects the block
+        ctx.add("ds-type", "error", f"`{name}` has no `enabled`: DeepSpeed before {removed} pops it from the block and "
+                "raises KeyError; write `\"enabled\": false`" + (f" (and {removed} removed the block)" if ctx.version is None else ""),
+                name, ctx.doc.key(name), "enabled")
 
 
 def _expert_parallel(ctx: _Ctx, data: dict[str, Any]) -> None:

@@ -161,7 +161,8 @@ def _walk(ctx: _Ctx, section: Key, node: Node, path: tuple[str, ...]) -> None:
         if spec is None:
             if section.open:
                 continue
-            _unknown(ctx, section, strict, name, dotted, knode)
+            auto = vnode.kind == "scalar" and vnode.value == "auto"
+            _unknown(ctx, section, False if auto and section.strict_since is not None else strict, name, dotted, knode)
             continue
         if canon in seen and seen[canon][0] != name:
             ctx.add("ds-alias-conflict", "error",
@@ -202,8 +203,11 @@ def _check_value(ctx: _Ctx, section: Key, spec: Key, knode: Node, vnode: Node, p
     dotted = ".".join(path)
     name = path[-1]
     # versions: removed / newer than the target
+    # DeepSpeedConfigModel drops "auto" values before pydantic sees them (deepspeed/runtime/config_utils.py),
+    # so a removed, too new or unknown key set to "auto" in a pydantic section is ignored, not rejected
+    dropped = section.strict_since is not None and vnode.kind == "scalar" and vnode.value == "auto"
     if spec.removed:
-        raises = (section is TOP and name in _REMOVED_TOP) or section.strict_since is not None
+        raises = (section is TOP and name in _REMOVED_TOP) or (section.strict_since is not None and not dropped)
         effect = "reject" if raises else "ignore"
         pointer = f" (see {ISSUE_8489})" if section is TOP and name in _REMOVED_TOP else ""
         if ctx.active(None, spec.removed) is False:
@@ -216,8 +220,11 @@ def _check_value(ctx: _Ctx, section: Key, spec: Key, knode: Node, vnode: Node, p
         if ctx.active(None, spec.removed) is False or not raises:
             return
     if spec.since and ctx.active(spec.since, None) is False:
-        ctx.add("ds-version", "error" if strict else "warning", f"`{dotted}` needs DeepSpeed {spec.since} or newer; {ctx.version} "
-                f"{'rejects' if strict else 'ignores'} it", dotted, knode)
+        rejects = strict and not dropped
+        ctx.add("ds-version", "error" if rejects else "warning", f"`{dotted}` needs DeepSpeed {spec.since} or newer; {ctx.version} "
+                f"{'rejects' if rejects else 'ignores'} it", dotted, knode)
+        if not rejects:
+            return  # that release never reads it: its value does not matter there
     if spec.deprecated:
         ctx.add("ds-deprecated", "warning", spec.deprecated, dotted, knode, spec.replaced_by)
         _deprecated_with_replacement(ctx, section, spec, knode, vnode, path)
@@ -320,7 +327,7 @@ def _check_scalar(ctx: _Ctx, spec: Key, vnode: Node, dotted: str, pydantic_secti
                     f"but other tools will not", dotted, vnode)
             v = _coerce(v, t)
         else:
-            sev = "error" if lax or _hand_type_fatal(dotted, v, spec) else "warning"
+            sev = "error" if lax or _hand_type_fatal(dotted, v, spec) or _dtype_read(ctx, dotted) else "warning"
             extra = "" if sev == "error" else " (DeepSpeed does not check it here; expect a failure when it is used)"
             ctx.add("ds-type", sev, f"`{dotted}` must be {_type_words(spec)}, not {_json_type(v)} {_fmt(v)}{extra}", dotted, vnode)
             return
@@ -351,9 +358,12 @@ def _hand_type_fatal(dotted: str, v: Any, spec: Key) -> bool:
     """Hand-parsed keys whose wrong type DeepSpeed's config parser itself trips over."""
     if dotted in ("train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps"):
         return True
+    if dotted == "torch_autocast.lower_precision_safe_modules":
+        # get_lower_precision_safe_modules only iterates it: a string or an object of string keys passes
+        return not isinstance(v, (str, dict))
     if dotted in ("communication_data_type", "seq_parallel_communication_data_type", "seq_parallel_comm_data_type",
                   "gradient_allreduce_op", "checkpoint.tag_validation", "checkpoint.parallel_write.pipeline_stage",
-                  "data_types.keep_in_fp32_modules", "torch_autocast.dtype", "torch_autocast.lower_precision_safe_modules",
+                  "data_types.keep_in_fp32_modules", "torch_autocast.dtype",
                   "gradient_clipping", "optimizer.type", "checkpoint.writer.type", "checkpoint.writer.data_parallel",
                   # combined with `|` in DeepSpeedConfig: a string raises TypeError
                   "wall_clock_breakdown", "flops_profiler.enabled",
@@ -381,6 +391,8 @@ def _check_enum(ctx: _Ctx, spec: Key, vnode: Node, v: Any, dotted: str, lax: boo
         "tensor_parallel.dtype", "tensor_parallel.vocab_parallel_ce_backend", "weight_quantization.q_type")
     if dotted.startswith(("scheduler.", "autotuning.")):
         fatal = True
+    if dotted.startswith("data_types.") and not fatal:
+        fatal = _dtype_read(ctx, dotted)
     suggestion = None
     if isinstance(v, str):
         close = difflib.get_close_matches(v, [str(a) for a in allowed], n=1, cutoff=0.5)
@@ -392,6 +404,21 @@ def _check_enum(ctx: _Ctx, spec: Key, vnode: Node, v: Any, dotted: str, lax: boo
         f"`{dotted}` must be one of {', '.join(_fmt(a) for a in allowed)}"
     tail = "" if spec.enum_case_insensitive is False else " (case-insensitive)"
     ctx.add(rule, "error" if fatal else "warning", f"{what}{tail}, not {_fmt(v)}", dotted, vnode, suggestion)
+
+
+def _dtype_read(ctx: _Ctx, dotted: str) -> bool:
+    """Whether deepspeed.initialize reads this data_types key through DtypeEnum (raising ValueError on a
+    spelling it does not know): param_dtype always (_assert_valid_mixed_precision_config),
+    grad_accum_dtype with an optimizer (get_data_types), buffer_dtype in fp16/bf16 mode (_mixed_precision_dtypes)."""
+    data = ctx.doc.data if isinstance(ctx.doc.data, dict) else {}
+    if dotted == "data_types.param_dtype":
+        return True
+    if dotted == "data_types.grad_accum_dtype":
+        return isinstance(data.get("optimizer"), dict) or ctx.runtime != "deepspeed"
+    if dotted == "data_types.buffer_dtype":
+        return any(_lax_bool(b.get("enabled")) is True for b in (data.get("fp16"), data.get("bf16"), data.get("bfloat16"))
+                   if isinstance(b, dict))
+    return False
 
 
 def _check_range(ctx: _Ctx, spec: Key, vnode: Node, v: Any, dotted: str, lax: bool) -> None:
