@@ -49,6 +49,7 @@ class Config:
     entries: dict[str, Entry] = field(default_factory=dict)
     unknown: dict[str, Entry] = field(default_factory=dict)  # written key path -> entry
     notes: list[Finding] = field(default_factory=list)  # lossy or odd steps found while reading
+    sections: set[str] = field(default_factory=set)  # nested sections written in the file, empty ones too
     source: str = ""
     format: str = ""
 
@@ -161,6 +162,7 @@ def from_data(data: Any, doc: Document | None = None, version: str | None = None
             if key == "dynamo_config" and "dynamo_backend" in data:
                 continue  # replaced by the legacy key, as process_config does
             if isinstance(value, dict):
+                cfg.sections.add(key)  # an empty section still counts as a key when accelerate loads the file
                 for sub, subval in value.items():
                     subkey = str(sub)
                     s, how = registry.lookup(key, subkey, version)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
@@ -113,6 +114,30 @@ def _truthy_launch(v: Any) -> bool:
     return bool(v)
 
 
+# FSDP2 never reads these (accelerate/utils/dataclasses.py FullyShardedDataParallelPlugin.__post_init__
+# parses sharding_strategy only under ``if self.fsdp_version == 1``); the other FSDP1-only fields are
+# still parsed on FSDP2, so a bad value fails there too.
+UNREAD_ON_FSDP2 = frozenset({"fsdp_sharding_strategy"})
+
+
+def section_unused(data: dict, section: str) -> bool:
+    """Whether the launcher ignores this whole section for this file."""
+    if section not in registry.SECTIONS or data.get("distributed_type") not in registry.DISTRIBUTED_TYPES:
+        return False  # a distributed_type accelerate refuses (reported): nothing is known to be unused
+    return not registry.section_active(section, data)
+
+
+def has_no_effect(ctx: "Context", s: Setting) -> bool:
+    """A written setting that changes nothing: removed or too new for the version, never exported,
+    ignored in a file, in a section the launcher does not use, or FSDP1-only and unread on FSDP2.
+    Such a key gets one finding about that (from its own rule), never one about its value."""
+    if not s.exists_in(ctx.version) or s.lost or s.file_ignored:
+        return True
+    if s.section and section_unused(ctx.doc.data, s.section):
+        return True
+    return s.section == "fsdp_config" and s.key in UNREAD_ON_FSDP2 and ctx.cfg.fsdp_version() == 2
+
+
 def did_you_mean(section: str, key: str, version: str | None = None) -> str | None:
     mistake = COMMON_MISTAKES.get((section, key))
     if mistake is not None:
@@ -150,9 +175,18 @@ def rule(name: str) -> Callable[[Rule], Rule]:
 
 @rule("duplicate-key")
 def _duplicates(ctx: Context) -> None:
+    """A key written twice: PyYAML's safe_load and json.load (what accelerate reads files with) keep
+    the last one without a word, yamllint and ruamel.yaml refuse the file. Which one the writer meant
+    is unknowable: an error naming both lines."""
     for q in ctx.doc.quirks:
         if q.kind == "duplicate-key":
-            ctx.findings.append(Finding("duplicate-key", "warning", q.message, "", q.line + 1, q.col + 1))
+            m = re.match(r"duplicate key (.*) \(first at line (\d+)\)", q.message)
+            name, first = (m.group(1), m.group(2)) if m else ("", "?")
+            others = "" if ctx.doc.format == "json" else "; yamllint and ruamel.yaml refuse the file"
+            loader = "json.load" if ctx.doc.format == "json" else "PyYAML safe_load"
+            ctx.findings.append(Finding("duplicate-key", "error",
+                                        f"duplicate key {name} at lines {first} and {q.line + 1}: accelerate ({loader}) silently "
+                                        f"keeps line {q.line + 1}{others}; keep one", "", q.line + 1, q.col + 1))
 
 
 @rule("yaml11-scalar")
@@ -174,6 +208,8 @@ def _yaml11(ctx: Context) -> None:
             setting, _ = registry.lookup(spath[0], spath[1], ctx.version)
         if setting is not None and setting.type in ("bool", "boolish") and isinstance(node.value, bool):
             continue  # a boolean where a boolean is expected: both readers agree enough
+        if setting is not None and has_no_effect(ctx, setting):
+            continue  # the key is reported once, as having no effect
         sev: Severity = "warning" if setting is not None and setting.type in ("str", "enum", "path", "classlist") else "info"
         fix = ((node.start, node.end, "'" + node.raw.replace("'", "''") + "'"),)
         ctx.finding(
@@ -256,8 +292,12 @@ def _versions(ctx: Context) -> None:
             msg = s.deprecated or f"`{s.key}` was removed in accelerate {s.until}; it is ignored"
             ctx.finding("removed-key", "warning", msg, keypath, fix=ctx.delete_key(keypath))
         else:
-            ctx.finding("key-too-new", "warning",
-                        f"`{s.key}` needs accelerate {s.since} or newer; accelerate {ctx.version} ignores it", keypath)
+            # the registry says per setting whether ignoring it changes what runs (Setting.too_new)
+            changes = s.too_new == "error"
+            sev: Severity = "error" if changes else "warning"
+            ctx.finding("key-too-new", sev,
+                        f"`{s.key}` needs accelerate {s.since} or newer; accelerate {ctx.version} ignores it"
+                        + (" and runs something else than written" if changes else ""), keypath)
     for name, sec in registry.SECTIONS.items():
         if name and name in ctx.doc.data and not version_in(ctx.version, sec.since, sec.until):
             pass  # reported by unknown-key at top level
@@ -422,12 +462,37 @@ def _expect_type(s: Setting, v: Any) -> str | None:
     return None
 
 
+def _sharding_is_int(version: str) -> bool:
+    from accelconf.accelerate.launch import changed
+
+    return changed(version, "sharding-strategy-int")
+
+
+def _sharding_int(ctx: Context, v: Any, keypath: tuple[str, ...]) -> None:
+    """Before 0.26 FullyShardedDataParallelPlugin reads ShardingStrategy(int(FSDP_SHARDING_STRATEGY)):
+    integers 1-5 (as the release knows them) work, a name fails when the plugin is built."""
+    count = len(registry.SHARDING_STRATEGIES) if version_in(ctx.version, "0.21", None) else 3
+    text = str(v).strip()
+    if not isinstance(v, bool) and text.isdigit() and 1 <= int(text) <= count:
+        return
+    name = str(v).upper()
+    number = registry.SHARDING_STRATEGIES.index(name) + 1 if name in registry.SHARDING_STRATEGIES else None
+    ctx.finding("sharding-strategy-int", "error",
+                f"accelerate {ctx.version} reads the sharding strategy as an integer: "
+                f"`{v}` makes FullyShardedDataParallelPlugin fail (int() of it) when training starts"
+                + (f"; write {number} ({name})" if number else f"; write 1 to {count}"),
+                keypath, on_value=True, suggestion=str(number) if number else None,
+                fix=ctx.replace_value(keypath, str(number)) if number else ())
+
+
 @rule("values")
 def _values(ctx: Context) -> None:
     for path, e in ctx.cfg.entries.items():
         s = e.setting
         if s is None or path in ("mixed_precision", "distributed_type", "compute_environment"):
             continue
+        if has_no_effect(ctx, s):
+            continue  # reported once, as having no effect (issue 12 item 2)
         keypath: tuple[str, ...] = (s.section, e.written_key) if s.section else (e.written_key,)
         if not ctx.doc.key(keypath):
             keypath = (e.written_key,) if ctx.doc.key((e.written_key,)) else tuple(path.split("."))
@@ -464,6 +529,9 @@ def _values(ctx: Context) -> None:
             if v is None:
                 continue
             ok = False
+            if s.key == "fsdp_sharding_strategy" and _sharding_is_int(ctx.version):
+                _sharding_int(ctx, v, keypath)
+                continue
             if any(v == c and type(v) is type(c) for c in s.choices):
                 ok = True
             elif any(v == legacy and type(v) is type(legacy) for legacy, _ in s.legacy_values):
@@ -524,10 +592,23 @@ def _values(ctx: Context) -> None:
             continue
         if s.minimum is not None and isinstance(canonical(s, v), (int, float)) and not isinstance(v, bool) and canonical(s, v) < s.minimum:
             ctx.finding("invalid-value", "error", f"`{e.written_key}` must be at least {s.minimum}", keypath, on_value=True)
-    # sections that are not mappings
+    # sections that are not mappings: the launcher skips a non-mapping (``isinstance(attr, dict)`` in
+    # commands/launch.py _validate_launch_command), so a used section is silently replaced by its
+    # defaults (error), an unused one changes nothing (warning, issue 12 item 3)
     for name in registry.SECTIONS:
-        if name and name in ctx.doc.data and ctx.doc.data[name] is not None and not isinstance(ctx.doc.data[name], dict):
-            ctx.finding("invalid-type", "error", f"`{name}` must be a mapping", (name,), on_value=True)
+        v = ctx.doc.data.get(name) if name else None
+        if not name or v is None or isinstance(v, dict):
+            continue
+        node = ctx.value_node(name)
+        shown = f"`{name}: {node.raw}`" if node is not None and node.kind == "scalar" else f"`{name}` written as a {type(v).__name__}"
+        if section_unused(ctx.doc.data, name):
+            ctx.finding("section-unused", "warning",
+                        f"{shown} has no effect here (the launcher does not read `{name}` with this configuration); "
+                        f"where it is used it must be a mapping of `{name}` keys", (name,), on_value=True)
+        else:
+            ctx.finding("invalid-type", "error",
+                        f"`{name}` must be a mapping: accelerate skips {shown} without a word and uses the defaults of every `{name}` key",
+                        (name,), on_value=True)
 
 
 @rule("file-ignored")
@@ -576,8 +657,9 @@ def _fsdp(ctx: Context) -> None:
         return
     cfg = ctx.cfg
     dt = data.get("distributed_type")
-    if not registry.section_active("fsdp_config", data) and not isinstance(dt, bool):
+    if section_unused(data, "fsdp_config"):
         ctx.finding("section-unused", "info", f"`fsdp_config` has no effect with distributed_type {dt!r}", ("fsdp_config",))
+        return  # nothing in it is read: no finding about its keys (issue 12 item 2)
     version = cfg.get("fsdp_config.fsdp_version", 1)
     try:
         fv = int(version)
@@ -592,7 +674,9 @@ def _fsdp(ctx: Context) -> None:
             if fv == 2:
                 ctx.finding("fsdp1-key-in-fsdp2", "warning", f"`{key}` applies to FSDP1 only; FSDP2 ignores it (the plugin warns or drops it)", kp,
                             fix=ctx.delete_key(kp))
-            else:
+            elif canonical(s, e.value) != canonical(s, s.launcher_default):
+                # the plugin raises only on a non-default value (dataclasses.py: ``if
+                # self.activation_checkpointing_offload and self.fsdp_version != 2: raise``)
                 ctx.finding("fsdp2-key-in-fsdp1", "error", f"`{key}` needs `fsdp_version: 2`", kp)
     raf = written.get("fsdp_reshard_after_forward")
     if raf is not None:
@@ -648,8 +732,9 @@ def _deepspeed(ctx: Context) -> None:
     if not isinstance(ds, dict) or not ds:
         return
     dt = data.get("distributed_type")
-    if not registry.section_active("deepspeed_config", data):
+    if section_unused(data, "deepspeed_config"):
         ctx.finding("section-unused", "info", f"`deepspeed_config` has no effect with distributed_type {dt!r}", ("deepspeed_config",))
+        return  # nothing in it is read: no finding about its keys (issue 12 item 2)
     if ds.get("deepspeed_config_file"):
         conflicts = [k for k in registry.deepspeed_json_keys() if k in ds]
         for k in conflicts:
@@ -847,6 +932,21 @@ def _mpirun(ctx: Context) -> None:
     mc = ctx.doc.data.get("mpirun_config")
     if isinstance(mc, dict) and mc and not registry.section_active("mpirun_config", ctx.doc.data):
         ctx.finding("section-unused", "info", "`mpirun_config` has an effect only with distributed_type MULTI_CPU", ("mpirun_config",))
+
+
+@rule("launch-refused")
+def _launch_refused(ctx: Context) -> None:
+    """What the release's own launcher refuses (accelconf.accelerate.launch, with its per-release
+    table CHANGES), when no rule above has already said why the config fails."""
+    if any(f.severity == "error" for f in ctx.findings):
+        return
+    from accelconf.accelerate.launch import LaunchError, launch_env
+
+    try:
+        launch_env(ctx.cfg, version=ctx.version)
+    except LaunchError as exc:
+        where: tuple[str, ...] = ("distributed_type",) if "distributed_type" in ctx.doc.data else ()
+        ctx.finding("launch-refused", "error", f"`accelerate launch` {ctx.version} refuses this config: {exc.message}", where)
 
 
 # -- entry points --------------------------------------------------------------------------------

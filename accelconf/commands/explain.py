@@ -83,6 +83,10 @@ def explain(cfg: Config, version: str | None = None, cli: Config | None = None, 
                     _file_where(cfg, "distributed_type"), "", "launch path"))
     # 2. every variable of the process
     process_env = {k: (v, "shell", w) for k, (v, w) in shell.items()}
+    # accelerate launch builds the process env as os.environ.copy() and then assigns its own
+    # variables (utils/launch.py prepare_*_env: current_env[...] = ...): a shell value of one of
+    # them is replaced, whatever the shell said
+    replaced = {k: shell[k] for k in result.env if k in shell and shell[k][0] != result.env[k]}
     for k, v in result.env.items():
         process_env[k] = (v, "launch", "")
     kw = kwargs.entries if kwargs is not None else {}
@@ -104,10 +108,14 @@ def explain(cfg: Config, version: str | None = None, cli: Config | None = None, 
             src, wh = launch_source(s, var)
         path = s.path if s else var
         note = ""
-        if s is None and var.startswith("ACCELERATE_") and var not in PARADIGM_VARS and how == "shell":
-            from accelconf.formats.env import NEVER_READ
+        if var in replaced:
+            old_value, old_where = replaced[var]
+            note = (f"replaces {var}={old_value} from {old_where}: accelerate launch writes this variable itself "
+                    f"(from {'the config' if src == 'config' else 'the flag' if src == 'cli' else 'its default'}), the shell value never reaches the process")
+        if s is None and var not in PARADIGM_VARS and how == "shell":
+            from accelconf.formats.env import never_read
 
-            note = "read by nothing" if var in NEVER_READ else ""
+            note = never_read(var)
         if s is not None and path in kw:
             e = kw[path]
             if s.key == "use_cpu" and str(value).lower() in registry.TRUE_WORDS and e.value is False:

@@ -67,6 +67,8 @@ def decode(setting: registry.Setting, raw: str) -> Any:
     """The value a plugin reads from an env string, in config-file spelling."""
     t = setting.type
     low = raw.strip().lower()
+    if raw == "None" and t in ("int", "float"):
+        return None  # str(None): the launcher exports an unset number this way (PARALLELISM_CONFIG_SP_SEQ_LENGTH)
     if t == "bool" and low in registry.TRUE_WORDS | registry.FALSE_WORDS:
         return low in registry.TRUE_WORDS
     if t == "int" or (t == "enum" and setting.choices and all(isinstance(c, int) for c in setting.choices)):
@@ -135,19 +137,37 @@ def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: st
                 continue
             if s.key == "debug":
                 value = raw.lower() in registry.TRUE_WORDS
+            if value is None:
+                continue  # an unset number, as the launcher spells it: no setting
             cfg.set(s.path, value, written_key=name, **kw)
             continue
         cfg.unknown[name] = Entry(name, raw, None, name, lineno, col, "env", name)
-        if name in NEVER_READ:
-            cfg.note(f"accelerate never reads {name}; use {NEVER_READ[name]}", "warning", rule="env.never-read", key=name,
-                     line=lineno, column=col)
-        elif name.startswith(("ACCELERATE_", "FSDP_", "MEGATRON_LM_", "PARALLELISM_CONFIG_")):
-            cfg.note(f"accelerate never reads {name}", "warning", rule="env.never-read", key=name, line=lineno, column=col)
+        why = never_read(name)
+        if why:
+            cfg.note(f"{name} is {why}", "warning", rule="env.never-read", key=name, line=lineno, column=col)
     if override_entry is not None:
         override_entry.value = tuple(override.get(i, False) for i in range(3))
     if "distributed_type" not in cfg and any(p.startswith("parallelism_config.") for p in cfg.entries):
         pass
     return cfg
+
+
+READ_PREFIXES = ("ACCELERATE_", "FSDP_", "MEGATRON_LM_", "PARALLELISM_CONFIG_")
+
+
+def never_read(name: str) -> str:
+    """``read by nothing; ...`` for a variable that looks like accelerate's but that no accelerate code
+    reads (with what to use instead, or the closest name it does read); ``""`` for any other name."""
+    if name in NEVER_READ:
+        return f"read by nothing; use {NEVER_READ[name]}"
+    if registry.by_env(name) is not None or not name.startswith(READ_PREFIXES):
+        return ""
+    from accelconf.formats.kwargs import ranked_matches
+
+    names = [s.env for s in registry.SETTINGS if s.env] + list(registry.USE_ENV.values()) + sorted(LAUNCHER_ENV)
+    stripped = name.removeprefix("ACCELERATE_")
+    guess = [n for n in names if n == stripped] or ranked_matches(name, names, 1)  # ACCELERATE_FSDP_X -> FSDP_X
+    return "read by nothing" + (f"; did you mean {guess[0]}?" if guess else "")
 
 
 def reader_findings(cfg: Config) -> list[Finding]:

@@ -61,18 +61,26 @@ def _plain(value: Any) -> Any:
 def to_data(cfg: Config) -> tuple[dict[str, Any], list[Finding]]:
     findings: list[Finding] = []
     data: dict[str, Any] = {}
+    conflicts = _file_conflicts(cfg)
     for path, e in cfg.items():
         if path.startswith("--"):
+            continue
+        if path in conflicts:
+            findings.append(conflicts[path])
             continue
         if "." in path:
             sec, key = path.split(".", 1)
             data.setdefault(sec, {})[key] = _plain(e.value)
         else:
             data[path] = _plain(e.value)
+    reported = {f.key for f in cfg.notes if f.severity != "info"}
     for path, e in cfg.unknown.items():
         if path.startswith("--") or e.origin in ("env", "cli", "kwargs"):
             # Only a file's own unknown keys are kept (they are the user's); anything else would
-            # make accelerate refuse the file it is written into.
+            # make accelerate refuse the file it is written into. A name the reader already
+            # reported (a variable nothing reads) gets no second finding.
+            if path in reported:
+                continue
             findings.append(Finding("convert.lossy", "warning", f"`{path}` has no config-file key; dropped",
                                     path, e.line, e.column))
             continue
@@ -93,6 +101,31 @@ def to_data(cfg: Config) -> tuple[dict[str, Any], list[Finding]]:
                                 "the input does not say how many processes: add num_processes to the file or pass --num_processes at launch",
                                 "num_processes"))
     return data, findings
+
+
+def _file_conflicts(cfg: Config) -> dict[str, Finding]:
+    """Settings that did not come from a config file and cannot be written beside
+    ``deepspeed_config_file``: in a file, accelerate raises ValueError at training time when the
+    JSON file and the file's own DeepSpeed keys or top-level ``mixed_precision`` are both given
+    (``DeepSpeedPlugin._deepspeed_config_checks``; the launcher lists the file's keys in
+    ``ACCELERATE_CONFIG_DS_FIELDS``). From an environment, flags or kwargs they are not such keys: they
+    are left out of the file, with a finding (issue 12 item 11)."""
+    from accelconf.accelerate import registry
+
+    if cfg.get("distributed_type") != "DEEPSPEED" or not cfg.get("deepspeed_config.deepspeed_config_file"):
+        return {}
+    out: dict[str, Finding] = {}
+    paths = ["mixed_precision"] + [f"deepspeed_config.{k}" for k in registry.deepspeed_json_keys()]
+    for path in paths:
+        e = cfg.entries.get(path)
+        if e is None or e.origin == "file":
+            continue  # a file's own keys are the user's: validate reports a conflict there
+        default = path == "mixed_precision" and str(e.value).lower() == "no"
+        why = ("the launcher writes ACCELERATE_MIXED_PRECISION=no for every launch; " if default else "") + \
+            f"`{path}` beside `deepspeed_config_file` in a config file makes accelerate raise ValueError at training time"
+        out[path] = Finding("convert.lossy", "info" if default else "warning",
+                            f"{why}; not written (set it in the DeepSpeed JSON file)", path, e.line, e.column)
+    return out
 
 
 def write(cfg: Config, *, version: str | None = None, fmt: str = "yaml", **_: Any) -> tuple[str, list[Finding]]:
