@@ -27,7 +27,7 @@ def ds_defaults() -> dict[str, Any]:
     from accelconf import deepspeed as dsmod
 
     return {path: k.default for path, k in dsmod.iter_keys()
-            if k.children is None and k.default is not dsmod._UNSET and not k.default_changes}
+            if k.children is None and k.has_default and not k.default_changes}
 
 
 # The DeepSpeed keys an accelerate ``deepspeed_config`` also has: the one mapping, in accelconf.deepspeed.
