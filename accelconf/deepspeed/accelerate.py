@@ -55,11 +55,7 @@ def crosscheck(accel_data: dict[str, Any], accel_doc: Document | None, ds_doc: D
     def at_accel(key: str) -> tuple[int, int, int, int]:
         if accel_doc is None:
             return 0, 0, 0, 0
-        n = accel_doc.key(key)
-        if n is None:
-            line, col = accel_doc.position(key)
-            return line, col, 0, 0
-        return n.line + 1, n.col + 1, n.end_line + 1, n.end_col + 1
+        return accel_doc.span(key)
 
     section = accel_data.get("deepspeed_config")
     ds_cfg: dict[str, Any] = section if isinstance(section, dict) else {}
