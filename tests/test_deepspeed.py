@@ -373,16 +373,18 @@ def test_to_accelerate_section() -> None:
         "offload_param_nvme_path": "/nvme", "gradient_accumulation_steps": 4, "gradient_clipping": 1.0,
         "zero3_save_16bit_model": True, "zero3_init_flag": True, "mixed_precision": "bf16",
     }
-    text = "\n".join(notes)
+    text = "\n".join(n.message for n in notes)
     for word in ("optimizer", "overlap_comm", "train_micro_batch_size_per_gpu", "pin_memory", "nvme_path"):
         assert word in text
+    assert {n.rule for n in notes} == {"convert.ds-unmapped", "convert.ds-not-exported"}
 
 
 def test_to_accelerate_section_leaves_auto_to_the_plugin() -> None:
     section, notes = to_accelerate_section({"gradient_accumulation_steps": "auto", "fp16": {"enabled": "auto"},
                                             "zero_optimization": {"stage": "auto"}})
     assert "zero_stage" not in section and "gradient_accumulation_steps" not in section and "mixed_precision" not in section
-    assert any("stage" in n for n in notes) and any("mixed_precision" in n for n in notes)
+    assert any("stage" in n.message for n in notes) and any("mixed_precision" in n.message for n in notes)
+    assert {n.rule for n in notes} == {"convert.ds-auto"}
 
 
 def test_json_quirks_are_portability_warnings_and_duplicates_depend_on_the_loader() -> None:
@@ -420,7 +422,7 @@ def test_legacy_compile_block_is_fine_for_0_15_and_rejected_later() -> None:
 def test_nvme_offload_conversion_notes_the_launcher_gap() -> None:
     section, notes = to_accelerate_section({"zero_optimization": {"stage": 3, "offload_optimizer": {"device": "nvme", "nvme_path": "/nvme"}}})
     assert section["offload_optimizer_nvme_path"] == "/nvme" and section["offload_param_device"] == "none"
-    assert any("does not export" in n for n in notes)
+    assert [n.rule for n in notes if "does not export" in n.message] == ["convert.ds-not-exported"]
 
 
 # -- one home for each fact (issue 11) ----------------------------------------------------------

@@ -83,3 +83,17 @@ def test_yaml_scalar_reads_back_the_same_in_yaml_11_and_12(value: object) -> Non
     assert yaml.safe_load(f"k: [{flow}]\n")["k"] == [value]
     if isinstance(value, str) and written == value:  # plain: a YAML 1.2 reader sees the same string
         assert resolve_yaml12(written) == value
+
+
+def test_span_is_the_one_at_this_path_else_at_its_parent_rule() -> None:
+    doc = document.load_text("a: 1\nsec:\n  k: v\n  blk:\n    x: 1\n")
+    assert doc.span("a") == (1, 1, 1, 2)  # the key
+    assert doc.span("a", value=True) == (1, 4, 1, 5)  # its value
+    assert doc.span("sec.missing") == doc.span("sec") == (2, 1, 2, 4)  # the parent key
+    assert doc.span("sec.k.deeper", value=True) == doc.span("sec.k")
+    assert doc.span("sec.blk", value=True) == (5, 5, 5, 6)  # a block: its first character
+    assert doc.span("nowhere") == doc.span("") == (1, 1, 1, 1)
+    from accelconf.environment.checks import ConfigView
+
+    f = ConfigView(doc, doc.data).finding("r", "info", "m", "sec.missing")
+    assert (f.line, f.column, f.end_line, f.end_column) == (2, 1, 2, 4)

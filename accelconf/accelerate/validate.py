@@ -64,23 +64,7 @@ class Context:
                 fix: tuple[tuple[int, int, str], ...] = ()) -> Finding:
         if isinstance(path, str):
             path = tuple(path.split(".")) if path else ()
-        node = None
-        if path:
-            node = self.doc.node(path) if on_value else self.doc.key(path)
-            if node is None and on_value:
-                node = self.doc.key(path)
-        if node is None:
-            # Fall back to the nearest existing parent key.
-            p = path
-            while p and node is None:
-                p = p[:-1]
-                node = self.doc.key(p) if p else None
-        if node is not None:
-            line, col, eline, ecol = node.line + 1, node.col + 1, node.end_line + 1, node.end_col + 1
-            if node.kind != "scalar":  # a whole block: mark just its first line
-                eline, ecol = line, col + 1
-        else:
-            line, col, eline, ecol = 1, 1, 1, 1
+        line, col, eline, ecol = self.doc.span(path, on_value)
         f = Finding(rule, severity, message, ".".join(str(p) for p in path), line, col, suggestion,
                     eline, ecol, fix=fix)
         self.findings.append(f)

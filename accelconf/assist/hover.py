@@ -88,19 +88,9 @@ def setting_markdown(s: Setting, fmt: str = "yaml", effective: str | None = None
 
 
 def _ds_section(path: tuple[str, ...]) -> Any:
-    try:
-        from accelconf import deepspeed as dsmod
-    except ImportError:  # pragma: no cover
-        return None
+    from accelconf import deepspeed as dsmod
+
     return dsmod.TOP if not path else dsmod.lookup(path)
-
-
-def _ds_unset() -> Any:
-    try:
-        from accelconf import deepspeed as dsmod
-    except ImportError:  # pragma: no cover
-        return None
-    return getattr(dsmod, "_UNSET", None)
 
 
 def _ds_markdown(name: str, k: Any, effective: str | None = None) -> str:
@@ -109,8 +99,8 @@ def _ds_markdown(name: str, k: Any, effective: str | None = None) -> str:
     if getattr(k, "deprecated", ""):
         out += ["", f"⚠ {k.deprecated}"]
     rows = []
-    default = getattr(k, "default", None)
-    if default is not None and default is not _ds_unset():
+    default = k.default if k.has_default else None
+    if default is not None:
         rows.append(f"- **Default:** `{json.dumps(default, default=str)}`")
     if k.enum:
         rows.append("- **Allowed:** " + ", ".join(f"`{json.dumps(v)}`" for v in k.enum))

@@ -55,11 +55,7 @@ def crosscheck(accel_data: dict[str, Any], accel_doc: Document | None, ds_doc: D
     def at_accel(key: str) -> tuple[int, int, int, int]:
         if accel_doc is None:
             return 0, 0, 0, 0
-        n = accel_doc.key(key)
-        if n is None:
-            line, col = accel_doc.position(key)
-            return line, col, 0, 0
-        return n.line + 1, n.col + 1, n.end_line + 1, n.end_col + 1
+        return accel_doc.span(key)
 
     section = accel_data.get("deepspeed_config")
     ds_cfg: dict[str, Any] = section if isinstance(section, dict) else {}
@@ -160,25 +156,32 @@ def accelerate_world_size(accel_data: dict[str, Any]) -> int | None:
     return n if isinstance(n, int) and not isinstance(n, bool) and n > 0 else None
 
 
-def to_accelerate_section(ds_data: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+def to_accelerate_section(ds_data: dict[str, Any]) -> tuple[dict[str, Any], list[Finding]]:
     """The accelerate ``deepspeed_config`` keys equivalent to a DeepSpeed config, and notes on what does not map.
 
     The top-level ``mixed_precision`` (from fp16/bf16) is returned under the key
     ``"mixed_precision"``; the caller moves it out of the section. Values that are ``"auto"``
-    are left to the plugin defaults, with a note.
+    are left to the plugin defaults, with a note. Notes are findings (``info``, no position), by
+    rule: ``convert.ds-unmapped`` (no accelerate key), ``convert.ds-not-exported`` (a key accelerate
+    never passes on), ``convert.ds-auto`` (left to accelerate's default), ``convert.ds-default-stage``,
+    ``convert.ds-precision-conflict``.
     """
     out: dict[str, Any] = {}
-    notes: list[str] = []
+    notes: list[Finding] = []
+
+    def note(rule: str, message: str, key: str = "") -> None:
+        notes.append(Finding(f"convert.ds-{rule}", "info", message, key))
+
     z = ds_data.get("zero_optimization")
     if z is True:
         z = {"stage": 1}
     if not isinstance(z, dict):
         z = {}
-        notes.append("no zero_optimization section: the accelerate plugin defaults to ZeRO stage 2, DeepSpeed to stage 0; "
-                     "zero_stage 0 written")
+        note("default-stage", "no zero_optimization section: the accelerate plugin defaults to ZeRO stage 2, "
+             "DeepSpeed to stage 0; zero_stage 0 written")
     stage = z.get("stage", 0)
     if stage == "auto":
-        notes.append("zero_optimization.stage is \"auto\": left to the accelerate default (2)")
+        note("auto", "zero_optimization.stage is \"auto\": left to the accelerate default (2)", "zero_optimization.stage")
     else:
         out["zero_stage"] = _stage({"zero_optimization": z})
     for which in ("optimizer", "param"):
@@ -188,22 +191,23 @@ def to_accelerate_section(ds_data: dict[str, Any]) -> tuple[dict[str, Any], list
             continue
         device = off.get("device", "none")
         if device == "auto":
-            notes.append(f"zero_optimization.offload_{which}.device is \"auto\": left to the accelerate default (none)")
+            note("auto", f"zero_optimization.offload_{which}.device is \"auto\": left to the accelerate default (none)",
+                 f"zero_optimization.offload_{which}.device")
         else:
             out[f"offload_{which}_device"] = device
         if off.get("nvme_path") not in (None, "auto"):
             out[f"offload_{which}_nvme_path"] = off["nvme_path"]
-            notes.append(f"offload_{which}_nvme_path: accelerate 1.15 does not export it to the training process "
-                         "(ACCELERATE_DEEPSPEED_OFFLOAD_*_NVME_PATH is never set); keep a deepspeed_config_file for NVMe")
+            note("not-exported", f"offload_{which}_nvme_path: accelerate 1.15 does not export it to the training "
+                 "process (ACCELERATE_DEEPSPEED_OFFLOAD_*_NVME_PATH is never set); keep a deepspeed_config_file for NVMe")
         extra = [k for k in off if k not in ("device", "nvme_path")]
         if extra:
-            notes.append(f"zero_optimization.offload_{which}: no accelerate key for {', '.join(extra)}")
+            note("unmapped", f"zero_optimization.offload_{which}: no accelerate key for {', '.join(extra)}")
     for k in ("gradient_accumulation_steps", "gradient_clipping"):
         v = ds_data.get(k)
         if v is None:
             continue
         if v == "auto":
-            notes.append(f"{k} is \"auto\": left to the accelerate default")
+            note("auto", f"{k} is \"auto\": left to the accelerate default", k)
         else:
             out[k] = v
     save16 = z.get("stage3_gather_16bit_weights_on_model_save",
@@ -219,30 +223,30 @@ def to_accelerate_section(ds_data: dict[str, Any]) -> tuple[dict[str, Any], list
         out["mixed_precision"] = "bf16"
     elif not fp16 and not bf16:
         if any(isinstance(ds_data.get(b), dict) and ds_data[b].get("enabled") == "auto" for b in ("fp16", "bf16")):
-            notes.append("fp16/bf16 enabled is \"auto\": mixed_precision is left unset")
+            note("auto", "fp16/bf16 enabled is \"auto\": mixed_precision is left unset")
         else:
             out["mixed_precision"] = "no"
     else:
-        notes.append("fp16 and bf16 are both enabled (DeepSpeed rejects this): mixed_precision is left unset")
+        note("precision-conflict", "fp16 and bf16 are both enabled (DeepSpeed rejects this): mixed_precision is left unset")
     mapped_zero = {"stage", "offload_optimizer", "offload_param", "stage3_gather_16bit_weights_on_model_save",
                    "gather_16bit_weights_on_model_save", "stage3_gather_fp16_weights_on_model_save"}
     rest_zero = [k for k in z if k not in mapped_zero]
     if rest_zero:
-        notes.append("zero_optimization keys with no accelerate key: " + ", ".join(rest_zero))
+        note("unmapped", "zero_optimization keys with no accelerate key: " + ", ".join(rest_zero))
     mapped_top = {"zero_optimization", "gradient_accumulation_steps", "gradient_clipping", "fp16", "bf16", "bfloat16"}
     for b in ("fp16", "bf16", "bfloat16"):
         block = ds_data.get(b)
         if isinstance(block, dict):
             extra = [k for k in block if k != "enabled"]
             if extra:
-                notes.append(f"{b}: no accelerate key for {', '.join(extra)}")
+                note("unmapped", f"{b}: no accelerate key for {', '.join(extra)}")
     for k in ds_data:
         if k in mapped_top:
             continue
         if k in ("train_batch_size", "train_micro_batch_size_per_gpu"):
-            notes.append(f"{k}: no accelerate key (accelerate derives it from the dataloader batch size)")
+            note("unmapped", f"{k}: no accelerate key (accelerate derives it from the dataloader batch size)")
         elif k == "steps_per_print":
             continue
         else:
-            notes.append(f"{k}: no accelerate key; keep a deepspeed_config_file to use it")
+            note("unmapped", f"{k}: no accelerate key; keep a deepspeed_config_file to use it")
     return out, notes

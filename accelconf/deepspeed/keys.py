@@ -83,6 +83,11 @@ class Key:
     def is_section(self) -> bool:
         return self.children is not None
 
+    @property
+    def has_default(self) -> bool:
+        """DeepSpeed gives the key a fixed default (``default``), not one that depends on other keys."""
+        return self.default is not _UNSET
+
     def fillers(self) -> dict[str, str]:
         return dict(self.auto)
 

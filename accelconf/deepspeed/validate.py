@@ -32,9 +32,9 @@ class _Ctx:
 
     def add(self, rule: str, severity: Severity, message: str, key: str, node: Node | None,
             suggestion: str | None = None) -> None:
-        if node is None:
-            line, col = self.doc.position(key) if key else (1, 1)
-            self.findings.append(Finding(rule, severity, message, key, line, col, suggestion))
+        if node is None:  # at the key, else at its nearest parent (Document.span)
+            line, col, end_line, end_col = self.doc.span(key)
+            self.findings.append(Finding(rule, severity, message, key, line, col, suggestion, end_line, end_col))
             return
         self.findings.append(Finding(rule, severity, message, key, node.line + 1, node.col + 1, suggestion,
                                      node.end_line + 1, node.end_col + 1))

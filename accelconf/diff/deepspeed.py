@@ -27,7 +27,7 @@ def ds_defaults() -> dict[str, Any]:
     from accelconf import deepspeed as dsmod
 
     return {path: k.default for path, k in dsmod.iter_keys()
-            if k.children is None and k.default is not dsmod._UNSET and not k.default_changes}
+            if k.children is None and k.has_default and not k.default_changes}
 
 
 # The DeepSpeed keys an accelerate ``deepspeed_config`` also has: the one mapping, in accelconf.deepspeed.
@@ -147,9 +147,8 @@ def deepspeed_to_accelerate(data: Any) -> tuple[dict[str, Any], list[str]]:
         _, extra = to_accelerate_section(data)
     except Exception:  # noqa: BLE001 - notes only; the diff does not depend on them
         extra = []
-    # TODO(deepspeed mapping): to_accelerate_section's notes are strings; keep those about keys
-    # without an accelerate home until it returns Findings with a rule per kind of note.
-    notes = [n for n in extra if "no accelerate key" in n or "does not export" in n]
+    # what has no accelerate home; "auto" the diff shows itself
+    notes = [n.message for n in extra if n.rule in ("convert.ds-unmapped", "convert.ds-not-exported")]
     return out, notes
 
 

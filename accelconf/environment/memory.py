@@ -720,7 +720,7 @@ def machine_of(env: Any, host_ram_gib: float | None = None) -> dict[str, Any]:
 def check_memory(doc: Any, env: Any, model: ModelSize, *, seq_len: int | None = None, micro_batch: int | None = None,
                  host_ram_gib: float | None = None) -> tuple[Report, list[Finding]]:
     """The memory report and the ``mem-*`` findings (1-based positions) for one loaded document."""
-    from accelconf.environment.checks import Config as _Cfg
+    from accelconf.environment.checks import ConfigView as _Cfg
 
     data = doc.data if isinstance(doc.data, dict) else {}
     report = assess(data, model, seq_len=seq_len, micro_batch=micro_batch, path=doc.path,

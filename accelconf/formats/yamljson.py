@@ -43,8 +43,7 @@ def _from_deepspeed(doc: Any, version: str | None) -> Config:
         data["mixed_precision"] = mp
     data["deepspeed_config"] = section
     cfg = from_data(data, None, resolve(version), source=doc.path)
-    for note in notes:
-        cfg.note(note, "warning" if "warning" in note else "info")
+    cfg.notes.extend(notes)
     return cfg
 
 

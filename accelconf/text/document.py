@@ -84,6 +84,29 @@ class Document:
             value = False
         return 1, 1
 
+    def span(self, keypath: tuple[str, ...] | str, value: bool = False) -> tuple[int, int, int, int]:
+        """Where a finding about ``keypath`` goes: 1-based ``(line, column, end line, end column)`` of its
+        value (when ``value`` and there is one) or its key, else of the nearest parent key that exists,
+        else ``(1, 1, 1, 1)``. A block (a mapping or list value) is marked on its first character only.
+        The one "at this path, else at its parent" rule: validate's and the environment checks' findings."""
+        if isinstance(keypath, str):
+            keypath = tuple(keypath.split(".")) if keypath else ()
+        node = None
+        if keypath:
+            node = self.node(keypath) if value else self.key(keypath)
+            if node is None and value:
+                node = self.key(keypath)
+        parent = keypath
+        while node is None and parent:
+            parent = parent[:-1]
+            node = self.key(parent) if parent else None
+        if node is None:
+            return 1, 1, 1, 1
+        line, col = node.line + 1, node.col + 1
+        if node.kind != "scalar":
+            return line, col, line, col + 1
+        return line, col, node.end_line + 1, node.end_col + 1
+
     def offset_to_position(self, offset: int) -> tuple[int, int]:
         """0-based (line, col) of a character offset."""
         line = self.text.count("\n", 0, offset)

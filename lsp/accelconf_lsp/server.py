@@ -148,9 +148,6 @@ class AccelconfLanguageServer(LanguageServer):
             except (InputError, UsageError) as exc:
                 problems.append(f"accelconf.target: {exc}; checking without a target machine")
                 settings = Settings(settings.accelerate_version, None, settings.disabled_rules)
-            except ImportError:
-                problems.append("accelconf.target: machine profiles are not available in this accelconf; ignored")
-                settings = Settings(settings.accelerate_version, None, settings.disabled_rules)
         self.memory, more = memhint.from_settings(raw)  # accelconf.params / accelconf.model: "will it fit?"
         for p in problems + more:
             self.notify_user(f"{p} (from {origin})")
@@ -432,10 +429,8 @@ def _migrate_action(ls: AccelconfLanguageServer, uri: str, result: Analysis) -> 
         return None
     if str(data["fsdp_config"].get("fsdp_version", 1)) == "2":
         return None
-    try:
-        from accelconf.accelerate.migrate import migrate_text
-    except ImportError:
-        return None
+    from accelconf.accelerate.migrate import migrate_text
+
     try:
         new = _keep_bom(result.text, lambda body: migrate_text(body, ls.path_of(uri))[0])
     except InputError:
@@ -459,10 +454,8 @@ def formatting(ls: AccelconfLanguageServer, params: types.DocumentFormattingPara
     result = ls.analyze(params.text_document.uri)
     if result is None or result.kind is None or result.doc is None:
         return None
-    try:
-        from accelconf.accelerate.fmt import format_text
-    except ImportError:
-        return None
+    from accelconf.accelerate.fmt import format_text
+
     try:
         new = _keep_bom(result.text, lambda body: format_text(body, ls.path_of(params.text_document.uri),
                                                                ls.settings.accelerate_version))
