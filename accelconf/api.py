@@ -95,14 +95,14 @@ def convert_text(text: str, to: str, *, fmt: str | None = None, path: str = "<te
 def convert(source: Document | str | os.PathLike[str], to: str, *, fmt: str | None = None, version: str | None = None) -> tuple[str, list[Finding]]:
     """Convert a config to another format: returns (text, the reader's and the writer's findings)."""
     if isinstance(source, Document):
-        source, path = source.text, source.path
+        text, path = source.text, source.path
     else:
-        s = os.fspath(source)
-        path = "<text>"
-        if "\n" not in s and os.path.exists(s):
-            with open(s, encoding="utf-8") as fh:
-                source, path = fh.read(), s
-    return convert_text(str(source), to, fmt=fmt, path=path, version=version)
+        text, path = os.fspath(source), "<text>"
+        if "\n" not in text and os.path.exists(text):
+            path = text
+            with open(path, encoding="utf-8") as fh:
+                text = fh.read()
+    return convert_text(text, to, fmt=fmt, path=path, version=version)
 
 
 def diff_configs(a: Any, b: Any, *, version: str | None = None, ignore: tuple[str, ...] = ()) -> Any:

@@ -516,3 +516,22 @@ def test_a_file_of_only_deepspeed_blocks_is_deepspeed_json(cli, tmp_path, text, 
         assert all(r.startswith("ds-") for r in rules), rules
     else:
         assert not any(r.startswith("ds-") for r in rules), rules
+
+
+def test_json_comments_are_one_finding_per_file() -> None:
+    """Item 9: DeepSpeed reads `//` comments (hjson); a commented file gets one finding, not one per line."""
+    text = '{\n  // batch\n  // more\n  "train_micro_batch_size_per_gpu": 4, // per GPU\n  "zero_optimization": {"stage": 1}\n}'
+    (f,) = [f for f in _check(text) if f.rule == "ds-json-portability"]
+    assert (f.line, f.severity) == (2, "warning") and "3 in this file, on lines 2, 3, 4" in f.message
+
+
+def test_leaf_module_string_is_one_name() -> None:
+    """Item 10: DeepSpeedZeroLeafModuleConfig wraps a string in a list, without a warning; null is {}."""
+    text = ('{"train_micro_batch_size_per_gpu": 1, "zero_optimization": {"stage": 3, "leaf_module": '
+            '{"classes": "my.Block", "names": "layers.0", "name_suffixes": ["mlp"]}}}')
+    assert _check(text, runtime="deepspeed", deepspeed_version="0.19.8") == []
+    assert _check('{"train_micro_batch_size_per_gpu": 1, "zero_optimization": {"stage": 3, "leaf_module": null}}',
+                  runtime="deepspeed", deepspeed_version="0.19.8") == []
+    (f,) = _check('{"train_micro_batch_size_per_gpu": 1, "zero_optimization": {"leaf_module": {"classes": 3}}}',
+                  runtime="deepspeed", deepspeed_version="0.19.8")
+    assert f.severity == "error" and f.rule == "ds-type"

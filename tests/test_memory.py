@@ -223,3 +223,54 @@ def test_public_api_estimate_memory():
     assert bare.verdict.startswith("unknown") and bare.estimate.layout.world == 2
     with pytest.raises(UsageError):
         accelconf.estimate_memory(str(EXAMPLES / "ddp-8gpu.yaml"))
+
+
+def test_every_memory_rule_is_documented_and_reached(cli, tmp_path):
+    cfg = tmp_path / "off.yaml"
+    cfg.write_text("distributed_type: DEEPSPEED\nmixed_precision: bf16\nnum_processes: 8\ndeepspeed_config:\n"
+                   "  zero_stage: 3\n  offload_optimizer_device: cpu\n  offload_param_device: cpu\n")
+    r = cli("check", str(cfg), str(EXAMPLES / "ddp-8gpu.yaml"), "--params", "70B", "--gpus", "8", "--gpu",
+            "A100-80GB", "--host-ram", "256", "--format", "json")
+    rules = {f["rule"] for entry in json.loads(r.out)["files"] for f in entry["findings"] if f["rule"].startswith("mem-")}
+    assert rules == set(memory.RULE_IDS)
+    r = cli("check", str(cfg), "--params", "70B", "--gpus", "8", "--gpu", "A100-80GB", "--host-ram", "256",
+            "--disable", "mem-host", "--format", "json")
+    assert not [f for f in json.loads(r.out)["files"][0]["findings"] if f["rule"] == "mem-host"]
+
+
+def _readme_examples() -> list[tuple[list[str], str]]:
+    import shlex
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text[text.index("### Will it fit?"):]
+    section = section[:section.index("\n## ")]
+    out = []
+    for block in section.split("```console\n")[1:]:
+        block = block[:block.index("```")]
+        if "\n...\n" in block:
+            continue  # an excerpt
+        for chunk in block.split("$ accelconf ")[1:]:
+            cmd, _, output = chunk.partition("\n")
+            expected = "".join(line + "\n" for line in output.splitlines() if not line.startswith("checking against"))
+            out.append((shlex.split(cmd), expected))
+    return out
+
+
+@pytest.mark.parametrize("argv,expected", _readme_examples())
+def test_readme_memory_examples_are_real_output(cli, monkeypatch, argv, expected):
+    monkeypatch.chdir(ROOT)
+    r = cli(*argv)
+    assert r.out == expected
+
+
+def test_headers_skip_buffers_and_a_saved_tied_head(tmp_path):
+    _safetensors(tmp_path / "model.safetensors", {
+        "transformer.wte.weight": ("F32", [50, 4]),
+        "transformer.h.0.attn.bias": ("F32", [1, 1, 8, 8]),     # GPT-2's causal mask: a buffer
+        "transformer.h.0.mlp.c_fc.weight": ("F32", [4, 16]),
+        "lm_head.weight": ("F32", [50, 4]),                     # tied, saved anyway
+    })
+    (tmp_path / "config.json").write_text(json.dumps({"model_type": "gpt2", "tie_word_embeddings": True}))
+    size = from_model_dir(str(tmp_path))
+    assert size.params == 200 + 64
+    assert any("tied" in n for n in size.notes)

@@ -26,8 +26,8 @@ from tests.conftest import ROOT, corpus_files
 
 FILES = corpus_files("accelerate") + corpus_files("deepspeed")
 OPTIONS = {
-    "v100": ("examples/targets/v100-node.yaml", ()),
-    "h100-some-off": ("examples/targets/h100-node.yaml", ("env-num-processes", "yaml-bool-value", "section-unused")),
+    "v100": ("accelconf/environment/profiles/v100-node.yaml", ()),
+    "h100-some-off": ("accelconf/environment/profiles/h100-node.yaml", ("env-num-processes", "yaml-bool-value", "section-unused")),
 }
 
 
@@ -93,7 +93,7 @@ def test_check_config_and_cli_agree_on_a_two_machine_config_without_main_process
     p = tmp_path / "two.yaml"
     p.write_text("distributed_type: MULTI_GPU\nnum_machines: 2\nnum_processes: 16\nmachine_rank: 0\n"
                  "main_process_port: 29500\nmixed_precision: fp16\n")
-    target = str(ROOT / "examples/targets/h100-node.yaml")
+    target = str(ROOT / "accelconf/environment/profiles/h100-node.yaml")
     env = load_target(target)
     api = accelconf.check_config(str(p), env)
     rules = [f.rule for f in api]

@@ -83,3 +83,29 @@ def test_the_schema_still_rejects_what_accelerate_rejects():
     nested = validator.schema["properties"]["fsdp_config"]["additionalProperties"]
     assert "deprecationMessage" in nested
     assert not list(validator.iter_errors({"distributed_type": "FSDP", "fsdp_config": {"fsdp_cpu_offload": True}}))
+
+
+def test_nothing_deepspeed_accepts_fails_the_deepspeed_schema():
+    """The committed DeepSpeed schema against the DeepSpeed corpus: a JSON file that accelconf's
+    DeepSpeed rules accept (they are checked against DeepSpeed's own parser in
+    test_deepspeed_oracle.py) passes Draft7Validator."""
+    from accelconf.accelerate.validate import validate_any
+
+    validator = Draft7Validator(json.loads((SCHEMAS / "deepspeed-config.schema.json").read_text(encoding="utf-8")))
+    Draft7Validator.check_schema(validator.schema)
+    accepted, failures = 0, []
+    for path in need_corpus("deepspeed"):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except ValueError:
+            continue  # the two upstream templates with placeholders are not JSON on purpose
+        if any(f.severity == "error" for f in validate_any(load_file(path))):
+            continue
+        accepted += 1
+        errors = list(validator.iter_errors(data))
+        if errors:
+            failures.append(f"{path.name}: {'/'.join(map(str, errors[0].path))}: {errors[0].message[:160]}")
+    assert accepted > 20, accepted
+    assert not failures, "\n".join(failures)
+    # still strict where DeepSpeed is: a wrong type is an error
+    assert list(validator.iter_errors({"train_micro_batch_size_per_gpu": "many"}))

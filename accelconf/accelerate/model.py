@@ -49,6 +49,7 @@ class Config:
     entries: dict[str, Entry] = field(default_factory=dict)
     unknown: dict[str, Entry] = field(default_factory=dict)  # written key path -> entry
     notes: list[Finding] = field(default_factory=list)  # lossy or odd steps found while reading
+    sections: set[str] = field(default_factory=set)  # nested sections written in the file, empty ones too
     source: str = ""
     format: str = ""
 
@@ -109,9 +110,9 @@ def canonical(setting: Setting | None, value: Any) -> Any:
         return value
     if setting.type in ("bool", "boolish") and isinstance(value, str):
         low = value.strip().lower()
-        if low in ("true", "yes", "y", "t", "on", "1"):
+        if low in registry.TRUE_WORDS:
             return True
-        if low in ("false", "no", "n", "f", "off", "0"):
+        if low in registry.FALSE_WORDS:
             return False
     if setting.type == "int" and isinstance(value, str) and value.strip().lstrip("-").isdigit():
         return int(value)
@@ -161,6 +162,7 @@ def from_data(data: Any, doc: Document | None = None, version: str | None = None
             if key == "dynamo_config" and "dynamo_backend" in data:
                 continue  # replaced by the legacy key, as process_config does
             if isinstance(value, dict):
+                cfg.sections.add(key)  # an empty section still counts as a key when accelerate loads the file
                 for sub, subval in value.items():
                     subkey = str(sub)
                     s, how = registry.lookup(key, subkey, version)

@@ -124,6 +124,9 @@ class Section:
     until: str | None = None
     plugin: str | None = None
     removed_note: str = ""
+    # (top-level key, value) the section needs to take effect: accelerate builds the section's plugin
+    # or reads its keys only then (accelerate/commands/launch.py and utils/launch.py); None: always read
+    active_when: tuple[str, str] | None = None
 
 
 def version_key(v: str) -> Version:
@@ -248,10 +251,16 @@ ENUM_DOCS: dict[str, str] = {
 
 # Variables `accelerate launch` writes that belong to no single setting (accelerate/utils/launch.py).
 # distributed_type -> the variable that selects its plugin ("true" only: `=="true"` readers).
+# accelerate/utils/environment.py str_to_bool: the words accelerate reads as true and as false
+# (lower-cased first), in env vars, str_to_bool launch flags and parse_flag_from_env.
+TRUE_WORDS = frozenset({"y", "yes", "t", "true", "on", "1"})
+FALSE_WORDS = frozenset({"n", "no", "f", "false", "off", "0"})
+
 USE_ENV: dict[str, str] = {"DEEPSPEED": "ACCELERATE_USE_DEEPSPEED", "FSDP": "ACCELERATE_USE_FSDP",
                            "MEGATRON_LM": "ACCELERATE_USE_MEGATRON_LM"}
 USE_PARALLELISM_CONFIG_ENV = "ACCELERATE_USE_PARALLELISM_CONFIG"  # a non-empty parallelism_config
 USE_SAGEMAKER_ENV = "ACCELERATE_USE_SAGEMAKER"
+SAGEMAKER_DISTRIBUTED_TYPE_ENV = "ACCELERATE_SAGEMAKER_DISTRIBUTED_TYPE"  # the SageMaker job's distributed_type (utils/launch.py)
 CONFIG_DS_FIELDS_ENV = "ACCELERATE_CONFIG_DS_FIELDS"  # the file's deepspeed_config keys, for the JSON conflict check
 FP8_OVERRIDE_PREFIX = "ACCELERATE_FP8_OVERRIDE_"  # override_linear_precision: _FPROP, _DGRAD, _WGRAD
 
@@ -356,7 +365,8 @@ _FSDP: list[Setting] = [
        env="FSDP_SHARDING_STRATEGY", encoding="raw", env_when="always", env_paths="T", plugin=f"{FSDP}.sharding_strategy",
        launcher_default="FULL_SHARD", plugin_default="FULL_SHARD", choices=SHARDING_STRATEGIES, case_insensitive=True,
        legacy_values=tuple((i + 1, name) for i, name in enumerate(SHARDING_STRATEGIES)) + tuple((str(i + 1), name) for i, name in enumerate(SHARDING_STRATEGIES)),
-       fsdp_versions=(1,)),
+       fsdp_versions=(1,), older_launcher_defaults=(("0.26", 1),),
+       versions_note="an integer until 0.25 (flag default 1; the plugin calls int() on the value), a name from 0.26"),
     _s(_F, "fsdp_reshard_after_forward", "bool", "FSDP2: free parameters after the forward pass (true is like FULL_SHARD, false like SHARD_GRAD_OP).",
        env="FSDP_RESHARD_AFTER_FORWARD", encoding="lower", env_when="always", env_paths="T", plugin=f"{FSDP}.reshard_after_forward",
        launcher_default=True, plugin_default=True, since="1.6"),
@@ -573,12 +583,17 @@ _TP: list[Setting] = [_s("tp_config", "tp_size", "int", "Tensor parallel size (1
 
 SECTIONS: dict[str, Section] = {
     "": Section("", "Top level of an accelerate config file (`ClusterConfig`)."),
-    "fsdp_config": Section("fsdp_config", "FSDP settings, read when `distributed_type: FSDP`.", prefix="fsdp_", prefix_optional_since=None, plugin=FSDP),
-    "deepspeed_config": Section("deepspeed_config", "DeepSpeed settings, read when `distributed_type: DEEPSPEED`.", plugin=DS),
-    "fp8_config": Section("fp8_config", "FP8 recipe, read when `mixed_precision: fp8`.", prefix="fp8_", prefix_optional_since=None, since="0.34"),
+    "fsdp_config": Section("fsdp_config", "FSDP settings, read when `distributed_type: FSDP`.", prefix="fsdp_", prefix_optional_since=None, plugin=FSDP,
+                           active_when=("distributed_type", "FSDP")),
+    "deepspeed_config": Section("deepspeed_config", "DeepSpeed settings, read when `distributed_type: DEEPSPEED`.", plugin=DS,
+                                active_when=("distributed_type", "DEEPSPEED")),
+    "fp8_config": Section("fp8_config", "FP8 recipe, read when `mixed_precision: fp8`.", prefix="fp8_", prefix_optional_since=None, since="0.34",
+                          active_when=("mixed_precision", "fp8")),
     "dynamo_config": Section("dynamo_config", "torch.compile settings.", prefix="dynamo_", prefix_optional_since="1.14", plugin=DYN),
-    "megatron_lm_config": Section("megatron_lm_config", "Megatron-LM settings (full `megatron_lm_` names required).", plugin=MEG),
-    "mpirun_config": Section("mpirun_config", "mpirun settings for MULTI_CPU.", since="0.28"),
+    "megatron_lm_config": Section("megatron_lm_config", "Megatron-LM settings (full `megatron_lm_` names required).", plugin=MEG,
+                                  active_when=("distributed_type", "MEGATRON_LM")),
+    "mpirun_config": Section("mpirun_config", "mpirun settings for MULTI_CPU.", since="0.28",
+                             active_when=("distributed_type", "MULTI_CPU")),
     "parallelism_config": Section("parallelism_config", "N-D parallelism (full `parallelism_config_` names required).", since="1.10", plugin=PAR),
     "ipex_config": Section("ipex_config", "Removed in 1.13.", until="1.13", removed_note="removed in accelerate 1.13"),
     "tp_config": Section("tp_config", "Existed in 1.4 to 1.6.", since="1.4", until="1.7", removed_note="existed only in accelerate 1.4 to 1.6"),
@@ -610,6 +625,21 @@ def _alias_index() -> dict[tuple[str, str], tuple[Setting, str | None]]:
             short = s.key[len(sec.prefix):]
             out.setdefault((s.section, short), (s, sec.prefix_optional_since))
     return out
+
+
+def section_active(section: str, data: Any) -> bool:
+    """Whether a section takes effect in a config's top-level ``data`` (a dict, or a Config with
+    ``get``): its ``active_when`` value is set there, in canonical spelling (``mixed_precision``
+    compared in lower case, ``distributed_type`` exactly, as accelerate reads them)."""
+    sec = SECTIONS.get(section)
+    need = sec.active_when if sec is not None else None
+    if need is None:
+        return True
+    key, want = need
+    value = data.get(key) if hasattr(data, "get") else None
+    if key == "mixed_precision" and isinstance(value, str):
+        value = value.lower()
+    return bool(value == want)
 
 
 def get(section: str, key: str) -> Setting | None:

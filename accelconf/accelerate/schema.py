@@ -22,8 +22,10 @@ SCHEMA_URN = "urn:accelconf:schema"
 # The planned public address of schemas/ (NOT LIVE YET): used only by catalog.json, the one place a
 # SchemaStore-style catalog needs absolute URLs; the catalog says so in its "$comment".
 FUTURE_BASE_URL = "https://accelconf.dev/schemas"
-BOOL_STRINGS = {"true", "false", "True", "False", "TRUE", "FALSE", "yes", "no", "Yes", "No", "YES", "NO",
-                "on", "off", "On", "Off", "ON", "OFF", "y", "n", "t", "f", "1", "0"}
+# accelerate's truth words (registry.TRUE_WORDS/FALSE_WORDS); words of two letters or more also
+# capitalized and in upper case, as YAML writes them
+BOOL_STRINGS = {w for base in registry.TRUE_WORDS | registry.FALSE_WORDS
+                for w in ({base, base.capitalize(), base.upper()} if len(base) > 1 else {base})}
 
 
 def _describe(s: Setting) -> str:
@@ -237,10 +239,8 @@ def generated_files() -> dict[str, str]:
         if v != registry.NEWEST:
             out[f"versions/accelerate-config-{v}.schema.json"] = dumps(accelerate_schema(v))
     out["catalog.json"] = dumps(catalog())
-    try:
-        from accelconf.deepspeed import deepspeed_schema
-    except ImportError:
-        return out
+    from accelconf.deepspeed import deepspeed_schema
+
     out["deepspeed-config.schema.json"] = dumps(deepspeed_schema())
     return out
 

@@ -13,7 +13,6 @@ quick fixes use them. DeepSpeed JSON is validated by :mod:`accelconf.deepspeed`.
 from __future__ import annotations
 
 import difflib
-import json
 import os
 import re
 from dataclasses import dataclass, field
@@ -21,6 +20,7 @@ from typing import Any, Callable, Iterable
 
 from accelconf.accelerate import registry
 from accelconf.text.document import Document, Node
+from accelconf.text.scalars import json_scalar, yaml_scalar
 from accelconf.findings import Finding, Severity
 from accelconf.accelerate.model import Config, canonical, from_document
 from accelconf.accelerate.registry import Setting, version_in
@@ -42,7 +42,7 @@ COMMON_MISTAKES: dict[tuple[str, str], str] = {
     ("deepspeed_config", "gradient_accumulation"): "gradient_accumulation_steps",
 }
 
-BOOL_WORDS = {"true", "false", "yes", "no", "on", "off", "y", "n", "t", "f", "1", "0"}
+BOOL_WORDS = registry.TRUE_WORDS | registry.FALSE_WORDS
 
 
 @dataclass
@@ -114,30 +114,11 @@ class Context:
 
 
 def scalar_text(doc: Document, value: Any, like: Node | None = None) -> str:
-    """How to write a scalar in this document: JSON literal, or YAML with quotes when needed."""
+    """How to write a scalar in this document: a JSON literal, or YAML by :func:`accelconf.text.scalars.yaml_scalar`
+    (quoted in the style of ``like`` when that is quoted; ``,[]{}`` quoted too, in case the value sits in a flow collection)."""
     if doc.format == "json":
-        return json.dumps(value)
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return "null"
-    if isinstance(value, (int, float)):
-        return str(value)
-    s = str(value)
-    from accelconf.text.document import resolve_yaml11, resolve_yaml12
-
-    needs_quotes = (
-        resolve_yaml11(s) != s or resolve_yaml12(s) != s or s != s.strip() or s == ""
-        or any(c in s for c in ":#{}[],&*!|>'\"%@`") or s[:1] in "-?"
-    )
-    if like is not None and like.style in ("'", '"'):
-        needs_quotes = True
-    if not needs_quotes:
-        return s
-    quote = like.style if like is not None and like.style in ("'", '"') else "'"
-    if quote == '"':
-        return json.dumps(s)
-    return "'" + s.replace("'", "''") + "'"
+        return json_scalar(value)
+    return yaml_scalar(value, quote=like.style if like is not None else None, flow=True)
 
 
 def _is_bool_like(v: Any) -> bool:
@@ -149,16 +130,6 @@ def _truthy_launch(v: Any) -> bool:
     return bool(v)
 
 
-# Which distributed type (or precision) makes the launcher read a section; the others are copied
-# into the namespace and never exported (accelerate/utils/launch.py: prepare_multi_gpu_env exports
-# FSDP_* only with use_fsdp, prepare_deepspeed_cmd_env the DeepSpeed keys only with use_deepspeed, ...).
-SECTION_USED_BY: dict[str, Callable[[dict], bool]] = {
-    "fsdp_config": lambda d: d.get("distributed_type") == "FSDP",
-    "deepspeed_config": lambda d: d.get("distributed_type") == "DEEPSPEED",
-    "megatron_lm_config": lambda d: d.get("distributed_type") == "MEGATRON_LM",
-    "mpirun_config": lambda d: d.get("distributed_type") == "MULTI_CPU",
-    "fp8_config": lambda d: str(d.get("mixed_precision", "")).lower() == "fp8",
-}
 # FSDP2 never reads these (accelerate/utils/dataclasses.py FullyShardedDataParallelPlugin.__post_init__
 # parses sharding_strategy only under ``if self.fsdp_version == 1``); the other FSDP1-only fields are
 # still parsed on FSDP2, so a bad value fails there too.
@@ -167,10 +138,9 @@ UNREAD_ON_FSDP2 = frozenset({"fsdp_sharding_strategy"})
 
 def section_unused(data: dict, section: str) -> bool:
     """Whether the launcher ignores this whole section for this file."""
-    used = SECTION_USED_BY.get(section)
-    if used is None or data.get("distributed_type") not in registry.DISTRIBUTED_TYPES:
+    if section not in registry.SECTIONS or data.get("distributed_type") not in registry.DISTRIBUTED_TYPES:
         return False  # a distributed_type accelerate refuses (reported): nothing is known to be unused
-    return not used(data)
+    return not registry.section_active(section, data)
 
 
 def has_no_effect(ctx: "Context", s: Setting) -> bool:
@@ -508,6 +478,29 @@ def _expect_type(s: Setting, v: Any) -> str | None:
     return None
 
 
+def _sharding_is_int(version: str) -> bool:
+    from accelconf.accelerate.launch import changed
+
+    return changed(version, "sharding-strategy-int")
+
+
+def _sharding_int(ctx: Context, v: Any, keypath: tuple[str, ...]) -> None:
+    """Before 0.26 FullyShardedDataParallelPlugin reads ShardingStrategy(int(FSDP_SHARDING_STRATEGY)):
+    integers 1-5 (as the release knows them) work, a name fails when the plugin is built."""
+    count = len(registry.SHARDING_STRATEGIES) if version_in(ctx.version, "0.21", None) else 3
+    text = str(v).strip()
+    if not isinstance(v, bool) and text.isdigit() and 1 <= int(text) <= count:
+        return
+    name = str(v).upper()
+    number = registry.SHARDING_STRATEGIES.index(name) + 1 if name in registry.SHARDING_STRATEGIES else None
+    ctx.finding("sharding-strategy-int", "error",
+                f"accelerate {ctx.version} reads the sharding strategy as an integer: "
+                f"`{v}` makes FullyShardedDataParallelPlugin fail (int() of it) when training starts"
+                + (f"; write {number} ({name})" if number else f"; write 1 to {count}"),
+                keypath, on_value=True, suggestion=str(number) if number else None,
+                fix=ctx.replace_value(keypath, str(number)) if number else ())
+
+
 @rule("values")
 def _values(ctx: Context) -> None:
     for path, e in ctx.cfg.entries.items():
@@ -552,6 +545,9 @@ def _values(ctx: Context) -> None:
             if v is None:
                 continue
             ok = False
+            if s.key == "fsdp_sharding_strategy" and _sharding_is_int(ctx.version):
+                _sharding_int(ctx, v, keypath)
+                continue
             if any(v == c and type(v) is type(c) for c in s.choices):
                 ok = True
             elif any(v == legacy and type(v) is type(legacy) for legacy, _ in s.legacy_values):
@@ -776,10 +772,8 @@ def _deepspeed(ctx: Context) -> None:
 
 def _deepspeed_file(ctx: Context, ref: str) -> None:
     """Open the referenced DeepSpeed JSON (relative to the config) and cross-check it."""
-    try:
-        from accelconf import deepspeed as dsmod
-    except ImportError:
-        return
+    from accelconf import deepspeed as dsmod
+
     base = os.path.dirname(ctx.doc.path) if ctx.doc.path and not ctx.doc.path.startswith("<") else ""
     path = ref if os.path.isabs(ref) else os.path.normpath(os.path.join(base, ref))  # as the user named the config
     if not os.path.isfile(path):
@@ -809,7 +803,7 @@ def _deepspeed_file(ctx: Context, ref: str) -> None:
 def _fp8(ctx: Context) -> None:
     data = ctx.doc.data
     fp8 = data.get("fp8_config")
-    if isinstance(fp8, dict) and fp8 and str(data.get("mixed_precision", "")).lower() != "fp8":
+    if isinstance(fp8, dict) and fp8 and not registry.section_active("fp8_config", data):
         ctx.finding("section-unused", "info", "`fp8_config` has an effect only with `mixed_precision: fp8`", ("fp8_config",))
 
 
@@ -952,8 +946,23 @@ def _parallelism(ctx: Context) -> None:
 @rule("mpirun")
 def _mpirun(ctx: Context) -> None:
     mc = ctx.doc.data.get("mpirun_config")
-    if isinstance(mc, dict) and mc and ctx.doc.data.get("distributed_type") != "MULTI_CPU":
+    if isinstance(mc, dict) and mc and not registry.section_active("mpirun_config", ctx.doc.data):
         ctx.finding("section-unused", "info", "`mpirun_config` has an effect only with distributed_type MULTI_CPU", ("mpirun_config",))
+
+
+@rule("launch-refused")
+def _launch_refused(ctx: Context) -> None:
+    """What the release's own launcher refuses (accelconf.accelerate.launch, with its per-release
+    table CHANGES), when no rule above has already said why the config fails."""
+    if any(f.severity == "error" for f in ctx.findings):
+        return
+    from accelconf.accelerate.launch import LaunchError, launch_env
+
+    try:
+        launch_env(ctx.cfg, version=ctx.version)
+    except LaunchError as exc:
+        where: tuple[str, ...] = ("distributed_type",) if "distributed_type" in ctx.doc.data else ()
+        ctx.finding("launch-refused", "error", f"`accelerate launch` {ctx.version} refuses this config: {exc.message}", where)
 
 
 # -- entry points --------------------------------------------------------------------------------
@@ -993,12 +1002,10 @@ def validate_any(doc: Document, *, accelerate_version: str | None = None, deepsp
                  world_size: int | None = None, runtime: str | None = None, disabled: Iterable[str] = ()) -> list[Finding]:
     """Validate an accelerate config, or a DeepSpeed JSON recognized by its content."""
     if doc.format == "json" and doc.data is not None:
-        try:
-            from accelconf import deepspeed as dsmod
-        except ImportError:
-            dsmod = None  # type: ignore[assignment]
+        from accelconf import deepspeed as dsmod
+
         # --runtime deepspeed / --deepspeed-version say the file is DeepSpeed JSON unless it has accelerate keys
-        if dsmod is not None and dsmod.is_deepspeed(doc, assume=runtime == "deepspeed" or deepspeed_version is not None):
+        if dsmod.is_deepspeed(doc, assume=runtime == "deepspeed" or deepspeed_version is not None):
             off = set(disabled)
             if deepspeed_version is None:
                 deepspeed_version = dsmod.installed_version()  # the installed DeepSpeed, from its metadata

@@ -20,23 +20,68 @@ from accelconf.findings import Finding
 SHORTCUTS = {"to-env": "env", "to-cli": "cli", "to-kwargs": "kwargs", "to-yaml": "yaml", "to-json": "json"}
 
 
+# What each output is, and the examples of its --help (convert's own help shows them all).
+_OUTPUTS = {
+    "env": ("the environment variables `accelerate launch` would give the training process, as KEY=VALUE lines",
+            [("accelconf to-env config.yaml", ""), ("accelconf to-env --export config.yaml > job.env", "a file to source"),
+             ("accelconf to-env --machine-rank 1 multinode.yaml", "the variables of node 1")]),
+    "cli": ("the `accelerate launch` command line with the flags that reproduce the config",
+            [("accelconf to-cli config.yaml", ""),
+             ("accelconf to-cli --all-ranks -q multinode.yaml", "one command per node"),
+             ("eval \"$(accelconf to-cli -q --machine-rank $SLURM_NODEID cfg.yaml) train.py\"", "in a SLURM job")]),
+    "kwargs": ("a Python snippet with the Accelerator and plugin arguments (real class and field names)",
+               [("accelconf to-kwargs config.yaml", ""), ("accelconf to-kwargs launch.env", "from a job's environment")]),
+    "yaml": ("an accelerate config file (YAML) that accelerate launch reads the same way",
+             [("accelconf to-yaml launch.env > config.yaml", "the config behind a job's environment"),
+              ("accelconf to-yaml --from cli launch.sh", "from an accelerate launch command line")]),
+    "json": ("an accelerate config file in JSON",
+             [("accelconf to-json config.yaml", ""), ("echo 'ACCELERATE_USE_FSDP=true' | accelconf to-json --from env -", "")]),
+}
+_RANKED = ("env", "cli")  # the writers whose output differs per node (machine rank)
+_CONVERT_EXIT = ("0 converted (lossy steps are reported on stderr as FILE:LINE:COL: severity: message [rule]), "
+                 "1 with --strict when a lossy step was a warning or error, 2 unreadable input, a launch accelerate "
+                 "would refuse, or bad arguments")
+
+
 def add_parser(sub: Any, name: str, help_text: str) -> None:
+    from accelconf.commands import help_texts
     from accelconf.formats import FORMATS
 
-    p = sub.add_parser(name, help=help_text, description=help_text)
+    target = SHORTCUTS.get(name)
+    reads = ("Reads an accelerate config (YAML/JSON), a .env file (KEY=VALUE), an `accelerate launch` "
+             "command line or a Python file with Accelerator(...) arguments; the format comes from the "
+             "suffix or the content unless --from says.")
+    if target:
+        what, examples = _OUTPUTS[target]
+        texts = help_texts(f"Convert INPUT to {what}. {reads}", examples, _CONVERT_EXIT)
+    else:
+        texts = help_texts(
+            f"Convert INPUT from one way of passing accelerate settings to another. {reads} "
+            "Outputs: " + "; ".join(f"{k}: {v[0]}" for k, v in _OUTPUTS.items()) + ". The shortcuts "
+            "to-env, to-cli, to-kwargs, to-yaml and to-json are convert --to FORMAT.",
+            [("accelconf convert --to env config.yaml", "same as to-env"),
+             ("accelconf convert --from cli --to yaml launch.sh", ""),
+             ("accelconf convert --to cli --all-ranks multinode.yaml", "")],
+            _CONVERT_EXIT)
+    p = sub.add_parser(name, help=help_text, **texts)
     p.add_argument("input", metavar="INPUT", help="config (yaml/json), .env, accelerate launch command line or Python file; '-' is stdin")
-    if name not in SHORTCUTS:
+    if target is None:
         p.add_argument("--to", dest="target_format", required=True, choices=FORMATS, help="output format")
     p.add_argument("--from", dest="source_format", choices=FORMATS, help="input format (default: from the suffix or content)")
     p.add_argument("--accelerate-version", metavar="V", help="accelerate version to model (default: installed, else newest known)")
-    ranks = p.add_mutually_exclusive_group()
-    ranks.add_argument("--machine-rank", type=int, metavar="N", help="multi-node: the command/env of node N")
-    ranks.add_argument("--all-ranks", action="store_true", help="multi-node: one block per node")
-    p.add_argument("--export", action="store_true", help="env: prefix lines with 'export '")
+    # options offered only where they mean something: ranks for per-node outputs, export for env
+    if target is None or target in _RANKED:
+        ranks = p.add_mutually_exclusive_group()
+        only = "" if target else " (env and cli only)"
+        ranks.add_argument("--machine-rank", type=int, metavar="N", help=f"multi-node: the output of node N{only}")
+        ranks.add_argument("--all-ranks", action="store_true", help=f"multi-node: one block per node{only}")
+    if target is None or target == "env":
+        p.add_argument("--export", action="store_true", help="prefix lines with 'export '" + ("" if target else " (env only)"))
     p.add_argument("--strict", action="store_true", help="exit 1 when a lossy step is reported as a warning or error")
     p.add_argument("--quiet", "-q", action="store_true", help="do not print info findings")
-    if name in SHORTCUTS:
-        p.set_defaults(target_format=SHORTCUTS[name])
+    p.set_defaults(machine_rank=None, all_ranks=False, export=False)
+    if target:
+        p.set_defaults(target_format=target)
     p.set_defaults(func=run)
 
 

@@ -118,7 +118,7 @@ def explain(cfg: Config, version: str | None = None, cli: Config | None = None, 
             note = never_read(var)
         if s is not None and path in kw:
             e = kw[path]
-            if s.key == "use_cpu" and str(value).lower() in ("true", "1", "yes") and e.value is False:
+            if s.key == "use_cpu" and str(value).lower() in registry.TRUE_WORDS and e.value is False:
                 note = f"ACCELERATE_USE_CPU={value} forces the CPU even with cpu=False ({kwargs.source}:{e.line})"  # type: ignore[union-attr]
             else:
                 rows.append(Row(path, e.value, "kwarg", f"{kwargs.source}:{e.line}", var,  # type: ignore[union-attr]
@@ -145,8 +145,8 @@ def explain(cfg: Config, version: str | None = None, cli: Config | None = None, 
             else:
                 rows.append(Row(path, e.value, "kwarg", f"{kwargs.source}:{e.line}", "", "not a setting accelconf models"))
     # 4. plugin defaults of the plugins the process builds
-    active = {registry.FSDP: "ACCELERATE_USE_FSDP", registry.DS: "ACCELERATE_USE_DEEPSPEED", registry.MEG: "ACCELERATE_USE_MEGATRON_LM",
-              registry.PAR: "ACCELERATE_USE_PARALLELISM_CONFIG"}
+    active = {registry.FSDP: registry.USE_ENV["FSDP"], registry.DS: registry.USE_ENV["DEEPSPEED"],
+              registry.MEG: registry.USE_ENV["MEGATRON_LM"], registry.PAR: registry.USE_PARALLELISM_CONFIG_ENV}
     for s in registry.SETTINGS:
         if not s.exists_in(ver) or not s.plugin or s.path in seen or s.lost:
             continue
@@ -157,18 +157,10 @@ def explain(cfg: Config, version: str | None = None, cli: Config | None = None, 
 
 
 def _shell_env(path: str) -> dict[str, tuple[str, str]]:
-    from accelconf.formats.env import _LINE, _unquote
+    from accelconf.formats.env import assignments
 
     text, source = read_input(path)
-    out: dict[str, tuple[str, str]] = {}
-    for lineno, line in enumerate(text.splitlines(), 1):
-        if not line.strip() or line.strip().startswith("#"):
-            continue
-        m = _LINE.match(line)
-        if not m:
-            raise InputError(f"not a KEY=VALUE line: {line.strip()!r}", source, lineno, 1)
-        out[m.group(1)] = (_unquote(m.group(2), source, lineno), f"{source}:{lineno}")
-    return out
+    return {name: (value, f"{source}:{lineno}") for name, value, lineno, _ in assignments(text, source)}
 
 
 def add_parser(sub: Any, name: str, help_text: str) -> None:

@@ -207,13 +207,16 @@ ZENFLOW = _section(
 
 LEAF_MODULE = _section(
     "Modules ZeRO-3 treats as leaves (no hooks inside them), e.g. MoE blocks.",
-    {
-        "classes": Key("array", _UNSET, "Fully qualified class names (default: Mixtral, Qwen2-MoE and Qwen3-MoE sparse blocks).", items="string"),
-        "names": Key("array", [], "Module names.", items="string"),
-        "name_suffixes": Key("array", [], "Module name suffixes.", items="string"),
-    },
+    _lax({
+        # a string is one name: DeepSpeedZeroLeafModuleConfig._coerce_container_types wraps it in a list
+        "classes": Key(("array", "string"), _UNSET, "Fully qualified class names, a list or one string (default: Mixtral, "
+                       "Qwen2-MoE and Qwen3-MoE sparse blocks).", items="string"),
+        "names": Key(("array", "string"), [], "Module names (a list or one string).", items="string"),
+        "name_suffixes": Key(("array", "string"), [], "Module name suffixes (a list or one string).", items="string"),
+    }),
     strict_since="0.0",
     since="0.18.0",
+    nullable=True,
 )
 
 _HIDDEN_AUTO_RBS = (("transformers", "hidden_size * hidden_size"), ("accelerate", "model.config.hidden_size ** 2"))

@@ -82,6 +82,8 @@ def rules(ctx: _Ctx, data: dict[str, Any], world_size: int | None) -> None:
                 f"{bf_name}.bf16_optimizer_states", doc.node(f"{bf_name}.bf16_optimizer_states"))
     _fp16_scaling(ctx, data)
     _optimizer_scheduler(ctx, data)
+    _precision_dtypes(ctx, data, bf_name, stage)
+    _expert_parallel(ctx, data)
     _batch(ctx, data, world_size)
     if ctx.runtime in ("accelerate", "transformers") and "zero_optimization" not in data:
         ctx.add("ds-zero-missing", "error", f"no `zero_optimization` section: {ctx.runtime} raises \"Please specify the ZeRO "
@@ -138,6 +140,8 @@ def _optimizer_scheduler(ctx: _Ctx, data: dict[str, Any]) -> None:
         if known and isinstance(params, dict):
             candidates, popped, injected = _optimizer_classes(t, params, data)
             _kwargs(ctx, "optimizer", t, candidates, params, popped, injected)
+        if known:
+            _zero_untested(ctx, data, t, _optimizer_classes(t, params if isinstance(params, dict) else {}, data)[0])
     sched = data.get("scheduler")
     if isinstance(sched, dict) and isinstance(sched.get("type"), str):
         t = sched["type"]
@@ -164,6 +168,72 @@ def _optimizer_scheduler(ctx: _Ctx, data: dict[str, Any]) -> None:
                     "scheduler.params", where)
         elif isinstance(params, dict):
             _kwargs(ctx, "scheduler", t, [cls], params, set(), set())
+
+
+_DTYPE = {"fp16": "fp16", "float16": "fp16", "half": "fp16", "torch.float16": "fp16", "bf16": "bf16", "bfloat16": "bf16",
+          "torch.bfloat16": "bf16", "fp32": "fp32", "float32": "fp32", "float": "fp32", "torch.float32": "fp32"}
+# optimizer classes ZeRO accepts without zero_allow_untested_optimizer (deepspeed/runtime/zero/utils.py)
+_ZERO_SUPPORTED = {"torch.optim.Adam", "torch.optim.AdamW", "torch.optim.Adagrad", "deepspeed.ops.adam.FusedAdam",
+                   "deepspeed.ops.adam.DeepSpeedCPUAdam", "deepspeed.ops.adam.ZenFlowCPUAdam",
+                   "deepspeed.ops.adagrad.DeepSpeedCPUAdagrad", "deepspeed.ops.lion.DeepSpeedCPULion",
+                   "deepspeed.ops.lion.FusedLion"}
+
+
+def _precision_dtypes(ctx: _Ctx, data: dict[str, Any], bf_name: str, stage: int | None) -> None:
+    """What deepspeed.initialize checks of ``data_types`` against the fp16/bf16 mode
+    (deepspeed/runtime/engine.py: ``_assert_valid_mixed_precision_config``, ``get_data_types``,
+    ``_do_optimizer_sanity_check``)."""
+    dt = data.get("data_types")
+    if not isinstance(dt, dict):
+        return
+    blocks = [data.get("fp16"), data.get(bf_name)]
+    if any(isinstance(b, dict) and b.get("enabled") == "auto" for b in blocks):
+        return  # the mode is filled later
+    fp16, bf16 = _enabled(blocks[0]), _enabled(blocks[1])
+    if fp16 and bf16:
+        return  # reported as ds-fp16-bf16
+    model = "fp16" if fp16 else "bf16" if bf16 else "fp32"
+    doc = ctx.doc
+    raw_param, raw_grad = dt.get("param_dtype"), dt.get("grad_accum_dtype")
+    param = _DTYPE.get(raw_param) if isinstance(raw_param, str) else None
+    if param is not None and param != model and ctx.active("0.19.5", None) is not False:
+        ctx.add("ds-data-types", "error", f"`data_types.param_dtype` {_fmt(dt['param_dtype'])} conflicts with the "
+                f"precision mode ({'fp16 enabled' if fp16 else 'bf16 enabled' if bf16 else 'neither fp16 nor bf16 enabled: fp32'}); "
+                "deepspeed.initialize raises AssertionError; enable the matching fp16/bf16 block or remove param_dtype",
+                "data_types.param_dtype", doc.node("data_types.param_dtype"), model)
+    grad = _DTYPE.get(raw_grad) if isinstance(raw_grad, str) else None
+    if grad is not None and grad != model and stage == 0:
+        certain = isinstance(data.get("optimizer"), dict) or ctx.runtime in ("accelerate", "transformers")
+        ctx.add("ds-data-types", "error" if certain else "warning",
+                f"`data_types.grad_accum_dtype` {_fmt(dt['grad_accum_dtype'])} differs from the model dtype {model} without ZeRO "
+                f"(stage 0): deepspeed.initialize raises NotImplementedError (unsupported mix of model_dtype and grad_accum_dtype) "
+                + ("" if certain else "when an optimizer is passed to it ") + "; use a ZeRO stage or make them equal",
+                "data_types.grad_accum_dtype", doc.node("data_types.grad_accum_dtype"), model)
+
+
+def _expert_parallel(ctx: _Ctx, data: dict[str, Any]) -> None:
+    """``parse_autoep_config`` (deepspeed/module_inject/auto_ep_config.py) runs in DeepSpeedConfig,
+    AutoEP enabled or not: a ``load_balance_coeff`` other than null raises ValueError."""
+    ep = data.get("expert_parallel")
+    if not isinstance(ep, dict) or ep.get("load_balance_coeff") is None or ctx.active("0.19.0", None) is False:
+        return
+    ctx.add("ds-expert-parallel", "error", f"`expert_parallel.load_balance_coeff` {_fmt(ep['load_balance_coeff'])}: DeepSpeed "
+            "does not support auxiliary-loss-free load balancing and raises ValueError when it reads the config "
+            "(even with AutoEP disabled); set it to null or remove it", "expert_parallel.load_balance_coeff",
+            ctx.doc.node("expert_parallel.load_balance_coeff"), "null")
+
+
+def _zero_untested(ctx: _Ctx, data: dict[str, Any], t: str, candidates: list[str]) -> None:
+    """``_do_optimizer_sanity_check``: with ZeRO (stage >= 1) an optimizer outside ZERO_SUPPORTED_OPTIMIZERS
+    needs ``zero_allow_untested_optimizer`` (accelerate and the HF Trainer set it themselves)."""
+    stage = _stage(data)
+    if ctx.runtime != "deepspeed" or not stage or not candidates or t.lower() == "muon":
+        return
+    if _lax_bool(data.get("zero_allow_untested_optimizer")) or any(c in _ZERO_SUPPORTED for c in candidates):
+        return
+    ctx.add("ds-optimizer", "error", f"optimizer `{t}` ({candidates[0].rsplit('.', 1)[-1]}) is not one ZeRO supports: "
+            "deepspeed.initialize raises AssertionError unless `zero_allow_untested_optimizer` is true",
+            "optimizer.type", ctx.doc.node("optimizer.type"), "zero_allow_untested_optimizer")
 
 
 def _optimizer_classes(t: str, params: dict[str, Any], data: dict[str, Any]) -> tuple[list[str], set[str], set[str]]:

@@ -63,8 +63,13 @@ def _schema_for(k: Key, strict_parent: bool) -> dict[str, Any]:
         if k is ZERO:
             s["type"] = ["object", "boolean"]
         s["properties"] = props
-        if not k.open:
-            s["additionalProperties"] = False
+        if not k.open and k.strict_since is not None:
+            s["additionalProperties"] = False  # a pydantic model with extra="forbid": DeepSpeed raises
+        elif not k.open:
+            # a hand-parsed section (the top level, ...): DeepSpeed reads the keys it knows and ignores the
+            # rest (deepspeed/runtime/config.py get_* helpers), so a file with one still runs and must pass;
+            # editors still flag the key through deprecationMessage, like validate's warning
+            s["additionalProperties"] = {"deprecationMessage": "DeepSpeed does not read this key here: it is ignored"}
         return s
     body: dict[str, Any] = {"type": types[0] if len(types) == 1 else types}
     if k.enum:

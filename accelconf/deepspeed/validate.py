@@ -97,6 +97,7 @@ def validate_deepspeed(doc: Document, *, world_size: int | None = None, runtime:
     ctx = _Ctx(doc, runtime, version)
     ctx.autotuning = isinstance(doc.data, dict) and isinstance(doc.data.get("autotuning"), dict) \
         and doc.data["autotuning"].get("enabled") is True
+    portability: dict[str, list[Any]] = {}
     for q in doc.quirks:
         if q.kind == "duplicate-key":
             # DeepSpeed's file loader raises on duplicates; json.load (accelerate, transformers) keeps the last
@@ -104,10 +105,15 @@ def validate_deepspeed(doc: Document, *, world_size: int | None = None, runtime:
                                         q.message + "; DeepSpeed's own file loader rejects duplicate keys, "
                                         "accelerate and transformers silently keep the last one", "", q.line + 1, q.col + 1))
         else:
-            ctx.findings.append(Finding("ds-json-portability", "warning",
-                                        q.message + ("; DeepSpeed's hjson loader reads it, other tools may not" if runtime == "deepspeed"
-                                                     else f"; {runtime} reads this file with json.load and fails"),
-                                        "", q.line + 1, q.col + 1))
+            portability.setdefault(q.kind, []).append(q)
+    # one finding per kind and file (the first place, and how many more), not one per comment line
+    for qs in portability.values():
+        q = qs[0]
+        more = f" ({len(qs)} in this file, on lines {_lines([x.line + 1 for x in qs])})" if len(qs) > 1 else ""
+        ctx.findings.append(Finding("ds-json-portability", "warning",
+                                    q.message + more + ("; DeepSpeed's hjson loader reads it, other tools may not" if runtime == "deepspeed"
+                                                        else f"; {runtime} reads this file with json.load and fails"),
+                                    "", q.line + 1, q.col + 1))
     root = doc.root
     if root is None or root.kind != "map":
         ctx.add("ds-type", "error", "a DeepSpeed config must be a JSON object", "", root)
@@ -116,6 +122,11 @@ def validate_deepspeed(doc: Document, *, world_size: int | None = None, runtime:
     data = doc.data if isinstance(doc.data, dict) else {}
     _rules(ctx, data, world_size)
     return ctx.findings
+
+
+def _lines(lines: list[int]) -> str:
+    shown = ", ".join(str(n) for n in sorted(set(lines))[:8])
+    return shown + (", ..." if len(set(lines)) > 8 else "")
 
 
 def _auto_severity(ctx: _Ctx, k: Key, strict_section: bool) -> tuple[Severity, str] | None:

@@ -43,6 +43,11 @@ from accelconf.environment.modelsize import ModelSize
 from accelconf.findings import Finding
 
 GiB = float(1 << 30)
+RULE_IDS: dict[str, str] = {
+    "mem-gpu": "the estimated memory per GPU (model states, plus activations when given) is over 90% (warning) "
+               "or 100% (error) of the target GPU's",
+    "mem-host": "offloaded states need over 90% (warning) or 100% (error) of the node's host RAM",
+}
 WARN_FRACTION = 0.90
 Kind = Literal["single", "ddp", "deepspeed", "fsdp1", "fsdp2"]
 SHARDED_GROUP = {"FULL_SHARD": "world", "SHARD_GRAD_OP": "world", "HYBRID_SHARD": "node",
@@ -203,13 +208,13 @@ def strategy_of(data: dict[str, Any], path: str | None = None) -> tuple[Strategy
         return Strategy("deepspeed", precision, stage, off_o if off_o in ("cpu", "nvme") else "none",
                         off_p if off_p in ("cpu", "nvme") and stage == 3 else "none", init), notes
     if dt == "FSDP":
-        f = data.get("fsdp_config") if isinstance(data.get("fsdp_config"), dict) else {}
+        f: dict[str, Any] = data["fsdp_config"] if isinstance(data.get("fsdp_config"), dict) else {}
 
         def key(name: str) -> Any:  # accelerate also reads the unprefixed spelling
             return f.get(f"fsdp_{name}", f.get(name))
 
         version = 2 if str(key("version")) == "2" else 1
-        common = dict(offload_params=_bool(key("offload_params"), False),
+        common: dict[str, Any] = dict(offload_params=_bool(key("offload_params"), False),
                       activation_checkpointing=_bool(key("activation_checkpointing"), False),
                       cpu_ram_efficient_loading=_bool(key("cpu_ram_efficient_loading"), False))
         if version == 2:
@@ -386,12 +391,22 @@ def estimate(strategy: Strategy, layout: Layout, model: ModelSize, *, seq_len: i
     """The estimate for one strategy on one layout. Activations need ``seq_len``, ``micro_batch``
     and a model whose shape is known (``--model``); otherwise they are left out (``None``)."""
     est = _zero(strategy, layout, model) if strategy.kind == "deepspeed" else _fsdp(strategy, layout, model)
+    if strategy.precision == "fp8":
+        est = replace(est, notes=est.notes + (
+            "fp8 is used inside the matmuls; weights, gradients and optimizer state are counted as under bf16",))
     if seq_len and micro_batch:
         if model.arch is None:
             return replace(est, notes=est.notes + (
                 "activations need the model's shape (hidden size, heads, layers): give --model DIR",))
         act, formula = activations(model, strategy, seq_len, micro_batch)
-        return replace(est, activations=act, activation_formula=formula)
+        notes = est.notes
+        if not strategy.activation_checkpointing:
+            assert model.arch is not None
+            linear = act - model.arch.layers * 5 * model.arch.heads * seq_len * seq_len * micro_batch * (
+                2 if strategy.precision == "no" else 1)
+            notes += (f"5as^2b is the stored attention matrix; FlashAttention/SDPA kernels do not keep it "
+                      f"(34sbh alone: {gib(linear)})",)
+        return replace(est, activations=act, activation_formula=formula, notes=notes)
     return est
 
 
@@ -411,10 +426,10 @@ def _alternatives(s: Strategy, lay: Layout, bf16_ok: bool) -> list[Change]:
     """Every strategy worth trying, with a rough cost: more sharding costs communication, offload
     costs step time, more GPUs cost GPUs (the most)."""
     out: list[Change] = []
-    precisions = [(s.precision, (), 0.0)]
+    precisions: list[tuple[str, tuple[str, ...], float]] = [(s.precision, (), 0.0)]
     if s.precision == "no" and bf16_ok:
         precisions.append(("bf16", ("mixed_precision: bf16",), 1.0))
-    layouts = [(lay, (), 0.0)]
+    layouts: list[tuple[Layout, tuple[str, ...], float]] = [(lay, (), 0.0)]
     for k in (2, 4, 8):
         bigger = Layout(lay.gpus_per_node, lay.nodes * k)
         layouts.append((bigger, (f"num_machines: {bigger.nodes}, num_processes: {bigger.world} "
@@ -467,9 +482,15 @@ def _strategies(s: Strategy) -> list[tuple[Strategy, tuple[str, ...], float]]:
                 if off != s.offload_params:
                     words.append(f"fsdp_offload_params: {str(off).lower()}")
                 out.append((t, tuple(words), (3 if reshard else 2) + (6 if off else 0)))
-    if s.kind in ("fsdp1", "fsdp2") and not s.activation_checkpointing:
-        out += [(replace(t, activation_checkpointing=True), w + ("fsdp_activation_checkpointing: true",), c + 3)
-                for t, w, c in list(out)]
+    if s.kind in ("fsdp1", "fsdp2") and not s.cpu_ram_efficient_loading:
+        # loading the checkpoint on rank 0 only: the host copy per node drops from one per process to one
+        out += [(replace(t, cpu_ram_efficient_loading=True), w + ("fsdp_cpu_ram_efficient_loading: true",), c + 0.5)
+                for t, w, c in list(out) if t.kind in ("fsdp1", "fsdp2")]
+    if not s.activation_checkpointing:
+        def ckpt_words(t: Strategy) -> str:
+            return "fsdp_activation_checkpointing: true" if t.kind in ("fsdp1", "fsdp2") else \
+                "activation (gradient) checkpointing in the model: model.gradient_checkpointing_enable()"
+        out += [(replace(t, activation_checkpointing=True), w + (ckpt_words(t),), c + 3) for t, w, c in list(out)]
     return out
 
 
@@ -632,10 +653,10 @@ def render_table(report: Report) -> str:
     m = e.model
     lines = [f"memory: {m.params:,} parameters ({m.source}); {e.strategy.label()} on "
              f"{e.layout.nodes} node{'s' if e.layout.nodes != 1 else ''} x {e.layout.gpus_per_node} GPUs"]
-    rows = [("parameters", e.params), ("gradients", e.grads), ("optimizer state (AdamW)", e.optimizer),
-            ("gathered layer/model", e.gathered)]
-    rows.append(("activations", e.activations) if e.activations is not None else ("activations", None))
-    lines.append(f"  {'per GPU':<26}{'':>12}")
+    rows: list[tuple[str, float | None]] = [
+        ("parameters", e.params), ("gradients", e.grads), ("optimizer state (AdamW)", e.optimizer),
+        ("gathered layer/model", e.gathered), ("activations", e.activations)]
+    lines.append("  per GPU")
     for name, v in rows:
         lines.append(f"  {name:<26}{'not included' if v is None else gib(v):>14}")
     lines.append(f"  {'total':<26}{gib(e.per_gpu):>14}" + (
@@ -669,8 +690,8 @@ def render_table(report: Report) -> str:
 def _anchor(s: Strategy, rule: str) -> tuple[str, ...]:
     """Config keys a finding points at, most specific first (the first present wins)."""
     if s.kind == "deepspeed":
-        keys = ("deepspeed_config.offload_optimizer_device", "deepspeed_config.offload_param_device") \
-            if rule == "mem-host" else ()
+        keys: tuple[str, ...] = ("deepspeed_config.offload_optimizer_device",
+                                 "deepspeed_config.offload_param_device") if rule == "mem-host" else ()
         return keys + ("deepspeed_config.zero_stage", "deepspeed_config.deepspeed_config_file", "zero_optimization.stage",
                        "zero_optimization", "distributed_type")
     if s.kind in ("fsdp1", "fsdp2"):

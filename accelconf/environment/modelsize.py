@@ -158,12 +158,16 @@ def read_safetensors_header(path: str) -> dict[str, Any]:
     return data
 
 
+# Buffers some checkpoints store next to the parameters (GPT-2's causal masks, old rotary caches).
+_BUFFER_SUFFIXES = (".attn.bias", ".attn.masked_bias", ".rotary_emb.inv_freq")
+
+
 def _header_tensors(paths: list[str]) -> tuple[list[tuple[str, Shape]], set[str]]:
     tensors: list[tuple[str, Shape]] = []
     dtypes: set[str] = set()
     for p in paths:
         for name, info in read_safetensors_header(p).items():
-            if name == "__metadata__" or not isinstance(info, dict):
+            if name == "__metadata__" or not isinstance(info, dict) or name.endswith(_BUFFER_SUFFIXES):
                 continue
             tensors.append((name, tuple(int(d) for d in info.get("shape", ()))))
             dtypes.add(str(info.get("dtype")))
@@ -192,11 +196,13 @@ class _Cfg:
 
 
 def _linear(name: str, out: int, inp: int, bias: bool) -> list[tuple[str, Shape]]:
-    return [(f"{name}.weight", (out, inp))] + ([(f"{name}.bias", (out,))] if bias else [])
+    tensors: list[tuple[str, Shape]] = [(f"{name}.weight", (out, inp))]
+    return tensors + ([(f"{name}.bias", (out,))] if bias else [])
 
 
 def _norm(name: str, size: int, bias: bool = False) -> list[tuple[str, Shape]]:
-    return [(f"{name}.weight", (size,))] + ([(f"{name}.bias", (size,))] if bias else [])
+    tensors: list[tuple[str, Shape]] = [(f"{name}.weight", (size,))]
+    return tensors + ([(f"{name}.bias", (size,))] if bias else [])
 
 
 def _llama_like(c: _Cfg) -> tuple[list[tuple[str, Shape]], Arch]:
@@ -210,7 +216,7 @@ def _llama_like(c: _Cfg) -> tuple[list[tuple[str, Shape]], Arch]:
     qkv_bias = fam == "qwen2" or c("attention_bias", default=False)
     o_bias = fam != "qwen2" and c("attention_bias", default=False)
     mlp_bias = c("mlp_bias", default=False)
-    out = [("model.embed_tokens.weight", (v, h))]
+    out: list[tuple[str, Shape]] = [("model.embed_tokens.weight", (v, h))]
     for i in range(layers):
         p = f"model.layers.{i}"
         if fam == "phi3":
@@ -248,7 +254,7 @@ def _phi(c: _Cfg) -> tuple[list[tuple[str, Shape]], Arch]:
     kv = c("num_key_value_heads", default=heads)
     hd = h // heads
     inter = c("intermediate_size")
-    out = [("model.embed_tokens.weight", (v, h))]
+    out: list[tuple[str, Shape]] = [("model.embed_tokens.weight", (v, h))]
     for i in range(layers):
         p = f"model.layers.{i}"
         out += _linear(f"{p}.self_attn.q_proj", heads * hd, h, True) + _linear(f"{p}.self_attn.k_proj", kv * hd, h, True)
@@ -266,7 +272,7 @@ def _gpt2(c: _Cfg) -> tuple[list[tuple[str, Shape]], Arch]:
     h, v, layers = c("n_embd", "hidden_size"), c("vocab_size"), c("n_layer", "num_hidden_layers")
     heads = c("n_head", "num_attention_heads")
     inner = c("n_inner", default=None) or 4 * h
-    out = [("transformer.wte.weight", (v, h)), ("transformer.wpe.weight", (c("n_positions"), h))]
+    out: list[tuple[str, Shape]] = [("transformer.wte.weight", (v, h)), ("transformer.wpe.weight", (c("n_positions"), h))]
     for i in range(layers):
         p = f"transformer.h.{i}"
         out += _norm(f"{p}.ln_1", h, True) + [(f"{p}.attn.c_attn.weight", (h, 3 * h)), (f"{p}.attn.c_attn.bias", (3 * h,))]
@@ -282,7 +288,7 @@ def _gpt_neox(c: _Cfg) -> tuple[list[tuple[str, Shape]], Arch]:
     h, v, layers, heads = c("hidden_size"), c("vocab_size"), c("num_hidden_layers"), c("num_attention_heads")
     inter = c("intermediate_size")
     bias = c("attention_bias", default=True)
-    out = [("gpt_neox.embed_in.weight", (v, h))]
+    out: list[tuple[str, Shape]] = [("gpt_neox.embed_in.weight", (v, h))]
     for i in range(layers):
         p = f"gpt_neox.layers.{i}"
         out += _norm(f"{p}.input_layernorm", h, True) + _norm(f"{p}.post_attention_layernorm", h, True)
@@ -306,7 +312,7 @@ def _falcon(c: _Cfg) -> tuple[list[tuple[str, Shape]], Arch]:
     else:
         qkv = 3 * h
     ffn = c("ffn_hidden_size", default=None) or 4 * h
-    out = [("transformer.word_embeddings.weight", (v, h))]
+    out: list[tuple[str, Shape]] = [("transformer.word_embeddings.weight", (v, h))]
     for i in range(layers):
         p = f"transformer.h.{i}"
         out += _linear(f"{p}.self_attention.query_key_value", qkv, h, bias)
@@ -387,6 +393,10 @@ def from_model_dir(path: str) -> ModelSize:
             raise UsageError(f"--model {path}: a safetensors header is unreadable ({exc})") from exc
     arch, family = _arch_of(config), (config or {}).get("model_type")
     notes: list[str] = []
+    if tensors and config and config.get("tie_word_embeddings") and any(n == "lm_head.weight" for n, _ in tensors):
+        # a tied head saved anyway is one parameter to transformers' count (and to the optimizer)
+        tensors = [(n, sh) for n, sh in tensors if n != "lm_head.weight"]
+        notes.append("lm_head.weight is tied to the embeddings (tie_word_embeddings): counted once")
 
     index_path = os.path.join(path, "model.safetensors.index.json")
     if os.path.isfile(index_path):
@@ -411,7 +421,7 @@ def from_model_dir(path: str) -> ModelSize:
                     pass
             if tensors:
                 big, unit = largest_layers(tensors)
-                return ModelSize(params, big, unit, source, tuple(tensors), arch, family, dtype)
+                return ModelSize(params, big, unit, source, tuple(tensors), arch, family, dtype, tuple(notes))
             big = max(1, params // LARGEST_LAYER_GUESS)
             return ModelSize(params, big, big, source, (), arch, family, dtype, largest_layer_known=False, notes=(
                 f"largest layer unknown (no safetensors shards, no known config.json): assumed 1/{LARGEST_LAYER_GUESS}",))

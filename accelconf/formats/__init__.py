@@ -15,9 +15,10 @@ from typing import Any, Callable
 from accelconf.errors import UsageError
 from accelconf.findings import Finding
 from accelconf.accelerate.model import Config
+from accelconf.text.document import FILE_SUFFIXES, looks_like_json
 
 FORMATS: tuple[str, ...] = ("yaml", "json", "env", "cli", "kwargs")
-SUFFIXES: dict[str, str] = {".yaml": "yaml", ".yml": "yaml", ".json": "json", ".env": "env", ".py": "kwargs", ".sh": "cli"}
+SUFFIXES: dict[str, str] = {**FILE_SUFFIXES, ".env": "env", ".py": "kwargs", ".sh": "cli"}
 
 
 def _module(fmt: str) -> Any:
@@ -47,7 +48,7 @@ def detect_format(text: str, path: str = "") -> str:
     first = lines[0]
     if first.startswith(("accelerate launch", "accelerate-launch", "accelerate ", "--")):
         return "cli"
-    if first.startswith(("{", "[")):
+    if looks_like_json(first):
         return "json"
     if any(tok in text for tok in ("Accelerator(", "Plugin(", "import accelerate", "from accelerate")):
         return "kwargs"

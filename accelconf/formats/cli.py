@@ -203,7 +203,7 @@ def flags_for(cfg: Config, version: str, machine_rank: int | None = None) -> tup
         sections.add("deepspeed_config")
     if mode in ("simple", "torchrun"):
         sections.add("dynamo_config")
-    if str(ns.get("mixed_precision")).lower() == "fp8":
+    if registry.section_active("fp8_config", ns):
         sections.add("fp8_config")
     no_parallelism_flags = False
     if ns.get("use_parallelism_config"):

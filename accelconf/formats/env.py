@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from typing import Any
+from typing import Any, Iterator
 
 from accelconf.accelerate import registry
 from accelconf.errors import InputError
@@ -69,8 +69,8 @@ def decode(setting: registry.Setting, raw: str) -> Any:
     low = raw.strip().lower()
     if raw == "None" and t in ("int", "float"):
         return None  # str(None): the launcher exports an unset number this way (PARALLELISM_CONFIG_SP_SEQ_LENGTH)
-    if t == "bool" and low in ("y", "yes", "t", "true", "on", "1", "n", "no", "f", "false", "off", "0"):
-        return low in ("y", "yes", "t", "true", "on", "1")
+    if t == "bool" and low in registry.TRUE_WORDS | registry.FALSE_WORDS:
+        return low in registry.TRUE_WORDS
     if t == "int" or (t == "enum" and setting.choices and all(isinstance(c, int) for c in setting.choices)):
         try:
             return int(raw)
@@ -84,10 +84,9 @@ def decode(setting: registry.Setting, raw: str) -> Any:
     return raw
 
 
-def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: str = "env") -> Config:
-    cfg = Config(source=path, format="env")
-    override: dict[int, bool] = {}
-    override_entry: Entry | None = None
+def assignments(text: str, path: str = "<text>") -> Iterator[tuple[str, str, int, int]]:
+    """``(name, value, line, column)`` of every ``KEY=VALUE`` line (1-based; quotes removed, ``export``
+    allowed; blank and ``#`` lines skipped). Raises :class:`InputError` at any other line."""
     for lineno, line in enumerate(text.splitlines(), 1):
         stripped = line.strip()
         if not stripped or stripped.startswith("#"):
@@ -95,15 +94,22 @@ def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: st
         m = _LINE.match(line)
         if not m:
             raise InputError(f"not a KEY=VALUE line: {stripped!r}", path, lineno, 1)
-        name, raw = m.group(1), _unquote(m.group(2), path, lineno)
-        col = line.index(name) + 1
+        name = m.group(1)
+        yield name, _unquote(m.group(2), path, lineno), lineno, line.index(name) + 1
+
+
+def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: str = "env") -> Config:
+    cfg = Config(source=path, format="env")
+    override: dict[int, bool] = {}
+    override_entry: Entry | None = None
+    for name, raw, lineno, col in assignments(text, path):
         kw = dict(line=lineno, column=col, origin="env", where=name)
         if name in PARADIGM_ENV:
             if raw.lower() == "true":
                 cfg.set("distributed_type", PARADIGM_ENV[name], written_key=name, **kw)
             continue
         if name.startswith(registry.FP8_OVERRIDE_PREFIX) and name.rsplit("_", 1)[1] in _FP8_OVERRIDE:
-            override[_FP8_OVERRIDE.index(name.rsplit("_", 1)[1])] = raw.lower() in ("1", "true", "yes", "y", "t", "on")
+            override[_FP8_OVERRIDE.index(name.rsplit("_", 1)[1])] = raw.lower() in registry.TRUE_WORDS
             s = registry.get("fp8_config", "override_linear_precision")
             if s is not None and override_entry is None:
                 override_entry = cfg.set(s.path, (False, False, False), written_key=name, **kw)
@@ -130,7 +136,7 @@ def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: st
             if s.key == "use_cpu" and value is False:
                 continue
             if s.key == "debug":
-                value = raw.lower() in ("y", "yes", "t", "true", "on", "1")
+                value = raw.lower() in registry.TRUE_WORDS
             if value is None:
                 continue  # an unset number, as the launcher spells it: no setting
             cfg.set(s.path, value, written_key=name, **kw)
@@ -197,4 +203,4 @@ def write(cfg: Config, *, version: str | None = None, fmt: str = "env", machine_
     return head + format_env(result.env, export), findings
 
 
-__all__ = ["NEVER_READ", "TYPE_OF_PARADIGM", "decode", "format_env", "read", "reader_findings", "write"]
+__all__ = ["NEVER_READ", "TYPE_OF_PARADIGM", "assignments", "decode", "format_env", "read", "reader_findings", "write"]

@@ -48,7 +48,7 @@ def _env(section: str, key: str) -> str:
 
 
 def _bool(raw: str) -> bool:
-    return raw.strip().lower() in ("y", "yes", "t", "true", "on", "1")
+    return raw.strip().lower() in registry.TRUE_WORDS
 
 
 def _value(s: registry.Setting, raw: str) -> Any:

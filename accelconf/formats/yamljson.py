@@ -11,10 +11,10 @@ are the user's) but reported.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
-from accelconf.text.document import load_text, resolve_yaml11
+from accelconf.text.document import load_text
+from accelconf.text.scalars import yaml_scalar
 from accelconf.findings import Finding
 from accelconf.accelerate.launch import resolve
 from accelconf.accelerate.model import Config, from_document
@@ -135,22 +135,6 @@ def write(cfg: Config, *, version: str | None = None, fmt: str = "yaml", **_: An
     return dump_yaml(data), findings
 
 
-_PLAIN_OK = re.compile(r"^[A-Za-z0-9_./][A-Za-z0-9_ ,./+=@()-]*$")
-
-
-def _scalar(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return repr(value)
-    text = str(value)
-    if text and _PLAIN_OK.match(text) and not text.endswith(" ") and isinstance(resolve_yaml11(text), str) and ": " not in text:
-        return text
-    return "'" + text.replace("'", "''") + "'"
-
-
 def dump_yaml(data: dict[str, Any], indent: int = 0) -> str:
     """Block-style YAML, keys sorted, readable identically by PyYAML (YAML 1.1) and YAML 1.2 readers."""
     out: list[str] = []
@@ -168,7 +152,7 @@ def dump_yaml(data: dict[str, Any], indent: int = 0) -> str:
                 out.append(f"{pad}{key}: []")
                 continue
             out.append(f"{pad}{key}:")
-            out.extend(f"{pad}- {_scalar(v)}" for v in value)
+            out.extend(f"{pad}- {yaml_scalar(v)}" for v in value)
         else:
-            out.append(f"{pad}{key}: {_scalar(value)}")
+            out.append(f"{pad}{key}: {yaml_scalar(value)}")
     return "\n".join(out) + "\n"

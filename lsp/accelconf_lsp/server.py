@@ -110,10 +110,10 @@ class AccelconfLanguageServer(LanguageServer):
         self.target_env: Any = None
         self.memory: memhint.Memory | None = None
         self.analyses: dict[str, Analysis] = {}
-        self.kinds: dict[str, assist.Kind] = {}  # once recognized, a document stays recognized
+        self.kinds: dict[str, assist.Kind] = {}  # the last kind, kept while the text does not parse
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._last_change: dict[str, float] = {}
-        self._published: set[str] = set()  # documents with diagnostics on the client now
+        self._published: set[str] = set()  # open documents the client has had diagnostics for
 
     # -- helpers --------------------------------------------------------------------------------
     @property
@@ -187,9 +187,12 @@ class AccelconfLanguageServer(LanguageServer):
                 result.doc = load_text(text, path)
             except InputError as exc:
                 result.diagnostics.append(protocol.lsp_input_error(exc, text, encoding))
-            kind = assist.document_kind(path, text, result.doc) or self.kinds.get(uri)
+            kind = assist.document_kind(path, text, result.doc)
+            if kind is None and result.doc is None and assist.modeline(text) != "disable":
+                kind = self.kinds.get(uri)  # half-typed text that no longer parses keeps its kind
             if kind is None:
                 result.diagnostics = []
+                self.kinds.pop(uri, None)
             else:
                 self.kinds[uri] = kind
                 result.kind = kind
@@ -218,11 +221,10 @@ class AccelconfLanguageServer(LanguageServer):
             if result is None:
                 return
             if result.kind is None and uri not in self._published:
-                return  # not a config accelconf knows: say nothing about it
-            if result.diagnostics:
-                self._published.add(uri)
-            else:
-                self._published.discard(uri)
+                return  # not a config accelconf knows, and never was: say nothing about it
+            # Once published, every later version is published too (an empty list clears what
+            # the client shows when the document becomes clean or stops being a config).
+            self._published.add(uri)
             self.text_document_publish_diagnostics(
                 types.PublishDiagnosticsParams(uri=uri, diagnostics=result.diagnostics, version=result.version))
         except Exception:  # noqa: BLE001
@@ -423,6 +425,11 @@ def _migrate_action(ls: AccelconfLanguageServer, uri: str, result: Analysis) -> 
     data = result.doc.data if result.doc is not None else None
     if result.kind != "accelerate" or not isinstance(data, dict) or not isinstance(data.get("fsdp_config"), dict):
         return None
+    # accelerate reads fsdp_config only under `distributed_type: FSDP` (accelerate/commands/launch.py,
+    # _validate_launch_command / launch_command set use_fsdp from it); elsewhere the section is inert.
+    dtype = registry.get("", "distributed_type")
+    if dtype is None or dtype.canonical_value(data.get("distributed_type")) != "FSDP":
+        return None
     if str(data["fsdp_config"].get("fsdp_version", 1)) == "2":
         return None
     try:
@@ -430,10 +437,20 @@ def _migrate_action(ls: AccelconfLanguageServer, uri: str, result: Analysis) -> 
     except ImportError:
         return None
     try:
-        new, _notes = migrate_text(result.text, ls.path_of(uri))
+        new = _keep_bom(result.text, lambda body: migrate_text(body, ls.path_of(uri))[0])
     except InputError:
         return None
     return protocol.lsp_rewrite("Migrate to FSDP2", types.CodeActionKind.RefactorRewrite, uri, result.text, new, ls.encoding)
+
+
+def _keep_bom(text: str, rewrite: Callable[[str], str]) -> str:
+    """Rewrite a document's text; a leading byte-order mark stays out of the library's way and in the result.
+
+    The library reads a BOM from bytes (``Document.bom``); text from a client is already decoded,
+    and a BOM left in it would shift the first line's columns."""
+    if text.startswith("\ufeff"):
+        return "\ufeff" + rewrite(text[1:])
+    return rewrite(text)
 
 
 @server.feature(types.TEXT_DOCUMENT_FORMATTING)
@@ -447,7 +464,8 @@ def formatting(ls: AccelconfLanguageServer, params: types.DocumentFormattingPara
     except ImportError:
         return None
     try:
-        new = format_text(result.text, ls.path_of(params.text_document.uri), ls.settings.accelerate_version)
+        new = _keep_bom(result.text, lambda body: format_text(body, ls.path_of(params.text_document.uri),
+                                                               ls.settings.accelerate_version))
     except InputError:
         return None
     return protocol.lsp_whole_document_edit(result.text, new, ls.encoding)
@@ -464,9 +482,16 @@ def document_symbol(ls: AccelconfLanguageServer, params: types.DocumentSymbolPar
 
 # -- running --------------------------------------------------------------------------------------
 
+def _not_cancel_chatter(record: logging.LogRecord) -> bool:
+    return not str(record.msg).startswith("Cancel notification for unknown message id")
+
+
 def main(tcp: bool = False, host: str = "127.0.0.1", port: int = 2087) -> int:
     level = os.environ.get("ACCELCONF_LSP_LOG", "WARNING").upper()
     logging.basicConfig(level=getattr(logging, level, logging.WARNING), format="accelconf-lsp %(levelname)s %(message)s")
+    # A client cancels requests that were already answered (VS Code does on every cursor move);
+    # pygls warns about each one on stderr, which editors show in their output panel.
+    logging.getLogger("pygls.protocol.json_rpc").addFilter(_not_cancel_chatter)
     if tcp:
         server.start_tcp(host, port)
     else:

@@ -44,7 +44,12 @@ import accelerate.utils.launch as L  # noqa: E402
 L.is_port_in_use = lambda port: False
 L.get_free_port = lambda: 29555
 L.is_fp8_available = lambda: True
-L._get_mpirun_args = lambda: ("mpirun", "--hostfile", "-n", "--npernode", "--bind-to")
+if hasattr(L, "_get_mpirun_args"):  # Open MPI's argument names; 0.28-0.31 return four of them (no --bind-to)
+    import inspect
+
+    _MPI = ("mpirun", "--hostfile", "-n", "--npernode", "--bind-to")
+    _MPI = _MPI if "--bind-to" in inspect.getsource(L._get_mpirun_args) else _MPI[:4]
+    L._get_mpirun_args = lambda: _MPI
 CORES = [1]
 psutil.cpu_count = lambda logical=True: CORES[0]
 

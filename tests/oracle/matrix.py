@@ -166,7 +166,7 @@ def compare(minor: str, name: str, path: str, theirs: dict[str, Any]) -> Case:
         cfg = formats.read(text, None, path, minor)
         mine = launch_env(cfg, version=minor, cwd=theirs.get("cwd"), physical_cores=CORES)
     except (LaunchError, InputError) as exc:
-        mine, mine_error = None, str(exc)
+        mine, mine_error = None, getattr(exc, "message", str(exc))
     if refused:
         case.env_exact = None
         if mine is not None:
