@@ -642,11 +642,12 @@ def test_item13_python_names_accelerate_lacks_are_errors_with_ranked_did_you_mea
 
 def test_item13_python_names_match_the_installed_accelerate() -> None:
     """The committed table of names is what the installed accelerate has (regenerate on drift)."""
-    from accelconf.formats import pynames, pynames_spec
+    from accelconf.formats import pynames
+    from tests.oracle.pynames_gen import generate
 
     pytest.importorskip("accelerate", reason="the drift check compares with the installed accelerate")
-    assert pynames_spec.generate() == Path(pynames.__file__).read_text(), \
-        "accelconf/formats/pynames.py is stale: python -m accelconf.formats.pynames_spec > accelconf/formats/pynames.py"
+    assert generate() == Path(pynames.__file__).read_text(), \
+        "accelconf/formats/pynames.py is stale: python tests/oracle/pynames_gen.py > accelconf/formats/pynames.py"
 
 
 # -- issue 12 item 14: explain shows the shell values the launcher replaces --------------------------

@@ -114,6 +114,10 @@ TABLE: list[tuple[str, str, str, str, str, str]] = [
     ("parallelism", "sizes do not multiply to num_processes", FS + "parallelism_config:\n  parallelism_config_dp_shard_size: 4\n", "1.15", "parallelism_config", "error"),
     ("parallelism", "FSDP2 without a shard dimension", FS.replace("2\n", "2\n", 1) + "fsdp_config:\n  fsdp_version: 2\nparallelism_config:\n  parallelism_config_dp_replicate_size: 2\n",
      "1.15", "parallelism_config", "warning"),
+    ("launch-refused", "multi-node simple launcher without main_process_ip", "distributed_type: MULTI_CPU\nnum_processes: 4\nnum_machines: 2\n", "1.15",
+     "distributed_type", "error"),
+    ("sharding-strategy-int", "strategy name before 0.26", FS + "fsdp_config:\n  fsdp_sharding_strategy: FULL_SHARD\n", "0.25",
+     "fsdp_config.fsdp_sharding_strategy", "error"),
     ("deepspeed-config-file-invalid", "unreadable JSON file", DS + "deepspeed_config:\n  deepspeed_config_file: {bad}\n", "1.15",
      "deepspeed_config.deepspeed_config_file", "error"),
 ]
