@@ -748,10 +748,6 @@ def _deepspeed(ctx: Context) -> None:
                         f"a top-level `{mp_key}` (even 'no') together with `deepspeed_config_file`: accelerate raises ValueError at training time; set fp16/bf16 in the JSON file",
                         (mp_key,), fix=ctx.delete_key((mp_key,)))
         _deepspeed_file(ctx, str(ds["deepspeed_config_file"]))
-    if "dynamo_config" in data and isinstance(data.get("dynamo_config"), dict) and dt == "DEEPSPEED":
-        backend = data["dynamo_config"].get("dynamo_backend", data["dynamo_config"].get("backend"))
-        if backend and str(backend).upper() != "NO":
-            ctx.finding("no-effect", "warning", "`dynamo_config` is not exported by the DeepSpeed launcher: torch.compile stays off", ("dynamo_config",))
     stage = ds.get("zero_stage")
     for k in ("offload_param_device",):
         if k in ds and str(ds[k]).lower() not in ("none",) and stage is not None and str(stage).isdigit() and int(stage) < 3:
@@ -798,6 +794,10 @@ def _fp8(ctx: Context) -> None:
 @rule("dynamo")
 def _dynamo(ctx: Context) -> None:
     data = ctx.doc.data
+    if isinstance(data.get("dynamo_config"), dict) and data.get("distributed_type") == "DEEPSPEED":
+        backend = data["dynamo_config"].get("dynamo_backend", data["dynamo_config"].get("backend"))
+        if backend and str(backend).upper() != "NO":
+            ctx.finding("no-effect", "warning", "`dynamo_config` is not exported by the DeepSpeed launcher: torch.compile stays off", ("dynamo_config",))
     if "dynamo_backend" in data:
         v = data["dynamo_backend"]
         if "dynamo_config" in data:

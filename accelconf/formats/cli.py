@@ -170,6 +170,15 @@ def flags_for(cfg: Config, version: str, machine_rank: int | None = None) -> tup
     mode, ns = base.mode, base.namespace
     dtype = cfg.get("distributed_type")
     paradigm = PARADIGM_OF_TYPE.get(dtype) if isinstance(dtype, str) else None
+    if paradigm == "multi_gpu" and isinstance(ns.get("num_processes"), int) and ns["num_processes"] < 2:
+        # a file may run one MULTI_GPU process under torchrun, the flag may not: commands/launch.py
+        # refuses `--multi_gpu` with fewer than 2 processes before it reads any config file
+        e = cfg.entries.get("distributed_type")
+        findings.append(Finding("convert.lossy", "warning", f"`distributed_type: {dtype}` with one process cannot be given as "
+                                "--multi_gpu (accelerate refuses it with fewer than 2 processes): written without it, the "
+                                "script runs as one plain process instead of a one-process group under torchrun",
+                                "distributed_type", e.line if e else 0, e.column if e else 0))
+        paradigm = None
     if paradigm:
         out.append(f"--{paradigm}")
     if paradigm == "multi_gpu" and dtype != "MULTI_GPU":
