@@ -770,3 +770,94 @@ def _keep_artifact(name: str, text: str) -> None:
     if folder:
         Path(folder).mkdir(parents=True, exist_ok=True)
         (Path(folder) / name).write_text(text, encoding="utf-8")
+
+
+# -- Emacs: Eglot in batch mode ---------------------------------------------------------------------
+
+EMACS_SESSION = r"""
+(package-activate-all)  ; what an interactive start does: Debian's elpa-* packages (yaml-mode, eglot)
+(setq confirm-kill-processes nil)
+(setq accelconf-eglot-command (read (getenv "ACCELCONF_CMD")))
+(load (getenv "ACCELCONF_SNIPPET"))
+(require 'json)
+(let* ((files (split-string (getenv "ACCELCONF_FILES") "\n" t))
+       (fix-line (string-to-number (getenv "ACCELCONF_FIX_LINE")))
+       (bufs nil) (result nil))
+  (dolist (file files)
+    (with-current-buffer (find-file-noselect file)
+      (push (current-buffer) bufs)
+      ;; eglot-ensure connects from post-command-hook, which the command loop runs after
+      ;; a user's `find-file'; batch mode has no command loop, so run it here.
+      (run-hooks 'post-command-hook)))
+  (setq bufs (nreverse bufs))
+  (let ((last (car (last bufs))) (deadline (+ (float-time) 30)))
+    ;; The server handles documents in order: once the last has diagnostics, the others have theirs.
+    (while (and (< (float-time) deadline)
+                (null (with-current-buffer last (flymake-start nil t) (flymake-diagnostics))))
+      (accept-process-output nil 0.1))
+    ;; Flymake asks Eglot for a buffer's diagnostics once the buffer is shown; show each.
+    (dolist (buf bufs)
+      (with-current-buffer buf (flymake-start nil t)))
+    (accept-process-output nil 0.5)
+    (dolist (buf bufs)
+      (with-current-buffer buf
+        (push (cons buffer-file-name
+                    (vconcat
+                     (mapcar (lambda (d)
+                               (list (cons 'lnum (1- (line-number-at-pos (flymake-diagnostic-beg d))))
+                                     (cons 'col (save-excursion (goto-char (flymake-diagnostic-beg d)) (current-column)))
+                                     (cons 'message (flymake-diagnostic-text d))
+                                     (cons 'code (and (string-match "\\[\\([a-z0-9-]+\\)\\]" (flymake-diagnostic-text d))
+                                                      (match-string 1 (flymake-diagnostic-text d))))))
+                             (flymake-diagnostics))))
+              result)))
+    (with-current-buffer last
+      ;; The quick fix on the unknown key, as `M-x eglot-code-actions' applies it.
+      (goto-char (point-min))
+      (forward-line fix-line)
+      (eglot-code-actions (line-beginning-position) (line-end-position) "quickfix" t)
+      (with-temp-file (getenv "ACCELCONF_OUT")
+        (insert (json-encode (list (cons 'diagnostics result)
+                                   (cons 'managed (mapcar (lambda (b) (with-current-buffer b (if (eglot-current-server) t :json-false))) bufs))
+                                   (cons 'fixed_text (with-current-buffer last (buffer-string))))))))))
+(kill-emacs 0)
+"""
+
+
+@pytest.fixture(scope="module")
+def emacs() -> str:
+    exe = shutil.which("emacs")
+    if exe is None:
+        reason = "no emacs (Debian: apt-get install emacs elpa-eglot elpa-yaml-mode; `make e2e` does it)"
+        print(reason)
+        pytest.skip(reason)
+    probe = subprocess.run([exe, "--batch", "--eval", "(progn (require 'eglot) (require 'yaml-mode))"],
+                           capture_output=True, text=True, timeout=60)
+    if probe.returncode != 0:
+        reason = "emacs lacks eglot or yaml-mode (Debian: apt-get install elpa-eglot elpa-yaml-mode)"
+        print(reason)
+        pytest.skip(reason)
+    return exe
+
+
+def test_emacs_eglot_end_to_end(emacs: str, tmp_path: Path) -> None:
+    files = _session_files(tmp_path)
+    script = tmp_path / "session.el"
+    script.write_text(EMACS_SESSION, encoding="utf-8")
+    out = tmp_path / "session.json"
+    home = tmp_path / "home"
+    home.mkdir()
+    cmd = "(" + " ".join(json.dumps(p) for p in SERVER) + ")"
+    proc = subprocess.run(
+        [emacs, "--batch", "-l", str(script)], capture_output=True, text=True, timeout=120, cwd=tmp_path,
+        env={**os.environ, "HOME": str(home), "ACCELCONF_OUT": str(out), "ACCELCONF_CMD": cmd,
+             "ACCELCONF_SNIPPET": str(ROOT / "editors" / "emacs" / "accelconf-eglot.el"),
+             "ACCELCONF_FILES": "\n".join(str(f) for f in files), "ACCELCONF_FIX_LINE": str(FIX_LINE)},
+    )
+    log = proc.stdout + proc.stderr
+    _keep_artifact("emacs.log", log)
+    assert out.is_file(), log
+    result = json.loads(out.read_text(encoding="utf-8"))
+    # Every YAML and JSON file went to the server (tsconfig.json too: Emacs has no JSONC mode).
+    assert all(m is True for m in result["managed"]), log
+    _check_session(files, {k: list(v) for k, v in result["diagnostics"].items()}, result["fixed_text"], log)
