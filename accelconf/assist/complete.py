@@ -17,7 +17,8 @@ from accelconf.text.document import resolve_yaml11
 
 from accelconf.assist.cursor import Where, context_at
 from accelconf.assist.detect import Kind, document_kind
-from accelconf.assist.hover import _ds_markdown, _ds_section, _json_scalar, _values_of, setting_markdown, yaml_scalar
+from accelconf.assist.hover import _ds_markdown, _ds_section, _values_of, setting_markdown
+from accelconf.text.scalars import json_scalar, yaml_scalar
 
 
 @dataclass(frozen=True)
@@ -137,7 +138,7 @@ def _complete_values(where: Where, kind: Kind, version: str | None) -> list[Cand
             return out
         values = _values_of(s, registry.resolve_version(version) if version else None)
     for i, v in enumerate(values):
-        text = _json_scalar(v) if where.format == "json" else yaml_scalar(v)
+        text = json_scalar(v) if where.format == "json" else yaml_scalar(v)
         plain = str(v).lower() if isinstance(v, bool) else str(v)
         filt = text if where.quote else plain
         doc = docs.get(str(v)) or registry.ENUM_DOCS.get(str(v), "")

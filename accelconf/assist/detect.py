@@ -28,7 +28,6 @@ ACCELERATE_MARKERS = ("compute_environment", "distributed_type", "fsdp_config", 
 _MODELINE = re.compile(r"^\s*(?:#|//)\s*accelconf:\s*(enable|disable)\b")
 _YAML_TOP_KEY = re.compile(r"""^(['"]?)([A-Za-z_][\w.-]*)\1\s*:(?=\s|$)""", re.M)
 _JSON_MARKER = re.compile(r'"(?:%s)"\s*:' % "|".join(ACCELERATE_MARKERS))
-_DS_STRONG = re.compile(r'"(?:zero_optimization|train_batch_size|train_micro_batch_size_per_gpu)"\s*:')
 
 
 def modeline(text: str) -> Literal["enable", "disable"] | None:
@@ -70,7 +69,9 @@ def _is_deepspeed_json(text: str, doc: Document | None) -> bool:
     if doc is not None:
         return bool(is_deepspeed(doc))
     # Text that does not parse (half-typed, or a template with placeholders).
-    return bool(_DS_STRONG.search(text)) and not _JSON_MARKER.search(text)
+    from accelconf.deepspeed import is_deepspeed_text
+
+    return is_deepspeed_text(text)
 
 
 def _top_keys(fmt: str, text: str, doc: Document | None) -> list[str] | None:

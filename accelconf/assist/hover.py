@@ -9,34 +9,16 @@ Positions are 0-based and count characters.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from accelconf.accelerate import registry
 from accelconf.accelerate.registry import Setting
 from accelconf.errors import InputError
 from accelconf.text.document import Document, load_text, resolve_yaml11
+from accelconf.text.scalars import json_scalar, yaml_scalar
 
 from accelconf.assist.cursor import _KEY_LINE, Where, _lines, _strip_comment, context_at
 from accelconf.assist.detect import Kind, document_kind
-
-
-def yaml_scalar(value: Any) -> str:
-    """How a value is written in YAML so that accelerate (PyYAML, YAML 1.1) reads it back as is."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return "null"
-    if isinstance(value, (int, float)):
-        return repr(value)
-    s = str(value)
-    if s and resolve_yaml11(s) == s and not re.search(r"^[\s'\"&*!|>%@`#,\[\]{}-]|[:#]\s|[:]$|\s$", s):
-        return s
-    return "'" + s.replace("'", "''") + "'"
-
-
-def _json_scalar(value: Any) -> str:
-    return json.dumps(value)
 
 
 def _range_text(s: Setting) -> str:
@@ -65,7 +47,7 @@ def _values_of(s: Setting, version: str | None) -> list[Any]:
 
 
 def _fmt_default(v: Any, fmt: str) -> str:
-    return f"`{_json_scalar(v) if fmt == 'json' else yaml_scalar(v)}`"
+    return f"`{json_scalar(v) if fmt == 'json' else yaml_scalar(v)}`"
 
 
 def setting_markdown(s: Setting, fmt: str = "yaml", effective: str | None = None) -> str:
@@ -82,7 +64,7 @@ def setting_markdown(s: Setting, fmt: str = "yaml", effective: str | None = None
         rows.append(f"- **Default:** {_fmt_default(ld if ld is not None else pd, fmt)}")
     values = _values_of(s, None) if s.type not in ("bool", "boolish") else []
     if values:
-        rows.append("- **Allowed:** " + ", ".join(f"`{_json_scalar(v) if fmt == 'json' else yaml_scalar(v)}`" for v in values))
+        rows.append("- **Allowed:** " + ", ".join(f"`{json_scalar(v) if fmt == 'json' else yaml_scalar(v)}`" for v in values))
     rng = _range_text(s)
     if rng:
         rows.append(f"- **Versions:** {rng}")
@@ -160,7 +142,7 @@ def _effective(doc: Document | None, where: Where, s: Setting | None, raw: str) 
     else:
         value, written, quoted = node.value, node.raw, node.style is not None
     canon = s.canonical_value(value) if s is not None else value
-    shown = f"`{_json_scalar(canon) if where.format == 'json' else yaml_scalar(canon)}`"
+    shown = f"`{json_scalar(canon) if where.format == 'json' else yaml_scalar(canon)}`"
     notes = []
     if where.format == "yaml" and not quoted and isinstance(value, bool) and written.lower() not in ("true", "false"):
         notes.append(f"unquoted `{written}` is the YAML 1.1 boolean `{value}` to accelerate")

@@ -25,10 +25,11 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from accelconf import __version__, assist
+from accelconf.assist import memhint
 
 from accelconf.accelerate import registry
 from accelconf.text.document import Document, load_text
-from accelconf.errors import InputError
+from accelconf.errors import InputError, UsageError
 from accelconf.findings import Finding
 
 from accelconf_lsp import protocol
@@ -81,7 +82,7 @@ def parse_settings(raw: Any) -> tuple[Settings, list[str]]:
     if not isinstance(rules, (list, tuple)) or not all(isinstance(r, str) for r in rules):
         problems.append(f"accelconf.disabledRules {rules!r} is not a list of rule names; no rule is disabled")
         rules = ()
-    known = {k for k in raw if k in ("accelerateVersion", "target", "disabledRules")}
+    known = {k for k in raw if k in ("accelerateVersion", "target", "disabledRules", *memhint.SETTINGS)}
     unknown = sorted(str(k) for k in raw if k not in known)
     if unknown:
         problems.append("unknown accelconf settings ignored: " + ", ".join(unknown))
@@ -107,6 +108,7 @@ class AccelconfLanguageServer(LanguageServer):
         super().__init__("accelconf", __version__)
         self.settings = Settings()
         self.target_env: Any = None
+        self.memory: memhint.Memory | None = None
         self.analyses: dict[str, Analysis] = {}
         self.kinds: dict[str, assist.Kind] = {}  # the last kind, kept while the text does not parse
         self._timers: dict[str, asyncio.TimerHandle] = {}
@@ -143,13 +145,14 @@ class AccelconfLanguageServer(LanguageServer):
                 from accelconf.environment.targets import load_target
 
                 env = load_target(settings.target)
-            except InputError as exc:
+            except (InputError, UsageError) as exc:
                 problems.append(f"accelconf.target: {exc}; checking without a target machine")
                 settings = Settings(settings.accelerate_version, None, settings.disabled_rules)
             except ImportError:
                 problems.append("accelconf.target: machine profiles are not available in this accelconf; ignored")
                 settings = Settings(settings.accelerate_version, None, settings.disabled_rules)
-        for p in problems:
+        self.memory, more = memhint.from_settings(raw)  # accelconf.params / accelconf.model: "will it fit?"
+        for p in problems + more:
             self.notify_user(f"{p} (from {origin})")
         self.settings = settings
         self.target_env = env
@@ -204,18 +207,11 @@ class AccelconfLanguageServer(LanguageServer):
         return result
 
     def _findings(self, doc: Document) -> list[Finding]:
-        from accelconf.accelerate.validate import validate_any
+        from accelconf.api import check_document
 
         s = self.settings
-        found = list(validate_any(doc, accelerate_version=s.accelerate_version, disabled=s.disabled_rules))
-        if self.target_env is not None:
-            try:
-                from accelconf.environment.checks import check_environment
-
-                off = set(s.disabled_rules)
-                found += [f for f in check_environment(doc, self.target_env, validated=True) if f.rule not in off]
-            except Exception:  # noqa: BLE001 - environment checks are optional
-                logger.exception("environment checks failed")
+        found = check_document(doc, self.target_env, accelerate_version=s.accelerate_version, disabled=s.disabled_rules)
+        found += memhint.findings(doc, self.memory, self.target_env, s.disabled_rules)
         return found
 
     def publish(self, uri: str) -> None:
@@ -384,6 +380,7 @@ def hover(ls: AccelconfLanguageServer, params: types.HoverParams) -> types.Hover
     line, col = protocol.from_client(lines, params.position, ls.encoding)
     md = assist.hover(result.text, line, col, ls.settings.accelerate_version, ls.path_of(params.text_document.uri),
                       result.kind, result.doc)
+    md = memhint.add_to_hover(md, result.text, line, col, result.doc, ls.memory, ls.target_env, ls.path_of(params.text_document.uri))
     if md is None:
         return None
     where = assist.context_at(result.text, line, col, path=ls.path_of(params.text_document.uri))
