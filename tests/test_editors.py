@@ -314,7 +314,7 @@ def _find_nvim() -> tuple[str, tuple[int, int, int]] | None:
     for exe in candidates:
         if exe and Path(exe).exists():
             version = _nvim_version(exe)
-            if version and version >= (0, 8, 0):
+            if version and version >= (0, 11, 0):
                 return exe, version
     return None
 
@@ -323,7 +323,7 @@ def _find_nvim() -> tuple[str, tuple[int, int, int]] | None:
 def nvim() -> tuple[str, tuple[int, int, int]]:
     found = _find_nvim()
     if found is None:
-        reason = "no Neovim >= 0.8 found (run `bash tools/install-nvim.sh`, or set ACCELCONF_NVIM)"
+        reason = "no Neovim >= 0.11 found (run `bash tools/install-nvim.sh`, or set ACCELCONF_NVIM)"
         print(reason)
         pytest.skip(reason)
     return found
