@@ -918,6 +918,24 @@ with sync_playwright() as pw:
             break
         time.sleep(0.5)
     page.screenshot(path=str(art / "vscode-after-fix.png"))
+    # Hover on `distributed_type` (Ctrl+K Ctrl+I shows the hover at the cursor).
+    page.keyboard.press("Control+G")
+    page.keyboard.type("3:3")
+    page.keyboard.press("Enter")
+    page.keyboard.press("Control+K")
+    page.keyboard.press("Control+I")
+    page.wait_for_selector(".monaco-hover-content", timeout=30000)
+    result["hover"] = page.eval_on_selector(".monaco-hover-content", "e => e.innerText")
+    page.keyboard.press("Escape")
+    # Completion of a key on a new last line: type the start of it, read the suggestions.
+    page.keyboard.press("Control+End")
+    page.keyboard.type("machine_r")
+    page.keyboard.press("Control+Space")
+    page.screenshot(path=str(art / "vscode-completion.png"))
+    page.wait_for_selector(".suggest-widget .monaco-list-row", timeout=30000)
+    time.sleep(0.5)
+    result["completion"] = page.eval_on_selector_all(".suggest-widget .monaco-list-row", "els => els.map(e => e.getAttribute('aria-label') || e.innerText)")
+    page.screenshot(path=str(art / "vscode-completion.png"))
     browser.close()
 print(json.dumps(result))
 '''
@@ -1022,3 +1040,5 @@ def test_vscode_end_to_end(tmp_path: Path) -> None:
     assert not [f.name for f in configs if counts.get(f"{f.name} (other checker)")], result["rows"]
     assert result["menu"][:2] == ["Quick Fix", "Did you mean `fsdp_offload_params`? Rename `fsdp_cpu_offload`"]
     assert result["text"].splitlines()[FIX_LINE] == "  fsdp_offload_params: true", result["text"]
+    assert "distributed_type" in result["hover"] and "MULTI_GPU" in result["hover"], result["hover"]
+    assert any(c.startswith("machine_rank") for c in result["completion"]), result["completion"]
