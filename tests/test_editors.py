@@ -14,9 +14,11 @@ import json
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import textwrap
+import time
 import zipfile
 from pathlib import Path
 
@@ -314,7 +316,7 @@ def _find_nvim() -> tuple[str, tuple[int, int, int]] | None:
     for exe in candidates:
         if exe and Path(exe).exists():
             version = _nvim_version(exe)
-            if version and version >= (0, 8, 0):
+            if version and version >= (0, 11, 0):
                 return exe, version
     return None
 
@@ -323,7 +325,7 @@ def _find_nvim() -> tuple[str, tuple[int, int, int]] | None:
 def nvim() -> tuple[str, tuple[int, int, int]]:
     found = _find_nvim()
     if found is None:
-        reason = "no Neovim >= 0.8 found (run `bash tools/install-nvim.sh`, or set ACCELCONF_NVIM)"
+        reason = "no Neovim >= 0.11 found (run `bash tools/install-nvim.sh`, or set ACCELCONF_NVIM)"
         print(reason)
         pytest.skip(reason)
     return found
@@ -770,3 +772,273 @@ def _keep_artifact(name: str, text: str) -> None:
     if folder:
         Path(folder).mkdir(parents=True, exist_ok=True)
         (Path(folder) / name).write_text(text, encoding="utf-8")
+
+
+# -- Emacs: Eglot in batch mode ---------------------------------------------------------------------
+
+EMACS_SESSION = r"""
+(package-activate-all)  ; what an interactive start does: Debian's elpa-* packages (yaml-mode, eglot)
+(setq confirm-kill-processes nil)
+(setq accelconf-eglot-command (read (getenv "ACCELCONF_CMD")))
+(load (getenv "ACCELCONF_SNIPPET"))
+(require 'json)
+(let* ((files (split-string (getenv "ACCELCONF_FILES") "\n" t))
+       (fix-line (string-to-number (getenv "ACCELCONF_FIX_LINE")))
+       (bufs nil) (result nil))
+  (dolist (file files)
+    (with-current-buffer (find-file-noselect file)
+      (push (current-buffer) bufs)
+      ;; eglot-ensure connects from post-command-hook, which the command loop runs after
+      ;; a user's `find-file'; batch mode has no command loop, so run it here.
+      (run-hooks 'post-command-hook)))
+  (setq bufs (nreverse bufs))
+  (let ((last (car (last bufs))) (deadline (+ (float-time) 30)))
+    ;; The server handles documents in order: once the last has diagnostics, the others have theirs.
+    (while (and (< (float-time) deadline)
+                (null (with-current-buffer last (flymake-start nil t) (flymake-diagnostics))))
+      (accept-process-output nil 0.1))
+    ;; Flymake asks Eglot for a buffer's diagnostics once the buffer is shown; show each.
+    (dolist (buf bufs)
+      (with-current-buffer buf (flymake-start nil t)))
+    (accept-process-output nil 0.5)
+    (dolist (buf bufs)
+      (with-current-buffer buf
+        (push (cons buffer-file-name
+                    (vconcat
+                     (mapcar (lambda (d)
+                               (list (cons 'lnum (1- (line-number-at-pos (flymake-diagnostic-beg d))))
+                                     (cons 'col (save-excursion (goto-char (flymake-diagnostic-beg d)) (current-column)))
+                                     (cons 'message (flymake-diagnostic-text d))
+                                     (cons 'code (and (string-match "\\[\\([a-z0-9-]+\\)\\]" (flymake-diagnostic-text d))
+                                                      (match-string 1 (flymake-diagnostic-text d))))))
+                             (flymake-diagnostics))))
+              result)))
+    (with-current-buffer last
+      ;; The quick fix on the unknown key, as `M-x eglot-code-actions' applies it.
+      (goto-char (point-min))
+      (forward-line fix-line)
+      (eglot-code-actions (line-beginning-position) (line-end-position) "quickfix" t)
+      (with-temp-file (getenv "ACCELCONF_OUT")
+        (insert (json-encode (list (cons 'diagnostics result)
+                                   (cons 'managed (mapcar (lambda (b) (with-current-buffer b (if (eglot-current-server) t :json-false))) bufs))
+                                   (cons 'fixed_text (with-current-buffer last (buffer-string))))))))))
+(kill-emacs 0)
+"""
+
+
+@pytest.fixture(scope="module")
+def emacs() -> str:
+    exe = shutil.which("emacs")
+    if exe is None:
+        reason = "no emacs (Debian: apt-get install emacs elpa-eglot elpa-yaml-mode; `make e2e` does it)"
+        print(reason)
+        pytest.skip(reason)
+    probe = subprocess.run([exe, "--batch", "--eval", "(progn (require 'eglot) (require 'yaml-mode))"],
+                           capture_output=True, text=True, timeout=60)
+    if probe.returncode != 0:
+        reason = "emacs lacks eglot or yaml-mode (Debian: apt-get install elpa-eglot elpa-yaml-mode)"
+        print(reason)
+        pytest.skip(reason)
+    return exe
+
+
+def test_emacs_eglot_end_to_end(emacs: str, tmp_path: Path) -> None:
+    files = _session_files(tmp_path)
+    script = tmp_path / "session.el"
+    script.write_text(EMACS_SESSION, encoding="utf-8")
+    out = tmp_path / "session.json"
+    home = tmp_path / "home"
+    home.mkdir()
+    cmd = "(" + " ".join(json.dumps(p) for p in SERVER) + ")"
+    proc = subprocess.run(
+        [emacs, "--batch", "-l", str(script)], capture_output=True, text=True, timeout=120, cwd=tmp_path,
+        env={**os.environ, "HOME": str(home), "ACCELCONF_OUT": str(out), "ACCELCONF_CMD": cmd,
+             "ACCELCONF_SNIPPET": str(ROOT / "editors" / "emacs" / "accelconf-eglot.el"),
+             "ACCELCONF_FILES": "\n".join(str(f) for f in files), "ACCELCONF_FIX_LINE": str(FIX_LINE)},
+    )
+    log = proc.stdout + proc.stderr
+    _keep_artifact("emacs.log", log)
+    assert out.is_file(), log
+    result = json.loads(out.read_text(encoding="utf-8"))
+    # Every YAML and JSON file went to the server (tsconfig.json too: Emacs has no JSONC mode).
+    assert all(m is True for m in result["managed"]), log
+    _check_session(files, {k: list(v) for k, v in result["diagnostics"].items()}, result["fixed_text"], log)
+
+
+# -- VS Code: code-server in headless Chromium, driven by Playwright --------------------------------
+
+VSCODE_SESSION = r'''
+import json, os, pathlib, shutil, socket, subprocess, sys, time
+from playwright.sync_api import sync_playwright
+
+code_server, ws, art, port = sys.argv[1], pathlib.Path(sys.argv[2]), pathlib.Path(sys.argv[3]), int(sys.argv[4])
+names = json.loads(sys.argv[5])
+fix_line = int(sys.argv[6])
+result = {}
+with sync_playwright() as pw:
+    browser = pw.chromium.launch(executable_path=shutil.which("chromium"), headless=True, args=["--no-sandbox"])
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    page.goto(f"http://127.0.0.1:{port}/?folder={ws}", timeout=120000)
+    page.wait_for_selector(".explorer-folders-view .monaco-list-row", timeout=120000)
+    for name in names:  # as a user does: double-click in the Explorer
+        page.locator(f".explorer-folders-view .monaco-list-row[aria-label^='{name}']").first.dblclick()
+        page.wait_for_selector(f".tab[aria-label^='{name}']", timeout=30000)
+    page.keyboard.press("Control+Shift+M")  # the Problems panel, maximized: its list shows only visible rows
+    page.keyboard.press("F1")
+    page.keyboard.type("View: Toggle Maximized Panel")
+    page.wait_for_selector(".quick-input-list .monaco-list-row", timeout=30000)
+    page.keyboard.press("Enter")
+    rows, deadline = [], time.time() + 60
+    while time.time() < deadline:
+        rows = page.eval_on_selector_all(".markers-panel .monaco-list-row", "els => els.map(e => e.getAttribute('aria-label') || '')")
+        if any(f"file {names[-1]} " in r for r in rows):
+            break
+        time.sleep(0.5)
+    time.sleep(1)  # the earlier files' rows are in by now; read again
+    result["rows"] = page.eval_on_selector_all(".markers-panel .monaco-list-row", "els => els.map(e => e.getAttribute('aria-label') || '')")
+    page.screenshot(path=str(art / "vscode-problems.png"))
+    page.keyboard.press("F1")  # back to the editor
+    page.keyboard.type("View: Toggle Maximized Panel")
+    page.wait_for_selector(".quick-input-list .monaco-list-row", timeout=30000)
+    page.keyboard.press("Enter")
+    page.locator(f".tab[aria-label^='{names[-1]}']").first.click()
+    # The quick fix: cursor on the unknown key (the last file is the active editor), Ctrl+., Enter.
+    page.keyboard.press("Control+G")
+    page.keyboard.type(f"{fix_line + 1}:3")
+    page.keyboard.press("Enter")
+    page.keyboard.press("Control+.")
+    page.wait_for_selector(".action-widget .monaco-list-row", timeout=30000)
+    result["menu"] = page.eval_on_selector_all(".action-widget .monaco-list-row", "els => els.map(e => e.innerText)")
+    page.screenshot(path=str(art / "vscode-quickfix-menu.png"))
+    page.keyboard.press("Enter")
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        result["text"] = page.eval_on_selector(".editor-instance .view-lines", "e => e.innerText").replace("\u00a0", " ")
+        if "fsdp_offload_params" in result["text"]:
+            break
+        time.sleep(0.5)
+    page.screenshot(path=str(art / "vscode-after-fix.png"))
+    # Hover on `distributed_type` (Ctrl+K Ctrl+I shows the hover at the cursor).
+    page.keyboard.press("Control+G")
+    page.keyboard.type("3:3")
+    page.keyboard.press("Enter")
+    page.keyboard.press("Control+K")
+    page.keyboard.press("Control+I")
+    page.wait_for_selector(".monaco-hover-content", timeout=30000)
+    result["hover"] = page.eval_on_selector(".monaco-hover-content", "e => e.innerText")
+    page.keyboard.press("Escape")
+    # Completion of a key on a new last line: type the start of it, read the suggestions.
+    page.keyboard.press("Control+End")
+    page.keyboard.type("machine_r")
+    page.keyboard.press("Control+Space")
+    page.screenshot(path=str(art / "vscode-completion.png"))
+    page.wait_for_selector(".suggest-widget .monaco-list-row", timeout=30000)
+    time.sleep(0.5)
+    result["completion"] = page.eval_on_selector_all(".suggest-widget .monaco-list-row", "els => els.map(e => e.getAttribute('aria-label') || e.innerText)")
+    page.screenshot(path=str(art / "vscode-completion.png"))
+    browser.close()
+print(json.dumps(result))
+'''
+
+
+def _code_server() -> str | None:
+    for exe in (os.environ.get("ACCELCONF_CODE_SERVER"),
+                str(Path(os.environ.get("ACCELCONF_E2E_CACHE", Path.home() / ".cache" / "accelconf-e2e")) / "bin" / "code-server"),
+                shutil.which("code-server")):
+        if exe and Path(exe).is_file() and os.access(exe, os.X_OK):
+            return exe
+    return None
+
+
+def _problems(rows: list[str]) -> dict[str, int]:
+    """accelconf's problems per file, from the Problems panel's rows (a file row, then its problems)."""
+    counts: dict[str, int] = {}
+    current = ""
+    for row in rows:
+        header = re.match(r"\d+ problems? in file (\S+) ", row)
+        if header:
+            current = header.group(1)
+            counts.setdefault(current, 0)
+        elif row.endswith("generated by accelconf") or " generated by accelconf" in row:
+            counts[current] = counts.get(current, 0) + 1
+        else:
+            counts[f"{current} (other checker)"] = counts.get(f"{current} (other checker)", 0) + 1
+    return counts
+
+
+def test_vscode_end_to_end(tmp_path: Path) -> None:
+    code_server = _code_server()
+    reason = None
+    if code_server is None:
+        reason = "no code-server (bash tools/install-code-server.sh installs it; `make e2e` does)"
+    elif shutil.which("chromium") is None:
+        reason = "no chromium (Debian: apt-get install chromium; tools/install-code-server.sh does)"
+    else:
+        try:
+            import playwright  # noqa: F401
+        except ImportError:
+            reason = "Python Playwright is not installed (tools/install-code-server.sh installs it)"
+    if reason is None and not (VSCODE / "node_modules" / "@vscode" / "vsce").is_dir() and not _npm_registry_reachable(shutil.which("npm") or "npm"):
+        reason = "editors/vscode/node_modules is missing and the npm registry cannot be reached (the .vsix cannot be built)"
+    if reason is not None:
+        print(reason)
+        pytest.skip(reason)
+    assert code_server is not None
+    files = _session_files(tmp_path)
+    ws = files[0].parent
+    (ws / ".vscode").mkdir()
+    # The workspace points the extension at this checkout's accelconf, as the README says.
+    (ws / ".vscode" / "settings.json").write_text(json.dumps({"accelconf.server.command": SERVER}), encoding="utf-8")
+    vsix = tmp_path / "accelconf.vsix"
+    build = subprocess.run(["bash", str(VSCODE / "build.sh"), str(vsix)], capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert build.returncode == 0, build.stdout + build.stderr
+    home = tmp_path / "cs-home"
+    user = home / "user-data" / "User"
+    user.mkdir(parents=True)
+    user.joinpath("settings.json").write_text(json.dumps({
+        "files.autoSave": "off", "security.workspace.trust.enabled": False, "workbench.startupEditor": "none",
+        "telemetry.telemetryLevel": "off", "extensions.autoCheckUpdates": False, "extensions.autoUpdate": False,
+    }), encoding="utf-8")
+    dirs = ["--user-data-dir", str(home / "user-data"), "--extensions-dir", str(home / "extensions")]
+    env = {**os.environ, "HOME": str(home)}
+    install = subprocess.run([code_server, *dirs, "--install-extension", str(vsix)], capture_output=True, text=True, timeout=300, env=env)
+    assert install.returncode == 0 and "successfully installed" in install.stdout, install.stdout + install.stderr
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    art = Path(os.environ.get("ACCELCONF_E2E_ARTIFACTS") or tmp_path / "artifacts")
+    art.mkdir(parents=True, exist_ok=True)
+    driver = tmp_path / "vscode_session.py"
+    driver.write_text(VSCODE_SESSION, encoding="utf-8")
+    with open(tmp_path / "code-server.log", "w", encoding="utf-8") as log:
+        server = subprocess.Popen([code_server, "--auth", "none", "--bind-addr", f"127.0.0.1:{port}", *dirs,
+                                   "--disable-telemetry", "--disable-update-check", str(ws)],
+                                  stdout=log, stderr=subprocess.STDOUT, env=env)
+        try:
+            for _ in range(600):
+                try:
+                    socket.create_connection(("127.0.0.1", port), 1).close()
+                    break
+                except OSError:
+                    time.sleep(0.1)
+            proc = subprocess.run([sys.executable, str(driver), code_server, str(ws), str(art), str(port),
+                                   json.dumps([f.name for f in files]), str(FIX_LINE)],
+                                  capture_output=True, text=True, timeout=300)
+        finally:
+            server.terminate()
+            server.wait(30)
+    log_text = (tmp_path / "code-server.log").read_text(encoding="utf-8", errors="replace")
+    _keep_artifact("code-server.log", log_text + "\n" + proc.stdout + proc.stderr)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    counts = _problems(result["rows"])
+    # Nothing from accelconf about the non-configs (VS Code's own JSON support may still say it
+    # cannot fetch package.json's schema offline); each config's findings once, and no second
+    # checker on a config (no jsonValidation schema repeating the DeepSpeed problems).
+    configs = files[len(OTHERS):]
+    assert {f.name: counts.get(f.name, 0) for f in files} == {f.name: len(_expected_codes(f)) if f in configs else 0 for f in files}, result["rows"]
+    assert not [f.name for f in configs if counts.get(f"{f.name} (other checker)")], result["rows"]
+    assert result["menu"][:2] == ["Quick Fix", "Did you mean `fsdp_offload_params`? Rename `fsdp_cpu_offload`"]
+    assert result["text"].splitlines()[FIX_LINE] == "  fsdp_offload_params: true", result["text"]
+    assert "distributed_type" in result["hover"] and "MULTI_GPU" in result["hover"], result["hover"]
+    assert any(c.startswith("machine_rank") for c in result["completion"]), result["completion"]

@@ -354,7 +354,7 @@ async def test_half_typed_config_keeps_being_checked(client: LanguageClient) -> 
 
 async def test_migrate_offered_only_where_fsdp_is_used(client: LanguageClient) -> None:
     multi_gpu = CONFIG.replace("distributed_type: FSDP", "distributed_type: MULTI_GPU")
-    for text, offered in ((multi_gpu, False), (CONFIG, True), (CONFIG.replace("FSDP", "fsdp"), True),
+    for text, offered in ((multi_gpu, False), (CONFIG, True), (CONFIG.replace("FSDP", "fsdp"), False),
                           (CONFIG.replace("fsdp_config:\n", "fsdp_config:\n  fsdp_version: 2\n"), False)):
         uri = await _open(client, "train.yaml", text)
         actions = await client.text_document_code_action_async(types.CodeActionParams(

@@ -422,10 +422,7 @@ def _migrate_action(ls: AccelconfLanguageServer, uri: str, result: Analysis) -> 
     data = result.doc.data if result.doc is not None else None
     if result.kind != "accelerate" or not isinstance(data, dict) or not isinstance(data.get("fsdp_config"), dict):
         return None
-    # accelerate reads fsdp_config only under `distributed_type: FSDP` (accelerate/commands/launch.py,
-    # _validate_launch_command / launch_command set use_fsdp from it); elsewhere the section is inert.
-    dtype = registry.get("", "distributed_type")
-    if dtype is None or dtype.canonical_value(data.get("distributed_type")) != "FSDP":
+    if not registry.section_active("fsdp_config", data):  # e.g. MULTI_GPU: the section is inert
         return None
     if str(data["fsdp_config"].get("fsdp_version", 1)) == "2":
         return None

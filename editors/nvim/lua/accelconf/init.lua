@@ -79,8 +79,8 @@ function M.start(bufnr, opts)
 end
 
 function M.setup(opts)
-  if vim.fn.has("nvim-0.8") == 0 then
-    vim.notify("accelconf: Neovim 0.8 or newer is needed (vim.lsp.start)", vim.log.levels.ERROR)
+  if vim.fn.has("nvim-0.11") == 0 then
+    vim.notify("accelconf: Neovim 0.11 or newer is needed (the oldest release tested)", vim.log.levels.ERROR)
     return
   end
   M.options = vim.tbl_deep_extend("force", vim.deepcopy(M.defaults), opts or {})
