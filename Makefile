@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test install schemas bench vsix clean
+.PHONY: demo test install schemas bench versions vsix clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,10 @@ schemas: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/run_all.py
+
+# Every accelerate minor release 0.20-1.15 against its own launcher (installed once under the venv).
+versions: $(STAMP)
+	$(BIN)/python tests/oracle/matrix.py --write bench/VERSIONS.md --jobs 2
 
 vsix: schemas
 	bash editors/vscode/build.sh
