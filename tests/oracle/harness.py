@@ -15,6 +15,7 @@ thread heuristic leaves OMP_NUM_THREADS at 1), CUDA device 0 for the FSDP1 plugi
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import enum
 import json
@@ -157,7 +158,8 @@ def launch(argv: list[str], cores: int = 1) -> dict:
     MODE[0] = "?"
     args = C.launch_command_parser().parse_args(argv)
     try:
-        C.launch_command(args)
+        with contextlib.redirect_stdout(sys.stderr):  # the launchers print (SageMaker); stdout carries the answers
+            C.launch_command(args)
     except Handoff as h:
         env, cmd, trun = h.env, h.cmd, h.torchrun
     else:
