@@ -10,14 +10,22 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 
-# torch==2.13.0 (CPU) comes from the test extras only; the library itself never needs it.
+# Two installs into the same venv: the library with its runtime dependencies only (what `demo`,
+# `install` and `schemas` need), and the test extras on top (torch==2.13.0 CPU, accelerate,
+# deepspeed, jsonschema, pytest...: only `test` and `bench` need them).
+LIB_STAMP := $(VENV)/.installed-lib
+
+$(LIB_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e .
+	touch $(LIB_STAMP)
+
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q -e '.[test]'
-	touch $(STAMP)
+	touch $(STAMP) $(LIB_STAMP)
 
-install: $(STAMP)
+install: $(LIB_STAMP)
 
-demo: $(STAMP)
+demo: $(LIB_STAMP)
 	@echo "== accelconf validate examples/ (mistakes.yaml has errors on purpose) =="
 	-$(BIN)/accelconf validate examples/*.yaml examples/*.json
 	@echo
@@ -31,7 +39,7 @@ test: $(STAMP)
 	-bash tools/install-nvim.sh $(VENV) >/dev/null 2>&1
 	$(BIN)/python -m pytest -q -p no:cacheprovider
 
-schemas: $(STAMP)
+schemas: $(LIB_STAMP)
 	$(BIN)/accelconf schema --write schemas/
 
 bench: $(STAMP)
@@ -41,6 +49,7 @@ bench: $(STAMP)
 versions: $(STAMP)
 	$(BIN)/python tests/oracle/matrix.py --write bench/VERSIONS.md --jobs 2
 
+# Node >= 20 and npm; Python only to regenerate the schemas the extension bundles.
 vsix: schemas
 	bash editors/vscode/build.sh
 

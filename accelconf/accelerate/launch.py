@@ -253,9 +253,9 @@ def namespace_value(s: Setting, value: Any) -> Any:
 
 def str_to_bool(value: str) -> int:
     low = value.lower()
-    if low in ("y", "yes", "t", "true", "on", "1"):
+    if low in registry.TRUE_WORDS:
         return 1
-    if low in ("n", "no", "f", "false", "off", "0"):
+    if low in registry.FALSE_WORDS:
         return 0
     raise ValueError(f"invalid truth value {value}")
 

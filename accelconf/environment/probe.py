@@ -164,8 +164,14 @@ def torch_build() -> tuple[str | None, str | None]:
         return None, None
     if spec is None or not spec.submodule_search_locations:
         return None, None
+    return torch_build_from(os.path.join(list(spec.submodule_search_locations)[0], "version.py"))
+
+
+def torch_build_from(version_py: str) -> tuple[str | None, str | None]:
+    """(CUDA, ROCm) read as text from a ``torch/version.py`` (any interpreter's); ``(None, None)``
+    when the file is missing."""
     try:
-        with open(os.path.join(list(spec.submodule_search_locations)[0], "version.py"), encoding="utf-8") as fh:
+        with open(version_py, encoding="utf-8") as fh:
             text = fh.read()
     except OSError:
         return None, None
