@@ -80,15 +80,9 @@ def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentP
          ("accelconf check --target my-cluster.yaml config.yaml", "against a profile of your own"),
          ("accelconf check --gpus 8 --gpu H100 config.yaml", "against an 8-GPU H100 node"),
          ("accelconf check --torch-version 2.5.1 --deepspeed-version none config.yaml", ""),
-<<<<<<< HEAD
          ("accelconf check --params 70B --gpus 8 --gpu H100-80GB config.yaml", "will it fit? memory per GPU"),
          ("accelconf check --model ./Llama-3.1-8B --seq-len 4096 --micro-batch 1 --target h100-node config.yaml",
           "with the model folder's real shapes, and activations")],
-=======
-         ("accelconf check --params 70B --gpus 8 --gpu H100-80GB config.yaml", "will it fit? (memory per GPU)"),
-         ("accelconf check --model ./Llama-3.1-8B --seq-len 4096 --micro-batch 1 --target h100-node cfg.yaml",
-          "memory from a local model folder, with activations")],
->>>>>>> wip-pkg
         "0 clean, 1 errors (or warnings with --strict), 2 an unreadable file, an unknown profile or "
         "interpreter, or a bad option", extra=_epilog()))
     p.add_argument("configs", nargs="*", metavar="CONFIG",
