@@ -46,7 +46,6 @@ CORES = 8  # physical cores both sides assume (the harness patches psutil.cpu_co
 ON_PURPOSE: dict[str, str] = {
     "sharding-strategy-int": "0.20-0.25: FullyShardedDataParallelPlugin calls int() on FSDP_SHARDING_STRATEGY, so a "
                              "strategy name fails when training starts",
-    "fsdp2-key-in-fsdp1": "an FSDP2-only key in an FSDP1 config is exported but never read: silently not applied",
     "key-too-new (nested)": "a nested key newer than the release (fsdp_version: 2 before 1.6, parallelism sizes before "
                             "1.10...) is ignored by it and something else runs than written (Setting.too_new)",
 }
