@@ -36,7 +36,7 @@ def test_every_known_version_has_a_pinned_release() -> None:
         assert registry.normalize_version(version) == minor
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def installed_releases() -> list[str]:
     if MISSING and not IN_CI:
         pytest.skip(f"{len(MISSING)} of {len(releases.RELEASES)} accelerate releases are not cached under the venv: "
@@ -59,9 +59,10 @@ def test_launcher_change_matches_each_release_source(name: str, installed_releas
     assert not wrong, f"{name}: the range [{c.since}, {c.until}) disagrees with the source of {wrong}"
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def results(installed_releases: list[str]) -> dict[str, matrix.ReleaseResult]:
-    """The whole matrix, two releases at a time (one process per release)."""
+    """The whole matrix, two releases at a time (one process per release); session-scoped so that a
+    random test order computes it once."""
     if not matrix.corpus_configs():
         pytest.skip(f"no corpus at {matrix.CORPUS}: the matrix would only see generated configs")
     return {r.minor: r for r in matrix.run_matrix(installed_releases, jobs=2)}
