@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test e2e editors install schemas bench vsix clean
+.PHONY: demo test e2e editors install schemas bench versions vsix clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -59,6 +59,10 @@ schemas: $(LIB_STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/run_all.py
+
+# Every accelerate minor release 0.20-1.15 against its own launcher (installed once under the venv).
+versions: $(STAMP)
+	$(BIN)/python tests/oracle/matrix.py --write bench/VERSIONS.md --jobs 2
 
 # Node >= 20 and npm only: the extension bundles no schema and no Python.
 vsix:

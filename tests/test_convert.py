@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from accelconf import formats
@@ -202,9 +202,10 @@ def test_yaml_round_trip_keeps_the_launch(fsdp: dict) -> None:
     data = {"distributed_type": "FSDP", "num_processes": 2, "fsdp_config": fsdp}
     cfg = formats.read(dump_yaml(data), "yaml")
     try:
-        before = launch_env(cfg, version="1.15").env
+        before: dict[str, str] | None = launch_env(cfg, version="1.15").env
     except LaunchError:
-        return
+        before = None
+    assume(before is not None)  # accelerate refuses this draw: no launch to keep (not counted as a pass)
     again = formats.read(formats.write(cfg, "yaml")[0], "yaml")
     assert launch_env(again, version="1.15").env == before
     env_again = formats.read(formats.write(cfg, "env")[0], "env")

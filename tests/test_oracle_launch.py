@@ -27,6 +27,7 @@ from accelconf.accelerate import registry
 from accelconf.formats.cli import FLAG_CHOICES, flags_for
 from accelconf.formats.kwargs import plugin_kwargs, snippet
 from accelconf.accelerate.launch import LaunchError, argparse_default, flag_kind, launch_env
+from tests.oracle.matrix import MACHINE_DEPENDENT
 
 HERE = Path(__file__).resolve().parent
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "accelerate"
@@ -227,6 +228,8 @@ def test_corpus_fixtures_match_older_accelerate() -> None:
         if not src.exists():
             continue
         cfg = formats.read(src.read_text(encoding="utf-8"), None, str(src), "1.4")
+        if expected.get("error", "").startswith(tuple(m for m, _ in MACHINE_DEPENDENT)):
+            continue  # refused for a reason of the recording machine (a missing sagemaker_inputs_file)
         if "error" in expected:
             with pytest.raises(LaunchError):
                 launch_env(cfg, version="1.4", cwd=expected.get("cwd"))

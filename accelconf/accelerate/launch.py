@@ -427,6 +427,7 @@ def launch_env(
     else:
         mode = "simple"
     env, torchrun, cmd = _prepare(mode, ns, ver, ds_fields, mp_from_config, cwd)
+    findings.extend(_machine_findings(mode, ns, ver, env))
     result = LaunchResult(mode, env, torchrun, cmd, findings, frozenset(explicit), ns, origins)
     if cfg is not None:
         findings.extend(_file_findings(cfg, ver, mode, ns))
@@ -833,6 +834,19 @@ def _file_findings(cfg: Config, ver: str, mode: str, ns: dict[str, Any]) -> Iter
             yield _finding("launch.unknown", "warning", f"`{path}` is not a setting accelerate {ver} knows: it is ignored", e)
 
 
+def _machine_findings(mode: str, ns: dict[str, Any], ver: str, env: dict[str, str]) -> Iterable[Finding]:
+    """Where this release's launcher answers differently on another machine: say so, do not guess."""
+    if "ZE_AFFINITY_MASK" in env:
+        yield Finding("convert.machine-dependent", "info",
+                      f"accelerate {ver} writes gpu_ids to ZE_AFFINITY_MASK on a machine without an Intel XPU (its test is "
+                      "inverted) and to CUDA_VISIBLE_DEVICES on one with an XPU; written for a machine without", "gpu_ids")
+    ccl = registry.get("mpirun_config", "mpirun_ccl")
+    if ccl is not None and ccl.env in env and changed(ver, "simple-rendezvous-any-count"):
+        yield Finding("convert.machine-dependent", "info",
+                      f"accelerate {ver} writes CCL_WORKER_COUNT as mpirun_ccl when oneCCL is installed on the machine that "
+                      "launches, else 0; written here as 0", "mpirun_config.mpirun_ccl")
+
+
 def _layout_findings(mode: str, ns: dict[str, Any], torchrun: dict[str, Any], cmd: list[str] | None) -> Iterable[Finding]:
     if mode in ("torchrun", "deepspeed") and torchrun:
         parts = []
@@ -846,4 +860,7 @@ def _layout_findings(mode: str, ns: dict[str, Any], torchrun: dict[str, Any], cm
     if mode == "tpu":
         yield Finding("launch.tpu", "info", "TPU launch: XLA_USE_BF16 / XLA_DOWNCAST_BF16 depend on a TPU being present", "distributed_type")
     if mode == "sagemaker":
-        yield Finding("launch.sagemaker", "warning", "SageMaker: the environment is set on the SageMaker job, not modelled exactly", "compute_environment")
+        yield Finding("launch.sagemaker", "warning",
+                      "SageMaker: this is the environment of the SageMaker job; launching also needs AWS credentials (a `profile`, "
+                      "or --aws_access_key_id and --aws_secret_access_key) and reads sagemaker_inputs_file / sagemaker_metrics_file "
+                      "from the working directory of the machine that launches", "compute_environment")

@@ -2,19 +2,26 @@
 
 Run as a separate process so that HF_HOME (read by accelerate at import time) and the patches never
 leak into the test process. Protocol: one JSON request per stdin line, one JSON answer per stdout
-line. A request is ``{"argv": [...], "plugins": bool, "snippet": "python source" | null}``; the
-answer holds ``mode``, ``env`` (the delta to the base environment), ``torchrun``, ``cmd``,
+line. A request is ``{"argv": [...], "cores": int, "plugins": bool, "snippet": "python source" | null}``;
+the answer holds ``mode``, ``env`` (the delta to the base environment), ``torchrun``, ``cmd``,
 ``plugins`` (fields of the FSDP/DeepSpeed/Dynamo plugins built from that env) and ``snippet``
 (fields of the plugins a to-kwargs snippet builds, executed with an empty accelerate environment),
 or ``error``.
 
-``ACCELERATE_ORACLE_PATH`` puts another accelerate (an unpacked older wheel) first on sys.path.
-Patches: ports are free, fp8 libraries present, mpirun found, one physical core (so the CPU
-thread heuristic leaves OMP_NUM_THREADS at 1), CUDA device 0 for the FSDP1 plugin.
-"""
+The release's own ``launch_command`` runs (``_validate_launch_command``, its dispatch, the
+``prepare_*`` functions) and is stopped at the hand-off: ``subprocess.Popen`` in
+accelerate/commands/launch.py and ``torch.distributed.run.run`` record their environment (the
+Popen ``env``; ``os.environ`` inside ``patch_environment``) and raise; the TPU and SageMaker
+launchers are replaced by their ``prepare_*`` step (the SageMaker job's ``environment``).
 
+``ACCELERATE_ORACLE_PATH`` puts another accelerate (a release of tests/oracle/releases.py) first on
+sys.path; every release from 0.20 works the same way. Patches: ports are free, fp8 libraries
+present, mpirun is Open MPI, ``cores`` physical cores (default 1, so the CPU thread heuristic
+leaves OMP_NUM_THREADS at 1), fake AWS keys for SageMaker, CUDA device 0 for the FSDP1 plugin.
+"""
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import enum
 import json
@@ -157,7 +164,8 @@ def launch(argv: list[str], cores: int = 1) -> dict:
     MODE[0] = "?"
     args = C.launch_command_parser().parse_args(argv)
     try:
-        C.launch_command(args)
+        with contextlib.redirect_stdout(sys.stderr):  # the launchers print (SageMaker); stdout carries the answers
+            C.launch_command(args)
     except Handoff as h:
         env, cmd, trun = h.env, h.cmd, h.torchrun
     else:
