@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test install schemas bench vsix clean
+.PHONY: demo test install schemas bench vsix clean mutants
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -37,8 +37,18 @@ schemas: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/run_all.py
 
+# Mutation testing of the core (not in CI; takes hours for every mutant on 2 cores). Writes
+# bench/MUTANTS.md. MUTANTS="pattern ..." limits the run to mutant names matching mutmut globs,
+# e.g. MUTANTS="accelconf.accelerate.fmt.* accelconf.diff.*0" (every tenth of diff's).
+MUTANTS ?=
+mutants: $(STAMP)
+	$(BIN)/python -m pip install -q 'mutmut==3.8.1'
+	-nice -n 19 $(BIN)/python tools/mutmut_run.py run --max-children 1 $(MUTANTS)
+	nice -n 19 $(BIN)/python tools/mutants_import_time.py
+	$(BIN)/python tools/mutants_report.py
+
 vsix: schemas
 	bash editors/vscode/build.sh
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info
+	rm -rf $(VENV) build dist *.egg-info mutants
