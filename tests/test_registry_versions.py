@@ -77,3 +77,15 @@ def test_settings_can_be_listed_by_section():
 
 def test_versions_sort_as_releases_not_as_text():
     assert sorted(["1.10", "0.9", "1.2"], key=registry.version_key) == ["0.9", "1.2", "1.10"]
+
+
+def test_every_setting_holds_its_fields_in_their_declared_types():
+    # the table is written with strings and lists for brevity; Setting promises frozensets and tuples
+    for s in registry.SETTINGS:
+        assert isinstance(s.env_paths, frozenset), s.key
+        for name in ("choices", "legacy_values", "aliases"):
+            value = getattr(s, name)
+            assert value is None or isinstance(value, tuple), (s.key, name)
+        assert s.flag is None or isinstance(s.flag, str)
+    assert registry.get("", "num_processes").flag == "num_processes"  # the flag defaults to the key
+    assert registry.get("", "compute_environment").flag is None       # unless the table says none

@@ -55,6 +55,7 @@ def import_time_mutants(meta: dict, path: str) -> list[str]:
 
 def main() -> int:
     args = selection()
+    extra = args[len(selection_files()):]  # read once: the file may be edited while this runs
     results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(MUTANTS), *sys.path[1:]]), "PYTHONDONTWRITEBYTECODE": "1"}
     for path in IMPORT_TIME:
@@ -62,7 +63,7 @@ def main() -> int:
         names = [n for n in import_time_mutants(meta, path) if n not in results]
         for i, name in enumerate(names, 1):
             # the committed schemas are generated from the table: most table mutants fail there first
-            for attempt in (["tests/test_schema.py", *args[len(selection_files()):]], args):
+            for attempt in (["tests/test_schema.py", *extra], args):
                 proc = subprocess.run(
                     [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:randomly", *attempt],
                     cwd=MUTANTS, env={**env, "MUTANT_UNDER_TEST": name}, capture_output=True, timeout=900)
