@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test e2e editors install schemas bench versions vsix clean
+.PHONY: demo test e2e editors install schemas bench versions mutants vsix clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -64,9 +64,19 @@ bench: $(STAMP)
 versions: $(STAMP)
 	$(BIN)/python tests/oracle/matrix.py --write bench/VERSIONS.md --jobs 2
 
+# Mutation testing of the core (not in CI; takes hours for every mutant on 2 cores). Writes
+# bench/MUTANTS.md. MUTANTS="pattern ..." limits the run to mutant names matching mutmut globs,
+# e.g. MUTANTS="accelconf.accelerate.fmt.* accelconf.diff.*0" (every tenth of diff's).
+MUTANTS ?=
+mutants: $(STAMP)
+	$(BIN)/python -m pip install -q 'mutmut==3.8.1'
+	-nice -n 19 $(BIN)/python tools/mutmut_run.py run --max-children 1 $(MUTANTS)
+	nice -n 19 $(BIN)/python tools/mutants_import_time.py
+	$(BIN)/python tools/mutants_report.py
+
 # Node >= 20 and npm only: the extension bundles no schema and no Python.
 vsix:
 	bash editors/vscode/build.sh
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info
+	rm -rf $(VENV) build dist *.egg-info mutants

@@ -37,16 +37,17 @@ def _module(fmt: str) -> Any:
 
 def detect_format(text: str, path: str = "") -> str:
     """The format of a text: from the file suffix, else from the content."""
-    suffix = os.path.splitext(path)[1].lower() if path and path not in ("-", "<stdin>", "<text>") else ""
+    # "-", "<stdin>" and "<text>" have no suffix; splitext gives a dotfile such as ".env" none either
+    suffix = os.path.splitext(path)[1].lower()
     if suffix in SUFFIXES:
         return SUFFIXES[suffix]
-    if os.path.basename(path) == ".env" or os.path.basename(path).endswith(".env"):
+    if os.path.basename(path).lower().endswith(".env"):
         return "env"
     lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.strip().startswith("#")]
     if not lines:
         return "yaml"
     first = lines[0]
-    if first.startswith(("accelerate launch", "accelerate-launch", "accelerate ", "--")):
+    if first.startswith(("accelerate ", "accelerate-launch", "--")):
         return "cli"
     if looks_like_json(first):
         return "json"

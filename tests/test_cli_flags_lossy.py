@@ -1,0 +1,54 @@
+"""``to-cli``: the flags written for a config, and a finding (with the key's position) for every
+setting that no flag carries on that launch path."""
+
+from __future__ import annotations
+
+from accelconf import formats
+from accelconf.formats.cli import flags_for
+
+
+def flags(text: str, version: str = "1.15"):
+    fl, findings = flags_for(formats.read(text, "yaml"), version)
+    return fl, [(f.rule, f.severity, f.key, f.line, f.column) for f in findings], [f.message for f in findings]
+
+
+def test_a_multi_device_type_is_written_as_multi_gpu_with_a_warning():
+    fl, found, msgs = flags("distributed_type: MULTI_NPU\nnum_processes: 2\nuse_cpu: true\nmixed_precision: bf16\n")
+    assert fl == ["--multi_gpu", "--num_processes", "2", "--mixed_precision", "bf16"]
+    assert found == [("convert.lossy", "warning", "distributed_type", 1, 1), ("convert.lossy", "info", "use_cpu", 3, 1)]
+    assert msgs[0].startswith("`distributed_type: MULTI_NPU` cannot be given as a flag: --multi_gpu leaves the device type")
+    assert msgs[1].startswith("use_cpu is not used on the torchrun path; not written as --cpu")
+
+
+def test_multi_gpu_itself_needs_no_warning():
+    fl, found, _ = flags("distributed_type: MULTI_GPU\nnum_processes: 2\n")
+    assert fl == ["--multi_gpu", "--num_processes", "2"] and found == []
+
+
+def test_the_simple_launcher_takes_cpu_and_dynamo_but_not_fsdp():
+    fl, found, msgs = flags("distributed_type: 'NO'\nnum_processes: 1\nuse_cpu: true\ndynamo_config:\n"
+                            "  dynamo_backend: INDUCTOR\nfsdp_config:\n  fsdp_version: 2\n")
+    assert fl == ["--cpu", "--num_processes", "1", "--dynamo_backend", "inductor"]
+    assert found == [("convert.lossy", "info", "fsdp_config.fsdp_version", 7, 3)]
+    assert msgs == ["`fsdp_config.fsdp_version` is not used on this launch path; not written"]
+
+
+def test_fsdp_multinode_fp8_flags():
+    fl, found, msgs = flags(
+        "distributed_type: FSDP\nnum_processes: 4\nnum_machines: 2\nmain_process_ip: 10.0.0.1\nmain_process_port: 29500\n"
+        "mixed_precision: fp8\nfp8_config:\n  fp8_backend: TE\nfsdp_config:\n  fsdp_version: 2\n  fsdp_offload_params: true\n"
+        "megatron_lm_config:\n  megatron_lm_tp_degree: 2\n")
+    assert fl == ["--use_fsdp", "--num_processes", "4", "--machine_rank", "0", "--num_machines", "2",
+                  "--main_process_ip", "10.0.0.1", "--main_process_port", "29500", "--mixed_precision", "fp8",
+                  "--fp8_backend", "te", "--fsdp_version", "2", "--fsdp_offload_params", "True"]
+    assert found[0] == ("convert.lossy", "info", "megatron_lm_config.megatron_lm_tp_degree", 13, 3)
+    assert msgs[0] == "`megatron_lm_config.megatron_lm_tp_degree` is not used on this launch path; not written"
+
+
+def test_parallelism_without_fsdp_is_dropped_with_warnings():
+    fl, found, msgs = flags("distributed_type: MULTI_GPU\nnum_processes: 4\nparallelism_config:\n  parallelism_config_tp_size: 2\n")
+    assert fl == ["--multi_gpu", "--num_processes", "4"]
+    assert found[:2] == [("convert.lossy", "warning", "parallelism_config", 0, 0),
+                         ("convert.lossy", "warning", "parallelism_config.parallelism_config_tp_size", 4, 3)]
+    assert msgs[0].startswith("parallelism_config without FSDP cannot be given as flags (--use_parallelism_config requires --use_fsdp)")
+    assert "no flag can carry it; dropped" in msgs[1]

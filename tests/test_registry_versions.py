@@ -1,0 +1,91 @@
+"""What the registry says about accelerate versions: which enum values exist in which release,
+which default a flag had, and how a flag spelling finds its setting."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from accelconf.accelerate import registry
+
+DTYPE = registry.get("", "distributed_type")
+DYNAMO = registry.get("dynamo_config", "dynamo_backend")
+PRECISION = registry.get("", "mixed_precision")
+
+
+@pytest.mark.parametrize("value,version,exists", [
+    ("XLA", "0.27", False), ("XLA", "0.28", True),          # added in 0.28 ...
+    ("TPU", "0.27", True), ("TPU", "0.28", False),          # ... replacing TPU
+    ("TP", "1.9", True), ("TP", "1.10", False),             # removed, never in the current list
+    ("MULTI_NEURON", "1.12", False), ("MULTI_NEURON", "1.13", True),
+    ("MULTI_GPU", "0.20", True), ("MULTI_GPU", "1.15", True),
+    (False, "0.20", True),                                  # not a string: another rule's business
+])
+def test_distributed_types_exist_from_their_release(value, version, exists):
+    assert registry.enum_exists(DTYPE, value, version) is exists
+
+
+@pytest.mark.parametrize("value,version,exists", [
+    ("nvfuser", "0.23", True), ("NVFUSER", "0.24", False),  # any case: accelerate upper-cases backends
+    ("neuron", "1.14", False), ("Neuron", "1.15", True),
+    ("ipex", "1.12", True), ("ipex", "1.13", False),
+    ("inductor", "0.20", True), (None, "0.20", True),
+])
+def test_dynamo_backends_exist_from_their_release(value, version, exists):
+    assert registry.enum_exists(DYNAMO, value, version) is exists
+
+
+@pytest.mark.parametrize("value", ["XLA", "neuron", "TPU", "nvfuser"])
+def test_other_settings_are_not_checked_against_those_tables(value):
+    assert registry.enum_exists(PRECISION, value, "0.20") is True
+    assert registry.enum_exists(PRECISION, value, "1.15") is True
+
+
+def test_the_first_older_default_that_covers_the_version_wins():
+    s = dataclasses.replace(registry.get("fsdp_config", "fsdp_use_orig_params"),
+                            older_launcher_defaults=(("0.20", "oldest"), ("0.30", "old")), launcher_default="now")
+    assert s.launcher_default_for("0.19") == "oldest"
+    assert s.launcher_default_for("0.25") == "old"
+    assert s.launcher_default_for("1.0") == "now" and s.launcher_default_for(None) == "now"
+
+
+@pytest.mark.parametrize("flag,key", [
+    ("--num_processes", "num_processes"), ("--num-processes", "num_processes"), ("num_processes", "num_processes"),
+    ("--cpu", "use_cpu"), ("-cpu", "use_cpu"), ("--main-process-port", "main_process_port"),
+])
+def test_a_flag_is_found_however_it_is_spelled(flag, key):
+    s = registry.by_flag(flag)
+    assert s is not None and s.key == key
+
+
+def test_an_unknown_flag_is_none():
+    assert registry.by_flag("--no-such-flag") is None
+    assert registry.by_flag("cpu-") is None  # only leading dashes are stripped
+
+
+def test_settings_can_be_listed_by_section():
+    fp8 = list(registry.iter_settings(["fp8_config"]))
+    assert fp8 and {s.section for s in fp8} == {"fp8_config"}
+    both = list(registry.iter_settings(("fp8_config", "dynamo_config")))
+    assert {s.section for s in both} == {"fp8_config", "dynamo_config"}
+    assert list(registry.iter_settings()) == list(registry.SETTINGS)
+    assert list(registry.iter_settings([])) == []
+    assert registry.all_keys("dynamo_config") == [s.key for s in registry.SETTINGS if s.section == "dynamo_config"]
+    assert "dynamo_backend" in registry.all_keys("dynamo_config") and "num_processes" not in registry.all_keys("dynamo_config")
+
+
+def test_versions_sort_as_releases_not_as_text():
+    assert sorted(["1.10", "0.9", "1.2"], key=registry.version_key) == ["0.9", "1.2", "1.10"]
+
+
+def test_every_setting_holds_its_fields_in_their_declared_types():
+    # the table is written with strings and lists for brevity; Setting promises frozensets and tuples
+    for s in registry.SETTINGS:
+        assert isinstance(s.env_paths, frozenset), s.key
+        for name in ("choices", "legacy_values", "aliases"):
+            value = getattr(s, name)
+            assert value is None or isinstance(value, tuple), (s.key, name)
+        assert s.flag is None or isinstance(s.flag, str)
+    assert registry.get("", "num_processes").flag == "num_processes"  # the flag defaults to the key
+    assert registry.get("", "compute_environment").flag is None       # unless the table says none

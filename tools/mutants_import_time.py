@@ -1,0 +1,82 @@
+"""Re-run, each in a fresh interpreter, the mutants of functions that run while a module is imported.
+
+mutmut 3 forks every mutant from a process that has already imported accelconf, so a function
+that only runs at import time (the registry's table builders ``_s``, ``_meg``, ``_par``,
+``_index``; validate's ``@rule`` decorator) is never re-run with the mutant active: every such
+mutant "survives" without having been tried. Here each one runs the same fast test selection as
+``[tool.mutmut]`` in a new ``python -m pytest`` inside ./mutants with ``MUTANT_UNDER_TEST`` set, so
+the table is built by the mutant. The verdicts go to mutants/import-time-results.json (not into
+mutmut's own files, which a running ``mutmut run`` rewrites), where tools/mutants_report.py reads
+them in place of mutmut's untried "survived".
+
+Usage (from the repository root, after ``mutmut run``): python tools/mutants_import_time.py
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+MUTANTS = ROOT / "mutants"
+
+# (source file, function names that run at import time). Found by importing the modules under
+# sys.setprofile; functions also called later (registry.get, Setting.path) are left to mutmut.
+IMPORT_TIME = {
+    "accelconf/accelerate/registry.py": ("_s", "_meg", "_par", "_index"),
+    "accelconf/accelerate/validate.py": ("rule",),
+}
+
+
+def _config() -> dict:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mutmut"]
+
+
+def selection_files() -> list[str]:
+    return _config()["pytest_add_cli_args_test_selection"]
+
+
+def selection() -> list[str]:
+    return selection_files() + _config()["pytest_add_cli_args"]
+
+
+RESULTS = MUTANTS / "import-time-results.json"
+
+
+def import_time_mutants(meta: dict, path: str) -> list[str]:
+    module = path.removesuffix(".py").replace("/", ".")
+    return [n for n in meta["exit_code_by_key"]
+            if any(n.startswith(f"{module}.x_{f}__mutmut_") for f in IMPORT_TIME.get(path, ()))]
+
+
+def main() -> int:
+    args = selection()
+    extra = args[len(selection_files()):]  # read once: the file may be edited while this runs
+    results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(MUTANTS), *sys.path[1:]]), "PYTHONDONTWRITEBYTECODE": "1"}
+    for path in IMPORT_TIME:
+        meta = json.loads((MUTANTS / (path + ".meta")).read_text())
+        names = [n for n in import_time_mutants(meta, path) if n not in results]
+        for i, name in enumerate(names, 1):
+            # the committed schemas are generated from the table: most table mutants fail there first
+            for attempt in (["tests/test_schema.py", *extra], args):
+                proc = subprocess.run(
+                    [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:randomly", *attempt],
+                    cwd=MUTANTS, env={**env, "MUTANT_UNDER_TEST": name}, capture_output=True, timeout=900)
+                if proc.returncode != 0:
+                    break
+            if proc.returncode == 4:  # pytest usage error: the selection itself is wrong
+                sys.exit(f"pytest could not run the selection:\n{proc.stdout.decode()[-2000:]}")
+            code = 0 if proc.returncode == 0 else 1  # 1 failed, 2 import broke, 3 internal error
+            results[name] = code
+            print(f"[{i}/{len(names)}] {name}: {'killed' if code else 'survived'}", flush=True)
+            RESULTS.write_text(json.dumps(results, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,60 @@
+"""``mutmut`` (3.8) with one addition: functions registered by validate's ``@rule("name")`` are mutated.
+
+mutmut skips every decorated function, and every validate rule is one (accelconf/accelerate/
+validate.py registers rules with ``@rule``), so plain mutmut never mutates the rules at all. The
+decorator is safe to keep on the trampoline: ``rule`` only appends the function to ``RULES``, and
+the trampoline dispatches each call to the active mutant. The copies mutmut makes (the original and
+each mutant) must not register themselves, so they lose the decorator. The decorator's own
+arguments are still never mutated (mutmut skips ``cst.Decorator`` nodes).
+
+Usage: python tools/mutmut_run.py run --max-children 1   (any mutmut command line)
+"""
+
+from __future__ import annotations
+
+import sys
+
+import libcst as cst
+from mutmut.mutation import file_mutation as fm
+
+_REGISTERING = {"rule"}
+
+
+def _registering(node: cst.CSTNode) -> bool:
+    if not isinstance(node, cst.FunctionDef) or len(node.decorators) != 1:
+        return False
+    deco = node.decorators[0].decorator
+    return isinstance(deco, cst.Call) and isinstance(deco.func, cst.Name) and deco.func.value in _REGISTERING
+
+
+_skip = fm.MutationVisitor._skip_node_and_children
+
+
+def _skip_node_and_children(self: fm.MutationVisitor, node: cst.CSTNode) -> bool:
+    if _registering(node):
+        return False  # what the stock check would say for an undecorated function
+    return _skip(self, node)
+
+
+_arrange = fm.function_trampoline_arrangement
+
+
+def function_trampoline_arrangement(function: cst.FunctionDef, mutants, class_name):  # type: ignore[no-untyped-def]
+    decl, methods, assign, names = _arrange(function, mutants, class_name)
+    if _registering(function):
+        methods = [methods[0]] + [m.with_changes(decorators=[]) for m in methods[1:]]
+    return decl, methods, assign, names
+
+
+def main() -> None:
+    if not hasattr(fm, "MutationVisitor") or not hasattr(fm, "function_trampoline_arrangement"):
+        sys.exit("tools/mutmut_run.py: this mutmut version has a different layout; pin mutmut==3.8.1")
+    fm.MutationVisitor._skip_node_and_children = _skip_node_and_children  # type: ignore[method-assign]
+    fm.function_trampoline_arrangement = function_trampoline_arrangement
+    from mutmut.__main__ import cli
+
+    cli()
+
+
+if __name__ == "__main__":
+    main()
