@@ -36,13 +36,20 @@ def check_document(doc: Document, env: "Environment | None" = None, *, accelerat
     """validate's findings for one document and, when ``env`` is given, the ``env-*`` findings.
 
     The accelerate version checked is ``accelerate_version``, else the one ``env`` knows, else the
-    installed one (else the newest known); the DeepSpeed version likewise. The environment checks
+    installed one (else the newest known); the DeepSpeed version likewise. An ``accelerate_version``
+    given with an ``env`` is that environment's version too (laid over it as ``check
+    --accelerate-version`` lays it, :func:`accelconf.environment.targets.target_from_args`), so
+    validate and the environment checks judge one version. The environment checks
     run with ``validated=True``: the config-only multi-node checks are validate's, said once.
     Rules named in ``disabled`` are left out of both. Sorted as the CLI prints them.
     """
     from accelconf.accelerate.validate import validate_any
 
     if env is not None:
+        if accelerate_version is not None and not (env.knows("accelerate_version") and env.accelerate_version == accelerate_version):
+            from accelconf.environment.targets import target_from_args
+
+            env = target_from_args(accelerate_version=accelerate_version, base=env)
         if accelerate_version is None and env.knows("accelerate_version"):
             accelerate_version = env.accelerate_version
         if deepspeed_version is None and env.knows("deepspeed_version"):

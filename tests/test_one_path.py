@@ -26,8 +26,9 @@ from tests.conftest import ROOT, corpus_files
 
 FILES = corpus_files("accelerate") + corpus_files("deepspeed")
 OPTIONS = {
-    "v100": ("accelconf/environment/profiles/v100-node.yaml", ()),
-    "h100-some-off": ("accelconf/environment/profiles/h100-node.yaml", ("env-num-processes", "yaml-bool-value", "section-unused")),
+    "v100": ("accelconf/environment/profiles/v100-node.yaml", (), None),
+    "h100-some-off": ("accelconf/environment/profiles/h100-node.yaml", ("env-num-processes", "yaml-bool-value", "section-unused"), None),
+    "v100-accelerate-1.6": ("accelconf/environment/profiles/v100-node.yaml", (), "1.6.0"),
 }
 
 
@@ -46,19 +47,20 @@ def server():
 def test_api_cli_and_language_server_agree_on_the_corpus(option, server, cli) -> None:
     if not FILES:
         pytest.skip("the shared corpus is not there")
-    target, disabled = OPTIONS[option]
+    target, disabled, version = OPTIONS[option]
     target = str(ROOT / target)
     env = load_target(target)
-    server.apply_settings({"target": target, "disabledRules": list(disabled)}, "test")
+    server.apply_settings({"target": target, "disabledRules": list(disabled), "accelerateVersion": version}, "test")
     compared = 0
     for path in FILES:
         if path.suffix not in (".yaml", ".yml", ".json"):
             continue
         # the CLI, from its JSON output (1-based positions, a "file" for a referenced file)
-        argv = ["check", "--target", target, "--format", "json", *(a for r in disabled for a in ("--disable", r)), str(path)]
+        argv = ["check", "--target", target, "--format", "json", *(a for r in disabled for a in ("--disable", r)),
+                *(("--accelerate-version", version) if version else ()), str(path)]
         got = cli(*argv)
         try:
-            api = accelconf.check_config(str(path), env, disabled=disabled)
+            api = accelconf.check_config(str(path), env, disabled=disabled, accelerate_version=version)
         except InputError as exc:  # not JSON or YAML (a template): all refuse it, with a position
             assert got.code == 2 and json.loads(got.out)["files"][0]["error"]["line"] == exc.line, path
             continue
