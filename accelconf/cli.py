@@ -40,7 +40,11 @@ examples:
   accelconf fmt --diff config.yaml              show what fmt would change
   accelconf to-env config.yaml                  the env accelerate launch would set
   accelconf diff a.yaml b.yaml                  what differs in meaning
-  accelconf check --gpus 8 --gpu A100-80GB config.yaml
+  accelconf check --target h100-node config.yaml
+  accelconf explain config.yaml                 every setting the process sees, and from where
+  accelconf schema accelerate > accelerate-config.schema.json
+
+Every command has --help with examples and its exit codes: accelconf COMMAND --help
 
 exit codes: 0 clean, 1 findings or differences, 2 unreadable input or bad arguments
 """

@@ -46,6 +46,8 @@ def use_color(stream: IO[str], choice: str = "auto") -> bool:
 
 
 def exit_code(results: Iterable[FileResult], strict: bool = False) -> int:
+    """The one exit-code rule of every command: 2 unreadable input, 1 an error finding (or a warning
+    with ``--strict``), else 0."""
     code = 0
     for r in results:
         if r.error is not None:
@@ -55,6 +57,40 @@ def exit_code(results: Iterable[FileResult], strict: bool = False) -> int:
     return code
 
 
+def location(path: str, line: int, column: int) -> str:
+    """``FILE:LINE:COL``, or just ``FILE`` for a finding about the whole file (line 0: no position)."""
+    return f"{path}:{line}:{column}" if line else path
+
+
+def finding_line(f: Finding, path: str, color: bool = False) -> str:
+    """One finding as ``FILE:LINE:COL: severity: message [rule]`` (``FILE: ...`` without a position)."""
+    sev = f"{_COLORS[f.severity]}{f.severity}{_RESET}" if color else f.severity
+    loc = location(f.path or path, f.line, f.column)
+    if color:
+        loc = f"{_BOLD}{loc}{_RESET}"
+    return f"{loc}: {sev}: {f.message} [{f.rule}]"
+
+
+def unique(findings: Iterable[Finding]) -> list[Finding]:
+    """Sorted, each finding once (two steps reporting the same thing at the same place print one line)."""
+    seen: set[tuple[str, str, str, int, int, str]] = set()
+    out = []
+    for f in sort_findings(findings):
+        k = (f.path, f.rule, f.severity, f.line, f.column, f.message)
+        if k not in seen:
+            seen.add(k)
+            out.append(f)
+    return out
+
+
+def finding_json(f: Finding) -> dict:
+    """A finding for JSON output: a whole-file finding has null line and column."""
+    d = f.to_json()
+    if not f.line:
+        d.update(line=None, column=None, end_line=None, end_column=None)
+    return d
+
+
 def render_text(results: list[FileResult], color: bool = False, summary: bool = True) -> str:
     lines: list[str] = []
     nerr = nwarn = ninfo = nbad = 0
@@ -62,19 +98,15 @@ def render_text(results: list[FileResult], color: bool = False, summary: bool = 
         if r.error is not None:
             nbad += 1
             e = r.error
-            loc = f"{r.path}:{e.line}:{e.column}" if e.line else r.path
+            loc = location(r.path, e.line, e.column)
             sev = f"{_COLORS['error']}error{_RESET}" if color else "error"
             lines.append(f"{loc}: {sev}: {e.message} [parse]")
             continue
-        for f in sort_findings(r.findings):
+        for f in unique(r.findings):
             nerr += f.severity == "error"
             nwarn += f.severity == "warning"
             ninfo += f.severity == "info"
-            sev = f"{_COLORS[f.severity]}{f.severity}{_RESET}" if color else f.severity
-            loc = f"{f.path or r.path}:{f.line}:{f.column}"
-            if color:
-                loc = f"{_BOLD}{loc}{_RESET}"
-            text = f"{loc}: {sev}: {f.message} [{f.rule}]"
+            text = finding_line(f, r.path, color)
             if f.suggestion:
                 text += f"\n    suggestion: {f.suggestion}"
             lines.append(text)
@@ -91,10 +123,10 @@ def render_text(results: list[FileResult], color: bool = False, summary: bool = 
 def render_json(results: list[FileResult], extra: dict | None = None) -> str:
     files = []
     for r in results:
-        entry: dict = {"path": r.path, "findings": [dict(f.to_json(), **({"file": f.path} if f.path and f.path != r.path else {}))
-                                                    for f in sort_findings(r.findings)]}
+        entry: dict = {"path": r.path, "findings": [dict(finding_json(f), **({"file": f.path} if f.path and f.path != r.path else {}))
+                                                    for f in unique(r.findings)]}
         if r.error is not None:
-            entry["error"] = {"message": r.error.message, "line": r.error.line, "column": r.error.column}
+            entry["error"] = {"message": r.error.message, "line": r.error.line or None, "column": r.error.column or None}
         files.append(entry)
     return json.dumps({"files": files, **(extra or {})}, indent=2, default=str) + "\n"
 
@@ -109,11 +141,13 @@ def render_github(results: list[FileResult]) -> str:
     for r in results:
         if r.error is not None:
             e = r.error
-            out.append(f"::error file={r.path},line={e.line or 1},col={e.column or 1},title=parse::{_gh_escape(e.message)}")
+            pos = f",line={e.line},col={e.column or 1}" if e.line else ""
+            out.append(f"::error file={r.path}{pos},title=parse::{_gh_escape(e.message)}")
             continue
-        for f in sort_findings(r.findings):
+        for f in unique(r.findings):
             msg = f.message + (f" (suggestion: {f.suggestion})" if f.suggestion else "")
-            out.append(f"::{level[f.severity]} file={f.path or r.path},line={f.line or 1},col={f.column or 1},title={f.rule}::{_gh_escape(msg)}")
+            pos = f",line={f.line},col={f.column or 1}" if f.line else ""  # a whole-file finding: no position
+            out.append(f"::{level[f.severity]} file={f.path or r.path}{pos},title={f.rule}::{_gh_escape(msg)}")
     return "\n".join(out) + ("\n" if out else "")
 
 

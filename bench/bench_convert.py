@@ -17,7 +17,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from common import bench_env, timed  # noqa: E402  (bench/ is on sys.path when run as a script)
+from common import bench_env, shown, timed  # noqa: E402  (bench/ is on sys.path when run as a script)
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "accelerate"
 DEFAULT = CORPUS / "huggingface__accelerate__examples__config_yaml_templates__fsdp.yaml"
@@ -59,7 +59,7 @@ def main() -> None:
         results[name] = timed(argv, runs, env)
     base = statistics.median(results["python -c pass"])
     ours = statistics.median(results["accelconf to-env"])
-    print(f"config: {config}")
+    print(f"config: {shown(config)}")
     print(f"{'command':32} {'median ms':>10} {'best ms':>9} {'x python':>9} {'to-env faster':>14}")
     for name, times in results.items():
         med = statistics.median(times)

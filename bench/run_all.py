@@ -70,7 +70,7 @@ def main() -> int:
             out += ["```", proc.stderr.strip()[-2000:], "```", ""]
         print(text, file=sys.stderr)
     (HERE / "RESULTS.md").write_text("\n".join(out) + "\n", encoding="utf-8")
-    print(f"wrote {HERE / 'RESULTS.md'}", file=sys.stderr)
+    print("wrote bench/RESULTS.md", file=sys.stderr)
     return 0
 
 

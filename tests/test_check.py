@@ -26,7 +26,7 @@ from accelconf.environment.targets import load_target, target_from_args
 
 DATA = Path(__file__).parent / "data" / "check"
 CASES = sorted(p for p in DATA.glob("*.yaml"))
-EXAMPLES = Path(__file__).parent.parent / "examples" / "targets"
+EXAMPLES = Path(__file__).parent.parent / "accelconf" / "environment" / "profiles"  # shipped profiles
 
 # The installation the "# args:" cases are laid over: fixed, so results do not depend on the venv.
 INSTALLED = Environment(

@@ -113,7 +113,7 @@ def test_migrate_command(cli, tmp_path):
 def test_schema_command(cli):
     r = cli("schema", "accelerate", "--accelerate-version", "1.4")
     schema = json.loads(r.out)
-    assert schema["$id"].endswith("/versions/accelerate-config-1.4.schema.json")
+    assert schema["$id"] == "urn:accelconf:schema:accelerate-config:1.4"
 
 
 def test_help_teaches(cli):

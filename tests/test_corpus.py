@@ -15,6 +15,12 @@ from tests.conftest import corpus_files, need_corpus
 from tests.oracle.run import oracle
 
 ACCEL = corpus_files("accelerate")
+# Corpus files that are templates with placeholders (``BATCH_SIZE_PER_GPU``, ``${zero_stage}``), not
+# JSON: the only files allowed not to parse. Named one by one (issue 16).
+PLACEHOLDER_TEMPLATES = frozenset({
+    "deepspeedai__DeepSpeedExamples__compression__bert__config__ds_config_TEMPLATE.json",
+    "deepspeedai__DeepSpeedExamples__training__tensor_parallel__hf_integration__configs__ds_config_temp.json",
+})
 DEEPSPEED = corpus_files("deepspeed")
 
 
@@ -28,7 +34,7 @@ def test_round_trip_is_byte_identical(path: Path):
     try:
         doc = load_file(path)
     except InputError:
-        assert "TEMPLATE" in path.name or "temp" in path.name  # the two placeholder templates
+        assert path.name in PLACEHOLDER_TEMPLATES, f"{path.name} does not parse"
         return
     assert _encode(doc) == raw
     assert apply_edits(doc.text, []).encode("utf-8") == raw.removeprefix(b"\xef\xbb\xbf")

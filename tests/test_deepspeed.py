@@ -10,6 +10,7 @@ used when it is there.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -372,16 +373,18 @@ def test_to_accelerate_section() -> None:
         "offload_param_nvme_path": "/nvme", "gradient_accumulation_steps": 4, "gradient_clipping": 1.0,
         "zero3_save_16bit_model": True, "zero3_init_flag": True, "mixed_precision": "bf16",
     }
-    text = "\n".join(notes)
+    text = "\n".join(n.message for n in notes)
     for word in ("optimizer", "overlap_comm", "train_micro_batch_size_per_gpu", "pin_memory", "nvme_path"):
         assert word in text
+    assert {n.rule for n in notes} == {"convert.ds-unmapped", "convert.ds-not-exported"}
 
 
 def test_to_accelerate_section_leaves_auto_to_the_plugin() -> None:
     section, notes = to_accelerate_section({"gradient_accumulation_steps": "auto", "fp16": {"enabled": "auto"},
                                             "zero_optimization": {"stage": "auto"}})
     assert "zero_stage" not in section and "gradient_accumulation_steps" not in section and "mixed_precision" not in section
-    assert any("stage" in n for n in notes) and any("mixed_precision" in n for n in notes)
+    assert any("stage" in n.message for n in notes) and any("mixed_precision" in n.message for n in notes)
+    assert {n.rule for n in notes} == {"convert.ds-auto"}
 
 
 def test_json_quirks_are_portability_warnings_and_duplicates_depend_on_the_loader() -> None:
@@ -409,11 +412,131 @@ def test_legacy_compile_block_is_fine_for_0_15_and_rejected_later() -> None:
     text = '{"train_micro_batch_size_per_gpu": 1, "zero_optimization": {}, "compile": {"disable": false, "backend": "inductor"}}'
     assert not [f for f in _check(text, deepspeed_version="0.15.4", runtime="deepspeed") if f.severity != "info"]
     assert {(f.rule, f.severity) for f in _check(text, deepspeed_version="0.19.8")} == {("ds-removed", "error")}
+    # DeepSpeedConfig 0.15.4 does not read `compile` at all (CompileConfig arrived in 0.16): the
+    # release matrix (test_deepspeed_releases.py) shows it accepting any key there
     new = '{"train_micro_batch_size_per_gpu": 1, "zero_optimization": {}, "compile": {"deepcompile": true}}'
-    assert {(f.rule, f.severity) for f in _check(new, deepspeed_version="0.15.4")} == {("ds-version", "error")}
+    assert {(f.rule, f.severity) for f in _check(new, deepspeed_version="0.15.4")} == {("ds-version", "warning")}
+    assert not [f for f in _check(new, deepspeed_version="0.16.9") if f.severity != "info"]
 
 
 def test_nvme_offload_conversion_notes_the_launcher_gap() -> None:
     section, notes = to_accelerate_section({"zero_optimization": {"stage": 3, "offload_optimizer": {"device": "nvme", "nvme_path": "/nvme"}}})
     assert section["offload_optimizer_nvme_path"] == "/nvme" and section["offload_param_device"] == "none"
-    assert any("does not export" in n for n in notes)
+    assert [n.rule for n in notes if "does not export" in n.message] == ["convert.ds-not-exported"]
+
+
+# -- one home for each fact (issue 11) ----------------------------------------------------------
+
+def test_diff_and_assist_use_the_one_detector_and_mapping():
+    import accelconf.deepspeed as ds
+    from accelconf import diff as semdiff
+
+    assert semdiff.DS_TO_ACCELERATE is ds.DS_TO_ACCELERATE
+    assert semdiff.DS_TO_ACCELERATE["zero_optimization.stage"] == "deepspeed_config.zero_stage"
+    assert semdiff.is_deepspeed_data({"elasticity": {"enabled": True}, "zero_optimization": {}}) is True
+    assert semdiff.is_deepspeed_data({"distributed_type": "DEEPSPEED", "zero_optimization": {}}) is False
+    # an editor buffer that does not parse yet is judged by the same module
+    from accelconf.assist import document_kind
+    assert document_kind("x.json", '{"zero_optimization": {"stage": ') == "deepspeed"
+    assert document_kind("x.json", '{"distributed_type": "X", "zero_optimization": {') == "accelerate"
+
+
+@pytest.mark.parametrize("alias, canon", [
+    ("zero_optimization.module_granularity_threshold", "zero_optimization.stage3_module_granularity_threshold"),
+    ("zero_optimization.prefetch_bucket_size", "zero_optimization.stage3_prefetch_bucket_size"),
+    ("zero_optimization.stage3_gather_fp16_weights_on_model_save", "zero_optimization.stage3_gather_16bit_weights_on_model_save"),
+    ("tensor_parallel.tp.tp_size", "tensor_parallel.tensor_parallel.tp_size"),
+    ("zero_optimization.cpu_offload", "zero_optimization.cpu_offload"),  # bool vs a section: not one setting
+    ("no_such.key", "no_such.key"),
+])
+def test_canonical_path(alias, canon):
+    from accelconf.deepspeed import canonical_path
+
+    assert canonical_path(alias) == canon
+
+
+def test_diff_reads_every_alias_of_the_key_table():
+    from accelconf import diff as semdiff
+
+    a = load_text('{"train_batch_size": 8, "zero_optimization": {"module_granularity_threshold": 5}}', "a.json", "json")
+    b = load_text('{"train_batch_size": 8, "zero_optimization": {"stage3_module_granularity_threshold": 5}}', "b.json", "json")
+    assert semdiff.diff_deepspeed(a, b).equivalent
+
+
+# -- issue 12 items 8-10 -------------------------------------------------------------------------
+
+def test_deepspeed_version_defaults_to_installed(cli, tmp_path, monkeypatch):
+    """Item 8: without --deepspeed-version, the installed DeepSpeed (0.19.8 in the test extras) is the
+    target, so a key it rejects is an error; with no DeepSpeed installed it stays a warning."""
+    import accelconf.deepspeed as ds
+
+    p = tmp_path / "ds.json"
+    p.write_text('{"train_micro_batch_size_per_gpu": 1, "zero_optimization": {"stage": 3, "mics_shard_size": 8}}')
+    monkeypatch.setattr(ds, "installed_version", lambda: "0.19.8")
+    r = cli("validate", "--format", "json", str(p))
+    (f,) = [f for f in json.loads(r.out)["files"][0]["findings"] if f["rule"] == "ds-removed"]
+    assert f["severity"] == "error" and r.code == 1
+    monkeypatch.setattr(ds, "installed_version", lambda: None)
+    r = cli("validate", "--format", "json", str(p))
+    (f,) = [f for f in json.loads(r.out)["files"][0]["findings"] if f["rule"] == "ds-removed"]
+    assert f["severity"] == "warning" and r.code == 0
+
+
+def test_installed_version_comes_from_metadata_without_importing_deepspeed(tmp_path):
+    import subprocess
+    import sys
+
+    code = ("import sys; from accelconf.api import validate_config; from accelconf.text.document import load_text; "
+            "fs = validate_config(load_text('{\"train_micro_batch_size_per_gpu\": 1, \"zero_optimization\": {\"mics_shard_size\": 8}}', 'x.json', 'json')); "
+            "import accelconf.deepspeed as ds; print(ds.installed_version()); "
+            "print([f.severity for f in fs if f.rule == 'ds-removed']); print('deepspeed' in sys.modules, 'torch' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).parents[1])] + sys.path)}).stdout.split("\n")
+    try:
+        from importlib.metadata import version
+        installed = version("deepspeed").split("+")[0]
+    except Exception:  # noqa: BLE001
+        installed = "None"
+    assert out[0] == installed
+    assert out[2] == "False False"
+    if installed != "None":
+        assert out[1] == "['error']"
+
+
+@pytest.mark.parametrize("text, flags, kind", [
+    ('{"elasticity": {"enabled": true, "max_train_batch_size": 8}}', (), "deepspeed"),
+    ('{"steps_per_print": 10}', (), "deepspeed"),
+    ('{"elasticity": {}, "my_note": 1}', (), "accelerate"),
+    ('{"elasticity": {}, "my_note": 1}', ("--runtime", "deepspeed"), "deepspeed"),
+    ('{"elasticity": {}, "my_note": 1}', ("--deepspeed-version", "0.18.0"), "deepspeed"),
+    ('{"distributed_type": "DEEPSPEED", "fp16": true}', ("--runtime", "deepspeed"), "accelerate"),
+])
+def test_a_file_of_only_deepspeed_blocks_is_deepspeed_json(cli, tmp_path, text, flags, kind):
+    """Item 10: no accelerate key and only DeepSpeed blocks, or --runtime deepspeed / --deepspeed-version."""
+    p = tmp_path / "x.json"
+    p.write_text(text)
+    r = cli("validate", "--format", "json", *flags, str(p))
+    rules = {f["rule"] for f in json.loads(r.out)["files"][0]["findings"]}
+    if kind == "deepspeed":
+        assert all(r.startswith("ds-") for r in rules), rules
+    else:
+        assert not any(r.startswith("ds-") for r in rules), rules
+
+
+def test_json_comments_are_one_finding_per_file() -> None:
+    """Item 9: DeepSpeed reads `//` comments (hjson); a commented file gets one finding, not one per line."""
+    text = '{\n  // batch\n  // more\n  "train_micro_batch_size_per_gpu": 4, // per GPU\n  "zero_optimization": {"stage": 1}\n}'
+    (f,) = [f for f in _check(text) if f.rule == "ds-json-portability"]
+    assert (f.line, f.severity) == (2, "warning") and "3 in this file, on lines 2, 3, 4" in f.message
+
+
+def test_leaf_module_string_is_one_name() -> None:
+    """Item 10: DeepSpeedZeroLeafModuleConfig wraps a string in a list, without a warning; null is {}."""
+    text = ('{"train_micro_batch_size_per_gpu": 1, "zero_optimization": {"stage": 3, "leaf_module": '
+            '{"classes": "my.Block", "names": "layers.0", "name_suffixes": ["mlp"]}}}')
+    assert _check(text, runtime="deepspeed", deepspeed_version="0.19.8") == []
+    assert _check('{"train_micro_batch_size_per_gpu": 1, "zero_optimization": {"stage": 3, "leaf_module": null}}',
+                  runtime="deepspeed", deepspeed_version="0.19.8") == []
+    (f,) = _check('{"train_micro_batch_size_per_gpu": 1, "zero_optimization": {"leaf_module": {"classes": 3}}}',
+                  runtime="deepspeed", deepspeed_version="0.19.8")
+    assert f.severity == "error" and f.rule == "ds-type"

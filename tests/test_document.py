@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 
 import pytest
 
@@ -78,10 +77,8 @@ def test_billion_laughs_is_refused_fast():
     for name in "bcdefghi":
         lines.append(f"{name}: &{name} [" + ",".join([f"*{prev}"] * 9) + "]")
         prev = name
-    start = time.perf_counter()
-    with pytest.raises(InputError) as exc:
+    with pytest.raises(InputError) as exc:  # how fast: bench/bench_validate.py (goal: under 1 s)
         load_text("\n".join(lines) + "\n")
-    assert time.perf_counter() - start < 1.0
     assert "alias" in exc.value.message
 
 

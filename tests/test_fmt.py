@@ -122,3 +122,25 @@ def test_migrate_to_fsdp2_keeps_comments_and_reports():
 def test_registry_enums_are_complete_for_fmt():
     s = registry.get("fsdp_config", "fsdp_sharding_strategy")
     assert s is not None and s.canonical_value(5) == "HYBRID_SHARD_ZERO2" and s.canonical_value("hybrid_shard") == "HYBRID_SHARD"
+
+
+def test_item18_fmt_keeps_aligned_comments_aligned():
+    """examples/mistakes.yaml: FULL_SHARD is longer than `1` plus its padding; the whole group of
+    aligned comments moves with it instead of one comment leaving the column (issue 12 item 18)."""
+    from pathlib import Path
+
+    from accelconf.accelerate.fmt import _comment_column
+
+    text = (Path(__file__).resolve().parents[1] / "examples" / "mistakes.yaml").read_text()
+    out = format_text(text)
+    before = {_comment_column(ln) for ln in text.splitlines()} - {None}
+    after = {_comment_column(ln) for ln in out.splitlines()} - {None}
+    assert len(before) == 1 and len(after) == 1, out
+    assert "fsdp_sharding_strategy: FULL_SHARD #" in out
+    assert format_text(out) == out
+    # a shorter value keeps the column; unaligned comments and CRLF lines are left as they were
+    small = "distributed_type: multi_gpu   # a\nnum_processes: 2              # b\n"
+    assert format_text(small) == "distributed_type: MULTI_GPU   # a\nnum_processes: 2              # b\n"
+    crlf = "distributed_type: FSDP  # a\r\nnum_processes: 2        # b\r\nfsdp_config:\r\n  fsdp_sharding_strategy: 1 # c\r\n"
+    got = format_text(crlf)
+    assert got.count("\r\n") == 4 and len({_comment_column(ln) for ln in got.split("\r\n")} - {None}) == 2

@@ -8,7 +8,10 @@ are exercised as those editors would. The tests wait for notifications; none sle
 from __future__ import annotations
 
 import asyncio
+import json
+import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import pytest_lsp
@@ -39,11 +42,12 @@ def _cmd() -> list[str]:
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=_cmd()), params=CLIENTS, scope="module")
 async def client(request: pytest.FixtureRequest, lsp_client: LanguageClient, tmp_path_factory: pytest.TempPathFactory):
     root = tmp_path_factory.mktemp("ws")
-    await lsp_client.initialize_session(types.InitializeParams(
+    init = await lsp_client.initialize_session(types.InitializeParams(
         capabilities=client_capabilities(request.param), root_uri=root.as_uri(),
         workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="ws")],
         initialization_options={"accelerateVersion": "1.15"}))
     lsp_client.root = root  # type: ignore[attr-defined]
+    lsp_client.encoding = init.capabilities.position_encoding or "utf-16"  # type: ignore[attr-defined]
     yield
     await lsp_client.shutdown_session()
 
@@ -268,3 +272,136 @@ async def test_workspace_configuration_disables_rules(target_client: LanguageCli
         if "yaml-bool-value" in {d.code for d in target_client.diagnostics[uri]}:
             break
     assert "yaml-bool-value" in {d.code for d in target_client.diagnostics[uri]}
+
+
+# -- which documents the server speaks about (issue 14) ---------------------------------------------
+
+RECOGNIZE = Path(__file__).resolve().parent / "data" / "recognize"
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+async def _wait_version(client: LanguageClient, uri: str, version: int) -> list[types.Diagnostic]:
+    """Wait for the diagnostics the server publishes for ``version`` of ``uri``."""
+    while True:
+        params = await asyncio.wait_for(client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), 10)
+        if params.uri == uri and params.version == version:
+            return list(params.diagnostics)
+
+
+def _change(client: LanguageClient, uri: str, version: int, text: str) -> None:
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        types.VersionedTextDocumentIdentifier(uri=uri, version=version), [types.TextDocumentContentChangeWholeDocument(text=text)]))
+
+
+async def test_non_config_files_get_nothing(client: LanguageClient) -> None:
+    others = sorted(p for p in (RECOGNIZE / "other").iterdir() if p.name != "trainer_state.json")
+    uris = []
+    for path in others:
+        _opened[0] += 1
+        folder = client.root / f"d{_opened[0]}"  # type: ignore[attr-defined]
+        folder.mkdir()
+        uri = (folder / path.name).as_uri()
+        text = path.read_text(encoding="utf-8")
+        client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(
+            uri=uri, language_id="json" if path.suffix == ".json" else "yaml", version=1, text=text)))
+        doc = types.TextDocumentIdentifier(uri)
+        # No completion noise, no hover, no actions, no formatting: the file is not ours.
+        assert await client.text_document_completion_async(types.CompletionParams(doc, types.Position(1, 2))) is None
+        assert await client.text_document_hover_async(types.HoverParams(doc, types.Position(1, 2))) is None
+        assert await client.text_document_formatting_async(types.DocumentFormattingParams(
+            doc, types.FormattingOptions(tab_size=2, insert_spaces=True))) is None
+        uris.append(uri)
+    ours = await _open(client, "train.yaml", (RECOGNIZE / "config" / "train.yaml").read_text(encoding="utf-8"))
+    assert {d.code for d in client.diagnostics[ours]} >= {"yaml-bool-value", "unknown-nested-key"}
+    assert not [u for u in uris if u in client.diagnostics]
+
+
+@pytest.mark.parametrize("name", ["mistakes.yaml", "ds_zero3.json"])
+async def test_examples_are_checked_whatever_their_name(client: LanguageClient, name: str) -> None:
+    uri = await _open(client, "anything" + Path(name).suffix, (EXAMPLES / name).read_text(encoding="utf-8"))
+    if name == "mistakes.yaml":
+        assert len(client.diagnostics[uri]) >= 3
+    else:
+        assert list(client.diagnostics[uri]) == []  # a clean DeepSpeed file: published, and empty
+
+
+async def test_diagnostics_cleared_when_the_document_becomes_clean(client: LanguageClient) -> None:
+    uri = await _open(client, "train.yaml", CONFIG)
+    assert client.diagnostics[uri]
+    clean = CONFIG.replace("mixed_precision: no", "mixed_precision: 'no'").replace("fsdp_cpu_offload", "fsdp_offload_params")
+    _change(client, uri, 2, clean)
+    assert await _wait_version(client, uri, 2) == []
+    assert list(client.diagnostics[uri]) == []
+    _change(client, uri, 3, CONFIG)  # and back
+    assert {d.code for d in await _wait_version(client, uri, 3)} >= {"yaml-bool-value"}
+
+
+async def test_diagnostics_cleared_when_the_modeline_disables(client: LanguageClient) -> None:
+    uri = await _open(client, "train.yaml", CONFIG)
+    assert client.diagnostics[uri]
+    _change(client, uri, 2, "# accelconf: disable\n" + CONFIG)
+    assert await _wait_version(client, uri, 2) == []
+    hover = await client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(2, 3)))
+    assert hover is None
+
+
+async def test_half_typed_config_keeps_being_checked(client: LanguageClient) -> None:
+    uri = await _open(client, "train.yaml", CONFIG)
+    _change(client, uri, 2, CONFIG + "fsdp_config: [\n")
+    (diag,) = await _wait_version(client, uri, 2)
+    assert diag.code in ("parse-error", "duplicate-key")
+
+
+async def test_migrate_offered_only_where_fsdp_is_used(client: LanguageClient) -> None:
+    multi_gpu = CONFIG.replace("distributed_type: FSDP", "distributed_type: MULTI_GPU")
+    for text, offered in ((multi_gpu, False), (CONFIG, True), (CONFIG.replace("FSDP", "fsdp"), False),
+                          (CONFIG.replace("fsdp_config:\n", "fsdp_config:\n  fsdp_version: 2\n"), False)):
+        uri = await _open(client, "train.yaml", text)
+        actions = await client.text_document_code_action_async(types.CodeActionParams(
+            types.TextDocumentIdentifier(uri), types.Range(types.Position(0, 0), types.Position(0, 0)),
+            types.CodeActionContext(diagnostics=[])))
+        assert ("Migrate to FSDP2" in [a.title for a in actions or []]) is offered, text
+
+
+def _apply(text: str, edits: list[types.TextEdit], encoding: str) -> str:
+    """The text after the edits, applied as a client does (pygls' own document, same encoding)."""
+    from pygls.workspace import PositionCodec, TextDocument
+
+    doc = TextDocument("file:///x", text, position_codec=PositionCodec(types.PositionEncodingKind(encoding)))
+    for e in sorted(edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True):
+        doc.apply_change(types.TextDocumentContentChangePartial(range=e.range, text=e.new_text))
+    return doc.source
+
+
+@pytest.mark.parametrize("text", [
+    "\ufeffdistributed_type: fsdp\r\nmixed_precision: 'no'\r\n",
+    "distributed_type: fsdp\r\nmixed_precision: 'no'",
+    "\ufeffdistributed_type: fsdp\nnum_processes: 2  # two\tGPUs",
+])
+async def test_formatting_keeps_bom_crlf_and_missing_final_newline(client: LanguageClient, text: str) -> None:
+    uri = await _open(client, "train.yaml", text)
+    edits = await client.text_document_formatting_async(types.DocumentFormattingParams(
+        types.TextDocumentIdentifier(uri), types.FormattingOptions(tab_size=2, insert_spaces=True)))
+    assert edits
+    assert _apply(text, edits, client.encoding) == text.replace("fsdp", "FSDP")
+
+
+def test_no_cancel_chatter_on_stderr(tmp_path: Path) -> None:
+    """A $/cancelRequest for an answered request (VS Code sends many) leaves stderr quiet."""
+    uri = (tmp_path / "train.yaml").as_uri()
+    messages = [
+        {"id": 1, "method": "initialize", "params": {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {}}},
+        {"method": "initialized", "params": {}},
+        {"method": "textDocument/didOpen", "params": {"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": CONFIG}}},
+        {"id": 2, "method": "textDocument/hover", "params": {"textDocument": {"uri": uri}, "position": {"line": 2, "character": 3}}},
+        {"method": "$/cancelRequest", "params": {"id": 2}},
+        {"method": "$/cancelRequest", "params": {"id": 99}},
+        {"id": 3, "method": "shutdown"},
+        {"method": "exit"},
+    ]
+    data = b"".join(
+        b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
+        for body in (json.dumps({"jsonrpc": "2.0", **m}).encode() for m in messages))
+    proc = subprocess.run(_cmd(), input=data, capture_output=True, timeout=60)
+    assert b'"id": 3' in proc.stdout or b'"id":3' in proc.stdout, proc.stderr
+    assert b"Cancel notification" not in proc.stderr

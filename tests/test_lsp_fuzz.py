@@ -1,8 +1,11 @@
-"""The server survives any edit sequence: hypothesis drives the real ``accelconf lsp`` process.
+"""The server survives any edit sequence, and ends where a fresh look would: hypothesis drives the
+real ``accelconf lsp`` process.
 
 Random incremental edits (YAML-ish fragments, binary junk, huge lines, ranges past the end of the
 text) are sent as ``didChange``; after each sequence the server must still answer hover,
-completion and formatting, and publish diagnostics for the latest version.
+completion and formatting, and the diagnostics it publishes for the latest version must equal
+those it publishes for the same final text opened fresh under another URI (the final text is
+rebuilt here with pygls' own document, the code the server applies edits with).
 """
 
 from __future__ import annotations
@@ -15,6 +18,9 @@ import pytest_lsp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lsprotocol import types
+from pygls.workspace import PositionCodec, TextDocument
+
+from accelconf.assist import document_kind
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -27,6 +33,13 @@ fsdp_config:
   fsdp_version: 2
   fsdp_cpu_offload: true  # typo
 """
+
+# Every sequence starts from a config, so the server publishes for it from version 1 on.
+STARTS = {
+    "default_config.yaml": START,
+    "accelerate.json": '{"distributed_type": "FSDP", "mixed_precision": "no",\n "fsdp_config": {"fsdp_cpu_offload": true}}\n',
+    "ds_config.json": '{\n  "train_batch_size": 8,\n  "zero_optimization": {"stage": 4}\n}\n',
+}
 
 FRAGMENTS = st.sampled_from([
     "fsdp_config:\n", "  fsdp_offload_params: true\n", "mixed_precision: ", "'no'", "NO", ":", "- ", "{", "}", "[", "]",
@@ -49,8 +62,9 @@ EDIT = st.one_of(
                     params=["visual-studio-code", "neovim"], scope="module")
 async def client(request: pytest.FixtureRequest, lsp_client: LanguageClient, tmp_path_factory: pytest.TempPathFactory):
     root = tmp_path_factory.mktemp("fuzz")
-    await lsp_client.initialize_session(types.InitializeParams(capabilities=client_capabilities(request.param), root_uri=root.as_uri()))
+    init = await lsp_client.initialize_session(types.InitializeParams(capabilities=client_capabilities(request.param), root_uri=root.as_uri()))
     lsp_client.root = root  # type: ignore[attr-defined]
+    lsp_client.encoding = init.capabilities.position_encoding or "utf-16"  # type: ignore[attr-defined]
     yield
     await lsp_client.shutdown_session()
 
@@ -58,17 +72,50 @@ async def client(request: pytest.FixtureRequest, lsp_client: LanguageClient, tmp
 _count = [0]
 
 
+def _key(diags: list[types.Diagnostic]) -> list[tuple[object, ...]]:
+    return sorted((d.range.start.line, d.range.start.character, d.range.end.line, d.range.end.character,
+                   str(d.code), d.severity, d.message) for d in diags)
+
+
+async def _published(client: LanguageClient, uri: str, version: int) -> list[types.Diagnostic]:
+    """The diagnostics published for ``version`` of ``uri`` (no timeout: a cancelled wait breaks
+    pytest-lsp's client; the test's own timeout bounds it)."""
+    while True:
+        params = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        if params.uri == uri and params.version == version:
+            return list(params.diagnostics)
+
+
 @settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
 @given(edits=st.lists(st.lists(EDIT, min_size=1, max_size=4), min_size=1, max_size=12), where=POS,
-       name=st.sampled_from(["default_config.yaml", "accelerate.json", "ds_config.json"]))
+       name=st.sampled_from(sorted(STARTS)))
 async def test_server_survives_edit_sequences(client: LanguageClient, edits: list[list[types.TextDocumentContentChangeEvent]],
                                               where: types.Position, name: str) -> None:
     _count[0] += 1
     uri = (client.root / f"{_count[0]}-{name}").as_uri()  # type: ignore[attr-defined]
-    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "yaml", 1, START)))
+    start = STARTS[name]
+    assert document_kind(name, start) is not None
+    mirror = TextDocument(uri, start, position_codec=PositionCodec(types.PositionEncodingKind(client.encoding)))  # type: ignore[attr-defined]
+    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "yaml", 1, start)))
+    last = 1
     for version, changes in enumerate(edits, start=2):
         client.text_document_did_change(types.DidChangeTextDocumentParams(
             types.VersionedTextDocumentIdentifier(uri=uri, version=version), list(changes)))
+        for change in changes:
+            mirror.apply_change(change)
+        last = version
+    final = await asyncio.wait_for(_published(client, uri, last), 20)
+    # The same text, opened fresh: the server publishes only for a config (else it says nothing).
+    fresh_uri = (client.root / f"{_count[0]}-fresh" / name).as_uri()  # type: ignore[attr-defined]
+    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(fresh_uri, "yaml", 1, mirror.source)))
+    if document_kind(name, mirror.source) is not None:
+        fresh = await asyncio.wait_for(_published(client, fresh_uri, 1), 20)
+        client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(fresh_uri)))
+        assert _key(final) == _key(fresh)
+    else:
+        client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(fresh_uri)))
+        # Not a config: nothing, or (text that no longer parses, once a config) its parse error.
+        assert [d.code for d in final] in ([], ["parse-error"]), final
     doc = types.TextDocumentIdentifier(uri)
     await asyncio.wait_for(client.text_document_hover_async(types.HoverParams(doc, where)), 20)
     await asyncio.wait_for(client.text_document_completion_async(types.CompletionParams(doc, where)), 20)

@@ -27,6 +27,7 @@ from accelconf.accelerate import registry
 from accelconf.formats.cli import FLAG_CHOICES, flags_for
 from accelconf.formats.kwargs import plugin_kwargs, snippet
 from accelconf.accelerate.launch import LaunchError, argparse_default, flag_kind, launch_env
+from tests.oracle.matrix import MACHINE_DEPENDENT
 
 HERE = Path(__file__).resolve().parent
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "accelerate"
@@ -124,13 +125,16 @@ def test_corpus_to_env_to_cli_to_kwargs(path: Path, oracle: Oracle) -> None:
         return
     # to-cli without the file
     flags, findings = flags_for(cfg, oracle.version)
-    lossy = {var for var in set(mine.env) for f in findings if var in f.message and f.rule == "convert.lossy"}
     from_flags = oracle(flags + ["train.py"])
+    lossy = {var for var in set(mine.env) | set(from_flags.get("env", {})) for f in findings if var in f.message and f.rule == "convert.lossy"}
     if any(f.severity == "error" for f in findings):  # the writer says these flags cannot launch: check it
         assert "error" in from_flags, flags
         return
     assert "error" not in from_flags, (flags, from_flags)
-    assert from_flags["mode"] == theirs["mode"]
+    # a one-process MULTI_GPU file has no flag form (--multi_gpu needs 2 processes): the writer says
+    # it drops --multi_gpu, and the flags then take the simple launcher
+    no_multi_gpu = any(f.key == "distributed_type" and f.severity == "warning" and "fewer than 2 processes" in f.message for f in findings)
+    assert from_flags["mode"] == ("simple" if no_multi_gpu else theirs["mode"])
     differ = {k for k in set(theirs["env"]) | set(from_flags["env"]) if theirs["env"].get(k) != from_flags["env"].get(k)}
     assert differ <= lossy, (differ - lossy, flags)
     # to-kwargs: the same plugin objects
@@ -224,6 +228,8 @@ def test_corpus_fixtures_match_older_accelerate() -> None:
         if not src.exists():
             continue
         cfg = formats.read(src.read_text(encoding="utf-8"), None, str(src), "1.4")
+        if expected.get("error", "").startswith(tuple(m for m, _ in MACHINE_DEPENDENT)):
+            continue  # refused for a reason of the recording machine (a missing sagemaker_inputs_file)
         if "error" in expected:
             with pytest.raises(LaunchError):
                 launch_env(cfg, version="1.4", cwd=expected.get("cwd"))
@@ -318,4 +324,5 @@ def test_generated_configs_to_env_and_to_cli(data: dict[str, Any], oracle: Oracl
     lossy = {var for var in set(theirs["env"]) | set(from_flags["env"]) for f in findings if var in f.message and f.rule == "convert.lossy"}
     differ = {k for k in set(theirs["env"]) | set(from_flags["env"]) if theirs["env"].get(k) != from_flags["env"].get(k)}
     assert differ <= lossy, (differ - lossy, text, flags)
-    assert from_flags["mode"] == theirs["mode"], (text, flags)
+    no_multi_gpu = any(f.key == "distributed_type" and f.severity == "warning" and "fewer than 2 processes" in f.message for f in findings)
+    assert from_flags["mode"] == ("simple" if no_multi_gpu else theirs["mode"]), (text, flags)

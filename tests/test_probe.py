@@ -249,8 +249,7 @@ def test_probe_torch_mode_uses_torch_only_when_asked(monkeypatch: pytest.MonkeyP
         cuda=types.SimpleNamespace(is_available=lambda: True, device_count=lambda: 1,
                                    get_device_properties=lambda i: props, get_device_capability=lambda i: (8, 9)),
     )
-    # The fake leaves sys.modules before the test ends: teardown hooks (pytest-randomly reseeds
-    # torch through DeepSpeed's random_seeder entry point) must meet the real torch.
+    # The fake leaves sys.modules before the test ends: no teardown hook may meet a fake torch.
     with monkeypatch.context() as m:
         m.setitem(sys.modules, "torch", fake_torch)
         env = fake_probe("torch")

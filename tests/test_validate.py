@@ -107,3 +107,155 @@ def test_canonical_enum_values_are_accepted(pair):
         text = f"distributed_type: 'NO'\n{s.key}: '{value}'\n"
     errors = [f for f in validate_document(load_text(text)) if f.severity == "error" and f.key == s.key]
     assert not errors, errors
+
+
+# -- issue 12: verdicts that match accelerate's launcher -------------------------------------------
+
+def _found(text: str, version: str | None = None):
+    return validate_document(load_text(text), accelerate_version=version)
+
+
+NULL_COUNTS = {
+    "machines-null": ("distributed_type: MULTI_GPU\nnum_machines: null\nnum_processes: 2\n", ["num_machines"]),
+    "machines-null-no": ("distributed_type: 'NO'\nnum_machines: null\n", ["num_machines"]),
+    "processes-null-gpu": ("distributed_type: MULTI_GPU\nnum_processes: null\n", ["num_processes"]),
+    "processes-null-ds": ("distributed_type: DEEPSPEED\nnum_processes: null\ndeepspeed_config:\n  zero_stage: 2\n", ["num_processes"]),
+    "processes-null-no": ("distributed_type: 'NO'\nnum_processes: null\n", []),  # the simple launcher runs one process
+}
+
+
+@pytest.mark.parametrize("case", sorted(NULL_COUNTS))
+def test_item01_null_process_counts_are_errors(case: str, tmp_path: Path) -> None:
+    text, keys = NULL_COUNTS[case]
+    got = [f for f in _found(text) if f.rule == "null-count"]
+    assert [(f.key, f.severity) for f in got] == [(k, "error") for k in keys]
+    # the oracle: accelerate's launcher refuses the first (TypeError); torchrun gets nproc_per_node "None"
+    from tests.oracle.run import oracle
+
+    path = tmp_path / f"{case}.yaml"
+    path.write_text(text)
+    verdict = oracle([path])[str(path)]
+    if "num_machines" in keys:
+        assert not verdict["ok"] and "TypeError" in verdict["error"]
+    elif keys:
+        assert verdict["torchrun"]["nproc_per_node"] == "None"
+    else:
+        assert verdict["ok"] and verdict["mode"] == "simple"
+
+
+@pytest.mark.parametrize("command", ["to-env", "to-cli", "to-kwargs"])
+@pytest.mark.parametrize("case", ["machines-null", "processes-null-gpu"])
+def test_item01_converters_refuse_null_counts_with_exit_2(command: str, case: str, tmp_path: Path, cli) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text(NULL_COUNTS[case][0])
+    r = cli(command, str(path))
+    assert r.code == 2 and r.out == ""
+    assert "null" in r.err and ":2:1:" in r.err
+
+
+def test_item06_process_counts_that_do_not_fit_are_warnings_with_the_count_that_fits(tmp_path: Path, cli) -> None:
+    odd = "distributed_type: MULTI_GPU\nnum_processes: 12\nnum_machines: 8\nmain_process_ip: 10.0.0.1\n"
+    [f] = [f for f in _found(odd) if f.rule == "process-layout"]
+    assert (f.severity, f.suggestion) == ("warning", "8")
+    ids = "distributed_type: MULTI_GPU\nnum_processes: 2\ngpu_ids: '0,1,2,3'\n"
+    [g] = [f for f in _found(ids) if f.rule == "gpu-ids"]
+    assert g.severity == "warning" and g.suggestion == "num_processes: 4" and "idle" in g.message
+    # check: 8 processes on 2 machines x 8 GPUs leave half the GPUs idle
+    path = tmp_path / "c.yaml"
+    path.write_text("distributed_type: MULTI_GPU\nnum_processes: 8\nnum_machines: 2\nmain_process_ip: 10.0.0.1\n")
+    r = cli("check", "--gpus", "8", "--gpu", "H100", "--format", "json", str(path))
+    import json
+
+    found = [f for f in json.loads(r.out)["files"][0]["findings"] if f["rule"] == "env-num-processes"]
+    assert [(f["severity"], f["suggestion"]) for f in found] == [("warning", "num_processes: 16")]
+    odd_path = tmp_path / "odd.yaml"
+    odd_path.write_text(odd)
+    r = cli("check", "--gpus", "8", "--gpu", "H100", "--format", "json", str(odd_path))
+    sev = {(f["rule"], f["severity"]) for f in json.loads(r.out)["files"][0]["findings"]}
+    assert ("process-layout", "warning") in sev and r.code == 0
+
+
+NO_EFFECT = {
+    # key removed in 1.15, with a value no version accepted
+    "removed": ("distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  fsdp_backward_prefetch_policy: NONE\n", "removed-key"),
+    # a section the distributed_type does not use
+    "unused-section": ("distributed_type: MULTI_GPU\nnum_processes: 2\nfsdp_config:\n  fsdp_sharding_strategy: HALF_SHARD\n", None),
+    # FSDP2 never parses sharding_strategy
+    "fsdp2-unread": ("distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  fsdp_version: 2\n  fsdp_sharding_strategy: HALF_SHARD\n",
+                     "fsdp1-key-in-fsdp2"),
+    # ignored in a config file: the flag default wins
+    "file-ignored": ("distributed_type: MULTI_GPU\nnum_processes: 2\nrdzv_backend: bogus\n", "no-effect"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(NO_EFFECT))
+def test_item02_a_key_with_no_effect_gets_one_finding_never_a_value_error(case: str, tmp_path: Path) -> None:
+    text, rule = NO_EFFECT[case]
+    last = text.strip().splitlines()[-1].strip().split(":")[0]
+    got = [f for f in _found(text) if f.key.endswith(last)]
+    assert [f.rule for f in got] == ([rule] if rule else []), got  # one finding, about having no effect
+    assert not [f for f in _found(text) if f.severity == "error"]
+    # the oracle: accelerate launches it and builds its plugins without looking at the value
+    from tests.test_oracle_launch import Oracle
+
+    path = tmp_path / "c.yaml"
+    path.write_text(text)
+    o = Oracle()
+    try:
+        ans = o(["--config_file", str(path), "train.py"], plugins=True)
+    finally:
+        o.close()
+    assert "error" not in ans and not any("error" in p for p in ans.get("plugins", {}).values()), ans
+
+
+SECTION_SHAPES = {
+    "deepspeed_config: ds.json": ("distributed_type: MULTI_GPU\nnum_processes: 2\ndeepspeed_config: ds.json\n", "section-unused", "warning"),
+    "fsdp_config as a list": ("distributed_type: MULTI_GPU\nnum_processes: 2\nfsdp_config: [a, b]\n", "section-unused", "warning"),
+    "fp8_config without fp8": ("distributed_type: MULTI_GPU\nnum_processes: 2\nfp8_config: te\n", "section-unused", "warning"),
+    "used deepspeed_config": ("distributed_type: DEEPSPEED\nnum_processes: 2\ndeepspeed_config: ds.json\n", "invalid-type", "error"),
+    "used dynamo_config": ("distributed_type: MULTI_GPU\nnum_processes: 2\ndynamo_config: inductor\n", "invalid-type", "error"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SECTION_SHAPES))
+def test_item03_unused_section_written_as_non_mapping_is_a_warning(case: str) -> None:
+    text, rule, severity = SECTION_SHAPES[case]
+    got = [f for f in _found(text) if f.severity != "info"]
+    assert [(f.rule, f.severity) for f in got] == [(rule, severity)], got
+    if severity == "warning":
+        assert "no effect" in got[0].message and "must be a mapping" in got[0].message
+
+
+@pytest.mark.parametrize("fmt,text,lines", [
+    ("yaml", "distributed_type: MULTI_GPU\nnum_processes: 2\nmixed_precision: fp16\nnum_processes: 4\n", (2, 4)),
+    ("json", '{"distributed_type": "MULTI_GPU",\n "num_processes": 2,\n "num_processes": 4}\n', (2, 3)),
+    ("yaml", "distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  fsdp_version: 2\n  fsdp_version: 1\n", (4, 5)),
+])
+def test_item04_duplicate_keys_are_errors_naming_both_lines(fmt: str, text: str, lines: tuple[int, int]) -> None:
+    [f] = [f for f in validate_document(load_text(text, "<t>", fmt)) if f.rule == "duplicate-key"]
+    assert f.severity == "error" and f.line == lines[1]
+    assert f"lines {lines[0]} and {lines[1]}" in f.message
+
+
+def test_item05_key_too_new_is_an_error_only_when_ignoring_it_changes_what_runs() -> None:
+    import json
+
+    from tests.conftest import CORPUS, DATA as TESTDATA
+
+    # the registry decides, per setting
+    assert registry.get("fsdp_config", "fsdp_version").too_new == "error"  # type: ignore[union-attr]
+    assert registry.get("dynamo_config", "dynamo_use_regional_compilation").too_new == "warning"  # type: ignore[union-attr]
+    fsdp2 = "distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  fsdp_version: 2\n"
+    assert [(f.rule, f.severity) for f in _found(fsdp2, "1.2") if f.rule == "key-too-new"] == [("key-too-new", "error")]
+    regional = "distributed_type: MULTI_GPU\nnum_processes: 2\ndynamo_config:\n  dynamo_backend: INDUCTOR\n  dynamo_use_regional_compilation: true\n"
+    assert [(f.rule, f.severity) for f in _found(regional, "1.4") if f.rule == "key-too-new"] == [("key-too-new", "warning")]
+    for s in registry.SETTINGS:
+        assert s.too_new in ("error", "warning"), s.path
+    # the oracle (accelerate 1.4.0, recorded): an fsdp_version: 2 file launches FSDP without FSDP_VERSION, i.e. FSDP1
+    name = "huggingface__trl__examples__accelerate_configs__fsdp2.yaml"
+    recorded = json.loads((TESTDATA / "oracle" / "corpus-1.4.0.json").read_text())[name]
+    assert recorded["env"]["ACCELERATE_USE_FSDP"] == "true" and "FSDP_VERSION" not in recorded["env"]
+    path = CORPUS / "accelerate" / name
+    if path.exists():
+        got = validate_document(load_file(path), accelerate_version="1.4")
+        assert ("key-too-new", "error") in {(f.rule, f.severity) for f in got if f.key.endswith("fsdp_version")}

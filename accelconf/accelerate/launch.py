@@ -23,6 +23,7 @@ Nothing here imports accelerate or torch.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Iterable
@@ -58,6 +59,85 @@ FILLED_LATER = frozenset({"dynamo_config.dynamo_backend"})
 # Flag defaults that changed: path -> ((first version with the registry's default, older default), ...).
 # From the registry's versions_note, checked against the wheels.
 NESTED_PREFIX_RULES = (("fsdp_config", "fsdp_", None), ("fp8_config", "fp8_", "0.34"), ("dynamo_config", "dynamo_", "1.14"))
+
+
+@dataclass(frozen=True)
+class Change:
+    """A launcher behaviour that only some accelerate releases have: those in ``[since, until)``.
+
+    ``marker`` is a regular expression over accelerate's own source file ``file`` (relative to the
+    ``accelerate`` package) that matches in exactly those releases: ``tests/test_release_matrix.py``
+    checks every entry against every installed release, so a wrong range fails there.
+    """
+
+    since: str | None
+    until: str | None
+    file: str
+    marker: str
+    doc: str
+
+
+def _lit(text: str) -> str:
+    return re.escape(text)
+
+
+# Every per-release difference of the launcher's control flow, in one place (setting-level
+# differences, such as a key's first release or an older flag default, live in the registry).
+CHANGES: dict[str, Change] = {
+    "num-processes-default": Change("0.34", None, "commands/config/config_args.py", _lit("num_processes: int = -1"),
+                                    "ClusterConfig has a num_processes default; before, a file without it fails to load (TypeError)"),
+    "omp-threads-per-process": Change("0.34", None, "commands/launch.py", _lit("max(int(args.num_processes / args.num_machines), 1)"),
+                                      "with use_cpu, OMP_NUM_THREADS is physical cores / processes per machine; before, all physical cores"),
+    "multi-xpu-dispatch": Change("0.21", None, "commands/launch.py", r"args\.multi_gpu = \([^)]*DistributedType\.MULTI_XPU",
+                                 "MULTI_XPU (and MULTI_NPU) go to the multi-GPU launcher; 0.20 sends only MULTI_GPU there"),
+    "ze-mask-inverted": Change("0.21", "0.22", "utils/launch.py", r"if not is_xpu_available\(\):\n\s*current_env\[\"ZE_AFFINITY_MASK\"\]",
+                               "the multi-GPU path writes gpu_ids to ZE_AFFINITY_MASK when no XPU is present (an inverted test)"),
+    "backward-prefetch-policy": Change(None, "1.0", "utils/launch.py", _lit("fsdp_backward_prefetch_policy"),
+                                       "the legacy fsdp_backward_prefetch_policy is exported as FSDP_BACKWARD_PREFETCH (and wins over fsdp_backward_prefetch)"),
+    "sharding-strategy-int": Change(None, "0.26", "utils/dataclasses.py", _lit("ShardingStrategy(int(os.environ.get("),
+                                    "the sharding strategy is an integer (flag default 1); the plugin calls int() on FSDP_SHARDING_STRATEGY"),
+    "ds-multinode-no-local-rank-first": Change(None, "1.6", "utils/launch.py", _lit('cmd = ["deepspeed", "--no_local_rank"]'),
+                                               "the DeepSpeed multi-node command starts `deepspeed --no_local_rank --hostfile H`"),
+    "ds-multinode-master-addr": Change("0.29", None, "utils/launch.py", _lit('cmd.extend(["--master_addr", str(main_process_ip)])'),
+                                       "the DeepSpeed multi-node command passes --master_addr"),
+    "rendezvous-port-default": Change("1.7", None, "utils/launch.py", _lit("args.main_process_port = 29500"),
+                                      "the torchrun rendezvous uses port 29500 when none is given; before, the endpoint is `IP:None`"),
+    "sagemaker-cpu-affinity-unknown": Change("0.29", "0.30", "commands/config/config_args.py",
+                                             r'config_dict\["enable_cpu_affinity"\] = False[\s\S]*class SageMakerConfig\(BaseConfig\):(?:(?!enable_cpu_affinity)[\s\S])*\Z',
+                                             "loading adds enable_cpu_affinity, which SageMakerConfig lacks: every SageMaker config fails to load"),
+    "fp8-config": Change("1.4", None, "commands/launch.py", _lit("fp8_config"),
+                         "fp8_config keys are copied into the launch arguments; before (0.34-1.3), only the flag defaults are exported"),
+    "fp8-override-split": Change("1.4", None, "utils/launch.py", _lit("FP8_OVERRIDE_FPROP"),
+                                 "override_linear_precision is exported as three variables; before, as one (a tuple's repr)"),
+    "fp8-override-unconverted": Change("1.5", "1.9", "utils/launch.py", _lit('current_env[prefix + "FP8_OVERRIDE_FPROP"] = value[0]'),
+                                       "the three override values are not converted to str: Popen (simple launcher) and the "
+                                       "DeepSpeed env file raise TypeError on booleans"),
+    "explicit-flags-win": Change("1.5", None, "commands/launch.py", _lit('if hasattr(args, "nondefault") and key not in args.nondefault'),
+                                 "a nested config key does not override a flag given on the command line; before, it does"),
+    "simple-rendezvous-any-count": Change("1.8", None, "utils/launch.py", _lit("if (num_processes is not None and num_processes > 1) or num_machines > 1:"),
+                                          "the simple launcher writes MASTER_ADDR/PORT (defaults 127.0.0.1:29500) for several processes or machines; "
+                                          "before, for several processes, or for several machines as given"),
+    "mpirun-bind-to": Change("0.32", None, "utils/launch.py", _lit("bind_to_arg = _get_mpirun_args()"),
+                             "the mpirun command ends with `--bind-to socket`"),
+    "ccl-count-unconverted": Change("0.28", "0.32", "utils/launch.py", _lit('current_env["CCL_WORKER_COUNT"] = mpirun_ccl'),
+                                    "CCL_WORKER_COUNT is put into the env without str(): an integer makes Popen raise TypeError"),
+    "kmp-vars": Change("1.8", None, "utils/launch.py", _lit('current_env["KMP_AFFINITY"] = "granularity=fine,compact,1,0"'),
+                       "KMP_AFFINITY/KMP_BLOCKTIME are written for CPU training"),
+    "kmp-test-string": Change("1.8", "1.13", "utils/launch.py", _lit('if current_env["ACCELERATE_USE_CPU"]:'),
+                              "the CPU test reads the string 'True'/'False', always truthy: KMP variables on every simple launch"),
+    "kmp-test-flag-name": Change("1.13", "1.15", "utils/launch.py", _lit('parse_flag_from_env(current_env["ACCELERATE_USE_CPU"]'),
+                                 "the CPU test looks up a variable named 'True'/'False', never set: KMP variables never written"),
+    "parallelism-config": Change("1.10", None, "commands/launch.py", _lit("--use_parallelism_config"),
+                                 "a non-empty parallelism_config turns on use_parallelism_config"),
+    "parallelism-under-deepspeed": Change("1.12", None, "utils/launch.py", _lit("prepare_extend_env_parallelism_config"),
+                                          "the parallelism variables are written on the DeepSpeed path too; before, only on the multi-GPU path"),
+}
+
+
+def changed(version: str, name: str) -> bool:
+    """Whether release ``version`` has the launcher behaviour ``CHANGES[name]``."""
+    c = CHANGES[name]
+    return _vin(version, c.since, c.until)
 
 
 class LaunchError(InputError):
@@ -173,9 +253,9 @@ def namespace_value(s: Setting, value: Any) -> Any:
 
 def str_to_bool(value: str) -> int:
     low = value.lower()
-    if low in ("y", "yes", "t", "true", "on", "1"):
+    if low in registry.TRUE_WORDS:
         return 1
-    if low in ("n", "no", "f", "false", "off", "0"):
+    if low in registry.FALSE_WORDS:
         return 0
     raise ValueError(f"invalid truth value {value}")
 
@@ -309,7 +389,7 @@ def launch_env(
         raise LaunchError("You can only use one of `--cpu`, `--multi_gpu`, `--tpu`, `--use_deepspeed`, `--use_fsdp` at a time.")
     if ns["multi_gpu"] and ns.get("num_processes") is not None and _num(ns["num_processes"]) < 2:
         raise LaunchError("You need to use at least 2 processes to use `--multi_gpu`.")
-    if _vin(ver, "1.10", None) and ns["use_parallelism_config"] and (not ns["use_fsdp"] or ns.get("fsdp_version") == 1):
+    if changed(ver, "parallelism-config") and ns["use_parallelism_config"] and (not ns["use_fsdp"] or ns.get("fsdp_version") == 1):
         raise LaunchError("You cannot use `--use_parallelism_config` without `--use_fsdp` and `--fsdp_version=2`. ")
 
     mp_from_config = False
@@ -324,14 +404,16 @@ def launch_env(
     if not sagemaker and ns["num_cpu_threads_per_process"] is None:
         ns["num_cpu_threads_per_process"] = 1
         if ns.get("use_cpu") and _num(ns.get("num_processes") or 0) >= 1:
-            local = max(int(_num(ns["num_processes"]) / _num(ns["num_machines"])), 1)
+            per_process = changed(ver, "omp-threads-per-process")
+            local = max(int(_num(ns["num_processes"]) / _num(ns["num_machines"])), 1) if per_process else 1
             if physical_cores is not None:
                 if int(physical_cores / local) > 1:
                     ns["num_cpu_threads_per_process"] = int(physical_cores / local)
             else:
+                formula = "physical cores / processes per machine" if per_process else "the number of physical cores"
                 findings.append(_finding("convert.machine-dependent", "info",
-                                         "with use_cpu, accelerate sets OMP_NUM_THREADS to physical cores / processes per machine "
-                                         "when the shell has no OMP_NUM_THREADS; written here as 1", key="use_cpu"))
+                                         f"with use_cpu, accelerate {ver} sets OMP_NUM_THREADS to {formula} of the machine "
+                                         "it runs on (when the shell has no OMP_NUM_THREADS); written here as 1", key="use_cpu"))
 
     # 3. dispatch, as launch_command does
     if ns["use_deepspeed"] and not ns["cpu"]:
@@ -345,6 +427,7 @@ def launch_env(
     else:
         mode = "simple"
     env, torchrun, cmd = _prepare(mode, ns, ver, ds_fields, mp_from_config, cwd)
+    findings.extend(_machine_findings(mode, ns, ver, env))
     result = LaunchResult(mode, env, torchrun, cmd, findings, frozenset(explicit), ns, origins)
     if cfg is not None:
         findings.extend(_file_findings(cfg, ver, mode, ns))
@@ -374,7 +457,7 @@ def _apply_file(cfg: Config, ver: str, ns: dict[str, Any], explicit: set[str], o
     lenient = cfg.format in ("env", "kwargs")  # not a file: unknown names were reported by the reader
     written = {p.split(".")[0] for p in cfg.entries}
     if not lenient:
-        written |= {p.split(".")[0] for p in cfg.unknown if not p.startswith("--")}
+        written |= {p.split(".")[0] for p in cfg.unknown if not p.startswith("--")} | cfg.sections
     extra = []
     for key in written:
         s = registry.get("", key)
@@ -384,8 +467,15 @@ def _apply_file(cfg: Config, ver: str, ns: dict[str, Any], explicit: set[str], o
         raise LaunchError(f"The config file had unknown keys ({sorted(extra)}), please try upgrading your `accelerate` version "
                           "or fix (and potentially remove) these keys from your config file.")
     if sagemaker:
-        if _vin(ver, "1.10", None):
+        if changed(ver, "sagemaker-cpu-affinity-unknown"):
+            raise LaunchError("The config file had unknown keys (['enable_cpu_affinity']): accelerate 0.29 adds this key "
+                              "while loading a SageMaker config, and its SageMakerConfig does not know it")
+        if changed(ver, "parallelism-config"):
             raise LaunchError("'SageMakerConfig' object has no attribute 'parallelism_config'")
+        ns["sagemaker_distributed_type"] = dtype  # prepare_sagemager_args_inputs: distributed_type.value
+    elif "num_processes" not in cfg and not lenient and not changed(ver, "num-processes-default"):
+        raise LaunchError("ClusterConfig.__init__() missing 1 required positional argument: 'num_processes' "
+                          f"(accelerate {ver} has no default for it; 0.34 added one)")
     if (dtype == "NO" or lenient) and "num_processes" not in cfg:
         num_processes: Any = 1
         if lenient:
@@ -394,11 +484,13 @@ def _apply_file(cfg: Config, ver: str, ns: dict[str, Any], explicit: set[str], o
         num_processes = cfg.get("num_processes", -1)
     if not any(ns[f] for f in ("multi_gpu", "tpu", "tpu_use_cluster", "use_deepspeed", "use_fsdp", "use_megatron_lm")):
         flag = PARADIGM_OF_TYPE.get(dtype) if isinstance(dtype, str) else None
+        if flag == "multi_gpu" and dtype != "MULTI_GPU" and not changed(ver, "multi-xpu-dispatch"):
+            flag = None  # 0.20: only MULTI_GPU selects the multi-GPU launcher
         for f in PARADIGM_FLAGS:
             ns[f] = f == flag
             origins[f] = "file"
         ns["tpu_use_cluster"] = bool(cfg.get("tpu_use_cluster", False)) if ns["tpu"] else False
-        if _vin(ver, "1.10", None):
+        if changed(ver, "parallelism-config"):
             ns["use_parallelism_config"] = bool(cfg.section("parallelism_config")) or any(
                 p.startswith("parallelism_config.") for p in cfg.unknown)
     if ns["gpu_ids"] is None:
@@ -426,7 +518,9 @@ def _apply_file(cfg: Config, ver: str, ns: dict[str, Any], explicit: set[str], o
             attr = nested_attr(section, name, ver)
             if section == "deepspeed_config":
                 ds_fields.append(name)
-            if _vin(ver, "1.5", None) and attr in explicit:
+            if section == "fp8_config" and not changed(ver, "fp8-config"):
+                continue
+            if changed(ver, "explicit-flags-win") and attr in explicit:
                 continue
             ns[attr] = e.value
             origins[attr] = "file"
@@ -508,18 +602,20 @@ def _prepare(mode: str, ns: dict[str, Any], ver: str, ds_fields: list[str], mp_f
         assert s is not None, (section, key)
         return s
 
+    unconverted: list[Any] = []  # values accelerate puts into the env without str() (fp8-override-unconverted)
     if mode == "tpu":
         if ns["debug"]:
             put(get("", "debug"), True)
         return env, torchrun, cmd
     if mode in ("torchrun", "deepspeed"):
-        torchrun, cmd = _rendezvous(mode, ns)
+        torchrun, cmd = _rendezvous(mode, ns, ver)
     elif mode == "simple" and ns.get("mpirun_hostfile") is not None:
         n, m = ns.get("num_processes"), ns["num_machines"]
         cmd = ["mpirun", "--hostfile", str(ns["mpirun_hostfile"]), "--npernode", str(int(n) // int(m)) if n and m else "1"]
         if n:
             cmd += ["-n", str(n)]
-        cmd += ["--bind-to", "socket"]
+        if changed(ver, "mpirun-bind-to"):
+            cmd += ["--bind-to", "socket"]
     if mode == "simple":
         use_cpu = bool(ns["cpu"] or ns.get("use_cpu"))
         env[get("", "use_cpu").env or ""] = str(ns["cpu"] or ns.get("use_cpu"))
@@ -528,7 +624,10 @@ def _prepare(mode: str, ns: dict[str, Any], ver: str, ds_fields: list[str], mp_f
     gpu = get("", "gpu_ids")
     gpu_ids = ns.get("gpu_ids")
     if mode != "sagemaker" and gpu_ids != "all" and gpu_ids is not None:
-        put(gpu, gpu_ids)
+        if mode == "torchrun" and changed(ver, "ze-mask-inverted"):
+            env["ZE_AFFINITY_MASK"] = str(gpu_ids)  # on a machine without an XPU (with one: CUDA_VISIBLE_DEVICES)
+        else:
+            put(gpu, gpu_ids)
     if mode == "simple":
         if _num(ns["num_machines"]) > 1:
             if ns.get("main_process_ip") is None or ns.get("main_process_port") is None:
@@ -536,19 +635,23 @@ def _prepare(mode: str, ns: dict[str, Any], ver: str, ds_fields: list[str], mp_f
         n = ns.get("num_processes")
         ip, port = ns.get("main_process_ip"), ns.get("main_process_port")
         ccl = registry.get("mpirun_config", "mpirun_ccl")
-        if not _vin(ver, "1.8", None) and _num(ns["num_machines"]) > 1:  # <= 1.7
+        if not changed(ver, "simple-rendezvous-any-count") and _num(ns["num_machines"]) > 1:
             env["MASTER_ADDR"] = str(ip)
             env["MASTER_PORT"] = str(port)
             if ns.get("mpirun_hostfile") is not None and ccl is not None and _vin(ver, ccl.since, ccl.until):
                 env[ccl.env or ""] = str(ns.get(ccl.namespace))
+                if changed(ver, "ccl-count-unconverted") and not isinstance(ns.get(ccl.namespace), str):
+                    unconverted.append(ns.get(ccl.namespace))
         elif (n is not None and _num(n) > 1) or _num(ns["num_machines"]) > 1:
             env["MASTER_ADDR"] = ip if ip is not None else "127.0.0.1"
             env["MASTER_PORT"] = str(port if port is not None else get("", "main_process_port").launcher_default)
-            if ccl is not None and _vin(ver, ccl.since, ccl.until) and _vin(ver, "1.8", None):
+            if ccl is not None and _vin(ver, ccl.since, ccl.until) and changed(ver, "simple-rendezvous-any-count"):
                 env[ccl.env or ""] = "0"  # 1.8-1.12: the count only when oneCCL is installed, else 0
-        if _vin(ver, "1.8", "1.13"):
-            use_cpu = True  # 1.8-1.12 test the string "True"/"False", which is always truthy
-        if use_cpu and _vin(ver, "1.8", None):
+        if changed(ver, "kmp-test-string"):
+            use_cpu = True
+        if changed(ver, "kmp-test-flag-name"):
+            use_cpu = False
+        if use_cpu and changed(ver, "kmp-vars"):
             env["KMP_AFFINITY"] = "granularity=fine,compact,1,0"
             env["KMP_BLOCKTIME"] = "1"
     mp = _mixed_precision(ns)
@@ -560,7 +663,9 @@ def _prepare(mode: str, ns: dict[str, Any], ver: str, ds_fields: list[str], mp_f
             if not attr.startswith("fp8_") or value is None:
                 continue
             s = next((x for x in settings if x.namespace == attr), None)
-            if s is not None and s.type == "list":  # accelerate indexes [0], [1], [2] (a YAML string too)
+            if s is not None and s.type == "list" and not changed(ver, "fp8-override-split"):
+                env[f"ACCELERATE_{attr.upper()}"] = str(value)  # one variable, the repr of the tuple
+            elif s is not None and s.type == "list":  # accelerate indexes [0], [1], [2] (a YAML string too)
                 base = (s.env or "").rsplit("_", 1)[0]
                 try:
                     if not _vin(ver, "1.5", None):  # <= 1.4 parsed a "(a, b, c)" string
@@ -569,6 +674,8 @@ def _prepare(mode: str, ns: dict[str, Any], ver: str, ds_fields: list[str], mp_f
                         value = [v.strip() for v in value.strip("()").split(",")]
                     for i, part in enumerate(("FPROP", "DGRAD", "WGRAD")):
                         env[f"{base}_{part}"] = str(value[i])
+                        if changed(ver, "fp8-override-unconverted") and not isinstance(value[i], str):
+                            unconverted.append(value[i])
                 except (IndexError, TypeError) as exc:
                     raise LaunchError(f"{attr}: {exc}") from exc
             else:
@@ -597,6 +704,9 @@ def _prepare(mode: str, ns: dict[str, Any], ver: str, ds_fields: list[str], mp_f
             value = ns.get(s.namespace)
             if s.env_when == "always" or value is not None:
                 put(s, value)
+        policy = ns.get("fsdp_backward_prefetch_policy")
+        if changed(ver, "backward-prefetch-policy") and policy is not None:
+            env[registry.get("fsdp_config", "fsdp_backward_prefetch").env or ""] = str(policy)  # type: ignore[union-attr]
     if mode == "torchrun" and ns["use_megatron_lm"]:
         env[registry.USE_ENV["MEGATRON_LM"]] = "true"
         for s in _section("megatron_lm_config", ver):
@@ -607,7 +717,7 @@ def _prepare(mode: str, ns: dict[str, Any], ver: str, ds_fields: list[str], mp_f
         env["OMP_NUM_THREADS"] = str(ns["num_cpu_threads_per_process"])
     if ns.get("enable_cpu_affinity") and mode in ("simple", "torchrun", "deepspeed"):
         put(get("", "enable_cpu_affinity"), True)
-    if mode in ("torchrun", "deepspeed") and ns.get("use_parallelism_config"):
+    if (mode == "torchrun" or (mode == "deepspeed" and changed(ver, "parallelism-under-deepspeed"))) and ns.get("use_parallelism_config"):
         env[registry.USE_PARALLELISM_CONFIG_ENV] = "true"
         cp = get("parallelism_config", "parallelism_config_cp_size")
         sp = get("parallelism_config", "parallelism_config_sp_size")
@@ -620,6 +730,14 @@ def _prepare(mode: str, ns: dict[str, Any], ver: str, ds_fields: list[str], mp_f
             put(s, ns.get(s.namespace))
     if mode == "sagemaker":
         env[registry.USE_SAGEMAKER_ENV] = "true"
+        dtype = ns.get("sagemaker_distributed_type")
+        if not isinstance(dtype, str):
+            raise LaunchError(f"'{type(dtype).__name__}' object has no attribute 'value'")
+        env[registry.SAGEMAKER_DISTRIBUTED_TYPE_ENV] = dtype
+    if unconverted and mode == "simple":  # subprocess.Popen encodes every value
+        raise LaunchError(f"expected str, bytes or os.PathLike object, not {type(unconverted[0]).__name__}")
+    if unconverted and mode == "deepspeed" and cmd:  # the DeepSpeed env file joins key + "=" + value
+        raise LaunchError(f'can only concatenate str (not "{type(unconverted[0]).__name__}") to str')
     return env, torchrun, cmd
 
 
@@ -629,29 +747,33 @@ def _gt1(v: Any) -> bool:
     return v is not None and v > 1
 
 
-def _rendezvous(mode: str, ns: dict[str, Any]) -> tuple[dict[str, Any], list[str] | None]:
-    port = ns.get("main_process_port")
+def _rendezvous(mode: str, ns: dict[str, Any], ver: str) -> tuple[dict[str, Any], list[str] | None]:
+    given = port = ns.get("main_process_port")
     if port is None:
         port = registry.get("", "main_process_port").launcher_default  # type: ignore[union-attr]
     ns["main_process_port"] = port
+    rdzv_port = port if changed(ver, "rendezvous-port-default") else given
     n: Any = ns.get("num_processes")  # set by now: a missing count was refused above
     m, ip = ns["num_machines"], ns.get("main_process_ip")
     out: dict[str, Any] = {}
     cmd: list[str] | None = None
     launcher = ns.get("deepspeed_multinode_launcher") or MULTINODE_DEFAULT_LAUNCHER
     if mode == "deepspeed" and _num(m) > 1 and launcher != STANDARD_LAUNCHER:
-        cmd = ["deepspeed", "--hostfile", str(ns.get("deepspeed_hostfile"))]
-        if launcher == "nossh":
-            cmd += ["--node_rank", str(ns.get("machine_rank")), "--no_ssh"]
+        if changed(ver, "ds-multinode-no-local-rank-first"):
+            cmd = ["deepspeed", "--no_local_rank", "--hostfile", str(ns.get("deepspeed_hostfile")), "--launcher", str(launcher)]
         else:
-            cmd += ["--no_local_rank", "--launcher", str(launcher)]
+            cmd = ["deepspeed", "--hostfile", str(ns.get("deepspeed_hostfile"))]
+            if launcher == "nossh":
+                cmd += ["--node_rank", str(ns.get("machine_rank")), "--no_ssh"]
+            else:
+                cmd += ["--no_local_rank", "--launcher", str(launcher)]
         if ns.get("deepspeed_exclusion_filter") is not None:
             cmd += ["--exclude", str(ns["deepspeed_exclusion_filter"])]
         elif ns.get("deepspeed_inclusion_filter") is not None:
             cmd += ["--include", str(ns["deepspeed_inclusion_filter"])]
         else:
             cmd += ["--num_gpus", str(int(n) // int(m))]
-        if ip:
+        if ip and changed(ver, "ds-multinode-master-addr"):
             cmd += ["--master_addr", str(ip)]
         cmd += ["--master_port", str(port)]
     elif _num(m) > 1:
@@ -660,9 +782,9 @@ def _rendezvous(mode: str, ns: dict[str, Any]) -> tuple[dict[str, Any], list[str
         out["node_rank"] = int(ns.get("machine_rank") or 0)
         if ns.get("same_network"):
             out["master_addr"] = str(ip)
-            out["master_port"] = str(port)
+            out["master_port"] = str(rdzv_port)
         else:
-            out["rdzv_endpoint"] = f"{ip}:{port}"
+            out["rdzv_endpoint"] = f"{ip}:{rdzv_port}"
     else:
         out["nproc_per_node"] = str(n)
         out["master_port"] = str(port)
@@ -712,6 +834,19 @@ def _file_findings(cfg: Config, ver: str, mode: str, ns: dict[str, Any]) -> Iter
             yield _finding("launch.unknown", "warning", f"`{path}` is not a setting accelerate {ver} knows: it is ignored", e)
 
 
+def _machine_findings(mode: str, ns: dict[str, Any], ver: str, env: dict[str, str]) -> Iterable[Finding]:
+    """Where this release's launcher answers differently on another machine: say so, do not guess."""
+    if "ZE_AFFINITY_MASK" in env:
+        yield Finding("convert.machine-dependent", "info",
+                      f"accelerate {ver} writes gpu_ids to ZE_AFFINITY_MASK on a machine without an Intel XPU (its test is "
+                      "inverted) and to CUDA_VISIBLE_DEVICES on one with an XPU; written for a machine without", "gpu_ids")
+    ccl = registry.get("mpirun_config", "mpirun_ccl")
+    if ccl is not None and ccl.env in env and changed(ver, "simple-rendezvous-any-count"):
+        yield Finding("convert.machine-dependent", "info",
+                      f"accelerate {ver} writes CCL_WORKER_COUNT as mpirun_ccl when oneCCL is installed on the machine that "
+                      "launches, else 0; written here as 0", "mpirun_config.mpirun_ccl")
+
+
 def _layout_findings(mode: str, ns: dict[str, Any], torchrun: dict[str, Any], cmd: list[str] | None) -> Iterable[Finding]:
     if mode in ("torchrun", "deepspeed") and torchrun:
         parts = []
@@ -725,4 +860,7 @@ def _layout_findings(mode: str, ns: dict[str, Any], torchrun: dict[str, Any], cm
     if mode == "tpu":
         yield Finding("launch.tpu", "info", "TPU launch: XLA_USE_BF16 / XLA_DOWNCAST_BF16 depend on a TPU being present", "distributed_type")
     if mode == "sagemaker":
-        yield Finding("launch.sagemaker", "warning", "SageMaker: the environment is set on the SageMaker job, not modelled exactly", "compute_environment")
+        yield Finding("launch.sagemaker", "warning",
+                      "SageMaker: this is the environment of the SageMaker job; launching also needs AWS credentials (a `profile`, "
+                      "or --aws_access_key_id and --aws_secret_access_key) and reads sagemaker_inputs_file / sagemaker_metrics_file "
+                      "from the working directory of the machine that launches", "compute_environment")

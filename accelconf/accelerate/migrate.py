@@ -97,7 +97,9 @@ def migrate_document(doc: Document) -> tuple[str, list[str]]:
             line_start = doc.text.rfind("\n", 0, first_key.start) + 1
             indent = doc.text[line_start:first_key.start]
             if doc.format == "json":
-                edits.append((first_key.start, first_key.start, '"fsdp_version": 2,' + doc.newline + indent))
+                # before the first key: on its own line when the key starts one, else on the same line
+                sep = doc.newline + indent if not indent.strip() else " "
+                edits.append((first_key.start, first_key.start, '"fsdp_version": 2,' + sep))
             else:
                 edits.append((line_start, line_start, f"{indent}fsdp_version: 2{doc.newline}"))
     notes.append("fsdp_version: 2 (needs torch 2.6 or newer)")

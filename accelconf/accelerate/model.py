@@ -19,6 +19,7 @@ from typing import Any, Iterator
 from accelconf.accelerate import registry
 from accelconf.text.document import Document
 from accelconf.accelerate.registry import Setting
+from accelconf.findings import Finding, Severity
 
 
 @dataclass
@@ -47,9 +48,17 @@ class Config:
 
     entries: dict[str, Entry] = field(default_factory=dict)
     unknown: dict[str, Entry] = field(default_factory=dict)  # written key path -> entry
-    notes: list[str] = field(default_factory=list)  # lossy or odd steps found while reading
+    notes: list[Finding] = field(default_factory=list)  # lossy or odd steps found while reading
+    sections: set[str] = field(default_factory=set)  # nested sections written in the file, empty ones too
     source: str = ""
     format: str = ""
+
+    def note(self, message: str, severity: Severity = "info", *, rule: str = "convert.input", key: str = "",
+             line: int = 0, column: int = 0) -> Finding:
+        """Record what reading found about the input (1-based position; 0 when none) and return it."""
+        f = Finding(rule, severity, message, key, line, column)
+        self.notes.append(f)
+        return f
 
     def __contains__(self, path: str) -> bool:
         return path in self.entries
@@ -101,9 +110,9 @@ def canonical(setting: Setting | None, value: Any) -> Any:
         return value
     if setting.type in ("bool", "boolish") and isinstance(value, str):
         low = value.strip().lower()
-        if low in ("true", "yes", "y", "t", "on", "1"):
+        if low in registry.TRUE_WORDS:
             return True
-        if low in ("false", "no", "n", "f", "off", "0"):
+        if low in registry.FALSE_WORDS:
             return False
     if setting.type == "int" and isinstance(value, str) and value.strip().lstrip("-").isdigit():
         return int(value)
@@ -153,6 +162,7 @@ def from_data(data: Any, doc: Document | None = None, version: str | None = None
             if key == "dynamo_config" and "dynamo_backend" in data:
                 continue  # replaced by the legacy key, as process_config does
             if isinstance(value, dict):
+                cfg.sections.add(key)  # an empty section still counts as a key when accelerate loads the file
                 for sub, subval in value.items():
                     subkey = str(sub)
                     s, how = registry.lookup(key, subkey, version)
@@ -162,7 +172,7 @@ def from_data(data: Any, doc: Document | None = None, version: str | None = None
                         continue
                     path = s.path
                     if path in cfg.entries:  # two spellings of one setting: the later one wins at launch
-                        cfg.notes.append(f"{key}.{subkey} repeats {path}")
+                        cfg.note(f"{key}.{subkey} repeats {path}", key=path)
                     add(path, subval, s, subkey, (key, subkey))
             elif value is None:
                 continue

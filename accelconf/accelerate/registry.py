@@ -67,6 +67,9 @@ class Setting:
     ds_json: str | None = None  # the same setting in a DeepSpeed JSON file (dotted path)
     # (until, value): before accelerate ``until`` the flag default was ``value`` (ascending order)
     older_launcher_defaults: tuple[tuple[str, Any], ...] = ()
+    # severity when the target accelerate is older than ``since`` and ignores the key: "error" where
+    # ignoring it runs something else than written (fsdp_version 2 on 1.2 runs FSDP1), else "warning"
+    too_new: str = "warning"
 
     @property
     def path(self) -> str:
@@ -121,6 +124,9 @@ class Section:
     until: str | None = None
     plugin: str | None = None
     removed_note: str = ""
+    # (top-level key, value) the section needs to take effect: accelerate builds the section's plugin
+    # or reads its keys only then (accelerate/commands/launch.py and utils/launch.py); None: always read
+    active_when: tuple[str, str] | None = None
 
 
 def version_key(v: str) -> Version:
@@ -245,10 +251,16 @@ ENUM_DOCS: dict[str, str] = {
 
 # Variables `accelerate launch` writes that belong to no single setting (accelerate/utils/launch.py).
 # distributed_type -> the variable that selects its plugin ("true" only: `=="true"` readers).
+# accelerate/utils/environment.py str_to_bool: the words accelerate reads as true and as false
+# (lower-cased first), in env vars, str_to_bool launch flags and parse_flag_from_env.
+TRUE_WORDS = frozenset({"y", "yes", "t", "true", "on", "1"})
+FALSE_WORDS = frozenset({"n", "no", "f", "false", "off", "0"})
+
 USE_ENV: dict[str, str] = {"DEEPSPEED": "ACCELERATE_USE_DEEPSPEED", "FSDP": "ACCELERATE_USE_FSDP",
                            "MEGATRON_LM": "ACCELERATE_USE_MEGATRON_LM"}
 USE_PARALLELISM_CONFIG_ENV = "ACCELERATE_USE_PARALLELISM_CONFIG"  # a non-empty parallelism_config
 USE_SAGEMAKER_ENV = "ACCELERATE_USE_SAGEMAKER"
+SAGEMAKER_DISTRIBUTED_TYPE_ENV = "ACCELERATE_SAGEMAKER_DISTRIBUTED_TYPE"  # the SageMaker job's distributed_type (utils/launch.py)
 CONFIG_DS_FIELDS_ENV = "ACCELERATE_CONFIG_DS_FIELDS"  # the file's deepspeed_config keys, for the JSON conflict check
 FP8_OVERRIDE_PREFIX = "ACCELERATE_FP8_OVERRIDE_"  # override_linear_precision: _FPROP, _DGRAD, _WGRAD
 
@@ -348,12 +360,13 @@ _SAGEMAKER: list[Setting] = [
 _F = "fsdp_config"
 _FSDP: list[Setting] = [
     _s(_F, "fsdp_version", "enum", "FSDP version: 1 or 2. FSDP2 needs torch 2.6 or newer.", env="FSDP_VERSION", env_when="always", env_paths="T",
-       plugin=f"{FSDP}.fsdp_version", launcher_default=1, plugin_default=1, choices=(1, 2), legacy_values=(("1", 1), ("2", 2)), since="1.6"),
+       plugin=f"{FSDP}.fsdp_version", launcher_default=1, plugin_default=1, choices=(1, 2), legacy_values=(("1", 1), ("2", 2)), since="1.6", too_new="error"),
     _s(_F, "fsdp_sharding_strategy", "enum", "FSDP1 sharding strategy. Deprecated in favour of `fsdp_reshard_after_forward` (FSDP2), but FSDP1 reads only this key.",
        env="FSDP_SHARDING_STRATEGY", encoding="raw", env_when="always", env_paths="T", plugin=f"{FSDP}.sharding_strategy",
        launcher_default="FULL_SHARD", plugin_default="FULL_SHARD", choices=SHARDING_STRATEGIES, case_insensitive=True,
        legacy_values=tuple((i + 1, name) for i, name in enumerate(SHARDING_STRATEGIES)) + tuple((str(i + 1), name) for i, name in enumerate(SHARDING_STRATEGIES)),
-       fsdp_versions=(1,)),
+       fsdp_versions=(1,), older_launcher_defaults=(("0.26", 1),),
+       versions_note="an integer until 0.25 (flag default 1; the plugin calls int() on the value), a name from 0.26"),
     _s(_F, "fsdp_reshard_after_forward", "bool", "FSDP2: free parameters after the forward pass (true is like FULL_SHARD, false like SHARD_GRAD_OP).",
        env="FSDP_RESHARD_AFTER_FORWARD", encoding="lower", env_when="always", env_paths="T", plugin=f"{FSDP}.reshard_after_forward",
        launcher_default=True, plugin_default=True, since="1.6"),
@@ -504,7 +517,7 @@ _MEGATRON: list[Setting] = [
     _meg("recompute_activations", "boolish", "Selective activation recomputation."),
     _meg("use_distributed_optimizer", "boolish", "Shard optimizer state across data parallel ranks."),
     _meg("gradient_clipping", "float", "Gradient clipping (global norm).", env_when="always", launcher_default=1.0, plugin_default=1.0),
-    _meg("use_custom_fsdp", "bool", "Megatron's custom FSDP. (The flag is `type=bool`: any non-empty value, even `False`, is true.)", env_when="always", launcher_default=False, plugin_default=False, since="1.13"),
+    _meg("use_custom_fsdp", "bool", "Megatron's custom FSDP. (The flag is `type=bool`: any non-empty value, even `False`, is true.)", env_when="always", launcher_default=False, plugin_default=False, since="1.13", too_new="error"),
     _meg("no_load_optim", "bool", "Do not load optimizer state from checkpoints.", env_when="always", launcher_default=False, plugin_default=False, since="1.13"),
     _meg("eod_mask_loss", "bool", "Mask the loss at end-of-document tokens.", env_when="always", launcher_default=False, plugin_default=False, since="1.13"),
     _meg("overlap_cpu_optimizer_d2h_h2d", "bool", "Overlap CPU optimizer transfers.", env_when="always", launcher_default=False, plugin_default=False, since="1.13"),
@@ -516,12 +529,12 @@ _MEGATRON: list[Setting] = [
     _meg("recompute_method", "enum", "Activation recomputation method.", choices=("uniform", "block"), plugin_default="uniform", since="1.13"),
     _meg("recompute_num_layers", "int", "Layers per recomputation unit.", plugin_default=1, since="1.13"),
     _meg("attention_backend", "boolish", "Use Megatron's attention backend selection.", plugin_default=True, since="1.13"),
-    _meg("expert_model_parallel_size", "int", "Expert (MoE) model parallel size.", plugin_default=1, since="1.13"),
-    _meg("context_parallel_size", "int", "Context parallel size.", plugin_default=2, since="1.13"),
+    _meg("expert_model_parallel_size", "int", "Expert (MoE) model parallel size.", plugin_default=1, since="1.13", too_new="error"),
+    _meg("context_parallel_size", "int", "Context parallel size.", plugin_default=2, since="1.13", too_new="error"),
     _meg("attention_dropout", "float", "Attention dropout.", plugin_default=0.0, since="1.13"),
     _meg("hidden_dropout", "float", "Hidden dropout.", plugin_default=0.0, since="1.13"),
     _meg("attention_softmax_in_fp32", "boolish", "Compute attention softmax in fp32.", plugin_default=True, since="1.13"),
-    _meg("expert_tensor_parallel_size", "int", "Expert tensor parallel size.", plugin_default=1, since="1.13"),
+    _meg("expert_tensor_parallel_size", "int", "Expert tensor parallel size.", plugin_default=1, since="1.13", too_new="error"),
     _meg("calculate_per_token_loss", "boolish", "Average the loss per token.", plugin_default=True, since="1.13"),
     _meg("use_rotary_position_embeddings", "boolish", "Rotary position embeddings.", plugin_default=True, since="1.13"),
 ]
@@ -553,7 +566,7 @@ _PARALLELISM: list[Setting] = [
     _par("cp_comm_strategy", "enum", "Context parallel communication strategy (only exported when cp_size > 1).", "TorchContextParallelConfig.cp_comm_strategy",
          choices=("allgather", "alltoall"), launcher_default="allgather", plugin_default="allgather"),
     _par("cp_backend", "enum", "Context parallel backend.", f"{PAR}.cp_backend", choices=("torch",), env_when="always", launcher_default="torch", plugin_default="torch", since="1.12"),
-    _par("sp_size", "int", "Sequence parallel size (DeepSpeed Ulysses/ALST; DeepSpeed 0.18.2+).", f"{PAR}.sp_size", env_when="always", launcher_default=1, plugin_default=1, minimum=1, since="1.12"),
+    _par("sp_size", "int", "Sequence parallel size (DeepSpeed Ulysses/ALST; DeepSpeed 0.18.2+).", f"{PAR}.sp_size", env_when="always", launcher_default=1, plugin_default=1, minimum=1, since="1.12", too_new="error"),
     _par("sp_backend", "enum", "Sequence parallel backend.", f"{PAR}.sp_backend", choices=("deepspeed",), env_when="always", launcher_default="deepspeed", plugin_default="deepspeed", since="1.12"),
     _par("sp_seq_length", "int", "Sequence length for sequence parallelism (only exported when sp_size > 1).", "DeepSpeedSequenceParallelConfig.sp_seq_length", since="1.12"),
     _par("sp_seq_length_is_variable", "bool", "Whether sequence length varies (only exported when sp_size > 1).", "DeepSpeedSequenceParallelConfig.sp_seq_length_is_variable",
@@ -570,12 +583,17 @@ _TP: list[Setting] = [_s("tp_config", "tp_size", "int", "Tensor parallel size (1
 
 SECTIONS: dict[str, Section] = {
     "": Section("", "Top level of an accelerate config file (`ClusterConfig`)."),
-    "fsdp_config": Section("fsdp_config", "FSDP settings, read when `distributed_type: FSDP`.", prefix="fsdp_", prefix_optional_since=None, plugin=FSDP),
-    "deepspeed_config": Section("deepspeed_config", "DeepSpeed settings, read when `distributed_type: DEEPSPEED`.", plugin=DS),
-    "fp8_config": Section("fp8_config", "FP8 recipe, read when `mixed_precision: fp8`.", prefix="fp8_", prefix_optional_since=None, since="0.34"),
+    "fsdp_config": Section("fsdp_config", "FSDP settings, read when `distributed_type: FSDP`.", prefix="fsdp_", prefix_optional_since=None, plugin=FSDP,
+                           active_when=("distributed_type", "FSDP")),
+    "deepspeed_config": Section("deepspeed_config", "DeepSpeed settings, read when `distributed_type: DEEPSPEED`.", plugin=DS,
+                                active_when=("distributed_type", "DEEPSPEED")),
+    "fp8_config": Section("fp8_config", "FP8 recipe, read when `mixed_precision: fp8`.", prefix="fp8_", prefix_optional_since=None, since="0.34",
+                          active_when=("mixed_precision", "fp8")),
     "dynamo_config": Section("dynamo_config", "torch.compile settings.", prefix="dynamo_", prefix_optional_since="1.14", plugin=DYN),
-    "megatron_lm_config": Section("megatron_lm_config", "Megatron-LM settings (full `megatron_lm_` names required).", plugin=MEG),
-    "mpirun_config": Section("mpirun_config", "mpirun settings for MULTI_CPU.", since="0.28"),
+    "megatron_lm_config": Section("megatron_lm_config", "Megatron-LM settings (full `megatron_lm_` names required).", plugin=MEG,
+                                  active_when=("distributed_type", "MEGATRON_LM")),
+    "mpirun_config": Section("mpirun_config", "mpirun settings for MULTI_CPU.", since="0.28",
+                             active_when=("distributed_type", "MULTI_CPU")),
     "parallelism_config": Section("parallelism_config", "N-D parallelism (full `parallelism_config_` names required).", since="1.10", plugin=PAR),
     "ipex_config": Section("ipex_config", "Removed in 1.13.", until="1.13", removed_note="removed in accelerate 1.13"),
     "tp_config": Section("tp_config", "Existed in 1.4 to 1.6.", since="1.4", until="1.7", removed_note="existed only in accelerate 1.4 to 1.6"),
@@ -607,6 +625,21 @@ def _alias_index() -> dict[tuple[str, str], tuple[Setting, str | None]]:
             short = s.key[len(sec.prefix):]
             out.setdefault((s.section, short), (s, sec.prefix_optional_since))
     return out
+
+
+def section_active(section: str, data: Any) -> bool:
+    """Whether a section takes effect in a config's top-level ``data`` (a dict, or a Config with
+    ``get``): its ``active_when`` value is set there, in canonical spelling (``mixed_precision``
+    compared in lower case, ``distributed_type`` exactly, as accelerate reads them)."""
+    sec = SECTIONS.get(section)
+    need = sec.active_when if sec is not None else None
+    if need is None:
+        return True
+    key, want = need
+    value = data.get(key) if hasattr(data, "get") else None
+    if key == "mixed_precision" and isinstance(value, str):
+        value = value.lower()
+    return bool(value == want)
 
 
 def get(section: str, key: str) -> Setting | None:

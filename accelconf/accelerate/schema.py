@@ -16,9 +16,16 @@ from typing import Any
 from accelconf.accelerate import registry
 from accelconf.accelerate.registry import Setting
 
-BASE_URL = "https://accelconf.dev/schemas"
-BOOL_STRINGS = {"true", "false", "True", "False", "TRUE", "FALSE", "yes", "no", "Yes", "No", "YES", "NO",
-                "on", "off", "On", "Off", "ON", "OFF", "y", "n", "t", "f", "1", "0"}
+# A schema names itself with a URN: an identifier, not an address, so nothing points at a server
+# that does not exist. Editors load the files themselves (a path, `accelconf schema --write DIR`).
+SCHEMA_URN = "urn:accelconf:schema"
+# The planned public address of schemas/ (NOT LIVE YET): used only by catalog.json, the one place a
+# SchemaStore-style catalog needs absolute URLs; the catalog says so in its "$comment".
+FUTURE_BASE_URL = "https://accelconf.dev/schemas"
+# accelerate's truth words (registry.TRUE_WORDS/FALSE_WORDS); words of two letters or more also
+# capitalized and in upper case, as YAML writes them
+BOOL_STRINGS = {w for base in registry.TRUE_WORDS | registry.FALSE_WORDS
+                for w in ({base, base.capitalize(), base.upper()} if len(base) > 1 else {base})}
 
 
 def _describe(s: Setting) -> str:
@@ -64,6 +71,10 @@ def _property(s: Setting) -> dict[str, Any]:
         p["type"] = ["number", "null"]
     elif t in ("str", "path", "classlist"):
         p["type"] = ["string", "null"]
+    elif t == "list" and s.key == "override_linear_precision":
+        # accelerate's own fp8 test config writes the tuple as text, "(false, false, false)", and launches
+        # (accelerate/tests/test_configs/0_34_0_fp8.yaml): the launcher passes it on as a string
+        p["type"] = ["array", "string", "null"]
     elif t == "list":
         p["type"] = ["array", "null"]
     elif t == "dict":
@@ -77,10 +88,15 @@ def _property(s: Setting) -> dict[str, Any]:
         values += [legacy for legacy, _ in s.legacy_values if legacy not in values and s.key not in ("distributed_type",)]
         if s.key == "distributed_type":
             values += [v for v in registry.SAGEMAKER_DISTRIBUTED_TYPES if v not in values]
+            # an unquoted NO is the YAML 1.1 boolean false for accelerate (PyYAML safe_load); it launches
+            # when num_processes is set (the schema's if/then below), as validate's yaml-bool-value rule says
+            values.append(False)
         descriptions = []
         for v in values:
             if v in s.choices:
                 descriptions.append(registry.ENUM_DOCS.get(str(v), ""))
+            elif s.key == "distributed_type" and v is False:
+                descriptions.append("An unquoted `NO` read as YAML 1.1: launches only with `num_processes` set. Quote it: `'NO'`.")
             elif s.key == "distributed_type":
                 descriptions.append("SageMaker only (`compute_environment: AMAZON_SAGEMAKER`).")
             else:
@@ -133,8 +149,13 @@ def _section_schema(name: str, version: str) -> dict[str, Any]:
                     short = dict(props[s.key])
                     short["markdownDescription"] = f"Unprefixed spelling of `{s.key}`. " + short["markdownDescription"]
                     props[s.key[len(sec.prefix):]] = short
-    # accelerate ignores unknown nested keys; editors should still flag them
-    schema["additionalProperties"] = False
+    # accelerate ignores unknown nested keys (ClusterConfig keeps the section as a dict and reads the
+    # keys it knows: accelerate/commands/config/config_args.py), so a file with one still launches and
+    # must pass the schema. Editors still flag them: yaml-language-server and VS Code show
+    # deprecationMessage as a diagnostic, like accelconf's `unknown-key` warning.
+    schema["additionalProperties"] = {
+        "deprecationMessage": f"accelerate {version} does not read this key in {name}: it is ignored",
+    }
     return schema
 
 
@@ -153,8 +174,7 @@ def accelerate_schema(version: str | None = None) -> dict[str, Any]:
     for s in registry.SETTINGS:
         if s.section == "" and s.key in registry.SAGEMAKER_KEYS and s.key not in props:
             props[s.key] = _property(s)
-    schema_id = f"{BASE_URL}/accelerate-config.schema.json" if version == registry.NEWEST else \
-        f"{BASE_URL}/versions/accelerate-config-{version}.schema.json"
+    schema_id = f"{SCHEMA_URN}:accelerate-config:{version}"
     return {
         "$schema": "http://json-schema.org/draft-07/schema#",
         "$id": schema_id,
@@ -164,6 +184,10 @@ def accelerate_schema(version: str | None = None) -> dict[str, Any]:
         "required": ["distributed_type"],
         "properties": props,
         "additionalProperties": False,
+        # accelerate fills num_processes from distributed_type only when it is a string; the boolean
+        # (unquoted NO) launches only with num_processes given (validate's yaml-bool-value rule)
+        "if": {"properties": {"distributed_type": {"const": False}}, "required": ["distributed_type"]},
+        "then": {"required": ["num_processes"]},
     }
 
 
@@ -183,24 +207,26 @@ DEEPSPEED_FILE_MATCH = ["**/ds_config*.json", "**/*deepspeed*config*.json", "**/
 
 def catalog() -> dict[str, Any]:
     """A SchemaStore-style catalog entry per schema, with a ``versions`` map per accelerate release."""
-    versions = {v: f"{BASE_URL}/versions/accelerate-config-{v}.schema.json" for v in registry.KNOWN_VERSIONS}
-    versions[registry.NEWEST] = f"{BASE_URL}/accelerate-config.schema.json"
+    versions = {v: f"{FUTURE_BASE_URL}/versions/accelerate-config-{v}.schema.json" for v in registry.KNOWN_VERSIONS}
+    versions[registry.NEWEST] = f"{FUTURE_BASE_URL}/accelerate-config.schema.json"
     return {
         "$schema": "https://json.schemastore.org/schema-catalog.json",
+        "$comment": "The url values are the planned public address of this directory and are NOT LIVE YET. "
+                    "Until they are, point editors at these files (or at `accelconf schema --write DIR`).",
         "version": 1,
         "schemas": [
             {
                 "name": "Hugging Face Accelerate config",
                 "description": "accelerate launch --config_file configuration (FSDP, DeepSpeed, dynamo, fp8, parallelism)",
                 "fileMatch": FILE_MATCH,
-                "url": f"{BASE_URL}/accelerate-config.schema.json",
+                "url": f"{FUTURE_BASE_URL}/accelerate-config.schema.json",
                 "versions": versions,
             },
             {
                 "name": "DeepSpeed config",
                 "description": "DeepSpeed JSON configuration (ds_config.json), DeepSpeed 0.15 to 0.19.8",
                 "fileMatch": DEEPSPEED_FILE_MATCH,
-                "url": f"{BASE_URL}/deepspeed-config.schema.json",
+                "url": f"{FUTURE_BASE_URL}/deepspeed-config.schema.json",
             },
         ],
     }
@@ -213,10 +239,8 @@ def generated_files() -> dict[str, str]:
         if v != registry.NEWEST:
             out[f"versions/accelerate-config-{v}.schema.json"] = dumps(accelerate_schema(v))
     out["catalog.json"] = dumps(catalog())
-    try:
-        from accelconf.deepspeed import deepspeed_schema
-    except ImportError:
-        return out
+    from accelconf.deepspeed import deepspeed_schema
+
     out["deepspeed-config.schema.json"] = dumps(deepspeed_schema())
     return out
 

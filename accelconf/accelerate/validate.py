@@ -13,13 +13,14 @@ quick fixes use them. DeepSpeed JSON is validated by :mod:`accelconf.deepspeed`.
 from __future__ import annotations
 
 import difflib
-import json
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 from accelconf.accelerate import registry
 from accelconf.text.document import Document, Node
+from accelconf.text.scalars import json_scalar, yaml_scalar
 from accelconf.findings import Finding, Severity
 from accelconf.accelerate.model import Config, canonical, from_document
 from accelconf.accelerate.registry import Setting, version_in
@@ -41,7 +42,7 @@ COMMON_MISTAKES: dict[tuple[str, str], str] = {
     ("deepspeed_config", "gradient_accumulation"): "gradient_accumulation_steps",
 }
 
-BOOL_WORDS = {"true", "false", "yes", "no", "on", "off", "y", "n", "t", "f", "1", "0"}
+BOOL_WORDS = registry.TRUE_WORDS | registry.FALSE_WORDS
 
 
 @dataclass
@@ -63,23 +64,7 @@ class Context:
                 fix: tuple[tuple[int, int, str], ...] = ()) -> Finding:
         if isinstance(path, str):
             path = tuple(path.split(".")) if path else ()
-        node = None
-        if path:
-            node = self.doc.node(path) if on_value else self.doc.key(path)
-            if node is None and on_value:
-                node = self.doc.key(path)
-        if node is None:
-            # Fall back to the nearest existing parent key.
-            p = path
-            while p and node is None:
-                p = p[:-1]
-                node = self.doc.key(p) if p else None
-        if node is not None:
-            line, col, eline, ecol = node.line + 1, node.col + 1, node.end_line + 1, node.end_col + 1
-            if node.kind != "scalar":  # a whole block: mark just its first line
-                eline, ecol = line, col + 1
-        else:
-            line, col, eline, ecol = 1, 1, 1, 1
+        line, col, eline, ecol = self.doc.span(path, on_value)
         f = Finding(rule, severity, message, ".".join(str(p) for p in path), line, col, suggestion,
                     eline, ecol, fix=fix)
         self.findings.append(f)
@@ -113,30 +98,11 @@ class Context:
 
 
 def scalar_text(doc: Document, value: Any, like: Node | None = None) -> str:
-    """How to write a scalar in this document: JSON literal, or YAML with quotes when needed."""
+    """How to write a scalar in this document: a JSON literal, or YAML by :func:`accelconf.text.scalars.yaml_scalar`
+    (quoted in the style of ``like`` when that is quoted; ``,[]{}`` quoted too, in case the value sits in a flow collection)."""
     if doc.format == "json":
-        return json.dumps(value)
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return "null"
-    if isinstance(value, (int, float)):
-        return str(value)
-    s = str(value)
-    from accelconf.text.document import resolve_yaml11, resolve_yaml12
-
-    needs_quotes = (
-        resolve_yaml11(s) != s or resolve_yaml12(s) != s or s != s.strip() or s == ""
-        or any(c in s for c in ":#{}[],&*!|>'\"%@`") or s[:1] in "-?"
-    )
-    if like is not None and like.style in ("'", '"'):
-        needs_quotes = True
-    if not needs_quotes:
-        return s
-    quote = like.style if like is not None and like.style in ("'", '"') else "'"
-    if quote == '"':
-        return json.dumps(s)
-    return "'" + s.replace("'", "''") + "'"
+        return json_scalar(value)
+    return yaml_scalar(value, quote=like.style if like is not None else None, flow=True)
 
 
 def _is_bool_like(v: Any) -> bool:
@@ -146,6 +112,30 @@ def _is_bool_like(v: Any) -> bool:
 def _truthy_launch(v: Any) -> bool:
     """Python truthiness of a value as the launcher sees it (strings are truthy when non-empty)."""
     return bool(v)
+
+
+# FSDP2 never reads these (accelerate/utils/dataclasses.py FullyShardedDataParallelPlugin.__post_init__
+# parses sharding_strategy only under ``if self.fsdp_version == 1``); the other FSDP1-only fields are
+# still parsed on FSDP2, so a bad value fails there too.
+UNREAD_ON_FSDP2 = frozenset({"fsdp_sharding_strategy"})
+
+
+def section_unused(data: dict, section: str) -> bool:
+    """Whether the launcher ignores this whole section for this file."""
+    if section not in registry.SECTIONS or data.get("distributed_type") not in registry.DISTRIBUTED_TYPES:
+        return False  # a distributed_type accelerate refuses (reported): nothing is known to be unused
+    return not registry.section_active(section, data)
+
+
+def has_no_effect(ctx: "Context", s: Setting) -> bool:
+    """A written setting that changes nothing: removed or too new for the version, never exported,
+    ignored in a file, in a section the launcher does not use, or FSDP1-only and unread on FSDP2.
+    Such a key gets one finding about that (from its own rule), never one about its value."""
+    if not s.exists_in(ctx.version) or s.lost or s.file_ignored:
+        return True
+    if s.section and section_unused(ctx.doc.data, s.section):
+        return True
+    return s.section == "fsdp_config" and s.key in UNREAD_ON_FSDP2 and ctx.cfg.fsdp_version() == 2
 
 
 def did_you_mean(section: str, key: str, version: str | None = None) -> str | None:
@@ -185,9 +175,18 @@ def rule(name: str) -> Callable[[Rule], Rule]:
 
 @rule("duplicate-key")
 def _duplicates(ctx: Context) -> None:
+    """A key written twice: PyYAML's safe_load and json.load (what accelerate reads files with) keep
+    the last one without a word, yamllint and ruamel.yaml refuse the file. Which one the writer meant
+    is unknowable: an error naming both lines."""
     for q in ctx.doc.quirks:
         if q.kind == "duplicate-key":
-            ctx.findings.append(Finding("duplicate-key", "warning", q.message, "", q.line + 1, q.col + 1))
+            m = re.match(r"duplicate key (.*) \(first at line (\d+)\)", q.message)
+            name, first = (m.group(1), m.group(2)) if m else ("", "?")
+            others = "" if ctx.doc.format == "json" else "; yamllint and ruamel.yaml refuse the file"
+            loader = "json.load" if ctx.doc.format == "json" else "PyYAML safe_load"
+            ctx.findings.append(Finding("duplicate-key", "error",
+                                        f"duplicate key {name} at lines {first} and {q.line + 1}: accelerate ({loader}) silently "
+                                        f"keeps line {q.line + 1}{others}; keep one", "", q.line + 1, q.col + 1))
 
 
 @rule("yaml11-scalar")
@@ -209,6 +208,8 @@ def _yaml11(ctx: Context) -> None:
             setting, _ = registry.lookup(spath[0], spath[1], ctx.version)
         if setting is not None and setting.type in ("bool", "boolish") and isinstance(node.value, bool):
             continue  # a boolean where a boolean is expected: both readers agree enough
+        if setting is not None and has_no_effect(ctx, setting):
+            continue  # the key is reported once, as having no effect
         sev: Severity = "warning" if setting is not None and setting.type in ("str", "enum", "path", "classlist") else "info"
         fix = ((node.start, node.end, "'" + node.raw.replace("'", "''") + "'"),)
         ctx.finding(
@@ -291,8 +292,12 @@ def _versions(ctx: Context) -> None:
             msg = s.deprecated or f"`{s.key}` was removed in accelerate {s.until}; it is ignored"
             ctx.finding("removed-key", "warning", msg, keypath, fix=ctx.delete_key(keypath))
         else:
-            ctx.finding("key-too-new", "warning",
-                        f"`{s.key}` needs accelerate {s.since} or newer; accelerate {ctx.version} ignores it", keypath)
+            # the registry says per setting whether ignoring it changes what runs (Setting.too_new)
+            changes = s.too_new == "error"
+            sev: Severity = "error" if changes else "warning"
+            ctx.finding("key-too-new", sev,
+                        f"`{s.key}` needs accelerate {s.since} or newer; accelerate {ctx.version} ignores it"
+                        + (" and runs something else than written" if changes else ""), keypath)
     for name, sec in registry.SECTIONS.items():
         if name and name in ctx.doc.data and not version_in(ctx.version, sec.since, sec.until):
             pass  # reported by unknown-key at top level
@@ -457,12 +462,37 @@ def _expect_type(s: Setting, v: Any) -> str | None:
     return None
 
 
+def _sharding_is_int(version: str) -> bool:
+    from accelconf.accelerate.launch import changed
+
+    return changed(version, "sharding-strategy-int")
+
+
+def _sharding_int(ctx: Context, v: Any, keypath: tuple[str, ...]) -> None:
+    """Before 0.26 FullyShardedDataParallelPlugin reads ShardingStrategy(int(FSDP_SHARDING_STRATEGY)):
+    integers 1-5 (as the release knows them) work, a name fails when the plugin is built."""
+    count = len(registry.SHARDING_STRATEGIES) if version_in(ctx.version, "0.21", None) else 3
+    text = str(v).strip()
+    if not isinstance(v, bool) and text.isdigit() and 1 <= int(text) <= count:
+        return
+    name = str(v).upper()
+    number = registry.SHARDING_STRATEGIES.index(name) + 1 if name in registry.SHARDING_STRATEGIES else None
+    ctx.finding("sharding-strategy-int", "error",
+                f"accelerate {ctx.version} reads the sharding strategy as an integer: "
+                f"`{v}` makes FullyShardedDataParallelPlugin fail (int() of it) when training starts"
+                + (f"; write {number} ({name})" if number else f"; write 1 to {count}"),
+                keypath, on_value=True, suggestion=str(number) if number else None,
+                fix=ctx.replace_value(keypath, str(number)) if number else ())
+
+
 @rule("values")
 def _values(ctx: Context) -> None:
     for path, e in ctx.cfg.entries.items():
         s = e.setting
         if s is None or path in ("mixed_precision", "distributed_type", "compute_environment"):
             continue
+        if has_no_effect(ctx, s):
+            continue  # reported once, as having no effect (issue 12 item 2)
         keypath: tuple[str, ...] = (s.section, e.written_key) if s.section else (e.written_key,)
         if not ctx.doc.key(keypath):
             keypath = (e.written_key,) if ctx.doc.key((e.written_key,)) else tuple(path.split("."))
@@ -499,6 +529,9 @@ def _values(ctx: Context) -> None:
             if v is None:
                 continue
             ok = False
+            if s.key == "fsdp_sharding_strategy" and _sharding_is_int(ctx.version):
+                _sharding_int(ctx, v, keypath)
+                continue
             if any(v == c and type(v) is type(c) for c in s.choices):
                 ok = True
             elif any(v == legacy and type(v) is type(legacy) for legacy, _ in s.legacy_values):
@@ -559,10 +592,23 @@ def _values(ctx: Context) -> None:
             continue
         if s.minimum is not None and isinstance(canonical(s, v), (int, float)) and not isinstance(v, bool) and canonical(s, v) < s.minimum:
             ctx.finding("invalid-value", "error", f"`{e.written_key}` must be at least {s.minimum}", keypath, on_value=True)
-    # sections that are not mappings
+    # sections that are not mappings: the launcher skips a non-mapping (``isinstance(attr, dict)`` in
+    # commands/launch.py _validate_launch_command), so a used section is silently replaced by its
+    # defaults (error), an unused one changes nothing (warning, issue 12 item 3)
     for name in registry.SECTIONS:
-        if name and name in ctx.doc.data and ctx.doc.data[name] is not None and not isinstance(ctx.doc.data[name], dict):
-            ctx.finding("invalid-type", "error", f"`{name}` must be a mapping", (name,), on_value=True)
+        v = ctx.doc.data.get(name) if name else None
+        if not name or v is None or isinstance(v, dict):
+            continue
+        node = ctx.value_node(name)
+        shown = f"`{name}: {node.raw}`" if node is not None and node.kind == "scalar" else f"`{name}` written as a {type(v).__name__}"
+        if section_unused(ctx.doc.data, name):
+            ctx.finding("section-unused", "warning",
+                        f"{shown} has no effect here (the launcher does not read `{name}` with this configuration); "
+                        f"where it is used it must be a mapping of `{name}` keys", (name,), on_value=True)
+        else:
+            ctx.finding("invalid-type", "error",
+                        f"`{name}` must be a mapping: accelerate skips {shown} without a word and uses the defaults of every `{name}` key",
+                        (name,), on_value=True)
 
 
 @rule("file-ignored")
@@ -611,8 +657,9 @@ def _fsdp(ctx: Context) -> None:
         return
     cfg = ctx.cfg
     dt = data.get("distributed_type")
-    if dt not in ("FSDP",) and not isinstance(dt, bool):
+    if section_unused(data, "fsdp_config"):
         ctx.finding("section-unused", "info", f"`fsdp_config` has no effect with distributed_type {dt!r}", ("fsdp_config",))
+        return  # nothing in it is read: no finding about its keys (issue 12 item 2)
     version = cfg.get("fsdp_config.fsdp_version", 1)
     try:
         fv = int(version)
@@ -627,7 +674,9 @@ def _fsdp(ctx: Context) -> None:
             if fv == 2:
                 ctx.finding("fsdp1-key-in-fsdp2", "warning", f"`{key}` applies to FSDP1 only; FSDP2 ignores it (the plugin warns or drops it)", kp,
                             fix=ctx.delete_key(kp))
-            else:
+            elif canonical(s, e.value) != canonical(s, s.launcher_default):
+                # the plugin raises only on a non-default value (dataclasses.py: ``if
+                # self.activation_checkpointing_offload and self.fsdp_version != 2: raise``)
                 ctx.finding("fsdp2-key-in-fsdp1", "error", f"`{key}` needs `fsdp_version: 2`", kp)
     raf = written.get("fsdp_reshard_after_forward")
     if raf is not None:
@@ -683,8 +732,9 @@ def _deepspeed(ctx: Context) -> None:
     if not isinstance(ds, dict) or not ds:
         return
     dt = data.get("distributed_type")
-    if dt != "DEEPSPEED":
+    if section_unused(data, "deepspeed_config"):
         ctx.finding("section-unused", "info", f"`deepspeed_config` has no effect with distributed_type {dt!r}", ("deepspeed_config",))
+        return  # nothing in it is read: no finding about its keys (issue 12 item 2)
     if ds.get("deepspeed_config_file"):
         conflicts = [k for k in registry.deepspeed_json_keys() if k in ds]
         for k in conflicts:
@@ -698,10 +748,6 @@ def _deepspeed(ctx: Context) -> None:
                         f"a top-level `{mp_key}` (even 'no') together with `deepspeed_config_file`: accelerate raises ValueError at training time; set fp16/bf16 in the JSON file",
                         (mp_key,), fix=ctx.delete_key((mp_key,)))
         _deepspeed_file(ctx, str(ds["deepspeed_config_file"]))
-    if "dynamo_config" in data and isinstance(data.get("dynamo_config"), dict) and dt == "DEEPSPEED":
-        backend = data["dynamo_config"].get("dynamo_backend", data["dynamo_config"].get("backend"))
-        if backend and str(backend).upper() != "NO":
-            ctx.finding("no-effect", "warning", "`dynamo_config` is not exported by the DeepSpeed launcher: torch.compile stays off", ("dynamo_config",))
     stage = ds.get("zero_stage")
     for k in ("offload_param_device",):
         if k in ds and str(ds[k]).lower() not in ("none",) and stage is not None and str(stage).isdigit() and int(stage) < 3:
@@ -710,10 +756,8 @@ def _deepspeed(ctx: Context) -> None:
 
 def _deepspeed_file(ctx: Context, ref: str) -> None:
     """Open the referenced DeepSpeed JSON (relative to the config) and cross-check it."""
-    try:
-        from accelconf import deepspeed as dsmod
-    except ImportError:
-        return
+    from accelconf import deepspeed as dsmod
+
     base = os.path.dirname(ctx.doc.path) if ctx.doc.path and not ctx.doc.path.startswith("<") else ""
     path = ref if os.path.isabs(ref) else os.path.normpath(os.path.join(base, ref))  # as the user named the config
     if not os.path.isfile(path):
@@ -743,13 +787,17 @@ def _deepspeed_file(ctx: Context, ref: str) -> None:
 def _fp8(ctx: Context) -> None:
     data = ctx.doc.data
     fp8 = data.get("fp8_config")
-    if isinstance(fp8, dict) and fp8 and str(data.get("mixed_precision", "")).lower() != "fp8":
+    if isinstance(fp8, dict) and fp8 and not registry.section_active("fp8_config", data):
         ctx.finding("section-unused", "info", "`fp8_config` has an effect only with `mixed_precision: fp8`", ("fp8_config",))
 
 
 @rule("dynamo")
 def _dynamo(ctx: Context) -> None:
     data = ctx.doc.data
+    if isinstance(data.get("dynamo_config"), dict) and data.get("distributed_type") == "DEEPSPEED":
+        backend = data["dynamo_config"].get("dynamo_backend", data["dynamo_config"].get("backend"))
+        if backend and str(backend).upper() != "NO":
+            ctx.finding("no-effect", "warning", "`dynamo_config` is not exported by the DeepSpeed launcher: torch.compile stays off", ("dynamo_config",))
     if "dynamo_backend" in data:
         v = data["dynamo_backend"]
         if "dynamo_config" in data:
@@ -761,6 +809,40 @@ def _dynamo(ctx: Context) -> None:
             ctx.finding("invalid-value", "error", f"`dynamo_backend: {v}` is not a dynamo backend", ("dynamo_backend",), on_value=True)
 
 
+# distributed types whose processes torchrun (or the deepspeed launcher) starts: accelerate/utils/launch.py
+# prepare_multi_gpu_env / prepare_deepspeed_cmd_env pass num_processes on as --nproc_per_node.
+TORCHRUN_TYPES = frozenset(registry.MULTI_GPU_TYPES) | {"FSDP", "DEEPSPEED", "MEGATRON_LM"}
+
+
+def null_counts(num_processes: Any, num_machines: Any, distributed_type: Any, written: Iterable[str]) -> list[tuple[str, str]]:
+    """(key, what fails) for each process count written as null that stops `accelerate launch`.
+
+    accelerate 1.15 copies a null from the file into the namespace unchanged
+    (commands/launch.py ``_validate_launch_command``: only ``None`` attributes are filled, and null
+    is ``None``). ``num_machines`` is then compared with 1 on every launch path (utils/launch.py
+    ``num_machines > 1``): TypeError. ``num_processes`` reaches torchrun as ``--nproc_per_node None``
+    (``prepare_multi_gpu_env``, ``prepare_deepspeed_cmd_env``), which torch.distributed.run refuses;
+    the simple launcher only tests it for truth, so 'NO' and MULTI_CPU run one process.
+    """
+    keys = set(written)
+    out = []
+    if "num_machines" in keys and num_machines is None:
+        out.append(("num_machines", "`num_machines: null`: accelerate launch raises TypeError ('>' not supported between "
+                                    "instances of 'NoneType' and 'int'); write a number (1 for one machine) or delete the key"))
+    if "num_processes" in keys and num_processes is None and distributed_type in TORCHRUN_TYPES:
+        out.append(("num_processes", "`num_processes: null`: accelerate launch passes `--nproc_per_node None` to torchrun, which "
+                                     "refuses it (ValueError: Unsupported nproc_per_node value: None); write the total number of processes"))
+    return out
+
+
+def fitting_processes(n: int, machines: int, gpus_per_machine: int | None = None) -> int:
+    """The process count that lays out evenly: a multiple of num_machines (and, when known, one
+    process per GPU of every machine)."""
+    if gpus_per_machine:
+        return machines * gpus_per_machine
+    return max(machines, (n // machines) * machines)
+
+
 @rule("processes")
 def _processes(ctx: Context) -> None:
     data = ctx.doc.data
@@ -769,6 +851,8 @@ def _processes(ctx: Context) -> None:
     dt = data.get("distributed_type")
     n = data.get("num_processes")
     machines = data.get("num_machines", 1)
+    for key, message in null_counts(n, machines, dt, data):
+        ctx.finding("null-count", "error", message, (key,), on_value=True)
     if "num_processes" not in data and dt not in ("NO", None) and not isinstance(dt, bool) and version_in(ctx.version, "0.34", None):
         ctx.finding("missing-key", "error",
                     "`num_processes` is missing: `accelerate launch` stops with \"You need to manually pass in --num_processes\" unless you pass it",
@@ -780,12 +864,18 @@ def _processes(ctx: Context) -> None:
     if n == -1:
         ctx.finding("missing-key", "error", "`num_processes: -1` means \"not set\": `accelerate launch` asks for --num_processes", ("num_processes",), on_value=True)
     if machines > 1:
-        if n % machines:
-            ctx.finding("multi-node", "error",
-                        f"`num_processes` is the total across machines: {n} is not divisible by num_machines {machines}; torchrun starts {n // machines} per node ({n // machines * machines} in all)",
-                        ("num_processes",), on_value=True)
+        # accelerate does not refuse these: torchrun starts n // machines per node (utils/launch.py
+        # prepare_multi_gpu_env), so the job runs with fewer processes than written. A warning with
+        # the count that fits (issue 12 item 6).
+        if n % machines and n > machines:
+            fit = fitting_processes(n, machines)
+            ctx.finding("process-layout", "warning",
+                        f"`num_processes` is the total across machines: {n} is not a multiple of num_machines {machines}; torchrun starts {n // machines} per node ({n // machines * machines} in all)",
+                        ("num_processes",), on_value=True, suggestion=str(fit), fix=ctx.replace_value(("num_processes",), str(fit)))
         elif n < machines:
-            ctx.finding("multi-node", "error", f"`num_processes` ({n}) is the total across machines and is smaller than num_machines ({machines})", ("num_processes",), on_value=True)
+            ctx.finding("process-layout", "error" if n // machines == 0 and dt in TORCHRUN_TYPES else "warning",
+                        f"`num_processes` ({n}) is the total across machines and is smaller than num_machines ({machines}): torchrun would start {n // machines} processes per node",
+                        ("num_processes",), on_value=True, suggestion=str(machines))
         if not data.get("main_process_ip") and dt != "DEEPSPEED":
             ctx.finding("multi-node", "warning", "multi-node training needs `main_process_ip` (the address of machine rank 0): pass --main_process_ip at launch or set it here", ("num_machines",))
         elif not data.get("main_process_ip"):
@@ -802,7 +892,9 @@ def _processes(ctx: Context) -> None:
             ctx.finding("gpu-ids", "error", f"`gpu_ids: {gpu_ids}` lists fewer than two GPUs for {dt}: accelerate raises ValueError (Less than two GPU ids)",
                         ("gpu_ids",), on_value=True)
         elif n and n != len(ids) and n // max(machines, 1) != len(ids):
-            ctx.finding("gpu-ids", "warning", f"`num_processes: {n}` differs from the {len(ids)} GPUs in `gpu_ids`", ("gpu_ids",), on_value=True)
+            idle = " (some of them stay idle)" if n < len(ids) else ""
+            ctx.finding("gpu-ids", "warning", f"`num_processes: {n}` differs from the {len(ids)} GPUs in `gpu_ids`{idle}", ("gpu_ids",), on_value=True,
+                        suggestion=f"num_processes: {fitting_processes(n, max(machines, 1), len(ids))}")
     if dt == "NO" and isinstance(n, int) and n > 1 and not data.get("use_cpu"):
         ctx.finding("processes", "info", f"`distributed_type: 'NO'` with num_processes {n}: only one process runs the script", ("num_processes",))
 
@@ -838,8 +930,23 @@ def _parallelism(ctx: Context) -> None:
 @rule("mpirun")
 def _mpirun(ctx: Context) -> None:
     mc = ctx.doc.data.get("mpirun_config")
-    if isinstance(mc, dict) and mc and ctx.doc.data.get("distributed_type") != "MULTI_CPU":
+    if isinstance(mc, dict) and mc and not registry.section_active("mpirun_config", ctx.doc.data):
         ctx.finding("section-unused", "info", "`mpirun_config` has an effect only with distributed_type MULTI_CPU", ("mpirun_config",))
+
+
+@rule("launch-refused")
+def _launch_refused(ctx: Context) -> None:
+    """What the release's own launcher refuses (accelconf.accelerate.launch, with its per-release
+    table CHANGES), when no rule above has already said why the config fails."""
+    if any(f.severity == "error" for f in ctx.findings):
+        return
+    from accelconf.accelerate.launch import LaunchError, launch_env
+
+    try:
+        launch_env(ctx.cfg, version=ctx.version)
+    except LaunchError as exc:
+        where: tuple[str, ...] = ("distributed_type",) if "distributed_type" in ctx.doc.data else ()
+        ctx.finding("launch-refused", "error", f"`accelerate launch` {ctx.version} refuses this config: {exc.message}", where)
 
 
 # -- entry points --------------------------------------------------------------------------------
@@ -879,12 +986,13 @@ def validate_any(doc: Document, *, accelerate_version: str | None = None, deepsp
                  world_size: int | None = None, runtime: str | None = None, disabled: Iterable[str] = ()) -> list[Finding]:
     """Validate an accelerate config, or a DeepSpeed JSON recognized by its content."""
     if doc.format == "json" and doc.data is not None:
-        try:
-            from accelconf import deepspeed as dsmod
-        except ImportError:
-            dsmod = None  # type: ignore[assignment]
-        if dsmod is not None and dsmod.is_deepspeed(doc):
+        from accelconf import deepspeed as dsmod
+
+        # --runtime deepspeed / --deepspeed-version say the file is DeepSpeed JSON unless it has accelerate keys
+        if dsmod.is_deepspeed(doc, assume=runtime == "deepspeed" or deepspeed_version is not None):
             off = set(disabled)
+            if deepspeed_version is None:
+                deepspeed_version = dsmod.installed_version()  # the installed DeepSpeed, from its metadata
             if runtime is None:
                 # "auto" values only make sense for a Hugging Face runtime; a file without any is
                 # read by DeepSpeed itself.

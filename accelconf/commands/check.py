@@ -2,8 +2,8 @@
 
 The command gathers its options into :class:`CheckOptions`; :func:`environment_for` builds the
 environment (a probe, a ``--target`` profile, flags on top) and :func:`check_file` runs
-``validate``'s rules (for the accelerate version at hand) plus the ``env-*`` rules of
-:mod:`accelconf.environment.checks` on one file. Output formats and exit codes are ``validate``'s: 0 clean,
+:func:`accelconf.api.check_document` (validate's rules for the accelerate version at hand, then the
+``env-*`` rules of :mod:`accelconf.environment.checks`) on one file. Output formats and exit codes are ``validate``'s: 0 clean,
 1 errors (or warnings with ``--strict``), 2 an unreadable file or a bad option.
 """
 
@@ -12,12 +12,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import textwrap
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from accelconf.text.document import Document
-from accelconf.findings import Finding
 from accelconf.environment.probe import PROBE_MODES, Environment
 from accelconf.report import FileResult, add_output_options
 
@@ -34,6 +31,8 @@ class CheckOptions:
     target: str | None = None
     probe: str = "auto"
     timeout: float = 2.0
+    python: str | None = None
+    disabled: tuple[str, ...] = ()
 
 
 def _epilog() -> str:
@@ -44,27 +43,48 @@ def _epilog() -> str:
         feats = ", ".join(f for f, on in (("bf16", m.bf16), ("fp8", m.fp8)) if on) or "no bf16/fp8"
         arch = f"CC {m.cc_text}" if m.compute_capability else m.arch
         lines.append(f"  {m.key:<11} {arch:<8} {m.memory_gib:>4} GiB  {feats}")
-    lines += [
-        "",
-        "examples:",
-        "  accelconf check config.yaml                         against this machine (detected)",
-        "  accelconf check --gpus 8 --gpu H100 config.yaml     against an 8-GPU H100 node",
-        "  accelconf check --target examples/targets/v100-node.yaml config.yaml",
-        "  accelconf check --torch-version 2.5.1 --deepspeed-version none config.yaml",
-    ]
+    from accelconf.environment.targets import PROFILES_DIR, profile_names, load_target
+
+    lines += ["", "shipped machine profiles (--target NAME; a YAML file of your own works too):"]
+    for name in profile_names():
+        try:
+            env = load_target(name)
+            facts = summary(env).split(": ", 1)[1]
+        except Exception as exc:  # a help screen never fails
+            facts = f"(unreadable: {exc})"
+        lines.append(f"  {name:<11} {facts}")
+    lines.append(f"  (files in {PROFILES_DIR})")
     return "\n".join(lines)
 
 
+def _profile_names() -> list[str]:
+    from accelconf.environment.targets import profile_names
+
+    return profile_names()
+
+
 def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentParser:
-    p = subparsers.add_parser(
-        name, help=help_text,
-        description=textwrap.fill(
-            "Check accelerate config files against the installed versions and GPUs, or against a target "
-            "machine given by flags or a --target profile. Each file gets validate's findings (for the "
-            "accelerate version at hand) and the env-* findings. Exit 0 clean, 1 errors (or warnings with "
-            "--strict), 2 an unreadable file or a bad option.", 88),
-        epilog=_epilog(), formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    from accelconf.commands import help_texts
+
+    p = subparsers.add_parser(name, help=help_text, **help_texts(
+        """Check accelerate config files against the environment that will train: this machine's
+        GPUs with the packages of this interpreter (or of another one, --python), or a target
+        machine given by flags or a --target profile. Each file gets validate's findings (for the
+        accelerate version at hand) and the env-* findings (GPU count and model, bf16/fp8 support,
+        torch/accelerate/DeepSpeed versions, multi-node layout). A summary line on stderr names
+        what was checked against.""",
+        [("accelconf check config.yaml", "against this machine (detected)"),
+         ("accelconf check --python ~/venvs/train/bin/python config.yaml",
+          "with the packages of the venv that trains (when accelconf lives in pipx or its own venv)"),
+         ("accelconf check --target h100-node config.yaml", "against a shipped profile (listed above)"),
+         ("accelconf check --target my-cluster.yaml config.yaml", "against a profile of your own"),
+         ("accelconf check --gpus 8 --gpu H100 config.yaml", "against an 8-GPU H100 node"),
+         ("accelconf check --torch-version 2.5.1 --deepspeed-version none config.yaml", ""),
+         ("accelconf check --params 70B --gpus 8 --gpu H100-80GB config.yaml", "will it fit? memory per GPU"),
+         ("accelconf check --model ./Llama-3.1-8B --seq-len 4096 --micro-batch 1 config.yaml",
+          "with the model folder's real shapes, and activations")],
+        "0 clean, 1 errors (or warnings with --strict), 2 an unreadable file, an unknown profile or "
+        "interpreter, or a bad option", extra=_epilog()))
     p.add_argument("configs", nargs="*", metavar="CONFIG",
                    help="accelerate config files (YAML or JSON); default: the file accelerate launch reads "
                    "($HF_HOME/accelerate/default_config.yaml)")
@@ -72,14 +92,20 @@ def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentP
     t.add_argument("--gpus", type=int, metavar="N", help="GPUs per node")
     t.add_argument("--gpu", metavar="MODEL", help="GPU model, e.g. H100, A100-40GB, 'Tesla V100-SXM2-16GB'")
     t.add_argument("--num-machines", type=int, metavar="N", help="machines (nodes) in the job")
-    t.add_argument("--torch-version", metavar="V")
+    t.add_argument("--torch-version", metavar="V", help="torch version on the target")
     t.add_argument("--accelerate-version", metavar="V", help="also the version validate checks keys against")
-    t.add_argument("--deepspeed-version", metavar="V|none")
-    t.add_argument("--target", metavar="FILE", help="a YAML machine profile (see examples/targets/)")
+    t.add_argument("--deepspeed-version", metavar="V|none", help="DeepSpeed version on the target, or none")
+    t.add_argument("--target", metavar="NAME|FILE",
+                   help="a machine profile: a shipped one by name (" + ", ".join(_profile_names()) + ") or a YAML file")
+    t.add_argument("--python", metavar="PATH",
+                   help="read package versions from this interpreter's installed packages (its dist-info "
+                   "folders; nothing is imported there), e.g. the venv that runs accelerate launch")
+    p.add_argument("--disable", action="append", default=[], metavar="RULE", help="turn a rule off (repeatable)")
     d = p.add_argument_group("detection")
     d.add_argument("--probe", choices=PROBE_MODES, default="auto",
                    help="GPU detection when no --gpu/--target is given (default: auto; torch only when asked)")
     d.add_argument("--timeout", type=float, default=2.0, help="seconds to wait for nvidia-smi (default: 2)")
+    add_memory_options(p)
     add_output_options(p)
     p.set_defaults(func=run)
     return p
@@ -92,6 +118,10 @@ def environment_for(opts: CheckOptions) -> Environment:
 
     if opts.target:
         base = load_target(opts.target)
+    elif opts.python:
+        from accelconf.environment.interpreter import probe_interpreter
+
+        base = probe_interpreter(opts.python, "none" if opts.gpu else opts.probe, opts.timeout)
     else:
         # with --gpu the GPUs are given: detect only the versions (cheap)
         base = probe("none" if opts.gpu else opts.probe, opts.timeout)
@@ -102,32 +132,19 @@ def environment_for(opts: CheckOptions) -> Environment:
     return target_from_args(*flags, base=base)
 
 
-def _validate(doc: Document, env: Environment) -> list[Finding] | None:
-    """validate's findings for the accelerate version at hand; ``None`` when validate is absent."""
-    try:
-        from accelconf.accelerate import validate
-    except ImportError:
-        return None
-    version = env.accelerate_version if env.knows("accelerate_version") else None
-    if hasattr(validate, "validate_any"):  # also recognizes a DeepSpeed JSON given directly
-        ds = env.deepspeed_version if env.knows("deepspeed_version") else None
-        return list(validate.validate_any(doc, accelerate_version=version, deepspeed_version=ds))
-    return list(validate.validate_document(doc, accelerate_version=version))
-
-
-def check_file(path: str, env: Environment) -> FileResult:
-    """validate's findings and the env-* findings for one file; an unreadable file is a result."""
-    from accelconf.environment.checks import check_environment
-    from accelconf.text.document import load_file
+def check_file(path: str, env: Environment, disabled: Sequence[str] = ()) -> FileResult:
+    """validate's findings and the env-* findings for one file (:func:`accelconf.api.check_document`,
+    the path the API and the language server take too); an unreadable file is a result."""
+    from accelconf.api import check_document
     from accelconf.errors import InputError
+    from accelconf.text.document import load_file
 
     try:
         doc = load_file(path)
     except InputError as exc:
         return FileResult(path, [], exc)
-    validated = _validate(doc, env)
-    findings = (validated or []) + check_environment(doc, env, validated=validated is not None)
-    return FileResult(path, findings)  # a finding in a referenced file (deepspeed_config_file) keeps its path
+    # a finding in a referenced file (deepspeed_config_file) keeps its path
+    return FileResult(path, check_document(doc, env, disabled=disabled))
 
 
 def summary(env: Environment) -> str:
@@ -149,7 +166,22 @@ def summary(env: Environment) -> str:
                                   v("deepspeed", env.deepspeed_version)) if p]
     if env.num_machines:
         parts.insert(0, f"{env.num_machines} machine{'s' if env.num_machines != 1 else ''}")
-    return f"checking against {env.source}: {', '.join(parts)}"
+    return f"checking against {env.source}{_interpreter_note(env)}: {', '.join(parts)}"
+
+
+def _interpreter_note(env: Environment) -> str:
+    """Detected versions come from an interpreter: name it (``--python`` puts it in the source)."""
+    if env.source.startswith("detected") and "packages of " not in env.source:
+        return f", packages of {sys.executable}"
+    return ""
+
+
+def _no_accelerate_hint(env: Environment) -> str | None:
+    if not env.source.startswith("detected") or not env.knows("accelerate_version") or env.accelerate_version:
+        return None
+    where = env.source.split("packages of ", 1)[1] if "packages of " in env.source else sys.executable
+    return (f"no accelerate among the packages of {where}; if training runs in another environment, point "
+            "at its interpreter with --python /path/to/venv/bin/python, or state --accelerate-version V")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -166,16 +198,74 @@ def run(args: argparse.Namespace) -> int:
         configs = [default]
     opts = CheckOptions(
         tuple(configs), args.gpus, args.gpu, args.torch_version, args.accelerate_version,
-        args.deepspeed_version, args.num_machines, args.target, args.probe, args.timeout,
+        args.deepspeed_version, args.num_machines, args.target, args.probe, args.timeout, args.python,
+        tuple(args.disable),
     )
     env = environment_for(opts)
     if args.format == "text":
         sys.stderr.write(summary(env) + "\n")
-    for note in env.notes:
+    hint = _no_accelerate_hint(env)
+    for note in env.notes + ((hint,) if hint else ()):
         sys.stderr.write(f"accelconf: note: {note}\n")
-    results = [check_file(path, env) for path in opts.configs]
-    sys.stdout.write(render(results, args.format, sys.stdout, args.color, extra={"environment": env.to_json()}))
+    results = [check_file(path, env, opts.disabled) for path in opts.configs]
+    extra: dict[str, Any] = {"environment": env.to_json()}
+    memory = memory_reports(args, env, results)
+    if memory is not None:
+        extra["memory"] = memory
+    sys.stdout.write(render(results, args.format, sys.stdout, args.color, extra=extra))
     return exit_code(results, args.strict)
+
+
+def add_memory_options(p: argparse.ArgumentParser) -> None:
+    m = p.add_argument_group("will it fit? (memory per GPU; with --params or --model)")
+    m.add_argument("--params", metavar="N", help="the model's parameter count: 8B, 70e9, 350M")
+    m.add_argument("--model", metavar="DIR", help="a local Hugging Face model folder (safetensors index or headers, "
+                   "else config.json); nothing is downloaded")
+    m.add_argument("--largest-layer", metavar="N", help="with --params: the largest layer's parameters "
+                   "(default: 1/32 of --params)")
+    m.add_argument("--seq-len", type=int, metavar="S", help="sequence length, for activations (with --micro-batch)")
+    m.add_argument("--micro-batch", type=int, metavar="B", help="micro batch per GPU, for activations")
+    m.add_argument("--host-ram", type=float, metavar="GIB", help="host RAM per node in GiB (default: this "
+                   "machine's when checking against it, else unknown)")
+
+
+def memory_reports(args: argparse.Namespace, env: Environment, results: list[FileResult]) -> list[Any] | None:
+    """With --params/--model: add the mem-* findings to each result; print the tables (text format);
+    return the JSON data. ``None`` when no model was given."""
+    from accelconf.errors import UsageError
+    from accelconf.environment import memory, modelsize
+
+    if getattr(args, "params", None) is None and getattr(args, "model", None) is None:
+        for flag in ("seq_len", "micro_batch", "largest_layer", "host_ram"):
+            if getattr(args, flag, None) is not None:
+                raise UsageError(f"--{flag.replace('_', '-')} needs --params or --model")
+        return None
+    if args.params is not None and args.model is not None:
+        raise UsageError("give --params or --model, not both")
+    for flag in ("seq_len", "micro_batch"):
+        v = getattr(args, flag)
+        if v is not None and v < 1:
+            raise UsageError(f"--{flag.replace('_', '-')} must be 1 or more")
+    if (args.seq_len is None) != (args.micro_batch is None):
+        raise UsageError("activations need both --seq-len and --micro-batch")
+    if args.host_ram is not None and args.host_ram <= 0:
+        raise UsageError("--host-ram must be a positive number of GiB")
+    size = modelsize.from_model_dir(args.model) if args.model else modelsize.from_count(args.params, args.largest_layer)
+    out: list[Any] = []
+    from accelconf.text.document import load_file
+
+    for r in results:
+        if r.error is not None:
+            continue
+        report, found = memory.check_memory(load_file(r.path), env, size, seq_len=args.seq_len,
+                                            micro_batch=args.micro_batch, host_ram_gib=args.host_ram)
+        off = set(getattr(args, "disable", None) or ())
+        r.findings.extend(f for f in found if f.rule not in off)
+        out.append({"path": r.path, **report.to_json()})
+        if args.format == "text":
+            head = f"{r.path}: " if len(results) > 1 else ""
+            sys.stdout.write(head + memory.render_table(report))
+    return out
 
 
 def main(argv: Sequence[str]) -> int:

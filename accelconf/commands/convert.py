@@ -3,8 +3,9 @@
 Reads one input (a file, or ``-`` for stdin) in any format, writes it in another on stdout, and
 prints the findings of lossy steps on stderr as ``FILE:LINE:COL: severity: message [rule]``.
 Multi-node: ``--machine-rank N`` prints the block of one node, ``--all-ranks`` one block per node
-(they differ only in the machine rank). Exit 0; 1 with ``--strict`` when a warning or error was
-reported; 2 when the input cannot be read.
+(they differ only in the machine rank). Exit codes follow :func:`accelconf.report.exit_code`, as
+for every command: 1 when an error finding is reported (or a warning with ``--strict``), 2 when the
+input cannot be read or accelerate refuses to launch it, else 0.
 """
 
 from __future__ import annotations
@@ -14,28 +15,73 @@ import sys
 from typing import Any
 
 from accelconf.errors import InputError, UsageError
-from accelconf.findings import Finding, sort_findings
+from accelconf.findings import Finding
 
 SHORTCUTS = {"to-env": "env", "to-cli": "cli", "to-kwargs": "kwargs", "to-yaml": "yaml", "to-json": "json"}
 
 
+# What each output is, and the examples of its --help (convert's own help shows them all).
+_OUTPUTS = {
+    "env": ("the environment variables `accelerate launch` would give the training process, as KEY=VALUE lines",
+            [("accelconf to-env config.yaml", ""), ("accelconf to-env --export config.yaml > job.env", "a file to source"),
+             ("accelconf to-env --machine-rank 1 multinode.yaml", "the variables of node 1")]),
+    "cli": ("the `accelerate launch` command line with the flags that reproduce the config",
+            [("accelconf to-cli config.yaml", ""),
+             ("accelconf to-cli --all-ranks -q multinode.yaml", "one command per node"),
+             ("eval \"$(accelconf to-cli -q --machine-rank $SLURM_NODEID cfg.yaml) train.py\"", "in a SLURM job")]),
+    "kwargs": ("a Python snippet with the Accelerator and plugin arguments (real class and field names)",
+               [("accelconf to-kwargs config.yaml", ""), ("accelconf to-kwargs launch.env", "from a job's environment")]),
+    "yaml": ("an accelerate config file (YAML) that accelerate launch reads the same way",
+             [("accelconf to-yaml launch.env > config.yaml", "the config behind a job's environment"),
+              ("accelconf to-yaml --from cli launch.sh", "from an accelerate launch command line")]),
+    "json": ("an accelerate config file in JSON",
+             [("accelconf to-json config.yaml", ""), ("echo 'ACCELERATE_USE_FSDP=true' | accelconf to-json --from env -", "")]),
+}
+_RANKED = ("env", "cli")  # the writers whose output differs per node (machine rank)
+_CONVERT_EXIT = ("0 converted (lossy steps are reported on stderr as FILE:LINE:COL: severity: message [rule]), "
+                 "1 with --strict when a lossy step was a warning or error, 2 unreadable input, a launch accelerate "
+                 "would refuse, or bad arguments")
+
+
 def add_parser(sub: Any, name: str, help_text: str) -> None:
+    from accelconf.commands import help_texts
     from accelconf.formats import FORMATS
 
-    p = sub.add_parser(name, help=help_text, description=help_text)
+    target = SHORTCUTS.get(name)
+    reads = ("Reads an accelerate config (YAML/JSON), a .env file (KEY=VALUE), an `accelerate launch` "
+             "command line or a Python file with Accelerator(...) arguments; the format comes from the "
+             "suffix or the content unless --from says.")
+    if target:
+        what, examples = _OUTPUTS[target]
+        texts = help_texts(f"Convert INPUT to {what}. {reads}", examples, _CONVERT_EXIT)
+    else:
+        texts = help_texts(
+            f"Convert INPUT from one way of passing accelerate settings to another. {reads} "
+            "Outputs: " + "; ".join(f"{k}: {v[0]}" for k, v in _OUTPUTS.items()) + ". The shortcuts "
+            "to-env, to-cli, to-kwargs, to-yaml and to-json are convert --to FORMAT.",
+            [("accelconf convert --to env config.yaml", "same as to-env"),
+             ("accelconf convert --from cli --to yaml launch.sh", ""),
+             ("accelconf convert --to cli --all-ranks multinode.yaml", "")],
+            _CONVERT_EXIT)
+    p = sub.add_parser(name, help=help_text, **texts)
     p.add_argument("input", metavar="INPUT", help="config (yaml/json), .env, accelerate launch command line or Python file; '-' is stdin")
-    if name not in SHORTCUTS:
+    if target is None:
         p.add_argument("--to", dest="target_format", required=True, choices=FORMATS, help="output format")
     p.add_argument("--from", dest="source_format", choices=FORMATS, help="input format (default: from the suffix or content)")
     p.add_argument("--accelerate-version", metavar="V", help="accelerate version to model (default: installed, else newest known)")
-    ranks = p.add_mutually_exclusive_group()
-    ranks.add_argument("--machine-rank", type=int, metavar="N", help="multi-node: the command/env of node N")
-    ranks.add_argument("--all-ranks", action="store_true", help="multi-node: one block per node")
-    p.add_argument("--export", action="store_true", help="env: prefix lines with 'export '")
+    # options offered only where they mean something: ranks for per-node outputs, export for env
+    if target is None or target in _RANKED:
+        ranks = p.add_mutually_exclusive_group()
+        only = "" if target else " (env and cli only)"
+        ranks.add_argument("--machine-rank", type=int, metavar="N", help=f"multi-node: the output of node N{only}")
+        ranks.add_argument("--all-ranks", action="store_true", help=f"multi-node: one block per node{only}")
+    if target is None or target == "env":
+        p.add_argument("--export", action="store_true", help="prefix lines with 'export '" + ("" if target else " (env only)"))
     p.add_argument("--strict", action="store_true", help="exit 1 when a lossy step is reported as a warning or error")
     p.add_argument("--quiet", "-q", action="store_true", help="do not print info findings")
-    if name in SHORTCUTS:
-        p.set_defaults(target_format=SHORTCUTS[name])
+    p.set_defaults(machine_rank=None, all_ranks=False, export=False)
+    if target:
+        p.set_defaults(target_format=target)
     p.set_defaults(func=run)
 
 
@@ -50,43 +96,28 @@ def read_input(path: str) -> tuple[str, str]:
 
 
 def print_findings(findings: list[Finding], source: str, quiet: bool = False, stream: Any = None) -> None:
+    """Each finding once, as ``validate`` prints them (``FILE: ...`` for a whole-file finding)."""
+    from accelconf.report import finding_line, unique
+
     stream = stream or sys.stderr
-    seen = set()
-    for f in sort_findings(findings):
+    for f in unique(findings):
         if quiet and f.severity == "info":
             continue
-        line = f"{source}:{f.line}:{f.column}: {f.severity}: {f.message} [{f.rule}]"
-        if line not in seen:
-            seen.add(line)
-            print(line, file=stream)
+        print(finding_line(f, source), file=stream)
 
 
 def convert_text(text: str, source: str, target: str, source_format: str | None = None, version: str | None = None,
                  machine_rank: int | None = None, all_ranks: bool = False, export: bool = False) -> tuple[str, list[Finding]]:
-    """The converted text and its findings (the library entry point of the command)."""
+    """The converted text and its findings: :func:`accelconf.api.convert_text` once per rank."""
     from accelconf import formats
+    from accelconf.api import convert_text as convert_one
     from accelconf.accelerate.launch import LaunchError, resolve
 
     ver = resolve(version)
-    cfg = formats.read(text, source_format, source, ver)
     findings: list[Finding] = []
-    if cfg.format == "env":
-        from accelconf.formats.env import reader_findings
-
-        findings += reader_findings(cfg)
-    import re as _re
-
-    for note in cfg.notes:
-        if note.endswith("[env.never-read]"):
-            continue
-        # Readers write some notes as "FILE:LINE:COL: severity: message": keep their position.
-        m = _re.match(r"^(?:.*?):(\d+):(\d+): (error|warning|info): (.*)$", note)
-        if m:
-            findings.append(Finding("convert.input", m.group(3), m.group(4), "", int(m.group(1)), int(m.group(2))))  # type: ignore[arg-type]
-        else:
-            findings.append(Finding("convert.input", "warning" if "warning" in note else "info", note))
     ranks: list[int | None] = [machine_rank]
     if all_ranks:
+        cfg = formats.read(text, source_format, source, ver)
         try:
             n = int(cfg.get("num_machines", 1) or 1)
         except (TypeError, ValueError):
@@ -95,12 +126,11 @@ def convert_text(text: str, source: str, target: str, source_format: str | None 
         if n <= 1:
             findings.append(Finding("convert.ranks", "info", "--all-ranks: single-node configuration, one block", "num_machines"))
     blocks: list[str] = []
-    opts: dict[str, Any] = {"export": export} if target == "env" else {}
     for rank in ranks:
         try:
-            out, found = formats.write(cfg, target, ver, machine_rank=rank, **opts)
+            out, found = convert_one(text, target, fmt=source_format, path=source, version=ver, machine_rank=rank, export=export)
         except LaunchError as exc:
-            raise InputError(f"accelerate launch would fail: {exc.message}", source) from exc
+            raise InputError(f"accelerate launch would fail: {exc.message}", source, exc.line, exc.column) from exc
         findings += [f for f in found if f not in findings]
         if len(ranks) > 1:
             out = f"# machine_rank {rank}\n" + out
@@ -115,8 +145,8 @@ def run(args: argparse.Namespace) -> int:
                                      args.machine_rank, args.all_ranks, args.export)
     except UsageError:
         raise
+    from accelconf.report import FileResult, exit_code
+
     sys.stdout.write(out)
     print_findings(findings, source, args.quiet)
-    if args.strict and any(f.severity in ("warning", "error") for f in findings):
-        return 1
-    return 0
+    return exit_code([FileResult(source, findings)], args.strict)

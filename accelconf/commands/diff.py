@@ -41,13 +41,19 @@ SECTION_TITLES = {"": "top level"}
 
 
 def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentParser:
-    p = subparsers.add_parser(
-        name, help=help_text, description=(
-            "Compare two configs by meaning for one accelerate version: key order, quoting, comments, "
-            "explicit defaults and legacy spellings are not differences. A and B may be accelerate "
-            "YAML/JSON, env, cli or kwargs text, or DeepSpeed JSON, also mixed."),
-        epilog="exit codes: 0 equivalent, 1 different, 2 unreadable input or bad arguments",
-    )
+    from accelconf.commands import help_texts
+
+    p = subparsers.add_parser(name, help=help_text, **help_texts(
+        """Compare two configs by meaning for one accelerate version: key order, quoting, comments,
+        explicit defaults and legacy spellings are not differences. A and B may be accelerate
+        YAML/JSON, env, cli or kwargs text, or DeepSpeed JSON, also mixed. Each difference says
+        what it changes for the training process.""",
+        [("accelconf diff a.yaml b.yaml", "what differs in meaning"),
+         ("accelconf diff config.yaml launch.env", "a config against the env a job really had"),
+         ("accelconf diff --ignore num_processes --format json a.yaml b.yaml", ""),
+         ("git config diff.accelconf.command 'accelconf diff --git-driver'",
+          "use it for `git diff` (with `*accelerate*.yaml diff=accelconf` in .gitattributes)")],
+        "0 equivalent, 1 different, 2 unreadable input or bad arguments"))
     p.add_argument("files", nargs="*", metavar="FILE", help="A and B (with --git-driver: git's seven arguments)")
     p.add_argument("--accelerate-version", metavar="V", default=None,
                    help="compare for this accelerate version (default: installed, else newest known)")

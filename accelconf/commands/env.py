@@ -15,14 +15,18 @@ from accelconf.environment.probe import PROBE_MODES, Environment
 
 
 def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentParser:
+    from accelconf.commands import help_texts
+
     p = subparsers.add_parser(
         name, help=help_text,
-        description="Print the versions of torch, accelerate, deepspeed and transformers, the fp8 backends "
-        "and the GPUs of this machine. Versions are read from package metadata; GPUs from NVML or "
-        "nvidia-smi (rocm-smi on AMD); torch is imported only with --probe torch.",
-        epilog="examples:\n  accelconf env\n  accelconf env --format json\n  accelconf env --probe torch   (ask torch too; slower)\n\n"
-               "exit code: 0 (a probe that fails is reported, never fatal)",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        **help_texts(
+            """Print the versions of torch, accelerate, deepspeed and transformers, the fp8 backends
+            and the GPUs of this machine. Versions are read from package metadata of this
+            interpreter (`accelconf check --python PATH` reads another's); GPUs from NVML or
+            nvidia-smi (rocm-smi on AMD); torch is imported only with --probe torch.""",
+            [("accelconf env", ""), ("accelconf env --format json", ""),
+             ("accelconf env --probe torch", "ask torch too (slower)")],
+            "0 (a probe that fails is reported, never fatal), 2 bad arguments"),
     )
     p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
     p.add_argument("--probe", choices=PROBE_MODES, default="auto",

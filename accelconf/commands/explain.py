@@ -83,6 +83,10 @@ def explain(cfg: Config, version: str | None = None, cli: Config | None = None, 
                     _file_where(cfg, "distributed_type"), "", "launch path"))
     # 2. every variable of the process
     process_env = {k: (v, "shell", w) for k, (v, w) in shell.items()}
+    # accelerate launch builds the process env as os.environ.copy() and then assigns its own
+    # variables (utils/launch.py prepare_*_env: current_env[...] = ...): a shell value of one of
+    # them is replaced, whatever the shell said
+    replaced = {k: shell[k] for k in result.env if k in shell and shell[k][0] != result.env[k]}
     for k, v in result.env.items():
         process_env[k] = (v, "launch", "")
     kw = kwargs.entries if kwargs is not None else {}
@@ -104,13 +108,17 @@ def explain(cfg: Config, version: str | None = None, cli: Config | None = None, 
             src, wh = launch_source(s, var)
         path = s.path if s else var
         note = ""
-        if s is None and var.startswith("ACCELERATE_") and var not in PARADIGM_VARS and how == "shell":
-            from accelconf.formats.env import NEVER_READ
+        if var in replaced:
+            old_value, old_where = replaced[var]
+            note = (f"replaces {var}={old_value} from {old_where}: accelerate launch writes this variable itself "
+                    f"(from {'the config' if src == 'config' else 'the flag' if src == 'cli' else 'its default'}), the shell value never reaches the process")
+        if s is None and var not in PARADIGM_VARS and how == "shell":
+            from accelconf.formats.env import never_read
 
-            note = "read by nothing" if var in NEVER_READ else ""
+            note = never_read(var)
         if s is not None and path in kw:
             e = kw[path]
-            if s.key == "use_cpu" and str(value).lower() in ("true", "1", "yes") and e.value is False:
+            if s.key == "use_cpu" and str(value).lower() in registry.TRUE_WORDS and e.value is False:
                 note = f"ACCELERATE_USE_CPU={value} forces the CPU even with cpu=False ({kwargs.source}:{e.line})"  # type: ignore[union-attr]
             else:
                 rows.append(Row(path, e.value, "kwarg", f"{kwargs.source}:{e.line}", var,  # type: ignore[union-attr]
@@ -137,8 +145,8 @@ def explain(cfg: Config, version: str | None = None, cli: Config | None = None, 
             else:
                 rows.append(Row(path, e.value, "kwarg", f"{kwargs.source}:{e.line}", "", "not a setting accelconf models"))
     # 4. plugin defaults of the plugins the process builds
-    active = {registry.FSDP: "ACCELERATE_USE_FSDP", registry.DS: "ACCELERATE_USE_DEEPSPEED", registry.MEG: "ACCELERATE_USE_MEGATRON_LM",
-              registry.PAR: "ACCELERATE_USE_PARALLELISM_CONFIG"}
+    active = {registry.FSDP: registry.USE_ENV["FSDP"], registry.DS: registry.USE_ENV["DEEPSPEED"],
+              registry.MEG: registry.USE_ENV["MEGATRON_LM"], registry.PAR: registry.USE_PARALLELISM_CONFIG_ENV}
     for s in registry.SETTINGS:
         if not s.exists_in(ver) or not s.plugin or s.path in seen or s.lost:
             continue
@@ -149,37 +157,32 @@ def explain(cfg: Config, version: str | None = None, cli: Config | None = None, 
 
 
 def _shell_env(path: str) -> dict[str, tuple[str, str]]:
-    from accelconf.formats.env import _LINE, _unquote
+    from accelconf.formats.env import assignments
 
     text, source = read_input(path)
-    out: dict[str, tuple[str, str]] = {}
-    for lineno, line in enumerate(text.splitlines(), 1):
-        if not line.strip() or line.strip().startswith("#"):
-            continue
-        m = _LINE.match(line)
-        if not m:
-            raise InputError(f"not a KEY=VALUE line: {line.strip()!r}", source, lineno, 1)
-        out[m.group(1)] = (_unquote(m.group(2), source, lineno), f"{source}:{lineno}")
-    return out
+    return {name: (value, f"{source}:{lineno}") for name, value, lineno, _ in assignments(text, source)}
 
 
 def add_parser(sub: Any, name: str, help_text: str) -> None:
-    p = sub.add_parser(
-        name, help=help_text,
-        description="Show the effective value of every setting the training process sees, and where it comes from "
-                    "(config line, launch flag, shell env, Python kwarg or default), following accelerate's precedence.",
-        epilog="examples:\n"
-               "  accelconf explain config.yaml\n"
-               "  accelconf explain config.yaml --launch-args '--num_processes 4 --mixed_precision fp16'\n"
-               "  accelconf explain config.yaml --env-file .env --kwargs train.py --format json\n\n"
-               "exit codes: 0 shown, 2 unreadable input or bad arguments",
-        formatter_class=__import__("argparse").RawDescriptionHelpFormatter,
-    )
+    from accelconf.commands import help_texts
+
+    p = sub.add_parser(name, help=help_text, **help_texts(
+        """Show the effective value of every setting the training process sees, and where it comes
+        from (config line, launch flag, shell env, Python kwarg or default), following accelerate's
+        precedence. The ENV column names the variable that carries the value to the process.""",
+        [("accelconf explain config.yaml", ""),
+         ("accelconf explain config.yaml --launch-args '--num_processes 4 --mixed_precision fp16'",
+          "flags given to accelerate launch beside --config_file"),
+         ("accelconf explain config.yaml --env-file .env --kwargs train.py --format json",
+          "with the shell's variables and the script's Accelerator arguments")],
+        "0 shown, 2 unreadable input, a launch accelerate would refuse, or bad arguments"))
     p.add_argument("config", metavar="CONFIG", help="accelerate config file ('-' for stdin)")
     p.add_argument("--env-file", metavar="F", help="the shell environment (KEY=VALUE lines) the launch starts from")
     p.add_argument("--launch-args", metavar="'...'", default="", help="flags given to accelerate launch besides --config_file")
     p.add_argument("--kwargs", metavar="train.py", help="the training script: its literal Accelerator/plugin arguments")
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
+    p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                   help="bold table header (default: only on a TTY; NO_COLOR turns it off)")
     p.add_argument("--accelerate-version", metavar="V", help="accelerate version to model (default: installed, else newest known)")
     p.set_defaults(func=run)
 
@@ -190,7 +193,9 @@ def _short(text: str, width: int = 32) -> str:
 
 def render_table(rows: list[Row], color: bool = False) -> str:
     head = ("SETTING", "VALUE", "FROM", "ENV")
-    data = [(r.setting, _short(str(r.value)), f"{r.source}: {r.where}" if r.where else r.source, r.env + (f"  ({r.note})" if r.note else ""))
+    # ENV is the last column: a row without a variable shows its note there, not two spaces in
+    data = [(r.setting, _short(str(r.value)), f"{r.source}: {r.where}" if r.where else r.source,
+             "  ".join(x for x in (r.env, f"({r.note})" if r.note else "") if x))
             for r in rows]
     widths = [max(len(head[i]), *(len(d[i]) for d in data)) if data else len(head[i]) for i in range(3)]
     lines = ["  ".join(h.ljust(widths[i]) if i < 3 else h for i, h in enumerate(head))]
@@ -222,5 +227,7 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps({"accelerate_version": ver, "mode": result.mode, "settings": [asdict(r) for r in rows],
                           "torchrun": result.torchrun}, indent=2, default=str))
     else:
-        sys.stdout.write(render_table(rows, sys.stdout.isatty()))
+        from accelconf.report import use_color
+
+        sys.stdout.write(render_table(rows, use_color(sys.stdout, args.color)))
     return 0

@@ -9,15 +9,18 @@ from typing import Any
 
 
 def add_parser(sub: Any, name: str, help_text: str) -> None:
-    p = sub.add_parser(
-        name, help=help_text,
-        description="Normalize accelerate configs to the spelling accelerate writes itself: quoted 'no'/'NO', enum case, "
-                    "fsdp_ prefixes, sharding-strategy names instead of integers, dynamo_config instead of dynamo_backend, "
-                    "mixed_precision instead of fp16. Comments, key order and everything else stay byte for byte.",
-        epilog="exit codes: 0 done (or nothing to change), 1 --check found files to change, 2 unreadable input\n"
-               "examples:\n  accelconf fmt --diff config.yaml\n  accelconf fmt --in-place configs/*.yaml\n  accelconf fmt --check configs/*.yaml   (for CI / pre-commit)",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    from accelconf.commands import help_texts
+
+    p = sub.add_parser(name, help=help_text, **help_texts(
+        """Normalize accelerate configs to the spelling accelerate writes itself: quoted 'no'/'NO',
+        enum case, fsdp_ prefixes, sharding-strategy names instead of integers, dynamo_config instead
+        of dynamo_backend, mixed_precision instead of fp16. Comments, key order and everything else
+        stay byte for byte, and the environment accelerate gives the training process does not
+        change. Without --check/--diff/--in-place the result is printed.""",
+        [("accelconf fmt --diff config.yaml", "show what would change"),
+         ("accelconf fmt --in-place configs/*.yaml", "rewrite the files (atomically)"),
+         ("accelconf fmt --check configs/*.yaml", "for CI and pre-commit: exit 1 when a file would change")],
+        "0 done (or nothing to change), 1 --check found files to change, 2 unreadable input or bad arguments"))
     p.add_argument("files", nargs="+", metavar="FILE", help="config files; '-' reads standard input")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--check", action="store_true", help="change nothing; exit 1 if a file would change")
@@ -60,7 +63,7 @@ def run(args: Any) -> int:
         elif args.diff:
             if changes:
                 sys.stdout.writelines(difflib.unified_diff(
-                    doc.text.splitlines(keepends=True), result_text.splitlines(keepends=True), f"a/{path}", f"b/{path}"))
+                    doc.text.splitlines(keepends=True), result_text.splitlines(keepends=True), f"a/{path.lstrip('/')}", f"b/{path.lstrip('/')}"))  # git's a/ b/, no a//
         elif args.in_place and path != "-":
             if changes:
                 write_atomic(path, _encode(doc, result_text))

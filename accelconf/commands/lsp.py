@@ -11,14 +11,16 @@ from typing import Sequence
 
 
 def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser:  # type: ignore[no-untyped-def]
-    p = subparsers.add_parser(
-        name, help=help_text, description=DESCRIPTION,
-        epilog="examples:\n  accelconf lsp                      (stdio, what editors start)\n"
-               "  accelconf lsp --tcp --port 2087    (for debugging)\n"
-               "  ACCELCONF_LSP_LOG=DEBUG accelconf lsp\n\n"
-               "editor set-up: editors/vscode and editors/nvim",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    from accelconf.commands import help_texts
+
+    p = subparsers.add_parser(name, help=help_text, **help_texts(
+        DESCRIPTION,
+        [("accelconf lsp", "stdio, what editors start"),
+         ("accelconf lsp --tcp --port 2087", "for debugging"),
+         ("ACCELCONF_LSP_LOG=DEBUG accelconf lsp", "a log on stderr")],
+        "0 the client shut the server down, 2 bad arguments",
+        extra="editor set-up: the VS Code extension and Neovim plugin of the accelconf repository\n"
+              "(editors/vscode, editors/nvim); any LSP client can start `accelconf lsp`."))
     _arguments(p)
     p.set_defaults(func=run)
     return p

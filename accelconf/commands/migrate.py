@@ -9,14 +9,16 @@ from typing import Any
 
 
 def add_parser(sub: Any, name: str, help_text: str) -> None:
-    p = sub.add_parser(
-        name, help=help_text,
-        description="Migrate an FSDP1 fsdp_config to FSDP2 (like `accelerate to-fsdp2`, but comments and order are kept, "
-                    "and every removal is reported with its reason).",
-        epilog="example: accelconf migrate --to fsdp2 --diff fsdp.yaml",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    p.add_argument("file", metavar="FILE")
+    from accelconf.commands import help_texts
+
+    p = sub.add_parser(name, help=help_text, **help_texts(
+        """Migrate an FSDP1 fsdp_config to FSDP2, like `accelerate to-fsdp2`, but comments and key
+        order are kept and every removed or renamed key is reported on stderr with its reason.
+        Without --diff or --in-place the migrated file is printed.""",
+        [("accelconf migrate --to fsdp2 --diff fsdp.yaml", "show the migration as a diff"),
+         ("accelconf migrate --to fsdp2 -i fsdp.yaml", "rewrite the file in place")],
+        "0 migrated (or nothing to migrate), 2 unreadable input or bad arguments"))
+    p.add_argument("file", metavar="FILE", help="an accelerate config file (YAML or JSON) with an FSDP1 fsdp_config")
     p.add_argument("--to", choices=("fsdp2",), required=True, help="migration target")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--diff", action="store_true", help="print a unified diff")
@@ -34,7 +36,7 @@ def run(args: Any) -> int:
     for n in notes:
         print(f"{args.file}: {n}", file=sys.stderr)
     if args.diff:
-        sys.stdout.writelines(difflib.unified_diff(doc.text.splitlines(keepends=True), text.splitlines(keepends=True), f"a/{args.file}", f"b/{args.file}"))
+        sys.stdout.writelines(difflib.unified_diff(doc.text.splitlines(keepends=True), text.splitlines(keepends=True), f"a/{args.file.lstrip('/')}", f"b/{args.file.lstrip('/')}"))
     elif args.in_place:
         if text != doc.text:
             write_atomic(args.file, (b"\xef\xbb\xbf" if doc.bom else b"") + text.encode("utf-8"))

@@ -9,16 +9,24 @@ from accelconf.report import FileResult, add_output_options, exit_code, render
 
 
 def add_parser(sub: Any, name: str, help_text: str) -> None:
-    p = sub.add_parser(
-        name, help=help_text,
-        description="Check accelerate config files (YAML or JSON) and DeepSpeed JSON files against accelerate's own rules.",
-        epilog="exit codes: 0 no errors (warnings allowed unless --strict), 1 errors, 2 a file could not be read or parsed\n"
-               "example: accelconf validate --format github configs/*.yaml",
-        formatter_class=__import__("argparse").RawDescriptionHelpFormatter,
-    )
+    from accelconf.commands import help_texts
+
+    p = sub.add_parser(name, help=help_text, **help_texts(
+        """Check accelerate config files (YAML or JSON) and DeepSpeed JSON files against accelerate's
+        own rules: unknown or misspelled keys, values accelerate rejects or misreads (an unquoted
+        `no` is the boolean False), settings that the chosen accelerate version does not know, and
+        DeepSpeed keys, types and batch arithmetic. Each finding is printed as
+        FILE:LINE:COL: severity: message [rule], with a suggestion when there is one.""",
+        [("accelconf validate default_config.yaml", "one file"),
+         ("accelconf validate --accelerate-version 1.4 configs/*.yaml", "as accelerate 1.4 reads them"),
+         ("accelconf validate --format github configs/*.yaml", "GitHub Actions annotations"),
+         ("accelconf validate --world-size 16 ds_config.json", "DeepSpeed batch arithmetic for 16 ranks"),
+         ("cat config.yaml | accelconf validate -", "standard input")],
+        "0 no errors (warnings allowed unless --strict), 1 errors (or warnings with --strict), "
+        "2 a file could not be read or parsed, or bad arguments"))
     p.add_argument("files", nargs="+", metavar="FILE", help="config files; '-' reads standard input")
     p.add_argument("--accelerate-version", metavar="V", help="accelerate version to check against (default: installed, else newest known)")
-    p.add_argument("--deepspeed-version", metavar="V", help="DeepSpeed version for DeepSpeed JSON files")
+    p.add_argument("--deepspeed-version", metavar="V", help="DeepSpeed version for DeepSpeed JSON files (default: the installed DeepSpeed, read from its metadata; keys it rejects are errors)")
     p.add_argument("--world-size", type=int, metavar="N", help="world size for DeepSpeed batch arithmetic")
     p.add_argument("--runtime", choices=("deepspeed", "accelerate", "transformers"), default=None,
                    help="who reads a DeepSpeed JSON (decides where \"auto\" is filled; default: transformers when the file uses \"auto\", else deepspeed)")
@@ -30,7 +38,7 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
 def validate_path(path: str, args: Any) -> FileResult:
     from accelconf.text.document import load_bytes, load_file
     from accelconf.errors import InputError
-    from accelconf.accelerate.validate import validate_any
+    from accelconf.api import check_document
 
     if path == "-":
         path = "<stdin>"
@@ -40,8 +48,8 @@ def validate_path(path: str, args: Any) -> FileResult:
         return FileResult(path, error=exc)
     if doc.root is None:
         return FileResult(path, error=InputError("empty document: nothing to validate", path, 1, 1))
-    findings = validate_any(doc, accelerate_version=args.accelerate_version, deepspeed_version=args.deepspeed_version,
-                            world_size=args.world_size, runtime=args.runtime, disabled=args.disable)
+    findings = check_document(doc, None, accelerate_version=args.accelerate_version, deepspeed_version=args.deepspeed_version,
+                              world_size=args.world_size, runtime=args.runtime, disabled=args.disable)
     return FileResult(path, findings)
 
 

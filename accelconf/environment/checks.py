@@ -1,6 +1,6 @@
 """Environment checks: does this config fit the machine it will run on?
 
-This module owns the ``env-*`` rules. Each is a pure function ``(Config, Environment) ->
+This module owns the ``env-*`` rules. Each is a pure function ``(ConfigView, Environment) ->
 Iterable[Finding]`` over the plain data of a loaded :class:`accelconf.text.document.Document` and an
 :class:`accelconf.environment.probe.Environment` (detected, or a target from :mod:`accelconf.environment.targets`); each
 finding points at the config line that causes it (1-based, as :class:`Finding` is). A fact the
@@ -39,7 +39,7 @@ DEFAULT_PORT = _registry.get("", "main_process_port").launcher_default  # type: 
 
 
 @dataclass(frozen=True)
-class Config:
+class ConfigView:
     """A document and the few values the rules read, as accelerate reads them (YAML 1.1)."""
 
     doc: Document
@@ -77,15 +77,10 @@ class Config:
 
     def finding(self, rule: str, severity: Severity, message: str, key: str, *, value: bool = True,
                 suggestion: str | None = None) -> Finding:
-        """A finding at ``key`` (its value when ``value``), or at the nearest parent that exists."""
-        node = self.doc.node(key) if value else self.doc.key(key)
-        if node is None and value:
-            node = self.doc.key(key)
-        if node is not None:
-            return Finding(rule, severity, message, key, node.line + 1, node.col + 1, suggestion,
-                           node.end_line + 1, node.end_col + 1)
-        line, col = self.doc.position(key) if key else (1, 1)
-        return Finding(rule, severity, message, key, line, col, suggestion)
+        """A finding at ``key`` (its value when ``value``), or at the nearest parent that exists
+        (:meth:`accelconf.text.document.Document.span`)."""
+        line, col, end_line, end_col = self.doc.span(key, value)
+        return Finding(rule, severity, message, key, line, col, suggestion, end_line, end_col)
 
 
 def _version(v: str | None) -> Any:
@@ -115,13 +110,13 @@ def _where(env: Environment) -> str:
 
 # -- rules ------------------------------------------------------------------------------------
 
-def rule_probe(cfg: Config, env: Environment) -> Iterator[Finding]:
+def rule_probe(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
     """env-probe: a probe that failed; GPU rules may be incomplete."""
     for problem in env.problems:
         yield cfg.finding("env-probe", "warning", f"environment probe: {problem}", "distributed_type", value=False)
 
 
-def rule_no_gpu(cfg: Config, env: Environment) -> Iterator[Finding]:
+def rule_no_gpu(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
     """env-no-gpu: a GPU distributed_type, but no GPU was found."""
     if not env.knows("gpus") or env.gpus or cfg.distributed_type not in GPU_TYPES or not cfg.uses_gpus:
         return
@@ -135,7 +130,7 @@ def rule_no_gpu(cfg: Config, env: Environment) -> Iterator[Finding]:
     )
 
 
-def _gpu_ids(cfg: Config) -> list[int] | None:
+def _gpu_ids(cfg: ConfigView) -> list[int] | None:
     """The GPU ids listed in ``gpu_ids``, or ``None`` for ``all``, unset or unreadable."""
     v = cfg.data.get("gpu_ids")
     if isinstance(v, int) and not isinstance(v, bool):
@@ -151,7 +146,7 @@ def _gpu_ids(cfg: Config) -> list[int] | None:
     return ids
 
 
-def rule_gpu_ids(cfg: Config, env: Environment) -> Iterator[Finding]:
+def rule_gpu_ids(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
     """env-gpu-ids: gpu_ids names GPUs the node does not have."""
     ids = _gpu_ids(cfg)
     if ids is None or not env.knows("gpu_count") or not env.gpus or not cfg.uses_gpus:
@@ -168,7 +163,7 @@ def rule_gpu_ids(cfg: Config, env: Environment) -> Iterator[Finding]:
         )
 
 
-def rule_num_processes(cfg: Config, env: Environment) -> Iterator[Finding]:
+def rule_num_processes(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
     """env-num-processes: processes per node (num_processes / num_machines) vs the GPUs there."""
     n, machines = cfg.num_processes, cfg.num_machines
     if n is None or cfg.distributed_type not in GPU_TYPES | {"NO"}:
@@ -194,16 +189,16 @@ def rule_num_processes(cfg: Config, env: Environment) -> Iterator[Finding]:
             f"num_processes {n} means {per_node} processes per node{total}, but {what} {_where(env)}",
             "num_processes", suggestion=f"num_processes: {visible * machines}",
         )
-    elif per_node < visible and ids is None:
+    elif per_node < visible and ids is None:  # GPUs left idle: a warning with the count that fits (issue 12 item 6)
         yield cfg.finding(
-            "env-num-processes", "info",
+            "env-num-processes", "warning",
             f"{per_node} process{'es' if per_node != 1 else ''} per node use{'s' if per_node == 1 else ''} "
             f"{per_node} of the {visible} GPUs {_where(env)}",
             "num_processes", suggestion=f"num_processes: {visible * machines}",
         )
 
 
-def rule_num_machines(cfg: Config, env: Environment) -> Iterator[Finding]:
+def rule_num_machines(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
     """env-num-machines: the config's num_machines differs from the target's."""
     if env.num_machines is None or env.num_machines == cfg.num_machines:
         return
@@ -238,7 +233,7 @@ def _ds_bf16(doc: Document) -> Finding | None:
     return None
 
 
-def _referenced_ds_json(cfg: Config) -> Document | None:
+def _referenced_ds_json(cfg: ConfigView) -> Document | None:
     """The ``deepspeed_config_file`` of a DEEPSPEED config, resolved next to the config as validate does."""
     import os
 
@@ -259,7 +254,7 @@ def _referenced_ds_json(cfg: Config) -> Document | None:
         return None  # validate reports it
 
 
-def rule_bf16(cfg: Config, env: Environment) -> Iterator[Finding]:
+def rule_bf16(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
     """env-bf16: bf16 on GPUs without native bf16 (compute capability below 8.0), asked for by
     mixed_precision or by ``bf16.enabled: true`` in a DeepSpeed JSON (given, or referenced)."""
     if not env.knows("gpus") or not cfg.uses_gpus:
@@ -296,7 +291,7 @@ def rule_bf16(cfg: Config, env: Environment) -> Iterator[Finding]:
     )
 
 
-def rule_fp8(cfg: Config, env: Environment) -> Iterator[Finding]:
+def rule_fp8(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
     """env-fp8-gpu, env-fp8-backend: fp8 needs compute capability 8.9+ and an fp8 backend."""
     if cfg.mixed_precision != "fp8":
         return
@@ -331,7 +326,7 @@ def rule_fp8(cfg: Config, env: Environment) -> Iterator[Finding]:
         )
 
 
-def _fsdp_version(cfg: Config, accelerate_version: str | None) -> int:
+def _fsdp_version(cfg: ConfigView, accelerate_version: str | None) -> int:
     """The FSDP version accelerate will use: before 1.6 it ignores ``fsdp_version`` (validate says so)."""
     v = cfg.nested("fsdp_config", "fsdp_version")
     if v not in (2, "2"):
@@ -356,7 +351,7 @@ def fsdp1_torch_min(accelerate_version: str | None) -> str:
     return "2.1.0a0"
 
 
-def rule_torch(cfg: Config, env: Environment) -> Iterator[Finding]:
+def rule_torch(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
     """env-torch-missing, env-fsdp-torch, env-fsdp2-torch, env-torch-cpu-only."""
     if not env.knows("torch_version"):
         return
@@ -398,7 +393,7 @@ def rule_torch(cfg: Config, env: Environment) -> Iterator[Finding]:
         )
 
 
-def rule_deepspeed(cfg: Config, env: Environment) -> Iterator[Finding]:
+def rule_deepspeed(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
     """env-deepspeed-missing, env-deepspeed-version: DeepSpeed present, new enough for the features used."""
     if cfg.distributed_type != "DEEPSPEED" or not env.knows("deepspeed_version"):
         return
@@ -441,7 +436,7 @@ def rule_deepspeed(cfg: Config, env: Environment) -> Iterator[Finding]:
             )
 
 
-def rule_rendezvous(cfg: Config, env: Environment) -> Iterator[Finding]:
+def rule_rendezvous(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
     """env-rendezvous: a multi-node config must say where and who: main_process_ip/port, machine_rank."""
     machines = cfg.num_machines
     if machines <= 1:
@@ -494,7 +489,7 @@ def rule_rendezvous(cfg: Config, env: Environment) -> Iterator[Finding]:
 RTX40_DRIVER_MIN = "550.40.07"  # utils/environment.py: check_cuda_p2p_ib_support
 
 
-def rule_rtx40(cfg: Config, env: Environment) -> Iterator[Finding]:
+def rule_rtx40(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
     """env-rtx40-p2p: several RTX 40 series GPUs with a driver before 550.40.07."""
     n = cfg.num_processes
     if not cfg.uses_gpus or env.gpu_count < 2 or n is None or n // cfg.num_machines < 2 or not env.driver_version:
@@ -512,7 +507,7 @@ def rule_rtx40(cfg: Config, env: Environment) -> Iterator[Finding]:
     )
 
 
-RULES: tuple[Callable[[Config, Environment], Iterable[Finding]], ...] = (
+RULES: tuple[Callable[[ConfigView, Environment], Iterable[Finding]], ...] = (
     rule_probe, rule_no_gpu, rule_num_processes, rule_gpu_ids, rule_num_machines, rule_bf16, rule_fp8,
     rule_torch, rule_deepspeed, rule_rendezvous, rule_rtx40,
 )
@@ -546,7 +541,7 @@ def check_environment(doc: Document, env: Environment, *, validated: bool = Fals
     """
     if not isinstance(doc.data, dict):
         return []  # validate reports a document that is not a mapping
-    cfg = Config(doc, doc.data, validated)
+    cfg = ConfigView(doc, doc.data, validated)
     out: list[Finding] = []
     for rule in RULES:
         out.extend(rule(cfg, env))

@@ -164,8 +164,14 @@ def torch_build() -> tuple[str | None, str | None]:
         return None, None
     if spec is None or not spec.submodule_search_locations:
         return None, None
+    return torch_build_from(os.path.join(list(spec.submodule_search_locations)[0], "version.py"))
+
+
+def torch_build_from(version_py: str) -> tuple[str | None, str | None]:
+    """(CUDA, ROCm) read as text from a ``torch/version.py`` (any interpreter's); ``(None, None)``
+    when the file is missing."""
     try:
-        with open(os.path.join(list(spec.submodule_search_locations)[0], "version.py"), encoding="utf-8") as fh:
+        with open(version_py, encoding="utf-8") as fh:
             text = fh.read()
     except OSError:
         return None, None
@@ -381,64 +387,17 @@ def probe(
     """
     problems: list[str] = []
     env = os.environ if environ is None else environ
-    try:
-        vers = read_versions(versions or _metadata_version)
-    except Exception as exc:  # never raise
-        vers = {}
-        problems.append(f"reading package versions failed: {_describe(exc)}")
-    try:
-        cuda, hip = torch_build() if build is None else build
-    except Exception:
-        cuda, hip = None, None
-    run = runner or _run
-    gpus: list[GPU] = []
-    driver = driver_cuda = None
-    used = "none"
-    fake = env.get(FAKE_NVIDIA_SMI_ENV)
+    vers, cuda, hip = _software(versions, build, problems)
     if mode not in PROBE_MODES:
         problems.append(f"unknown probe mode {mode!r}; use one of {', '.join(PROBE_MODES)}")
         mode = "none"
-
-    if mode == "nvml" or (mode == "auto" and not fake):
-        try:
-            if nvml is None:
-                _nvml_library_present()
-                import pynvml as nvml_mod
-            else:
-                nvml_mod = nvml
-            gpus, driver, driver_cuda = _probe_nvml(nvml_mod)
-            used = "nvml"
-        except Exception as exc:
-            if mode == "nvml" or not _nvml_missing(exc):
-                problems.append(f"NVML probe failed: {_describe(exc)}")
-    if mode == "nvidia-smi" or (mode == "auto" and used == "none"):
-        try:
-            gpus, driver = _probe_nvidia_smi(run, timeout, fake)
-            used = "nvidia-smi"
-        except FileNotFoundError as exc:
-            if mode == "nvidia-smi" or fake:
-                problems.append(f"nvidia-smi probe failed: {exc}")
-        except Exception as exc:
-            problems.append(f"nvidia-smi probe failed: {_describe(exc)}")
-    if mode == "auto" and used == "none" and (runner is not None or shutil.which("rocm-smi")):
-        try:
-            gpus = _probe_rocm(run, timeout)
-            used = "rocm-smi"
-        except FileNotFoundError:
-            pass
-        except Exception as exc:
-            problems.append(f"rocm-smi probe failed: {_describe(exc)}")
-    if mode == "torch":
-        try:
-            gpus, cuda, hip = _probe_torch()
-            used = "torch"
-        except Exception as exc:
-            problems.append(f"torch probe failed: {_describe(exc)}")
-
+    found = _gpus(mode, timeout, runner, nvml, env.get(FAKE_NVIDIA_SMI_ENV), problems)
+    if found.torch_build is not None:
+        cuda, hip = found.torch_build
     notes: list[str] = []
-    if used != "none" and mode == "auto":
+    if found.used != "none" and mode == "auto":
         # a later source answered: an earlier one failing is worth saying, not worth a warning
-        notes = [f"{p} ({used} answered)" for p in problems if not p.startswith("reading package versions")]
+        notes = [f"{p} ({found.used} answered)" for p in problems if not p.startswith("reading package versions")]
         problems = [p for p in problems if p.startswith("reading package versions")]
     return Environment(
         python_version=_platform.python_version(),
@@ -448,17 +407,85 @@ def probe(
         deepspeed_version=vers.get("deepspeed_version"),
         transformers_version=vers.get("transformers_version"),
         fp8_backends=vers.get("fp8_backends", ()),
-        gpus=tuple(gpus),
+        gpus=tuple(found.gpus),
         cuda_version=cuda,
         rocm_version=hip,
-        driver_version=driver,
-        driver_cuda_version=driver_cuda,
+        driver_version=found.driver,
+        driver_cuda_version=found.driver_cuda,
         default_config=_existing(default_config_file(env)),
-        source=_source(mode, used),
+        source=_source(mode, found.used),
         problems=tuple(problems),
         notes=tuple(notes),
         unknown=frozenset({"gpus", "gpu_count"}) if mode == "none" else frozenset(),
     )
+
+
+def _software(versions: Callable[[str], str | None] | None, build: tuple[str | None, str | None] | None,
+              problems: list[str]) -> tuple[dict[str, Any], str | None, str | None]:
+    """Package versions and torch's CUDA/ROCm build; a failure is added to ``problems``."""
+    try:
+        vers = read_versions(versions or _metadata_version)
+    except Exception as exc:  # never raise
+        vers = {}
+        problems.append(f"reading package versions failed: {_describe(exc)}")
+    try:
+        cuda, hip = torch_build() if build is None else build
+    except Exception:
+        cuda, hip = None, None
+    return vers, cuda, hip
+
+
+@dataclass
+class _Found:
+    """What a GPU probe found, and which source answered (``none`` when none did)."""
+
+    gpus: list[GPU] = field(default_factory=list)
+    driver: str | None = None
+    driver_cuda: str | None = None
+    used: str = "none"
+    torch_build: tuple[str | None, str | None] | None = None  # (cuda, hip) when torch itself was asked
+
+
+def _gpus(mode: str, timeout: float, runner: Runner | None, nvml: Any, fake: str | None, problems: list[str]) -> _Found:
+    """GPU detection by mode: NVML, then nvidia-smi, then rocm-smi in ``auto``; one source otherwise."""
+    run = runner or _run
+    found = _Found()
+    if mode == "nvml" or (mode == "auto" and not fake):
+        try:
+            if nvml is None:
+                _nvml_library_present()
+                import pynvml as nvml_mod
+            else:
+                nvml_mod = nvml
+            found.gpus, found.driver, found.driver_cuda = _probe_nvml(nvml_mod)
+            found.used = "nvml"
+        except Exception as exc:
+            if mode == "nvml" or not _nvml_missing(exc):
+                problems.append(f"NVML probe failed: {_describe(exc)}")
+    if mode == "nvidia-smi" or (mode == "auto" and found.used == "none"):
+        try:
+            found.gpus, found.driver = _probe_nvidia_smi(run, timeout, fake)
+            found.used = "nvidia-smi"
+        except FileNotFoundError as exc:
+            if mode == "nvidia-smi" or fake:
+                problems.append(f"nvidia-smi probe failed: {exc}")
+        except Exception as exc:
+            problems.append(f"nvidia-smi probe failed: {_describe(exc)}")
+    if mode == "auto" and found.used == "none" and (runner is not None or shutil.which("rocm-smi")):
+        try:
+            found.gpus = _probe_rocm(run, timeout)
+            found.used = "rocm-smi"
+        except FileNotFoundError:
+            pass
+        except Exception as exc:
+            problems.append(f"rocm-smi probe failed: {_describe(exc)}")
+    if mode == "torch":
+        try:
+            gpus, cuda, hip = _probe_torch()
+            found.gpus, found.torch_build, found.used = gpus, (cuda, hip), "torch"
+        except Exception as exc:
+            problems.append(f"torch probe failed: {_describe(exc)}")
+    return found
 
 
 def _existing(path: str) -> str | None:

@@ -147,12 +147,38 @@ def target_from_args(
     return replace(out, unknown=out.unknown | extra) if extra else out
 
 
+# Machine profiles shipped with the package (accelconf/environment/profiles/*.yaml), selectable by
+# name: `check --target h100-node`. A path to a file of one's own works everywhere a name does.
+PROFILES_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "profiles")
+
+
+def profile_names() -> list[str]:
+    """Names of the shipped machine profiles (``h100-node``, ...), sorted."""
+    try:
+        return sorted(f[:-5] for f in os.listdir(PROFILES_DIR) if f.endswith(".yaml"))
+    except OSError:
+        return []
+
+
+def find_target(name_or_path: str | os.PathLike[str]) -> str:
+    """The profile file for ``name_or_path``: an existing file, else a shipped profile's name.
+    Raises :class:`UsageError` naming the shipped profiles when it is neither."""
+    p = os.fspath(name_or_path)
+    if os.path.isfile(p):
+        return p
+    name = p[:-5] if p.endswith(".yaml") else p
+    if os.sep not in name and name in profile_names():
+        return os.path.join(PROFILES_DIR, name + ".yaml")
+    raise UsageError(f"--target {p!r} is neither a file nor a shipped profile ({', '.join(profile_names())})")
+
+
 def load_target(path: str | os.PathLike[str]) -> Environment:
-    """Read a machine profile. Raises :class:`InputError` (with a position) on a bad one."""
+    """Read a machine profile (a file, or a shipped profile's name). Raises :class:`InputError`
+    (with a position) on a bad one, :class:`UsageError` when there is no such file or profile."""
     from accelconf.text.document import load_file
 
-    doc = load_file(path)
-    p = os.fspath(path)
+    p = find_target(path)
+    doc = load_file(p)
 
     def fail(message: str, key: str | None = None, value: bool = True) -> InputError:
         line, col = doc.position(key, value=value) if key else (1, 1)

@@ -15,9 +15,10 @@ from typing import Any, Callable
 from accelconf.errors import UsageError
 from accelconf.findings import Finding
 from accelconf.accelerate.model import Config
+from accelconf.text.document import FILE_SUFFIXES, looks_like_json
 
 FORMATS: tuple[str, ...] = ("yaml", "json", "env", "cli", "kwargs")
-SUFFIXES: dict[str, str] = {".yaml": "yaml", ".yml": "yaml", ".json": "json", ".env": "env", ".py": "kwargs", ".sh": "cli"}
+SUFFIXES: dict[str, str] = {**FILE_SUFFIXES, ".env": "env", ".py": "kwargs", ".sh": "cli"}
 
 
 def _module(fmt: str) -> Any:
@@ -48,7 +49,7 @@ def detect_format(text: str, path: str = "") -> str:
     first = lines[0]
     if first.startswith(("accelerate ", "accelerate-launch", "--")):
         return "cli"
-    if first.startswith(("{", "[")):
+    if looks_like_json(first):
         return "json"
     if any(tok in text for tok in ("Accelerator(", "Plugin(", "import accelerate", "from accelerate")):
         return "kwargs"
@@ -67,10 +68,60 @@ def read(text: str, fmt: str | None = None, path: str = "<text>", version: str |
     return cfg
 
 
+LAUNCH_FORMATS = ("env", "cli", "kwargs")  # formats written from what `accelerate launch` does
+
+
 def write(cfg: Config, fmt: str, version: str | None = None, **opts: Any) -> tuple[str, list[Finding]]:
-    """Write a Config in a format; returns the text and the findings of lossy steps."""
+    """Write a Config in a format; returns the text and the findings of lossy steps.
+
+    A config accelerate refuses to launch cannot be written as what the launch gives: for env, cli
+    and kwargs this raises :class:`accelconf.accelerate.launch.LaunchError` (exit 2 in the CLI).
+    """
+    if fmt in LAUNCH_FORMATS:
+        _refuse_unlaunchable(cfg)
     writer: Callable[..., tuple[str, list[Finding]]] = _module(fmt).write
     return writer(cfg, version=version, fmt=fmt, **opts)
 
 
-__all__ = ["FORMATS", "detect_format", "read", "write"]
+def _refuse_unlaunchable(cfg: Config) -> None:
+    from accelconf.accelerate.launch import LaunchError
+    from accelconf.accelerate.validate import null_counts
+
+    for key, message in null_counts(cfg.get("num_processes"), cfg.get("num_machines"), cfg.get("distributed_type"), cfg.entries):
+        e = cfg.entries[key]
+        raise LaunchError(message, cfg.source or "<text>", e.line, e.column)
+
+
+# validate's rules about a single value: a converter reports them as validate does (issue 12 item 12)
+VALUE_RULES = frozenset({"invalid-value", "invalid-type", "enum-case", "value-too-new", "null-count",
+                         "fsdp2-reshard-bool", "fsdp2-local-state-dict"})
+
+
+def value_findings(cfg: Config, version: str | None = None) -> list[Finding]:
+    """validate's value rules over a Config read from any format, at the input's own positions.
+
+    The Config is written as the YAML file it stands for and validated by
+    :mod:`accelconf.accelerate.validate` (one set of rules); each finding is moved to the line and
+    column of the entry it is about (a flag, a variable, a keyword argument).
+    """
+    from dataclasses import replace
+
+    from accelconf.accelerate.validate import validate_document
+    from accelconf.formats.yamljson import dump_yaml, to_data
+    from accelconf.text.document import load_text
+
+    data, _ = to_data(cfg)
+    doc = load_text(dump_yaml(data), cfg.source or "<text>", "yaml")
+    out = []
+    for f in validate_document(doc, accelerate_version=version):
+        if f.rule not in VALUE_RULES or f.severity == "info":
+            continue
+        e = cfg.entries.get(f.key) or cfg.unknown.get(f.key)
+        if e is None:
+            continue
+        out.append(replace(f, line=e.line, column=e.column, end_line=0, end_column=0, fix=(),
+                           message=f.message if not e.where or e.origin == "file" else f"{e.where}: {f.message}"))
+    return out
+
+
+__all__ = ["FORMATS", "detect_format", "read", "value_findings", "write"]

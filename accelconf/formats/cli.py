@@ -77,7 +77,7 @@ def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: st
         if not tok.startswith("--"):
             if tok in ("-q",):
                 continue
-            cfg.notes.append(f"training script {tok!r} and its arguments are not settings: ignored")
+            cfg.note(f"training script {tok!r} and its arguments are not settings: ignored")
             break
         name, eq, inline = tok[2:].partition("=")
         name = name.replace("-", "_")
@@ -101,12 +101,12 @@ def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: st
             cfg.set("distributed_type", TYPE_OF_PARADIGM[name], written_key=f"--{name}", **kw)
             if name == "multi_gpu":
                 cfg.entries["distributed_type"].where = "--multi_gpu (device type from the hardware)"
-                cfg.notes.append(f"--multi_gpu: read as distributed_type MULTI_GPU; accelerate takes the device type from the "
+                cfg.note(f"--multi_gpu: read as distributed_type MULTI_GPU; accelerate takes the device type from the "
                                  f"hardware it runs on ({', '.join(t for t in registry.MULTI_GPU_TYPES if t != 'MULTI_GPU')} "
                                  "on other accelerators)")
             continue
         if name == "config_file":
-            cfg.notes.append(f"--config_file {value('str')!r}: read that file separately")
+            cfg.note(f"--config_file {value('str')!r}: read that file separately")
             continue
         if name == "no_tpu_cluster":
             s = registry.get("", "tpu_use_cluster")
@@ -132,7 +132,7 @@ def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: st
         except ValueError as exc:
             raise InputError(f"--{name}: {exc}", path) from exc
         if not s.exists_in(ver):
-            cfg.notes.append(f"--{name} does not exist in accelerate {ver}")
+            cfg.note(f"--{name} does not exist in accelerate {ver}")
         cfg.set(s.path, _config_value(kind, v), written_key=f"--{name}", **kw)
     return cfg
 
@@ -170,6 +170,15 @@ def flags_for(cfg: Config, version: str, machine_rank: int | None = None) -> tup
     mode, ns = base.mode, base.namespace
     dtype = cfg.get("distributed_type")
     paradigm = PARADIGM_OF_TYPE.get(dtype) if isinstance(dtype, str) else None
+    if paradigm == "multi_gpu" and isinstance(ns.get("num_processes"), int) and ns["num_processes"] < 2:
+        # a file may run one MULTI_GPU process under torchrun, the flag may not: commands/launch.py
+        # refuses `--multi_gpu` with fewer than 2 processes before it reads any config file
+        e = cfg.entries.get("distributed_type")
+        findings.append(Finding("convert.lossy", "warning", f"`distributed_type: {dtype}` with one process cannot be given as "
+                                "--multi_gpu (accelerate refuses it with fewer than 2 processes): written without it, the "
+                                "script runs as one plain process instead of a one-process group under torchrun",
+                                "distributed_type", e.line if e else 0, e.column if e else 0))
+        paradigm = None
     if paradigm:
         out.append(f"--{paradigm}")
     if paradigm == "multi_gpu" and dtype != "MULTI_GPU":
@@ -194,7 +203,7 @@ def flags_for(cfg: Config, version: str, machine_rank: int | None = None) -> tup
         sections.add("deepspeed_config")
     if mode in ("simple", "torchrun"):
         sections.add("dynamo_config")
-    if str(ns.get("mixed_precision")).lower() == "fp8":
+    if registry.section_active("fp8_config", ns):
         sections.add("fp8_config")
     no_parallelism_flags = False
     if ns.get("use_parallelism_config"):

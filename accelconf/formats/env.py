@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from typing import Any
+from typing import Any, Iterator
 
 from accelconf.accelerate import registry
 from accelconf.errors import InputError
@@ -67,8 +67,10 @@ def decode(setting: registry.Setting, raw: str) -> Any:
     """The value a plugin reads from an env string, in config-file spelling."""
     t = setting.type
     low = raw.strip().lower()
-    if t == "bool" and low in ("y", "yes", "t", "true", "on", "1", "n", "no", "f", "false", "off", "0"):
-        return low in ("y", "yes", "t", "true", "on", "1")
+    if raw == "None" and t in ("int", "float"):
+        return None  # str(None): the launcher exports an unset number this way (PARALLELISM_CONFIG_SP_SEQ_LENGTH)
+    if t == "bool" and low in registry.TRUE_WORDS | registry.FALSE_WORDS:
+        return low in registry.TRUE_WORDS
     if t == "int" or (t == "enum" and setting.choices and all(isinstance(c, int) for c in setting.choices)):
         try:
             return int(raw)
@@ -82,10 +84,9 @@ def decode(setting: registry.Setting, raw: str) -> Any:
     return raw
 
 
-def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: str = "env") -> Config:
-    cfg = Config(source=path, format="env")
-    override: dict[int, bool] = {}
-    override_entry: Entry | None = None
+def assignments(text: str, path: str = "<text>") -> Iterator[tuple[str, str, int, int]]:
+    """``(name, value, line, column)`` of every ``KEY=VALUE`` line (1-based; quotes removed, ``export``
+    allowed; blank and ``#`` lines skipped). Raises :class:`InputError` at any other line."""
     for lineno, line in enumerate(text.splitlines(), 1):
         stripped = line.strip()
         if not stripped or stripped.startswith("#"):
@@ -93,15 +94,22 @@ def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: st
         m = _LINE.match(line)
         if not m:
             raise InputError(f"not a KEY=VALUE line: {stripped!r}", path, lineno, 1)
-        name, raw = m.group(1), _unquote(m.group(2), path, lineno)
-        col = line.index(name) + 1
+        name = m.group(1)
+        yield name, _unquote(m.group(2), path, lineno), lineno, line.index(name) + 1
+
+
+def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: str = "env") -> Config:
+    cfg = Config(source=path, format="env")
+    override: dict[int, bool] = {}
+    override_entry: Entry | None = None
+    for name, raw, lineno, col in assignments(text, path):
         kw = dict(line=lineno, column=col, origin="env", where=name)
         if name in PARADIGM_ENV:
             if raw.lower() == "true":
                 cfg.set("distributed_type", PARADIGM_ENV[name], written_key=name, **kw)
             continue
         if name.startswith(registry.FP8_OVERRIDE_PREFIX) and name.rsplit("_", 1)[1] in _FP8_OVERRIDE:
-            override[_FP8_OVERRIDE.index(name.rsplit("_", 1)[1])] = raw.lower() in ("1", "true", "yes", "y", "t", "on")
+            override[_FP8_OVERRIDE.index(name.rsplit("_", 1)[1])] = raw.lower() in registry.TRUE_WORDS
             s = registry.get("fp8_config", "override_linear_precision")
             if s is not None and override_entry is None:
                 override_entry = cfg.set(s.path, (False, False, False), written_key=name, **kw)
@@ -117,6 +125,8 @@ def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: st
             if raw.strip() != "1":
                 threads = int(raw) if raw.isdigit() else raw
                 cfg.unknown[LAUNCHER_THREADS] = Entry(LAUNCHER_THREADS, threads, None, name, lineno, col, "env", name)
+                cfg.note(f"{name}={threads} is what accelerate launch {LAUNCHER_THREADS} sets (a launch flag with no "
+                         "config-file key)", rule="env.launcher-only", key=LAUNCHER_THREADS, line=lineno, column=col)
             continue
         if name in LAUNCHER_ENV:
             continue
@@ -126,14 +136,15 @@ def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: st
             if s.key == "use_cpu" and value is False:
                 continue
             if s.key == "debug":
-                value = raw.lower() in ("y", "yes", "t", "true", "on", "1")
+                value = raw.lower() in registry.TRUE_WORDS
+            if value is None:
+                continue  # an unset number, as the launcher spells it: no setting
             cfg.set(s.path, value, written_key=name, **kw)
             continue
         cfg.unknown[name] = Entry(name, raw, None, name, lineno, col, "env", name)
-        if name in NEVER_READ:
-            cfg.notes.append(f"{path}:{lineno}:{col}: warning: accelerate never reads {name}; use {NEVER_READ[name]} [env.never-read]")
-        elif name.startswith(("ACCELERATE_", "FSDP_", "MEGATRON_LM_", "PARALLELISM_CONFIG_")):
-            cfg.notes.append(f"{path}:{lineno}:{col}: warning: accelerate never reads {name} [env.never-read]")
+        why = never_read(name)
+        if why:
+            cfg.note(f"{name} is {why}", "warning", rule="env.never-read", key=name, line=lineno, column=col)
     if override_entry is not None:
         override_entry.value = tuple(override.get(i, False) for i in range(3))
     if "distributed_type" not in cfg and any(p.startswith("parallelism_config.") for p in cfg.entries):
@@ -141,18 +152,28 @@ def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: st
     return cfg
 
 
+READ_PREFIXES = ("ACCELERATE_", "FSDP_", "MEGATRON_LM_", "PARALLELISM_CONFIG_")
+
+
+def never_read(name: str) -> str:
+    """``read by nothing; ...`` for a variable that looks like accelerate's but that no accelerate code
+    reads (with what to use instead, or the closest name it does read); ``""`` for any other name."""
+    if name in NEVER_READ:
+        return f"read by nothing; use {NEVER_READ[name]}"
+    if registry.by_env(name) is not None or not name.startswith(READ_PREFIXES):
+        return ""
+    from accelconf.formats.kwargs import ranked_matches
+
+    names = [s.env for s in registry.SETTINGS if s.env] + list(registry.USE_ENV.values()) + sorted(LAUNCHER_ENV)
+    stripped = name.removeprefix("ACCELERATE_")
+    guess = [n for n in names if n == stripped] or ranked_matches(name, names, 1)  # ACCELERATE_FSDP_X -> FSDP_X
+    return "read by nothing" + (f"; did you mean {guess[0]}?" if guess else "")
+
+
 def reader_findings(cfg: Config) -> list[Finding]:
-    """What the reader recorded about names: launcher-only variables, names accelerate never reads."""
-    out = []
-    for name, e in cfg.unknown.items():
-        if name == LAUNCHER_THREADS:
-            out.append(Finding("env.launcher-only", "info", f"{e.where}={e.value} is what accelerate launch {LAUNCHER_THREADS} "
-                               "sets (a launch flag with no config-file key)", name, e.line, e.column))
-        elif name in NEVER_READ:
-            out.append(Finding("env.never-read", "warning", f"accelerate never reads {name}; use {NEVER_READ[name]}", name, e.line, e.column))
-        elif name.startswith(("ACCELERATE_", "FSDP_", "MEGATRON_LM_", "PARALLELISM_CONFIG_")):
-            out.append(Finding("env.never-read", "warning", f"accelerate never reads {name}", name, e.line, e.column))
-    return out
+    """What the reader recorded about names (``Config.notes``): launcher-only variables, names
+    accelerate never reads."""
+    return [f for f in cfg.notes if f.rule in ("env.launcher-only", "env.never-read")]
 
 
 def _quote(value: str) -> str:
@@ -182,4 +203,4 @@ def write(cfg: Config, *, version: str | None = None, fmt: str = "env", machine_
     return head + format_env(result.env, export), findings
 
 
-__all__ = ["NEVER_READ", "TYPE_OF_PARADIGM", "decode", "format_env", "read", "reader_findings", "write"]
+__all__ = ["NEVER_READ", "TYPE_OF_PARADIGM", "assignments", "decode", "format_env", "read", "reader_findings", "write"]

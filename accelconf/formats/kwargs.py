@@ -16,13 +16,15 @@ literal keyword arguments to the matching settings. Non-literal arguments are re
 from __future__ import annotations
 
 import ast
-from typing import Any
+import re
+from typing import Any, Iterable
 
 from accelconf.accelerate import registry
 from accelconf.errors import InputError
 from accelconf.findings import Finding
 from accelconf.accelerate.launch import launch_env, resolve
 from accelconf.accelerate.model import Config, Entry
+from accelconf.formats import pynames
 from accelconf.formats.env import decode
 
 ACCELERATOR = "Accelerator"
@@ -46,7 +48,7 @@ def _env(section: str, key: str) -> str:
 
 
 def _bool(raw: str) -> bool:
-    return raw.strip().lower() in ("y", "yes", "t", "true", "on", "1")
+    return raw.strip().lower() in registry.TRUE_WORDS
 
 
 def _value(s: registry.Setting, raw: str) -> Any:
@@ -228,6 +230,59 @@ def _to_config_value(s: registry.Setting, value: Any) -> Any:
     return value
 
 
+def _words(name: str) -> list[str]:
+    """CamelCase words, an upper-case run kept whole: ``FSDPPlugin`` -> ``FSDP``, ``Plugin``."""
+    return re.findall(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z0-9]+|[A-Z]+", name)
+
+
+def _initials(name: str) -> str:
+    """``FullyShardedDataParallelPlugin`` and ``FSDPPlugin`` both give ``FSDPP``."""
+    return "".join(w if w.isupper() else w[0].upper() for w in _words(name))
+
+
+def ranked_matches(name: str, candidates: Iterable[str], n: int = 3) -> list[str]:
+    """The closest names, best first: spelling (difflib) or the same initials (an abbreviation)."""
+    import difflib
+
+    def score(c: str) -> float:
+        spelled = difflib.SequenceMatcher(None, name.lower(), c.lower()).ratio()
+        abbrev = 1.0 if _initials(name) == _initials(c) and len(_words(c)) > 1 else 0.0
+        return max(spelled, 0.95 * abbrev)
+
+    scored = sorted(((score(c), c) for c in set(candidates)), key=lambda sc: (-sc[0], sc[1]))
+    return [c for sc, c in scored[:n] if sc >= 0.6]
+
+
+def _exported(module: str) -> frozenset[str] | None:
+    """The public names of an accelerate module the reader has a table of (else None)."""
+    return {"accelerate": pynames.ACCELERATE, "accelerate.utils": pynames.UTILS}.get(module)
+
+
+def _unknown_names(tree: ast.AST, cfg: Config, aliases: dict[str, str]) -> set[str]:
+    """Imports of names accelerate does not have are errors (Python raises ImportError); returns the
+    local names they bind, so that calls of them are reported too. ``aliases`` receives the local
+    name of every accelerate import (``import X as Y``: Y -> X)."""
+    missing: set[str] = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ImportFrom) or node.module is None:
+            continue
+        names = _exported(node.module)
+        if node.module.startswith("accelerate"):
+            aliases.update({a.asname: a.name for a in node.names if a.asname})
+        if names is None:
+            continue
+        for alias in node.names:
+            if alias.name == "*" or alias.name in names:
+                continue
+            everything = pynames.ACCELERATE | pynames.UTILS
+            guess = ranked_matches(alias.name, [c for c in everything if c[:1].isupper()] if alias.name[:1].isupper() else everything)
+            hint = f"; did you mean {', '.join(guess)}?" if guess else ""
+            cfg.note(f"`{node.module}` has no `{alias.name}` (accelerate {pynames.VERSION}): the import raises ImportError{hint}",
+                     "error", rule="kwargs.unknown-name", key=alias.name, line=node.lineno, column=node.col_offset + 1)
+            missing.add(alias.asname or alias.name)
+    return missing
+
+
 def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: str = "kwargs") -> Config:
     try:
         tree = ast.parse(text, filename=path)
@@ -235,12 +290,29 @@ def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: st
         raise InputError(f"not Python: {exc.msg}", path, exc.lineno or 0, exc.offset or 0) from exc
     cfg = Config(source=path, format="kwargs")
     known = {s.plugin.split(".", 1)[0] for s in registry.SETTINGS if s.plugin} | set(RECIPES.values())
+    aliases: dict[str, str] = {}
+    missing = _unknown_names(tree, cfg, aliases)
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
             continue
         cls = _call_name(node)
+        cls = aliases.get(cls, cls) if cls not in missing else cls
+        if cls in missing:
+            cfg.note(f"`{cls}(...)` is not an accelerate class: none of its arguments are read",
+                     "error", rule="kwargs.unknown-name", key=cls, line=node.lineno, column=node.col_offset + 1)
+            continue
         if cls not in known:
             continue
+        accepted = pynames.PARAMETERS.get(cls)
+        wrong: set[str] = set()
+        for kw in node.keywords:
+            if accepted is None or kw.arg is None or kw.arg in accepted:
+                continue
+            guess = ranked_matches(kw.arg, accepted)
+            hint = f"; did you mean {', '.join(guess)}?" if guess else ""
+            cfg.note(f"`{cls}()` has no keyword `{kw.arg}` (accelerate {pynames.VERSION}): Python raises TypeError{hint}",
+                     "error", rule="kwargs.unknown-name", key=f"{cls}.{kw.arg}", line=kw.lineno, column=kw.col_offset + 1)
+            wrong.add(kw.arg)
         kw_pos = dict(line=node.lineno, column=node.col_offset + 1, origin="kwargs")
         if cls in PARADIGM_OF_PLUGIN and "distributed_type" not in cfg:
             cfg.set("distributed_type", PARADIGM_OF_PLUGIN[cls], written_key=cls, where=f"{cls}(...)", **kw_pos)
@@ -252,7 +324,7 @@ def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: st
                 if "mixed_precision" not in cfg:
                     cfg.set("mixed_precision", "fp8", written_key=cls, where=f"{cls}(...)", **kw_pos)
         for kw in node.keywords:
-            if kw.arg is None:
+            if kw.arg is None or kw.arg in wrong:
                 continue
             pos: dict[str, Any] = dict(line=kw.value.lineno, column=kw.value.col_offset + 1, origin="kwargs", where=f"{cls}({kw.arg}=)")
             if cls == ACCELERATOR and kw.arg in PLUGIN_KWARGS or kw.arg in HANDLERS.values() or kw.arg == "kwargs_handlers":
@@ -261,7 +333,7 @@ def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: st
                 value = ast.literal_eval(kw.value)
             except (ValueError, SyntaxError, TypeError):
                 cfg.unknown[f"{cls}.{kw.arg}"] = Entry(f"{cls}.{kw.arg}", ast.unparse(kw.value), None, kw.arg, **pos)
-                cfg.notes.append(f"{path}:{pos['line']}:{pos['column']}: warning: {cls}({kw.arg}=...) is not a literal; not read")
+                cfg.note(f"{cls}({kw.arg}=...) is not a literal; not read", "warning", line=pos["line"], column=pos["column"])
                 continue
             s = registry.by_plugin(cls, kw.arg)
             if cls == ACCELERATOR and kw.arg == "cpu":

@@ -11,10 +11,10 @@ are the user's) but reported.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
-from accelconf.text.document import load_text, resolve_yaml11
+from accelconf.text.document import load_text
+from accelconf.text.scalars import yaml_scalar
 from accelconf.findings import Finding
 from accelconf.accelerate.launch import resolve
 from accelconf.accelerate.model import Config, from_document
@@ -60,18 +60,26 @@ def _plain(value: Any) -> Any:
 def to_data(cfg: Config) -> tuple[dict[str, Any], list[Finding]]:
     findings: list[Finding] = []
     data: dict[str, Any] = {}
+    conflicts = _file_conflicts(cfg)
     for path, e in cfg.items():
         if path.startswith("--"):
+            continue
+        if path in conflicts:
+            findings.append(conflicts[path])
             continue
         if "." in path:
             sec, key = path.split(".", 1)
             data.setdefault(sec, {})[key] = _plain(e.value)
         else:
             data[path] = _plain(e.value)
+    reported = {f.key for f in cfg.notes if f.severity != "info"}
     for path, e in cfg.unknown.items():
         if path.startswith("--") or e.origin in ("env", "cli", "kwargs"):
             # Only a file's own unknown keys are kept (they are the user's); anything else would
-            # make accelerate refuse the file it is written into.
+            # make accelerate refuse the file it is written into. A name the reader already
+            # reported (a variable nothing reads) gets no second finding.
+            if path in reported:
+                continue
             findings.append(Finding("convert.lossy", "warning", f"`{path}` has no config-file key; dropped",
                                     path, e.line, e.column))
             continue
@@ -94,27 +102,36 @@ def to_data(cfg: Config) -> tuple[dict[str, Any], list[Finding]]:
     return data, findings
 
 
+def _file_conflicts(cfg: Config) -> dict[str, Finding]:
+    """Settings that did not come from a config file and cannot be written beside
+    ``deepspeed_config_file``: in a file, accelerate raises ValueError at training time when the
+    JSON file and the file's own DeepSpeed keys or top-level ``mixed_precision`` are both given
+    (``DeepSpeedPlugin._deepspeed_config_checks``; the launcher lists the file's keys in
+    ``ACCELERATE_CONFIG_DS_FIELDS``). From an environment, flags or kwargs they are not such keys: they
+    are left out of the file, with a finding (issue 12 item 11)."""
+    from accelconf.accelerate import registry
+
+    if cfg.get("distributed_type") != "DEEPSPEED" or not cfg.get("deepspeed_config.deepspeed_config_file"):
+        return {}
+    out: dict[str, Finding] = {}
+    paths = ["mixed_precision"] + [f"deepspeed_config.{k}" for k in registry.deepspeed_json_keys()]
+    for path in paths:
+        e = cfg.entries.get(path)
+        if e is None or e.origin == "file":
+            continue  # a file's own keys are the user's: validate reports a conflict there
+        default = path == "mixed_precision" and str(e.value).lower() == "no"
+        why = ("the launcher writes ACCELERATE_MIXED_PRECISION=no for every launch; " if default else "") + \
+            f"`{path}` beside `deepspeed_config_file` in a config file makes accelerate raise ValueError at training time"
+        out[path] = Finding("convert.lossy", "info" if default else "warning",
+                            f"{why}; not written (set it in the DeepSpeed JSON file)", path, e.line, e.column)
+    return out
+
+
 def write(cfg: Config, *, version: str | None = None, fmt: str = "yaml", **_: Any) -> tuple[str, list[Finding]]:
     data, findings = to_data(cfg)
     if fmt == "json":
         return json.dumps(data, indent=2, sort_keys=True) + "\n", findings
     return dump_yaml(data), findings
-
-
-_PLAIN_OK = re.compile(r"^[A-Za-z0-9_./][A-Za-z0-9_ ,./+=@()-]*$")
-
-
-def _scalar(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return repr(value)
-    text = str(value)
-    if text and _PLAIN_OK.match(text) and not text.endswith(" ") and isinstance(resolve_yaml11(text), str) and ": " not in text:
-        return text
-    return "'" + text.replace("'", "''") + "'"
 
 
 def dump_yaml(data: dict[str, Any], indent: int = 0) -> str:
@@ -134,7 +151,7 @@ def dump_yaml(data: dict[str, Any], indent: int = 0) -> str:
                 out.append(f"{pad}{key}: []")
                 continue
             out.append(f"{pad}{key}:")
-            out.extend(f"{pad}- {_scalar(v)}" for v in value)
+            out.extend(f"{pad}- {yaml_scalar(v)}" for v in value)
         else:
-            out.append(f"{pad}{key}: {_scalar(value)}")
+            out.append(f"{pad}{key}: {yaml_scalar(value)}")
     return "\n".join(out) + "\n"

@@ -6,7 +6,9 @@ column, plus ``Document.data``, the plain Python value *as accelerate will read 
 ``safe_load``, YAML 1.1: an unquoted ``no`` is ``False``). It never constructs a tag, never expands
 aliases beyond a fixed budget, and refuses binary or non-UTF-8 input with an :class:`InputError`.
 
-YAML is composed (never constructed) with PyYAML, accelerate's own reader. Writing is left to :mod:`accelconf.accelerate.fmt`: a document that is not edited is its original bytes, so
+The node tree is :mod:`accelconf.text.nodes`'s, the scalar rules :mod:`accelconf.text.scalars`'s (both
+re-exported here). YAML is composed (never constructed) with PyYAML, accelerate's own reader.
+Writing is left to :mod:`accelconf.accelerate.fmt`: a document that is not edited is its original bytes, so
 a round trip is byte-identical by construction. JSON is read by a small position-keeping parser
 that also accepts the comments and trailing commas DeepSpeed's hjson reader allows (recorded as
 ``Document.quirks``). Interpretation of values (what a key means) is left to the registry.
@@ -14,156 +16,24 @@ that also accepts the comments and trailing commas DeepSpeed's hjson reader allo
 
 from __future__ import annotations
 
-import math
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Literal
+from typing import Any, Iterator
 
 from accelconf.errors import InputError
+from accelconf.text.jsonpos import parse_json
+from accelconf.text.nodes import MAX_BYTES, MAX_DEPTH, MAX_NODES, Format, Node, Quirk
+from accelconf.text.scalars import resolve_yaml11, resolve_yaml12
 
-MAX_BYTES = 8 * 1024 * 1024
-MAX_NODES = 200_000
-MAX_DEPTH = 200
-
-Format = Literal["yaml", "json"]
+__all__ = [
+    "FILE_SUFFIXES", "MAX_BYTES", "MAX_DEPTH", "MAX_NODES", "Document", "Format", "Node", "Quirk", "decode", "load_bytes",
+    "load_file", "load_text", "looks_like_json", "read_bytes", "resolve_yaml11", "resolve_yaml12", "sniff_format",
+    "to_python",
+]
 
 _STD = "tag:yaml.org,2002:"
 _ALLOWED_TAGS = {_STD + t for t in ("str", "int", "float", "bool", "null", "map", "seq", "merge", "value")}
-
-# PyYAML's YAML 1.1 implicit resolvers (yaml/resolver.py), which accelerate's safe_load uses.
-_Y11_BOOL = re.compile(r"^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$")
-_Y11_INT = re.compile(
-    r"^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$"
-)
-_Y11_FLOAT = re.compile(
-    r"^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?"
-    r"|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
-)
-_Y11_NULL = re.compile(r"^(?:~|null|Null|NULL|)$")
-# YAML 1.2 core schema (what ruamel.yaml and most editors read).
-_Y12_BOOL = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
-_Y12_INT = re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$")
-_Y12_FLOAT = re.compile(
-    r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
-)
-_Y12_NULL = re.compile(r"^(?:~|null|Null|NULL|)$")
-
-
-def _y11_int(raw: str) -> int:
-    s = raw.replace("_", "")
-    sign = -1 if s.startswith("-") else 1
-    s = s.lstrip("+-")
-    if s == "0":
-        return 0
-    if s.startswith("0b"):
-        return sign * int(s[2:], 2)
-    if s.startswith("0x"):
-        return sign * int(s[2:], 16)
-    if s.startswith("0"):
-        return sign * int(s, 8)
-    if ":" in s:
-        value = 0
-        for part in s.split(":"):
-            value = value * 60 + int(part)
-        return sign * value
-    return sign * int(s)
-
-
-def _y11_float(raw: str) -> float:
-    s = raw.replace("_", "").lower()
-    if s.endswith(".inf"):
-        return -math.inf if s.startswith("-") else math.inf
-    if s.endswith(".nan"):
-        return math.nan
-    if ":" in s:
-        sign = -1.0 if s.startswith("-") else 1.0
-        value = 0.0
-        for part in s.lstrip("+-").split(":"):
-            value = value * 60 + float(part)
-        return sign * value
-    return float(s)
-
-
-def resolve_yaml11(raw: str) -> Any:
-    """The value PyYAML ``safe_load`` gives an unquoted plain scalar."""
-    if _Y11_NULL.match(raw):
-        return None
-    if _Y11_BOOL.match(raw):
-        return raw.lower() in ("yes", "true", "on")
-    if _Y11_INT.match(raw):
-        return _y11_int(raw)
-    if _Y11_FLOAT.match(raw):
-        return _y11_float(raw)
-    return raw
-
-
-def resolve_yaml12(raw: str) -> Any:
-    """The value a YAML 1.2 core-schema reader gives an unquoted plain scalar."""
-    if _Y12_NULL.match(raw):
-        return None
-    if _Y12_BOOL.match(raw):
-        return raw.lower() == "true"
-    if _Y12_INT.match(raw):
-        if raw.startswith("0o"):
-            return int(raw[2:], 8)
-        if raw.startswith("0x"):
-            return int(raw[2:], 16)
-        return int(raw)
-    if _Y12_FLOAT.match(raw):
-        return _y11_float(raw)
-    return raw
-
-
-@dataclass(eq=False)
-class Node:
-    """One node of a parsed document.
-
-    Offsets (``start``, ``end``) index ``Document.text`` (0-based, end exclusive); ``line`` and
-    ``col`` are 0-based, as in ruamel.yaml and the LSP. ``value`` is the scalar as accelerate reads
-    it; ``value12`` as a YAML 1.2 reader would. ``style`` is ``None`` for plain scalars, else the
-    quote or block indicator.
-    """
-
-    kind: Literal["map", "seq", "scalar"]
-    start: int
-    end: int
-    line: int
-    col: int
-    end_line: int
-    end_col: int
-    value: Any = None
-    value12: Any = None
-    raw: str = ""
-    style: str | None = None
-    tag: str = ""
-    pairs: list[tuple["Node", "Node"]] = field(default_factory=list)
-    items: list["Node"] = field(default_factory=list)
-    flow: bool = False
-
-    def get(self, key: str) -> "Node | None":
-        for k, v in reversed(self.pairs):  # the last duplicate wins, as in PyYAML
-            if k.value == key:
-                return v
-        return None
-
-    def key_node(self, key: str) -> "Node | None":
-        for k, _ in reversed(self.pairs):
-            if k.value == key:
-                return k
-        return None
-
-
-@dataclass
-class Quirk:
-    """A parse-level remark (duplicate key, JSON comment, trailing comma), 0-based position."""
-
-    kind: str
-    message: str
-    line: int
-    col: int
-    offset: int = 0
-
 
 @dataclass
 class Document:
@@ -213,6 +83,29 @@ class Document:
             keypath = keypath[:-1]
             value = False
         return 1, 1
+
+    def span(self, keypath: tuple[str, ...] | str, value: bool = False) -> tuple[int, int, int, int]:
+        """Where a finding about ``keypath`` goes: 1-based ``(line, column, end line, end column)`` of its
+        value (when ``value`` and there is one) or its key, else of the nearest parent key that exists,
+        else ``(1, 1, 1, 1)``. A block (a mapping or list value) is marked on its first character only.
+        The one "at this path, else at its parent" rule: validate's and the environment checks' findings."""
+        if isinstance(keypath, str):
+            keypath = tuple(keypath.split(".")) if keypath else ()
+        node = None
+        if keypath:
+            node = self.node(keypath) if value else self.key(keypath)
+            if node is None and value:
+                node = self.key(keypath)
+        parent = keypath
+        while node is None and parent:
+            parent = parent[:-1]
+            node = self.key(parent) if parent else None
+        if node is None:
+            return 1, 1, 1, 1
+        line, col = node.line + 1, node.col + 1
+        if node.kind != "scalar":
+            return line, col, line, col + 1
+        return line, col, node.end_line + 1, node.end_col + 1
 
     def offset_to_position(self, offset: int) -> tuple[int, int]:
         """0-based (line, col) of a character offset."""
@@ -271,15 +164,21 @@ def _binary(raw: bytes, path: str) -> tuple[str, bool]:
     raise InputError("binary content (NUL byte); expected a YAML or JSON text file", path, line, col)
 
 
+# The one place that says how a YAML or JSON file is recognised (formats.detect_format builds on it).
+FILE_SUFFIXES: dict[str, Format] = {".json": "json", ".yaml": "yaml", ".yml": "yaml"}
+
+
+def looks_like_json(text: str) -> bool:
+    """The text starts (after a byte-order mark and blank space) with ``{`` or ``[``."""
+    return text.lstrip("\ufeff \t\r\n")[:1] in ("{", "[")
+
+
 def sniff_format(text: str, path: str = "") -> Format:
     """``json`` for a ``.json`` name or text that starts with ``{`` or ``[``, else ``yaml``."""
-    suffix = os.path.splitext(path)[1].lower()
-    if suffix == ".json":
-        return "json"
-    if suffix in (".yaml", ".yml"):
-        return "yaml"
-    stripped = text.lstrip("\ufeff \t\r\n")
-    return "json" if stripped[:1] in ("{", "[") else "yaml"
+    known = FILE_SUFFIXES.get(os.path.splitext(path)[1].lower())
+    if known is not None:
+        return known
+    return "json" if looks_like_json(text) else "yaml"
 
 
 def load_file(path: str | os.PathLike[str], fmt: Format | None = None) -> Document:
@@ -316,8 +215,6 @@ def load_text(text: str, path: str = "<text>", fmt: Format | None = None) -> Doc
         raise InputError(f"document is too large ({len(text)} characters; the limit is {MAX_BYTES})", path)
     fmt = fmt or sniff_format(text, path)
     if fmt == "json":
-        from accelconf.text.jsonpos import parse_json
-
         root, quirks = parse_json(text, path)
         doc = Document(path, text, "json", root, None, quirks)
     else:

@@ -12,7 +12,7 @@ import json
 import re
 from typing import Any
 
-from accelconf.text.document import MAX_DEPTH, MAX_NODES, Node, Quirk
+from accelconf.text.nodes import MAX_DEPTH, MAX_NODES, Node, Quirk
 from accelconf.errors import InputError
 
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")

@@ -4,32 +4,20 @@
 #   bash editors/vscode/build.sh [OUTPUT.vsix]
 #
 # Default output: editors/vscode/accelconf-<version>.vsix (version from package.json); the path is
-# printed as the last line. Steps: copy the generated JSON Schemas from the repository's schemas/
-# into editors/vscode/schemas/, install the pinned npm packages (package-lock.json) when
-# node_modules is missing, and run the pinned @vscode/vsce. ACCELCONF_SCHEMA_DIR overrides where
-# the schemas are taken from. vsce bundles the production
-# dependencies (vscode-languageclient), so the .vsix runs without a build step.
+# printed as the last line. Steps: install the pinned npm packages (package-lock.json) when
+# node_modules is missing, and run the pinned @vscode/vsce. vsce bundles the production
+# dependencies (vscode-languageclient), so the .vsix runs without a build step. No Python and no
+# schemas are needed: the extension contributes no JSON/YAML schema (the language server is the
+# one checker, so VS Code's JSON support does not report the same problems a second time).
 # Needs Node >= 20 and npm; reaches the npm registry only when node_modules is missing.
 set -euo pipefail
 
 caller="$PWD"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-root="$(cd "$here/../.." && pwd)"
-schema_dir="${ACCELCONF_SCHEMA_DIR:-$root/schemas}"
 cd "$here"
 
 for tool in node npm; do
     command -v "$tool" >/dev/null || { echo "build.sh: $tool not found (Node >= 20 is needed)" >&2; exit 2; }
-done
-
-schemas=(accelerate-config.schema.json deepspeed-config.schema.json)
-mkdir -p schemas
-for name in "${schemas[@]}"; do
-    if [[ ! -f "$schema_dir/$name" ]]; then
-        echo "build.sh: $schema_dir/$name is missing; generate the schemas first" >&2
-        exit 2
-    fi
-    cp "$schema_dir/$name" "schemas/$name"
 done
 
 if [[ ! -d node_modules/vscode-languageclient || ! -d node_modules/@vscode/vsce ]]; then

@@ -1,57 +1,36 @@
 // VS Code client for the accelconf language server.
 //
 // This file only starts `accelconf lsp` (or the command in `accelconf.server.command`) on stdio,
-// hands it the accelerate config and DeepSpeed JSON files, and keeps the `accelconf` settings in
-// sync. Every diagnostic, completion, hover, quick fix and formatting edit comes from the server.
+// hands it every YAML and JSON file (the server decides which are configs), and keeps the
+// `accelconf` settings in sync. Every diagnostic, completion, hover, quick fix and formatting edit comes from the server.
 // Plain CommonJS, no build step: the .vsix ships this file and node_modules/vscode-languageclient.
 "use strict";
 
+const fs = require("fs");
 const path = require("path");
 const vscode = require("vscode");
-const { LanguageClient, TransportKind, State } = require("vscode-languageclient/node");
+const { LanguageClient, TransportKind, State, ErrorAction, CloseAction } = require("vscode-languageclient/node");
 
 const SECTION = "accelconf";
 
-// Keep in step with contributes.yamlValidation / jsonValidation in package.json and with the
-// patterns in editors/nvim.
-const YAML_PATTERNS = [
-  "**/default_config.yaml",
-  "**/*accelerate*.{yaml,yml}",
-  "**/accelerate_configs/*.{yaml,yml}",
-];
-const JSON_PATTERNS = [
-  "**/default_config.json",
-  "**/*accelerate*.json",
-  "**/ds_config*.json",
-  "**/*deepspeed*.json",
-  "**/zero*.json",
-];
+// Every YAML and JSON file goes to the server, which decides by content whether it is an
+// accelerate config or a DeepSpeed JSON and says nothing about any other file. JSONC (settings.json,
+// tsconfig.json...) is left out: neither accelerate nor DeepSpeed reads JSON with comments.
+const LANGUAGES = ["yaml", "json"];
 
-// Settings the server reads. The others in the section (server.command, filePatterns,
-// trace.server) are the client's own, and the server would warn about them as unknown.
+// Settings the server reads. The others in the section (server.command, trace.server) are the
+// client's own, and the server would warn about them as unknown.
 const SERVER_KEYS = ["accelerateVersion", "target", "disabledRules"];
 // Settings that need a new server process when they change.
-const RESTART_KEYS = ["server.command", "filePatterns"];
+const RESTART_KEYS = ["server.command"];
 
 /** @type {LanguageClient | undefined} */
 let client;
 /** @type {vscode.OutputChannel} */
 let output;
 
-function documentSelector(extraPatterns) {
-  const selector = [];
-  for (const language of ["yaml"]) {
-    for (const pattern of YAML_PATTERNS) selector.push({ scheme: "file", language, pattern });
-  }
-  for (const language of ["json", "jsonc"]) {
-    for (const pattern of JSON_PATTERNS) selector.push({ scheme: "file", language, pattern });
-  }
-  for (const pattern of extraPatterns) {
-    for (const language of ["yaml", "json", "jsonc"]) {
-      selector.push({ scheme: "file", language, pattern });
-    }
-  }
-  return selector;
+function documentSelector() {
+  return LANGUAGES.map((language) => ({ scheme: "file", language }));
 }
 
 /**
@@ -89,10 +68,57 @@ function serverCommand() {
   return ["accelconf", "lsp"];
 }
 
+/**
+ * The program of the server command as it will be run: an absolute or relative path that is an
+ * executable file, or a name found on PATH. `undefined` when there is none.
+ */
+function resolveProgram(program, cwd) {
+  const executable = (p) => {
+    try {
+      fs.accessSync(p, fs.constants.X_OK);
+      return fs.statSync(p).isFile();
+    } catch {
+      return false;
+    }
+  };
+  if (program.includes("/") || program.includes("\\")) {
+    const full = path.resolve(cwd || process.cwd(), program);
+    return executable(full) ? full : undefined;
+  }
+  for (const dir of (process.env.PATH || "").split(path.delimiter)) {
+    if (dir && executable(path.join(dir, program))) return path.join(dir, program);
+  }
+  return undefined;
+}
+
+/** The one message shown when the server cannot start: what to install, which setting to set. */
+async function cannotStart(reason) {
+  output.appendLine(`could not start the language server: ${reason}`);
+  const choice = await vscode.window.showErrorMessage(
+    `accelconf: the language server cannot start (${reason}). Install accelconf where VS Code can run it ` +
+      "(pip install accelconf), or set accelconf.server.command to your environment's Python, for example " +
+      '["/path/to/.venv/bin/python", "-m", "accelconf", "lsp"].',
+    "Open Settings",
+    "Show Output",
+  );
+  if (choice === "Open Settings") {
+    await vscode.commands.executeCommand("workbench.action.openSettings", "accelconf.server.command");
+  } else if (choice === "Show Output") {
+    output.show(true);
+  }
+}
+
+/** A client whose own error notifications stay in the output channel while it starts: a failed
+ * start gets the one message of cannotStart(), not a second "couldn't create connection". */
+class AccelconfClient extends LanguageClient {
+  error(message, data, showNotification) {
+    super.error(message, data, this.starting ? false : showNotification);
+  }
+}
+
 function createClient() {
   const [program, ...args] = serverCommand();
   const folder = vscode.workspace.workspaceFolders && vscode.workspace.workspaceFolders[0];
-  const extraPatterns = vscode.workspace.getConfiguration(SECTION).get("filePatterns", []);
 
   /** @type {import("vscode-languageclient/node").ServerOptions} */
   const serverOptions = {
@@ -102,9 +128,10 @@ function createClient() {
     options: folder ? { cwd: folder.uri.fsPath } : {},
   };
 
+  let crashes = 0;
   /** @type {import("vscode-languageclient/node").LanguageClientOptions} */
   const clientOptions = {
-    documentSelector: documentSelector(Array.isArray(extraPatterns) ? extraPatterns : []),
+    documentSelector: documentSelector(),
     // workspace/didChangeConfiguration with {accelconf: {...}} when one of these changes.
     synchronize: { configurationSection: SERVER_KEYS.map((key) => `${SECTION}.${key}`) },
     middleware: { workspace: { configuration: configurationMiddleware } },
@@ -112,10 +139,19 @@ function createClient() {
     outputChannel: output,
     traceOutputChannel: output,
     diagnosticCollectionName: SECTION,
+    errorHandler: {
+      error: () => ({ action: ErrorAction.Shutdown, handled: true }),
+      // A server that exits while starting is not restarted (startClient() says why, once);
+      // a running one is restarted up to 4 times.
+      closed: () => (created.starting || ++crashes > 4
+        ? { action: CloseAction.DoNotRestart, handled: created.starting }
+        : { action: CloseAction.Restart, handled: true }),
+    },
   };
 
   output.appendLine(`starting: ${[program, ...args].join(" ")}`);
-  const created = new LanguageClient(SECTION, "accelconf", serverOptions, clientOptions);
+  const created = new AccelconfClient(SECTION, "accelconf", serverOptions, clientOptions);
+  created.starting = false;
   created.onDidChangeState((event) => {
     if (event.newState === State.Stopped) output.appendLine("language server stopped");
   });
@@ -123,23 +159,23 @@ function createClient() {
 }
 
 async function startClient() {
+  const started = Date.now();
+  const [program] = serverCommand();
+  const folder = vscode.workspace.workspaceFolders && vscode.workspace.workspaceFolders[0];
+  if (!resolveProgram(program, folder ? folder.uri.fsPath : undefined)) {
+    await cannotStart(`${program} not found`);
+    return;
+  }
   client = createClient();
+  client.starting = true;
   try {
     await client.start();
+    output.appendLine(`language server ready in ${Date.now() - started} ms`);
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    output.appendLine(`could not start the language server: ${message}`);
-    const choice = await vscode.window.showErrorMessage(
-      `accelconf: could not start the language server (${message}). Is accelconf installed? ` +
-        "Set accelconf.server.command to the command that runs `accelconf lsp`.",
-      "Open Settings",
-      "Show Output",
-    );
-    if (choice === "Open Settings") {
-      await vscode.commands.executeCommand("workbench.action.openSettings", "accelconf.server.command");
-    } else if (choice === "Show Output") {
-      output.show(true);
-    }
+    client = undefined;
+    await cannotStart(error instanceof Error ? error.message : String(error));
+  } finally {
+    if (client) client.starting = false;
   }
 }
 
@@ -184,4 +220,4 @@ async function deactivate() {
   await stopClient();
 }
 
-module.exports = { activate, deactivate, documentSelector, serverSettings, configurationMiddleware };
+module.exports = { activate, deactivate, documentSelector, serverSettings, configurationMiddleware, resolveProgram };

@@ -25,10 +25,11 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from accelconf import __version__, assist
+from accelconf.assist import memhint
 
 from accelconf.accelerate import registry
 from accelconf.text.document import Document, load_text
-from accelconf.errors import InputError
+from accelconf.errors import InputError, UsageError
 from accelconf.findings import Finding
 
 from accelconf_lsp import protocol
@@ -81,7 +82,7 @@ def parse_settings(raw: Any) -> tuple[Settings, list[str]]:
     if not isinstance(rules, (list, tuple)) or not all(isinstance(r, str) for r in rules):
         problems.append(f"accelconf.disabledRules {rules!r} is not a list of rule names; no rule is disabled")
         rules = ()
-    known = {k for k in raw if k in ("accelerateVersion", "target", "disabledRules")}
+    known = {k for k in raw if k in ("accelerateVersion", "target", "disabledRules", *memhint.SETTINGS)}
     unknown = sorted(str(k) for k in raw if k not in known)
     if unknown:
         problems.append("unknown accelconf settings ignored: " + ", ".join(unknown))
@@ -107,11 +108,12 @@ class AccelconfLanguageServer(LanguageServer):
         super().__init__("accelconf", __version__)
         self.settings = Settings()
         self.target_env: Any = None
+        self.memory: memhint.Memory | None = None
         self.analyses: dict[str, Analysis] = {}
-        self.kinds: dict[str, assist.Kind] = {}  # once recognized, a document stays recognized
+        self.kinds: dict[str, assist.Kind] = {}  # the last kind, kept while the text does not parse
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._last_change: dict[str, float] = {}
-        self._published: set[str] = set()  # documents with diagnostics on the client now
+        self._published: set[str] = set()  # open documents the client has had diagnostics for
 
     # -- helpers --------------------------------------------------------------------------------
     @property
@@ -143,13 +145,11 @@ class AccelconfLanguageServer(LanguageServer):
                 from accelconf.environment.targets import load_target
 
                 env = load_target(settings.target)
-            except InputError as exc:
+            except (InputError, UsageError) as exc:
                 problems.append(f"accelconf.target: {exc}; checking without a target machine")
                 settings = Settings(settings.accelerate_version, None, settings.disabled_rules)
-            except ImportError:
-                problems.append("accelconf.target: machine profiles are not available in this accelconf; ignored")
-                settings = Settings(settings.accelerate_version, None, settings.disabled_rules)
-        for p in problems:
+        self.memory, more = memhint.from_settings(raw)  # accelconf.params / accelconf.model: "will it fit?"
+        for p in problems + more:
             self.notify_user(f"{p} (from {origin})")
         self.settings = settings
         self.target_env = env
@@ -184,9 +184,12 @@ class AccelconfLanguageServer(LanguageServer):
                 result.doc = load_text(text, path)
             except InputError as exc:
                 result.diagnostics.append(protocol.lsp_input_error(exc, text, encoding))
-            kind = assist.document_kind(path, text, result.doc) or self.kinds.get(uri)
+            kind = assist.document_kind(path, text, result.doc)
+            if kind is None and result.doc is None and assist.modeline(text) != "disable":
+                kind = self.kinds.get(uri)  # half-typed text that no longer parses keeps its kind
             if kind is None:
                 result.diagnostics = []
+                self.kinds.pop(uri, None)
             else:
                 self.kinds[uri] = kind
                 result.kind = kind
@@ -201,18 +204,11 @@ class AccelconfLanguageServer(LanguageServer):
         return result
 
     def _findings(self, doc: Document) -> list[Finding]:
-        from accelconf.accelerate.validate import validate_any
+        from accelconf.api import check_document
 
         s = self.settings
-        found = list(validate_any(doc, accelerate_version=s.accelerate_version, disabled=s.disabled_rules))
-        if self.target_env is not None:
-            try:
-                from accelconf.environment.checks import check_environment
-
-                off = set(s.disabled_rules)
-                found += [f for f in check_environment(doc, self.target_env, validated=True) if f.rule not in off]
-            except Exception:  # noqa: BLE001 - environment checks are optional
-                logger.exception("environment checks failed")
+        found = check_document(doc, self.target_env, accelerate_version=s.accelerate_version, disabled=s.disabled_rules)
+        found += memhint.findings(doc, self.memory, self.target_env, s.disabled_rules)
         return found
 
     def publish(self, uri: str) -> None:
@@ -222,11 +218,10 @@ class AccelconfLanguageServer(LanguageServer):
             if result is None:
                 return
             if result.kind is None and uri not in self._published:
-                return  # not a config accelconf knows: say nothing about it
-            if result.diagnostics:
-                self._published.add(uri)
-            else:
-                self._published.discard(uri)
+                return  # not a config accelconf knows, and never was: say nothing about it
+            # Once published, every later version is published too (an empty list clears what
+            # the client shows when the document becomes clean or stops being a config).
+            self._published.add(uri)
             self.text_document_publish_diagnostics(
                 types.PublishDiagnosticsParams(uri=uri, diagnostics=result.diagnostics, version=result.version))
         except Exception:  # noqa: BLE001
@@ -382,6 +377,7 @@ def hover(ls: AccelconfLanguageServer, params: types.HoverParams) -> types.Hover
     line, col = protocol.from_client(lines, params.position, ls.encoding)
     md = assist.hover(result.text, line, col, ls.settings.accelerate_version, ls.path_of(params.text_document.uri),
                       result.kind, result.doc)
+    md = memhint.add_to_hover(md, result.text, line, col, result.doc, ls.memory, ls.target_env, ls.path_of(params.text_document.uri))
     if md is None:
         return None
     where = assist.context_at(result.text, line, col, path=ls.path_of(params.text_document.uri))
@@ -426,17 +422,27 @@ def _migrate_action(ls: AccelconfLanguageServer, uri: str, result: Analysis) -> 
     data = result.doc.data if result.doc is not None else None
     if result.kind != "accelerate" or not isinstance(data, dict) or not isinstance(data.get("fsdp_config"), dict):
         return None
+    if not registry.section_active("fsdp_config", data):  # e.g. MULTI_GPU: the section is inert
+        return None
     if str(data["fsdp_config"].get("fsdp_version", 1)) == "2":
         return None
+    from accelconf.accelerate.migrate import migrate_text
+
     try:
-        from accelconf.accelerate.migrate import migrate_text
-    except ImportError:
-        return None
-    try:
-        new, _notes = migrate_text(result.text, ls.path_of(uri))
+        new = _keep_bom(result.text, lambda body: migrate_text(body, ls.path_of(uri))[0])
     except InputError:
         return None
     return protocol.lsp_rewrite("Migrate to FSDP2", types.CodeActionKind.RefactorRewrite, uri, result.text, new, ls.encoding)
+
+
+def _keep_bom(text: str, rewrite: Callable[[str], str]) -> str:
+    """Rewrite a document's text; a leading byte-order mark stays out of the library's way and in the result.
+
+    The library reads a BOM from bytes (``Document.bom``); text from a client is already decoded,
+    and a BOM left in it would shift the first line's columns."""
+    if text.startswith("\ufeff"):
+        return "\ufeff" + rewrite(text[1:])
+    return rewrite(text)
 
 
 @server.feature(types.TEXT_DOCUMENT_FORMATTING)
@@ -445,12 +451,11 @@ def formatting(ls: AccelconfLanguageServer, params: types.DocumentFormattingPara
     result = ls.analyze(params.text_document.uri)
     if result is None or result.kind is None or result.doc is None:
         return None
+    from accelconf.accelerate.fmt import format_text
+
     try:
-        from accelconf.accelerate.fmt import format_text
-    except ImportError:
-        return None
-    try:
-        new = format_text(result.text, ls.path_of(params.text_document.uri), ls.settings.accelerate_version)
+        new = _keep_bom(result.text, lambda body: format_text(body, ls.path_of(params.text_document.uri),
+                                                               ls.settings.accelerate_version))
     except InputError:
         return None
     return protocol.lsp_whole_document_edit(result.text, new, ls.encoding)
@@ -467,9 +472,16 @@ def document_symbol(ls: AccelconfLanguageServer, params: types.DocumentSymbolPar
 
 # -- running --------------------------------------------------------------------------------------
 
+def _not_cancel_chatter(record: logging.LogRecord) -> bool:
+    return not str(record.msg).startswith("Cancel notification for unknown message id")
+
+
 def main(tcp: bool = False, host: str = "127.0.0.1", port: int = 2087) -> int:
     level = os.environ.get("ACCELCONF_LSP_LOG", "WARNING").upper()
     logging.basicConfig(level=getattr(logging, level, logging.WARNING), format="accelconf-lsp %(levelname)s %(message)s")
+    # A client cancels requests that were already answered (VS Code does on every cursor move);
+    # pygls warns about each one on stderr, which editors show in their output panel.
+    logging.getLogger("pygls.protocol.json_rpc").addFilter(_not_cancel_chatter)
     if tcp:
         server.start_tcp(host, port)
     else:

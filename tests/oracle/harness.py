@@ -2,19 +2,26 @@
 
 Run as a separate process so that HF_HOME (read by accelerate at import time) and the patches never
 leak into the test process. Protocol: one JSON request per stdin line, one JSON answer per stdout
-line. A request is ``{"argv": [...], "plugins": bool, "snippet": "python source" | null}``; the
-answer holds ``mode``, ``env`` (the delta to the base environment), ``torchrun``, ``cmd``,
+line. A request is ``{"argv": [...], "cores": int, "plugins": bool, "snippet": "python source" | null}``;
+the answer holds ``mode``, ``env`` (the delta to the base environment), ``torchrun``, ``cmd``,
 ``plugins`` (fields of the FSDP/DeepSpeed/Dynamo plugins built from that env) and ``snippet``
 (fields of the plugins a to-kwargs snippet builds, executed with an empty accelerate environment),
 or ``error``.
 
-``ACCELERATE_ORACLE_PATH`` puts another accelerate (an unpacked older wheel) first on sys.path.
-Patches: ports are free, fp8 libraries present, mpirun found, one physical core (so the CPU
-thread heuristic leaves OMP_NUM_THREADS at 1), CUDA device 0 for the FSDP1 plugin.
-"""
+The release's own ``launch_command`` runs (``_validate_launch_command``, its dispatch, the
+``prepare_*`` functions) and is stopped at the hand-off: ``subprocess.Popen`` in
+accelerate/commands/launch.py and ``torch.distributed.run.run`` record their environment (the
+Popen ``env``; ``os.environ`` inside ``patch_environment``) and raise; the TPU and SageMaker
+launchers are replaced by their ``prepare_*`` step (the SageMaker job's ``environment``).
 
+``ACCELERATE_ORACLE_PATH`` puts another accelerate (a release of tests/oracle/releases.py) first on
+sys.path; every release from 0.20 works the same way. Patches: ports are free, fp8 libraries
+present, mpirun is Open MPI, ``cores`` physical cores (default 1, so the CPU thread heuristic
+leaves OMP_NUM_THREADS at 1), fake AWS keys for SageMaker, CUDA device 0 for the FSDP1 plugin.
+"""
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import enum
 import json
@@ -40,39 +47,136 @@ import psutil  # noqa: E402
 
 import accelerate  # noqa: E402
 import accelerate.utils.launch as L  # noqa: E402
-from accelerate.commands.launch import _validate_launch_command, launch_command_parser  # noqa: E402
 
 L.is_port_in_use = lambda port: False
 L.get_free_port = lambda: 29555
 L.is_fp8_available = lambda: True
-L._get_mpirun_args = lambda: ("mpirun", "--hostfile", "-n", "--npernode", "--bind-to")
-psutil.cpu_count = lambda logical=True: 1
+if hasattr(L, "_get_mpirun_args"):  # Open MPI's argument names; 0.28-0.31 return four of them (no --bind-to)
+    import inspect
+
+    _MPI = ("mpirun", "--hostfile", "-n", "--npernode", "--bind-to")
+    _MPI = _MPI if "--bind-to" in inspect.getsource(L._get_mpirun_args) else _MPI[:4]
+    L._get_mpirun_args = lambda: _MPI
+CORES = [1]
+psutil.cpu_count = lambda logical=True: CORES[0]
+
+import accelerate.commands.launch as C  # noqa: E402
+import torch.distributed.run as distrib_run  # noqa: E402
 
 TORCHRUN_KEYS = ("nproc_per_node", "nnodes", "node_rank", "master_addr", "master_port", "rdzv_endpoint", "rdzv_backend")
 CWD = tempfile.mkdtemp(prefix="accelconf-cwd-")
 os.chdir(CWD)
 
 
-def launch(argv: list[str]) -> dict:
+# Set by `import deepspeed` (deepspeed/__init__.py, os.environ.setdefault), which the DeepSpeed
+# launcher imports: DeepSpeed's doing, not accelerate's.
+NOT_ACCELERATES = frozenset({"PYTORCH_NVML_BASED_CUDA_CHECK"})
+
+
+class Handoff(BaseException):
+    """Raised where accelerate hands the training process over (BaseException: the launchers'
+    ``except Exception`` re-raise blocks never see it)."""
+
+    def __init__(self, env: dict, cmd: list | None = None, torchrun: dict | None = None) -> None:
+        super().__init__()
+        self.env, self.cmd, self.torchrun = env, cmd, torchrun or {}
+
+
+def _popen(cmd, env=None, **_kw):
+    # subprocess.Popen encodes every key and value: a non-str value raises TypeError there
+    for k, v in (env or {}).items():
+        for x in (k, v):
+            if not isinstance(x, (str, bytes, os.PathLike)):
+                raise TypeError(f"expected str, bytes or os.PathLike object, not {type(x).__name__}")
+    raise Handoff(dict(env if env is not None else os.environ), list(cmd))
+
+
+LAST_ARGS: list = [None]
+
+
+def _filter_args(args, *rest, **kw):
+    LAST_ARGS[0] = args  # accelerate's namespace, before torchrun's parser adds its own defaults
+    return _real_filter_args(args, *rest, **kw)
+
+
+_real_filter_args = C._filter_args
+C._filter_args = _filter_args
+
+
+def _torchrun(args):
+    ns = LAST_ARGS[0]
+    raise Handoff(dict(os.environ), None, {k: getattr(ns, k) for k in TORCHRUN_KEYS if hasattr(ns, k)})
+
+
+class _Subprocess:
+    """accelerate.commands.launch's view of the subprocess module: Popen records instead of starting."""
+
+    def __getattr__(self, name):
+        import subprocess
+
+        return _popen if name == "Popen" else getattr(subprocess, name)
+
+
+C.subprocess = _Subprocess()
+distrib_run.run = _torchrun
+MODE = ["?"]
+
+
+def _wrap(name: str, mode: str):
+    real = getattr(C, name)
+
+    def wrapper(*a, **kw):
+        MODE[0] = mode
+        return real(*a, **kw)
+
+    setattr(C, name, wrapper)
+
+
+for _name, _mode in (("simple_launcher", "simple"), ("multi_gpu_launcher", "torchrun"), ("deepspeed_launcher", "deepspeed")):
+    _wrap(_name, _mode)
+
+
+def _tpu(args, pod=False):
+    MODE[0] = "tpu"
+    raise Handoff(L.prepare_tpu(args, {}, pod)[1] if pod else L.prepare_tpu(args, {})[1])
+
+
+def _sagemaker(sagemaker_config, args):
+    """The job environment SageMaker gets (prepare_sagemager_args_inputs); credentials are faked
+    when the config names no profile (accelerate needs them from the command line or AWS_PROFILE)."""
+    MODE[0] = "sagemaker"
+    if getattr(args, "aws_access_key_id", None) is None:
+        args.aws_access_key_id, args.aws_secret_access_key = "oracle", "oracle"
+    kwargs, _inputs = L.prepare_sagemager_args_inputs(sagemaker_config, args)
+    raise Handoff(dict(kwargs["environment"]), None, {"distribution": kwargs.get("distribution")})
+
+
+C.tpu_launcher = _tpu
+C.tpu_pod_launcher = lambda args: _tpu(args, True)
+C.sagemaker_launcher = _sagemaker
+
+
+def launch(argv: list[str], cores: int = 1) -> dict:
+    """accelerate's own ``launch_command`` up to the hand-off: the Popen env of the simple launcher,
+    the environment inside ``patch_environment`` when torchrun would start, the SageMaker job env."""
     base = dict(os.environ)
-    args = launch_command_parser().parse_args(argv)
-    args, cfg, mp_from_cfg = _validate_launch_command(args)
-    cmd = None
-    if cfg is not None and str(getattr(cfg.compute_environment, "value", cfg.compute_environment)) == "AMAZON_SAGEMAKER" and not (
-            args.use_deepspeed or args.use_fsdp or args.use_megatron_lm or args.multi_gpu or args.tpu):
-        return {"mode": "sagemaker", "skip": "SageMaker launches need AWS: not run", "env": {}, "torchrun": {}, "cmd": None, "cwd": CWD}
-    if args.use_deepspeed and not args.cpu:
-        fields = list(cfg.deepspeed_config) if cfg else []
-        args.deepspeed_fields_from_accelerate_config = ",".join(fields + (["mixed_precision"] if mp_from_cfg else []))
-        mode, (cmd, env) = "deepspeed", L.prepare_deepspeed_cmd_env(args)
-    elif (args.use_fsdp or args.use_megatron_lm or args.multi_gpu) and not args.cpu:
-        mode, env = "torchrun", L.prepare_multi_gpu_env(args)
-    elif args.tpu and not args.cpu:
-        mode, env = "tpu", L.prepare_tpu(args, dict(os.environ))[1]
+    CORES[0] = cores
+    MODE[0] = "?"
+    args = C.launch_command_parser().parse_args(argv)
+    try:
+        with contextlib.redirect_stdout(sys.stderr):  # the launchers print (SageMaker); stdout carries the answers
+            C.launch_command(args)
+    except Handoff as h:
+        env, cmd, trun = h.env, h.cmd, h.torchrun
     else:
-        mode, (cmd, env) = "simple", L.prepare_simple_launcher_cmd_env(args)
-    delta = {k: v for k, v in env.items() if base.get(k) != v}
-    trun = {k: getattr(args, k) for k in TORCHRUN_KEYS if hasattr(args, k)} if mode in ("torchrun", "deepspeed") else {}
+        raise AssertionError("launch_command returned without handing off")
+    finally:
+        os.environ.clear()
+        os.environ.update(base)
+    mode = MODE[0]
+    delta = env if mode == "sagemaker" else {k: v for k, v in env.items() if base.get(k) != v and k not in NOT_ACCELERATES}
+    if mode == "sagemaker":
+        trun = {}
     if cmd and mode == "simple":
         cmd = cmd[: cmd.index(sys.executable)] if sys.executable in cmd else cmd
     elif cmd:
@@ -190,7 +294,7 @@ def plugins_from_snippet(source: str) -> dict:
 
 def parser_table() -> dict:
     out = {}
-    for a in launch_command_parser()._actions:
+    for a in C.launch_command_parser()._actions:
         if a.option_strings:
             out[a.dest] = [type(a).__name__, getattr(a.type, "__name__", str(a.type)), repr(a.default),
                            list(a.choices) if a.choices else None]
@@ -201,7 +305,7 @@ def answer(req: dict) -> dict:
     if req.get("parser"):
         return {"parser": parser_table()}
     try:
-        res = launch(req["argv"])
+        res = launch(req["argv"], int(req.get("cores", 1)))
     except BaseException as exc:  # argparse exits with SystemExit
         return {"error": f"{type(exc).__name__}: {str(exc)[:300]}"}
     if req.get("plugins"):

@@ -1,6 +1,6 @@
 """Record oracle fixtures for an accelerate version other than the installed one.
 
-    python tests/oracle/record_fixtures.py 1.4.0            # pip download, unpack, record
+    python tests/oracle/record_fixtures.py 1.4.0            # the release from the matrix cache
     python tests/oracle/record_fixtures.py 1.4.0 --dir DIR  # use an unpacked wheel in DIR
 
 Writes ``tests/data/oracle/corpus-<version>.json`` (every corpus config through that version's
@@ -12,13 +12,11 @@ recorded too. The tests compare :func:`accelconf.accelerate.launch.launch_env` w
 from __future__ import annotations
 
 import argparse
-import glob
 import json
 import os
 import subprocess
 import sys
 import tempfile
-import zipfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -43,11 +41,14 @@ PRECEDENCE_FLAGS = ["--fsdp_state_dict_type", "FULL_STATE_DICT"]
 
 
 def unpack(version: str) -> str:
-    tmp = tempfile.mkdtemp(prefix=f"accelerate-{version}-")
-    subprocess.run([sys.executable, "-m", "pip", "download", f"accelerate=={version}", "--no-deps", "-d", tmp, "-q"], check=True)
-    wheel = glob.glob(os.path.join(tmp, "*.whl"))[0]
-    zipfile.ZipFile(wheel).extractall(os.path.join(tmp, "site"))
-    return os.path.join(tmp, "site")
+    """The release's directory in the matrix cache (tests/oracle/releases.py installs it if needed)."""
+    sys.path.insert(0, str(HERE.parents[1]))
+    from tests.oracle import releases
+
+    minor = ".".join(version.split(".")[:2])
+    if releases.RELEASES.get(minor) != version:
+        raise SystemExit(f"accelerate {version} is not a pinned release (tests/oracle/releases.py pins {releases.RELEASES.get(minor)})")
+    return str(releases.ensure(minor))
 
 
 def run_oracle(requests: list[dict], path: str | None) -> tuple[str, list[dict]]:
@@ -63,7 +64,7 @@ def run_oracle(requests: list[dict], path: str | None) -> tuple[str, list[dict]]
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("version")
-    ap.add_argument("--dir", help="an unpacked accelerate wheel (default: pip download it)")
+    ap.add_argument("--dir", help="an unpacked accelerate wheel (default: the matrix cache, tests/oracle/releases.py)")
     args = ap.parse_args()
     path = args.dir or unpack(args.version)
     DATA.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,157 @@
+"""The memory estimate in an editor: hover figures and the ``mem-*`` diagnostics, without LSP types.
+
+This module owns the editor settings for "will it fit?" (``accelconf.params`` or ``accelconf.model``,
+optional ``accelconf.seqLen``, ``accelconf.microBatch``, ``accelconf.hostRamGib``) and what the language
+server shows with them: hovering ``zero_stage``, ``fsdp_sharding_strategy``, ``fsdp_offload_params``
+or ``num_processes`` gives the per-GPU figure of the config as written and of each value that key
+could take; the fit findings of :mod:`accelconf.environment.memory` join the diagnostics. The GPU
+model and count come from the server's target (``accelconf.target``); without one the figures are
+shown without a verdict. The server calls :func:`from_settings`, :func:`findings` and
+:func:`add_to_hover`, one line each.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from accelconf.environment import memory
+from accelconf.environment.memory import Layout, Strategy, gib
+from accelconf.environment.modelsize import ModelSize, human_count
+from accelconf.findings import Finding
+
+SETTINGS: tuple[str, ...] = ("params", "model", "seqLen", "microBatch", "hostRamGib")
+HOVER_KEYS = {("deepspeed_config", "zero_stage"), ("fsdp_config", "fsdp_sharding_strategy"),
+              ("fsdp_config", "fsdp_offload_params"), ((), "num_processes")}
+
+
+@dataclass(frozen=True)
+class Memory:
+    """The model and shapes the editor settings give."""
+
+    model: ModelSize
+    seq_len: int | None = None
+    micro_batch: int | None = None
+    host_ram_gib: float | None = None
+
+
+def from_settings(raw: Any) -> tuple[Memory | None, list[str]]:
+    """The memory settings from the client's ``accelconf`` settings object, and a message for each
+    value refused. ``None`` when neither ``params`` nor ``model`` is set."""
+    from accelconf.errors import UsageError
+    from accelconf.environment import modelsize
+
+    if isinstance(raw, dict) and isinstance(raw.get("accelconf"), dict):
+        raw = raw["accelconf"]
+    if not isinstance(raw, dict) or (raw.get("params") in (None, "") and raw.get("model") in (None, "")):
+        return None, []
+    problems: list[str] = []
+
+    def positive(key: str, kind: type) -> Any:
+        v = raw.get(key)
+        if v is None:
+            return None
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or v <= 0 or (kind is int and int(v) != v):
+            problems.append(f"accelconf.{key} {v!r} is not a positive {'whole ' if kind is int else ''}number; ignored")
+            return None
+        return kind(v)
+
+    try:
+        if raw.get("model") not in (None, ""):
+            import os
+
+            size = modelsize.from_model_dir(os.path.expanduser(str(raw["model"])))
+        else:
+            size = modelsize.from_count(raw["params"])
+    except UsageError as exc:
+        return None, [f"accelconf.{'model' if raw.get('model') else 'params'}: {exc}; no memory estimate"]
+    seq, mb = positive("seqLen", int), positive("microBatch", int)
+    if (seq is None) != (mb is None):
+        problems.append("accelconf.seqLen and accelconf.microBatch go together; activations left out")
+        seq = mb = None
+    return Memory(size, seq, mb, positive("hostRamGib", float)), problems
+
+
+def _env(env: Any) -> Any:
+    if env is None:
+        from accelconf.environment.probe import Environment
+        from accelconf.environment.targets import ALL_FACTS
+
+        return Environment(source="no target", unknown=ALL_FACTS)
+    return env
+
+
+def findings(doc: Any, mem: Memory | None, env: Any, disabled: Any = ()) -> list[Finding]:
+    """The ``mem-*`` findings for an accelerate config document (none without settings or a GPU)."""
+    if mem is None or not isinstance(getattr(doc, "data", None), dict) or "distributed_type" not in doc.data:
+        return []
+    try:
+        _, found = memory.check_memory(doc, _env(env), mem.model, seq_len=mem.seq_len, micro_batch=mem.micro_batch,
+                                       host_ram_gib=mem.host_ram_gib)
+    except Exception:  # noqa: BLE001 - diagnostics must not fail because of the estimate
+        import logging
+
+        logging.getLogger(__name__).exception("memory estimate failed")
+        return []
+    return [f for f in found if f.rule not in set(disabled)]
+
+
+def _variants(key: str, s: Strategy, lay: Layout) -> list[tuple[str, Strategy, Layout]]:
+    if key == "zero_stage" and s.kind == "deepspeed":
+        return [(f"zero_stage: {n}", replace(s, zero_stage=n, zero3_init=n == 3,
+                                             offload_param=s.offload_param if n == 3 else "none"), lay) for n in range(4)]
+    if key == "fsdp_sharding_strategy" and s.kind == "fsdp1":
+        return [(name, replace(s, sharding=name), lay) for name in memory.SHARDED_GROUP]
+    if key == "fsdp_offload_params" and s.kind in ("fsdp1", "fsdp2"):
+        return [(f"fsdp_offload_params: {str(v).lower()}", replace(s, offload_params=v), lay) for v in (False, True)]
+    if key == "num_processes":
+        return [(f"{n} GPUs", s, Layout(max(1, n // lay.nodes), lay.nodes)) for n in sorted({lay.world, 2 * lay.world})
+                if n >= lay.nodes]
+    return []
+
+
+def hover_markdown(doc: Any, key: str, mem: Memory, env: Any) -> str | None:
+    """Markdown with the per-GPU figure of the config and of the values ``key`` could take."""
+    if not isinstance(getattr(doc, "data", None), dict):
+        return None
+    report = memory.assess(doc.data, mem.model, seq_len=mem.seq_len, micro_batch=mem.micro_batch, path=doc.path,
+                           **memory.machine_of(_env(env), mem.host_ram_gib))
+    e = report.estimate
+    head = (f"**Memory per GPU** ({human_count(mem.model.params)} parameters, {e.strategy.label()}, "
+            f"{e.layout.world} GPUs): **{gib(e.per_gpu)}**")
+    if report.gpu_bytes:
+        head += f" of {report.gpu_name} {gib(report.gpu_bytes)} ({report.gpu_fraction:.0%}, {report.verdict})"
+    lines = [head, "",
+             f"parameters {gib(e.params)}, gradients {gib(e.grads)}, optimizer {gib(e.optimizer)}, "
+             f"gathered {gib(e.gathered)}, activations " + ("not included" if e.activations is None else gib(e.activations))
+             + f"; host RAM per node {gib(e.host)}"]
+    rows = []
+    for label, s, lay in _variants(key, e.strategy, e.layout):
+        v = memory.estimate(s, lay, mem.model, seq_len=mem.seq_len, micro_batch=mem.micro_batch)
+        share = f" ({v.per_gpu / report.gpu_bytes:.0%})" if report.gpu_bytes else ""
+        rows.append(f"- `{label}`: {gib(v.per_gpu)}{share}")
+    if rows:
+        lines += ["", *rows]
+    return "\n".join(lines)
+
+
+def add_to_hover(md: str | None, text: str, line: int, col: int, doc: Any, mem: Memory | None, env: Any,
+                 path: str = "") -> str | None:
+    """``md`` with the memory figure appended when the cursor (0-based) is on one of
+    :data:`HOVER_KEYS` and the settings name a model. Never raises."""
+    if mem is None or doc is None:
+        return md
+    try:
+        from accelconf.assist import context_at
+
+        where = context_at(text, line, col, path=path)
+        key = where.key or ""
+        parent = where.path[-1] if where.path else ()
+        if (parent, key) not in HOVER_KEYS:
+            return md
+        extra = hover_markdown(doc, key, mem, env)
+    except Exception:  # noqa: BLE001 - a hover must never fail because of the estimate
+        return md
+    if not extra:
+        return md
+    return extra if md is None else f"{md}\n\n---\n\n{extra}"

@@ -1,0 +1,156 @@
+"""How DeepSpeed reads a JSON value: JSON types, pydantic v2 lax-mode coercion, and the few values
+the cross-field rules need (the ZeRO stage, whether a block is enabled).
+
+DeepSpeed's pydantic models (``deepspeed/runtime/config_utils.py`` ``DeepSpeedConfigModel``) run in
+lax mode: ``"3"`` is an int, ``"yes"`` a bool. Hand-parsed sections (``get_scalar_param``) keep the
+value as written. Nothing here knows a key name except :func:`_stage`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+_TRUE_STR = {"1", "on", "t", "true", "y", "yes"}
+_FALSE_STR = {"0", "off", "f", "false", "n", "no"}
+
+
+def _json_type(v: Any) -> str:
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "boolean"
+    if isinstance(v, int):
+        return "integer"
+    if isinstance(v, float):
+        return "number"
+    if isinstance(v, str):
+        return "string"
+    if isinstance(v, list):
+        return "array"
+    return "object"
+
+
+def _strict_ok(v: Any, t: str) -> bool:
+    jt = _json_type(v)
+    if t == "number":
+        return jt in ("integer", "number")
+    if t == "integer":
+        # pydantic converts integral floats only below 2**63 (int_parsing_size)
+        return jt == "integer" or (jt == "number" and math.isfinite(v) and float(v).is_integer() and abs(v) < 2.0**63)
+    return jt == t
+
+
+def _lax_ok(v: Any, t: str) -> bool:
+    """Whether pydantic v2's lax mode turns ``v`` into type ``t`` (what DeepSpeed's models accept)."""
+    if _strict_ok(v, t):
+        return True
+    if t == "boolean":
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            return v in (0, 1)
+        return isinstance(v, str) and v.strip().lower() in _TRUE_STR | _FALSE_STR
+    if t == "integer":
+        if isinstance(v, bool):
+            return True
+        if isinstance(v, str):
+            s = v.strip()
+            try:
+                int(s)
+                return True
+            except ValueError:
+                try:
+                    f = float(s)
+                except ValueError:
+                    return False
+                return math.isfinite(f) and f.is_integer() and abs(f) < 2.0**63
+        return False
+    if t == "number":
+        if isinstance(v, bool):
+            return True
+        if isinstance(v, str):
+            try:
+                float(v.strip())
+                return True
+            except ValueError:
+                return False
+    return False
+
+
+def _coerce(v: Any, t: str) -> Any:
+    """The value pydantic's lax mode produces (for range checks); ``v`` itself if unknown."""
+    if t in ("integer", "number") and isinstance(v, str):
+        try:
+            f = float(v.strip())
+            return int(f) if t == "integer" else f
+        except ValueError:
+            return v
+    if t in ("integer", "number") and isinstance(v, bool):
+        return int(v)
+    return v
+
+
+
+def _fmt(v: Any) -> str:
+    return json.dumps(v) if not isinstance(v, float) or math.isfinite(v) else str(v)
+
+def _int_or_none(v: Any) -> int | None:
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, int):
+        return v
+    if isinstance(v, float) and v.is_integer():
+        return int(v)
+    return None
+
+
+def _lax_bool(v: Any) -> bool | None:
+    """The boolean pydantic's lax mode makes of ``v`` (None when it rejects it or it is "auto")."""
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, (int, float)) and v in (0, 1):
+        return bool(v)
+    if isinstance(v, str):
+        low = v.strip().lower()
+        if low in _TRUE_STR:
+            return True
+        if low in _FALSE_STR:
+            return False
+    return None
+
+
+def _lax_num(v: Any) -> float | None:
+    """The number pydantic's lax mode makes of ``v`` (None when it rejects it)."""
+    if isinstance(v, (int, float)):
+        return float(v)
+    if isinstance(v, str):
+        try:
+            return float(v.strip())
+        except ValueError:
+            return None
+    return None
+
+
+def _enabled(block: Any) -> bool:
+    if not isinstance(block, dict):
+        return False
+    return _lax_bool(block.get("enabled")) is True
+
+
+def _stage(data: dict[str, Any]) -> int | None:
+    """The ZeRO stage DeepSpeed will use, or None when unknown ("auto" under accelerate)."""
+    z = data.get("zero_optimization")
+    if z is True:
+        return 1
+    if not isinstance(z, dict):
+        return 0
+    s = z.get("stage", 0)
+    if s == "auto":
+        return None
+    if isinstance(s, bool):
+        return int(s)
+    if isinstance(s, (int, float)) and float(s).is_integer():
+        return int(s)
+    if isinstance(s, str) and s.strip().isdigit():
+        return int(s.strip())
+    return None

@@ -1,0 +1,223 @@
+"""The DeepSpeed diffs: two DeepSpeed JSON documents key by key (:func:`diff_deepspeed`), and an
+accelerate config against a DeepSpeed JSON on the settings they share (:func:`diff_accelerate_deepspeed`).
+
+This module owns reading a DeepSpeed JSON as the accelerate settings it fixes for a diff; the
+DeepSpeed key table, its defaults and the file detector are :mod:`accelconf.deepspeed`'s.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import replace
+from typing import Any, Iterable
+
+from accelconf.accelerate import registry
+from accelconf.accelerate.model import Config
+from accelconf.deepspeed import accelerate as _ds_accelerate
+from accelconf.deepspeed import keys as _ds_keys
+from accelconf.diff.accelerate import _diff, _Side
+from accelconf.diff.consequences import batch_factors, consequences, precision_note
+from accelconf.diff.result import Change, ChangeKind, DiffResult, matches, same
+
+@functools.lru_cache(maxsize=1)
+def ds_defaults() -> dict[str, Any]:
+    """DeepSpeed's own defaults, from accelconf's DeepSpeed key table, for the keys whose default no
+    version changed: there an explicit default and an absent key are the same. "auto" is never a
+    default: it is a value of its own."""
+    from accelconf import deepspeed as dsmod
+
+    return {path: k.default for path, k in dsmod.iter_keys()
+            if k.children is None and k.has_default and not k.default_changes}
+
+
+# The DeepSpeed keys an accelerate ``deepspeed_config`` also has: the one mapping, in accelconf.deepspeed.
+DS_TO_ACCELERATE: dict[str, str] = _ds_accelerate.DS_TO_ACCELERATE
+
+
+def is_deepspeed_data(data: Any, doc: Any = None) -> bool:
+    """Whether loaded data is a DeepSpeed JSON config rather than an accelerate config: the one
+    detector, :func:`accelconf.deepspeed.is_deepspeed_data` (``doc`` is accepted and unused)."""
+    return _ds_keys.is_deepspeed_data(data)
+
+
+def flatten_deepspeed(data: Any) -> dict[str, tuple[Any, tuple[str, ...]]]:
+    """Dotted path -> (value, key path as written). ``bfloat16`` is read as ``bf16`` (its alias)
+    unless ``bf16`` is present; lists are leaves; ``"zero_optimization": true`` is stage 1."""
+    out: dict[str, tuple[Any, tuple[str, ...]]] = {}
+    if not isinstance(data, dict):
+        return out
+
+    def walk(node: Any, path: tuple[str, ...], written: tuple[str, ...]) -> None:
+        if isinstance(node, dict) and node:
+            for k, v in node.items():
+                walk(v, path + (str(k),), written + (str(k),))
+        else:
+            out[".".join(path)] = (node, written)
+
+    for key, value in data.items():
+        name = str(key)
+        if name == "bfloat16" and "bf16" in data:
+            continue
+        canon = "bf16" if name == "bfloat16" else name
+        if canon == "zero_optimization" and value is True:
+            out["zero_optimization.stage"] = (1, (name,))
+            continue
+        walk(value, (canon,), (name,))
+    for path in list(out):
+        target = _ds_keys.canonical_path(path)
+        if target != path and target not in out:
+            out[target] = out.pop(path)
+    return out
+
+
+def _ds_canon(path: str, v: Any) -> Any:
+    if isinstance(v, str) and path.endswith(".device"):
+        return v.lower()
+    return v
+
+
+def diff_deepspeed(a: Any, b: Any, *, ignore: Iterable[str] = ()) -> DiffResult:
+    """Diff two DeepSpeed JSON documents (:class:`~accelconf.text.document.Document`) key by key.
+
+    ``"auto"`` is a value of its own (it differs from a number and from absence); an absent key
+    equals its DeepSpeed default only for the keys of :func:`ds_defaults`.
+    """
+    ignore = tuple(ignore)
+    fa, fb = flatten_deepspeed(a.data), flatten_deepspeed(b.data)
+    result = DiffResult(a_source=a.path, b_source=b.path, mode="deepspeed")
+    for path in _ds_order(fa, fb):
+        if matches(path, ignore):
+            continue
+        ia, ib = fa.get(path), fb.get(path)
+        va = _ds_canon(path, ia[0]) if ia else ds_defaults().get(path)
+        vb = _ds_canon(path, ib[0]) if ib else ds_defaults().get(path)
+        if same(va, vb):
+            continue
+        la = a.position(ia[1])[0] if ia else 0
+        lb = b.position(ib[1])[0] if ib else 0
+        kind: ChangeKind = "changed" if ia and ib else ("added" if ib else "removed")
+        note = '"auto" is filled by the HF Trainer or accelerate at prepare time' if "auto" in (va, vb) else ""
+        result.changes.append(Change(path, va, vb, kind, la, lb, f"{a.path}:{la}" if la else "default",
+                                     f"{b.path}:{lb}" if lb else "default", note))
+    ds_a = {k: _ds_canon(k, v[0]) for k, v in fa.items()}
+    ds_b = {k: _ds_canon(k, v[0]) for k, v in fb.items()}
+    result.notes = consequences(result, batch_factors(None, ds_a), batch_factors(None, ds_b))
+    pa, pb = _ds_precision_of(ds_a), _ds_precision_of(ds_b)
+    if pa != pb and "auto" not in (pa, pb):
+        result.notes.append(precision_note(pa, pb))
+    return result
+
+
+def _ds_order(fa: dict[str, Any], fb: dict[str, Any]) -> list[str]:
+    seen: dict[str, None] = {}
+    for k in list(fa) + list(fb):
+        seen.setdefault(k, None)
+    return list(seen)
+
+
+def _ds_precision_of(flat: dict[str, Any]) -> Any:
+    fp16, bf16 = flat.get("fp16.enabled"), flat.get("bf16.enabled")
+    if "auto" in (fp16, bf16):
+        return "auto"
+    if fp16 is True:
+        return "fp16"
+    if bf16 is True:
+        return "bf16"
+    return "no"
+
+
+def deepspeed_to_accelerate(data: Any) -> tuple[dict[str, Any], list[str]]:
+    """The accelerate settings a DeepSpeed JSON config fixes: canonical path -> value, plus notes.
+
+    ``"auto"`` stays ``"auto"`` (a value of its own); ``mixed_precision`` comes from
+    ``fp16.enabled``/``bf16.enabled``. The notes on what has no accelerate key come from
+    :func:`accelconf.deepspeed.to_accelerate_section` (its values are for writing a config,
+    where "auto" is dropped, so they are not used here).
+    """
+    flat = {k: v[0] for k, v in flatten_deepspeed(data).items()}
+    out: dict[str, Any] = {}
+    for ds_key, acc in DS_TO_ACCELERATE.items():
+        if ds_key in flat:
+            out[acc] = _ds_canon(ds_key, flat[ds_key])
+    if "fp16.enabled" in flat or "bf16.enabled" in flat:
+        out["mixed_precision"] = _ds_precision_of(flat)
+    from accelconf.deepspeed import to_accelerate_section
+
+    try:
+        _, extra = to_accelerate_section(data)
+    except Exception:  # noqa: BLE001 - notes only; the diff does not depend on them
+        extra = []
+    # what has no accelerate home; "auto" the diff shows itself
+    notes = [n.message for n in extra if n.rule in ("convert.ds-unmapped", "convert.ds-not-exported")]
+    return out, notes
+
+
+SHARED_WITH_DEEPSPEED = frozenset(DS_TO_ACCELERATE.values()) | {"mixed_precision"}
+
+
+def deepspeed_config(doc: Any) -> Config:
+    """The accelerate settings a DeepSpeed JSON document fixes, as a Config with positions
+    (format ``deepspeed``; its ``notes`` say what the mapping could not carry)."""
+    mapped, notes = deepspeed_to_accelerate(doc.data)
+    flat = flatten_deepspeed(doc.data)
+    where_of = {acc: ds for ds, acc in DS_TO_ACCELERATE.items()}
+    cfg = Config(source=doc.path, format="deepspeed")
+    for note in notes:
+        cfg.note(note)
+    for path, value in mapped.items():
+        if path == "mixed_precision":
+            if "fp16.enabled" not in flat and "bf16.enabled" not in flat:
+                continue
+            ds_key = "bf16.enabled" if flat.get("bf16.enabled", (None,))[0] in (True, "auto") else "fp16.enabled"
+        else:
+            ds_key = where_of.get(path, "")
+        line = doc.position(flat[ds_key][1])[0] if ds_key in flat else 0
+        cfg.set(path, value, line=line, origin="file", where=f"{doc.path}:{line}" if line else doc.path,
+                written_key=ds_key)
+    return cfg
+
+
+# What an absent key means in a DeepSpeed JSON (DeepSpeed's defaults, not accelerate's).
+def _ds_side_defaults() -> dict[str, Any]:
+    """Defaults of the accelerate side of a DeepSpeed JSON: its own defaults, and no mixed precision."""
+    return {**{acc: ds_defaults().get(ds) for ds, acc in DS_TO_ACCELERATE.items()}, "mixed_precision": "no"}
+
+
+def diff_accelerate_deepspeed(a: Any, b: Any, *, version: str | None = None, ignore: Iterable[str] = ()) -> DiffResult:
+    """An accelerate config against a DeepSpeed JSON document, on the settings they share: ZeRO
+    stage, offload devices, gradient accumulation, clipping, 16-bit save, precision.
+
+    Either side may be the DeepSpeed one (a :class:`~accelconf.text.document.Document`); the other is a
+    :class:`Config`. Other ``deepspeed_config`` keys the accelerate side sets are ``not_comparable``.
+    """
+    ver = registry.resolve_version(version)
+    sides = []
+    for x in (a, b):
+        if isinstance(x, Config):
+            sides.append(_Side(x, ver))
+        else:
+            side = _Side(deepspeed_config(x), ver, defaults=_ds_side_defaults(), expresses=SHARED_WITH_DEEPSPEED)
+            side.ds = {k: v[0] for k, v in flatten_deepspeed(x.data).items()}
+            sides.append(side)
+    sa, sb = sides
+    only = set(SHARED_WITH_DEEPSPEED)
+    for side in sides:
+        if side.expresses is None:
+            only |= {p for p in side.cfg.entries if p.startswith("deepspeed_config.")}
+    # A DeepSpeed JSON does not say how many processes run it: take the accelerate side's.
+    fa, fb = sa.batch_factors(), sb.batch_factors()
+    procs = fa[0] if fa[0] is not None else fb[0]
+    fa, fb = (procs, fa[1], fa[2]), (procs, fb[1], fb[2])
+    result = _diff(sa, sb, ver, tuple(ignore), frozenset(only), mode="accelerate-deepspeed", factors=(fa, fb))
+    for side in sides:
+        result.notes.extend(n.message for n in side.cfg.notes if side.expresses is not None)
+    result.changes = [_auto_note(c) for c in result.changes]
+    return result
+
+
+def _auto_note(c: Change) -> Change:
+    if "auto" not in (c.a, c.b):
+        return c
+    extra = '"auto" is filled from the accelerate side at prepare time'
+    return replace(c, note=f"{c.note}; {extra}" if c.note else extra)
+

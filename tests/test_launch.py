@@ -1,0 +1,76 @@
+"""accelconf.accelerate.launch without the oracle: what ``accelerate launch`` writes for small configs,
+where it refuses, and the argparse emulation helpers. (tests/test_oracle_launch.py proves the same
+function against accelerate's own launcher over the corpus; these run without accelerate installed.)"""
+
+from __future__ import annotations
+
+import pytest
+
+from accelconf import formats
+from accelconf.accelerate import registry
+from accelconf.accelerate.launch import LaunchError, flag_kind, launch_env, nested_attr, str_to_bool
+
+V = "1.15"
+
+
+def _launch(text: str, **kw):
+    return launch_env(formats.read(text, "yaml", "x.yaml", V), version=V, **kw)
+
+
+def test_multi_gpu_goes_through_torchrun_with_the_processes_per_node() -> None:
+    r = _launch("distributed_type: MULTI_GPU\nnum_processes: 4\nmixed_precision: bf16\n")
+    assert r.mode == "torchrun"
+    assert r.torchrun == {"nproc_per_node": "4", "master_port": "29500", "rdzv_backend": "static"}
+    assert r.env["ACCELERATE_MIXED_PRECISION"] == "bf16" and r.cmd is None
+    assert not any(k.startswith(("FSDP_", "ACCELERATE_USE_")) for k in r.env)
+
+
+def test_fsdp2_exports_the_plugin_and_its_defaults() -> None:
+    r = _launch("distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  fsdp_version: 2\n  fsdp_offload_params: true\n")
+    assert r.env[registry.USE_ENV["FSDP"]] == "true"
+    assert r.env["FSDP_VERSION"] == "2" and r.env["FSDP_OFFLOAD_PARAMS"] == "true"
+    # FSDP2 reads reshard_after_forward; the launcher still writes the FSDP1 default strategy beside it
+    assert r.env["FSDP_RESHARD_AFTER_FORWARD"] == "true" and r.env["FSDP_SHARDING_STRATEGY"] == "FULL_SHARD"
+
+
+def test_use_cpu_is_dropped_under_a_torchrun_type_and_kept_by_the_simple_launcher() -> None:
+    gpu = _launch("distributed_type: MULTI_GPU\nnum_processes: 2\nuse_cpu: true\n")
+    assert registry.get("", "use_cpu").env not in gpu.env  # type: ignore[union-attr]
+    cpu = _launch("distributed_type: MULTI_CPU\nnum_processes: 2\nuse_cpu: true\n")
+    assert cpu.mode != "torchrun" and cpu.env[registry.get("", "use_cpu").env] == "True"  # type: ignore[union-attr,index]
+    assert cpu.env["MASTER_ADDR"] == "127.0.0.1"  # the local rendezvous accelerate fills in
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("num_processes: 2\n", "A `distributed_type` must be specified"),
+    ("distributed_type: MULTI_GPU\nnum_processes: 2\nbogus_key: 1\n", "unknown keys"),
+    ("distributed_type: MULTI_GPU\nnum_processes: 2\ngpu_ids: '0'\n", "Less than two GPU ids"),
+])
+def test_refusals_keep_accelerates_message(text: str, message: str) -> None:
+    with pytest.raises(LaunchError) as exc:
+        _launch(text)
+    assert message in exc.value.message
+
+
+def test_machine_rank_reaches_torchrun() -> None:
+    text = "distributed_type: MULTI_GPU\nnum_machines: 2\nnum_processes: 8\nmain_process_ip: 10.0.0.1\nmain_process_port: 29500\n"
+    ranks = [_launch(text, machine_rank=n).torchrun for n in (0, 1)]
+    assert [r["node_rank"] for r in ranks] == [0, 1]  # accelerate keeps the int it parsed
+    assert {r["nnodes"] for r in ranks} == {"2"} and {r["nproc_per_node"] for r in ranks} == {"4"}
+    assert {r["rdzv_endpoint"] for r in ranks} == {"10.0.0.1:29500"}
+
+
+def test_str_to_bool_uses_accelerates_words() -> None:
+    assert {w: str_to_bool(w.upper()) for w in registry.TRUE_WORDS} == dict.fromkeys(registry.TRUE_WORDS, 1)
+    assert {w: str_to_bool(w) for w in registry.FALSE_WORDS} == dict.fromkeys(registry.FALSE_WORDS, 0)
+    with pytest.raises(ValueError, match="invalid truth value maybe"):
+        str_to_bool("maybe")
+
+
+def test_flag_kinds_and_nested_attributes() -> None:
+    assert flag_kind(registry.get("", "use_cpu")) == "store_true"  # type: ignore[arg-type]
+    assert flag_kind(registry.get("fsdp_config", "fsdp_offload_params")) == "str"  # type: ignore[arg-type]
+    assert nested_attr("fsdp_config", "sharding_strategy", V) == "fsdp_sharding_strategy"
+    # dynamo keys gained the prefix rule in 1.14: before it, an unprefixed key is copied as is
+    assert nested_attr("dynamo_config", "backend", "1.13") == "backend"
+    assert nested_attr("dynamo_config", "backend", V) == "dynamo_backend"

@@ -1,0 +1,85 @@
+"""Every accelerate minor release 0.20-1.15 against its own launcher (tests/oracle/matrix.py).
+
+Each release is installed beside the others (tests/oracle/releases.py, cached under the venv) and its
+``launch_command`` runs as a pure function in its own process (tests/oracle/harness.py) over the corpus
+and generated configs. For every release: ``to-env --accelerate-version V`` equals that release's
+environment for every config it launches, and ``validate`` reports an error exactly where it refuses
+(the training-time errors validate adds on purpose are listed in ``matrix.ON_PURPOSE``). The table of
+launcher differences (``accelconf.accelerate.launch.CHANGES``) is checked against each release's source.
+
+In CI (``CI=true``) the releases are installed when missing; elsewhere the module runs only when
+they are all cached (``python tests/oracle/releases.py`` installs them, ``make versions`` too).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from accelconf.accelerate import registry
+from accelconf.accelerate.launch import CHANGES, changed
+from tests.oracle import matrix, releases
+
+ROOT = Path(__file__).resolve().parents[1]
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+MISSING = [m for m in releases.RELEASES if not releases.installed(m)]
+
+pytestmark = pytest.mark.oracle
+
+
+def test_every_known_version_has_a_pinned_release() -> None:
+    assert list(releases.RELEASES) == list(registry.KNOWN_VERSIONS)
+    for minor, version in releases.RELEASES.items():
+        assert registry.normalize_version(version) == minor
+
+
+@pytest.fixture(scope="session")
+def installed_releases() -> list[str]:
+    if MISSING and not IN_CI:
+        pytest.skip(f"{len(MISSING)} of {len(releases.RELEASES)} accelerate releases are not cached under the venv: "
+                    "run `python tests/oracle/releases.py` (CI installs them)")
+    for minor in MISSING:
+        releases.ensure(minor)
+    return list(releases.RELEASES)
+
+
+@pytest.mark.parametrize("name", sorted(CHANGES))
+def test_launcher_change_matches_each_release_source(name: str, installed_releases: list[str]) -> None:
+    """CHANGES[name] holds in exactly the releases whose own source has its marker."""
+    c = CHANGES[name]
+    wrong = []
+    for minor in installed_releases:
+        source = releases.path_of(minor) / "accelerate" / c.file
+        has = re.search(c.marker, source.read_text(encoding="utf-8")) is not None if source.is_file() else False
+        if has != changed(minor, name):
+            wrong.append(f"{minor} ({'has' if has else 'lacks'} the marker)")
+    assert not wrong, f"{name}: the range [{c.since}, {c.until}) disagrees with the source of {wrong}"
+
+
+@pytest.fixture(scope="session")
+def results(installed_releases: list[str]) -> dict[str, matrix.ReleaseResult]:
+    """The whole matrix, two releases at a time (one process per release); session-scoped so that a
+    random test order computes it once."""
+    if not matrix.corpus_configs():
+        pytest.skip(f"no corpus at {matrix.CORPUS}: the matrix would only see generated configs")
+    return {r.minor: r for r in matrix.run_matrix(installed_releases, jobs=2)}
+
+
+@pytest.mark.parametrize("minor", list(releases.RELEASES))
+def test_release_to_env_and_verdicts(minor: str, results: dict[str, matrix.ReleaseResult]) -> None:
+    r = results[minor]
+    assert r.launched > 0, f"accelerate {minor} launched nothing: the harness is broken"
+    bad = [f"{c.name}: {c.detail}" for c in r.cases if c.detail]
+    assert not bad, f"accelerate {r.version}: " + "\n".join(bad)
+    assert r.env_exact == r.launched
+    assert all(c.verdict_agrees for c in r.cases)
+
+
+def test_versions_md_is_current(results: dict[str, matrix.ReleaseResult]) -> None:
+    """bench/VERSIONS.md (make versions) holds the rows this run computes."""
+    rows = [ln for ln in matrix.table(list(results.values()), 0, 2).splitlines() if ln.startswith("| ")]
+    committed = [ln for ln in (ROOT / "bench" / "VERSIONS.md").read_text(encoding="utf-8").splitlines() if ln.startswith("| ")]
+    assert committed == rows, "bench/VERSIONS.md is stale: run `make versions`"
