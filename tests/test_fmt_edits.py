@@ -89,3 +89,16 @@ REWRITES = [
 @pytest.mark.parametrize("text,path,version,want", REWRITES)
 def test_fmt_rewrites_only_what_accelerate_reads_the_same(text, path, version, want):
     assert format_text(text, path, version=version) == want
+
+
+def test_an_edit_at_the_end_of_the_text_before_trailing_spaces():
+    assert apply_edits("a: no  ", [(3, 5, "'no'")]) == "a: 'no'  "
+
+
+def test_fmt_says_why_it_rewrites_legacy_keys():
+    from accelconf.accelerate.fmt import format_document
+    from accelconf.text.document import load_text
+
+    res = format_document(load_text("fp16: true\ndynamo_backend: eager\n", "c.yaml"))
+    assert res.changes == ["fp16: legacy key, written as mixed_precision: fp16",
+                           "dynamo_backend: legacy top-level key, moved into dynamo_config"]

@@ -53,3 +53,9 @@ def test_an_unknown_format_is_a_usage_error() -> None:
 
     with pytest.raises(UsageError, match="unknown format 'toml' \\(choose from yaml, json, env, cli, kwargs\\)"):
         formats.write(formats.read("num_processes: 2\n"), "toml")
+
+
+def test_read_detects_by_name_before_content():
+    # JSON text is YAML too: the name says which reader, and the Config remembers it
+    assert formats.read('{"num_processes": 2}', path="c.yaml").format == "yaml"
+    assert formats.read('{"num_processes": 2}', path="c.json").format == "json"
