@@ -897,11 +897,16 @@ with sync_playwright() as pw:
     time.sleep(1)  # the earlier files' rows are in by now; read again
     result["rows"] = page.eval_on_selector_all(".markers-panel .monaco-list-row", "els => els.map(e => e.getAttribute('aria-label') || '')")
     page.screenshot(path=str(art / "vscode-problems.png"))
-    page.keyboard.press("F1")  # back to the editor
-    page.keyboard.type("View: Toggle Maximized Panel")
+    page.keyboard.press("F1")  # back to the editor: close the panel (a maximized one hides the tabs)
+    page.keyboard.type("View: Close Panel")
     page.wait_for_selector(".quick-input-list .monaco-list-row", timeout=30000)
     page.keyboard.press("Enter")
-    page.locator(f".tab[aria-label^='{names[-1]}']").first.click()
+    page.wait_for_selector(".quick-input-widget", state="hidden", timeout=30000)
+    page.keyboard.press("Control+P")  # Quick Open focuses the last file's editor whatever the tabs show
+    page.keyboard.type(names[-1])
+    page.wait_for_selector(".quick-input-list .monaco-list-row", timeout=30000)
+    page.keyboard.press("Enter")
+    page.wait_for_selector(f".tab.active[aria-label^='{names[-1]}']", timeout=30000)
     # The quick fix: cursor on the unknown key (the last file is the active editor), Ctrl+., Enter.
     page.keyboard.press("Control+G")
     page.keyboard.type(f"{fix_line + 1}:3")
