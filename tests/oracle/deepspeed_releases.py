@@ -12,45 +12,18 @@ torch is used) and returns DIR; a release already there is not installed again.
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
 import sys
-from pathlib import Path
+
+try:
+    from tests.oracle.release_cache import ReleaseCache
+except ImportError:  # run as a script: python tests/oracle/deepspeed_releases.py
+    from release_cache import ReleaseCache  # type: ignore[no-redef]
 
 RELEASES: dict[str, str] = {"0.15": "0.15.4", "0.16": "0.16.9", "0.17": "0.17.6", "0.18": "0.18.9", "0.19": "0.19.8"}
 
 
-def cache_root() -> Path:
-    return Path(sys.prefix) / "accelconf-cache" / "deepspeed"
-
-
-def path_of(minor: str) -> Path:
-    return cache_root() / RELEASES[minor]
-
-
-def installed(minor: str) -> bool:
-    return (path_of(minor) / "deepspeed" / "__init__.py").is_file()
-
-
-def ensure(minor: str) -> Path:
-    """Install that release into the cache unless it is there; returns its directory."""
-    target = path_of(minor)
-    if not installed(minor):
-        tmp = target.with_name(target.name + ".partial")
-        shutil.rmtree(tmp, ignore_errors=True)
-        env = {**os.environ, "DS_BUILD_OPS": "0"}
-        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "--no-compile",
-                        "--disable-pip-version-check", "--target", str(tmp), f"deepspeed=={RELEASES[minor]}"], check=True, env=env)
-        if target.exists():  # a half-written directory from an interrupted run
-            shutil.rmtree(target)
-        os.replace(tmp, target)
-    return target
-
-
-def main(argv: list[str]) -> None:
-    for minor in argv or list(RELEASES):
-        print(minor, ensure(minor), flush=True)
+CACHE = ReleaseCache("deepspeed", RELEASES, pip_args=("--no-build-isolation",), env={"DS_BUILD_OPS": "0"})
+cache_root, path_of, installed, ensure, main = CACHE.cache_root, CACHE.path_of, CACHE.installed, CACHE.ensure, CACHE.main
 
 
 if __name__ == "__main__":

@@ -13,10 +13,13 @@ it); setuptools 80+ no longer ships it, so an empty stub module is written besid
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
 from pathlib import Path
+
+try:
+    from tests.oracle.release_cache import ReleaseCache
+except ImportError:  # run as a script: python tests/oracle/releases.py
+    from release_cache import ReleaseCache  # type: ignore[no-redef]
 
 RELEASES: dict[str, str] = {
     "0.20": "0.20.3", "0.21": "0.21.0", "0.22": "0.22.0", "0.23": "0.23.0", "0.24": "0.24.1", "0.25": "0.25.0",
@@ -29,38 +32,13 @@ RELEASES: dict[str, str] = {
 STUB = "pkg_resources.py"
 
 
-def cache_root() -> Path:
-    return Path(sys.prefix) / "accelconf-cache" / "accelerate"
-
-
-def path_of(minor: str) -> Path:
-    return cache_root() / RELEASES[minor]
-
-
-def installed(minor: str) -> bool:
-    return (path_of(minor) / "accelerate" / "__init__.py").is_file()
-
-
-def ensure(minor: str) -> Path:
-    """Install that release into the cache unless it is there; returns its directory."""
-    target = path_of(minor)
-    if not installed(minor):
-        tmp = target.with_name(target.name + ".partial")
-        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-compile", "--disable-pip-version-check",
-                        "--target", str(tmp), f"accelerate=={RELEASES[minor]}"], check=True)
-        if target.exists():  # a half-written directory from an interrupted run
-            import shutil
-
-            shutil.rmtree(target)
-        os.replace(tmp, target)
+def _stub(minor: str, target: Path) -> None:
     if minor == "0.20" and not (target / STUB).exists():
         (target / STUB).write_text('"""Empty stand-in: accelerate 0.20 imports pkg_resources only for install_xla."""\n')
-    return target
 
 
-def main(argv: list[str]) -> None:
-    for minor in argv or list(RELEASES):
-        print(minor, ensure(minor), flush=True)
+CACHE = ReleaseCache("accelerate", RELEASES, after=_stub)
+cache_root, path_of, installed, ensure, main = CACHE.cache_root, CACHE.path_of, CACHE.installed, CACHE.ensure, CACHE.main
 
 
 if __name__ == "__main__":
