@@ -20,7 +20,8 @@ const LANGUAGES = ["yaml", "json"];
 
 // Settings the server reads. The others in the section (server.command, trace.server) are the
 // client's own, and the server would warn about them as unknown.
-const SERVER_KEYS = ["accelerateVersion", "target", "disabledRules"];
+// The memory keys ("will it fit?") are read by the server's accelconf/assist/memhint.py.
+const SERVER_KEYS = ["accelerateVersion", "target", "disabledRules", "params", "model", "seqLen", "microBatch", "hostRamGib"];
 // Settings that need a new server process when they change.
 const RESTART_KEYS = ["server.command"];
 
@@ -44,6 +45,10 @@ function serverSettings(scope) {
   const target = config.get("target", "");
   if (accelerateVersion) settings.accelerateVersion = accelerateVersion;
   if (target) settings.target = target;
+  for (const key of ["params", "model", "seqLen", "microBatch", "hostRamGib"]) {
+    const value = config.get(key, null);
+    if (value !== null && value !== "") settings[key] = value;
+  }
   return settings;
 }
 
