@@ -99,7 +99,7 @@ async def test_server_survives_edit_sequences(client: LanguageClient, edits: lis
     client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "yaml", 1, start)))
     # The config is published first: later versions are then always published (an edit burst that
     # turns it into something else clears it); a document never published stays unspoken of.
-    await asyncio.wait_for(_published(client, uri, 1), 20)
+    await asyncio.wait_for(_published(client, uri, 1), 60)
     last = 1
     for version, changes in enumerate(edits, start=2):
         client.text_document_did_change(types.DidChangeTextDocumentParams(
@@ -107,12 +107,12 @@ async def test_server_survives_edit_sequences(client: LanguageClient, edits: lis
         for change in changes:
             mirror.apply_change(change)
         last = version
-    final = await asyncio.wait_for(_published(client, uri, last), 20)
+    final = await asyncio.wait_for(_published(client, uri, last), 60)
     # The same text, opened fresh: the server publishes only for a config (else it says nothing).
     fresh_uri = (client.root / f"{_count[0]}-fresh" / name).as_uri()  # type: ignore[attr-defined]
     client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(fresh_uri, "yaml", 1, mirror.source)))
     if document_kind(name, mirror.source) is not None:
-        fresh = await asyncio.wait_for(_published(client, fresh_uri, 1), 20)
+        fresh = await asyncio.wait_for(_published(client, fresh_uri, 1), 60)
         client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(fresh_uri)))
         assert _key(final) == _key(fresh)
     else:
@@ -120,11 +120,11 @@ async def test_server_survives_edit_sequences(client: LanguageClient, edits: lis
         # Not a config: nothing, or (text that no longer parses, once a config) its parse error.
         assert [d.code for d in final] in ([], ["parse-error"]), final
     doc = types.TextDocumentIdentifier(uri)
-    await asyncio.wait_for(client.text_document_hover_async(types.HoverParams(doc, where)), 20)
-    await asyncio.wait_for(client.text_document_completion_async(types.CompletionParams(doc, where)), 20)
-    await asyncio.wait_for(client.text_document_document_symbol_async(types.DocumentSymbolParams(doc)), 20)
+    await asyncio.wait_for(client.text_document_hover_async(types.HoverParams(doc, where)), 60)
+    await asyncio.wait_for(client.text_document_completion_async(types.CompletionParams(doc, where)), 60)
+    await asyncio.wait_for(client.text_document_document_symbol_async(types.DocumentSymbolParams(doc)), 60)
     await asyncio.wait_for(client.text_document_formatting_async(types.DocumentFormattingParams(
-        doc, types.FormattingOptions(tab_size=2, insert_spaces=True))), 20)
+        doc, types.FormattingOptions(tab_size=2, insert_spaces=True))), 60)
     client.text_document_did_close(types.DidCloseTextDocumentParams(doc))
 
 
@@ -132,7 +132,7 @@ async def test_still_alive_after_fuzzing(client: LanguageClient) -> None:
     uri = (client.root / "final" / "default_config.yaml").as_uri()  # type: ignore[attr-defined]
     client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "yaml", 1, START)))
     while not any(d.code == "unknown-nested-key" for d in client.diagnostics.get(uri, ())):
-        await asyncio.wait_for(client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), 20)
+        await asyncio.wait_for(client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), 60)
     hover = await asyncio.wait_for(client.text_document_hover_async(types.HoverParams(
-        types.TextDocumentIdentifier(uri), types.Position(4, 4))), 20)
+        types.TextDocumentIdentifier(uri), types.Position(4, 4))), 60)
     assert hover is not None and "FSDP version" in hover.contents.value  # type: ignore[union-attr]
