@@ -585,155 +585,200 @@ def _mixed_precision(ns: dict[str, Any]) -> str:
     return mp.lower()
 
 
+def _put(env: dict[str, str], letter: str, s: Setting, value: Any) -> None:
+    """Set the setting's variable when accelerate's launcher path `letter` exports it."""
+    if s.env and letter in s.env_paths:
+        env[s.env] = _encode(s, value)
+
+
+def _get(section: str, key: str) -> Setting:
+    s = registry.get(section, key)
+    assert s is not None, (section, key)
+    return s
+
+
+def _mpirun_cmd(ns: dict[str, Any], ver: str) -> list[str]:
+    n, m = ns.get("num_processes"), ns["num_machines"]
+    cmd = ["mpirun", "--hostfile", str(ns["mpirun_hostfile"]), "--npernode", str(int(n) // int(m)) if n and m else "1"]
+    if n:
+        cmd += ["-n", str(n)]
+    if changed(ver, "mpirun-bind-to"):
+        cmd += ["--bind-to", "socket"]
+    return cmd
+
+
+def _simple_env(ns: dict[str, Any], ver: str, env: dict[str, str], unconverted: list[Any], use_cpu: bool) -> None:
+    """The simple launcher's rendezvous (MASTER_ADDR/PORT, oneCCL count) and KMP variables."""
+    if _num(ns["num_machines"]) > 1:
+        if ns.get("main_process_ip") is None or ns.get("main_process_port") is None:
+            raise LaunchError("When using multiple machines, you need to specify the main process IP and port.")
+    n = ns.get("num_processes")
+    ip, port = ns.get("main_process_ip"), ns.get("main_process_port")
+    ccl = registry.get("mpirun_config", "mpirun_ccl")
+    if not changed(ver, "simple-rendezvous-any-count") and _num(ns["num_machines"]) > 1:
+        env["MASTER_ADDR"] = str(ip)
+        env["MASTER_PORT"] = str(port)
+        if ns.get("mpirun_hostfile") is not None and ccl is not None and _vin(ver, ccl.since, ccl.until):
+            env[ccl.env or ""] = str(ns.get(ccl.namespace))
+            if changed(ver, "ccl-count-unconverted") and not isinstance(ns.get(ccl.namespace), str):
+                unconverted.append(ns.get(ccl.namespace))
+    elif (n is not None and _num(n) > 1) or _num(ns["num_machines"]) > 1:
+        env["MASTER_ADDR"] = ip if ip is not None else "127.0.0.1"
+        env["MASTER_PORT"] = str(port if port is not None else _get("", "main_process_port").launcher_default)
+        if ccl is not None and _vin(ver, ccl.since, ccl.until) and changed(ver, "simple-rendezvous-any-count"):
+            env[ccl.env or ""] = "0"  # 1.8-1.12: the count only when oneCCL is installed, else 0
+    if changed(ver, "kmp-test-string"):
+        use_cpu = True
+    if changed(ver, "kmp-test-flag-name"):
+        use_cpu = False
+    if use_cpu and changed(ver, "kmp-vars"):
+        env["KMP_AFFINITY"] = "granularity=fine,compact,1,0"
+        env["KMP_BLOCKTIME"] = "1"
+
+
+def _fp8_env(ns: dict[str, Any], ver: str, env: dict[str, str], unconverted: list[Any]) -> None:
+    """The fp8_* recipe overrides (mixed_precision fp8)."""
+    settings = _settings(ver)
+    for attr, value in list(ns.items()):
+        if not attr.startswith("fp8_") or value is None:
+            continue
+        s = next((x for x in settings if x.namespace == attr), None)
+        if s is not None and s.type == "list" and not changed(ver, "fp8-override-split"):
+            env[f"ACCELERATE_{attr.upper()}"] = str(value)  # one variable, the repr of the tuple
+        elif s is not None and s.type == "list":  # accelerate indexes [0], [1], [2] (a YAML string too)
+            base = (s.env or "").rsplit("_", 1)[0]
+            try:
+                if not _vin(ver, "1.5", None):  # <= 1.4 parsed a "(a, b, c)" string
+                    if not isinstance(value, str):
+                        raise LaunchError(f"'{type(value).__name__}' object has no attribute 'strip'")
+                    value = [v.strip() for v in value.strip("()").split(",")]
+                for i, part in enumerate(("FPROP", "DGRAD", "WGRAD")):
+                    env[f"{base}_{part}"] = str(value[i])
+                    if changed(ver, "fp8-override-unconverted") and not isinstance(value[i], str):
+                        unconverted.append(value[i])
+            except (IndexError, TypeError) as exc:
+                raise LaunchError(f"{attr}: {exc}") from exc
+        else:
+            env[f"ACCELERATE_{attr.upper()}"] = str(value)
+
+
+def _dynamo_env(ns: dict[str, Any], ver: str, env: dict[str, str], letter: str) -> None:
+    backend = str(ns["dynamo_backend"]).upper()
+    if backend not in registry.DYNAMO_BACKENDS:
+        raise LaunchError(f"Unknown dynamo backend: {backend}. Choose between {list(registry.DYNAMO_BACKENDS)}.")
+    for s in _section("dynamo_config", ver):
+        if s.env:
+            _put(env, letter, s, backend if s.key == "dynamo_backend" else ns.get(s.namespace))
+
+
+def _deepspeed_env(ns: dict[str, Any], ver: str, env: dict[str, str], letter: str, ds_fields: list[str],
+                   mp_from_config: bool) -> None:
+    env[registry.CONFIG_DS_FIELDS_ENV] = ",".join(ds_fields + (["mixed_precision"] if mp_from_config else [])).lower()
+    env[registry.USE_ENV["DEEPSPEED"]] = "true"
+    for s in _section("deepspeed_config", ver):
+        if s.env and ns.get(s.namespace) is not None:
+            _put(env, letter, s, ns[s.namespace])
+
+
+def _fsdp_env(ns: dict[str, Any], ver: str, env: dict[str, str], letter: str) -> None:
+    env[registry.USE_ENV["FSDP"]] = "true"
+    ram, sync = ns.get("fsdp_cpu_ram_efficient_loading"), ns.get("fsdp_sync_module_states")
+    if "fsdp_cpu_ram_efficient_loading" in ns and ram and not sync:
+        raise LaunchError("When using `--fsdp_cpu_ram_efficient_loading` set `--fsdp_sync_module_states` to `True`")
+    for s in _section("fsdp_config", ver):
+        if not s.env:
+            continue
+        value = ns.get(s.namespace)
+        if s.env_when == "always" or value is not None:
+            _put(env, letter, s, value)
+    policy = ns.get("fsdp_backward_prefetch_policy")
+    if changed(ver, "backward-prefetch-policy") and policy is not None:
+        env[_get("fsdp_config", "fsdp_backward_prefetch").env or ""] = str(policy)
+
+
+def _megatron_env(ns: dict[str, Any], ver: str, env: dict[str, str], letter: str) -> None:
+    env[registry.USE_ENV["MEGATRON_LM"]] = "true"
+    for s in _section("megatron_lm_config", ver):
+        value = ns.get(s.namespace)
+        if s.env and (value is not None or s.env_when == "always"):
+            _put(env, letter, s, value)
+
+
+def _parallelism_env(ns: dict[str, Any], ver: str, env: dict[str, str], letter: str) -> None:
+    env[registry.USE_PARALLELISM_CONFIG_ENV] = "true"
+    cp = _get("parallelism_config", "parallelism_config_cp_size")
+    sp = _get("parallelism_config", "parallelism_config_sp_size")
+    for s in _section("parallelism_config", ver):
+        plugin = s.plugin or ""
+        if plugin.startswith("TorchContextParallelConfig") and not _gt1(ns.get(cp.namespace)):
+            continue
+        if plugin.startswith("DeepSpeedSequenceParallelConfig") and not _gt1(ns.get(sp.namespace)):
+            continue
+        _put(env, letter, s, ns.get(s.namespace))
+
+
+def _sagemaker_env(ns: dict[str, Any], env: dict[str, str]) -> None:
+    env[registry.USE_SAGEMAKER_ENV] = "true"
+    dtype = ns.get("sagemaker_distributed_type")
+    if not isinstance(dtype, str):
+        raise LaunchError(f"'{type(dtype).__name__}' object has no attribute 'value'")
+    env[registry.SAGEMAKER_DISTRIBUTED_TYPE_ENV] = dtype
+
+
 def _prepare(mode: str, ns: dict[str, Any], ver: str, ds_fields: list[str], mp_from_config: bool,
              cwd: str | None) -> tuple[dict[str, str], dict[str, Any], list[str] | None]:
+    """The environment, torchrun arguments and command accelerate's launcher path `mode` builds.
+
+    The helpers run in the order accelerate sets the variables, so the first error raised is its first."""
     letter = PATH_LETTER[mode]
     env: dict[str, str] = {}
     torchrun: dict[str, Any] = {}
     cmd: list[str] | None = None
-    settings = _settings(ver)
-
-    def put(s: Setting, value: Any) -> None:
-        if s.env and letter in s.env_paths:
-            env[s.env] = _encode(s, value)
-
-    def get(section: str, key: str) -> Setting:
-        s = registry.get(section, key)
-        assert s is not None, (section, key)
-        return s
-
     unconverted: list[Any] = []  # values accelerate puts into the env without str() (fp8-override-unconverted)
     if mode == "tpu":
         if ns["debug"]:
-            put(get("", "debug"), True)
+            _put(env, letter, _get("", "debug"), True)
         return env, torchrun, cmd
     if mode in ("torchrun", "deepspeed"):
         torchrun, cmd = _rendezvous(mode, ns, ver)
     elif mode == "simple" and ns.get("mpirun_hostfile") is not None:
-        n, m = ns.get("num_processes"), ns["num_machines"]
-        cmd = ["mpirun", "--hostfile", str(ns["mpirun_hostfile"]), "--npernode", str(int(n) // int(m)) if n and m else "1"]
-        if n:
-            cmd += ["-n", str(n)]
-        if changed(ver, "mpirun-bind-to"):
-            cmd += ["--bind-to", "socket"]
+        cmd = _mpirun_cmd(ns, ver)
+    use_cpu = False
     if mode == "simple":
         use_cpu = bool(ns["cpu"] or ns.get("use_cpu"))
-        env[get("", "use_cpu").env or ""] = str(ns["cpu"] or ns.get("use_cpu"))
+        env[_get("", "use_cpu").env or ""] = str(ns["cpu"] or ns.get("use_cpu"))
     if ns["debug"] and mode != "sagemaker":
-        put(get("", "debug"), True)
-    gpu = get("", "gpu_ids")
+        _put(env, letter, _get("", "debug"), True)
     gpu_ids = ns.get("gpu_ids")
     if mode != "sagemaker" and gpu_ids != "all" and gpu_ids is not None:
         if mode == "torchrun" and changed(ver, "ze-mask-inverted"):
             env["ZE_AFFINITY_MASK"] = str(gpu_ids)  # on a machine without an XPU (with one: CUDA_VISIBLE_DEVICES)
         else:
-            put(gpu, gpu_ids)
+            _put(env, letter, _get("", "gpu_ids"), gpu_ids)
     if mode == "simple":
-        if _num(ns["num_machines"]) > 1:
-            if ns.get("main_process_ip") is None or ns.get("main_process_port") is None:
-                raise LaunchError("When using multiple machines, you need to specify the main process IP and port.")
-        n = ns.get("num_processes")
-        ip, port = ns.get("main_process_ip"), ns.get("main_process_port")
-        ccl = registry.get("mpirun_config", "mpirun_ccl")
-        if not changed(ver, "simple-rendezvous-any-count") and _num(ns["num_machines"]) > 1:
-            env["MASTER_ADDR"] = str(ip)
-            env["MASTER_PORT"] = str(port)
-            if ns.get("mpirun_hostfile") is not None and ccl is not None and _vin(ver, ccl.since, ccl.until):
-                env[ccl.env or ""] = str(ns.get(ccl.namespace))
-                if changed(ver, "ccl-count-unconverted") and not isinstance(ns.get(ccl.namespace), str):
-                    unconverted.append(ns.get(ccl.namespace))
-        elif (n is not None and _num(n) > 1) or _num(ns["num_machines"]) > 1:
-            env["MASTER_ADDR"] = ip if ip is not None else "127.0.0.1"
-            env["MASTER_PORT"] = str(port if port is not None else get("", "main_process_port").launcher_default)
-            if ccl is not None and _vin(ver, ccl.since, ccl.until) and changed(ver, "simple-rendezvous-any-count"):
-                env[ccl.env or ""] = "0"  # 1.8-1.12: the count only when oneCCL is installed, else 0
-        if changed(ver, "kmp-test-string"):
-            use_cpu = True
-        if changed(ver, "kmp-test-flag-name"):
-            use_cpu = False
-        if use_cpu and changed(ver, "kmp-vars"):
-            env["KMP_AFFINITY"] = "granularity=fine,compact,1,0"
-            env["KMP_BLOCKTIME"] = "1"
+        _simple_env(ns, ver, env, unconverted, use_cpu)
     mp = _mixed_precision(ns)
     if mode == "deepspeed":
         env["PYTHONPATH"] = os.path.abspath(cwd or ".")
-    put(get("", "mixed_precision"), mp)
+    _put(env, letter, _get("", "mixed_precision"), mp)
     if mp == "fp8":
-        for attr, value in list(ns.items()):
-            if not attr.startswith("fp8_") or value is None:
-                continue
-            s = next((x for x in settings if x.namespace == attr), None)
-            if s is not None and s.type == "list" and not changed(ver, "fp8-override-split"):
-                env[f"ACCELERATE_{attr.upper()}"] = str(value)  # one variable, the repr of the tuple
-            elif s is not None and s.type == "list":  # accelerate indexes [0], [1], [2] (a YAML string too)
-                base = (s.env or "").rsplit("_", 1)[0]
-                try:
-                    if not _vin(ver, "1.5", None):  # <= 1.4 parsed a "(a, b, c)" string
-                        if not isinstance(value, str):
-                            raise LaunchError(f"'{type(value).__name__}' object has no attribute 'strip'")
-                        value = [v.strip() for v in value.strip("()").split(",")]
-                    for i, part in enumerate(("FPROP", "DGRAD", "WGRAD")):
-                        env[f"{base}_{part}"] = str(value[i])
-                        if changed(ver, "fp8-override-unconverted") and not isinstance(value[i], str):
-                            unconverted.append(value[i])
-                except (IndexError, TypeError) as exc:
-                    raise LaunchError(f"{attr}: {exc}") from exc
-            else:
-                env[f"ACCELERATE_{attr.upper()}"] = str(value)
+        _fp8_env(ns, ver, env, unconverted)
     if mode in ("simple", "torchrun", "sagemaker"):
-        backend = str(ns["dynamo_backend"]).upper()
-        if backend not in registry.DYNAMO_BACKENDS:
-            raise LaunchError(f"Unknown dynamo backend: {backend}. Choose between {list(registry.DYNAMO_BACKENDS)}.")
-        for s in _section("dynamo_config", ver):
-            if s.env:
-                put(s, backend if s.key == "dynamo_backend" else ns.get(s.namespace))
+        _dynamo_env(ns, ver, env, letter)
     if mode == "deepspeed":
-        env[registry.CONFIG_DS_FIELDS_ENV] = ",".join(ds_fields + (["mixed_precision"] if mp_from_config else [])).lower()
-        env[registry.USE_ENV["DEEPSPEED"]] = "true"
-        for s in _section("deepspeed_config", ver):
-            if s.env and ns.get(s.namespace) is not None:
-                put(s, ns[s.namespace])
+        _deepspeed_env(ns, ver, env, letter, ds_fields, mp_from_config)
     if mode == "torchrun" and ns["use_fsdp"]:
-        env[registry.USE_ENV["FSDP"]] = "true"
-        ram, sync = ns.get("fsdp_cpu_ram_efficient_loading"), ns.get("fsdp_sync_module_states")
-        if "fsdp_cpu_ram_efficient_loading" in ns and ram and not sync:
-            raise LaunchError("When using `--fsdp_cpu_ram_efficient_loading` set `--fsdp_sync_module_states` to `True`")
-        for s in _section("fsdp_config", ver):
-            if not s.env:
-                continue
-            value = ns.get(s.namespace)
-            if s.env_when == "always" or value is not None:
-                put(s, value)
-        policy = ns.get("fsdp_backward_prefetch_policy")
-        if changed(ver, "backward-prefetch-policy") and policy is not None:
-            env[registry.get("fsdp_config", "fsdp_backward_prefetch").env or ""] = str(policy)  # type: ignore[union-attr]
+        _fsdp_env(ns, ver, env, letter)
     if mode == "torchrun" and ns["use_megatron_lm"]:
-        env[registry.USE_ENV["MEGATRON_LM"]] = "true"
-        for s in _section("megatron_lm_config", ver):
-            value = ns.get(s.namespace)
-            if s.env and (value is not None or s.env_when == "always"):
-                put(s, value)
+        _megatron_env(ns, ver, env, letter)
     if mode in ("simple", "torchrun"):
         env["OMP_NUM_THREADS"] = str(ns["num_cpu_threads_per_process"])
     if ns.get("enable_cpu_affinity") and mode in ("simple", "torchrun", "deepspeed"):
-        put(get("", "enable_cpu_affinity"), True)
+        _put(env, letter, _get("", "enable_cpu_affinity"), True)
     if (mode == "torchrun" or (mode == "deepspeed" and changed(ver, "parallelism-under-deepspeed"))) and ns.get("use_parallelism_config"):
-        env[registry.USE_PARALLELISM_CONFIG_ENV] = "true"
-        cp = get("parallelism_config", "parallelism_config_cp_size")
-        sp = get("parallelism_config", "parallelism_config_sp_size")
-        for s in _section("parallelism_config", ver):
-            plugin = s.plugin or ""
-            if plugin.startswith("TorchContextParallelConfig") and not _gt1(ns.get(cp.namespace)):
-                continue
-            if plugin.startswith("DeepSpeedSequenceParallelConfig") and not _gt1(ns.get(sp.namespace)):
-                continue
-            put(s, ns.get(s.namespace))
+        _parallelism_env(ns, ver, env, letter)
     if mode == "sagemaker":
-        env[registry.USE_SAGEMAKER_ENV] = "true"
-        dtype = ns.get("sagemaker_distributed_type")
-        if not isinstance(dtype, str):
-            raise LaunchError(f"'{type(dtype).__name__}' object has no attribute 'value'")
-        env[registry.SAGEMAKER_DISTRIBUTED_TYPE_ENV] = dtype
+        _sagemaker_env(ns, env)
     if unconverted and mode == "simple":  # subprocess.Popen encodes every value
         raise LaunchError(f"expected str, bytes or os.PathLike object, not {type(unconverted[0]).__name__}")
     if unconverted and mode == "deepspeed" and cmd:  # the DeepSpeed env file joins key + "=" + value
