@@ -343,16 +343,47 @@ def launch_env(
     findings: list[Finding] = []
     if cfg is not None and cfg.format == "cli" and cli_overrides is None:
         cfg, cli_overrides = None, cfg
+    ns = _default_namespace(ver)
+    origins: dict[str, str] = {name: "default" for name in ns}
+    explicit: set[str] = set()
+    # 1. explicit command-line flags
+    _apply_flags(cfg, cli_overrides, machine_rank, ver, ns, explicit, origins, findings)
+    # 2. sanity checks on the raw command line
+    _check_flags(ns, ver)
+    mp_from_config = False
+    sagemaker = False
+    ds_fields: list[str] = []
+    if cfg is not None:
+        mp_from_config, sagemaker, ds_fields = _apply_file(cfg, ver, ns, explicit, origins, findings)
+    else:
+        _apply_no_file(ns, device_count, findings)
+    if not sagemaker and ns["num_cpu_threads_per_process"] is None:  # not on SageMaker
+        _thread_count(ns, ver, physical_cores, findings)
+    # 3. dispatch, as launch_command does
+    mode = _dispatch(ns, sagemaker)
+    env, torchrun, cmd = _prepare(mode, ns, ver, ds_fields, mp_from_config, cwd)
+    findings.extend(_machine_findings(mode, ns, ver, env))
+    result = LaunchResult(mode, env, torchrun, cmd, findings, frozenset(explicit), ns, origins)
+    if cfg is not None:
+        findings.extend(_file_findings(cfg, ver, mode, ns))
+    findings.extend(_layout_findings(mode, ns, torchrun, cmd))
+    return result
+
+
+def _default_namespace(ver: str) -> dict[str, Any]:
+    """The argparse namespace of `accelerate launch` with no flag given."""
     flags = _flag_settings(ver)
     ns: dict[str, Any] = {name: argparse_default(s, ver) for name, s in flags.items()}
     for name in PARADIGM_FLAGS:
         ns[name] = False
     ns.update(cpu=False, tpu_use_cluster=False, use_parallelism_config=False, dynamo_backend=None, mixed_precision=None,
               num_cpu_threads_per_process=None, module=None, no_python=None, debug=None)
-    origins: dict[str, str] = {name: "default" for name in ns}
-    explicit: set[str] = set()
+    return ns
 
-    # 1. explicit command-line flags
+
+def _apply_flags(cfg: Config | None, cli_overrides: Config | None, machine_rank: int | None, ver: str, ns: dict[str, Any],
+                 explicit: set[str], origins: dict[str, str], findings: list[Finding]) -> None:
+    """Explicit command-line flags, launcher-only flags and --machine_rank into the namespace."""
     if cli_overrides is not None:
         for path, e in cli_overrides.items():
             if path == "distributed_type":
@@ -384,7 +415,9 @@ def launch_env(
         explicit.add("machine_rank")
         origins["machine_rank"] = "cli"
 
-    # 2. sanity checks on the raw command line
+
+def _check_flags(ns: dict[str, Any], ver: str) -> None:
+    """The checks accelerate makes on the raw command line, before it reads a config file."""
     if sum(bool(ns[f]) for f in ("multi_gpu", "cpu", "tpu", "use_deepspeed", "use_fsdp")) > 1:
         raise LaunchError("You can only use one of `--cpu`, `--multi_gpu`, `--tpu`, `--use_deepspeed`, `--use_fsdp` at a time.")
     if ns["multi_gpu"] and ns.get("num_processes") is not None and _num(ns["num_processes"]) < 2:
@@ -392,47 +425,34 @@ def launch_env(
     if changed(ver, "parallelism-config") and ns["use_parallelism_config"] and (not ns["use_fsdp"] or ns.get("fsdp_version") == 1):
         raise LaunchError("You cannot use `--use_parallelism_config` without `--use_fsdp` and `--fsdp_version=2`. ")
 
-    mp_from_config = False
-    sagemaker = False
-    ds_fields: list[str] = []
-    if cfg is not None:
-        mp_from_config, sagemaker, ds_fields = _apply_file(cfg, ver, ns, explicit, origins, findings)
-    else:
-        _apply_no_file(ns, device_count, findings)
 
-    # thread count (not on SageMaker)
-    if not sagemaker and ns["num_cpu_threads_per_process"] is None:
-        ns["num_cpu_threads_per_process"] = 1
-        if ns.get("use_cpu") and _num(ns.get("num_processes") or 0) >= 1:
-            per_process = changed(ver, "omp-threads-per-process")
-            local = max(int(_num(ns["num_processes"]) / _num(ns["num_machines"])), 1) if per_process else 1
-            if physical_cores is not None:
-                if int(physical_cores / local) > 1:
-                    ns["num_cpu_threads_per_process"] = int(physical_cores / local)
-            else:
-                formula = "physical cores / processes per machine" if per_process else "the number of physical cores"
-                findings.append(_finding("convert.machine-dependent", "info",
-                                         f"with use_cpu, accelerate {ver} sets OMP_NUM_THREADS to {formula} of the machine "
-                                         "it runs on (when the shell has no OMP_NUM_THREADS); written here as 1", key="use_cpu"))
+def _thread_count(ns: dict[str, Any], ver: str, physical_cores: int | None, findings: list[Finding]) -> None:
+    """num_cpu_threads_per_process when neither flag nor file sets it (OMP_NUM_THREADS)."""
+    ns["num_cpu_threads_per_process"] = 1
+    if ns.get("use_cpu") and _num(ns.get("num_processes") or 0) >= 1:
+        per_process = changed(ver, "omp-threads-per-process")
+        local = max(int(_num(ns["num_processes"]) / _num(ns["num_machines"])), 1) if per_process else 1
+        if physical_cores is not None:
+            if int(physical_cores / local) > 1:
+                ns["num_cpu_threads_per_process"] = int(physical_cores / local)
+        else:
+            formula = "physical cores / processes per machine" if per_process else "the number of physical cores"
+            findings.append(_finding("convert.machine-dependent", "info",
+                                     f"with use_cpu, accelerate {ver} sets OMP_NUM_THREADS to {formula} of the machine "
+                                     "it runs on (when the shell has no OMP_NUM_THREADS); written here as 1", key="use_cpu"))
 
-    # 3. dispatch, as launch_command does
+
+def _dispatch(ns: dict[str, Any], sagemaker: bool) -> str:
+    """The launcher path launch_command picks."""
     if ns["use_deepspeed"] and not ns["cpu"]:
-        mode = "deepspeed"
-    elif (ns["use_fsdp"] or ns["use_megatron_lm"] or ns["multi_gpu"]) and not ns["cpu"]:
-        mode = "torchrun"
-    elif ns["tpu"] and not ns["cpu"]:
-        mode = "tpu"
-    elif sagemaker:
-        mode = "sagemaker"
-    else:
-        mode = "simple"
-    env, torchrun, cmd = _prepare(mode, ns, ver, ds_fields, mp_from_config, cwd)
-    findings.extend(_machine_findings(mode, ns, ver, env))
-    result = LaunchResult(mode, env, torchrun, cmd, findings, frozenset(explicit), ns, origins)
-    if cfg is not None:
-        findings.extend(_file_findings(cfg, ver, mode, ns))
-    findings.extend(_layout_findings(mode, ns, torchrun, cmd))
-    return result
+        return "deepspeed"
+    if (ns["use_fsdp"] or ns["use_megatron_lm"] or ns["multi_gpu"]) and not ns["cpu"]:
+        return "torchrun"
+    if ns["tpu"] and not ns["cpu"]:
+        return "tpu"
+    if sagemaker:
+        return "sagemaker"
+    return "simple"
 
 
 def _num(v: Any) -> float:
