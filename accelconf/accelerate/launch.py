@@ -472,20 +472,8 @@ def _apply_file(cfg: Config, ver: str, ns: dict[str, Any], explicit: set[str], o
     if "distributed_type" not in cfg:
         raise LaunchError("A `distributed_type` must be specified in the config file.")
     dtype = cfg.get("distributed_type")
-    # unknown top-level keys fail loading (nested dicts count by their section name)
-    allowed = registry.SAGEMAKER_KEYS if sagemaker else registry.CLUSTER_ONLY_KEYS
     lenient = cfg.format in ("env", "kwargs")  # not a file: unknown names were reported by the reader
-    written = {p.split(".")[0] for p in cfg.entries}
-    if not lenient:
-        written |= {p.split(".")[0] for p in cfg.unknown if not p.startswith("--")} | cfg.sections
-    extra = []
-    for key in written:
-        s = registry.get("", key)
-        if key not in allowed or s is None or not _vin(ver, s.since, s.until):
-            extra.append(key)
-    if extra:
-        raise LaunchError(f"The config file had unknown keys ({sorted(extra)}), please try upgrading your `accelerate` version "
-                          "or fix (and potentially remove) these keys from your config file.")
+    _check_file_keys(cfg, ver, sagemaker, lenient)
     if sagemaker:
         if changed(ver, "sagemaker-cpu-affinity-unknown"):
             raise LaunchError("The config file had unknown keys (['enable_cpu_affinity']): accelerate 0.29 adds this key "
@@ -503,61 +491,12 @@ def _apply_file(cfg: Config, ver: str, ns: dict[str, Any], explicit: set[str], o
     else:
         num_processes = cfg.get("num_processes", -1)
     if not any(ns[f] for f in ("multi_gpu", "tpu", "tpu_use_cluster", "use_deepspeed", "use_fsdp", "use_megatron_lm")):
-        flag = PARADIGM_OF_TYPE.get(dtype) if isinstance(dtype, str) else None
-        if flag == "multi_gpu" and dtype != "MULTI_GPU" and not changed(ver, "multi-xpu-dispatch"):
-            flag = None  # 0.20: only MULTI_GPU selects the multi-GPU launcher
-        for f in PARADIGM_FLAGS:
-            ns[f] = f == flag
-            origins[f] = "file"
-        ns["tpu_use_cluster"] = bool(cfg.get("tpu_use_cluster", False)) if ns["tpu"] else False
-        if changed(ver, "parallelism-config"):
-            ns["use_parallelism_config"] = bool(cfg.section("parallelism_config")) or any(
-                p.startswith("parallelism_config.") for p in cfg.unknown)
-    if ns["gpu_ids"] is None:
-        ns["gpu_ids"] = cfg.get("gpu_ids") if cfg.get("gpu_ids") is not None else "all"
-        origins["gpu_ids"] = "file" if cfg.get("gpu_ids") is not None else "default"
-    if ns["multi_gpu"] and ns["num_machines"] is None:
-        ns["num_machines"] = cfg.get("num_machines", 1)
-    gpu_ids = ns["gpu_ids"]
-    if not isinstance(gpu_ids, str):
-        raise LaunchError(f"'{type(gpu_ids).__name__}' object has no attribute 'split'")
-    if len(gpu_ids.split(",")) < 2 and gpu_ids != "all" and ns["multi_gpu"] and _num(ns["num_machines"] or 1) <= 1:
-        raise LaunchError("Less than two GPU ids were configured and tried to run on multiple GPUs. "
-                          "Please ensure at least two are specified for `--gpu_ids`, or use `--gpu_ids='all'`.")
+        _file_paradigm(cfg, ver, dtype, ns, origins)
+    _file_gpu_ids(cfg, ns, origins)
     ds_fields: list[str] = []
     if not sagemaker:
-        # nested dicts, in file order (known and unknown keys alike)
-        nested = sorted(
-            [e for p, e in cfg.items() if "." in p] + [e for p, e in cfg.unknown.items() if "." in p and not p.startswith("--")],
-            key=lambda e: (e.line == 0, e.line, e.column))
-        for e in nested:
-            section = e.path.split(".")[0]
-            name = e.written_key or e.path.split(".", 1)[1]
-            if e.origin != "file" and e.setting is not None:
-                name = e.setting.key
-            attr = nested_attr(section, name, ver)
-            if section == "deepspeed_config":
-                ds_fields.append(name)
-            if section == "fp8_config" and not changed(ver, "fp8-config"):
-                continue
-            if changed(ver, "explicit-flags-win") and attr in explicit:
-                continue
-            ns[attr] = e.value
-            origins[attr] = "file"
-        # top-level scalars: only where the namespace still holds None
-        dataclass_defaults = {"num_machines": 1, "machine_rank": 0, "main_training_function": "main", "use_cpu": False,
-                              "debug": False, "num_processes": num_processes}
-        names = {p for p in cfg.entries if "." not in p} | set(dataclass_defaults)
-        for name in sorted(names):
-            if name in ("compute_environment", "mixed_precision", "distributed_type"):
-                continue
-            s = registry.get("", name)
-            if s is not None and s.type == "section":
-                continue
-            value = num_processes if name == "num_processes" else cfg.get(name, dataclass_defaults.get(name))
-            if ns.get(name) is None:
-                ns[name] = value
-                origins[name] = "file" if name in cfg else "default"
+        ds_fields = _file_nested(cfg, ver, ns, explicit, origins)
+        _file_top_level(cfg, ns, origins, num_processes)
     if not ns["debug"]:
         ns["debug"] = cfg.get("debug", False)
     mp_from_config = False
@@ -574,6 +513,91 @@ def _apply_file(cfg: Config, ver: str, ns: dict[str, Any], explicit: set[str], o
     if ns.get("num_processes") == -1:
         raise LaunchError("You need to manually pass in `--num_processes` using this config yaml.")
     return mp_from_config, sagemaker, ds_fields
+
+
+def _check_file_keys(cfg: Config, ver: str, sagemaker: bool, lenient: bool) -> None:
+    """Unknown top-level keys fail loading (nested dicts count by their section name)."""
+    allowed = registry.SAGEMAKER_KEYS if sagemaker else registry.CLUSTER_ONLY_KEYS
+    written = {p.split(".")[0] for p in cfg.entries}
+    if not lenient:
+        written |= {p.split(".")[0] for p in cfg.unknown if not p.startswith("--")} | cfg.sections
+    extra = []
+    for key in written:
+        s = registry.get("", key)
+        if key not in allowed or s is None or not _vin(ver, s.since, s.until):
+            extra.append(key)
+    if extra:
+        raise LaunchError(f"The config file had unknown keys ({sorted(extra)}), please try upgrading your `accelerate` version "
+                          "or fix (and potentially remove) these keys from your config file.")
+
+
+def _file_paradigm(cfg: Config, ver: str, dtype: Any, ns: dict[str, Any], origins: dict[str, str]) -> None:
+    """The paradigm flags from distributed_type, when no paradigm flag was given."""
+    flag = PARADIGM_OF_TYPE.get(dtype) if isinstance(dtype, str) else None
+    if flag == "multi_gpu" and dtype != "MULTI_GPU" and not changed(ver, "multi-xpu-dispatch"):
+        flag = None  # 0.20: only MULTI_GPU selects the multi-GPU launcher
+    for f in PARADIGM_FLAGS:
+        ns[f] = f == flag
+        origins[f] = "file"
+    ns["tpu_use_cluster"] = bool(cfg.get("tpu_use_cluster", False)) if ns["tpu"] else False
+    if changed(ver, "parallelism-config"):
+        ns["use_parallelism_config"] = bool(cfg.section("parallelism_config")) or any(
+            p.startswith("parallelism_config.") for p in cfg.unknown)
+
+
+def _file_gpu_ids(cfg: Config, ns: dict[str, Any], origins: dict[str, str]) -> None:
+    """gpu_ids and num_machines (multi-GPU), and the check that multi-GPU names two GPUs."""
+    if ns["gpu_ids"] is None:
+        ns["gpu_ids"] = cfg.get("gpu_ids") if cfg.get("gpu_ids") is not None else "all"
+        origins["gpu_ids"] = "file" if cfg.get("gpu_ids") is not None else "default"
+    if ns["multi_gpu"] and ns["num_machines"] is None:
+        ns["num_machines"] = cfg.get("num_machines", 1)
+    gpu_ids = ns["gpu_ids"]
+    if not isinstance(gpu_ids, str):
+        raise LaunchError(f"'{type(gpu_ids).__name__}' object has no attribute 'split'")
+    if len(gpu_ids.split(",")) < 2 and gpu_ids != "all" and ns["multi_gpu"] and _num(ns["num_machines"] or 1) <= 1:
+        raise LaunchError("Less than two GPU ids were configured and tried to run on multiple GPUs. "
+                          "Please ensure at least two are specified for `--gpu_ids`, or use `--gpu_ids='all'`.")
+
+
+def _file_nested(cfg: Config, ver: str, ns: dict[str, Any], explicit: set[str], origins: dict[str, str]) -> list[str]:
+    """Nested dicts, in file order (known and unknown keys alike); returns the deepspeed_config fields."""
+    ds_fields: list[str] = []
+    nested = sorted(
+        [e for p, e in cfg.items() if "." in p] + [e for p, e in cfg.unknown.items() if "." in p and not p.startswith("--")],
+        key=lambda e: (e.line == 0, e.line, e.column))
+    for e in nested:
+        section = e.path.split(".")[0]
+        name = e.written_key or e.path.split(".", 1)[1]
+        if e.origin != "file" and e.setting is not None:
+            name = e.setting.key
+        attr = nested_attr(section, name, ver)
+        if section == "deepspeed_config":
+            ds_fields.append(name)
+        if section == "fp8_config" and not changed(ver, "fp8-config"):
+            continue
+        if changed(ver, "explicit-flags-win") and attr in explicit:
+            continue
+        ns[attr] = e.value
+        origins[attr] = "file"
+    return ds_fields
+
+
+def _file_top_level(cfg: Config, ns: dict[str, Any], origins: dict[str, str], num_processes: Any) -> None:
+    """Top-level scalars: only where the namespace still holds None."""
+    dataclass_defaults = {"num_machines": 1, "machine_rank": 0, "main_training_function": "main", "use_cpu": False,
+                          "debug": False, "num_processes": num_processes}
+    names = {p for p in cfg.entries if "." not in p} | set(dataclass_defaults)
+    for name in sorted(names):
+        if name in ("compute_environment", "mixed_precision", "distributed_type"):
+            continue
+        s = registry.get("", name)
+        if s is not None and s.type == "section":
+            continue
+        value = num_processes if name == "num_processes" else cfg.get(name, dataclass_defaults.get(name))
+        if ns.get(name) is None:
+            ns[name] = value
+            origins[name] = "file" if name in cfg else "default"
 
 
 def _apply_no_file(ns: dict[str, Any], device_count: int, findings: list[Finding]) -> None:
