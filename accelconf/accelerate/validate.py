@@ -541,13 +541,14 @@ def _entry_value(ctx: Context, path: str, e: Entry) -> None:
 
 def _enum_value(ctx: Context, s: Setting, written_key: str, v: Any, keypath: tuple[str, ...]) -> None:
     """An enum setting: one of its choices, a legacy value, a case variant, or a typo."""
+    choices = s.choices or ()  # the caller checked s.choices
     if v is None:
         return
     ok = False
     if s.key == "fsdp_sharding_strategy" and _sharding_is_int(ctx.version):
         _sharding_int(ctx, v, keypath)
         return
-    if any(v == c and type(v) is type(c) for c in s.choices):
+    if any(v == c and type(v) is type(c) for c in choices):
         ok = True
     elif any(v == legacy and type(v) is type(legacy) for legacy, _ in s.legacy_values):
         canon = s.canonical_value(v)
@@ -561,7 +562,7 @@ def _enum_value(ctx: Context, s: Setting, written_key: str, v: Any, keypath: tup
                             f"`{written_key}: {v}` means {canon}; accelerate writes the name",
                             keypath, on_value=True, suggestion=str(canon),
                             fix=ctx.replace_value(keypath, scalar_text(ctx.doc, canon)))
-    elif isinstance(v, str) and s.case_insensitive and any(isinstance(c, str) and c.lower() == v.lower() for c in s.choices):
+    elif isinstance(v, str) and s.case_insensitive and any(isinstance(c, str) and c.lower() == v.lower() for c in choices):
         ok = True
         canon = s.canonical_value(v)
         if s.key == "fsdp_sharding_strategy" and not version_in(ctx.version, "0.34", None) and v != canon:
@@ -570,8 +571,8 @@ def _enum_value(ctx: Context, s: Setting, written_key: str, v: Any, keypath: tup
         elif v != canon:
             ctx.finding("enum-case", "info", f"`{v}` works (any case); accelerate writes `{canon}`", keypath, on_value=True,
                         suggestion=str(canon), fix=ctx.replace_value(keypath, scalar_text(ctx.doc, canon)))
-    elif isinstance(v, str) and not s.case_insensitive and any(isinstance(c, str) and c.lower() == v.lower() for c in s.choices):
-        canon = next(c for c in s.choices if isinstance(c, str) and c.lower() == v.lower())
+    elif isinstance(v, str) and not s.case_insensitive and any(isinstance(c, str) and c.lower() == v.lower() for c in choices):
+        canon = next(c for c in choices if isinstance(c, str) and c.lower() == v.lower())
         sev: Severity = "error"
         extra = ""
         if s.key == "backend" and s.section == "fp8_config":
@@ -580,15 +581,15 @@ def _enum_value(ctx: Context, s: Setting, written_key: str, v: Any, keypath: tup
         ctx.finding("enum-case", sev, f"`{written_key}: {v}` must be `{canon}`{extra}", keypath, on_value=True,
                     suggestion=str(canon), fix=ctx.replace_value(keypath, scalar_text(ctx.doc, canon)))
         return
-    elif s.key in ("zero_stage",) and isinstance(v, str) and v.isdigit() and int(v) in s.choices:
+    elif s.key in ("zero_stage",) and isinstance(v, str) and v.isdigit() and int(v) in choices:
         ok = True
     if not ok:
-        shown = ", ".join(str(c) for c in s.choices)
+        shown = ", ".join(str(c) for c in choices)
         guess = None
         if isinstance(v, str):
-            m = difflib.get_close_matches(v.upper(), [str(c).upper() for c in s.choices], n=1)
+            m = difflib.get_close_matches(v.upper(), [str(c).upper() for c in choices], n=1)
             if m:
-                guess = next(str(c) for c in s.choices if str(c).upper() == m[0])
+                guess = next(str(c) for c in choices if str(c).upper() == m[0])
         sev2: Severity = "error"
         if s.section == "dynamo_config" and s.key == "dynamo_mode":
             sev2 = "error"
