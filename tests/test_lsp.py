@@ -272,6 +272,14 @@ async def test_workspace_configuration_disables_rules(target_client: LanguageCli
         if "yaml-bool-value" in {d.code for d in target_client.diagnostics[uri]}:
             break
     assert "yaml-bool-value" in {d.code for d in target_client.diagnostics[uri]}
+    # Put the fixture's settings back (target included): the tests sharing this server run in any order.
+    profile = target_client.root / "v100-node.yaml"  # type: ignore[attr-defined]
+    target_client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"accelconf": {
+        "disabledRules": ["yaml-bool-value", "env-num-processes"], "target": str(profile)}}))
+    for _ in range(5):
+        await asyncio.wait_for(target_client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), 10)
+        if "yaml-bool-value" not in {d.code for d in target_client.diagnostics[uri]}:
+            break
 
 
 # -- which documents the server speaks about (issue 14) ---------------------------------------------

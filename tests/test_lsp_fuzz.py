@@ -97,6 +97,9 @@ async def test_server_survives_edit_sequences(client: LanguageClient, edits: lis
     assert document_kind(name, start) is not None
     mirror = TextDocument(uri, start, position_codec=PositionCodec(types.PositionEncodingKind(client.encoding)))  # type: ignore[attr-defined]
     client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "yaml", 1, start)))
+    # The config is published first: later versions are then always published (an edit burst that
+    # turns it into something else clears it); a document never published stays unspoken of.
+    await asyncio.wait_for(_published(client, uri, 1), 20)
     last = 1
     for version, changes in enumerate(edits, start=2):
         client.text_document_did_change(types.DidChangeTextDocumentParams(
