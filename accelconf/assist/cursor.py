@@ -279,6 +279,12 @@ def _json_where(text: str, line: int, col: int) -> Where:
             "value" if top is not None and top.expect == "value" else "none")
         take(part, offset, offset, "")
     assert snap is not None
+    return _json_result(text, line, cur, offset, line_start, snap)
+
+
+def _json_result(text: str, line: int, cur: str, offset: int, line_start: int,
+                 snap: tuple[list[_Frame], _Frame | None, str, int, int, str, str | None]) -> Where:
+    """The Where for the token the scan stopped at (frames, frame, part, start, end, quote, key)."""
     frames, frame, part, start, end, quote, key = snap
     if frames and any(f.kind == "arr" for f in frames):
         return Where("json", line, (), "none")
