@@ -343,16 +343,47 @@ def launch_env(
     findings: list[Finding] = []
     if cfg is not None and cfg.format == "cli" and cli_overrides is None:
         cfg, cli_overrides = None, cfg
+    ns = _default_namespace(ver)
+    origins: dict[str, str] = {name: "default" for name in ns}
+    explicit: set[str] = set()
+    # 1. explicit command-line flags
+    _apply_flags(cfg, cli_overrides, machine_rank, ver, ns, explicit, origins, findings)
+    # 2. sanity checks on the raw command line
+    _check_flags(ns, ver)
+    mp_from_config = False
+    sagemaker = False
+    ds_fields: list[str] = []
+    if cfg is not None:
+        mp_from_config, sagemaker, ds_fields = _apply_file(cfg, ver, ns, explicit, origins, findings)
+    else:
+        _apply_no_file(ns, device_count, findings)
+    if not sagemaker and ns["num_cpu_threads_per_process"] is None:  # not on SageMaker
+        _thread_count(ns, ver, physical_cores, findings)
+    # 3. dispatch, as launch_command does
+    mode = _dispatch(ns, sagemaker)
+    env, torchrun, cmd = _prepare(mode, ns, ver, ds_fields, mp_from_config, cwd)
+    findings.extend(_machine_findings(mode, ns, ver, env))
+    result = LaunchResult(mode, env, torchrun, cmd, findings, frozenset(explicit), ns, origins)
+    if cfg is not None:
+        findings.extend(_file_findings(cfg, ver, mode, ns))
+    findings.extend(_layout_findings(mode, ns, torchrun, cmd))
+    return result
+
+
+def _default_namespace(ver: str) -> dict[str, Any]:
+    """The argparse namespace of `accelerate launch` with no flag given."""
     flags = _flag_settings(ver)
     ns: dict[str, Any] = {name: argparse_default(s, ver) for name, s in flags.items()}
     for name in PARADIGM_FLAGS:
         ns[name] = False
     ns.update(cpu=False, tpu_use_cluster=False, use_parallelism_config=False, dynamo_backend=None, mixed_precision=None,
               num_cpu_threads_per_process=None, module=None, no_python=None, debug=None)
-    origins: dict[str, str] = {name: "default" for name in ns}
-    explicit: set[str] = set()
+    return ns
 
-    # 1. explicit command-line flags
+
+def _apply_flags(cfg: Config | None, cli_overrides: Config | None, machine_rank: int | None, ver: str, ns: dict[str, Any],
+                 explicit: set[str], origins: dict[str, str], findings: list[Finding]) -> None:
+    """Explicit command-line flags, launcher-only flags and --machine_rank into the namespace."""
     if cli_overrides is not None:
         for path, e in cli_overrides.items():
             if path == "distributed_type":
@@ -384,7 +415,9 @@ def launch_env(
         explicit.add("machine_rank")
         origins["machine_rank"] = "cli"
 
-    # 2. sanity checks on the raw command line
+
+def _check_flags(ns: dict[str, Any], ver: str) -> None:
+    """The checks accelerate makes on the raw command line, before it reads a config file."""
     if sum(bool(ns[f]) for f in ("multi_gpu", "cpu", "tpu", "use_deepspeed", "use_fsdp")) > 1:
         raise LaunchError("You can only use one of `--cpu`, `--multi_gpu`, `--tpu`, `--use_deepspeed`, `--use_fsdp` at a time.")
     if ns["multi_gpu"] and ns.get("num_processes") is not None and _num(ns["num_processes"]) < 2:
@@ -392,47 +425,34 @@ def launch_env(
     if changed(ver, "parallelism-config") and ns["use_parallelism_config"] and (not ns["use_fsdp"] or ns.get("fsdp_version") == 1):
         raise LaunchError("You cannot use `--use_parallelism_config` without `--use_fsdp` and `--fsdp_version=2`. ")
 
-    mp_from_config = False
-    sagemaker = False
-    ds_fields: list[str] = []
-    if cfg is not None:
-        mp_from_config, sagemaker, ds_fields = _apply_file(cfg, ver, ns, explicit, origins, findings)
-    else:
-        _apply_no_file(ns, device_count, findings)
 
-    # thread count (not on SageMaker)
-    if not sagemaker and ns["num_cpu_threads_per_process"] is None:
-        ns["num_cpu_threads_per_process"] = 1
-        if ns.get("use_cpu") and _num(ns.get("num_processes") or 0) >= 1:
-            per_process = changed(ver, "omp-threads-per-process")
-            local = max(int(_num(ns["num_processes"]) / _num(ns["num_machines"])), 1) if per_process else 1
-            if physical_cores is not None:
-                if int(physical_cores / local) > 1:
-                    ns["num_cpu_threads_per_process"] = int(physical_cores / local)
-            else:
-                formula = "physical cores / processes per machine" if per_process else "the number of physical cores"
-                findings.append(_finding("convert.machine-dependent", "info",
-                                         f"with use_cpu, accelerate {ver} sets OMP_NUM_THREADS to {formula} of the machine "
-                                         "it runs on (when the shell has no OMP_NUM_THREADS); written here as 1", key="use_cpu"))
+def _thread_count(ns: dict[str, Any], ver: str, physical_cores: int | None, findings: list[Finding]) -> None:
+    """num_cpu_threads_per_process when neither flag nor file sets it (OMP_NUM_THREADS)."""
+    ns["num_cpu_threads_per_process"] = 1
+    if ns.get("use_cpu") and _num(ns.get("num_processes") or 0) >= 1:
+        per_process = changed(ver, "omp-threads-per-process")
+        local = max(int(_num(ns["num_processes"]) / _num(ns["num_machines"])), 1) if per_process else 1
+        if physical_cores is not None:
+            if int(physical_cores / local) > 1:
+                ns["num_cpu_threads_per_process"] = int(physical_cores / local)
+        else:
+            formula = "physical cores / processes per machine" if per_process else "the number of physical cores"
+            findings.append(_finding("convert.machine-dependent", "info",
+                                     f"with use_cpu, accelerate {ver} sets OMP_NUM_THREADS to {formula} of the machine "
+                                     "it runs on (when the shell has no OMP_NUM_THREADS); written here as 1", key="use_cpu"))
 
-    # 3. dispatch, as launch_command does
+
+def _dispatch(ns: dict[str, Any], sagemaker: bool) -> str:
+    """The launcher path launch_command picks."""
     if ns["use_deepspeed"] and not ns["cpu"]:
-        mode = "deepspeed"
-    elif (ns["use_fsdp"] or ns["use_megatron_lm"] or ns["multi_gpu"]) and not ns["cpu"]:
-        mode = "torchrun"
-    elif ns["tpu"] and not ns["cpu"]:
-        mode = "tpu"
-    elif sagemaker:
-        mode = "sagemaker"
-    else:
-        mode = "simple"
-    env, torchrun, cmd = _prepare(mode, ns, ver, ds_fields, mp_from_config, cwd)
-    findings.extend(_machine_findings(mode, ns, ver, env))
-    result = LaunchResult(mode, env, torchrun, cmd, findings, frozenset(explicit), ns, origins)
-    if cfg is not None:
-        findings.extend(_file_findings(cfg, ver, mode, ns))
-    findings.extend(_layout_findings(mode, ns, torchrun, cmd))
-    return result
+        return "deepspeed"
+    if (ns["use_fsdp"] or ns["use_megatron_lm"] or ns["multi_gpu"]) and not ns["cpu"]:
+        return "torchrun"
+    if ns["tpu"] and not ns["cpu"]:
+        return "tpu"
+    if sagemaker:
+        return "sagemaker"
+    return "simple"
 
 
 def _num(v: Any) -> float:
@@ -452,20 +472,8 @@ def _apply_file(cfg: Config, ver: str, ns: dict[str, Any], explicit: set[str], o
     if "distributed_type" not in cfg:
         raise LaunchError("A `distributed_type` must be specified in the config file.")
     dtype = cfg.get("distributed_type")
-    # unknown top-level keys fail loading (nested dicts count by their section name)
-    allowed = registry.SAGEMAKER_KEYS if sagemaker else registry.CLUSTER_ONLY_KEYS
     lenient = cfg.format in ("env", "kwargs")  # not a file: unknown names were reported by the reader
-    written = {p.split(".")[0] for p in cfg.entries}
-    if not lenient:
-        written |= {p.split(".")[0] for p in cfg.unknown if not p.startswith("--")} | cfg.sections
-    extra = []
-    for key in written:
-        s = registry.get("", key)
-        if key not in allowed or s is None or not _vin(ver, s.since, s.until):
-            extra.append(key)
-    if extra:
-        raise LaunchError(f"The config file had unknown keys ({sorted(extra)}), please try upgrading your `accelerate` version "
-                          "or fix (and potentially remove) these keys from your config file.")
+    _check_file_keys(cfg, ver, sagemaker, lenient)
     if sagemaker:
         if changed(ver, "sagemaker-cpu-affinity-unknown"):
             raise LaunchError("The config file had unknown keys (['enable_cpu_affinity']): accelerate 0.29 adds this key "
@@ -483,61 +491,12 @@ def _apply_file(cfg: Config, ver: str, ns: dict[str, Any], explicit: set[str], o
     else:
         num_processes = cfg.get("num_processes", -1)
     if not any(ns[f] for f in ("multi_gpu", "tpu", "tpu_use_cluster", "use_deepspeed", "use_fsdp", "use_megatron_lm")):
-        flag = PARADIGM_OF_TYPE.get(dtype) if isinstance(dtype, str) else None
-        if flag == "multi_gpu" and dtype != "MULTI_GPU" and not changed(ver, "multi-xpu-dispatch"):
-            flag = None  # 0.20: only MULTI_GPU selects the multi-GPU launcher
-        for f in PARADIGM_FLAGS:
-            ns[f] = f == flag
-            origins[f] = "file"
-        ns["tpu_use_cluster"] = bool(cfg.get("tpu_use_cluster", False)) if ns["tpu"] else False
-        if changed(ver, "parallelism-config"):
-            ns["use_parallelism_config"] = bool(cfg.section("parallelism_config")) or any(
-                p.startswith("parallelism_config.") for p in cfg.unknown)
-    if ns["gpu_ids"] is None:
-        ns["gpu_ids"] = cfg.get("gpu_ids") if cfg.get("gpu_ids") is not None else "all"
-        origins["gpu_ids"] = "file" if cfg.get("gpu_ids") is not None else "default"
-    if ns["multi_gpu"] and ns["num_machines"] is None:
-        ns["num_machines"] = cfg.get("num_machines", 1)
-    gpu_ids = ns["gpu_ids"]
-    if not isinstance(gpu_ids, str):
-        raise LaunchError(f"'{type(gpu_ids).__name__}' object has no attribute 'split'")
-    if len(gpu_ids.split(",")) < 2 and gpu_ids != "all" and ns["multi_gpu"] and _num(ns["num_machines"] or 1) <= 1:
-        raise LaunchError("Less than two GPU ids were configured and tried to run on multiple GPUs. "
-                          "Please ensure at least two are specified for `--gpu_ids`, or use `--gpu_ids='all'`.")
+        _file_paradigm(cfg, ver, dtype, ns, origins)
+    _file_gpu_ids(cfg, ns, origins)
     ds_fields: list[str] = []
     if not sagemaker:
-        # nested dicts, in file order (known and unknown keys alike)
-        nested = sorted(
-            [e for p, e in cfg.items() if "." in p] + [e for p, e in cfg.unknown.items() if "." in p and not p.startswith("--")],
-            key=lambda e: (e.line == 0, e.line, e.column))
-        for e in nested:
-            section = e.path.split(".")[0]
-            name = e.written_key or e.path.split(".", 1)[1]
-            if e.origin != "file" and e.setting is not None:
-                name = e.setting.key
-            attr = nested_attr(section, name, ver)
-            if section == "deepspeed_config":
-                ds_fields.append(name)
-            if section == "fp8_config" and not changed(ver, "fp8-config"):
-                continue
-            if changed(ver, "explicit-flags-win") and attr in explicit:
-                continue
-            ns[attr] = e.value
-            origins[attr] = "file"
-        # top-level scalars: only where the namespace still holds None
-        dataclass_defaults = {"num_machines": 1, "machine_rank": 0, "main_training_function": "main", "use_cpu": False,
-                              "debug": False, "num_processes": num_processes}
-        names = {p for p in cfg.entries if "." not in p} | set(dataclass_defaults)
-        for name in sorted(names):
-            if name in ("compute_environment", "mixed_precision", "distributed_type"):
-                continue
-            s = registry.get("", name)
-            if s is not None and s.type == "section":
-                continue
-            value = num_processes if name == "num_processes" else cfg.get(name, dataclass_defaults.get(name))
-            if ns.get(name) is None:
-                ns[name] = value
-                origins[name] = "file" if name in cfg else "default"
+        ds_fields = _file_nested(cfg, ver, ns, explicit, origins)
+        _file_top_level(cfg, ns, origins, num_processes)
     if not ns["debug"]:
         ns["debug"] = cfg.get("debug", False)
     mp_from_config = False
@@ -554,6 +513,91 @@ def _apply_file(cfg: Config, ver: str, ns: dict[str, Any], explicit: set[str], o
     if ns.get("num_processes") == -1:
         raise LaunchError("You need to manually pass in `--num_processes` using this config yaml.")
     return mp_from_config, sagemaker, ds_fields
+
+
+def _check_file_keys(cfg: Config, ver: str, sagemaker: bool, lenient: bool) -> None:
+    """Unknown top-level keys fail loading (nested dicts count by their section name)."""
+    allowed = registry.SAGEMAKER_KEYS if sagemaker else registry.CLUSTER_ONLY_KEYS
+    written = {p.split(".")[0] for p in cfg.entries}
+    if not lenient:
+        written |= {p.split(".")[0] for p in cfg.unknown if not p.startswith("--")} | cfg.sections
+    extra = []
+    for key in written:
+        s = registry.get("", key)
+        if key not in allowed or s is None or not _vin(ver, s.since, s.until):
+            extra.append(key)
+    if extra:
+        raise LaunchError(f"The config file had unknown keys ({sorted(extra)}), please try upgrading your `accelerate` version "
+                          "or fix (and potentially remove) these keys from your config file.")
+
+
+def _file_paradigm(cfg: Config, ver: str, dtype: Any, ns: dict[str, Any], origins: dict[str, str]) -> None:
+    """The paradigm flags from distributed_type, when no paradigm flag was given."""
+    flag = PARADIGM_OF_TYPE.get(dtype) if isinstance(dtype, str) else None
+    if flag == "multi_gpu" and dtype != "MULTI_GPU" and not changed(ver, "multi-xpu-dispatch"):
+        flag = None  # 0.20: only MULTI_GPU selects the multi-GPU launcher
+    for f in PARADIGM_FLAGS:
+        ns[f] = f == flag
+        origins[f] = "file"
+    ns["tpu_use_cluster"] = bool(cfg.get("tpu_use_cluster", False)) if ns["tpu"] else False
+    if changed(ver, "parallelism-config"):
+        ns["use_parallelism_config"] = bool(cfg.section("parallelism_config")) or any(
+            p.startswith("parallelism_config.") for p in cfg.unknown)
+
+
+def _file_gpu_ids(cfg: Config, ns: dict[str, Any], origins: dict[str, str]) -> None:
+    """gpu_ids and num_machines (multi-GPU), and the check that multi-GPU names two GPUs."""
+    if ns["gpu_ids"] is None:
+        ns["gpu_ids"] = cfg.get("gpu_ids") if cfg.get("gpu_ids") is not None else "all"
+        origins["gpu_ids"] = "file" if cfg.get("gpu_ids") is not None else "default"
+    if ns["multi_gpu"] and ns["num_machines"] is None:
+        ns["num_machines"] = cfg.get("num_machines", 1)
+    gpu_ids = ns["gpu_ids"]
+    if not isinstance(gpu_ids, str):
+        raise LaunchError(f"'{type(gpu_ids).__name__}' object has no attribute 'split'")
+    if len(gpu_ids.split(",")) < 2 and gpu_ids != "all" and ns["multi_gpu"] and _num(ns["num_machines"] or 1) <= 1:
+        raise LaunchError("Less than two GPU ids were configured and tried to run on multiple GPUs. "
+                          "Please ensure at least two are specified for `--gpu_ids`, or use `--gpu_ids='all'`.")
+
+
+def _file_nested(cfg: Config, ver: str, ns: dict[str, Any], explicit: set[str], origins: dict[str, str]) -> list[str]:
+    """Nested dicts, in file order (known and unknown keys alike); returns the deepspeed_config fields."""
+    ds_fields: list[str] = []
+    nested = sorted(
+        [e for p, e in cfg.items() if "." in p] + [e for p, e in cfg.unknown.items() if "." in p and not p.startswith("--")],
+        key=lambda e: (e.line == 0, e.line, e.column))
+    for e in nested:
+        section = e.path.split(".")[0]
+        name = e.written_key or e.path.split(".", 1)[1]
+        if e.origin != "file" and e.setting is not None:
+            name = e.setting.key
+        attr = nested_attr(section, name, ver)
+        if section == "deepspeed_config":
+            ds_fields.append(name)
+        if section == "fp8_config" and not changed(ver, "fp8-config"):
+            continue
+        if changed(ver, "explicit-flags-win") and attr in explicit:
+            continue
+        ns[attr] = e.value
+        origins[attr] = "file"
+    return ds_fields
+
+
+def _file_top_level(cfg: Config, ns: dict[str, Any], origins: dict[str, str], num_processes: Any) -> None:
+    """Top-level scalars: only where the namespace still holds None."""
+    dataclass_defaults = {"num_machines": 1, "machine_rank": 0, "main_training_function": "main", "use_cpu": False,
+                          "debug": False, "num_processes": num_processes}
+    names = {p for p in cfg.entries if "." not in p} | set(dataclass_defaults)
+    for name in sorted(names):
+        if name in ("compute_environment", "mixed_precision", "distributed_type"):
+            continue
+        s = registry.get("", name)
+        if s is not None and s.type == "section":
+            continue
+        value = num_processes if name == "num_processes" else cfg.get(name, dataclass_defaults.get(name))
+        if ns.get(name) is None:
+            ns[name] = value
+            origins[name] = "file" if name in cfg else "default"
 
 
 def _apply_no_file(ns: dict[str, Any], device_count: int, findings: list[Finding]) -> None:
@@ -585,155 +629,200 @@ def _mixed_precision(ns: dict[str, Any]) -> str:
     return mp.lower()
 
 
+def _put(env: dict[str, str], letter: str, s: Setting, value: Any) -> None:
+    """Set the setting's variable when accelerate's launcher path `letter` exports it."""
+    if s.env and letter in s.env_paths:
+        env[s.env] = _encode(s, value)
+
+
+def _get(section: str, key: str) -> Setting:
+    s = registry.get(section, key)
+    assert s is not None, (section, key)
+    return s
+
+
+def _mpirun_cmd(ns: dict[str, Any], ver: str) -> list[str]:
+    n, m = ns.get("num_processes"), ns["num_machines"]
+    cmd = ["mpirun", "--hostfile", str(ns["mpirun_hostfile"]), "--npernode", str(int(n) // int(m)) if n and m else "1"]
+    if n:
+        cmd += ["-n", str(n)]
+    if changed(ver, "mpirun-bind-to"):
+        cmd += ["--bind-to", "socket"]
+    return cmd
+
+
+def _simple_env(ns: dict[str, Any], ver: str, env: dict[str, str], unconverted: list[Any], use_cpu: bool) -> None:
+    """The simple launcher's rendezvous (MASTER_ADDR/PORT, oneCCL count) and KMP variables."""
+    if _num(ns["num_machines"]) > 1:
+        if ns.get("main_process_ip") is None or ns.get("main_process_port") is None:
+            raise LaunchError("When using multiple machines, you need to specify the main process IP and port.")
+    n = ns.get("num_processes")
+    ip, port = ns.get("main_process_ip"), ns.get("main_process_port")
+    ccl = registry.get("mpirun_config", "mpirun_ccl")
+    if not changed(ver, "simple-rendezvous-any-count") and _num(ns["num_machines"]) > 1:
+        env["MASTER_ADDR"] = str(ip)
+        env["MASTER_PORT"] = str(port)
+        if ns.get("mpirun_hostfile") is not None and ccl is not None and _vin(ver, ccl.since, ccl.until):
+            env[ccl.env or ""] = str(ns.get(ccl.namespace))
+            if changed(ver, "ccl-count-unconverted") and not isinstance(ns.get(ccl.namespace), str):
+                unconverted.append(ns.get(ccl.namespace))
+    elif (n is not None and _num(n) > 1) or _num(ns["num_machines"]) > 1:
+        env["MASTER_ADDR"] = ip if ip is not None else "127.0.0.1"
+        env["MASTER_PORT"] = str(port if port is not None else _get("", "main_process_port").launcher_default)
+        if ccl is not None and _vin(ver, ccl.since, ccl.until) and changed(ver, "simple-rendezvous-any-count"):
+            env[ccl.env or ""] = "0"  # 1.8-1.12: the count only when oneCCL is installed, else 0
+    if changed(ver, "kmp-test-string"):
+        use_cpu = True
+    if changed(ver, "kmp-test-flag-name"):
+        use_cpu = False
+    if use_cpu and changed(ver, "kmp-vars"):
+        env["KMP_AFFINITY"] = "granularity=fine,compact,1,0"
+        env["KMP_BLOCKTIME"] = "1"
+
+
+def _fp8_env(ns: dict[str, Any], ver: str, env: dict[str, str], unconverted: list[Any]) -> None:
+    """The fp8_* recipe overrides (mixed_precision fp8)."""
+    settings = _settings(ver)
+    for attr, value in list(ns.items()):
+        if not attr.startswith("fp8_") or value is None:
+            continue
+        s = next((x for x in settings if x.namespace == attr), None)
+        if s is not None and s.type == "list" and not changed(ver, "fp8-override-split"):
+            env[f"ACCELERATE_{attr.upper()}"] = str(value)  # one variable, the repr of the tuple
+        elif s is not None and s.type == "list":  # accelerate indexes [0], [1], [2] (a YAML string too)
+            base = (s.env or "").rsplit("_", 1)[0]
+            try:
+                if not _vin(ver, "1.5", None):  # <= 1.4 parsed a "(a, b, c)" string
+                    if not isinstance(value, str):
+                        raise LaunchError(f"'{type(value).__name__}' object has no attribute 'strip'")
+                    value = [v.strip() for v in value.strip("()").split(",")]
+                for i, part in enumerate(("FPROP", "DGRAD", "WGRAD")):
+                    env[f"{base}_{part}"] = str(value[i])
+                    if changed(ver, "fp8-override-unconverted") and not isinstance(value[i], str):
+                        unconverted.append(value[i])
+            except (IndexError, TypeError) as exc:
+                raise LaunchError(f"{attr}: {exc}") from exc
+        else:
+            env[f"ACCELERATE_{attr.upper()}"] = str(value)
+
+
+def _dynamo_env(ns: dict[str, Any], ver: str, env: dict[str, str], letter: str) -> None:
+    backend = str(ns["dynamo_backend"]).upper()
+    if backend not in registry.DYNAMO_BACKENDS:
+        raise LaunchError(f"Unknown dynamo backend: {backend}. Choose between {list(registry.DYNAMO_BACKENDS)}.")
+    for s in _section("dynamo_config", ver):
+        if s.env:
+            _put(env, letter, s, backend if s.key == "dynamo_backend" else ns.get(s.namespace))
+
+
+def _deepspeed_env(ns: dict[str, Any], ver: str, env: dict[str, str], letter: str, ds_fields: list[str],
+                   mp_from_config: bool) -> None:
+    env[registry.CONFIG_DS_FIELDS_ENV] = ",".join(ds_fields + (["mixed_precision"] if mp_from_config else [])).lower()
+    env[registry.USE_ENV["DEEPSPEED"]] = "true"
+    for s in _section("deepspeed_config", ver):
+        if s.env and ns.get(s.namespace) is not None:
+            _put(env, letter, s, ns[s.namespace])
+
+
+def _fsdp_env(ns: dict[str, Any], ver: str, env: dict[str, str], letter: str) -> None:
+    env[registry.USE_ENV["FSDP"]] = "true"
+    ram, sync = ns.get("fsdp_cpu_ram_efficient_loading"), ns.get("fsdp_sync_module_states")
+    if "fsdp_cpu_ram_efficient_loading" in ns and ram and not sync:
+        raise LaunchError("When using `--fsdp_cpu_ram_efficient_loading` set `--fsdp_sync_module_states` to `True`")
+    for s in _section("fsdp_config", ver):
+        if not s.env:
+            continue
+        value = ns.get(s.namespace)
+        if s.env_when == "always" or value is not None:
+            _put(env, letter, s, value)
+    policy = ns.get("fsdp_backward_prefetch_policy")
+    if changed(ver, "backward-prefetch-policy") and policy is not None:
+        env[_get("fsdp_config", "fsdp_backward_prefetch").env or ""] = str(policy)
+
+
+def _megatron_env(ns: dict[str, Any], ver: str, env: dict[str, str], letter: str) -> None:
+    env[registry.USE_ENV["MEGATRON_LM"]] = "true"
+    for s in _section("megatron_lm_config", ver):
+        value = ns.get(s.namespace)
+        if s.env and (value is not None or s.env_when == "always"):
+            _put(env, letter, s, value)
+
+
+def _parallelism_env(ns: dict[str, Any], ver: str, env: dict[str, str], letter: str) -> None:
+    env[registry.USE_PARALLELISM_CONFIG_ENV] = "true"
+    cp = _get("parallelism_config", "parallelism_config_cp_size")
+    sp = _get("parallelism_config", "parallelism_config_sp_size")
+    for s in _section("parallelism_config", ver):
+        plugin = s.plugin or ""
+        if plugin.startswith("TorchContextParallelConfig") and not _gt1(ns.get(cp.namespace)):
+            continue
+        if plugin.startswith("DeepSpeedSequenceParallelConfig") and not _gt1(ns.get(sp.namespace)):
+            continue
+        _put(env, letter, s, ns.get(s.namespace))
+
+
+def _sagemaker_env(ns: dict[str, Any], env: dict[str, str]) -> None:
+    env[registry.USE_SAGEMAKER_ENV] = "true"
+    dtype = ns.get("sagemaker_distributed_type")
+    if not isinstance(dtype, str):
+        raise LaunchError(f"'{type(dtype).__name__}' object has no attribute 'value'")
+    env[registry.SAGEMAKER_DISTRIBUTED_TYPE_ENV] = dtype
+
+
 def _prepare(mode: str, ns: dict[str, Any], ver: str, ds_fields: list[str], mp_from_config: bool,
              cwd: str | None) -> tuple[dict[str, str], dict[str, Any], list[str] | None]:
+    """The environment, torchrun arguments and command accelerate's launcher path `mode` builds.
+
+    The helpers run in the order accelerate sets the variables, so the first error raised is its first."""
     letter = PATH_LETTER[mode]
     env: dict[str, str] = {}
     torchrun: dict[str, Any] = {}
     cmd: list[str] | None = None
-    settings = _settings(ver)
-
-    def put(s: Setting, value: Any) -> None:
-        if s.env and letter in s.env_paths:
-            env[s.env] = _encode(s, value)
-
-    def get(section: str, key: str) -> Setting:
-        s = registry.get(section, key)
-        assert s is not None, (section, key)
-        return s
-
     unconverted: list[Any] = []  # values accelerate puts into the env without str() (fp8-override-unconverted)
     if mode == "tpu":
         if ns["debug"]:
-            put(get("", "debug"), True)
+            _put(env, letter, _get("", "debug"), True)
         return env, torchrun, cmd
     if mode in ("torchrun", "deepspeed"):
         torchrun, cmd = _rendezvous(mode, ns, ver)
     elif mode == "simple" and ns.get("mpirun_hostfile") is not None:
-        n, m = ns.get("num_processes"), ns["num_machines"]
-        cmd = ["mpirun", "--hostfile", str(ns["mpirun_hostfile"]), "--npernode", str(int(n) // int(m)) if n and m else "1"]
-        if n:
-            cmd += ["-n", str(n)]
-        if changed(ver, "mpirun-bind-to"):
-            cmd += ["--bind-to", "socket"]
+        cmd = _mpirun_cmd(ns, ver)
+    use_cpu = False
     if mode == "simple":
         use_cpu = bool(ns["cpu"] or ns.get("use_cpu"))
-        env[get("", "use_cpu").env or ""] = str(ns["cpu"] or ns.get("use_cpu"))
+        env[_get("", "use_cpu").env or ""] = str(ns["cpu"] or ns.get("use_cpu"))
     if ns["debug"] and mode != "sagemaker":
-        put(get("", "debug"), True)
-    gpu = get("", "gpu_ids")
+        _put(env, letter, _get("", "debug"), True)
     gpu_ids = ns.get("gpu_ids")
     if mode != "sagemaker" and gpu_ids != "all" and gpu_ids is not None:
         if mode == "torchrun" and changed(ver, "ze-mask-inverted"):
             env["ZE_AFFINITY_MASK"] = str(gpu_ids)  # on a machine without an XPU (with one: CUDA_VISIBLE_DEVICES)
         else:
-            put(gpu, gpu_ids)
+            _put(env, letter, _get("", "gpu_ids"), gpu_ids)
     if mode == "simple":
-        if _num(ns["num_machines"]) > 1:
-            if ns.get("main_process_ip") is None or ns.get("main_process_port") is None:
-                raise LaunchError("When using multiple machines, you need to specify the main process IP and port.")
-        n = ns.get("num_processes")
-        ip, port = ns.get("main_process_ip"), ns.get("main_process_port")
-        ccl = registry.get("mpirun_config", "mpirun_ccl")
-        if not changed(ver, "simple-rendezvous-any-count") and _num(ns["num_machines"]) > 1:
-            env["MASTER_ADDR"] = str(ip)
-            env["MASTER_PORT"] = str(port)
-            if ns.get("mpirun_hostfile") is not None and ccl is not None and _vin(ver, ccl.since, ccl.until):
-                env[ccl.env or ""] = str(ns.get(ccl.namespace))
-                if changed(ver, "ccl-count-unconverted") and not isinstance(ns.get(ccl.namespace), str):
-                    unconverted.append(ns.get(ccl.namespace))
-        elif (n is not None and _num(n) > 1) or _num(ns["num_machines"]) > 1:
-            env["MASTER_ADDR"] = ip if ip is not None else "127.0.0.1"
-            env["MASTER_PORT"] = str(port if port is not None else get("", "main_process_port").launcher_default)
-            if ccl is not None and _vin(ver, ccl.since, ccl.until) and changed(ver, "simple-rendezvous-any-count"):
-                env[ccl.env or ""] = "0"  # 1.8-1.12: the count only when oneCCL is installed, else 0
-        if changed(ver, "kmp-test-string"):
-            use_cpu = True
-        if changed(ver, "kmp-test-flag-name"):
-            use_cpu = False
-        if use_cpu and changed(ver, "kmp-vars"):
-            env["KMP_AFFINITY"] = "granularity=fine,compact,1,0"
-            env["KMP_BLOCKTIME"] = "1"
+        _simple_env(ns, ver, env, unconverted, use_cpu)
     mp = _mixed_precision(ns)
     if mode == "deepspeed":
         env["PYTHONPATH"] = os.path.abspath(cwd or ".")
-    put(get("", "mixed_precision"), mp)
+    _put(env, letter, _get("", "mixed_precision"), mp)
     if mp == "fp8":
-        for attr, value in list(ns.items()):
-            if not attr.startswith("fp8_") or value is None:
-                continue
-            s = next((x for x in settings if x.namespace == attr), None)
-            if s is not None and s.type == "list" and not changed(ver, "fp8-override-split"):
-                env[f"ACCELERATE_{attr.upper()}"] = str(value)  # one variable, the repr of the tuple
-            elif s is not None and s.type == "list":  # accelerate indexes [0], [1], [2] (a YAML string too)
-                base = (s.env or "").rsplit("_", 1)[0]
-                try:
-                    if not _vin(ver, "1.5", None):  # <= 1.4 parsed a "(a, b, c)" string
-                        if not isinstance(value, str):
-                            raise LaunchError(f"'{type(value).__name__}' object has no attribute 'strip'")
-                        value = [v.strip() for v in value.strip("()").split(",")]
-                    for i, part in enumerate(("FPROP", "DGRAD", "WGRAD")):
-                        env[f"{base}_{part}"] = str(value[i])
-                        if changed(ver, "fp8-override-unconverted") and not isinstance(value[i], str):
-                            unconverted.append(value[i])
-                except (IndexError, TypeError) as exc:
-                    raise LaunchError(f"{attr}: {exc}") from exc
-            else:
-                env[f"ACCELERATE_{attr.upper()}"] = str(value)
+        _fp8_env(ns, ver, env, unconverted)
     if mode in ("simple", "torchrun", "sagemaker"):
-        backend = str(ns["dynamo_backend"]).upper()
-        if backend not in registry.DYNAMO_BACKENDS:
-            raise LaunchError(f"Unknown dynamo backend: {backend}. Choose between {list(registry.DYNAMO_BACKENDS)}.")
-        for s in _section("dynamo_config", ver):
-            if s.env:
-                put(s, backend if s.key == "dynamo_backend" else ns.get(s.namespace))
+        _dynamo_env(ns, ver, env, letter)
     if mode == "deepspeed":
-        env[registry.CONFIG_DS_FIELDS_ENV] = ",".join(ds_fields + (["mixed_precision"] if mp_from_config else [])).lower()
-        env[registry.USE_ENV["DEEPSPEED"]] = "true"
-        for s in _section("deepspeed_config", ver):
-            if s.env and ns.get(s.namespace) is not None:
-                put(s, ns[s.namespace])
+        _deepspeed_env(ns, ver, env, letter, ds_fields, mp_from_config)
     if mode == "torchrun" and ns["use_fsdp"]:
-        env[registry.USE_ENV["FSDP"]] = "true"
-        ram, sync = ns.get("fsdp_cpu_ram_efficient_loading"), ns.get("fsdp_sync_module_states")
-        if "fsdp_cpu_ram_efficient_loading" in ns and ram and not sync:
-            raise LaunchError("When using `--fsdp_cpu_ram_efficient_loading` set `--fsdp_sync_module_states` to `True`")
-        for s in _section("fsdp_config", ver):
-            if not s.env:
-                continue
-            value = ns.get(s.namespace)
-            if s.env_when == "always" or value is not None:
-                put(s, value)
-        policy = ns.get("fsdp_backward_prefetch_policy")
-        if changed(ver, "backward-prefetch-policy") and policy is not None:
-            env[registry.get("fsdp_config", "fsdp_backward_prefetch").env or ""] = str(policy)  # type: ignore[union-attr]
+        _fsdp_env(ns, ver, env, letter)
     if mode == "torchrun" and ns["use_megatron_lm"]:
-        env[registry.USE_ENV["MEGATRON_LM"]] = "true"
-        for s in _section("megatron_lm_config", ver):
-            value = ns.get(s.namespace)
-            if s.env and (value is not None or s.env_when == "always"):
-                put(s, value)
+        _megatron_env(ns, ver, env, letter)
     if mode in ("simple", "torchrun"):
         env["OMP_NUM_THREADS"] = str(ns["num_cpu_threads_per_process"])
     if ns.get("enable_cpu_affinity") and mode in ("simple", "torchrun", "deepspeed"):
-        put(get("", "enable_cpu_affinity"), True)
+        _put(env, letter, _get("", "enable_cpu_affinity"), True)
     if (mode == "torchrun" or (mode == "deepspeed" and changed(ver, "parallelism-under-deepspeed"))) and ns.get("use_parallelism_config"):
-        env[registry.USE_PARALLELISM_CONFIG_ENV] = "true"
-        cp = get("parallelism_config", "parallelism_config_cp_size")
-        sp = get("parallelism_config", "parallelism_config_sp_size")
-        for s in _section("parallelism_config", ver):
-            plugin = s.plugin or ""
-            if plugin.startswith("TorchContextParallelConfig") and not _gt1(ns.get(cp.namespace)):
-                continue
-            if plugin.startswith("DeepSpeedSequenceParallelConfig") and not _gt1(ns.get(sp.namespace)):
-                continue
-            put(s, ns.get(s.namespace))
+        _parallelism_env(ns, ver, env, letter)
     if mode == "sagemaker":
-        env[registry.USE_SAGEMAKER_ENV] = "true"
-        dtype = ns.get("sagemaker_distributed_type")
-        if not isinstance(dtype, str):
-            raise LaunchError(f"'{type(dtype).__name__}' object has no attribute 'value'")
-        env[registry.SAGEMAKER_DISTRIBUTED_TYPE_ENV] = dtype
+        _sagemaker_env(ns, env)
     if unconverted and mode == "simple":  # subprocess.Popen encodes every value
         raise LaunchError(f"expected str, bytes or os.PathLike object, not {type(unconverted[0]).__name__}")
     if unconverted and mode == "deepspeed" and cmd:  # the DeepSpeed env file joins key + "=" + value

@@ -179,6 +179,25 @@ class _Frame:
     keys: list[str] = field(default_factory=list)
 
 
+def _json_string_end(text: str, i: int) -> tuple[int, bool]:
+    """The end of the JSON string opening at i (past its closing quote), and whether it is closed on its line."""
+    n = len(text)
+    j = i + 1
+    while j < n and text[j] != '"' and text[j] != "\n":
+        j += 2 if text[j] == "\\" else 1
+    closed = j < n and text[j] == '"'
+    return (j + 1 if closed else j), closed
+
+
+def _json_comment_end(text: str, i: int) -> int:
+    """Where the // or /* comment opening at i ends (JSONC)."""
+    if text.startswith("//", i):
+        j = text.find("\n", i)
+        return len(text) if j < 0 else j
+    j = text.find("*/", i + 2)
+    return len(text) if j < 0 else j + 2
+
+
 def _json_where(text: str, line: int, col: int) -> Where:
     lines = _lines(text)
     cur = lines[line] if 0 <= line < len(lines) else ""
@@ -207,21 +226,12 @@ def _json_where(text: str, line: int, col: int) -> Where:
         if c in " \t\r\n":
             i += 1
             continue
-        if text.startswith("//", i):
-            j = text.find("\n", i)
-            i = n if j < 0 else j
-            continue
-        if text.startswith("/*", i):
-            j = text.find("*/", i + 2)
-            i = n if j < 0 else j + 2
+        if text.startswith(("//", "/*"), i):
+            i = _json_comment_end(text, i)
             continue
         top = stack[-1] if stack else None
         if c == '"':
-            j = i + 1
-            while j < n and text[j] != '"' and text[j] != "\n":
-                j += 2 if text[j] == "\\" else 1
-            closed = j < n and text[j] == '"'
-            end = j + 1 if closed else j
+            end, closed = _json_string_end(text, i)
             if snap is None and i < offset <= (end - 1 if closed else end):
                 is_key = top is not None and top.kind == "obj" and top.expect in ("key",)
                 take("key" if is_key else "value", i, end, '"')
@@ -279,6 +289,12 @@ def _json_where(text: str, line: int, col: int) -> Where:
             "value" if top is not None and top.expect == "value" else "none")
         take(part, offset, offset, "")
     assert snap is not None
+    return _json_result(text, line, cur, offset, line_start, snap)
+
+
+def _json_result(text: str, line: int, cur: str, offset: int, line_start: int,
+                 snap: tuple[list[_Frame], _Frame | None, str, int, int, str, str | None]) -> Where:
+    """The Where for the token the scan stopped at (frames, frame, part, start, end, quote, key)."""
     frames, frame, part, start, end, quote, key = snap
     if frames and any(f.kind == "arr" for f in frames):
         return Where("json", line, (), "none")

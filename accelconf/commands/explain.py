@@ -47,6 +47,50 @@ def _file_where(cfg: Config, path: str) -> str:
     return f"{cfg.source}:{e.line}" if e.line else cfg.source
 
 
+def _launch_source(cfg: Config, result: Any, ver: str, s: registry.Setting | None) -> tuple[str, str]:
+    """(source, where) of a value accelerate launch sets: a flag, the config file, or a default."""
+    if s is None:
+        return "default", "accelerate launch"
+    origin = result.origins.get(s.namespace) if s.flag else ("file" if s.path in cfg.entries else "default")
+    if s.key == "use_cpu":
+        origin = "cli" if result.origins.get("cpu") == "cli" else ("file" if "use_cpu" in cfg.entries else "default")
+    if origin == "cli":
+        return "cli", f"--{s.flag}"
+    if origin == "file" or s.path in cfg.entries:
+        if s.flag and s.namespace in result.explicit and ver and registry.version_in(ver, "1.5", None):
+            return "cli", f"--{s.flag}"
+        return "config", _file_where(cfg, s.path)
+    return "default", f"flag default of --{s.flag}" if s.flag else "accelerate launch"
+
+
+def _layout_rows(cfg: Config, result: Any, ver: str) -> list[Row]:
+    """The process layout (not in env) and the launcher path."""
+    rows: list[Row] = []
+    for key in LAYOUT_KEYS:
+        s = registry.get("", key)
+        value = result.namespace.get(key)
+        src, where = _launch_source(cfg, result, ver, s)
+        note = "ignored in a config file" if s is not None and s.file_ignored and key in cfg.entries else ""
+        rows.append(Row(key, value, src, where, "", note or "torchrun/launcher argument, not env"))
+    rows.append(Row("(launcher)", result.mode, "config" if "distributed_type" in cfg.entries else "default",
+                    _file_where(cfg, "distributed_type"), "", "launch path"))
+    return rows
+
+
+def _plugin_default_rows(ver: str, process_env: dict[str, tuple[str, str, str]], seen: set[str]) -> list[Row]:
+    """Plugin defaults of the plugins the process builds."""
+    rows: list[Row] = []
+    active = {registry.FSDP: registry.USE_ENV["FSDP"], registry.DS: registry.USE_ENV["DEEPSPEED"],
+              registry.MEG: registry.USE_ENV["MEGATRON_LM"], registry.PAR: registry.USE_PARALLELISM_CONFIG_ENV}
+    for s in registry.SETTINGS:
+        if not s.exists_in(ver) or not s.plugin or s.path in seen or s.lost:
+            continue
+        cls = s.plugin.split(".", 1)[0]
+        if cls in active and process_env.get(active[cls], ("",))[0] == "true" and s.plugin_default is not None:
+            rows.append(Row(s.path, s.plugin_default, "default", f"{cls} default", s.env or ""))
+    return rows
+
+
 def explain(cfg: Config, version: str | None = None, cli: Config | None = None, shell: dict[str, tuple[str, str]] | None = None,
             kwargs: Config | None = None) -> tuple[list[Row], Any]:
     """Rows for every setting the process sees. ``shell``: variable -> (value, where)."""
@@ -55,32 +99,8 @@ def explain(cfg: Config, version: str | None = None, cli: Config | None = None, 
     ver = resolve(version)
     result = launch_env(cfg, version=ver, cli_overrides=cli)
     shell = shell or {}
-    rows: list[Row] = []
     seen: set[str] = set()
-
-    def launch_source(s: registry.Setting | None, var: str) -> tuple[str, str]:
-        if s is None:
-            return "default", "accelerate launch"
-        origin = result.origins.get(s.namespace) if s.flag else ("file" if s.path in cfg.entries else "default")
-        if s.key == "use_cpu":
-            origin = "cli" if result.origins.get("cpu") == "cli" else ("file" if "use_cpu" in cfg.entries else "default")
-        if origin == "cli":
-            return "cli", f"--{s.flag}"
-        if origin == "file" or s.path in cfg.entries:
-            if s.flag and s.namespace in result.explicit and ver and registry.version_in(ver, "1.5", None):
-                return "cli", f"--{s.flag}"
-            return "config", _file_where(cfg, s.path)
-        return "default", f"flag default of --{s.flag}" if s.flag else "accelerate launch"
-
-    # 1. the process layout (not in env)
-    for key in LAYOUT_KEYS:
-        s = registry.get("", key)
-        value = result.namespace.get(key)
-        src, where = launch_source(s, "")
-        note = "ignored in a config file" if s is not None and s.file_ignored and key in cfg.entries else ""
-        rows.append(Row(key, value, src, where, "", note or "torchrun/launcher argument, not env"))
-    rows.append(Row("(launcher)", result.mode, "config" if "distributed_type" in cfg.entries else "default",
-                    _file_where(cfg, "distributed_type"), "", "launch path"))
+    rows: list[Row] = _layout_rows(cfg, result, ver)  # 1. the process layout (not in env)
     # 2. every variable of the process
     process_env = {k: (v, "shell", w) for k, (v, w) in shell.items()}
     # accelerate launch builds the process env as os.environ.copy() and then assigns its own
@@ -105,7 +125,7 @@ def explain(cfg: Config, version: str | None = None, cli: Config | None = None, 
             src, wh = ("cli", "--num_cpu_threads_per_process") if "num_cpu_threads_per_process" in result.explicit else (
                 "default", "accelerate launch (1, or cores / processes with use_cpu)")
         else:
-            src, wh = launch_source(s, var)
+            src, wh = _launch_source(cfg, result, ver, s)
         path = s.path if s else var
         note = ""
         if var in replaced:
@@ -144,15 +164,7 @@ def explain(cfg: Config, version: str | None = None, cli: Config | None = None, 
                                 f"replaces gradient_accumulation_steps={e.value} ({kwargs.source}:{e.line})"))
             else:
                 rows.append(Row(path, e.value, "kwarg", f"{kwargs.source}:{e.line}", "", "not a setting accelconf models"))
-    # 4. plugin defaults of the plugins the process builds
-    active = {registry.FSDP: registry.USE_ENV["FSDP"], registry.DS: registry.USE_ENV["DEEPSPEED"],
-              registry.MEG: registry.USE_ENV["MEGATRON_LM"], registry.PAR: registry.USE_PARALLELISM_CONFIG_ENV}
-    for s in registry.SETTINGS:
-        if not s.exists_in(ver) or not s.plugin or s.path in seen or s.lost:
-            continue
-        cls = s.plugin.split(".", 1)[0]
-        if cls in active and process_env.get(active[cls], ("",))[0] == "true" and s.plugin_default is not None:
-            rows.append(Row(s.path, s.plugin_default, "default", f"{cls} default", s.env or ""))
+    rows += _plugin_default_rows(ver, process_env, seen)  # 4. plugin defaults of the plugins the process builds
     return rows, result
 
 

@@ -29,7 +29,7 @@ from accelconf.accelerate import registry
 from accelconf.errors import InputError
 from accelconf.findings import Finding
 from accelconf.accelerate.launch import (LAUNCHER_FLAGS, PARADIGM_OF_TYPE, TYPE_OF_PARADIGM, LaunchError, flag_kind, launch_env,
-                      parse_flag_value, resolve)
+                      LaunchResult, parse_flag_value, resolve)
 from accelconf.accelerate.model import Config, Entry, canonical
 from accelconf.accelerate.registry import Setting
 
@@ -162,12 +162,9 @@ def _cli_string(s: Setting, value: Any) -> str | None:
     return str(value)
 
 
-def flags_for(cfg: Config, version: str, machine_rank: int | None = None) -> tuple[list[str], list[Finding]]:
-    """The flags (and findings) equivalent to a config file."""
-    findings: list[Finding] = []
+def _paradigm_flags(cfg: Config, mode: str, ns: dict[str, Any], findings: list[Finding]) -> list[str]:
+    """--multi_gpu & co. and --cpu: what distributed_type and use_cpu become."""
     out: list[str] = []
-    base = launch_env(cfg, version=version, machine_rank=machine_rank)
-    mode, ns = base.mode, base.namespace
     dtype = cfg.get("distributed_type")
     paradigm = PARADIGM_OF_TYPE.get(dtype) if isinstance(dtype, str) else None
     if paradigm == "multi_gpu" and isinstance(ns.get("num_processes"), int) and ns["num_processes"] < 2:
@@ -193,7 +190,11 @@ def flags_for(cfg: Config, version: str, machine_rank: int | None = None) -> tup
         e = cfg.entries["use_cpu"]
         findings.append(Finding("convert.lossy", "info", f"use_cpu is not used on the {mode} path; not written as --cpu "
                                 "(which would switch to the simple launcher)", "use_cpu", e.line, e.column))
-    out += ["--num_processes", str(ns.get("num_processes"))]
+    return out
+
+
+def _flag_sections(mode: str, ns: dict[str, Any], out: list[str], findings: list[Finding]) -> tuple[set[str], bool]:
+    """The sections whose settings this launch path reads, and whether parallelism_config was dropped."""
     sections = {"", "mpirun_config"}
     if mode == "torchrun" and ns.get("use_fsdp"):
         sections.add("fsdp_config")
@@ -214,6 +215,112 @@ def flags_for(cfg: Config, version: str, machine_rank: int | None = None) -> tup
             no_parallelism_flags = True
             findings.append(Finding("convert.lossy", "warning", "parallelism_config without FSDP cannot be given as flags "
                                     "(--use_parallelism_config requires --use_fsdp); dropped", "parallelism_config"))
+    return sections, no_parallelism_flags
+
+
+def _entry_flags(path: str, e: Entry, s: Setting, sections: set[str], no_parallelism_flags: bool, mode: str,
+                 ns: dict[str, Any], version: str, machine_rank: int | None, findings: list[Finding]) -> list[str]:
+    """The flag (and its value) for one config entry, or nothing with a finding saying why."""
+    if s.section not in sections:
+        if s.section == "parallelism_config" and no_parallelism_flags:
+            findings.append(Finding("convert.lossy", "warning", f"`{path}` is exported from the config file, but "
+                                    "accelerate refuses --use_parallelism_config without --use_fsdp (FSDP2): no flag "
+                                    "can carry it; dropped", path, e.line, e.column))
+        elif s.section:
+            findings.append(Finding("convert.lossy", "info", f"`{path}` is not used on this launch path; not written",
+                                    path, e.line, e.column))
+        return []
+    if not s.flag:
+        if s.section or mode == "tpu":
+            findings.append(Finding("convert.lossy", "warning", f"`{path}` has no accelerate launch flag; dropped",
+                                    path, e.line, e.column))
+        else:
+            findings.append(Finding("convert.lossy", "info", f"`{path}` is not used by accelerate launch on the {mode} path; "
+                                    "not written", path, e.line, e.column))
+        return []
+    if s.file_ignored:
+        if canonical(s, e.value) == canonical(s, s.launcher_default):
+            return []
+        findings.append(Finding("convert.file-ignored", "info", f"`{path}` is ignored by accelerate in a config file; "
+                                f"not written (passing --{s.flag} would change the launch)", path, e.line, e.column))
+        return []
+    if not s.exists_in(version):
+        findings.append(Finding("convert.lossy", "info", f"`{path}` is not read by accelerate {version}; not written",
+                                path, e.line, e.column))
+        return []
+    if s.section == "" and s.key in ("main_training_function", "tpu_use_cluster") and mode != "tpu":
+        return []
+    if s.section == "" and s.key == "machine_rank" and machine_rank is not None:
+        return []
+    value = ns.get(s.namespace) if s.section else e.value
+    if s.section == "" and s.key == "gpu_ids" and value == "all":
+        return []
+    kind = flag_kind(s)
+    if value is None:
+        return []
+    if kind == "store_true":
+        if value is True:
+            return [f"--{s.flag}"]
+        if value not in (False, None):
+            findings.append(Finding("convert.lossy", "warning", f"`{path}: {value!r}` cannot be given as the on/off flag --{s.flag}",
+                                    path, e.line, e.column))
+        return []
+    if kind == "bool" and not value and s.launcher_default is False:
+        return []
+    if kind == "list3" and not isinstance(value, (list, tuple)):
+        findings.append(Finding("convert.lossy", "warning", f"`{path}: {value!r}` is not a list of three booleans and cannot "
+                                f"be given as --{s.flag} (accelerate indexes the file's value as written); not written",
+                                path, e.line, e.column))
+        return []
+    text = _cli_string(s, value)
+    if text is None:
+        return []
+    choices = FLAG_CHOICES.get(s.path)
+    if choices and text not in choices:
+        findings.append(Finding("convert.lossy", "warning", f"`{path}: {value}` cannot be given as --{s.flag} "
+                                f"(the flag accepts {', '.join(choices)}); not written", path, e.line, e.column))
+        return []
+    return [f"--{s.flag}", text]
+
+
+def _launcher_only_flags(cfg: Config, out: list[str]) -> list[str]:
+    """Launcher-only flags read back from an environment or a command line."""
+    extra: list[str] = []
+    for path, e in cfg.unknown.items():
+        name = path[2:]
+        if not path.startswith("--") or name not in LAUNCHER_FLAGS or name in _out_names(out + extra):
+            continue
+        if LAUNCHER_FLAGS[name] == "store_true":
+            extra += [path] if e.value is True else []
+        else:
+            extra += [path, str(e.value)]
+    return extra
+
+
+def _self_check(out: list[str], base: LaunchResult, version: str, findings: list[Finding]) -> None:
+    """Launch the flags without a file and report every variable that differs."""
+    try:
+        again = launch_env(read(shlex.join(out), version=version), version=version)
+    except (LaunchError, InputError) as exc:
+        findings.append(Finding("convert.lossy", "error", f"these flags do not launch: {exc}", "distributed_type"))
+        return
+    for var in sorted(set(base.env) | set(again.env)):
+        if base.env.get(var) != again.env.get(var):
+            s = registry.by_env(var)
+            key = s.path if s else var
+            findings.append(Finding("convert.lossy", "warning",
+                                    f"{var} differs without the config file: {base.env.get(var)!r} from the file, "
+                                    f"{again.env.get(var)!r} from the flags" + _why(var), key))
+
+
+def flags_for(cfg: Config, version: str, machine_rank: int | None = None) -> tuple[list[str], list[Finding]]:
+    """The flags (and findings) equivalent to a config file."""
+    findings: list[Finding] = []
+    base = launch_env(cfg, version=version, machine_rank=machine_rank)
+    mode, ns = base.mode, base.namespace
+    out = _paradigm_flags(cfg, mode, ns, findings)
+    out += ["--num_processes", str(ns.get("num_processes"))]
+    sections, no_parallelism_flags = _flag_sections(mode, ns, out, findings)
     items = sorted(cfg.items(), key=lambda pe: "." in pe[0])  # top level first, file order kept
     multinode = _int(ns.get("num_machines")) > 1
     if multinode and "machine_rank" not in cfg and machine_rank is None:
@@ -222,89 +329,11 @@ def flags_for(cfg: Config, version: str, machine_rank: int | None = None) -> tup
         s = e.setting
         if path in ("distributed_type", "use_cpu", "num_processes", "compute_environment") or s is None:
             continue
-        if s.section not in sections:
-            if s.section == "parallelism_config" and no_parallelism_flags:
-                findings.append(Finding("convert.lossy", "warning", f"`{path}` is exported from the config file, but "
-                                        "accelerate refuses --use_parallelism_config without --use_fsdp (FSDP2): no flag "
-                                        "can carry it; dropped", path, e.line, e.column))
-            elif s.section:
-                findings.append(Finding("convert.lossy", "info", f"`{path}` is not used on this launch path; not written",
-                                        path, e.line, e.column))
-            continue
-        if not s.flag:
-            if s.section or mode == "tpu":
-                findings.append(Finding("convert.lossy", "warning", f"`{path}` has no accelerate launch flag; dropped",
-                                        path, e.line, e.column))
-            else:
-                findings.append(Finding("convert.lossy", "info", f"`{path}` is not used by accelerate launch on the {mode} path; "
-                                        "not written", path, e.line, e.column))
-            continue
-        if s.file_ignored:
-            if canonical(s, e.value) == canonical(s, s.launcher_default):
-                continue
-            findings.append(Finding("convert.file-ignored", "info", f"`{path}` is ignored by accelerate in a config file; "
-                                    f"not written (passing --{s.flag} would change the launch)", path, e.line, e.column))
-            continue
-        if not s.exists_in(version):
-            findings.append(Finding("convert.lossy", "info", f"`{path}` is not read by accelerate {version}; not written",
-                                    path, e.line, e.column))
-            continue
-        if s.section == "" and s.key in ("main_training_function", "tpu_use_cluster") and mode != "tpu":
-            continue
-        if s.section == "" and s.key == "machine_rank" and machine_rank is not None:
-            continue
-        value = ns.get(s.namespace) if s.section else e.value
-        if s.section == "" and s.key == "gpu_ids" and value == "all":
-            continue
-        kind = flag_kind(s)
-        if value is None:
-            continue
-        if kind == "store_true":
-            if value is True:
-                out.append(f"--{s.flag}")
-            elif value not in (False, None):
-                findings.append(Finding("convert.lossy", "warning", f"`{path}: {value!r}` cannot be given as the on/off flag --{s.flag}",
-                                        path, e.line, e.column))
-            continue
-        if kind == "bool" and not value and s.launcher_default is False:
-            continue
-        if kind == "list3" and not isinstance(value, (list, tuple)):
-            findings.append(Finding("convert.lossy", "warning", f"`{path}: {value!r}` is not a list of three booleans and cannot "
-                                    f"be given as --{s.flag} (accelerate indexes the file's value as written); not written",
-                                    path, e.line, e.column))
-            continue
-        text = _cli_string(s, value)
-        if text is None:
-            continue
-        choices = FLAG_CHOICES.get(s.path)
-        if choices and text not in choices:
-            findings.append(Finding("convert.lossy", "warning", f"`{path}: {value}` cannot be given as --{s.flag} "
-                                    f"(the flag accepts {', '.join(choices)}); not written", path, e.line, e.column))
-            continue
-        out += [f"--{s.flag}", text]
-    for path, e in cfg.unknown.items():  # launcher-only flags read back from an environment or a command line
-        name = path[2:]
-        if not path.startswith("--") or name not in LAUNCHER_FLAGS or name in _out_names(out):
-            continue
-        if LAUNCHER_FLAGS[name] == "store_true":
-            out += [path] if e.value is True else []
-        else:
-            out += [path, str(e.value)]
+        out += _entry_flags(path, e, s, sections, no_parallelism_flags, mode, ns, version, machine_rank, findings)
+    out += _launcher_only_flags(cfg, out)
     if machine_rank is not None:
         out += ["--machine_rank", str(machine_rank)]
-    # self-check: launch the flags without a file and compare
-    try:
-        again = launch_env(read(shlex.join(out), version=version), version=version)
-    except (LaunchError, InputError) as exc:
-        findings.append(Finding("convert.lossy", "error", f"these flags do not launch: {exc}", "distributed_type"))
-        return out, findings
-    for var in sorted(set(base.env) | set(again.env)):
-        if base.env.get(var) != again.env.get(var):
-            s = registry.by_env(var)
-            key = s.path if s else var
-            findings.append(Finding("convert.lossy", "warning",
-                                    f"{var} differs without the config file: {base.env.get(var)!r} from the file, "
-                                    f"{again.env.get(var)!r} from the flags" + _why(var), key))
+    _self_check(out, base, version, findings)  # launch the flags without a file and compare
     return out, findings
 
 
