@@ -97,6 +97,13 @@ def diagnostics_for(server: Path, schema: Path, files: list[Path], timeout: floa
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline and len(client.diagnostics) < len(uris):
             client.pump(min(deadline, time.monotonic() + 0.5))
+            if deadline - time.monotonic() < timeout / 2:
+                # yaml-language-server can drop a validation it started before the settings arrived
+                # (seen once in 81 files on a loaded machine): ask again for those still silent.
+                for uri in [u for u in uris if u not in client.diagnostics]:
+                    client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [
+                        {"text": uris[uri].read_text(encoding="utf-8")}]})
+                timeout = 0.0  # once
         client.pump(time.monotonic() + 1.0)
         return {p: client.diagnostics.get(u, []) for u, p in uris.items() if u in client.diagnostics}
     finally:
