@@ -232,24 +232,13 @@ def test_table_matches_pydantic_sections(oracle) -> None:
 
 
 def test_table_defaults_match_pydantic_defaults(oracle) -> None:
-    from enum import Enum
-
-    from pydantic_core import PydanticUndefined
-
     from accelconf.deepspeed import lookup
+    from tests.oracle.pydantic_defaults import comparable_defaults
 
     mismatches = []
     for path, model in _models().items():
         section = lookup(path)
-        for name, info in model.model_fields.items():
-            key = section.children.get(info.alias or name) or section.children.get(name)
-            default = info.default
-            if default is PydanticUndefined or key is None or key.children is not None or key.open:
-                continue
-            if isinstance(default, Enum):
-                default = default.value
-            if not isinstance(default, (bool, int, float, str, type(None), list)):
-                continue  # torch dtypes, models
+        for name, key, default in comparable_defaults(model, section):
             if key.default != default:
                 mismatches.append(f"{path}.{name}: table {key.default!r}, DeepSpeed {default!r}")
     assert not mismatches, "\n".join(mismatches)

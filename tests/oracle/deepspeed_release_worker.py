@@ -22,7 +22,6 @@ import logging
 import os
 import sys
 import types
-from enum import Enum
 from typing import Any
 
 os.environ.setdefault("DS_ACCELERATOR", "cpu")
@@ -81,7 +80,7 @@ def main() -> None:
     import deepspeed.runtime.config as ds_cfg
     from deepspeed.utils import logger as ds_logger
     from packaging.version import Version
-    from pydantic_core import PydanticUndefined
+    from pydantic_defaults import comparable_defaults  # beside this script
 
     from accelconf.accelerate.validate import validate_any
     from accelconf.deepspeed import iter_keys, lookup
@@ -126,15 +125,7 @@ def main() -> None:
             theirs |= {name, info.alias or name}
         if ours != theirs:
             out.append(f"fields {path}: only in the table {sorted(ours - theirs)}, only in DeepSpeed {sorted(theirs - ours)}")
-        for name, info in model.model_fields.items():
-            key = section.children.get(info.alias or name) or section.children.get(name)
-            default = info.default
-            if default is PydanticUndefined or key is None or key.children is not None or key.open:
-                continue
-            if isinstance(default, Enum):
-                default = default.value
-            if not isinstance(default, (bool, int, float, str, type(None), list)):
-                continue
+        for name, key, default in comparable_defaults(model, section):
             if default_at(key) != default:
                 out.append(f"default {path}.{name}: table {default_at(key)!r}, DeepSpeed {default!r}")
 
