@@ -21,7 +21,8 @@ const LANGUAGES = ["yaml", "json"];
 // Settings the server reads. The others in the section (server.command, trace.server) are the
 // client's own, and the server would warn about them as unknown.
 // The memory keys ("will it fit?") are read by the server's accelconf/assist/memhint.py.
-const SERVER_KEYS = ["accelerateVersion", "target", "disabledRules", "params", "model", "seqLen", "microBatch", "hostRamGib"];
+const MEMORY_KEYS = ["params", "model", "seqLen", "microBatch", "hostRamGib"];
+const SERVER_KEYS = ["accelerateVersion", "target", "disabledRules", ...MEMORY_KEYS];
 // Settings that need a new server process when they change.
 const RESTART_KEYS = ["server.command"];
 
@@ -45,7 +46,7 @@ function serverSettings(scope) {
   const target = config.get("target", "");
   if (accelerateVersion) settings.accelerateVersion = accelerateVersion;
   if (target) settings.target = target;
-  for (const key of ["params", "model", "seqLen", "microBatch", "hostRamGib"]) {
+  for (const key of MEMORY_KEYS) {
     const value = config.get(key, null);
     if (value !== null && value !== "") settings[key] = value;
   }
