@@ -83,3 +83,28 @@ def test_versions_md_is_current(results: dict[str, matrix.ReleaseResult]) -> Non
     rows = [ln for ln in matrix.table(list(results.values()), 0, 2).splitlines() if ln.startswith("| ")]
     committed = [ln for ln in (ROOT / "bench" / "VERSIONS.md").read_text(encoding="utf-8").splitlines() if ln.startswith("| ")]
     assert committed == rows, "bench/VERSIONS.md is stale: run `make versions`"
+
+
+@pytest.mark.parametrize("minor", list(releases.RELEASES))
+def test_release_to_cli_fmt_and_migrate_launch_the_same(minor: str, results: dict[str, matrix.ReleaseResult]) -> None:
+    """The flags to-cli writes for that release, and the files fmt and migrate write for it, launch
+    (by that release, the flags without any config file) to the file's mode and env; every variable
+    excepted has its named reason (matrix.CLI_LOSSY, matrix.FMT_RESPELLED, one of migrate's notes)."""
+    r = results[minor]
+    bad = [f"{c.name}: {c.rewrite_detail}" for c in r.cases if c.rewrite_detail]
+    assert not bad, f"accelerate {r.version}: " + "\n".join(bad)
+    cli, cli_n = r.count("cli_same")
+    assert cli == cli_n and cli_n >= r.launched - 10, "to-cli is checked on (nearly) every config launched locally"
+    unnamed = sorted({v for c in r.cases for v in c.cli_lossy if matrix.cli_lossy_reason(v) is None})
+    assert not unnamed, f"flags differ in {unnamed} without a reason in matrix.CLI_LOSSY"
+    fmt, fmt_n = r.count("fmt_same")
+    assert fmt == fmt_n > 0
+    assert all(set(c.fmt_respelled) <= set(matrix.FMT_RESPELLED) for c in r.cases)
+    mig, mig_n = r.count("migrate_same")
+    assert mig == mig_n
+    with_fsdp = [c for c in r.cases if c.launched and any(n.startswith(("removed", "fsdp_version: 2")) for n in c.migrate_notes)]
+    if registry.version_in(minor, "1.6", None):
+        assert mig_n == len(with_fsdp) > 0, "migrate's output is launched for every FSDP1 config it changes"
+    else:  # no FSDP2 before 1.6: migrate says so and changes nothing
+        assert mig_n == 0
+        assert any("has no FSDP2" in n for c in r.cases for n in c.migrate_notes)

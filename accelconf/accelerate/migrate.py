@@ -26,7 +26,9 @@ _WHY = {
 }
 
 
-def migrate_document(doc: Document) -> tuple[str, list[str]]:
+def migrate_document(doc: Document, version: str | None = None) -> tuple[str, list[str]]:
+    """The migrated text and one note per change (with its reason). ``version``: the accelerate the
+    result is for (None: the newest known); a release without FSDP2 gets the text back unchanged."""
     notes: list[str] = []
     data = doc.data
     if not isinstance(data, dict):
@@ -34,6 +36,12 @@ def migrate_document(doc: Document) -> tuple[str, list[str]]:
     fsdp = data.get("fsdp_config")
     if not isinstance(fsdp, dict) or not fsdp:
         return doc.text, ["no fsdp_config to migrate"]
+    fsdp_version = registry.get("fsdp_config", "fsdp_version")
+    assert fsdp_version is not None
+    if version is not None and not fsdp_version.exists_in(version):
+        # before 1.6, accelerate/commands/launch.py has no --fsdp_version: fsdp_version: 2 would be
+        # ignored and FSDP1 would run without the keys migrate removes
+        return doc.text, [f"accelerate {version} has no FSDP2 (fsdp_version is read from {fsdp_version.since} on): nothing migrated"]
     cfg = from_document(doc)
     ctx = Context(doc, cfg, registry.NEWEST)
     if cfg.fsdp_version() == 2:
@@ -106,5 +114,5 @@ def migrate_document(doc: Document) -> tuple[str, list[str]]:
     return apply_edits(doc.text, edits), notes
 
 
-def migrate_text(text: str, path: str = "<text>") -> tuple[str, list[str]]:
-    return migrate_document(load_text(text, path))
+def migrate_text(text: str, path: str = "<text>", version: str | None = None) -> tuple[str, list[str]]:
+    return migrate_document(load_text(text, path), version)

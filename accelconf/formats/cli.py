@@ -176,6 +176,15 @@ def _paradigm_flags(cfg: Config, mode: str, ns: dict[str, Any], findings: list[F
                                 "script runs as one plain process instead of a one-process group under torchrun",
                                 "distributed_type", e.line if e else 0, e.column if e else 0))
         paradigm = None
+    if paradigm == "multi_gpu" and mode != "torchrun":
+        # accelerate 0.20 sends only MULTI_GPU to the multi-GPU launcher (commands/launch.py
+        # `args.multi_gpu = defaults.distributed_type == DistributedType.MULTI_GPU`): the file runs
+        # the simple launcher there, and --multi_gpu would start torchrun
+        e = cfg.entries["distributed_type"]
+        findings.append(Finding("convert.lossy", "info", f"`distributed_type: {dtype}` runs the {mode} launcher in this "
+                                "accelerate version; written without --multi_gpu (which would start torchrun)",
+                                "distributed_type", e.line, e.column))
+        paradigm = None
     if paradigm:
         out.append(f"--{paradigm}")
     if paradigm == "multi_gpu" and dtype != "MULTI_GPU":
@@ -258,6 +267,10 @@ def _entry_flags(path: str, e: Entry, s: Setting, sections: set[str], no_paralle
     kind = flag_kind(s)
     if value is None:
         return []
+    if s.key == "fsdp_sharding_strategy" and isinstance(s.launcher_default_for(version), int):
+        # until 0.25 commands/launch.py declares --fsdp_sharding_strategy with type=int (default 1):
+        # argparse refuses a name there, so the flag carries the strategy's number
+        value = _strategy_number(s, value)
     if kind == "store_true":
         if value is True:
             return [f"--{s.flag}"]
@@ -281,6 +294,12 @@ def _entry_flags(path: str, e: Entry, s: Setting, sections: set[str], no_paralle
                                 f"(the flag accepts {', '.join(choices)}); not written", path, e.line, e.column))
         return []
     return [f"--{s.flag}", text]
+
+
+def _strategy_number(s: Setting, value: Any) -> Any:
+    """FULL_SHARD -> 1, ... (the number of a sharding strategy name; anything else unchanged)."""
+    name = s.canonical_value(value)
+    return registry.SHARDING_STRATEGIES.index(name) + 1 if name in registry.SHARDING_STRATEGIES else value
 
 
 def _launcher_only_flags(cfg: Config, out: list[str]) -> list[str]:
@@ -351,6 +370,9 @@ def _int(v: Any) -> int:
 def _why(var: str) -> str:
     if var == registry.CONFIG_DS_FIELDS_ENV:
         return " (accelerate lists the file's deepspeed_config keys; without a file its DeepSpeed JSON conflict check is skipped)"
+    if var == registry.get("fsdp_config", "fsdp_sharding_strategy").env:  # type: ignore[union-attr]
+        return (" (before accelerate 0.26 the flag takes only the strategy's number; the file's name passes through "
+                "to FullyShardedDataParallelPlugin, which calls int() on it)")
     if var == registry.get("fp8_config", "backend").env:  # type: ignore[union-attr]
         return " (the flag only accepts lowercase, which Accelerator() rejects in accelerate >= 1.9)"
     return ""

@@ -318,6 +318,11 @@ def answer(req: dict) -> dict:
 
 
 def main() -> None:
+    # A request without --config_file (to-cli flags) must not read a default config: every release
+    # 0.20-1.15 derives its path from HF_HOME at import (commands/config/config_args.py), and HF_HOME
+    # is a fresh empty directory here, never ~/.cache/huggingface.
+    if not C.default_config_file.startswith(os.environ["HF_HOME"]) or os.path.exists(C.default_config_file):
+        raise SystemExit(f"accelerate {accelerate.__version__} would read a default config file: {C.default_config_file}")
     print(json.dumps({"ready": True, "version": accelerate.__version__}), flush=True)
     for line in sys.stdin:
         if not line.strip():

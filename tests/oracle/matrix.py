@@ -9,7 +9,19 @@ with that release first on ``sys.path``) launches every config of the corpus and
   cores, so the CPU thread formula is compared too;
 * the verdict: ``accelconf validate --accelerate-version V`` has an error exactly where the release
   refuses to launch. Errors on configs the release launches are the training-time failures (and
-  silent misbehaviour) validate adds on purpose; they are listed apart, by rule.
+  silent misbehaviour) validate adds on purpose; they are listed apart, by rule;
+* ``to-cli``: the flags accelconf writes for V (:func:`accelconf.formats.cli.flags_for`), launched by
+  the release without a config file, give the file's mode and env, except the variables the writer
+  itself reports as lossy; where the writer reports an error the release must refuse the flags;
+* ``fmt``: the text ``accelconf fmt --accelerate-version V`` writes
+  (:func:`accelconf.accelerate.fmt.format_document`) launches to the file's mode and env;
+* ``migrate``: the text ``accelconf migrate --to fsdp2 --accelerate-version V`` writes
+  (:func:`accelconf.accelerate.migrate.migrate_document`) launches to the file's mode and env, except
+  the variables of the keys migrate changes on purpose, each of which one of its notes names
+  (:func:`migrate_explained`).
+
+All requests of a release (the file, its flags, its fmt and migrate output) go to its one harness
+process.
 
     python tests/oracle/matrix.py                      # every release, summary on stdout
     python tests/oracle/matrix.py --write bench/VERSIONS.md --jobs 2
@@ -54,6 +66,42 @@ MACHINE_DEPENDENT: tuple[tuple[str, str], ...] = (
     ("FileNotFoundError", "sagemaker_inputs_file / sagemaker_metrics_file are read from the working directory of the "
                           "machine that launches"),
 )
+
+# Variables the to-cli flags cannot give as the file does, in some release: the writer reports each
+# as lossy (convert.lossy), and the flags are compared without them. var -> why.
+CLI_LOSSY: dict[str, str] = {
+    "ACCELERATE_CONFIG_DS_FIELDS": "the list of the file's deepspeed_config keys (DeepSpeed's JSON conflict check): "
+                                   "without a file there is none",
+    "ACCELERATE_FP8_BACKEND": "--fp8_backend accepts only lowercase (choices te/msamp, ao from 1.13) and exports it as "
+                              "given; a file exports upper case, the only spelling Accelerator() accepts from 1.9 on "
+                              "(FP8BackendType) and the only one that selects MS-AMP before",
+    "ACCELERATE_FP8_OVERRIDE_*": "--fp8_override_linear_precision is parsed to 0/1 (str_to_bool); a file's list is "
+                                 "exported as written (False, or one character of a string)",
+    "FSDP_SHARDING_STRATEGY": "0.20-0.25: --fsdp_sharding_strategy has type=int (commands/launch.py), so the flags carry "
+                              "the strategy's number where the file passes its name through (which then fails in "
+                              "the plugin's int())",
+    "FSDP_IGNORED_MODULES": "fsdp_ignored_modules has no launch flag (1.15 reads it from a file only)",
+    "PARALLELISM_CONFIG_*": "parallelism_config without FSDP (DeepSpeed sequence parallelism): --use_parallelism_config "
+                            "requires --use_fsdp",
+    "ACCELERATE_USE_CPU": "a one-process MULTI_GPU file runs torchrun, the flags (no --multi_gpu below 2 processes) the "
+                          "simple launcher, which exports ACCELERATE_USE_CPU",
+    "KMP_*": "1.8-1.12: the simple launcher of a one-process MULTI_GPU file's flags sets the MULTI_CPU thread variables "
+             "(see ACCELERATE_USE_CPU)",
+}
+
+
+def cli_lossy_reason(var: str) -> str | None:
+    """The named reason (CLI_LOSSY) why the flags may give a variable otherwise than the file."""
+    import fnmatch
+
+    return next((why for pat, why in CLI_LOSSY.items() if fnmatch.fnmatchcase(var, pat)), None)
+# Variables fmt respells without changing what the release builds from them: fmt's output counts as
+# launching the same when only these differ and the release's own plugins built from both
+# environments are equal (harness ``plugins``). var -> why.
+FMT_RESPELLED: dict[str, str] = {
+    "FSDP_SHARDING_STRATEGY": "fmt writes the strategy name for a legacy number (1 -> FULL_SHARD) only from 0.26, where "
+                              "FullyShardedDataParallelPlugin reads both (utils/dataclasses.py)",
+}
 
 
 def corpus_configs() -> list[Path]:
@@ -114,6 +162,28 @@ def generated_configs(n: int = 40, seed: int = 13) -> list[tuple[str, str]]:
 
 
 @dataclass
+class Plan:
+    """What one config sends to a release's harness besides the file itself (built before the run)."""
+    flags: list[str] | None = None          # to-cli flags (None: accelconf does not launch it)
+    flag_findings: list[Any] = field(default_factory=list)
+    fmt_path: str | None = None             # fmt's output, when it changes the text
+    migrate_path: str | None = None         # migrate's output, when it changes the text
+    migrate_notes: list[str] = field(default_factory=list)
+
+    def requests(self, path: str) -> list[dict[str, Any]]:
+        """Harness requests: the file (with its plugins when fmt's output is compared by them too), the
+        flags, fmt's output, migrate's output."""
+        out = [{"argv": ["--config_file", path, "train.py"], "plugins": bool(self.fmt_path)}]
+        if self.flags is not None:
+            out.append({"argv": self.flags + ["train.py"]})
+        if self.fmt_path:
+            out.append({"argv": ["--config_file", self.fmt_path, "train.py"], "plugins": True})
+        if self.migrate_path:
+            out.append({"argv": ["--config_file", self.migrate_path, "train.py"]})
+        return out
+
+
+@dataclass
 class Case:
     name: str
     path: str
@@ -123,7 +193,14 @@ class Case:
     verdict_agrees: bool = True
     added_errors: list[str] = field(default_factory=list)  # validate errors (ON_PURPOSE) on a config the release launches
     machine_dependent: bool = False  # refused for a reason of the machine (MACHINE_DEPENDENT): not a verdict
-    detail: str = ""
+    cli_same: bool | None = None      # to-cli flags launch the same (None: not checked)
+    fmt_same: bool | None = None      # fmt's output launches the same (None: fmt changes nothing, or not launched)
+    migrate_same: bool | None = None  # migrate's output launches the same but for what its notes name (None: not checked)
+    cli_lossy: list[str] = field(default_factory=list)      # variables the flags change, each reported lossy by the writer
+    fmt_respelled: list[str] = field(default_factory=list)  # variables fmt respells (FMT_RESPELLED), same plugins
+    migrate_notes: list[str] = field(default_factory=list)
+    detail: str = ""          # to-env and verdict mismatches
+    rewrite_detail: str = ""  # to-cli, fmt and migrate mismatches
 
 
 @dataclass
@@ -132,6 +209,7 @@ class ReleaseResult:
     version: str
     cases: list[Case]
     seconds: float
+    requests: int = 0  # launches sent to the harness (the files, their flags, fmt and migrate output)
 
     @property
     def launched(self) -> int:
@@ -145,20 +223,25 @@ class ReleaseResult:
     def agreeing(self) -> int:
         return sum(c.verdict_agrees for c in self.cases)
 
+    def count(self, attr: str) -> tuple[int, int]:
+        """(same, checked) for cli_same, fmt_same or migrate_same."""
+        values = [getattr(c, attr) for c in self.cases if getattr(c, attr) is not None]
+        return sum(values), len(values)
 
-def run_harness(minor: str, paths: list[str]) -> tuple[str, list[dict[str, Any]]]:
-    """One process for one release: every config through its launcher."""
+
+def run_harness(minor: str, reqs: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
+    """One process for one release: every request (a command line) through its launcher."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env["ACCELERATE_ORACLE_PATH"] = str(releases.ensure(minor))
-    requests = "".join(json.dumps({"argv": ["--config_file", p, "train.py"], "cores": CORES}) + "\n" for p in paths)
+    requests = "".join(json.dumps({**req, "cores": CORES}) + "\n" for req in reqs)
     proc = subprocess.run([sys.executable, str(HERE / "harness.py")], input=requests, capture_output=True, text=True,
                           env=env, timeout=600)
     if proc.returncode != 0:
         raise RuntimeError(f"accelerate {minor}: the harness failed: {proc.stderr[-2000:]}")
     lines = [json.loads(ln) for ln in proc.stdout.splitlines() if ln.startswith("{")]
     hello, answers = lines[0], lines[1:]
-    if len(answers) != len(paths):
-        raise RuntimeError(f"accelerate {minor}: {len(answers)} answers for {len(paths)} configs: {proc.stderr[-2000:]}")
+    if len(answers) != len(reqs):
+        raise RuntimeError(f"accelerate {minor}: {len(answers)} answers for {len(reqs)} requests: {proc.stderr[-2000:]}")
     return hello["version"], answers
 
 
@@ -218,11 +301,126 @@ def compare(minor: str, name: str, path: str, theirs: dict[str, Any]) -> Case:
     return case
 
 
-def run_release(minor: str, configs: list[tuple[str, str]]) -> ReleaseResult:
+def plan(minor: str, path: str, out_dir: str) -> Plan:
+    """The flags, fmt output and migrate output accelconf writes for one config and release V."""
+    from accelconf import formats
+    from accelconf.accelerate.fmt import format_document
+    from accelconf.accelerate.launch import LaunchError
+    from accelconf.accelerate.migrate import migrate_document
+    from accelconf.errors import InputError
+    from accelconf.formats.cli import flags_for
+    from accelconf.text.document import load_file
+
+    p = Plan()
+    try:
+        p.flags, p.flag_findings = flags_for(formats.read(Path(path).read_text(encoding="utf-8"), None, path, minor), minor)
+    except (LaunchError, InputError):
+        pass
+    try:
+        doc = load_file(path)
+    except InputError:
+        return p
+    if not isinstance(doc.data, dict):
+        return p
+    for kind, (text, notes) in (("fmt", (format_document(doc, minor).text, [])), ("migrate", migrate_document(doc, minor))):
+        if kind == "migrate":
+            p.migrate_notes = notes
+        if text == doc.text:
+            continue
+        target = Path(out_dir) / kind / Path(path).name  # the same name: accelerate reads JSON by its suffix
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+        if kind == "fmt":
+            p.fmt_path = str(target)
+        else:
+            p.migrate_path = str(target)
+    return p
+
+
+def _differ(a: dict[str, Any], b: dict[str, Any]) -> set[str]:
+    return {k for k in set(a["env"]) | set(b["env"]) if a["env"].get(k) != b["env"].get(k)}
+
+
+def migrate_explained(var: str, notes: list[str]) -> bool:
+    """A variable migrate changes on purpose: one of its notes names the key it comes from."""
+    from accelconf.accelerate import registry
+
+    s = registry.by_env(var)
+    return s is not None and any(s.key in n or s.key.removeprefix("fsdp_") in n for n in notes)
+
+
+def check_rewrites(case: Case, theirs: dict[str, Any], p: Plan, more: list[dict[str, Any]]) -> None:
+    """to-cli, fmt and migrate on a config the release launches (``more``: the answers to p's requests)."""
+    problems = []
+    answers = iter(more)
+    if p.flags is not None:
+        from_flags = next(answers)
+        if theirs["mode"] in ("torchrun", "deepspeed", "simple"):  # SageMaker and TPU jobs have no flag form here
+            ok, why = _cli_same(theirs, from_flags, p)
+            case.cli_same = ok
+            case.cli_lossy = sorted(_differ(theirs, from_flags)) if ok and "error" not in from_flags else []
+            if not ok:
+                problems.append(f"to-cli {p.flags}: {why}")
+    elif theirs["mode"] in ("torchrun", "deepspeed", "simple"):
+        case.cli_same = False
+        problems.append("to-cli: accelconf writes no flags for a config the release launches")
+    if p.fmt_path:
+        ans = next(answers)
+        differ = _differ(ans, theirs) if "error" not in ans else set()
+        # a respelled value (FMT_RESPELLED) counts as the same where the release builds the same plugins from both
+        same_plugins = not any("error" in v for v in theirs.get("plugins", {}).values()) and ans.get("plugins") == theirs.get("plugins")
+        case.fmt_respelled = sorted(differ) if differ and differ <= set(FMT_RESPELLED) and same_plugins else []
+        case.fmt_same = "error" not in ans and ans["mode"] == theirs["mode"] and (not differ or bool(case.fmt_respelled))
+        if not case.fmt_same:
+            problems.append(f"fmt output: {ans.get('error') or (ans['mode'], {k: (theirs['env'].get(k), ans['env'].get(k)) for k in differ})}"
+                            f"{'' if same_plugins else ' (plugins differ)'}")
+    if p.migrate_path:
+        ans = next(answers)
+        unexplained = sorted(k for k in _differ(ans, theirs) if not migrate_explained(k, p.migrate_notes)) if "error" not in ans else []
+        case.migrate_same = "error" not in ans and ans["mode"] == theirs["mode"] and not unexplained
+        if not case.migrate_same:
+            problems.append(f"migrate output: {ans.get('error') or (ans['mode'], {k: (theirs['env'].get(k), ans['env'].get(k)) for k in unexplained})} "
+                            f"notes {p.migrate_notes}")
+    case.rewrite_detail = "; ".join(problems)
+
+
+def _cli_same(theirs: dict[str, Any], from_flags: dict[str, Any], p: Plan) -> tuple[bool, str]:
+    """The rules of tests/test_oracle_launch.py::test_corpus_to_env_to_cli_to_kwargs, for any release."""
+    findings = p.flag_findings
+    if any(f.severity == "error" for f in findings):  # the writer says these flags cannot launch: check it
+        return "error" in from_flags, "the writer reports an error, the release launches the flags"
+    if "error" in from_flags:
+        return False, f"the release refuses the flags: {from_flags['error'][:200]}"
+    # a one-process MULTI_GPU file has no flag form (--multi_gpu needs 2 processes): the writer says
+    # it drops --multi_gpu, and the flags then take the simple launcher
+    no_multi_gpu = any(f.key == "distributed_type" and f.severity == "warning" and "fewer than 2 processes" in f.message
+                       for f in findings)
+    want = "simple" if no_multi_gpu else theirs["mode"]
+    lossy = {var for var in set(theirs["env"]) | set(from_flags["env"]) for f in findings
+             if f.rule == "convert.lossy" and var in f.message}
+    differ = _differ(theirs, from_flags) - lossy
+    if from_flags["mode"] != want or differ:
+        return False, f"mode {from_flags['mode']} (want {want}), env (file, flags): " + str(
+            {k: (theirs["env"].get(k), from_flags["env"].get(k)) for k in sorted(differ)})
+    return True, ""
+
+
+def run_release(minor: str, configs: list[tuple[str, str]], tmp: str) -> ReleaseResult:
     start = time.monotonic()
-    version, answers = run_harness(minor, [p for _, p in configs])
-    cases = [compare(minor, name, path, a) for (name, path), a in zip(configs, answers)]
-    return ReleaseResult(minor, version, cases, time.monotonic() - start)
+    out_dir = os.path.join(tmp, minor)
+    plans = [plan(minor, path, out_dir) for _, path in configs]
+    requests = [p.requests(path) for p, (_, path) in zip(plans, configs)]
+    version, answers = run_harness(minor, [req for reqs in requests for req in reqs])
+    cases, i = [], 0
+    for (name, path), p, reqs in zip(configs, plans, requests):
+        theirs, more = answers[i], answers[i + 1: i + len(reqs)]
+        i += len(reqs)
+        case = compare(minor, name, path, theirs)
+        case.migrate_notes = p.migrate_notes
+        if case.launched:
+            check_rewrites(case, theirs, p, more)
+        cases.append(case)
+    return ReleaseResult(minor, version, cases, time.monotonic() - start, len(answers))
 
 
 def all_configs(tmp: str) -> list[tuple[str, str]]:
@@ -240,7 +438,7 @@ def run_matrix(minors: list[str], jobs: int = 2) -> list[ReleaseResult]:
         for minor in minors:  # install first (pip is not safe to run twice at once)
             releases.ensure(minor)
         with ThreadPoolExecutor(max_workers=jobs) as pool:
-            return list(pool.map(lambda m: run_release(m, configs), minors))
+            return list(pool.map(lambda m: run_release(m, configs, tmp), minors))
 
 
 def table(results: list[ReleaseResult], seconds: float, jobs: int) -> str:
@@ -252,9 +450,16 @@ def table(results: list[ReleaseResult], seconds: float, jobs: int) -> str:
              "command are identical; *verdicts agreeing*: `validate` has an error exactly where the release",
              "refuses, except the errors it adds on purpose on configs the release launches (training-time",
              "failures and silently ignored settings: *errors added*, configs by rule) and refusals that depend",
-             "on the machine (*machine*, not counted). See README \"Versions: every release against its own code\".", "",
-             "| release | configs | launched | to-env exact | verdicts agreeing | errors added | machine |",
-             "|---|---|---|---|---|---|---|"]
+             "on the machine (*machine*, not counted). *to-cli same env*: of the configs launched on the local",
+             "launchers, the flags `to-cli --accelerate-version V` writes, launched by the release without the file, give",
+             "the same mode and env but for the variables the writer reports as lossy (named below), or are refused",
+             "where the writer reports an error. *fmt/migrate same env*: the output of `fmt --accelerate-version V`",
+             "(configs it changes) launches to the same env, a respelled value counted only where the release's own",
+             "plugins are equal; `migrate --to fsdp2` output (1.6 on) to the same env but for the variables of the",
+             "keys one of its notes names. See README \"Versions: every release against its own code\".", "",
+             "| release | configs | launched | to-env exact | verdicts agreeing | errors added | machine "
+             "| to-cli same env | fmt/migrate same env |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for r in results:
         added: dict[str, int] = {}
         for c in r.cases:
@@ -262,12 +467,21 @@ def table(results: list[ReleaseResult], seconds: float, jobs: int) -> str:
                 added[rule] = added.get(rule, 0) + 1
         extra = ", ".join(f"{k} {v}" for k, v in sorted(added.items())) or "-"
         machine = sum(c.machine_dependent for c in r.cases)
+        (cli, cli_n), (fmt, fmt_n), (mig, mig_n) = r.count("cli_same"), r.count("fmt_same"), r.count("migrate_same")
         lines.append(f"| {r.version} | {len(r.cases)} | {r.launched} | {r.env_exact}/{r.launched} | "
-                     f"{r.agreeing - machine}/{len(r.cases) - machine} | {extra} | {machine} |")
+                     f"{r.agreeing - machine}/{len(r.cases) - machine} | {extra} | {machine} | {cli}/{cli_n} | "
+                     f"{fmt}/{fmt_n}, {mig}/{mig_n} |")
     total = sum(len(r.cases) for r in results)
+    requests = sum(r.requests for r in results)
     lines += ["", "Errors added on purpose:", ""] + [f"- `{k}`: {v}" for k, v in ON_PURPOSE.items()]
     lines += ["", "Machine-dependent refusals:", ""] + [f"- `{k}`: {v}" for k, v in MACHINE_DEPENDENT]
-    lines += ["", f"{len(results)} releases, {total} launches, {seconds:.0f} s wall time with {jobs} parallel jobs.", ""]
+    used = sorted({pat for r in results for c in r.cases for v in c.cli_lossy for pat in CLI_LOSSY if cli_lossy_reason(v) == CLI_LOSSY[pat]})
+    lines += ["", "Variables the flags cannot give as the file does (the writer reports them as lossy):", ""]
+    lines += [f"- `{k}`: {CLI_LOSSY[k]}" for k in used]
+    respelled = sorted({v for r in results for c in r.cases for v in c.fmt_respelled})
+    lines += ["", "Variables fmt respells (the release builds the same plugins from both spellings):", ""]
+    lines += [f"- `{k}`: {FMT_RESPELLED[k]}" for k in respelled]
+    lines += ["", f"{len(results)} releases, {total} configs, {requests} launches, {seconds:.0f} s wall time with {jobs} parallel jobs.", ""]
     return "\n".join(lines)
 
 
@@ -292,6 +506,8 @@ def main() -> None:
                 if c.detail:
                     print(f"{r.minor} {c.name}: verdict_agrees={c.verdict_agrees} refused={c.refused[:120]!r} "
                           f"added={c.added_errors} {c.detail}")
+                if c.rewrite_detail:
+                    print(f"{r.minor} {c.name}: {c.rewrite_detail}")
 
 
 if __name__ == "__main__":
