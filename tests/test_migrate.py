@@ -63,3 +63,22 @@ def test_json_on_one_line_and_on_many_stays_json() -> None:
     out, _ = migrate_text(many, "x.json")
     assert out == ('{\n  "distributed_type": "FSDP",\n  "fsdp_config": {\n    "fsdp_version": 2,\n'
                    '    "fsdp_reshard_after_forward": true\n  }\n}\n')
+
+
+def test_a_release_without_fsdp2_gets_the_file_back_with_the_reason() -> None:
+    """accelerate before 1.6 has no --fsdp_version (commands/launch.py): fsdp_version: 2 would be ignored
+    there and FSDP1 would run without the removed keys (tests/test_release_matrix.py launches both)."""
+    out, notes = migrate_text(FSDP1, "x.yaml", version="1.5")
+    assert out == FSDP1
+    assert notes == ["accelerate 1.5 has no FSDP2 (fsdp_version is read from 1.6 on): nothing migrated"]
+    assert migrate_text(FSDP1, "x.yaml", version="1.6")[0] == migrate_text(FSDP1, "x.yaml")[0] != FSDP1
+
+
+def test_cli_migrate_for_an_older_release(tmp_path, capsys) -> None:
+    from accelconf.cli import main
+
+    path = tmp_path / "fsdp.yaml"
+    path.write_text(FSDP1)
+    assert main(["migrate", "--to", "fsdp2", "--accelerate-version", "1.2", str(path)]) == 0
+    out, err = capsys.readouterr()
+    assert out == FSDP1 and "has no FSDP2" in err

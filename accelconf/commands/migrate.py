@@ -20,6 +20,8 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
         "0 migrated (or nothing to migrate), 2 unreadable input or bad arguments"))
     p.add_argument("file", metavar="FILE", help="an accelerate config file (YAML or JSON) with an FSDP1 fsdp_config")
     p.add_argument("--to", choices=("fsdp2",), required=True, help="migration target")
+    p.add_argument("--accelerate-version", metavar="V", help="the accelerate the result is for (default: installed, else newest known); "
+                   "before 1.6 there is no FSDP2 and nothing is migrated")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--diff", action="store_true", help="print a unified diff")
     mode.add_argument("-i", "--in-place", action="store_true", help="rewrite the file (atomically)")
@@ -27,12 +29,13 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
 
 
 def run(args: Any) -> int:
+    from accelconf.accelerate import registry
     from accelconf.atomic import write_atomic
     from accelconf.text.document import load_file
     from accelconf.accelerate.migrate import migrate_document
 
     doc = load_file(args.file)
-    text, notes = migrate_document(doc)
+    text, notes = migrate_document(doc, registry.resolve_version(args.accelerate_version))
     for n in notes:
         print(f"{args.file}: {n}", file=sys.stderr)
     if args.diff:
