@@ -15,9 +15,10 @@ def flags(text: str, version: str = "1.15"):
 def test_a_multi_device_type_is_written_as_multi_gpu_with_a_warning():
     fl, found, msgs = flags("distributed_type: MULTI_NPU\nnum_processes: 2\nuse_cpu: true\nmixed_precision: bf16\n")
     assert fl == ["--multi_gpu", "--num_processes", "2", "--mixed_precision", "bf16"]
-    assert found == [("convert.lossy", "warning", "distributed_type", 1, 1), ("convert.lossy", "info", "use_cpu", 3, 1)]
+    assert found == [("convert.lossy", "warning", "distributed_type", 1, 1), ("convert.lossy", "warning", "use_cpu", 3, 1)]
     assert msgs[0].startswith("`distributed_type: MULTI_NPU` cannot be given as a flag: --multi_gpu leaves the device type")
-    assert msgs[1].startswith("use_cpu is not used on the torchrun path; not written as --cpu")
+    # use_cpu under torchrun still sets OMP_NUM_THREADS from the machine's cores (the release matrix launches both)
+    assert msgs[1].startswith("use_cpu is not written as --cpu on the torchrun path") and "OMP_NUM_THREADS" in msgs[1]
 
 
 def test_multi_gpu_itself_needs_no_warning():

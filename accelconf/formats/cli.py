@@ -28,8 +28,8 @@ from typing import Any
 from accelconf.accelerate import registry
 from accelconf.errors import InputError
 from accelconf.findings import Finding
-from accelconf.accelerate.launch import (LAUNCHER_FLAGS, PARADIGM_OF_TYPE, TYPE_OF_PARADIGM, LaunchError, flag_kind, launch_env,
-                      LaunchResult, parse_flag_value, resolve)
+from accelconf.accelerate.launch import (LAUNCHER_FLAGS, PARADIGM_OF_TYPE, TYPE_OF_PARADIGM, LaunchError, changed, flag_kind,
+                      launch_env, LaunchResult, parse_flag_value, resolve)
 from accelconf.accelerate.model import Config, Entry, canonical
 from accelconf.accelerate.registry import Setting
 
@@ -50,6 +50,14 @@ FLAG_CHOICES: dict[str, tuple[str, ...]] = {
 for _s in registry.SETTINGS:
     if _s.flag and _s.section in ("fp8_config", "parallelism_config") and _s.type == "enum" and _s.path not in FLAG_CHOICES:
         FLAG_CHOICES[_s.path] = tuple(str(c) for c in _s.choices or ())
+
+def flag_choices(s: Setting, version: str) -> tuple[str, ...] | None:
+    """The values a restricted flag accepts in that accelerate version (FLAG_CHOICES are 1.15's)."""
+    choices = FLAG_CHOICES.get(s.path)
+    if choices and s.path == "fp8_config.backend" and not changed(version, "fp8-backend-ao-flag"):
+        choices = tuple(c for c in choices if c != "ao")
+    return choices
+
 
 PREFIXES = (("accelerate", "launch"), ("accelerate-launch",), ("python", "-m", "accelerate.commands.launch"))
 
@@ -195,6 +203,14 @@ def _paradigm_flags(cfg: Config, mode: str, ns: dict[str, Any], findings: list[F
     use_cpu = cfg.get("use_cpu")
     if use_cpu and mode == "simple":
         out.append("--cpu")
+    elif use_cpu and "--num_cpu_threads_per_process" not in cfg.unknown and mode in ("torchrun", "deepspeed"):
+        # _validate_launch_command (commands/launch.py) still reads use_cpu on these paths: without
+        # --num_cpu_threads_per_process it sets OMP_NUM_THREADS from the launching machine's physical cores
+        e = cfg.entries["use_cpu"]
+        findings.append(Finding("convert.lossy", "warning", f"use_cpu is not written as --cpu on the {mode} path (which would "
+                                "switch to the simple launcher), but in the file it sets OMP_NUM_THREADS from the physical "
+                                "cores of the machine that launches (per process from 0.34): add "
+                                "--num_cpu_threads_per_process N for that machine", "use_cpu", e.line, e.column))
     elif use_cpu:
         e = cfg.entries["use_cpu"]
         findings.append(Finding("convert.lossy", "info", f"use_cpu is not used on the {mode} path; not written as --cpu "
@@ -288,7 +304,7 @@ def _entry_flags(path: str, e: Entry, s: Setting, sections: set[str], no_paralle
     text = _cli_string(s, value)
     if text is None:
         return []
-    choices = FLAG_CHOICES.get(s.path)
+    choices = flag_choices(s, version)
     if choices and text not in choices:
         findings.append(Finding("convert.lossy", "warning", f"`{path}: {value}` cannot be given as --{s.flag} "
                                 f"(the flag accepts {', '.join(choices)}); not written", path, e.line, e.column))
@@ -329,7 +345,7 @@ def _self_check(out: list[str], base: LaunchResult, version: str, findings: list
             key = s.path if s else var
             findings.append(Finding("convert.lossy", "warning",
                                     f"{var} differs without the config file: {base.env.get(var)!r} from the file, "
-                                    f"{again.env.get(var)!r} from the flags" + _why(var), key))
+                                    f"{again.env.get(var)!r} from the flags" + _why(var, again.env.get(var)), key))
 
 
 def flags_for(cfg: Config, version: str, machine_rank: int | None = None) -> tuple[list[str], list[Finding]]:
@@ -367,13 +383,13 @@ def _int(v: Any) -> int:
         return 0
 
 
-def _why(var: str) -> str:
+def _why(var: str, from_flags: str | None) -> str:
     if var == registry.CONFIG_DS_FIELDS_ENV:
         return " (accelerate lists the file's deepspeed_config keys; without a file its DeepSpeed JSON conflict check is skipped)"
     if var == registry.get("fsdp_config", "fsdp_sharding_strategy").env:  # type: ignore[union-attr]
         return (" (before accelerate 0.26 the flag takes only the strategy's number; the file's name passes through "
                 "to FullyShardedDataParallelPlugin, which calls int() on it)")
-    if var == registry.get("fp8_config", "backend").env:  # type: ignore[union-attr]
+    if var == registry.get("fp8_config", "backend").env and from_flags is not None:  # type: ignore[union-attr]
         return " (the flag only accepts lowercase, which Accelerator() rejects in accelerate >= 1.9)"
     return ""
 

@@ -77,14 +77,23 @@ CLI_LOSSY: dict[str, str] = {
                               "(FP8BackendType) and the only one that selects MS-AMP before",
     "ACCELERATE_FP8_OVERRIDE_*": "--fp8_override_linear_precision is parsed to 0/1 (str_to_bool); a file's list is "
                                  "exported as written (False, or one character of a string)",
+    "ACCELERATE_FP8_ENABLE_FSDP_FLOAT8_ALL_GATHER": "from 1.13 a str_to_bool flag (exported as 0/1) where a file exports "
+                                                   "True/False; before 1.13 no flag, yet a file's key is exported all "
+                                                   "the same (utils/launch.py setup_fp8_env copies every fp8_ argument) "
+                                                   "and nothing reads it",
     "FSDP_SHARDING_STRATEGY": "0.20-0.25: --fsdp_sharding_strategy has type=int (commands/launch.py), so the flags carry "
                               "the strategy's number where the file passes its name through (which then fails in "
                               "the plugin's int())",
     "FSDP_IGNORED_MODULES": "fsdp_ignored_modules has no launch flag (1.15 reads it from a file only)",
+    "ACCELERATE_USE_PARALLELISM_CONFIG": "parallelism_config without FSDP (DeepSpeed sequence parallelism): "
+                                         "--use_parallelism_config requires --use_fsdp",
     "PARALLELISM_CONFIG_*": "parallelism_config without FSDP (DeepSpeed sequence parallelism): --use_parallelism_config "
                             "requires --use_fsdp",
     "ACCELERATE_USE_CPU": "a one-process MULTI_GPU file runs torchrun, the flags (no --multi_gpu below 2 processes) the "
                           "simple launcher, which exports ACCELERATE_USE_CPU",
+    "OMP_NUM_THREADS": "use_cpu: true under torchrun or DeepSpeed sets it from the launching machine's physical cores; "
+                       "--cpu would switch to the simple launcher, and a fixed --num_cpu_threads_per_process would "
+                       "hold for one machine only",
     "KMP_*": "1.8-1.12: the simple launcher of a one-process MULTI_GPU file's flags sets the MULTI_CPU thread variables "
              "(see ACCELERATE_USE_CPU)",
 }
@@ -112,7 +121,7 @@ def corpus_configs() -> list[Path]:
     return sorted(p for p in where.iterdir() if p.suffix in (".yaml", ".yml", ".json"))
 
 
-def generated_configs(n: int = 40, seed: int = 13) -> list[tuple[str, str]]:
+def generated_configs(n: int = 60, seed: int = 13) -> list[tuple[str, str]]:
     """Configs drawn from the registry (deterministic): every paradigm, precision and section."""
     from accelconf.accelerate import registry
     from accelconf.formats.yamljson import dump_yaml
@@ -157,6 +166,9 @@ def generated_configs(n: int = 40, seed: int = 13) -> list[tuple[str, str]]:
                 data["fsdp_config"].pop("fsdp_version", None)
         if rng.random() < 0.4:
             data["dynamo_config"] = {"dynamo_backend": rng.choice(["NO", "INDUCTOR", "EAGER"])}
+        if data["mixed_precision"] == "fp8" and rng.random() < 0.7:  # flags of every spelling (to-cli)
+            data["fp8_config"] = section("fp8_config")
+            data["fp8_config"]["backend"] = registry.FP8_BACKENDS[len(out) % len(registry.FP8_BACKENDS)]
         out.append((f"generated-{i:02d}-{dtype.lower()}.yaml", dump_yaml(data)))
     return out
 
