@@ -96,6 +96,9 @@ CHANGES: dict[str, Change] = {
                                        "the legacy fsdp_backward_prefetch_policy is exported as FSDP_BACKWARD_PREFETCH (and wins over fsdp_backward_prefetch)"),
     "fp8-backend-ao-flag": Change("1.13", None, "commands/launch.py", _lit('choices=["ao", "te", "msamp"]'),
                                   "--fp8_backend accepts ao; before, only te and msamp (a file's AO still works from 1.10)"),
+    "fp8-backend-enum": Change("1.9", None, "accelerator.py", _lit('FP8BackendType(parse_choice_from_env("ACCELERATE_FP8_BACKEND"'),
+                               "Accelerator() reads ACCELERATE_FP8_BACKEND into FP8BackendType: only upper case (TE, "
+                               "MSAMP, AO) is accepted, the lowercase --fp8_backend value raises ValueError"),
     "sharding-strategy-int": Change(None, "0.26", "utils/dataclasses.py", _lit("ShardingStrategy(int(os.environ.get("),
                                     "the sharding strategy is an integer (flag default 1); the plugin calls int() on FSDP_SHARDING_STRATEGY"),
     "ds-multinode-no-local-rank-first": Change(None, "1.6", "utils/launch.py", _lit('cmd = ["deepspeed", "--no_local_rank"]'),

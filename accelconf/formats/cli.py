@@ -304,6 +304,14 @@ def _entry_flags(path: str, e: Entry, s: Setting, sections: set[str], no_paralle
     text = _cli_string(s, value)
     if text is None:
         return []
+    if s.path == "fp8_config.backend" and changed(version, "fp8-backend-enum"):
+        # the flag takes only lowercase and exports it as given; from 1.9 Accelerator() raises on it
+        # (accelerator.py: FP8BackendType(parse_choice_from_env("ACCELERATE_FP8_BACKEND", "NO")))
+        findings.append(Finding("convert.lossy", "warning", f"`{path}: {value}` cannot be given as --{s.flag}: the flag takes only "
+                                f"lowercase, which Accelerator() rejects in accelerate {version} (FP8BackendType); not written, "
+                                "so accelerate picks the backend itself (torchao, then TransformerEngine, then MS-AMP, "
+                                "whichever is installed)", path, e.line, e.column))
+        return []
     choices = flag_choices(s, version)
     if choices and text not in choices:
         findings.append(Finding("convert.lossy", "warning", f"`{path}: {value}` cannot be given as --{s.flag} "
@@ -390,7 +398,7 @@ def _why(var: str, from_flags: str | None) -> str:
         return (" (before accelerate 0.26 the flag takes only the strategy's number; the file's name passes through "
                 "to FullyShardedDataParallelPlugin, which calls int() on it)")
     if var == registry.get("fp8_config", "backend").env and from_flags is not None:  # type: ignore[union-attr]
-        return " (the flag only accepts lowercase, which Accelerator() rejects in accelerate >= 1.9)"
+        return " (the flag only accepts lowercase; before 1.9 Accelerator() does not read it, only MS-AMP under DeepSpeed does)"
     return ""
 
 

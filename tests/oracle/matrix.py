@@ -73,8 +73,9 @@ CLI_LOSSY: dict[str, str] = {
     "ACCELERATE_CONFIG_DS_FIELDS": "the list of the file's deepspeed_config keys (DeepSpeed's JSON conflict check): "
                                    "without a file there is none",
     "ACCELERATE_FP8_BACKEND": "--fp8_backend accepts only lowercase (choices te/msamp, ao from 1.13) and exports it as "
-                              "given; a file exports upper case, the only spelling Accelerator() accepts from 1.9 on "
-                              "(FP8BackendType) and the only one that selects MS-AMP before",
+                              "given, a file upper case. 1.4-1.8: the flag is written (their Accelerator() does not "
+                              "read the variable; only DeepSpeed's MS-AMP test wants MSAMP); from 1.9 it is not, since "
+                              "Accelerator() raises on lowercase (FP8BackendType) and picks an installed backend without it",
     "ACCELERATE_FP8_OVERRIDE_*": "--fp8_override_linear_precision is parsed to 0/1 (str_to_bool); a file's list is "
                                  "exported as written (False, or one character of a string)",
     "ACCELERATE_FP8_ENABLE_FSDP_FLOAT8_ALL_GATHER": "from 1.13 a str_to_bool flag (exported as 0/1) where a file exports "
