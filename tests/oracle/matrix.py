@@ -369,7 +369,7 @@ def check_rewrites(case: Case, theirs: dict[str, Any], p: Plan, more: list[dict[
     if p.flags is not None:
         from_flags = next(answers)
         if theirs["mode"] in ("torchrun", "deepspeed", "simple"):  # SageMaker and TPU jobs have no flag form here
-            ok, why = _cli_same(theirs, from_flags, p)
+            ok, why = cli_same(theirs, from_flags, p.flag_findings)
             case.cli_same = ok
             case.cli_lossy = sorted(_differ(theirs, from_flags)) if ok and "error" not in from_flags else []
             if not ok:
@@ -397,9 +397,10 @@ def check_rewrites(case: Case, theirs: dict[str, Any], p: Plan, more: list[dict[
     case.rewrite_detail = "; ".join(problems)
 
 
-def _cli_same(theirs: dict[str, Any], from_flags: dict[str, Any], p: Plan) -> tuple[bool, str]:
-    """The rules of tests/test_oracle_launch.py::test_corpus_to_env_to_cli_to_kwargs, for any release."""
-    findings = p.flag_findings
+def cli_same(theirs: dict[str, Any], from_flags: dict[str, Any], findings: list[Any]) -> tuple[bool, str]:
+    """Whether to-cli flags (``findings``: the writer's) launch as the file did, and why not: the one
+    rule of the release matrix and tests/test_oracle_launch.py (``theirs``, ``from_flags``: answers
+    of the harness for the file and for the flags)."""
     if any(f.severity == "error" for f in findings):  # the writer says these flags cannot launch: check it
         return "error" in from_flags, "the writer reports an error, the release launches the flags"
     if "error" in from_flags:
