@@ -4,8 +4,11 @@ Each release is installed beside the others (tests/oracle/releases.py, cached un
 ``launch_command`` runs as a pure function in its own process (tests/oracle/harness.py) over the corpus
 and generated configs. For every release: ``to-env --accelerate-version V`` equals that release's
 environment for every config it launches, and ``validate`` reports an error exactly where it refuses
-(the training-time errors validate adds on purpose are listed in ``matrix.ON_PURPOSE``). The table of
-launcher differences (``accelconf.accelerate.launch.CHANGES``) is checked against each release's source.
+(the training-time errors validate adds on purpose are listed in ``matrix.ON_PURPOSE``); the flags
+``to-cli --accelerate-version V`` writes, launched by that release without the file, and the files
+``fmt`` and ``migrate --to fsdp2`` write for it launch to the same env (named exceptions:
+``matrix.CLI_LOSSY``, ``matrix.FMT_RESPELLED``, migrate's own notes). The table of launcher
+differences (``accelconf.accelerate.launch.CHANGES``) is checked against each release's source.
 
 In CI (``CI=true``) the releases are installed when missing; elsewhere the module runs only when
 they are all cached (``python tests/oracle/releases.py`` installs them, ``make versions`` too).
