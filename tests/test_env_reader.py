@@ -1,0 +1,120 @@
+"""The dotenv reader (``accelconf.formats.env.read``): every entry with its value *and* its origin.
+
+The round-trip tests compare meanings; these pin what the reader records beside the value (the
+variable it came from, its line and column, ``origin``/``where``), which hover, explain and
+diagnostics print. Written from the survivors of ``make mutants`` (bench/MUTANTS.md).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from accelconf.accelerate import registry
+from accelconf.accelerate.model import Entry
+from accelconf.errors import InputError
+from accelconf.formats import env
+
+TEXT = """\
+# comment
+export ACCELERATE_USE_FSDP=true
+FSDP_SHARDING_STRATEGY="FULL_SHARD"
+  ACCELERATE_FP8_OVERRIDE_DGRAD=1
+MASTER_ADDR=10.0.0.1
+MASTER_PORT=29500
+OMP_NUM_THREADS=8
+ACCELERATE_NUM_PROCESSES=4
+ACCELERATE_FSDP_OFFLOAD_PARAMS=true
+ACCELERATE_USE_CPU=false
+ACCELERATE_DEBUG_MODE=yes
+PARALLELISM_CONFIG_SP_SEQ_LENGTH=None
+"""
+
+
+def _entry(path: str, value, var: str, line: int, column: int = 1) -> Entry:
+    section, _, key = path.rpartition(".")
+    return Entry(path, value, registry.get(section, key), var, line, column, "env", var)
+
+
+def _unknown(path: str, value, var: str, line: int) -> Entry:
+    return Entry(path, value, None, var, line, 1, "env", var)
+
+
+def test_every_entry_keeps_its_variable_line_and_column() -> None:
+    cfg = env.read(TEXT, path="x.env")
+    assert (cfg.source, cfg.format) == ("x.env", "env")
+    assert cfg.entries == {
+        "distributed_type": _entry("distributed_type", "FSDP", "ACCELERATE_USE_FSDP", 2, 8),
+        "fsdp_config.fsdp_sharding_strategy": _entry("fsdp_config.fsdp_sharding_strategy", "FULL_SHARD",
+                                                     "FSDP_SHARDING_STRATEGY", 3),
+        "fp8_config.override_linear_precision": _entry("fp8_config.override_linear_precision", (False, True, False),
+                                                       "ACCELERATE_FP8_OVERRIDE_DGRAD", 4, 3),
+        "main_process_ip": _entry("main_process_ip", "10.0.0.1", "MASTER_ADDR", 5),
+        "main_process_port": _entry("main_process_port", 29500, "MASTER_PORT", 6),
+        "debug": _entry("debug", True, "ACCELERATE_DEBUG_MODE", 11),
+    }
+    assert cfg.unknown == {
+        env.LAUNCHER_THREADS: _unknown(env.LAUNCHER_THREADS, 8, "OMP_NUM_THREADS", 7),
+        "ACCELERATE_NUM_PROCESSES": _unknown("ACCELERATE_NUM_PROCESSES", "4", "ACCELERATE_NUM_PROCESSES", 8),
+        "ACCELERATE_FSDP_OFFLOAD_PARAMS": _unknown("ACCELERATE_FSDP_OFFLOAD_PARAMS", "true",
+                                                   "ACCELERATE_FSDP_OFFLOAD_PARAMS", 9),
+    }
+    assert [(n.rule, n.severity, n.key, n.line, n.column, n.message) for n in cfg.notes] == [
+        ("env.launcher-only", "info", env.LAUNCHER_THREADS, 7, 1,
+         "OMP_NUM_THREADS=8 is what accelerate launch --num_cpu_threads_per_process sets (a launch flag with no "
+         "config-file key)"),
+        ("env.never-read", "warning", "ACCELERATE_NUM_PROCESSES", 8, 1,
+         "ACCELERATE_NUM_PROCESSES is read by nothing; use torchrun --nproc_per_node / accelerate launch --num_processes"),
+        ("env.never-read", "warning", "ACCELERATE_FSDP_OFFLOAD_PARAMS", 9, 1,
+         "ACCELERATE_FSDP_OFFLOAD_PARAMS is read by nothing; did you mean FSDP_OFFLOAD_PARAMS?"),
+    ]
+    assert env.reader_findings(cfg) == cfg.notes
+
+
+def test_fp8_overrides_fill_one_triple_in_fprop_dgrad_wgrad_order() -> None:
+    cfg = env.read("ACCELERATE_FP8_OVERRIDE_WGRAD=true\nACCELERATE_FP8_OVERRIDE_FPROP=True\n"
+                   "ACCELERATE_FP8_OVERRIDE_DGRAD=0\n")
+    entry = cfg.entries["fp8_config.override_linear_precision"]
+    assert entry.value == (True, False, True)
+    assert (entry.written_key, entry.line) == ("ACCELERATE_FP8_OVERRIDE_WGRAD", 1)  # the first variable places it
+    assert list(cfg.entries) == ["fp8_config.override_linear_precision"] and not cfg.unknown
+    # any other suffix is not an override: an unknown name, kept and warned about
+    other = env.read("ACCELERATE_FP8_OVERRIDE_XGRAD=1\n")
+    assert not other.entries and list(other.unknown) == ["ACCELERATE_FP8_OVERRIDE_XGRAD"]
+
+
+def test_launcher_defaults_and_false_flags_read_as_nothing_set() -> None:
+    cfg = env.read("OMP_NUM_THREADS=1\nACCELERATE_USE_CPU=false\nACCELERATE_USE_DEEPSPEED=false\n"
+                   "PARALLELISM_CONFIG_SP_SEQ_LENGTH=None\nKMP_AFFINITY=granularity=fine\n")
+    assert cfg.entries == {} and cfg.unknown == {} and cfg.notes == []
+    assert env.read("ACCELERATE_USE_CPU=true\n").entries["use_cpu"].value is True
+    assert env.read("ACCELERATE_DEBUG_MODE=0\n").entries["debug"].value is False
+    odd = env.read("OMP_NUM_THREADS=x2\n").unknown[env.LAUNCHER_THREADS]
+    assert odd.value == "x2"  # not a number: kept as written
+
+
+def test_rendezvous_variables_are_the_main_process_keys() -> None:
+    cfg = env.read("MASTER_PORT=abc\nMASTER_ADDR=node-0\n")
+    assert cfg.get("main_process_port") == "abc" and cfg.get("main_process_ip") == "node-0"
+    assert [e.written_key for e in cfg.entries.values()] == ["MASTER_PORT", "MASTER_ADDR"]
+
+
+@pytest.mark.parametrize("name, expected", [
+    ("ACCELERATE_NUM_PROCESSES", "read by nothing; use torchrun --nproc_per_node / accelerate launch --num_processes"),
+    ("ACCELERATE_FSDP_OFFLOAD_PARAMS", "read by nothing; did you mean FSDP_OFFLOAD_PARAMS?"),  # prefix stripped
+    ("FSDP_OFFLOAD_PARAMZ", "read by nothing; did you mean FSDP_OFFLOAD_PARAMS?"),  # closest name
+    ("ACCELERATE_QQQQQQQQQQQQQQQQQQQQ", "read by nothing"),  # nothing close
+    ("ACCELERATE_MIXED_PRECISION", ""),  # read by accelerate
+    ("HOME", ""),  # not accelerate's
+    ("accelerate_mixed_precision", ""),  # names are case-sensitive: not an accelerate prefix
+])
+def test_never_read(name: str, expected: str) -> None:
+    assert env.never_read(name) == expected
+
+
+def test_a_line_that_is_not_an_assignment_names_its_place() -> None:
+    with pytest.raises(InputError) as err:
+        env.read("A=1\noops\n")
+    assert str(err.value) == "<text>:2:1: not a KEY=VALUE line: 'oops'"
+    with pytest.raises(InputError) as err:
+        env.read("A='open\n", path="x.env")
+    assert str(err.value).startswith("x.env:1:1: unterminated quote")
