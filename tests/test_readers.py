@@ -1,4 +1,4 @@
-"""The dotenv reader (``accelconf.formats.env.read``): every entry with its value *and* its origin.
+"""The readers behind every format: the dotenv reader (``accelconf.formats.env.read``) entry by entry
 
 The round-trip tests compare meanings; these pin what the reader records beside the value (the
 variable it came from, its line and column, ``origin``/``where``), which hover, explain and
@@ -118,3 +118,28 @@ def test_a_line_that_is_not_an_assignment_names_its_place() -> None:
     with pytest.raises(InputError) as err:
         env.read("A='open\n", path="x.env")
     assert str(err.value).startswith("x.env:1:1: unterminated quote")
+
+
+# -- the accelerate-file reader given a DeepSpeed JSON (formats/yamljson._from_deepspeed) ----------------
+
+def test_a_deepspeed_json_reads_as_the_deepspeed_section_it_corresponds_to() -> None:
+    from accelconf import formats
+
+    text = ('{"train_micro_batch_size_per_gpu": 4, "gradient_accumulation_steps": 2, "bf16": {"enabled": true}, '
+            '"zero_optimization": {"stage": 3, "offload_param": {"device": "cpu"}}, "wall_clock_breakdown": false}')
+    for fmt in ("json", None):  # said or detected
+        cfg = formats.read(text, fmt, "ds.json", "1.15")
+        assert (cfg.format, cfg.source) == ("json", "ds.json")
+        assert {p: e.value for p, e in cfg.entries.items()} == {
+            "distributed_type": "DEEPSPEED", "mixed_precision": "bf16", "deepspeed_config.zero_stage": 3,
+            "deepspeed_config.offload_optimizer_device": "none", "deepspeed_config.offload_param_device": "cpu",
+            "deepspeed_config.gradient_accumulation_steps": 2, "deepspeed_config.zero3_init_flag": True}
+        assert "mixed_precision" not in cfg.section("deepspeed_config")  # moved to the top level
+        # what has no accelerate key is a note, never dropped silently
+        assert [(n.rule, n.message.split(":")[0]) for n in cfg.notes] == [
+            ("convert.ds-unmapped", "train_micro_batch_size_per_gpu"), ("convert.ds-unmapped", "wall_clock_breakdown")]
+    plain = formats.read('{"zero_optimization": {"stage": 1}}', "json", "ds.json", "1.15")
+    assert plain.get("mixed_precision") == "no" and plain.notes == []
+    # an accelerate config written as JSON stays one
+    acc = formats.read('{"distributed_type": "DEEPSPEED", "deepspeed_config": {"zero_stage": 1}}', "json", "a.json")
+    assert acc.get("deepspeed_config.zero_stage") == 1 and "mixed_precision" not in acc
