@@ -1,4 +1,5 @@
 """The readers behind every format: the dotenv reader (``accelconf.formats.env.read``) entry by entry
+and the accelerate-file reader given a DeepSpeed JSON.
 
 The round-trip tests compare meanings; these pin what the reader records beside the value (the
 variable it came from, its line and column, ``origin``/``where``), which hover, explain and
