@@ -140,3 +140,18 @@ def test_resolve_version_without_a_request_is_the_installed_release(monkeypatch)
     assert registry.resolve_version(None) == registry.resolve_version("") == "1.7"
     monkeypatch.setattr(registry, "installed_accelerate_version", lambda: None)
     assert registry.resolve_version(None) == registry.NEWEST
+
+
+def test_table_builder_normalises_collections() -> None:
+    """``_s`` turns ``env_paths`` strings into sets and list-valued choices into tuples: a Setting is
+    frozen and hashable, and ``"T" in env_paths`` must test membership, not a substring."""
+    for s in registry.SETTINGS:
+        hash(s)
+        assert isinstance(s.env_paths, frozenset), s.path
+        for name in ("choices", "legacy_values", "aliases"):
+            assert getattr(s, name) is None or isinstance(getattr(s, name), tuple), (s.path, name)
+    made = registry._s("x", "k", "enum", "doc", env_paths="TS", choices=["a", "b"], legacy_values=[("A", "a")],
+                       aliases=["kk"])
+    assert made.env_paths == frozenset("TS") and made.flag == "k"
+    assert (made.choices, made.legacy_values, made.aliases) == (("a", "b"), (("A", "a"),), ("kk",))
+    assert registry._s("x", "k", "str", "doc", flag=None).flag is None
