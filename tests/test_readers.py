@@ -144,3 +144,71 @@ def test_a_deepspeed_json_reads_as_the_deepspeed_section_it_corresponds_to() -> 
     # an accelerate config written as JSON stays one
     acc = formats.read('{"distributed_type": "DEEPSPEED", "deepspeed_config": {"zero_stage": 1}}', "json", "a.json")
     assert acc.get("deepspeed_config.zero_stage") == 1 and "mixed_precision" not in acc
+
+
+# -- the dotenv line reader and value decoding ------------------------------------------------------------
+
+def test_assignments_unquote_and_place_every_value() -> None:
+    text = 'export A=1\n  B = "x \\" y" # c\nC=\'q # r\'\nD=v # note\nE=a#b\n\n# x\nF=""\n'
+    assert list(env.assignments(text)) == [
+        ("A", "1", 1, 8), ("B", 'x " y', 2, 3), ("C", "q # r", 3, 1), ("D", "v", 4, 1), ("E", "a#b", 5, 1),
+        ("F", "", 8, 1)]
+    with pytest.raises(InputError) as err:
+        list(env.assignments('A=1\nB="open\n', "x.env"))
+    assert str(err.value) == "x.env:2:1: unterminated quote in '\"open'"
+
+
+@pytest.mark.parametrize("path, raw, value", [
+    ("deepspeed_config.zero_stage", "3", 3),
+    ("deepspeed_config.zero_stage", "x", "x"),                  # not a number: kept for validate to report
+    ("deepspeed_config.zero_stage", "None", "None"),            # an enum: only numbers read "None" as unset
+    ("parallelism_config.parallelism_config_sp_seq_length", "None", None),  # str(None) of an unset number
+    ("fsdp_config.fsdp_min_num_params", "100", 100),
+    ("fsdp_config.fsdp_min_num_params", "1e3", "1e3"),
+    ("deepspeed_config.gradient_clipping", "1.5", 1.5),
+    ("deepspeed_config.gradient_clipping", "None", None),
+    ("deepspeed_config.gradient_clipping", "abc", "abc"),
+    ("fsdp_config.fsdp_offload_params", "TRUE", True),
+    ("fsdp_config.fsdp_offload_params", " no", False),
+    ("fsdp_config.fsdp_offload_params", "maybe", "maybe"),
+    ("mixed_precision", "bf16", "bf16"),
+])
+def test_decode_reads_a_value_as_the_plugin_does(path: str, raw: str, value) -> None:
+    section, _, key = path.rpartition(".")
+    got = env.decode(registry.get(section, key), raw)
+    assert got == value and type(got) is type(value)
+
+
+def test_format_env_sorts_and_quotes_only_what_a_shell_needs() -> None:
+    assert env.format_env({"B": "a b", "A": "x/y:z,w=1+2@3-4", "C": "", "D": "it's"}) == \
+        "A=x/y:z,w=1+2@3-4\nB='a b'\nC=''\nD='it'\"'\"'s'\n"
+    assert env.format_env({"A": "1"}, export=True) == "export A=1\n"
+    assert env.format_env({}) == ""
+
+
+def test_the_env_writer_says_what_env_cannot_carry() -> None:
+    from accelconf import formats
+
+    multi = ("distributed_type: MULTI_GPU\nnum_processes: 4\nnum_machines: 2\nmain_process_ip: 10.0.0.1\n"
+             "main_process_port: 29500\nmachine_rank: 0\n")
+    text, findings = formats.write(formats.read(multi, "yaml"), "env", "1.15")
+    layout = "--nproc_per_node=2 --nnodes=2 --node_rank=0 --rdzv_endpoint=10.0.0.1:29500 --rdzv_backend=static"
+    assert text.splitlines()[0] == f"# not in env: accelerate launch runs torchrun {layout}"
+    assert "ACCELERATE_MIXED_PRECISION=no" in text.splitlines()
+    assert [(f.rule, f.message) for f in findings] == [
+        ("launch.not-env", f"env does not carry the process layout; accelerate passes it to torchrun: torchrun {layout}")]
+    # a pdsh launch runs the deepspeed command (no torchrun), from the directory given as cwd
+    pdsh = multi.replace("MULTI_GPU", "DEEPSPEED") + "deepspeed_config:\n  zero_stage: 2\n  deepspeed_multinode_launcher: pdsh\n"
+    text, findings = formats.write(formats.read(pdsh, "yaml"), "env", "1.15", cwd="/proj")
+    cmd = "deepspeed --hostfile None --no_local_rank --launcher pdsh --num_gpus 2 --master_addr 10.0.0.1 --master_port 29500"
+    assert text.splitlines()[0] == f"# not in env: accelerate launch runs {cmd}"
+    assert "PYTHONPATH=/proj" in text.splitlines()
+    assert [(f.rule, f.message.split(";")[1].strip()) for f in findings] == [
+        ("launch.not-env", f"accelerate runs: {cmd}"),
+        ("launch.cwd", "accelerate appends it to any PYTHONPATH the shell has)")]
+    single = formats.write(formats.read("distributed_type: 'NO'\nnum_processes: 1\n", "yaml"), "env", "1.15",
+                           export=True)
+    assert single == ("export ACCELERATE_DYNAMO_BACKEND=NO\nexport ACCELERATE_DYNAMO_MODE=default\n"
+                      "export ACCELERATE_DYNAMO_USE_DYNAMIC=False\nexport ACCELERATE_DYNAMO_USE_FULLGRAPH=False\n"
+                      "export ACCELERATE_DYNAMO_USE_REGIONAL_COMPILATION=False\nexport ACCELERATE_MIXED_PRECISION=no\n"
+                      "export ACCELERATE_USE_CPU=False\nexport OMP_NUM_THREADS=1\n", [])
