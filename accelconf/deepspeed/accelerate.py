@@ -15,7 +15,7 @@ from typing import Any
 from accelconf.accelerate import registry as _registry
 from accelconf.deepspeed.keys import _OPT_PARAMS_AUTO, lookup
 from accelconf.deepspeed.values import _enabled, _fmt, _stage
-from accelconf.findings import Finding
+from accelconf.findings import Finding, Severity
 from accelconf.text.document import Document, Node
 
 # accelerate config `deepspeed_config` keys that raise next to a deepspeed_config_file
@@ -63,7 +63,7 @@ def crosscheck(accel_data: dict[str, Any], accel_doc: Document | None, ds_doc: D
     return findings
 
 
-def _accel_conflict(accel_doc: Document | None, severity: str, message: str, key: str, related: str | None = None) -> Finding:
+def _accel_conflict(accel_doc: Document | None, severity: Severity, message: str, key: str, related: str | None = None) -> Finding:
     """A ``ds-accelerate-conflict`` finding at ``key`` of the accelerate file (no position without one)."""
     line, col, el, ec = accel_doc.span(key) if accel_doc is not None else (0, 0, 0, 0)
     return Finding("ds-accelerate-conflict", severity, message, key, line, col, related, el, ec,
