@@ -225,19 +225,10 @@ def test_modeline_lines_is_five() -> None:
 
 
 RECOGNIZE = DATA / "recognize"
-_OWNED_BY_DEEPSPEED = {
-    # accelconf.deepspeed.is_deepspeed counts a top-level train_batch_size as DeepSpeed on its own;
-    # Hugging Face Trainer writes one into every trainer_state.json. The detector is the DeepSpeed
-    # area's (issue 11: one detector); this marks the known miss until it is fixed there.
-    "trainer_state.json": "is_deepspeed() takes trainer_state.json's train_batch_size for DeepSpeed",
-}
-
-
 def _recognize_cases() -> list[object]:
     out: list[object] = []
     for f in sorted((RECOGNIZE / "other").iterdir()):
-        marks = [pytest.mark.xfail(strict=True, reason=_OWNED_BY_DEEPSPEED[f.name])] if f.name in _OWNED_BY_DEEPSPEED else []
-        out.append(pytest.param(f, None, id=f"other/{f.name}", marks=marks))
+        out.append(pytest.param(f, None, id=f"other/{f.name}"))
     for f in sorted((RECOGNIZE / "config").iterdir()):
         out.append(pytest.param(f, "deepspeed" if f.suffix == ".json" else "accelerate", id=f"config/{f.name}"))
     for f in sorted(EXAMPLES.iterdir()):

@@ -540,3 +540,17 @@ def test_leaf_module_string_is_one_name() -> None:
     (f,) = _check('{"train_micro_batch_size_per_gpu": 1, "zero_optimization": {"leaf_module": {"classes": 3}}}',
                   runtime="deepspeed", deepspeed_version="0.19.8")
     assert f.severity == "error" and f.rule == "ds-type"
+
+
+@pytest.mark.parametrize("data, expected", [
+    ({"train_batch_size": 8}, True),
+    ({"train_micro_batch_size_per_gpu": 2, "gradient_accumulation_steps": 4, "my_note": "x"}, True),
+    ({"zero_optimization": {"stage": 2}, "a": 1, "b": 2, "c": 3}, True),
+    # Hugging Face Trainer's trainer_state.json: one batch key among a dozen of its own
+    ({"train_batch_size": 8, "best_metric": None, "epoch": 3.0, "global_step": 300, "log_history": [],
+      "max_steps": 300, "num_train_epochs": 3, "total_flos": 1.0, "trial_name": None}, False),
+])
+def test_detector_needs_mostly_deepspeed_keys_beside_a_batch_key(data, expected):
+    import accelconf.deepspeed as ds
+
+    assert ds.is_deepspeed_data(data) is expected

@@ -814,21 +814,24 @@ def _accelerate_key(name: Any, value: Any) -> bool:
 def is_deepspeed_data(data: Any, *, assume: bool = False) -> bool:
     """Whether loaded data is a DeepSpeed config rather than an accelerate config (by content, not by name).
 
-    A mapping is a DeepSpeed config when it has no accelerate key and either a key only DeepSpeed has
-    (``zero_optimization``, the batch keys), an fp16/bf16 block, or only DeepSpeed's top-level keys
-    (``{"elasticity": {...}}``). ``assume`` (the user said so: ``--runtime deepspeed``,
+    A mapping is a DeepSpeed config when it has no accelerate key and either ``zero_optimization``, a
+    batch key among mostly DeepSpeed keys (Hugging Face Trainer's ``trainer_state.json`` has a
+    ``train_batch_size`` among a dozen keys of its own), an fp16/bf16 block, or only DeepSpeed's
+    top-level keys (``{"elasticity": {...}}``). ``assume`` (the user said so: ``--runtime deepspeed``,
     ``--deepspeed-version``) makes any mapping without an accelerate key one.
     """
     if not isinstance(data, dict) or not data:
         return False
     if any(_accelerate_key(k, v) for k, v in data.items()):
         return False
-    if assume or any(k in data for k in _STRONG):
+    if assume or "zero_optimization" in data:
         return True
     if any(isinstance(data.get(k), dict) and "enabled" in data[k] for k in ("fp16", "bf16")):
         return True
     top = TOP.children or {}
     known = sum(1 for k in data if _child(TOP, k)[1] is not None)
+    if any(k in data for k in _STRONG) and known * 2 >= len(data):
+        return True
     hits = [k for k in _MARKERS if k in data]
     return (len(hits) >= 2 and known * 2 >= len(data)) or (known == len(data) and all(k in top for k in data))
 
