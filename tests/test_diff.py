@@ -177,6 +177,33 @@ def test_not_comparable_across_formats() -> None:
     assert [c.mirrored() for c in back.changes] == r.changes
 
 
+def test_mirroring_swaps_the_side_a_note_names() -> None:
+    # The side a note names is data (SideRef), so mirroring a change names the other side.
+    a = _cfg("distributed_type: MULTI_GPU\nnum_processes: 8\n")
+    env = Config(format="env", source="env")
+    env.set("distributed_type", "MULTI_GPU", origin="env", where="ACCELERATE_USE_*")
+    change = semdiff.diff(a, env, version=VERSION).changes[0]
+    assert change.remark.parts == (semdiff.SideRef.B, " (env) cannot express this setting")
+    assert change.mirrored().note == "A (env) cannot express this setting"
+    assert change.mirrored().mirrored() == change
+    both = semdiff.Change("--x", 1, None, "not_comparable",
+                          remark=semdiff.Note.of(semdiff.SideRef.A, " (cli) has it; ", semdiff.SideRef.B, " (yaml) cannot express it"))
+    assert both.note == "A (cli) has it; B (yaml) cannot express it"
+    assert both.mirrored().note == "B (cli) has it; A (yaml) cannot express it"
+
+
+@pytest.mark.parametrize("text", [
+    "launch flag --lora_B (no config-file key)",  # a name ending in B before " ("
+    "BATCH (x) and AMP (y): only AMP; DATA (z) holds 80GB (per GPU), only BATCH",
+])
+def test_mirroring_leaves_ordinary_words_alone(text: str) -> None:
+    # The old text swap turned "DATA (" into "DATB (", "80GB (" into "80GA (" and "only AMP" into "only BMP".
+    change = semdiff.Change("k", 1, 2, "changed", remark=semdiff.Note.of(text))
+    assert change.mirrored().note == text
+    named = change.noted(semdiff.Note.of(semdiff.SideRef.A, " (env) cannot express it"))
+    assert named.mirrored().note == f"{text}; B (env) cannot express it"
+
+
 def test_ignore_option_patterns() -> None:
     a = _cfg("distributed_type: FSDP\nmixed_precision: bf16\nfsdp_config: {fsdp_offload_params: true}\n")
     b = _cfg("distributed_type: FSDP\nmixed_precision: fp16\n")

@@ -89,3 +89,69 @@ def test_every_setting_holds_its_fields_in_their_declared_types():
         assert s.flag is None or isinstance(s.flag, str)
     assert registry.get("", "num_processes").flag == "num_processes"  # the flag defaults to the key
     assert registry.get("", "compute_environment").flag is None       # unless the table says none
+
+
+# -- canonical spellings and key lookup (from mutmut survivors, bench/MUTANTS.md) ------------------------
+
+@pytest.mark.parametrize("path, value, canon", [
+    ("dynamo_config.dynamo_backend", "inductor", "INDUCTOR"),   # a known value: accelerate's own spelling
+    ("dynamo_config.dynamo_backend", "Bogus", "BOGUS"),         # unknown: upper-cased, as accelerate does before the lookup
+    ("mixed_precision", "BF16", "bf16"),
+    ("mixed_precision", "Fp32", "fp32"),                        # unknown: lower-cased (all choices are lower case)
+    ("distributed_type", "multi_gpu", "MULTI_GPU"),
+    ("distributed_type", "bogus", "bogus"),                     # not case-insensitive: left as written
+    ("deepspeed_config.zero_stage", "3", 3),                    # integer enums arrive as strings from env and flags
+    ("deepspeed_config.zero_stage", " 2", 2),
+    ("deepspeed_config.zero_stage", "x", "x"),
+    ("fsdp_config.fsdp_version", "2", 2),                       # a legacy value
+    ("fsdp_config.fsdp_sharding_strategy", 1, "FULL_SHARD"),    # legacy integer
+    ("fsdp_config.fsdp_sharding_strategy", True, True),         # True == 1 but is not the legacy int
+    ("fsdp_config.fsdp_sharding_strategy", "shard_grad_op", "SHARD_GRAD_OP"),
+])
+def test_canonical_value(path: str, value, canon) -> None:
+    section, _, key = path.rpartition(".")
+    got = registry.get(section, key).canonical_value(value)
+    assert got == canon and type(got) is type(canon)
+
+
+@pytest.mark.parametrize("section, key, version, how", [
+    ("fsdp_config", "fsdp_version", None, "canonical"),
+    ("fsdp_config", "version", "1.6", "alias"),
+    ("dynamo_config", "backend", "1.14", "alias"),
+    ("dynamo_config", "backend", None, "alias"),                # no version: every alias counts
+    ("dynamo_config", "backend", "1.13", "alias-too-new"),      # this alias is read from 1.14 on
+    ("fsdp_config", "nope", None, "unknown"),
+])
+def test_lookup_says_how_a_key_was_found(section: str, key: str, version, how: str) -> None:
+    setting, found = registry.lookup(section, key, version)
+    assert found == how
+    assert (setting is None) == (how == "unknown")
+
+
+@pytest.mark.parametrize("requested, resolved", [
+    ("1.4.0", "1.4"), ("1.4", "1.4"), ("9.0", registry.NEWEST), ("0.1", registry.OLDEST), ("0.20.3", "0.20"),
+])
+def test_resolve_version_clamps_to_the_known_releases(requested: str, resolved: str) -> None:
+    assert registry.resolve_version(requested) == resolved
+
+
+def test_resolve_version_without_a_request_is_the_installed_release(monkeypatch) -> None:
+    monkeypatch.setattr(registry, "installed_accelerate_version", lambda: "1.7.0")
+    assert registry.resolve_version(None) == registry.resolve_version("") == "1.7"
+    monkeypatch.setattr(registry, "installed_accelerate_version", lambda: None)
+    assert registry.resolve_version(None) == registry.NEWEST
+
+
+def test_table_builder_normalises_collections() -> None:
+    """``_s`` turns ``env_paths`` strings into sets and list-valued choices into tuples: a Setting is
+    frozen and hashable, and ``"T" in env_paths`` must test membership, not a substring."""
+    for s in registry.SETTINGS:
+        hash(s)
+        assert isinstance(s.env_paths, frozenset), s.path
+        for name in ("choices", "legacy_values", "aliases"):
+            assert getattr(s, name) is None or isinstance(getattr(s, name), tuple), (s.path, name)
+    made = registry._s("x", "k", "enum", "doc", env_paths="TS", choices=["a", "b"], legacy_values=[("A", "a")],
+                       aliases=["kk"])
+    assert made.env_paths == frozenset("TS") and made.flag == "k"
+    assert (made.choices, made.legacy_values, made.aliases) == (("a", "b"), (("A", "a"),), ("kk",))
+    assert registry._s("x", "k", "str", "doc", flag=None).flag is None

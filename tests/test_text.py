@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from accelconf import formats
+from accelconf.errors import InputError
 from accelconf.text import document, nodes, scalars
 from accelconf.text.scalars import resolve_yaml12, yaml_scalar
 
@@ -97,3 +98,49 @@ def test_span_is_the_one_at_this_path_else_at_its_parent_rule() -> None:
 
     f = ConfigView(doc, doc.data).finding("r", "info", "m", "sec.missing")
     assert (f.line, f.column, f.end_line, f.end_column) == (2, 1, 2, 4)
+
+
+# -- a byte-order mark is no column ------------------------------------------------------------------
+
+BOM = "\ufeff"
+
+
+def _positions(findings: list) -> list[tuple[str, int, int, int, int]]:
+    return [(f.rule, f.line, f.column, f.end_line, f.end_column) for f in findings]
+
+
+@pytest.mark.parametrize("text", [
+    "distributed_type: BOGUS\nmixed_precision: fp17\n",
+    '{"distributed_type": "BOGUS", "mixed_precision": "fp17"}',
+    '{"zero_optimization": {"stage": 7}, "train_batch_size": "x"}',
+    '{\n  "zero_optimization": {"stage": 1}\n}\n',  # no batch size: a finding on the root, at 1:1
+])
+def test_a_bom_shifts_no_column_on_line_one(text: str) -> None:
+    """Text given with a BOM (the API, an editor buffer) reports the columns of the same file
+    without one, as a file read from bytes does (YAML's reader never counted it; JSON's did)."""
+    from accelconf.api import validate_config
+
+    plain = _positions(validate_config(document.load_text(text, "x")))
+    assert plain and any(line == 1 for _, line, *_ in plain)
+    assert _positions(validate_config(document.load_text(BOM + text, "x"))) == plain
+    assert _positions(validate_config(document.load_bytes((BOM + text).encode("utf-8"), "x"))) == plain
+
+
+@pytest.mark.parametrize("text", ['{"a": 1,, }', '{"a" 1}', "a: b: c\n"])
+def test_a_bom_shifts_no_syntax_error_column(text: str) -> None:
+    def where(t: str) -> tuple[int | None, int | None]:
+        with pytest.raises(InputError) as info:
+            document.load_text(t, "x")
+        return info.value.line, info.value.column
+
+    assert where(BOM + text) == where(text)
+
+
+def test_with_a_bom_offsets_still_index_the_text() -> None:
+    text = BOM + '{"zero_optimization": {"stage": 7}} // done'
+    doc = document.load_text(text, "x")
+    node = doc.node(("zero_optimization", "stage"))
+    assert node is not None and text[node.start:node.end] == "7"
+    assert (node.line, node.col) == (0, text.index("7") - 1)
+    (quirk,) = doc.quirks
+    assert text[quirk.offset:].startswith("//") and quirk.col == quirk.offset - 1

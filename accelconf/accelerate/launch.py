@@ -942,7 +942,7 @@ def _machine_findings(mode: str, ns: dict[str, Any], ver: str, env: dict[str, st
 
 
 def _layout_findings(mode: str, ns: dict[str, Any], torchrun: dict[str, Any], cmd: list[str] | None) -> Iterable[Finding]:
-    if mode in ("torchrun", "deepspeed") and torchrun:
+    if mode in ("torchrun", "deepspeed") and torchrun and not cmd:  # a deepspeed/pdsh command runs no torchrun
         parts = []
         for k in ("nproc_per_node", "nnodes", "node_rank", "master_addr", "master_port", "rdzv_endpoint", "rdzv_backend"):
             if k in torchrun and torchrun[k] is not None:

@@ -13,7 +13,7 @@ from accelconf.accelerate import registry
 from accelconf.text.document import Document, load_text
 from accelconf.accelerate.fmt import apply_edits
 from accelconf.accelerate.validate import Context, did_you_mean, scalar_text
-from accelconf.accelerate.model import from_document
+from accelconf.accelerate.model import Entry, from_document
 
 _TO_BOOL = registry.FSDP2_RESHARD_OF_STRATEGY
 # Why each FSDP1-only key (registry: fsdp_versions == (1,)) goes; the list itself is the registry's.
@@ -24,6 +24,9 @@ _WHY = {
     "fsdp_use_orig_params": "FSDP2 always uses the original parameters",
     "fsdp_forward_prefetch": "not implemented for FSDP2 in accelerate",
 }
+
+
+Edit = tuple[int, int, str]
 
 
 def migrate_document(doc: Document, version: str | None = None) -> tuple[str, list[str]]:
@@ -48,70 +51,87 @@ def migrate_document(doc: Document, version: str | None = None) -> tuple[str, li
         return doc.text, ["already FSDP2 (fsdp_version: 2); nothing to do"]
     if data.get("distributed_type") != "FSDP":
         notes.append(f"note: distributed_type is {data.get('distributed_type')!r}, not FSDP: fsdp_config has no effect until it is")
-    edits: list[tuple[int, int, str]] = []
     written = {e.setting.key: e for p, e in cfg.entries.items() if p.startswith("fsdp_config.") and e.setting}
+    edits: list[Edit] = []
+    edits += _strategy_to_reshard(ctx, written, notes)
+    edits += _remove_fsdp1_only(ctx, written, notes)
+    sdt = written.get("fsdp_state_dict_type")
+    if sdt is not None and str(registry.get("fsdp_config", "fsdp_state_dict_type").canonical_value(sdt.value)) == "LOCAL_STATE_DICT":  # type: ignore[union-attr]
+        edits += ctx.replace_value(("fsdp_config", sdt.written_key), "SHARDED_STATE_DICT")
+        notes.append("fsdp_state_dict_type: LOCAL_STATE_DICT is not supported by FSDP2 -> SHARDED_STATE_DICT")
+    for path in cfg.unknown:
+        if path.startswith("fsdp_config."):
+            key = path.split(".", 1)[1]
+            guess = did_you_mean("fsdp_config", key)
+            notes.append(f"unknown key {key} kept as is (accelerate ignores it){'; did you mean ' + guess + '?' if guess else ''}")
+    edits += _set_fsdp_version(doc, ctx, written, notes)
+    notes.append("fsdp_version: 2 (needs torch 2.6 or newer)")
+    return apply_edits(doc.text, edits), notes
+
+
+def _strategy_to_reshard(ctx: Context, written: dict[str, Entry], notes: list[str]) -> list[Edit]:
+    """``fsdp_sharding_strategy`` (or a strategy name under ``fsdp_reshard_after_forward``) -> the boolean."""
     strategy = written.get("fsdp_sharding_strategy")
     raf = written.get("fsdp_reshard_after_forward")
     source = strategy if strategy is not None else (raf if raf is not None and isinstance(raf.value, str) and raf.value.upper() in _TO_BOOL else None)
-    if source is not None:
-        name = str(registry.get("fsdp_config", "fsdp_sharding_strategy").canonical_value(source.value)).upper()  # type: ignore[union-attr]
-        value = _TO_BOOL.get(name)
-        if value is None:
-            notes.append(f"fsdp_sharding_strategy {source.value!r} is not a known strategy; left as is")
-        else:
-            kp = ("fsdp_config", source.written_key)
-            if source is strategy and raf is not None:
-                edits += ctx.replace_value(("fsdp_config", raf.written_key), scalar_text(doc, value))
-                edits += ctx.delete_key(kp)
-            else:
-                edits += ctx.rename_key(kp, "fsdp_reshard_after_forward")
-                edits += ctx.replace_value(kp, scalar_text(doc, value))
-            notes.append(f"{source.written_key}: {source.value} -> fsdp_reshard_after_forward: {str(value).lower()}")
-            if name.startswith("HYBRID_SHARD"):
-                notes.append(f"warning: {name} shards within a node and replicates across nodes; FSDP2 expresses that with "
-                             "parallelism_config (dp_replicate_size x dp_shard_size), not with fsdp_reshard_after_forward: the mapping loses meaning")
+    if source is None:
+        return []
+    name = str(registry.get("fsdp_config", "fsdp_sharding_strategy").canonical_value(source.value)).upper()  # type: ignore[union-attr]
+    value = _TO_BOOL.get(name)
+    if value is None:
+        notes.append(f"fsdp_sharding_strategy {source.value!r} is not a known strategy; left as is")
+        return []
+    edits: list[Edit] = []
+    kp = ("fsdp_config", source.written_key)
+    if source is strategy and raf is not None:
+        edits += ctx.replace_value(("fsdp_config", raf.written_key), scalar_text(ctx.doc, value))
+        edits += ctx.delete_key(kp)
+    else:
+        edits += ctx.rename_key(kp, "fsdp_reshard_after_forward")
+        edits += ctx.replace_value(kp, scalar_text(ctx.doc, value))
+    notes.append(f"{source.written_key}: {source.value} -> fsdp_reshard_after_forward: {str(value).lower()}")
+    if name.startswith("HYBRID_SHARD"):
+        notes.append(f"warning: {name} shards within a node and replicates across nodes; FSDP2 expresses that with "
+                     "parallelism_config (dp_replicate_size x dp_shard_size), not with fsdp_reshard_after_forward: the mapping loses meaning")
+    return edits
+
+
+def _remove_fsdp1_only(ctx: Context, written: dict[str, Entry], notes: list[str]) -> list[Edit]:
+    """Delete the FSDP1-only keys (the registry's list), each with the reason."""
+    edits: list[Edit] = []
     fsdp1_only = [st.key for st in registry.settings_in("fsdp_config") if st.fsdp_versions == (1,) and st.key != "fsdp_sharding_strategy"]
     for key in fsdp1_only:
         why = _WHY.get(key, "FSDP1 only")
         e = written.get(key)
         if e is None:
             continue
-        kp = ("fsdp_config", e.written_key)
-        d = ctx.delete_key(kp)
+        d = ctx.delete_key(("fsdp_config", e.written_key))
         if d:
             edits += d
             notes.append(f"removed {e.written_key}: {why}")
         else:
             notes.append(f"could not remove {e.written_key} (not a one-line entry): {why}")
-    sdt = written.get("fsdp_state_dict_type")
-    if sdt is not None and str(registry.get("fsdp_config", "fsdp_state_dict_type").canonical_value(sdt.value)) == "LOCAL_STATE_DICT":  # type: ignore[union-attr]
-        edits += ctx.replace_value(("fsdp_config", sdt.written_key), "SHARDED_STATE_DICT")
-        notes.append("fsdp_state_dict_type: LOCAL_STATE_DICT is not supported by FSDP2 -> SHARDED_STATE_DICT")
-    for path, e in cfg.unknown.items():
-        if path.startswith("fsdp_config."):
-            key = path.split(".", 1)[1]
-            guess = did_you_mean("fsdp_config", key)
-            notes.append(f"unknown key {key} kept as is (accelerate ignores it){'; did you mean ' + guess + '?' if guess else ''}")
+    return edits
+
+
+def _set_fsdp_version(doc: Document, ctx: Context, written: dict[str, Entry], notes: list[str]) -> list[Edit]:
+    """``fsdp_version: 2``: the existing entry's value, else a new first key of ``fsdp_config``."""
     version_entry = written.get("fsdp_version")
     if version_entry is not None:
-        edits += ctx.replace_value(("fsdp_config", version_entry.written_key), "2")
-    else:
-        block = doc.node(("fsdp_config",))
-        assert block is not None
-        if block.flow or not block.pairs:
-            notes.append("fsdp_config is in flow style: add fsdp_version: 2 by hand")
-        else:
-            first_key = block.pairs[0][0]
-            line_start = doc.text.rfind("\n", 0, first_key.start) + 1
-            indent = doc.text[line_start:first_key.start]
-            if doc.format == "json":
-                # before the first key: on its own line when the key starts one, else on the same line
-                sep = doc.newline + indent if not indent.strip() else " "
-                edits.append((first_key.start, first_key.start, '"fsdp_version": 2,' + sep))
-            else:
-                edits.append((line_start, line_start, f"{indent}fsdp_version: 2{doc.newline}"))
-    notes.append("fsdp_version: 2 (needs torch 2.6 or newer)")
-    return apply_edits(doc.text, edits), notes
+        return list(ctx.replace_value(("fsdp_config", version_entry.written_key), "2"))
+    block = doc.node(("fsdp_config",))
+    assert block is not None
+    if block.flow or not block.pairs:
+        notes.append("fsdp_config is in flow style: add fsdp_version: 2 by hand")
+        return []
+    first_key = block.pairs[0][0]
+    line_start = doc.text.rfind("\n", 0, first_key.start) + 1
+    indent = doc.text[line_start:first_key.start]
+    if doc.format == "json":
+        # before the first key: on its own line when the key starts one, else on the same line
+        sep = doc.newline + indent if not indent.strip() else " "
+        return [(first_key.start, first_key.start, '"fsdp_version": 2,' + sep)]
+    return [(line_start, line_start, f"{indent}fsdp_version: 2{doc.newline}")]
 
 
 def migrate_text(text: str, path: str = "<text>", version: str | None = None) -> tuple[str, list[str]]:

@@ -707,11 +707,7 @@ def all_keys(section: str) -> list[str]:
 def enum_exists(setting: Setting, value: Any, version: str) -> bool:
     """Whether an enum value exists in that accelerate version (distributed types and dynamo backends changed)."""
     if setting.key == "distributed_type" and isinstance(value, str):
-        since = DISTRIBUTED_TYPE_SINCE.get(value)
-        until = DISTRIBUTED_TYPE_UNTIL.get(value)
-        if value in DISTRIBUTED_TYPE_UNTIL and value not in DISTRIBUTED_TYPES:
-            return version_in(version, None, until)
-        return version_in(version, since, until)
+        return version_in(version, DISTRIBUTED_TYPE_SINCE.get(value), DISTRIBUTED_TYPE_UNTIL.get(value))
     if setting.key == "dynamo_backend" and isinstance(value, str):
         v = value.upper()
         return version_in(version, DYNAMO_BACKEND_SINCE.get(v), DYNAMO_BACKEND_UNTIL.get(v))

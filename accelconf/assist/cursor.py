@@ -198,102 +198,128 @@ def _json_comment_end(text: str, i: int) -> int:
     return len(text) if j < 0 else j + 2
 
 
+# What the scan saw when it reached the cursor: (frames, frame, part, start, end, quote, key). The
+# frames are copies (their ``key`` as it was then) sharing ``keys`` with the live ones, and ``frame``
+# is the live innermost one, so ``present`` also holds the keys after the cursor.
+_Snap = tuple[list[_Frame], _Frame | None, str, int, int, str, str | None]
+
+
+@dataclass
+class _JsonScan:
+    """A tolerant token scan of JSON(C) text up to its end, noting what the token at ``offset`` is in."""
+
+    text: str
+    offset: int
+    stack: list[_Frame] = field(default_factory=list)
+    snap: _Snap | None = None
+
+    @property
+    def top(self) -> _Frame | None:
+        return self.stack[-1] if self.stack else None
+
+    def expects_key(self) -> bool:
+        top = self.top
+        return top is not None and top.kind == "obj" and top.expect == "key"
+
+    def take(self, part: str, start: int, end: int, quote: str) -> None:
+        frames = [_Frame(f.kind, f.key, f.expect, f.keys) for f in self.stack]
+        self.snap = (frames, self.top, part, start, end, quote, self.top.key if self.top else None)
+
+    def run(self) -> _Snap:
+        text, i, n = self.text, 0, len(self.text)
+        while i < n:
+            if self.snap is None and i >= self.offset:
+                self._take_between_tokens()
+            c = text[i]
+            if c in " \t\r\n":
+                i += 1
+            elif text.startswith(("//", "/*"), i):
+                i = _json_comment_end(text, i)
+            elif c == '"':
+                i = self._string(i)
+            elif c in "{[}]:,":
+                self._punctuation(c)
+                i += 1
+            else:
+                i = self._bare_word(i)
+        if self.snap is None:
+            top = self.top
+            part = "key" if self.expects_key() else ("value" if top is not None and top.expect == "value" else "none")
+            self.take(part, self.offset, self.offset, "")
+        assert self.snap is not None
+        return self.snap
+
+    def _take_between_tokens(self) -> None:
+        """The cursor is before the next token: what could be typed there."""
+        top = self.top
+        part = "none"
+        if self.expects_key():
+            part = "key"
+        elif top is not None and (top.expect == "value" or top.kind == "arr"):
+            part = "value"
+        self.take(part, self.offset, self.offset, "")
+
+    def _token(self, word: str) -> None:
+        """A string or bare word was read: a key where one is expected, else a value."""
+        top = self.top
+        if top is None:
+            return
+        if self.expects_key():
+            top.key = word
+            top.keys.append(word)
+            top.expect = "colon"
+        else:
+            top.expect = "after"
+
+    def _string(self, i: int) -> int:
+        text = self.text
+        end, closed = _json_string_end(text, i)
+        if self.snap is None and i < self.offset <= (end - 1 if closed else end):
+            self.take("key" if self.expects_key() else "value", i, end, '"')
+        try:
+            s = json.loads(text[i:end]) if closed else text[i + 1:end]
+        except ValueError:
+            s = text[i + 1:end]
+        self._token(str(s))
+        return end
+
+    def _bare_word(self, i: int) -> int:
+        text, n = self.text, len(self.text)
+        j = i
+        while j < n and text[j] not in ' \t\r\n,:{}[]"/':
+            j += 1
+        j = max(j, i + 1)
+        if self.snap is None and i < self.offset <= j:
+            self.take("key" if self.expects_key() else "value", i, j, "")
+        self._token(text[i:j])
+        return j
+
+    def _punctuation(self, c: str) -> None:
+        top = self.top
+        if c in "{[":
+            if top is not None:
+                top.expect = "after"
+            self.stack.append(_Frame("obj" if c == "{" else "arr", expect="key" if c == "{" else "value"))
+        elif c in "}]":
+            if self.stack:
+                self.stack.pop()
+        elif c == ":":
+            if top is not None and top.kind == "obj":
+                top.expect = "value"
+        elif top is not None:  # ","
+            top.expect = "key" if top.kind == "obj" else "value"
+
+
 def _json_where(text: str, line: int, col: int) -> Where:
     lines = _lines(text)
     cur = lines[line] if 0 <= line < len(lines) else ""
     col = max(0, min(col, len(cur)))
     offset = sum(len(x) + 1 for x in text.split("\n")[:line]) + col if line < len(lines) else len(text)
-    line_start = offset - col
-    stack: list[_Frame] = []
-    snap: tuple[list[_Frame], _Frame | None, str, int, int, str, str | None] | None = None  # frames, frame, part, start, end, quote, key
-    i, n = 0, len(text)
-
-    def take(part: str, start: int, end: int, quote: str) -> None:
-        nonlocal snap
-        frames = [_Frame(f.kind, f.key, f.expect, f.keys) for f in stack]
-        snap = (frames, stack[-1] if stack else None, part, start, end, quote, stack[-1].key if stack else None)
-
-    while i < n:
-        if snap is None and i >= offset:
-            top = stack[-1] if stack else None
-            part = "none"
-            if top is not None and top.kind == "obj" and top.expect == "key":
-                part = "key"
-            elif top is not None and (top.expect == "value" or top.kind == "arr"):
-                part = "value"
-            take(part, offset, offset, "")
-        c = text[i]
-        if c in " \t\r\n":
-            i += 1
-            continue
-        if text.startswith(("//", "/*"), i):
-            i = _json_comment_end(text, i)
-            continue
-        top = stack[-1] if stack else None
-        if c == '"':
-            end, closed = _json_string_end(text, i)
-            if snap is None and i < offset <= (end - 1 if closed else end):
-                is_key = top is not None and top.kind == "obj" and top.expect in ("key",)
-                take("key" if is_key else "value", i, end, '"')
-            try:
-                s = json.loads(text[i:end]) if closed else text[i + 1:end]
-            except ValueError:
-                s = text[i + 1:end]
-            if top is not None and top.kind == "obj" and top.expect == "key":
-                top.key = str(s)
-                top.keys.append(str(s))
-                top.expect = "colon"
-            elif top is not None:
-                top.expect = "after"
-            i = end
-            continue
-        if c in "{[":
-            if top is not None:
-                top.expect = "after"
-            stack.append(_Frame("obj" if c == "{" else "arr", expect="key" if c == "{" else "value"))
-            i += 1
-            continue
-        if c in "}]":
-            if stack:
-                stack.pop()
-            i += 1
-            continue
-        if c == ":":
-            if top is not None and top.kind == "obj":
-                top.expect = "value"
-            i += 1
-            continue
-        if c == ",":
-            if top is not None:
-                top.expect = "key" if top.kind == "obj" else "value"
-            i += 1
-            continue
-        j = i
-        while j < n and text[j] not in ' \t\r\n,:{}[]"/':
-            j += 1
-        j = max(j, i + 1)
-        if snap is None and i < offset <= j:
-            is_key = top is not None and top.kind == "obj" and top.expect == "key"
-            take("key" if is_key else "value", i, j, "")
-        if top is not None:
-            if top.kind == "obj" and top.expect == "key":
-                top.key = text[i:j]
-                top.keys.append(text[i:j])
-                top.expect = "colon"
-            else:
-                top.expect = "after"
-        i = j
-    if snap is None:
-        top = stack[-1] if stack else None
-        part = "key" if top is not None and top.kind == "obj" and top.expect == "key" else (
-            "value" if top is not None and top.expect == "value" else "none")
-        take(part, offset, offset, "")
-    assert snap is not None
-    return _json_result(text, line, cur, offset, line_start, snap)
+    snap = _JsonScan(text, offset).run()
+    return _json_result(text, line, cur, offset, offset - col, snap)
 
 
-def _json_result(text: str, line: int, cur: str, offset: int, line_start: int,
-                 snap: tuple[list[_Frame], _Frame | None, str, int, int, str, str | None]) -> Where:
+def _json_result(text: str, line: int, cur: str, offset: int, line_start: int, snap: _Snap) -> Where:
     """The Where for the token the scan stopped at (frames, frame, part, start, end, quote, key)."""
     frames, frame, part, start, end, quote, key = snap
     if frames and any(f.kind == "arr" for f in frames):

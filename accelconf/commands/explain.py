@@ -91,17 +91,71 @@ def _plugin_default_rows(ver: str, process_env: dict[str, tuple[str, str, str]],
     return rows
 
 
-def explain(cfg: Config, version: str | None = None, cli: Config | None = None, shell: dict[str, tuple[str, str]] | None = None,
-            kwargs: Config | None = None) -> tuple[list[Row], Any]:
-    """Rows for every setting the process sees. ``shell``: variable -> (value, where)."""
-    from accelconf.accelerate.launch import launch_env, resolve
+# Variables shown although no setting reads them (besides PARADIGM_VARS).
+_SHOWN_PREFIXES = ("ACCELERATE_", "FSDP_", "MEGATRON_LM_", "PARALLELISM_CONFIG_")
+_SHOWN_VARS = ("OMP_NUM_THREADS", "CUDA_VISIBLE_DEVICES", "MASTER_ADDR", "MASTER_PORT", "PYTHONPATH")
 
-    ver = resolve(version)
-    result = launch_env(cfg, version=ver, cli_overrides=cli)
-    shell = shell or {}
-    seen: set[str] = set()
-    rows: list[Row] = _layout_rows(cfg, result, ver)  # 1. the process layout (not in env)
-    # 2. every variable of the process
+
+@dataclass
+class _Launch:
+    """What a row of a process variable is explained from: the config, the launch and the script's kwargs."""
+
+    cfg: Config
+    result: Any  # accelconf.accelerate.launch.LaunchResult
+    ver: str
+    process_env: dict[str, tuple[str, str, str]]  # variable -> (value, "shell"|"launch", where)
+    replaced: dict[str, tuple[str, str]]  # shell variables the launcher overwrites -> (value, where)
+    kwargs: Config | None
+
+    def variable_row(self, var: str) -> Row | None:
+        """The row of one variable of the process (None: not one to show)."""
+        value, how, where = self.process_env[var]
+        s = registry.by_env(var)
+        if s is None and var not in PARADIGM_VARS and not var.startswith(_SHOWN_PREFIXES) and var not in _SHOWN_VARS:
+            return None
+        src, wh = self.source(var, s, how, where)
+        path = s.path if s else var
+        note = self.replaced_note(var, src)
+        if s is None and var not in PARADIGM_VARS and how == "shell":
+            from accelconf.formats.env import never_read
+
+            note = never_read(var)
+        kw = self.kwargs.entries if self.kwargs is not None else {}
+        if s is not None and path in kw:
+            e = kw[path]
+            if s.key == "use_cpu" and str(value).lower() in registry.TRUE_WORDS and e.value is False:
+                note = f"ACCELERATE_USE_CPU={value} forces the CPU even with cpu=False ({self.kwargs.source}:{e.line})"  # type: ignore[union-attr]
+            else:
+                return Row(path, e.value, "kwarg", f"{self.kwargs.source}:{e.line}", var, f"beats {var}={value}")  # type: ignore[union-attr]
+        if s is not None and s.section == "deepspeed_config" and s.key != "deepspeed_config_file" and \
+                "ACCELERATE_DEEPSPEED_CONFIG_FILE" in self.process_env:
+            note = "the DeepSpeed JSON file wins unless its entry is \"auto\""
+        return Row(path, value, src, wh, var, note)
+
+    def source(self, var: str, s: registry.Setting | None, how: str, where: str) -> tuple[str, str]:
+        """(source, where) of a variable's value: the shell, a flag, the config file or a default."""
+        result = self.result
+        if how == "shell":
+            return "shell", where or var
+        if var in PARADIGM_VARS or var == registry.CONFIG_DS_FIELDS_ENV:
+            flag = next((f for f in ("use_fsdp", "use_deepspeed", "use_megatron_lm") if result.origins.get(f) == "cli"), None)
+            return ("cli", f"--{flag}") if flag else ("config", _file_where(self.cfg, "distributed_type"))
+        if var == "OMP_NUM_THREADS":
+            return ("cli", "--num_cpu_threads_per_process") if "num_cpu_threads_per_process" in result.explicit else (
+                "default", "accelerate launch (1, or cores / processes with use_cpu)")
+        return _launch_source(self.cfg, result, self.ver, s)
+
+    def replaced_note(self, var: str, src: str) -> str:
+        if var not in self.replaced:
+            return ""
+        old_value, old_where = self.replaced[var]
+        return (f"replaces {var}={old_value} from {old_where}: accelerate launch writes this variable itself "
+                f"(from {'the config' if src == 'config' else 'the flag' if src == 'cli' else 'its default'}), the shell value never reaches the process")
+
+
+def _process_env(result: Any, shell: dict[str, tuple[str, str]]
+                 ) -> tuple[dict[str, tuple[str, str, str]], dict[str, tuple[str, str]]]:
+    """Every variable of the process -> (value, "shell"|"launch", where), and the shell values the launcher replaces."""
     process_env = {k: (v, "shell", w) for k, (v, w) in shell.items()}
     # accelerate launch builds the process env as os.environ.copy() and then assigns its own
     # variables (utils/launch.py prepare_*_env: current_env[...] = ...): a shell value of one of
@@ -109,63 +163,45 @@ def explain(cfg: Config, version: str | None = None, cli: Config | None = None, 
     replaced = {k: shell[k] for k in result.env if k in shell and shell[k][0] != result.env[k]}
     for k, v in result.env.items():
         process_env[k] = (v, "launch", "")
-    kw = kwargs.entries if kwargs is not None else {}
-    for var in sorted(process_env):
-        value, how, where = process_env[var]
-        s = registry.by_env(var)
-        if s is None and var not in PARADIGM_VARS and not var.startswith(("ACCELERATE_", "FSDP_", "MEGATRON_LM_", "PARALLELISM_CONFIG_")) \
-                and var not in ("OMP_NUM_THREADS", "CUDA_VISIBLE_DEVICES", "MASTER_ADDR", "MASTER_PORT", "PYTHONPATH"):
-            continue
-        if how == "shell":
-            src, wh = "shell", where or var
-        elif var in PARADIGM_VARS or var == registry.CONFIG_DS_FIELDS_ENV:
-            flag = next((f for f in ("use_fsdp", "use_deepspeed", "use_megatron_lm") if result.origins.get(f) == "cli"), None)
-            src, wh = ("cli", f"--{flag}") if flag else ("config", _file_where(cfg, "distributed_type"))
-        elif var == "OMP_NUM_THREADS":
-            src, wh = ("cli", "--num_cpu_threads_per_process") if "num_cpu_threads_per_process" in result.explicit else (
-                "default", "accelerate launch (1, or cores / processes with use_cpu)")
-        else:
-            src, wh = _launch_source(cfg, result, ver, s)
-        path = s.path if s else var
-        note = ""
-        if var in replaced:
-            old_value, old_where = replaced[var]
-            note = (f"replaces {var}={old_value} from {old_where}: accelerate launch writes this variable itself "
-                    f"(from {'the config' if src == 'config' else 'the flag' if src == 'cli' else 'its default'}), the shell value never reaches the process")
-        if s is None and var not in PARADIGM_VARS and how == "shell":
-            from accelconf.formats.env import never_read
+    return process_env, replaced
 
-            note = never_read(var)
-        if s is not None and path in kw:
-            e = kw[path]
-            if s.key == "use_cpu" and str(value).lower() in registry.TRUE_WORDS and e.value is False:
-                note = f"ACCELERATE_USE_CPU={value} forces the CPU even with cpu=False ({kwargs.source}:{e.line})"  # type: ignore[union-attr]
-            else:
-                rows.append(Row(path, e.value, "kwarg", f"{kwargs.source}:{e.line}", var,  # type: ignore[union-attr]
-                                f"beats {var}={value}"))
-                seen.add(path)
-                continue
-        if s is not None and s.section == "deepspeed_config" and s.key != "deepspeed_config_file" and \
-                "ACCELERATE_DEEPSPEED_CONFIG_FILE" in process_env:
-            note = "the DeepSpeed JSON file wins unless its entry is \"auto\""
-        rows.append(Row(path, value, src, wh, var, note))
-        seen.add(path)
-    # 3. explicit kwargs with no variable in the process
-    for path, e in kw.items():
-        if path in seen or path == "distributed_type":
-            continue
-        rows.append(Row(path, e.value, "kwarg", f"{kwargs.source}:{e.line}", e.setting.env if e.setting and e.setting.env else ""))  # type: ignore[union-attr]
-        seen.add(path)
+
+def explain(cfg: Config, version: str | None = None, cli: Config | None = None, shell: dict[str, tuple[str, str]] | None = None,
+            kwargs: Config | None = None) -> tuple[list[Row], Any]:
+    """Rows for every setting the process sees. ``shell``: variable -> (value, where)."""
+    from accelconf.accelerate.launch import launch_env, resolve
+
+    ver = resolve(version)
+    result = launch_env(cfg, version=ver, cli_overrides=cli)
+    seen: set[str] = set()
+    rows: list[Row] = _layout_rows(cfg, result, ver)  # 1. the process layout (not in env)
+    process_env, replaced = _process_env(result, shell or {})  # 2. every variable of the process
+    launch = _Launch(cfg, result, ver, process_env, replaced, kwargs)
+    for var in sorted(process_env):
+        row = launch.variable_row(var)
+        if row is not None:
+            rows.append(row)
+            seen.add(row.setting)
     if kwargs is not None:
-        for path, e in kwargs.unknown.items():
-            if path == "Accelerator.gradient_accumulation_steps" and "ACCELERATE_GRADIENT_ACCUMULATION_STEPS" in process_env:
-                ga = next(r for r in rows if r.env == "ACCELERATE_GRADIENT_ACCUMULATION_STEPS")
-                rows.append(Row(path, ga.value, ga.source, ga.where, ga.env,
-                                f"replaces gradient_accumulation_steps={e.value} ({kwargs.source}:{e.line})"))
-            else:
-                rows.append(Row(path, e.value, "kwarg", f"{kwargs.source}:{e.line}", "", "not a setting accelconf models"))
+        _add_kwarg_rows(rows, kwargs, process_env, seen)  # 3. explicit kwargs with no variable in the process
     rows += _plugin_default_rows(ver, process_env, seen)  # 4. plugin defaults of the plugins the process builds
     return rows, result
+
+
+def _add_kwarg_rows(rows: list[Row], kwargs: Config, process_env: dict[str, tuple[str, str, str]], seen: set[str]) -> None:
+    """The script's explicit arguments that no variable of the process carries, and those accelconf does not model."""
+    for path, e in kwargs.entries.items():
+        if path in seen or path == "distributed_type":
+            continue
+        rows.append(Row(path, e.value, "kwarg", f"{kwargs.source}:{e.line}", e.setting.env if e.setting and e.setting.env else ""))
+        seen.add(path)
+    for path, e in kwargs.unknown.items():
+        if path == "Accelerator.gradient_accumulation_steps" and "ACCELERATE_GRADIENT_ACCUMULATION_STEPS" in process_env:
+            ga = next(r for r in rows if r.env == "ACCELERATE_GRADIENT_ACCUMULATION_STEPS")
+            rows.append(Row(path, ga.value, ga.source, ga.where, ga.env,
+                            f"replaces gradient_accumulation_steps={e.value} ({kwargs.source}:{e.line})"))
+        else:
+            rows.append(Row(path, e.value, "kwarg", f"{kwargs.source}:{e.line}", "", "not a setting accelconf models"))
 
 
 def _shell_env(path: str) -> dict[str, tuple[str, str]]:

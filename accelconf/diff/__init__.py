@@ -50,7 +50,7 @@ from accelconf.diff.deepspeed import (
     is_deepspeed_data,
 )
 from accelconf.diff.files import Side, diff_files, diff_sides, read_side
-from accelconf.diff.result import KINDS, Change, ChangeKind, DiffResult
+from accelconf.diff.result import KINDS, Change, ChangeKind, DiffResult, Note, SideRef
 
 __all__ = [
     "Change",
@@ -58,8 +58,10 @@ __all__ = [
     "DS_TO_ACCELERATE",
     "DiffResult",
     "KINDS",
+    "Note",
     "SHARED_WITH_DEEPSPEED",
     "Side",
+    "SideRef",
     "batch_note",
     "consequences",
     "deepspeed_config",

@@ -9,14 +9,14 @@ not expressible) and comparing two sides; notes on consequences come from
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Iterable, Literal
 
 from accelconf.accelerate import registry
 from accelconf.accelerate.model import Config, Entry, canonical
 from accelconf.accelerate.registry import Setting
 from accelconf.diff.consequences import Factors, batch_factors, consequences
-from accelconf.diff.result import Change, ChangeKind, DiffResult, matches, same
+from accelconf.diff.result import Change, ChangeKind, DiffResult, Note, SideRef, matches, same
 
 FILE_FORMATS = ("", "yaml", "json")
 
@@ -280,15 +280,15 @@ def _compare(path: str, setting: Setting, va: _Value, vb: _Value, sa: _Side, sb:
         version = (sa if dead is va else sb).fsdp
         kind: ChangeKind = "added" if dead is va else "removed"
         return Change(path, va.value if va is live else None, vb.value if vb is live else None, kind,
-                      _line(va), _line(vb), _where(va), _where(vb), f"FSDP{version} has no {setting.key}"), ignored
+                      _line(va), _line(vb), _where(va), _where(vb), Note.of(f"FSDP{version} has no {setting.key}")), ignored
     if "na" in states:
         live, side = (vb, sb) if va.state == "na" else (va, sa)
         if live.state != "set" or same(live.value, side.default(setting)):
             return None, ignored
         mute = sa if va.state == "na" else sb
-        who = "A" if va.state == "na" else "B"
+        who = SideRef.A if va.state == "na" else SideRef.B
         return Change(path, va.value, vb.value, "not_comparable", _line(va), _line(vb), _where(va), _where(vb),
-                      f"{who} ({mute.fmt}) cannot express this setting"), ignored
+                      Note.of(who, f" ({mute.fmt}) cannot express this setting")), ignored
     if same(va.value, vb.value):
         return None, ignored
     note = ""
@@ -298,7 +298,7 @@ def _compare(path: str, setting: Setting, va: _Value, vb: _Value, sa: _Side, sb:
         kind, note = "changed", "neither side sets it; the default differs"
     else:
         kind = "added" if va.state == "default" else "removed"
-    return Change(path, va.value, vb.value, kind, _line(va), _line(vb), _where(va), _where(vb), note), ignored
+    return Change(path, va.value, vb.value, kind, _line(va), _line(vb), _where(va), _where(vb), Note.of(note)), ignored
 
 
 def _dead(va: _Value, vb: _Value) -> list[_Value]:
@@ -320,7 +320,7 @@ def _ignored_record(path: str, setting: Setting, va: _Value, vb: _Value, sa: _Si
     kind: ChangeKind = "changed" if va.entry is not None and vb.entry is not None else ("added" if vb.entry is not None else "removed")
     la = va.entry.line if va.entry is not None else 0
     lb = vb.entry.line if vb.entry is not None else 0
-    return Change(path, ra, rb, kind, la, lb, va.entry.where if va.entry else "", vb.entry.where if vb.entry else "", dead[0].why)
+    return Change(path, ra, rb, kind, la, lb, va.entry.where if va.entry else "", vb.entry.where if vb.entry else "", Note.of(dead[0].why))
 
 
 def _sharding_value(side: _Side) -> tuple[str, Any, Entry | None]:
@@ -357,7 +357,7 @@ def _fsdp_sharding(sa: _Side, sb: _Side) -> Change | None:
     return Change(_STRATEGY, va, vb, kind,  # one key whichever side is FSDP1, so that A/B mirror
                   ea.line if ea else 0, eb.line if eb else 0,
                   (ea.where or ea.origin) if ea else "default", (eb.where or eb.origin) if eb else "default",
-                  note, a_key=f"fsdp_config.{ka}", b_key=f"fsdp_config.{kb}")
+                  Note.of(note), a_key=f"fsdp_config.{ka}", b_key=f"fsdp_config.{kb}")
 
 
 def _note_same_sharding(result: DiffResult, sa: _Side, sb: _Side) -> None:
@@ -368,7 +368,7 @@ def _note_same_sharding(result: DiffResult, sa: _Side, sb: _Side) -> None:
     note = f"sharding unchanged: FSDP1 {v1} is FSDP2 fsdp_reshard_after_forward: {str(v2).lower()}"
     for i, c in enumerate(result.changes):
         if c.key == "fsdp_config.fsdp_version":
-            result.changes[i] = replace(c, note=f"{c.note}; {note}" if c.note else note)
+            result.changes[i] = c.noted(note)
 
 
 def _section_inactive(change: Change, a: Config, b: Config) -> str:
@@ -388,7 +388,7 @@ def _add(result: DiffResult, change: Change, a: Config, b: Config) -> None:
     """A change in a section neither side uses goes to ``ignored``; other changes are changes."""
     why = _section_inactive(change, a, b) if change.kind != "not_comparable" else ""
     if why:
-        result.ignored.append(replace(change, note=f"{change.note}; {why}" if change.note else why))
+        result.ignored.append(change.noted(why))
     else:
         result.changes.append(change)
 
@@ -403,14 +403,15 @@ def _unknown(a: Config, b: Config, ignore: tuple[str, ...]) -> list[Change]:
             continue
         top = "." not in path
         if path.startswith("--"):
-            note = f"launch flag {path} (no config-file key)"
+            note = Note.of(f"launch flag {path} (no config-file key)")
         else:
-            note = "unknown key: accelerate refuses to load the file" if top else "unknown key: accelerate ignores it"
+            note = Note.of("unknown key: accelerate refuses to load the file" if top else "unknown key: accelerate ignores it")
         kind: ChangeKind = "changed" if ea and eb else ("added" if eb else "removed")
         if (a.format or "yaml") != (b.format or "yaml") and not (ea and eb):
             # Something only one format has (an env var, a kwarg): the other cannot say it.
             kind = "not_comparable"
-            note = f"{'A' if ea else 'B'} ({(a if ea else b).format}) has it; {'B' if ea else 'A'} ({(b if ea else a).format}) cannot express it"
+            has, lacks = (SideRef.A, SideRef.B) if ea else (SideRef.B, SideRef.A)
+            note = Note.of(has, f" ({(a if ea else b).format}) has it; ", lacks, f" ({(b if ea else a).format}) cannot express it")
         out.append(Change(path, ea.value if ea else None, eb.value if eb else None, kind,
                           ea.line if ea else 0, eb.line if eb else 0,
                           _entry_where(ea, a), _entry_where(eb, b), note))

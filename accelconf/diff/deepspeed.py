@@ -8,7 +8,6 @@ DeepSpeed key table, its defaults and the file detector are :mod:`accelconf.deep
 from __future__ import annotations
 
 import functools
-from dataclasses import replace
 from typing import Any, Iterable
 
 from accelconf.accelerate import registry
@@ -17,7 +16,7 @@ from accelconf.deepspeed import accelerate as _ds_accelerate
 from accelconf.deepspeed import keys as _ds_keys
 from accelconf.diff.accelerate import _diff, _Side
 from accelconf.diff.consequences import batch_factors, consequences, precision_note
-from accelconf.diff.result import Change, ChangeKind, DiffResult, matches, same
+from accelconf.diff.result import Change, ChangeKind, DiffResult, Note, matches, same
 
 @functools.lru_cache(maxsize=1)
 def ds_defaults() -> dict[str, Any]:
@@ -98,7 +97,7 @@ def diff_deepspeed(a: Any, b: Any, *, ignore: Iterable[str] = ()) -> DiffResult:
         kind: ChangeKind = "changed" if ia and ib else ("added" if ib else "removed")
         note = '"auto" is filled by the HF Trainer or accelerate at prepare time' if "auto" in (va, vb) else ""
         result.changes.append(Change(path, va, vb, kind, la, lb, f"{a.path}:{la}" if la else "default",
-                                     f"{b.path}:{lb}" if lb else "default", note))
+                                     f"{b.path}:{lb}" if lb else "default", Note.of(note)))
     ds_a = {k: _ds_canon(k, v[0]) for k, v in fa.items()}
     ds_b = {k: _ds_canon(k, v[0]) for k, v in fb.items()}
     result.notes = consequences(result, batch_factors(None, ds_a), batch_factors(None, ds_b))
@@ -219,5 +218,5 @@ def _auto_note(c: Change) -> Change:
     if "auto" not in (c.a, c.b):
         return c
     extra = '"auto" is filled from the accelerate side at prepare time'
-    return replace(c, note=f"{c.note}; {extra}" if c.note else extra)
+    return c.noted(extra)
 

@@ -10,12 +10,67 @@ from __future__ import annotations
 
 import fnmatch
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from enum import Enum
 from typing import Any, Iterable, Literal
 
 # What a Change is; not :data:`accelconf.assist.Kind` (what a document is).
 ChangeKind = Literal["changed", "added", "removed", "not_comparable"]
 KINDS: tuple[str, ...] = ("changed", "added", "removed", "not_comparable")
+
+
+class SideRef(Enum):
+    """A side of a diff named in a note: printed as ``A`` or ``B``."""
+
+    A = "A"
+    B = "B"
+
+    @property
+    def other(self) -> SideRef:
+        return SideRef.B if self is SideRef.A else SideRef.A
+
+
+NotePart = str | SideRef
+
+
+@dataclass(frozen=True)
+class Note:
+    """The note on a change: text, with the sides it names kept as :class:`SideRef` data, so that
+    mirroring a change swaps the sides without touching the text (a key named ``DATA`` or a value
+    ``80GB`` is never read as a side name). ``str()`` prints the sides as ``A``/``B``.
+    Adjacent texts are joined and empty ones dropped, so equal notes have equal ``parts``."""
+
+    parts: tuple[NotePart, ...] = ()
+
+    def __post_init__(self) -> None:
+        merged: list[NotePart] = []
+        for part in self.parts:
+            if isinstance(part, str) and merged and isinstance(merged[-1], str):
+                merged[-1] += part
+            elif part != "":
+                merged.append(part)
+        object.__setattr__(self, "parts", tuple(merged))
+
+    @classmethod
+    def of(cls, *parts: NotePart) -> Note:
+        return cls(parts)
+
+    def __str__(self) -> str:
+        return "".join(p if isinstance(p, str) else p.value for p in self.parts)
+
+    def __bool__(self) -> bool:
+        return bool(self.parts)
+
+    def mirrored(self) -> Note:
+        """The same note with A and B swapped."""
+        return Note(tuple(p if isinstance(p, str) else p.other for p in self.parts))
+
+    def then(self, more: Note | str) -> Note:
+        """This note followed by ``more`` after ``"; "`` (either alone when the other is empty)."""
+        more = more if isinstance(more, Note) else Note.of(more)
+        if not self:
+            return more
+        return Note(self.parts + (("; ",) + more.parts if more else ()))
 
 
 @dataclass(frozen=True)
@@ -26,7 +81,8 @@ class Change:
     set the key, ``None`` where there is none). ``kind``: ``changed`` (both sides set it),
     ``added`` (only B sets it), ``removed`` (only A sets it), ``not_comparable`` (one side's
     format cannot express it). ``a_key``/``b_key`` are set when the two sides spell one setting
-    with different keys (FSDP1 vs FSDP2).
+    with different keys (FSDP1 vs FSDP2). ``remark`` is the note as data (:class:`Note`: the sides
+    it names are data); ``note`` is its text.
     """
 
     key: str
@@ -37,20 +93,29 @@ class Change:
     b_line: int = 0
     a_where: str = ""
     b_where: str = ""
-    note: str = ""
+    remark: Note = Note()
     a_key: str = ""
     b_key: str = ""
+
+    @property
+    def note(self) -> str:
+        """The note's text, the sides it names printed as ``A``/``B``."""
+        return str(self.remark)
+
+    def noted(self, more: Note | str) -> Change:
+        """The change with ``more`` added to its note."""
+        return replace(self, remark=self.remark.then(more))
 
     @property
     def section(self) -> str:
         """The part of the key before the first dot (``""`` for top-level keys)."""
         return self.key.split(".", 1)[0] if "." in self.key else ""
 
-    def mirrored(self) -> "Change":
+    def mirrored(self) -> Change:
         """The same change seen from the other side (A and B swapped)."""
         kind: ChangeKind = {"added": "removed", "removed": "added"}.get(self.kind, self.kind)  # type: ignore[assignment]
         return Change(self.key, self.b, self.a, kind, self.b_line, self.a_line, self.b_where, self.a_where,
-                      _mirror_note(self.note), self.b_key, self.a_key)
+                      self.remark.mirrored(), self.b_key, self.a_key)
 
     def to_json(self) -> dict[str, Any]:
         out = {"key": self.key, "a": _jsonable(self.a), "b": _jsonable(self.b), "kind": self.kind,
@@ -90,11 +155,6 @@ class DiffResult:
     def to_json(self) -> list[dict[str, Any]]:
         return [c.to_json() for c in self.changes]
 
-
-
-def _mirror_note(note: str) -> str:
-    return note.replace("only A", "\0").replace("only B", "only A").replace("\0", "only B") \
-        .replace("A (", "\1").replace("B (", "A (").replace("\1", "B (")
 
 
 def _jsonable(v: Any) -> Any:

@@ -26,11 +26,14 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from accelconf.errors import InputError, UsageError
 from accelconf.environment.gpus import lookup, resolve
 from accelconf.environment.probe import FP8_BACKENDS, GPU, Environment, with_overrides
+
+if TYPE_CHECKING:
+    from accelconf.text.document import Document
 
 VERSION_KEYS = ("torch_version", "accelerate_version", "deepspeed_version", "transformers_version", "cuda_version")
 PROFILE_KEYS = ("gpu", "gpus_per_node", "num_machines", *VERSION_KEYS, "fp8_backends")
@@ -91,43 +94,14 @@ def target_from_args(
     :class:`UsageError` on a bad value.
     """
     env = base or Environment(source="arguments", unknown=ALL_FACTS)
-    changes: dict[str, Any] = {}
-    notes: list[str] = []
-    count_unknown = False
     if gpus is not None and gpus < 0:
         raise UsageError("--gpus must be 0 or more")
     if num_machines is not None and num_machines < 1:
         raise UsageError("--num-machines must be 1 or more")
-    if gpu is not None:
-        count = gpus if gpus is not None else (env.gpu_count if env.knows("gpu_count") and env.gpus else 1)
-        made, note = gpus_of(gpu, count)
-        if gpus == 0:
-            made = ()
-        changes["gpus"] = made
-        if note:
-            notes.append(note)
-        count_unknown = gpus is None and not (env.knows("gpu_count") and env.gpus)
-    elif gpus is not None:
-        if env.gpus and env.knows("gpus"):
-            first = env.gpus[0]
-            changes["gpus"] = tuple(GPU(i, first.name, first.model, first.compute_capability, first.memory_gib,
-                                        first.bf16, first.fp8, first.vendor, first.arch) for i in range(gpus))
-        else:
-            changes["gpus"] = tuple(GPU(i, "unknown model") for i in range(gpus))
-            if gpus:
-                notes.append("--gpus without --gpu: the GPU model is unknown, bf16/fp8 support is not checked")
-    for key, value in (("torch_version", torch_version), ("accelerate_version", accelerate_version),
-                       ("transformers_version", transformers_version), ("cuda_version", cuda_version)):
-        if value is not None:
-            try:
-                changes[key] = _version(value, key, allow_none=key != "cuda_version")
-            except ValueError as exc:
-                raise UsageError(str(exc)) from exc
-    if deepspeed_version is not None:
-        try:
-            changes["deepspeed_version"] = _version(deepspeed_version, "deepspeed_version", allow_none=True)
-        except ValueError as exc:
-            raise UsageError(str(exc)) from exc
+    changes, notes, count_unknown = _gpu_changes(env, gpus, gpu)
+    changes.update(_version_changes(torch_version=torch_version, accelerate_version=accelerate_version,
+                                    transformers_version=transformers_version, cuda_version=cuda_version,
+                                    deepspeed_version=deepspeed_version))
     if num_machines is not None:
         changes["num_machines"] = num_machines
     if "gpus" in changes and cuda_version is None and base is not None and base.source.startswith("detected"):
@@ -145,6 +119,41 @@ def target_from_args(
     if "cuda_version" in changes and cuda_version is None:
         extra.add("cuda_version")
     return replace(out, unknown=out.unknown | extra) if extra else out
+
+
+def _gpu_changes(env: Environment, gpus: int | None, gpu: str | None) -> tuple[dict[str, Any], list[str], bool]:
+    """The GPUs ``--gpus``/``--gpu`` describe over ``env``: (changes, notes, whether the count stays unknown)."""
+    changes: dict[str, Any] = {}
+    notes: list[str] = []
+    if gpu is not None:
+        count = gpus if gpus is not None else (env.gpu_count if env.knows("gpu_count") and env.gpus else 1)
+        made, note = gpus_of(gpu, count)
+        changes["gpus"] = () if gpus == 0 else made
+        if note:
+            notes.append(note)
+        return changes, notes, gpus is None and not (env.knows("gpu_count") and env.gpus)
+    if gpus is not None:
+        if env.gpus and env.knows("gpus"):
+            first = env.gpus[0]
+            changes["gpus"] = tuple(GPU(i, first.name, first.model, first.compute_capability, first.memory_gib,
+                                        first.bf16, first.fp8, first.vendor, first.arch) for i in range(gpus))
+        else:
+            changes["gpus"] = tuple(GPU(i, "unknown model") for i in range(gpus))
+            if gpus:
+                notes.append("--gpus without --gpu: the GPU model is unknown, bf16/fp8 support is not checked")
+    return changes, notes, False
+
+
+def _version_changes(**versions: str | None) -> dict[str, Any]:
+    """The versions given (``None``: not given), checked; "none" is "not installed" except for CUDA."""
+    changes: dict[str, Any] = {}
+    for key, value in versions.items():
+        if value is not None:
+            try:
+                changes[key] = _version(value, key, allow_none=key != "cuda_version")
+            except ValueError as exc:
+                raise UsageError(str(exc)) from exc
+    return changes
 
 
 # Machine profiles shipped with the package (accelconf/environment/profiles/*.yaml), selectable by
@@ -172,79 +181,55 @@ def find_target(name_or_path: str | os.PathLike[str]) -> str:
     raise UsageError(f"--target {p!r} is neither a file nor a shipped profile ({', '.join(profile_names())})")
 
 
+class _Profile:
+    """A loaded machine profile: its facts as read, and errors placed at the offending key or value."""
+
+    def __init__(self, path: str, doc: Document) -> None:
+        self.path, self.doc = path, doc
+        self.data: dict[str, Any] = doc.data if isinstance(doc.data, dict) else {}
+
+    def fail(self, message: str, key: str | None = None, value: bool = True) -> InputError:
+        line, col = self.doc.position(key, value=value) if key else (1, 1)
+        return InputError(message, self.path, line, col)
+
+    def raw(self, key: str) -> Any:
+        # Versions as written: an unquoted 2.10 is the float 2.1 to YAML, but the user meant 2.10.
+        data = self.data
+        node = self.doc.node((key,))
+        if node is not None and node.kind == "scalar" and node.style is None and isinstance(data[key], (int, float)) \
+                and not isinstance(data[key], bool):
+            return node.raw
+        return data[key]
+
+    def count(self, key: str, minimum: int) -> int | None:
+        if key not in self.data:
+            return None
+        v = self.data[key]
+        if isinstance(v, bool) or not isinstance(v, int) or v < minimum:
+            raise self.fail(f"{key} must be a whole number of at least {minimum}", key)
+        return v
+
+
 def load_target(path: str | os.PathLike[str]) -> Environment:
     """Read a machine profile (a file, or a shipped profile's name). Raises :class:`InputError`
     (with a position) on a bad one, :class:`UsageError` when there is no such file or profile."""
     from accelconf.text.document import load_file
 
     p = find_target(path)
-    doc = load_file(p)
-
-    def fail(message: str, key: str | None = None, value: bool = True) -> InputError:
-        line, col = doc.position(key, value=value) if key else (1, 1)
-        return InputError(message, p, line, col)
-
-    data = doc.data
-    if data is None:
-        raise fail("the target profile is empty")
-    if not isinstance(data, dict):
-        raise fail("a target profile is a mapping of facts (gpu, gpus_per_node, torch_version, ...)")
-    for key in data:
-        if key not in PROFILE_KEYS:
-            from difflib import get_close_matches
-
-            close = get_close_matches(str(key), PROFILE_KEYS, n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else f"; known keys: {', '.join(PROFILE_KEYS)}"
-            raise fail(f"unknown key {key!r} in target profile{hint}", str(key), value=False)
-
-    def raw(key: str) -> Any:
-        # Versions as written: an unquoted 2.10 is the float 2.1 to YAML, but the user meant 2.10.
-        node = doc.node((key,))
-        if node is not None and node.kind == "scalar" and node.style is None and isinstance(data[key], (int, float)) \
-                and not isinstance(data[key], bool):
-            return node.raw
-        return data[key]
-
-    def count(key: str, minimum: int) -> int | None:
-        if key not in data:
-            return None
-        v = data[key]
-        if isinstance(v, bool) or not isinstance(v, int) or v < minimum:
-            raise fail(f"{key} must be a whole number of at least {minimum}", key)
-        return v
-
-    per_node = count("gpus_per_node", 0)
-    machines = count("num_machines", 1)
-    changes: dict[str, Any] = {}
-    notes: list[str] = []
-    if "gpu" in data:
-        if not isinstance(data["gpu"], str):
-            raise fail("gpu must be a model name such as H100-80GB", "gpu")
-        if lookup(data["gpu"]) is None:
-            from accelconf.environment.gpus import known_models
-
-            raise fail(f"unknown GPU model {data['gpu']!r}; known: {', '.join(known_models())}", "gpu")
-        gpus, note = gpus_of(data["gpu"], per_node if per_node is not None else 1)
-        changes["gpus"] = () if per_node == 0 else gpus
-        if note:
-            notes.append(note)
-    elif per_node is not None:
-        changes["gpus"] = tuple(GPU(i, "unknown model") for i in range(per_node))
+    prof = _Profile(p, load_file(p))
+    _check_profile_keys(prof)
+    data = prof.data
+    per_node = prof.count("gpus_per_node", 0)
+    machines = prof.count("num_machines", 1)
+    changes, notes = _profile_gpus(prof, per_node)
     for key in VERSION_KEYS:
         if key in data:
             try:
-                changes[key] = _version(raw(key), key, allow_none=key != "cuda_version")
+                changes[key] = _version(prof.raw(key), key, allow_none=key != "cuda_version")
             except ValueError as exc:
-                raise fail(str(exc), key) from exc
+                raise prof.fail(str(exc), key) from exc
     if "fp8_backends" in data:
-        v = data["fp8_backends"]
-        if v is None or v == "none":
-            v = []
-        if isinstance(v, str):
-            v = [v]
-        if not isinstance(v, list) or any(b not in FP8_BACKENDS for b in v):
-            raise fail(f"fp8_backends is a list drawn from {', '.join(FP8_BACKENDS)}", "fp8_backends")
-        changes["fp8_backends"] = tuple(v)
+        changes["fp8_backends"] = _profile_fp8_backends(prof)
     if machines is not None:
         changes["num_machines"] = machines
     base = Environment(source=f"target {os.path.basename(p)}", unknown=ALL_FACTS)
@@ -254,3 +239,52 @@ def load_target(path: str | os.PathLike[str]) -> Environment:
     if notes:
         env = with_overrides(env, notes=tuple(notes))
     return env
+
+
+def _check_profile_keys(prof: _Profile) -> None:
+    """A profile is a mapping of known keys."""
+    data = prof.doc.data
+    if data is None:
+        raise prof.fail("the target profile is empty")
+    if not isinstance(data, dict):
+        raise prof.fail("a target profile is a mapping of facts (gpu, gpus_per_node, torch_version, ...)")
+    for key in data:
+        if key not in PROFILE_KEYS:
+            from difflib import get_close_matches
+
+            close = get_close_matches(str(key), PROFILE_KEYS, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else f"; known keys: {', '.join(PROFILE_KEYS)}"
+            raise prof.fail(f"unknown key {key!r} in target profile{hint}", str(key), value=False)
+
+
+def _profile_gpus(prof: _Profile, per_node: int | None) -> tuple[dict[str, Any], list[str]]:
+    """The GPUs a profile's ``gpu`` and ``gpus_per_node`` describe: (changes, notes)."""
+    data = prof.data
+    changes: dict[str, Any] = {}
+    notes: list[str] = []
+    if "gpu" in data:
+        if not isinstance(data["gpu"], str):
+            raise prof.fail("gpu must be a model name such as H100-80GB", "gpu")
+        if lookup(data["gpu"]) is None:
+            from accelconf.environment.gpus import known_models
+
+            raise prof.fail(f"unknown GPU model {data['gpu']!r}; known: {', '.join(known_models())}", "gpu")
+        gpus, note = gpus_of(data["gpu"], per_node if per_node is not None else 1)
+        changes["gpus"] = () if per_node == 0 else gpus
+        if note:
+            notes.append(note)
+    elif per_node is not None:
+        changes["gpus"] = tuple(GPU(i, "unknown model") for i in range(per_node))
+    return changes, notes
+
+
+def _profile_fp8_backends(prof: _Profile) -> tuple[str, ...]:
+    """``fp8_backends``: a list (one name, or none, also accepted) of known backends."""
+    v = prof.data["fp8_backends"]
+    if v is None or v == "none":
+        v = []
+    if isinstance(v, str):
+        v = [v]
+    if not isinstance(v, list) or any(b not in FP8_BACKENDS for b in v):
+        raise prof.fail(f"fp8_backends is a list drawn from {', '.join(FP8_BACKENDS)}", "fp8_backends")
+    return tuple(v)

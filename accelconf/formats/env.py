@@ -147,8 +147,6 @@ def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: st
             cfg.note(f"{name} is {why}", "warning", rule="env.never-read", key=name, line=lineno, column=col)
     if override_entry is not None:
         override_entry.value = tuple(override.get(i, False) for i in range(3))
-    if "distributed_type" not in cfg and any(p.startswith("parallelism_config.") for p in cfg.entries):
-        pass
     return cfg
 
 

@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import ast
 import re
+from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from accelconf.accelerate import registry
 from accelconf.errors import InputError
-from accelconf.findings import Finding
+from accelconf.findings import Finding, Severity
 from accelconf.accelerate.launch import launch_env, resolve
 from accelconf.accelerate.model import Config, Entry
 from accelconf.formats import pynames
@@ -63,6 +64,27 @@ def _value(s: registry.Setting, raw: str) -> Any:
     return decode(s, raw)  # numbers as the env reader decodes them
 
 
+@dataclass
+class _Kwargs:
+    """The plugin kwargs being built from a launched environment, and the findings on it."""
+
+    env: dict[str, str]
+    written: frozenset[str]
+    fsdp_version: int
+    wrap_policy: str
+    classes: dict[str, dict[str, Any]] = field(default_factory=dict)
+    acc: dict[str, Any] = field(default_factory=dict)  # Accelerator kwargs
+    findings: list[Finding] = field(default_factory=list)
+
+    def lossy(self, severity: Severity, message: str, path: str) -> None:
+        self.findings.append(Finding("convert.lossy", severity, message, path))
+
+    def unread(self, s: registry.Setting, var: str, raw: str, why: str) -> None:
+        """A variable the plugin does not read here: a finding when the input set its key."""
+        if s.path in self.written:
+            self.lossy("info", f"{var}={raw} is not read by {s.plugin}: {why}; not written", s.path)
+
+
 def plugin_kwargs(env: dict[str, str], version: str, written: frozenset[str] = frozenset()
                   ) -> tuple[dict[str, dict[str, Any]], dict[str, Any], list[Finding]]:
     """env -> ({class: {field: value}}, Accelerator kwargs, findings).
@@ -70,20 +92,37 @@ def plugin_kwargs(env: dict[str, str], version: str, written: frozenset[str] = f
     ``written``: the setting paths the input set; a variable of one of them that the plugin does not
     read for this configuration (and so is not written) is a finding.
     """
-    classes: dict[str, dict[str, Any]] = {}
-    acc: dict[str, Any] = {}
-    findings: list[Finding] = []
-
-    def unread(s: registry.Setting, var: str, raw: str, why: str) -> None:
-        if s.path in written:
-            findings.append(Finding("convert.lossy", "info", f"{var}={raw} is not read by {s.plugin}: {why}; not written",
-                                    s.path))
-
-    fsdp_v = int(env.get(_env("fsdp_config", "fsdp_version"), "1") or 1)
-    policy = env.get(_env("fsdp_config", "fsdp_auto_wrap_policy"), "NO_WRAP").upper()
+    kw = _Kwargs(env, written, int(env.get(_env("fsdp_config", "fsdp_version"), "1") or 1),
+                 env.get(_env("fsdp_config", "fsdp_auto_wrap_policy"), "NO_WRAP").upper())
     fp8 = env.get(_env("", "mixed_precision")) == "fp8"
     backend = env.get(_env("fp8_config", "backend"))
     recipe = RECIPES.get(backend or "")
+    wanted = _wanted_classes(env, recipe if fp8 else None)
+    override: list[bool] = []
+    for var, raw in sorted(env.items()):
+        if var.startswith(registry.FP8_OVERRIDE_PREFIX):
+            override.append(_bool(raw))
+        else:
+            _place_variable(kw, wanted, var, raw)
+    if override and recipe == registry.TE:
+        kw.classes.setdefault(registry.TE, {})["override_linear_precision"] = tuple(override)
+    if fp8 and not recipe:
+        kw.lossy("warning", f"fp8 backend {backend!r} has no recipe class: Accelerator picks one "
+                 "(no FP8 recipe kwargs written)", "fp8_config.backend")
+    if fp8 and recipe and backend == "MSAMP" and registry.DS in kw.classes:
+        kw.lossy("info", "MS-AMP under DeepSpeed is configured through the DeepSpeed plugin "
+                 "(enable_msamp/msamp_opt_level), read from the environment", "fp8_config.backend")
+    for cls in wanted:
+        if cls in (registry.FSDP, registry.DS, registry.MEG, registry.DYN, registry.PAR):
+            kw.classes.setdefault(cls, {})
+    if env.get(registry.CONFIG_DS_FIELDS_ENV):
+        kw.lossy("info", "ACCELERATE_CONFIG_DS_FIELDS (the conflict check between accelerate's "
+                 "DeepSpeed keys and a DeepSpeed JSON file) has no Python argument", "deepspeed_config")
+    return kw.classes, kw.acc, kw.findings
+
+
+def _wanted_classes(env: dict[str, str], fp8_recipe: str | None) -> set[str]:
+    """The plugin/kwargs classes the training process builds from this environment."""
     wanted = set()
     if env.get(registry.USE_ENV["FSDP"]) == "true":
         wanted.add(registry.FSDP)
@@ -95,60 +134,57 @@ def plugin_kwargs(env: dict[str, str], version: str, written: frozenset[str] = f
         wanted |= {registry.PAR, "TorchContextParallelConfig", "DeepSpeedSequenceParallelConfig"}
     if _env("dynamo_config", "dynamo_backend") in env:
         wanted.add(registry.DYN)
-    if fp8 and recipe:
-        wanted.add(recipe)
-    override: list[bool] = []
-    for var, raw in sorted(env.items()):
-        if var.startswith(registry.FP8_OVERRIDE_PREFIX):
-            override.append(_bool(raw))
-            continue
-        s = registry.by_env(var)
-        if s is None or not s.plugin:
-            if var in ENV_ONLY or var.startswith("ACCELERATE_USE_"):
-                if var in ENV_ONLY and var != registry.CONFIG_DS_FIELDS_ENV:
-                    findings.append(Finding("convert.lossy", "info", f"{var}={raw} has no Python argument; set it in the environment",
-                                            s.path if s else var))
-                continue
-            findings.append(Finding("convert.lossy", "info", f"{var}={raw} is read by nothing; dropped", var))
-            continue
-        cls, fld = s.plugin.split(".", 1)
-        if cls == ACCELERATOR:
-            if fld == "mixed_precision":
-                acc["mixed_precision"] = raw
-            elif fld == "cpu" and _bool(raw):
-                acc["cpu"] = True
-            continue
-        if cls not in wanted:
-            continue
-        if cls == registry.FSDP:
-            other_version = s.fsdp_versions == ((1,) if fsdp_v == 2 else (2,))
-            if other_version or (fsdp_v == 1 and fld == "reshard_after_forward"):
-                unread(s, var, raw, f"FSDP{fsdp_v} does not use it")
-                continue
-            needs = {"transformer_cls_names_to_wrap": "TRANSFORMER_BASED_WRAP", "min_num_params": "SIZE_BASED_WRAP"}.get(fld)
-            if needs and policy != needs:
-                unread(s, var, raw, f"auto_wrap_policy is {policy}")
-                continue
-        if cls in ("TorchContextParallelConfig", "DeepSpeedSequenceParallelConfig") and registry.PAR not in wanted:
-            continue
-        classes.setdefault(cls, {})[fld] = _value(s, raw)
-        if var == _env("deepspeed_config", "gradient_accumulation_steps") and raw.isdigit():
-            acc["gradient_accumulation_steps"] = int(raw)
-    if override and recipe == registry.TE:
-        classes.setdefault(registry.TE, {})["override_linear_precision"] = tuple(override)
-    if fp8 and not recipe:
-        findings.append(Finding("convert.lossy", "warning", f"fp8 backend {backend!r} has no recipe class: Accelerator picks one "
-                                "(no FP8 recipe kwargs written)", "fp8_config.backend"))
-    if fp8 and recipe and backend == "MSAMP" and registry.DS in classes:
-        findings.append(Finding("convert.lossy", "info", "MS-AMP under DeepSpeed is configured through the DeepSpeed plugin "
-                                "(enable_msamp/msamp_opt_level), read from the environment", "fp8_config.backend"))
-    for cls in wanted:
-        if cls in (registry.FSDP, registry.DS, registry.MEG, registry.DYN, registry.PAR):
-            classes.setdefault(cls, {})
-    if env.get(registry.CONFIG_DS_FIELDS_ENV):
-        findings.append(Finding("convert.lossy", "info", "ACCELERATE_CONFIG_DS_FIELDS (the conflict check between accelerate's "
-                                "DeepSpeed keys and a DeepSpeed JSON file) has no Python argument", "deepspeed_config"))
-    return classes, acc, findings
+    if fp8_recipe:
+        wanted.add(fp8_recipe)
+    return wanted
+
+
+def _place_variable(kw: _Kwargs, wanted: set[str], var: str, raw: str) -> None:
+    """Write one variable as the field that reads it, or say why it has none."""
+    s = registry.by_env(var)
+    if s is None or not s.plugin:
+        _no_field(kw, s, var, raw)
+        return
+    cls, fld = s.plugin.split(".", 1)
+    if cls == ACCELERATOR:
+        if fld == "mixed_precision":
+            kw.acc["mixed_precision"] = raw
+        elif fld == "cpu" and _bool(raw):
+            kw.acc["cpu"] = True
+        return
+    if cls not in wanted:
+        return
+    if cls == registry.FSDP:
+        why = _fsdp_unread(kw, s, fld)
+        if why:
+            kw.unread(s, var, raw, why)
+            return
+    if cls in ("TorchContextParallelConfig", "DeepSpeedSequenceParallelConfig") and registry.PAR not in wanted:
+        return
+    kw.classes.setdefault(cls, {})[fld] = _value(s, raw)
+    if var == _env("deepspeed_config", "gradient_accumulation_steps") and raw.isdigit():
+        kw.acc["gradient_accumulation_steps"] = int(raw)
+
+
+def _no_field(kw: _Kwargs, s: registry.Setting | None, var: str, raw: str) -> None:
+    """A variable no plugin field reads: environment-only, a paradigm switch, or read by nothing."""
+    if var in ENV_ONLY or var.startswith("ACCELERATE_USE_"):
+        if var in ENV_ONLY and var != registry.CONFIG_DS_FIELDS_ENV:
+            kw.lossy("info", f"{var}={raw} has no Python argument; set it in the environment", s.path if s else var)
+        return
+    kw.lossy("info", f"{var}={raw} is read by nothing; dropped", var)
+
+
+def _fsdp_unread(kw: _Kwargs, s: registry.Setting, fld: str) -> str | None:
+    """Why the FSDP plugin does not read this field for this FSDP version and wrap policy (None: it does)."""
+    fsdp_v, policy = kw.fsdp_version, kw.wrap_policy
+    other_version = s.fsdp_versions == ((1,) if fsdp_v == 2 else (2,))
+    if other_version or (fsdp_v == 1 and fld == "reshard_after_forward"):
+        return f"FSDP{fsdp_v} does not use it"
+    needs = {"transformer_cls_names_to_wrap": "TRANSFORMER_BASED_WRAP", "min_num_params": "SIZE_BASED_WRAP"}.get(fld)
+    if needs and policy != needs:
+        return f"auto_wrap_policy is {policy}"
+    return None
 
 
 def _fmt(value: Any) -> str:

@@ -34,7 +34,10 @@ class _Parser:
         import bisect
 
         line = bisect.bisect_right(self.starts, offset) - 1
-        return line, offset - self.starts[line]
+        col = offset - self.starts[line]
+        if line == 0 and offset > 0 and self.text.startswith("\ufeff"):
+            col -= 1  # a byte-order mark is no column: PyYAML's reader does not count it either (reader.py forward)
+        return line, col
 
     def fail(self, message: str, offset: int | None = None) -> InputError:
         line, col = self.pos(self.i if offset is None else offset)
