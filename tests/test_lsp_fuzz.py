@@ -64,6 +64,18 @@ async def client(request: pytest.FixtureRequest, lsp_client: LanguageClient, tmp
     root = tmp_path_factory.mktemp("fuzz")
     init = await lsp_client.initialize_session(types.InitializeParams(capabilities=client_capabilities(request.param), root_uri=root.as_uri()))
     lsp_client.root = root  # type: ignore[attr-defined]
+    # Every publication, kept: pytest-lsp's wait_for_notification holds one future per method, so a
+    # publication arriving between two waits (two in one read) would be lost.
+    published: dict[str, list[types.PublishDiagnosticsParams]] = {}
+    features = lsp_client.protocol.fm.features
+    keep = features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS]
+
+    def record(params: types.PublishDiagnosticsParams) -> object:
+        published.setdefault(params.uri, []).append(params)
+        return keep(params)
+
+    features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = record
+    lsp_client.published = published  # type: ignore[attr-defined]
     lsp_client.encoding = init.capabilities.position_encoding or "utf-16"  # type: ignore[attr-defined]
     yield
     await lsp_client.shutdown_session()
@@ -78,12 +90,12 @@ def _key(diags: list[types.Diagnostic]) -> list[tuple[object, ...]]:
 
 
 async def _published(client: LanguageClient, uri: str, version: int) -> list[types.Diagnostic]:
-    """The diagnostics published for ``version`` of ``uri`` (no timeout: a cancelled wait breaks
-    pytest-lsp's client; the test's own timeout bounds it)."""
+    """The diagnostics first published for ``version`` of ``uri`` (the caller's timeout bounds the wait)."""
     while True:
-        params = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-        if params.uri == uri and params.version == version:
-            return list(params.diagnostics)
+        for params in client.published.get(uri, []):  # type: ignore[attr-defined]
+            if params.version == version:
+                return list(params.diagnostics)
+        await asyncio.sleep(0.01)
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
@@ -131,8 +143,8 @@ async def test_server_survives_edit_sequences(client: LanguageClient, edits: lis
 async def test_still_alive_after_fuzzing(client: LanguageClient) -> None:
     uri = (client.root / "final" / "default_config.yaml").as_uri()  # type: ignore[attr-defined]
     client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "yaml", 1, START)))
-    while not any(d.code == "unknown-nested-key" for d in client.diagnostics.get(uri, ())):
-        await asyncio.wait_for(client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), 60)
+    diagnostics = await asyncio.wait_for(_published(client, uri, 1), 60)
+    assert "unknown-nested-key" in [d.code for d in diagnostics]
     hover = await asyncio.wait_for(client.text_document_hover_async(types.HoverParams(
         types.TextDocumentIdentifier(uri), types.Position(4, 4))), 60)
     assert hover is not None and "FSDP version" in hover.contents.value  # type: ignore[union-attr]

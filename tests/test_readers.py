@@ -91,6 +91,11 @@ def test_launcher_defaults_and_false_flags_read_as_nothing_set() -> None:
     assert env.read("ACCELERATE_DEBUG_MODE=0\n").entries["debug"].value is False
     odd = env.read("OMP_NUM_THREADS=x2\n").unknown[env.LAUNCHER_THREADS]
     assert odd.value == "x2"  # not a number: kept as written
+    # what follows a variable read as nothing is still read
+    after = env.read("PARALLELISM_CONFIG_SP_SEQ_LENGTH=None\nACCELERATE_MIXED_PRECISION=bf16\n")
+    assert after.as_dict() == {"mixed_precision": "bf16"}
+    # a debug flag accelerate cannot parse (str_to_bool raises) is kept as written, for validate to report
+    assert env.read("ACCELERATE_DEBUG_MODE=maybe\n").get("debug") == "maybe"
 
 
 def test_rendezvous_variables_are_the_main_process_keys() -> None:
@@ -102,6 +107,7 @@ def test_rendezvous_variables_are_the_main_process_keys() -> None:
 @pytest.mark.parametrize("name, expected", [
     ("ACCELERATE_NUM_PROCESSES", "read by nothing; use torchrun --nproc_per_node / accelerate launch --num_processes"),
     ("ACCELERATE_FSDP_OFFLOAD_PARAMS", "read by nothing; did you mean FSDP_OFFLOAD_PARAMS?"),  # prefix stripped
+    ("ACCELERATE_FSDP_VERSION", "read by nothing; did you mean FSDP_VERSION?"),  # the closest spelling is another name
     ("FSDP_OFFLOAD_PARAMZ", "read by nothing; did you mean FSDP_OFFLOAD_PARAMS?"),  # closest name
     ("ACCELERATE_QQQQQQQQQQQQQQQQQQQQ", "read by nothing"),  # nothing close
     ("ACCELERATE_MIXED_PRECISION", ""),  # read by accelerate
@@ -153,6 +159,11 @@ def test_assignments_unquote_and_place_every_value() -> None:
     assert list(env.assignments(text)) == [
         ("A", "1", 1, 8), ("B", 'x " y', 2, 3), ("C", "q # r", 3, 1), ("D", "v", 4, 1), ("E", "a#b", 5, 1),
         ("F", "", 8, 1)]
+    quoted = 'A="a" "b"\nB="\\""\nC=\'x\\"y\'\nA2=A2\n'
+    assert list(env.assignments(quoted)) == [("A", "a", 1, 1), ("B", '"', 2, 1), ("C", 'x\\"y', 3, 1), ("A2", "A2", 4, 1)]
+    with pytest.raises(InputError) as err:
+        list(env.assignments("oops"))
+    assert str(err.value) == "<text>:1:1: not a KEY=VALUE line: 'oops'"
     with pytest.raises(InputError) as err:
         list(env.assignments('A=1\nB="open\n', "x.env"))
     assert str(err.value) == "x.env:2:1: unterminated quote in '\"open'"

@@ -108,3 +108,31 @@ def test_settings_from_elsewhere_beside_a_deepspeed_file_are_left_out_with_their
     assert "zero_stage: 2" in no_file and "gradient_accumulation_steps: 4" in no_file
     fsdp = env.replace("USE_DEEPSPEED", "USE_FSDP")
     assert "mixed_precision: 'no'" in formats.write(formats.read(fsdp, "env"), "yaml")[0]
+
+
+def test_unknown_structures_are_written_back_as_the_file_had_them() -> None:
+    text = ("distributed_type: MULTI_GPU\nnum_processes: 2\nfsdp_config:\n  x.y: 1\n  fsdp_activation_checkpointing: true\n"
+            "bogus_top:\n  1: [a, [b, 2]]\n")
+    cfg = formats.read(text, "yaml")
+    written, findings = formats.write(cfg, "yaml", "1.15")
+    assert yaml.safe_load(written) == {
+        "bogus_top": {"1": ["a", ["b", 2]]}, "compute_environment": "LOCAL_MACHINE", "distributed_type": "MULTI_GPU",
+        "fsdp_config": {"x.y": 1, "fsdp_activation_checkpointing": True}, "num_processes": 2}
+    assert [(f.rule, f.severity, f.key, f.line, f.message) for f in findings] == [
+        ("convert.unknown", "warning", "fsdp_config.x.y", 4, "`fsdp_config.x.y` is not a setting accelerate knows; kept as written"),
+        ("convert.unknown", "warning", "bogus_top", 6, "`bogus_top` is not a setting accelerate knows; kept as written")]
+    as_json, _ = formats.write(cfg, "json", "1.15")
+    assert as_json.startswith('{\n  "bogus_top": {\n    "1": [\n      "a",\n') and as_json.endswith('  "num_processes": 2\n}\n')
+
+
+def test_the_paradigm_written_when_the_input_has_none() -> None:
+    _, findings = formats.write(formats.read("ACCELERATE_MIXED_PRECISION=bf16\n", "env"), "yaml", "1.15")
+    assert [(f.rule, f.severity, f.key, f.message) for f in findings] == [
+        ("convert.default", "info", "distributed_type", "no distributed_type in the input: written as 'NO'")]
+
+
+def test_keys_and_nested_list_items_read_back_as_written() -> None:
+    data = {"no": 1, "1": "x", "k: v": [], "l": [["a", "no"], {"b": None, "c": [1, "x y"]}, "z"]}
+    text = dump_yaml(data)
+    assert text == "'1': x\n'k: v': []\nl:\n- [a, 'no']\n- {b: null, c: [1, x y]}\n- z\n'no': 1\n"
+    assert yaml.safe_load(text) == data

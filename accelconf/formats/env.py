@@ -135,8 +135,6 @@ def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: st
             value: Any = decode(s, raw)
             if s.key == "use_cpu" and value is False:
                 continue
-            if s.key == "debug":
-                value = raw.lower() in registry.TRUE_WORDS
             if value is None:
                 continue  # an unset number, as the launcher spells it: no setting
             cfg.set(s.path, value, written_key=name, **kw)

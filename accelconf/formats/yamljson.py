@@ -135,23 +135,32 @@ def write(cfg: Config, *, version: str | None = None, fmt: str = "yaml", **_: An
 
 
 def dump_yaml(data: dict[str, Any], indent: int = 0) -> str:
-    """Block-style YAML, keys sorted, readable identically by PyYAML (YAML 1.1) and YAML 1.2 readers."""
+    """Block-style YAML, keys sorted, readable identically by PyYAML (YAML 1.1) and YAML 1.2 readers.
+    A list or mapping inside a list (only in keys accelconf does not know) is written in flow style."""
     out: list[str] = []
     pad = " " * indent
     for key in sorted(data):
-        value = data[key]
+        value, name = data[key], yaml_scalar(key)
         if isinstance(value, dict):
             if not value:
-                out.append(f"{pad}{key}: {{}}")
+                out.append(f"{pad}{name}: {{}}")
                 continue
-            out.append(f"{pad}{key}:")
+            out.append(f"{pad}{name}:")
             out.append(dump_yaml(value, indent + 2).rstrip("\n"))
         elif isinstance(value, list):
             if not value:
-                out.append(f"{pad}{key}: []")
+                out.append(f"{pad}{name}: []")
                 continue
-            out.append(f"{pad}{key}:")
-            out.extend(f"{pad}- {yaml_scalar(v)}" for v in value)
+            out.append(f"{pad}{name}:")
+            out.extend(f"{pad}- {_flow(v)}" for v in value)
         else:
-            out.append(f"{pad}{key}: {yaml_scalar(value)}")
+            out.append(f"{pad}{name}: {yaml_scalar(value)}")
     return "\n".join(out) + "\n"
+
+
+def _flow(value: Any) -> str:
+    if isinstance(value, list):
+        return "[" + ", ".join(_flow(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{yaml_scalar(k, flow=True)}: {_flow(v)}" for k, v in sorted(value.items())) + "}"
+    return yaml_scalar(value, flow=True)
