@@ -1,6 +1,7 @@
 """``accelconf explain CONFIG``: every effective setting the training process sees, and where it came from.
 
-Precedence, as accelerate implements it (facts 5.1 and 5.2):
+Precedence, as accelerate implements it (accelerate/commands/launch.py `_validate_launch_command` for
+flags against the file; accelerate/accelerator.py and utils/dataclasses.py for arguments against env):
 
 * at launch: an explicit ``accelerate launch`` flag > the config file > the flag default (from 1.5;
   up to 1.4 nested config keys beat explicit flags); the launcher overwrites the variables it writes,

@@ -30,7 +30,8 @@ from accelconf.accelerate.model import Config, Entry
 PARADIGM_ENV = {var: dt for dt, var in registry.USE_ENV.items()}
 LAUNCHER_ENV = {registry.CONFIG_DS_FIELDS_ENV, "PYTHONPATH", "KMP_AFFINITY", "KMP_BLOCKTIME", registry.USE_PARALLELISM_CONFIG_ENV,
                 registry.USE_SAGEMAKER_ENV}
-# Names blogs and scripts use that no accelerate code reads (accelerate 1.15, facts 3.4).
+# Names blogs and scripts use that no accelerate code reads (accelerate 1.15: no os.environ lookup of
+# them in accelerate/; tests/test_readers.py checks the list against the installed source).
 NEVER_READ = {
     "ACCELERATE_NUM_PROCESSES": "torchrun --nproc_per_node / accelerate launch --num_processes",
     "ACCELERATE_GPU_IDS": "CUDA_VISIBLE_DEVICES",
