@@ -3,6 +3,7 @@ leaves out and what it says about it. Written from the survivors of ``make mutan
 
 from __future__ import annotations
 
+import pytest
 import yaml
 
 from accelconf import formats
@@ -136,3 +137,45 @@ def test_keys_and_nested_list_items_read_back_as_written() -> None:
     text = dump_yaml(data)
     assert text == "'1': x\n'k: v': []\nl:\n- [a, 'no']\n- {b: null, c: [1, x y]}\n- z\n'no': 1\n"
     assert yaml.safe_load(text) == data
+
+
+def test_flow_items_quote_what_flow_style_would_split() -> None:
+    data = {"l": [["a,b", "c]"], {"k,1": "{v}"}], "m": {"n": "X"}}
+    text = dump_yaml(data)
+    assert yaml.safe_load(text) == data
+    assert text.endswith("m:\n  n: X\n")
+
+
+def test_the_reader_takes_the_format_it_is_told() -> None:
+    from accelconf.errors import InputError
+    from accelconf.formats import yamljson
+
+    ds = '{"train_batch_size": 8, "zero_optimization": {"stage": 2}}\n'
+    as_yaml = yamljson.read(ds)  # the default is YAML: a mapping of unknown keys, no DeepSpeed conversion
+    assert (as_yaml.as_dict(), list(as_yaml.unknown), as_yaml.source) == ({}, ["train_batch_size", "zero_optimization"], "<text>")
+    assert yamljson.read(ds, fmt="yaml").as_dict() == {}
+    for fmt in ("json", None):
+        assert yamljson.read(ds, fmt=fmt).get("deepspeed_config.zero_stage") == 2
+    commented = ds.rstrip() + " // DeepSpeed allows comments\n"
+    assert yamljson.read(commented, fmt="json").get("deepspeed_config.zero_stage") == 2
+    with pytest.raises(InputError):
+        yamljson.read(commented, fmt="yaml")
+
+
+def test_the_reader_knows_aliases_only_from_their_release() -> None:
+    from accelconf.formats import yamljson
+
+    text = "distributed_type: 'NO'\ndynamo_config:\n  backend: INDUCTOR\n"
+    assert list(yamljson.read(text, version="1.13").unknown) == ["dynamo_config.backend"]  # read from 1.14 on
+    assert yamljson.read(text, version="1.14").get("dynamo_config.dynamo_backend") == "INDUCTOR"
+
+
+def test_names_from_env_or_flags_without_a_key_are_each_reported_once() -> None:
+    env = "ACCELERATE_USE_FSDP=true\nACCELERATE_NUM_PROCESSES=4\nOMP_NUM_THREADS=8\nACCELERATE_SEED=1\n"
+    _, findings = formats.write(formats.read(env, "env"), "yaml", "1.15")
+    lossy = [(f.key, f.line, f.column) for f in findings if f.rule == "convert.lossy"]
+    # ACCELERATE_NUM_PROCESSES and ACCELERATE_SEED were reported by the reader (read by nothing)
+    assert lossy == [("--num_cpu_threads_per_process", 3, 1)]
+    _, two = formats.write(formats.read("--num_processes 2 --num_cpu_threads_per_process 4 --module --multi_gpu",
+                                        "cli"), "yaml", "1.15")
+    assert [f.key for f in two if f.rule == "convert.lossy"] == ["--num_cpu_threads_per_process", "--module"]
