@@ -214,9 +214,16 @@ def test_the_env_writer_says_what_env_cannot_carry() -> None:
     cmd = "deepspeed --hostfile None --no_local_rank --launcher pdsh --num_gpus 2 --master_addr 10.0.0.1 --master_port 29500"
     assert text.splitlines()[0] == f"# not in env: accelerate launch runs {cmd}"
     assert "PYTHONPATH=/proj" in text.splitlines()
-    assert [(f.rule, f.message.split(";")[1].strip()) for f in findings] == [
-        ("launch.not-env", f"accelerate runs: {cmd}"),
-        ("launch.cwd", "accelerate appends it to any PYTHONPATH the shell has)")]
+    assert [(f.rule, f.severity, f.key, f.message) for f in findings] == [
+        ("launch.not-env", "info", "num_processes", f"env does not carry the process layout; accelerate runs: {cmd}"),
+        ("launch.cwd", "info", "distributed_type", "PYTHONPATH is the directory accelerate launch runs in (written as "
+         "the current directory; accelerate appends it to any PYTHONPATH the shell has)")]
+    # the node this environment is for, and the release that launches it
+    node1 = formats.write(formats.read(multi, "yaml"), "env", "1.15", machine_rank=1)[0]
+    assert node1.splitlines()[0] == f"# not in env: accelerate launch runs torchrun {layout.replace('node_rank=0', 'node_rank=1')}"
+    fsdp = formats.read("distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  fsdp_backward_prefetch_policy: BACKWARD_PRE\n", "yaml")
+    assert "FSDP_BACKWARD_PREFETCH=BACKWARD_PRE" in formats.write(fsdp, "env", "0.25")[0].splitlines()  # the legacy key, read up to 0.34
+    assert "FSDP_BACKWARD_PREFETCH=BACKWARD_PRE" not in formats.write(fsdp, "env", "1.15")[0].splitlines()
     single = formats.write(formats.read("distributed_type: 'NO'\nnum_processes: 1\n", "yaml"), "env", "1.15",
                            export=True)
     assert single == ("export ACCELERATE_DYNAMO_BACKEND=NO\nexport ACCELERATE_DYNAMO_MODE=default\n"

@@ -173,15 +173,9 @@ def reader_findings(cfg: Config) -> list[Finding]:
     return [f for f in cfg.notes if f.rule in ("env.launcher-only", "env.never-read")]
 
 
-def _quote(value: str) -> str:
-    if value and re.match(r"^[A-Za-z0-9_./:,=+@-]+$", value):
-        return value
-    return shlex.quote(value)
-
-
 def format_env(env: dict[str, str], export: bool = False) -> str:
     prefix = "export " if export else ""
-    return "".join(f"{prefix}{k}={_quote(v)}\n" for k, v in sorted(env.items()))
+    return "".join(f"{prefix}{k}={shlex.quote(v)}\n" for k, v in sorted(env.items()))  # quoted only where a shell needs it
 
 
 def write(cfg: Config, *, version: str | None = None, fmt: str = "env", machine_rank: int | None = None,
