@@ -155,3 +155,25 @@ def test_table_builder_normalises_collections() -> None:
     assert made.env_paths == frozenset("TS") and made.flag == "k"
     assert (made.choices, made.legacy_values, made.aliases) == (("a", "b"), (("A", "a"),), ("kk",))
     assert registry._s("x", "k", "str", "doc", flag=None).flag is None
+
+
+@pytest.mark.parametrize("version, since, until, inside", [
+    (None, None, None, True), (None, "1.6", None, True), (None, None, "1.10", False),  # no version: the newest
+    ("1.6.0", "1.6", None, True), ("1.5.2", "1.6", None, False),
+    ("1.10.0.dev0", None, "1.10", False), ("1.9.1", None, "1.10", True),
+])
+def test_version_in(version, since, until, inside) -> None:
+    assert registry.version_in(version, since, until) is inside
+
+
+@pytest.mark.parametrize("section, data, active", [
+    ("fp8_config", {"mixed_precision": "fp8"}, True),
+    ("fp8_config", {"mixed_precision": "FP8"}, True),       # accelerate lower-cases the precision
+    ("fp8_config", {"mixed_precision": "bf16"}, False),
+    ("fsdp_config", {"distributed_type": "FSDP"}, True),
+    ("fsdp_config", {"distributed_type": "fsdp"}, False),   # the paradigm is compared exactly
+    ("fsdp_config", ["not", "a", "mapping"], False),
+    ("no_such_section", {}, True),
+])
+def test_section_active(section: str, data, active: bool) -> None:
+    assert registry.section_active(section, data) is active
