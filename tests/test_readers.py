@@ -161,6 +161,9 @@ def test_assignments_unquote_and_place_every_value() -> None:
         ("F", "", 8, 1)]
     quoted = 'A="a" "b"\nB="\\""\nC=\'x\\"y\'\nA2=A2\n'
     assert list(env.assignments(quoted)) == [("A", "a", 1, 1), ("B", '"', 2, 1), ("C", 'x\\"y', 3, 1), ("A2", "A2", 4, 1)]
+    assert list(env.assignments('A="a\\"b" "c"\n')) == [("A", 'a"b', 1, 1)]  # the first unescaped quote closes
+    with pytest.raises(InputError):
+        list(env.assignments('A="abc\\"\n'))  # the only closing quote is escaped
     with pytest.raises(InputError) as err:
         list(env.assignments("oops"))
     assert str(err.value) == "<text>:1:1: not a KEY=VALUE line: 'oops'"
@@ -183,6 +186,7 @@ def test_assignments_unquote_and_place_every_value() -> None:
     ("fsdp_config.fsdp_offload_params", " no", False),
     ("fsdp_config.fsdp_offload_params", "maybe", "maybe"),
     ("mixed_precision", "bf16", "bf16"),
+    ("mixed_precision", "1", "1"),                              # a string enum: digits stay a string
 ])
 def test_decode_reads_a_value_as_the_plugin_does(path: str, raw: str, value) -> None:
     section, _, key = path.rpartition(".")
