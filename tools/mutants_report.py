@@ -42,10 +42,26 @@ def short_diff(name: str, path: str) -> str:
     return text.replace("|", "\\|")[:220]
 
 
+def previous(path: str) -> tuple[str | None, list[str]]:
+    """The row and the survivor lines the committed report has for a module (kept when this run
+    checked none of its mutants: a run limited with MUTANTS=... leaves the other modules' figures)."""
+    if not OUT.exists():
+        return None, []
+    lines = OUT.read_text(encoding="utf-8").splitlines()
+    row = next((ln for ln in lines if ln.startswith(f"| `{path}` |")), None)
+    section: list[str] = []
+    if f"### `{path}`" in lines:
+        start = lines.index(f"### `{path}`")
+        end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("### ")), len(lines))
+        section = [ln for ln in lines[start + 1:end] if ln.startswith("| `")]
+    return row, section
+
+
 def main(argv: list[str]) -> int:
     from mutants_import_time import RESULTS, import_time_mutants
 
     notes = argv[1] if len(argv) > 1 else ""
+    kept: dict[str, tuple[str, list[str]]] = {}
     eq = equivalents()
     fresh = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     rows, survivors = [], []
@@ -60,6 +76,11 @@ def main(argv: list[str]) -> int:
         equiv = [n for n, s in status.items() if s == "survived" and n in eq]
         checked = sum(v for k, v in count.items() if k != "not checked")
         killed = count["killed"] + count["timeout"] + count["caught by type check"]
+        if checked == 0:
+            row, section = previous(path)
+            if row is not None:
+                kept[path] = (row, section)
+                continue
         denominator = checked - len(equiv)
         rate = 100.0 * killed / denominator if denominator else 0.0
         rows.append((path, len(results), checked, killed, count["survived"] - len(equiv), len(equiv),
@@ -88,6 +109,7 @@ def main(argv: list[str]) -> int:
         mark = "" if checked == total else " (partial)"
         lines.append(f"| `{path}` | {total} | {checked}{mark} | {killed} | {surv} | {equiv} | {notest} | "
                      f"{rate:.1f}%{' ✓' if rate >= GOAL and checked else ''} |")
+    lines += [row for row, _ in kept.values()]
     lines += ["", "## Surviving mutants", "",
               "`mutmut show NAME` prints one in full; `mutmut apply NAME` puts it in the source tree.", ""]
     current = None
@@ -97,6 +119,9 @@ def main(argv: list[str]) -> int:
             current = path
         label = f"equivalent: {why}" if why else s
         lines.append(f"| `{name.rsplit('.', 1)[-1]}` | {label} | `{short_diff(name, path)}` |")
+    for path, (_, section) in kept.items():
+        if section:
+            lines += ["", f"### `{path}`", "", "| mutant | status | change |", "| --- | --- | --- |", *section]
     OUT.write_text("\n".join(lines) + "\n", encoding="utf-8")
     print(f"wrote {OUT.relative_to(ROOT)}: {len(rows)} modules, {len(survivors)} mutants not killed")
     return 0
