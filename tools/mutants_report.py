@@ -79,7 +79,7 @@ def main(argv: list[str]) -> int:
         if checked == 0:
             row, section = previous(path)
             if row is not None:
-                kept[path] = (row, section)
+                kept[path] = (row.replace(f"| `{path}` |", f"| `{path}` (earlier run) |", 1), section)
                 continue
         denominator = checked - len(equiv)
         rate = 100.0 * killed / denominator if denominator else 0.0
@@ -107,8 +107,8 @@ def main(argv: list[str]) -> int:
     ]
     for path, total, checked, killed, surv, equiv, notest, rate in rows:
         mark = "" if checked == total else " (partial)"
-        lines.append(f"| `{path}` | {total} | {checked}{mark} | {killed} | {surv} | {equiv} | {notest} | "
-                     f"{rate:.1f}%{' ✓' if rate >= GOAL and checked else ''} |")
+        shown = f"{rate:.1f}%{' ✓' if rate >= GOAL else ''}" if checked else "not run"
+        lines.append(f"| `{path}` | {total} | {checked}{mark} | {killed} | {surv} | {equiv} | {notest} | {shown} |")
     lines += [row for row, _ in kept.values()]
     lines += ["", "## Surviving mutants", "",
               "`mutmut show NAME` prints one in full; `mutmut apply NAME` puts it in the source tree.", ""]
