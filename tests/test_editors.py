@@ -879,6 +879,10 @@ code_server, ws, art, port = sys.argv[1], pathlib.Path(sys.argv[2]), pathlib.Pat
 names = json.loads(sys.argv[5])
 fix_line = int(sys.argv[6])
 result = {}
+# A virtual list reuses its row elements, so the DOM order is not the order on screen: sort by the
+# row's index (the Problems panel is a tree, and a file's problems follow the file's row).
+ROWS_IN_ORDER = """els => els.map(e => [Number(e.getAttribute('data-index')), e.getAttribute('aria-label') || ''])
+                        .sort((a, b) => a[0] - b[0]).map(p => p[1])"""
 with sync_playwright() as pw:
     browser = pw.chromium.launch(executable_path=shutil.which("chromium"), headless=True, args=["--no-sandbox"])
     page = browser.new_page(viewport={"width": 1400, "height": 900})
@@ -894,12 +898,12 @@ with sync_playwright() as pw:
     page.keyboard.press("Enter")
     rows, deadline = [], time.time() + 60
     while time.time() < deadline:
-        rows = page.eval_on_selector_all(".markers-panel .monaco-list-row", "els => els.map(e => e.getAttribute('aria-label') || '')")
+        rows = page.eval_on_selector_all(".markers-panel .monaco-list-row", ROWS_IN_ORDER)
         if any(f"file {names[-1]} " in r for r in rows):
             break
         time.sleep(0.5)
     time.sleep(1)  # the earlier files' rows are in by now; read again
-    result["rows"] = page.eval_on_selector_all(".markers-panel .monaco-list-row", "els => els.map(e => e.getAttribute('aria-label') || '')")
+    result["rows"] = page.eval_on_selector_all(".markers-panel .monaco-list-row", ROWS_IN_ORDER)
     page.screenshot(path=str(art / "vscode-problems.png"))
     page.keyboard.press("F1")  # back to the editor: close the panel (a maximized one hides the tabs)
     page.keyboard.type("View: Close Panel")
