@@ -33,9 +33,9 @@ def ds_defaults() -> dict[str, Any]:
 DS_TO_ACCELERATE: dict[str, str] = _ds_accelerate.DS_TO_ACCELERATE
 
 
-def is_deepspeed_data(data: Any, doc: Any = None) -> bool:
+def is_deepspeed_data(data: Any) -> bool:
     """Whether loaded data is a DeepSpeed JSON config rather than an accelerate config: the one
-    detector, :func:`accelconf.deepspeed.is_deepspeed_data` (``doc`` is accepted and unused)."""
+    detector, :func:`accelconf.deepspeed.is_deepspeed_data`."""
     return _ds_keys.is_deepspeed_data(data)
 
 

@@ -37,12 +37,11 @@ def read_side(path: str | os.PathLike[str], version: str | None = None, text: st
     from accelconf.text.document import load_file, load_text
 
     p = os.fspath(path)
-    doc = None
     try:
         doc = load_file(p) if text is None else load_text(text, p)
     except Exception:  # noqa: BLE001 - maybe an env, cli or kwargs text: the formats reader decides
         doc = None
-    if doc is not None and is_deepspeed_data(doc.data, doc):
+    if doc is not None and is_deepspeed_data(doc.data):
         return Side(p, None, doc)
     if doc is not None and doc.format in ("yaml", "json") and _yaml_or_json_name(p) and not isinstance(doc.data, dict):
         from accelconf.errors import InputError
@@ -64,10 +63,7 @@ def _read(path: str, version: str | None = None, text: str | None = None) -> Con
         from accelconf.text.document import decode, read_bytes
 
         text, _ = decode(read_bytes(path), path)
-    cfg = read(text, path=path, version=version)
-    if not cfg.source:
-        cfg.source = path
-    return cfg
+    return read(text, path=path, version=version)  # every reader sets the Config's source to the path
 
 
 def diff_files(a: str | os.PathLike[str], b: str | os.PathLike[str], *, version: str | None = None,
