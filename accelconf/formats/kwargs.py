@@ -26,7 +26,7 @@ from accelconf.findings import Finding, Severity
 from accelconf.accelerate.launch import launch_env, resolve
 from accelconf.accelerate.model import Config, Entry
 from accelconf.formats import pynames
-from accelconf.formats.env import decode
+from accelconf.formats.env import FP8_OVERRIDE_PARTS, decode
 
 ACCELERATOR = "Accelerator"
 # Accelerator keyword -> plugin class it takes.
@@ -55,13 +55,11 @@ def _bool(raw: str) -> bool:
 def _value(s: registry.Setting, raw: str) -> Any:
     """An env string as an explicit Python argument of the field that reads it."""
     t = s.type
-    if raw == "None" and t in ("int", "float"):
-        return None
     if t in ("bool", "boolish"):
         return _bool(raw)
     if t == "classlist" and s.section == "fsdp_config":
         return [p for p in raw.split(",") if p]
-    return decode(s, raw)  # numbers as the env reader decodes them
+    return decode(s, raw)  # numbers (and "None", an unset one) as the env reader decodes them
 
 
 @dataclass
@@ -98,18 +96,20 @@ def plugin_kwargs(env: dict[str, str], version: str, written: frozenset[str] = f
     backend = env.get(_env("fp8_config", "backend"))
     recipe = RECIPES.get(backend or "")
     wanted = _wanted_classes(env, recipe if fp8 else None)
-    override: list[bool] = []
+    # ACCELERATE_FP8_OVERRIDE_{FPROP,DGRAD,WGRAD} -> the tuple (fprop, dgrad, wgrad) TERecipeKwargs
+    # reads (utils/dataclasses.py), in that order, not the variables' sorted order
+    override: dict[str, bool] = {}
     for var, raw in sorted(env.items()):
         if var.startswith(registry.FP8_OVERRIDE_PREFIX):
-            override.append(_bool(raw))
+            override[var[len(registry.FP8_OVERRIDE_PREFIX):]] = _bool(raw)
         else:
             _place_variable(kw, wanted, var, raw)
-    if override and recipe == registry.TE:
-        kw.classes.setdefault(registry.TE, {})["override_linear_precision"] = tuple(override)
+    if override and registry.TE in wanted:  # (the launcher exports them only with mixed_precision fp8)
+        kw.classes.setdefault(registry.TE, {})["override_linear_precision"] = tuple(override.get(p, False) for p in FP8_OVERRIDE_PARTS)
     if fp8 and not recipe:
         kw.lossy("warning", f"fp8 backend {backend!r} has no recipe class: Accelerator picks one "
                  "(no FP8 recipe kwargs written)", "fp8_config.backend")
-    if fp8 and recipe and backend == "MSAMP" and registry.DS in kw.classes:
+    if fp8 and backend == "MSAMP" and registry.DS in wanted:
         kw.lossy("info", "MS-AMP under DeepSpeed is configured through the DeepSpeed plugin "
                  "(enable_msamp/msamp_opt_level), read from the environment", "fp8_config.backend")
     for cls in wanted:
@@ -159,8 +159,6 @@ def _place_variable(kw: _Kwargs, wanted: set[str], var: str, raw: str) -> None:
         if why:
             kw.unread(s, var, raw, why)
             return
-    if cls in ("TorchContextParallelConfig", "DeepSpeedSequenceParallelConfig") and registry.PAR not in wanted:
-        return
     kw.classes.setdefault(cls, {})[fld] = _value(s, raw)
     if var == _env("deepspeed_config", "gradient_accumulation_steps") and raw.isdigit():
         kw.acc["gradient_accumulation_steps"] = int(raw)
@@ -261,8 +259,6 @@ def _call_name(node: ast.Call) -> str:
 def _to_config_value(s: registry.Setting, value: Any) -> Any:
     if s.type == "classlist" and isinstance(value, (list, tuple)):
         return ",".join(str(v) for v in value)
-    if s.key == "fsdp_offload_params" and not isinstance(value, bool):
-        return value
     return value
 
 
@@ -372,12 +368,11 @@ def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: st
                 cfg.note(f"{cls}({kw.arg}=...) is not a literal; not read", "warning", line=pos["line"], column=pos["column"])
                 continue
             s = registry.by_plugin(cls, kw.arg)
-            if cls == ACCELERATOR and kw.arg == "cpu":
-                s = registry.get("", "use_cpu")
+            if cls == ACCELERATOR and kw.arg == "dynamo_backend":
+                # Accelerator(dynamo_backend=X) builds TorchDynamoPlugin(backend=X) (accelerator.py)
+                s = registry.get("dynamo_config", "dynamo_backend")
             if s is None:
                 cfg.unknown[f"{cls}.{kw.arg}"] = Entry(f"{cls}.{kw.arg}", value, None, kw.arg, **pos)
                 continue
-            if s.key == "dynamo_backend" and "distributed_type" not in cfg:
-                pass
             cfg.set(s.path, _to_config_value(s, value), written_key=kw.arg, **pos)
     return cfg
