@@ -204,6 +204,15 @@ def test_environment_only_switch_and_unread_variables() -> None:
     ]
 
 
+@pytest.mark.parametrize(("var", "key"), [
+    ("MASTER_ADDR", "MASTER_ADDR"), ("MASTER_PORT", "MASTER_PORT"), ("KMP_AFFINITY", "KMP_AFFINITY"),
+    ("KMP_BLOCKTIME", "KMP_BLOCKTIME"), ("PYTHONPATH", "PYTHONPATH"), ("ACCELERATE_CPU_AFFINITY", "enable_cpu_affinity"),
+])
+def test_every_environment_only_variable(var: str, key: str) -> None:
+    assert K.plugin_kwargs({var: "v"}, VER) == (
+        {}, {}, [lossy("info", f"{var}=v has no Python argument; set it in the environment", key)])
+
+
 def test_deepspeed_fields_variable_is_one_finding() -> None:
     _, _, findings = K.plugin_kwargs({"ACCELERATE_CONFIG_DS_FIELDS": "zero_stage,gradient_clipping"}, VER)
     assert findings == [lossy("info", "ACCELERATE_CONFIG_DS_FIELDS (the conflict check between accelerate's DeepSpeed "
@@ -580,3 +589,51 @@ def test_reader_syntax_error_is_an_input_error() -> None:
 def test_reader_config_is_a_config() -> None:
     cfg = K.read("")
     assert cfg == Config(source="<text>", format="kwargs")
+
+
+def test_reader_imports_other_than_the_checked_modules() -> None:
+    # a module accelconf has no name table of: the import is trusted and its alias followed
+    cfg = K.read("from accelerate.utils.dataclasses import DeepSpeedPlugin as D\nD(zero_stage=2)\n")
+    assert cfg.notes == [] and cfg.get("distributed_type") == "DEEPSPEED" and cfg.get("deepspeed_config.zero_stage") == 2
+    # not accelerate: an alias of that name is not an accelerate class
+    cfg = K.read("from mylib import DeepSpeedPlugin as Q\nQ(zero_stage=1)\n")
+    assert cfg == Config(source="<text>", format="kwargs")
+    # a star import and a relative import are no error
+    cfg = K.read("from accelerate import *\nfrom . import helpers\nfrom .x import DeepSpeedPlugin as R\nR(zero_stage=3)\n")
+    assert cfg == Config(source="<text>", format="kwargs")
+
+
+def test_reader_calls_of_a_missing_name_are_errors() -> None:
+    cfg = K.read("from accelerate.utils import set_sed, Zzzz\nZzzz(zero_stage=1)\nset_sed(1)\n")
+    assert cfg.notes == [
+        Finding("kwargs.unknown-name", "error", "`accelerate.utils` has no `set_sed` (accelerate 1.15.0): the import raises "
+                "ImportError; did you mean set_seed?", "set_sed", 1, 1),
+        Finding("kwargs.unknown-name", "error", "`accelerate.utils` has no `Zzzz` (accelerate 1.15.0): the import raises "
+                "ImportError", "Zzzz", 1, 1),
+        Finding("kwargs.unknown-name", "error", "`Zzzz(...)` is not an accelerate class: none of its arguments are read", "Zzzz", 2, 1),
+        Finding("kwargs.unknown-name", "error", "`set_sed(...)` is not an accelerate class: none of its arguments are read", "set_sed", 3, 1),
+    ]
+    assert list(cfg.items()) == [] and cfg.unknown == {}
+
+
+def test_words_and_initials() -> None:
+    assert K._words("FSDPPlugin") == ["FSDP", "Plugin"]
+    assert K._words("TERecipeKwargs") == ["TE", "Recipe", "Kwargs"]
+    assert K._words("fp8_format") == ["fp8", "format"]
+    assert K._words("ABC") == ["ABC"]
+    assert K._initials("FullyShardedDataParallelPlugin") == K._initials("FSDPPlugin") == "FSDPP"
+    assert K._initials("fp8_format") == "FF"
+
+
+def test_ranked_matches() -> None:
+    # best first, ties by name, at most n, each name once
+    assert K.ranked_matches("abc", ["abd", "abc", "abf", "abe", "abd"]) == ["abc", "abd", "abe"]
+    assert K.ranked_matches("abc", ["abg", "abf", "abe", "abd"], n=4) == ["abd", "abe", "abf", "abg"]
+    # the cut-off is a ratio of 0.6, inclusive (2 * 3 matching / 10 characters)
+    assert K.ranked_matches("abcde", ["abcxy", "abxyz"]) == ["abcxy"]
+    # case does not count in the spelling
+    assert K.ranked_matches("ABC", ["abc"]) == ["abc"]
+    # the same initials (of two words or more) is an abbreviation, ranked below an exact spelling
+    assert K.ranked_matches("FSDPPlugin", ["FullyShardedDataParallelPlugin", "Fsdpplugin"]) == ["Fsdpplugin", "FullyShardedDataParallelPlugin"]
+    assert K.ranked_matches("Qrs", ["Qxyzw"]) == []
+    assert K.ranked_matches("QR", ["QuickRun"]) == ["QuickRun"]

@@ -194,7 +194,7 @@ def snippet(classes: dict[str, dict[str, Any]], acc: dict[str, Any], source: str
              registry.MEG: "megatron_lm_plugin", registry.PAR: "parallelism_config", registry.TE: "fp8_recipe",
              registry.AO: "fp8_recipe", registry.MSAMP: "fp8_recipe", "TorchContextParallelConfig": "cp_handler",
              "DeepSpeedSequenceParallelConfig": "sp_handler"}
-    imports = sorted(c for c in classes if c != ACCELERATOR)
+    imports = sorted(classes)
     lines = [f'"""Accelerator arguments equivalent to {source or "the configuration"} (written by accelconf)."""',
              "from accelerate import Accelerator"]
     if imports:
