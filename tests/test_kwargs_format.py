@@ -601,6 +601,9 @@ def test_reader_imports_other_than_the_checked_modules() -> None:
     # a star import and a relative import are no error
     cfg = K.read("from accelerate import *\nfrom . import helpers\nfrom .x import DeepSpeedPlugin as R\nR(zero_stage=3)\n")
     assert cfg == Config(source="<text>", format="kwargs")
+    # the imports after such ones are still checked
+    cfg = K.read("from mylib import x\nfrom accelerate.state import PartialState\nfrom . import y\nfrom accelerate import Zzzz\n")
+    assert [(n.key, n.line) for n in cfg.notes] == [("Zzzz", 4)]
 
 
 def test_reader_calls_of_a_missing_name_are_errors() -> None:
