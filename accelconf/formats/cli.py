@@ -178,11 +178,11 @@ def _paradigm_flags(cfg: Config, mode: str, ns: dict[str, Any], findings: list[F
     if paradigm == "multi_gpu" and isinstance(ns.get("num_processes"), int) and ns["num_processes"] < 2:
         # a file may run one MULTI_GPU process under torchrun, the flag may not: commands/launch.py
         # refuses `--multi_gpu` with fewer than 2 processes before it reads any config file
-        e = cfg.entries.get("distributed_type")
+        e = cfg.entries["distributed_type"]
         findings.append(Finding("convert.lossy", "warning", f"`distributed_type: {dtype}` with one process cannot be given as "
                                 "--multi_gpu (accelerate refuses it with fewer than 2 processes): written without it, the "
                                 "script runs as one plain process instead of a one-process group under torchrun",
-                                "distributed_type", e.line if e else 0, e.column if e else 0))
+                                "distributed_type", e.line, e.column))
         paradigm = None
     if paradigm == "multi_gpu" and mode != "torchrun":
         # accelerate 0.20 sends only MULTI_GPU to the multi-GPU launcher (commands/launch.py
@@ -367,7 +367,7 @@ def flags_for(cfg: Config, version: str, machine_rank: int | None = None) -> tup
     items = sorted(cfg.items(), key=lambda pe: "." in pe[0])  # top level first, file order kept
     multinode = _int(ns.get("num_machines")) > 1
     if multinode and "machine_rank" not in cfg and machine_rank is None:
-        out += ["--machine_rank", str(ns.get("machine_rank", 0))]
+        out += ["--machine_rank", str(ns["machine_rank"])]  # (argparse default 0)
     for path, e in items:
         s = e.setting
         if path in ("distributed_type", "use_cpu", "num_processes", "compute_environment") or s is None:
