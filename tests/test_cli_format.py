@@ -621,3 +621,16 @@ def test_tokens_of_skips_what_has_no_flag() -> None:
     cfg.unknown["--quiet"] = _launcher("quiet", False)
     cfg.unknown["x"] = _launcher("x", 1)
     assert C._tokens_of(cfg) == ["--fsdp_version", "2", "--module", "--quiet", "False"]
+
+
+def test_top_level_flags_come_first_in_file_order() -> None:
+    fl, found = flags("fsdp_config:\n  fsdp_version: 2\n  fsdp_offload_params: true\ndistributed_type: FSDP\ngpu_ids: '0,1'\n"
+                      "num_processes: 2\nmixed_precision: bf16\n")
+    assert fl == ["--use_fsdp", "--num_processes", "2", "--gpu_ids", "0,1", "--mixed_precision", "bf16",
+                  "--fsdp_version", "2", "--fsdp_offload_params", "True"]
+    assert found == []
+
+
+def test_read_a_value_ending_a_continued_line() -> None:
+    cfg = C.read("accelerate launch --main_process_ip HOSTX \\\n  --tee X\\\n")
+    assert cfg.get("main_process_ip") == "HOSTX" and cfg.unknown["--tee"].value == "X"
