@@ -634,3 +634,24 @@ def test_top_level_flags_come_first_in_file_order() -> None:
 def test_read_a_value_ending_a_continued_line() -> None:
     cfg = C.read("accelerate launch --main_process_ip HOSTX \\\n  --tee X\\\n")
     assert cfg.get("main_process_ip") == "HOSTX" and cfg.unknown["--tee"].value == "X"
+
+
+@pytest.mark.parametrize(("path", "value", "accepts"), [
+    ("dynamo_config.dynamo_mode", "fast", "default, reduce-overhead, max-autotune"),
+    ("fsdp_config.fsdp_version", 3, "1, 2"),
+    ("mixed_precision", "fp32", "no, fp16, bf16, fp8"),
+    ("fp8_config.amax_compute_algo", "mean", "max, most_recent"),
+    ("fp8_config.opt_level", "O3", "O1, O2"),
+    ("parallelism_config.parallelism_config_cp_comm_strategy", "ring", "allgather, alltoall"),
+])
+def test_entry_outside_the_flag_choices(path: str, value: object, accepts: str) -> None:
+    flag = _setting(*path.rpartition(".")[::2]).flag
+    assert _entry_flags(path, value) == ([], [L("warning", f"`{path}: {value}` cannot be given as --{flag} (the flag accepts "
+                                                f"{accepts}); not written", path, 7, 3)])
+
+
+def test_write_uses_the_version() -> None:
+    cfg = formats.read("distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  fsdp_version: 2\n", "yaml")
+    text, findings = C.write(cfg, version="1.5")
+    assert text == "accelerate launch \\\n    --use_fsdp \\\n    --num_processes 2\n"
+    assert [f.key for f in findings] == ["fsdp_config.fsdp_version"]
