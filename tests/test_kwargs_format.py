@@ -640,3 +640,55 @@ def test_ranked_matches() -> None:
     assert K.ranked_matches("FSDPPlugin", ["FullyShardedDataParallelPlugin", "Fsdpplugin"]) == ["Fsdpplugin", "FullyShardedDataParallelPlugin"]
     assert K.ranked_matches("Qrs", ["Qxyzw"]) == []
     assert K.ranked_matches("QR", ["QuickRun"]) == ["QuickRun"]
+
+
+def test_reader_null_byte_is_an_input_error_without_position() -> None:
+    with pytest.raises(InputError) as err:
+        K.read("x = 1\0\n", path="t.py")
+    assert (err.value.message, err.value.line, err.value.column) == ("not Python: source code string cannot contain null bytes", 0, 0)
+
+
+def test_reader_keeps_reading_after_each_skipped_call_or_argument() -> None:
+    """Every skipped call or argument comes before one that is read."""
+    cfg = K.read("from accelerate.utils import set_seed, Zzzz\nZzzz(a=1)\nprint(1)\nf()(y=2)\n"
+                 "TERecipeKwargs(margin=1, fp8_formt='E4M3', interval=2)\n"
+                 "Accelerator(**extra, fsdp_plugin=p, kwargs_handlers=[r], log_with='wandb', mixed_precision=mp, cpu=True)\n"
+                 "ParallelismConfig(cp_handler=h, cp_size=2)\n")
+    assert {p: e.value for p, e in cfg.items()} == {"fp8_config.backend": "TE", "mixed_precision": "fp8", "fp8_config.margin": 1,
+                                                    "fp8_config.interval": 2, "use_cpu": True,
+                                                    "parallelism_config.parallelism_config_cp_size": 2}
+    assert [n.key for n in cfg.notes] == ["Zzzz", "Zzzz", "TERecipeKwargs.fp8_formt", ""]
+    assert set(cfg.unknown) == {"Accelerator.log_with", "Accelerator.mixed_precision"}
+    assert cfg.unknown["Accelerator.mixed_precision"].value == "mp"
+
+
+def test_reader_a_capitalised_name_gets_only_class_names_as_hints() -> None:
+    cfg = K.read("from accelerate.utils import Set_seed\n")
+    assert cfg.notes[0].message == "`accelerate.utils` has no `Set_seed` (accelerate 1.15.0): the import raises ImportError"
+
+
+def test_reader_keyword_hint_lists_every_close_name() -> None:
+    cfg = K.read("DeepSpeedPlugin(offload_device='cpu')\n")
+    assert cfg.notes[0].message == ("`DeepSpeedPlugin()` has no keyword `offload_device` (accelerate 1.15.0): Python raises "
+                                    "TypeError; did you mean offload_param_device, offload_optimizer_device?")
+
+
+def test_reader_a_tuple_of_a_non_list_setting_stays_a_tuple() -> None:
+    cfg = K.read("TERecipeKwargs(override_linear_precision=(True, False, False))\n")
+    assert cfg.get("fp8_config.override_linear_precision") == (True, False, False)
+
+
+def test_fp8_override_alone_builds_the_te_recipe() -> None:
+    env = {"ACCELERATE_MIXED_PRECISION": "fp8", "ACCELERATE_FP8_BACKEND": "TE", "ACCELERATE_FP8_OVERRIDE_WGRAD": "1"}
+    assert K.plugin_kwargs(env, VER)[0] == {registry.TE: {"override_linear_precision": (False, False, True)}}
+
+
+def test_fsdp1_does_not_read_fsdp2_only_fields() -> None:
+    var = registry.get("fsdp_config", "fsdp_activation_checkpointing_offload").env  # type: ignore[union-attr]
+    env = {"ACCELERATE_USE_FSDP": "true", "FSDP_VERSION": "1", var: "true"}
+    classes, _, findings = K.plugin_kwargs(env, VER, frozenset({"fsdp_config.fsdp_activation_checkpointing_offload"}))
+    assert classes == {registry.FSDP: {"fsdp_version": 1}}
+    assert findings == [lossy("info", f"{var}=true is not read by FullyShardedDataParallelPlugin.activation_checkpointing_offload: "
+                              "FSDP1 does not use it; not written", "fsdp_config.fsdp_activation_checkpointing_offload")]
+    classes, _, findings = K.plugin_kwargs({**env, "FSDP_VERSION": "2"}, VER)
+    assert classes == {registry.FSDP: {"activation_checkpointing_offload": True, "fsdp_version": 2}} and findings == []
