@@ -655,3 +655,16 @@ def test_write_uses_the_version() -> None:
     text, findings = C.write(cfg, version="1.5")
     assert text == "accelerate launch \\\n    --use_fsdp \\\n    --num_processes 2\n"
     assert [f.key for f in findings] == ["fsdp_config.fsdp_version"]
+
+
+def test_cli_string_of_a_list_for_a_text_flag_is_its_repr() -> None:
+    """A YAML list for the class names is exported as a Python repr by accelerate too (registry doc)."""
+    assert C._cli_string(_setting("fsdp_config", "fsdp_transformer_layer_cls_to_wrap"), ["A", "B"]) == "['A', 'B']"
+
+
+def test_use_cpu_under_torchrun_is_a_warning() -> None:
+    fl, found = flags("distributed_type: MULTI_GPU\nnum_processes: 2\nuse_cpu: true\n")
+    assert fl == ["--multi_gpu", "--num_processes", "2"]
+    assert found[0] == L("warning", "use_cpu is not written as --cpu on the torchrun path (which would switch to the simple "
+                         "launcher), but in the file it sets OMP_NUM_THREADS from the physical cores of the machine that "
+                         "launches (per process from 0.34): add --num_cpu_threads_per_process N for that machine", "use_cpu", 3, 1)

@@ -74,7 +74,7 @@ def _tokens(text: str, path: str) -> list[str]:
     return toks
 
 
-def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: str = "cli") -> Config:
+def read(text: str, *, path: str = "<text>", version: str | None = None, **_: Any) -> Config:
     ver = resolve(version)
     cfg = Config(source=path, format="cli")
     toks = _tokens(text, path)
@@ -89,11 +89,11 @@ def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: st
             break
         name, eq, inline = tok[2:].partition("=")
         name = name.replace("-", "_")
-        kw = dict(origin="cli", where=f"--{name}", line=1, column=0)
+        kw = dict(origin="cli", where=f"--{name}", line=1)
 
-        def value(kind: str) -> str | None:
+        def value(store_true: bool) -> str | None:
             nonlocal i
-            if kind == "store_true":
+            if store_true:
                 if eq:
                     raise InputError(f"--{name} takes no value", path)
                 return None
@@ -105,7 +105,7 @@ def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: st
             return toks[i - 1]
 
         if name in TYPE_OF_PARADIGM:
-            value("store_true")
+            value(True)
             cfg.set("distributed_type", TYPE_OF_PARADIGM[name], written_key=f"--{name}", **kw)
             if name == "multi_gpu":
                 cfg.entries["distributed_type"].where = "--multi_gpu (device type from the hardware)"
@@ -114,7 +114,7 @@ def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: st
                                  "on other accelerators)")
             continue
         if name == "config_file":
-            cfg.note(f"--config_file {value('str')!r}: read that file separately")
+            cfg.note(f"--config_file {value(False)!r}: read that file separately")
             continue
         if name == "no_tpu_cluster":
             s = registry.get("", "tpu_use_cluster")
@@ -123,7 +123,7 @@ def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: st
             continue
         if name in LAUNCHER_FLAGS:
             kind = LAUNCHER_FLAGS[name]
-            raw = value(kind)
+            raw = value(kind == "store_true")
             try:
                 v = parse_flag_value(None, kind, raw)
             except ValueError as exc:
@@ -134,7 +134,7 @@ def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: st
         if s is None:
             raise InputError(f"unknown accelerate launch flag --{name}", path)
         kind = flag_kind(s)
-        raw = value(kind)
+        raw = value(kind == "store_true")
         try:
             v = parse_flag_value(s, kind, raw)
         except ValueError as exc:
@@ -343,7 +343,7 @@ def _launcher_only_flags(cfg: Config, out: list[str]) -> list[str]:
 def _self_check(out: list[str], base: LaunchResult, version: str, findings: list[Finding]) -> None:
     """Launch the flags without a file and report every variable that differs."""
     try:
-        again = launch_env(read(shlex.join(out), version=version), version=version)
+        again = launch_env(read(shlex.join(out)), version=version)  # (the reader's version only words notes)
     except (LaunchError, InputError) as exc:
         findings.append(Finding("convert.lossy", "error", f"these flags do not launch: {exc}", "distributed_type"))
         return
@@ -402,7 +402,7 @@ def _why(var: str, from_flags: str | None) -> str:
     return ""
 
 
-def write(cfg: Config, *, version: str | None = None, fmt: str = "cli", machine_rank: int | None = None, **_: Any) -> tuple[str, list[Finding]]:
+def write(cfg: Config, *, version: str | None = None, machine_rank: int | None = None, **_: Any) -> tuple[str, list[Finding]]:
     ver = resolve(version)
     if cfg.format == "cli":
         flags = _tokens_of(cfg)
