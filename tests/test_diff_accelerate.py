@@ -227,3 +227,29 @@ def test_changes(name: str) -> None:
     assert r.notes == notes and r.ignored == []
     back = semdiff.diff(cb, ca, version=version)
     assert sorted(_rows(c.mirrored() for c in back.changes)) == sorted(changes)  # the same changes seen from B
+
+
+def test_where_a_value_comes_from_in_each_format() -> None:
+    from accelconf.accelerate.model import from_data
+
+    r = semdiff.diff(from_data({"mixed_precision": "fp16"}), from_data({"mixed_precision": "bf16"}))
+    assert _rows(r.changes) == [("mixed_precision", "fp16", "bf16", "changed", 0, 0, "file", "file", "")]
+    r = semdiff.diff(formats.read("--mixed_precision fp16", fmt="cli", path="x.sh"),
+                     formats.read('Accelerator(mixed_precision="bf16")', fmt="kwargs", path="k.py"))
+    assert _rows(r.changes) == [("mixed_precision", "fp16", "bf16", "changed", 1, 1, "x.sh:1 --mixed_precision",
+                                 "k.py:1 Accelerator(mixed_precision=)", "")]
+    r = semdiff.diff(formats.read("mixed_precision: fp16\n", fmt="yaml", path=""),
+                     formats.read("ACCELERATE_MIXED_PRECISION=bf16\n", fmt="env", path=""))
+    assert _rows(r.changes) == [("mixed_precision", "fp16", "bf16", "changed", 1, 1, ":1", "ACCELERATE_MIXED_PRECISION", "")]
+    assert (r.a_source, r.b_source, r.version, r.mode) == ("", "", "1.15", "accelerate")
+
+
+def test_the_version_reaches_both_sides() -> None:
+    # fsdp_use_orig_params: the launcher default was false until 0.24, true from 0.25.
+    a = _read("distributed_type: FSDP\nfsdp_config: {fsdp_use_orig_params: true}\n", "yaml", "a", "0.24")
+    b = _read("distributed_type: FSDP\nfsdp_config: {}\n", "yaml", "b", "0.24")
+    assert _rows(semdiff.diff(a, b, version="0.24").changes) == [
+        ("fsdp_config.fsdp_use_orig_params", True, False, "removed", 2, 0, "a.yaml:2", "default", "")]
+    assert _rows(semdiff.diff(b, a, version="0.24").changes) == [
+        ("fsdp_config.fsdp_use_orig_params", False, True, "added", 0, 2, "default", "a.yaml:2", "")]
+    assert semdiff.diff(a, b, version="0.24").version == "0.24"
