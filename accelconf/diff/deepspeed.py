@@ -163,17 +163,23 @@ def deepspeed_config(doc: Any) -> Config:
     cfg = Config(source=doc.path, format="deepspeed")
     for note in notes:
         cfg.note(note)
+    # every mapped path comes from a key of ``flat`` (mixed_precision from fp16/bf16 ``enabled``)
     for path, value in mapped.items():
-        if path == "mixed_precision":
-            if "fp16.enabled" not in flat and "bf16.enabled" not in flat:
-                continue
-            ds_key = "bf16.enabled" if flat.get("bf16.enabled", (None,))[0] in (True, "auto") else "fp16.enabled"
-        else:
-            ds_key = where_of.get(path, "")
-        line = doc.position(flat[ds_key][1])[0] if ds_key in flat else 0
-        cfg.set(path, value, line=line, origin="file", where=f"{doc.path}:{line}" if line else doc.path,
-                written_key=ds_key)
+        ds_key = _precision_key({k: v[0] for k, v in flat.items()}) if path == "mixed_precision" else where_of[path]
+        line = doc.position(flat[ds_key][1])[0]
+        cfg.set(path, value, line=line, origin="file", where=f"{doc.path}:{line}", written_key=ds_key)
     return cfg
+
+
+def _precision_key(flat: dict[str, Any]) -> str:
+    """The ``enabled`` key (one of the two is written) whose value :func:`_ds_precision_of` answers
+    from: an "auto", else a true, fp16 before bf16 as there; else the one written, fp16 first."""
+    if "fp16.enabled" not in flat:
+        return "bf16.enabled"
+    fp16, bf16 = flat["fp16.enabled"], flat.get("bf16.enabled")
+    if fp16 != "auto" and (bf16 == "auto" or (fp16 is not True and bf16 is True)):
+        return "bf16.enabled"
+    return "fp16.enabled"
 
 
 # What an absent key means in a DeepSpeed JSON (DeepSpeed's defaults, not accelerate's).
