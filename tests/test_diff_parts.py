@@ -109,3 +109,80 @@ def test_a_mixed_diff_gets_the_version_and_ignore() -> None:
     ignored = semdiff.diff_sides(acc, ds, version="1.4", ignore=["zero_stage"])
     assert "deepspeed_config.zero_stage" not in {c.key for c in ignored.changes}
     assert semdiff.diff_sides(ds, acc).mode == "accelerate-deepspeed"
+
+
+# -- diff/result: the values a diff returns -----------------------------------------------------
+
+def test_a_change_to_json_keeps_one_sided_key_names_and_makes_values_json() -> None:
+    class Odd:
+        def __str__(self) -> str:
+            return "odd"
+
+    c = result.Change("fsdp_config.x", ("a", (1, float("inf"))), float("nan"), "changed", 3, 0, a_key="fsdp_config.y")
+    assert c.to_json() == {"key": "fsdp_config.x", "a": ["a", [1, "inf"]], "b": "nan", "kind": "changed",
+                           "a_line": 3, "b_line": 0, "a_key": "fsdp_config.y", "b_key": ""}
+    assert json.loads(json.dumps(result.Change("k", Odd(), {"x": [1]}, "changed").to_json()))["a"] == "odd"
+    assert "a_key" not in result.Change("k", 1, 2, "changed").to_json()
+
+
+# -- diff/consequences: what a difference does --------------------------------------------------
+
+cq = importlib.import_module("accelconf.diff.consequences")
+SHARD = "fsdp_config.fsdp_sharding_strategy"
+
+
+@pytest.mark.parametrize("a,b,note", [
+    ("SHARD_GRAD_OP", "FULL_SHARD", "fsdp_sharding_strategy SHARD_GRAD_OP -> FULL_SHARD: more sharding, less memory per GPU and more communication"),
+    ("FULL_SHARD", "NO_SHARD", "fsdp_sharding_strategy FULL_SHARD -> NO_SHARD: less sharding, more memory per GPU and less communication"),
+    ("FULL_SHARD", "HYBRID_SHARD", "hybrid sharding shards within a node and replicates across nodes: less inter-node traffic, more memory per GPU on several nodes"),
+    ("HYBRID_SHARD_ZERO2", "SHARD_GRAD_OP", "hybrid sharding shards within a node and replicates across nodes: less inter-node traffic, more memory per GPU on several nodes"),
+    ("FULL_SHARD", True, ""),  # one level: no note
+    (None, "HYBRID_SHARD", ""),  # a level only one side has: no note, no comparison
+    ("FULL_SHARD", None, ""),
+    ("FULL_SHARD", "SOMETHING_ELSE", ""),
+])
+def test_sharding_notes(a: object, b: object, note: str) -> None:
+    assert cq._sharding_note(SHARD, a, b) == note
+
+
+def test_zero_stage_notes_compare_stages_as_numbers() -> None:
+    assert cq._sharding_note("deepspeed_config.zero_stage", 2, 3) == (
+        "zero_stage 2 -> 3: more sharding, less memory per GPU and more communication")
+    assert cq._sharding_note("zero_optimization.stage", 3, "1") == (
+        "zero_optimization.stage 3 -> 1: less sharding, more memory per GPU and less communication")
+
+
+@pytest.mark.parametrize("a,b,note", [
+    (None, "cpu", "offload_optimizer_device (unset) -> cpu: less GPU memory, slower steps (host transfers)"),
+    ("cpu", "none", "offload_optimizer_device cpu -> none: more GPU memory, faster steps"),
+    ("nvme", False, "offload_optimizer_device nvme -> false: more GPU memory, faster steps"),
+    ("cpu", "nvme", ""),
+    (None, "none", ""),
+    (False, None, ""),
+])
+def test_offload_notes(a: object, b: object, note: str) -> None:
+    assert cq._offload_note("deepspeed_config.offload_optimizer_device", a, b) == note
+
+
+def test_precision_notes() -> None:
+    assert cq.precision_note("fp16", "fp16") == ""
+    assert cq.precision_note("no", "auto") == "precision no -> auto: numerics change, losses are not directly comparable"
+    assert cq.precision_note(None, "bf16") == (
+        "precision (unset) -> bf16: numerics change, losses are not directly comparable; "
+        "bf16 autocast, fp32's range without a loss scaler (needs compute capability 8.0+ on NVIDIA)")
+
+
+def test_short_drops_only_an_accelerate_section() -> None:
+    assert cq._short("fsdp_config.fsdp_offload_params") == "fsdp_offload_params"
+    assert cq._short("fsdp_config.a.b") == "a.b"
+    assert cq._short("zero_optimization.offload_param.device") == "zero_optimization.offload_param.device"
+    assert cq._short("mixed_precision") == "mixed_precision"
+
+
+def test_batch_note_shows_fractions_and_whole_numbers() -> None:
+    assert cq.batch_note((2.0, 1.0, 4.0), (1.0, 1.0, 4.0)) == (
+        "effective global batch size (processes x gradient accumulation x micro batch): 2 x 1 x 4 = 8 -> 1 x 1 x 4 = 4, x0.5")
+    assert cq.batch_note((3.0, 1.0, None), (2.0, 1.0, None)) == (
+        "effective global batch size (processes x gradient accumulation x micro batch): 3 x 1 x ? -> 2 x 1 x ?, "
+        "x0.6667 for the same micro batch")
+    assert cq._fmt_num(2.5) == "2.5" and cq._fmt_num(4.0) == "4" and cq._fmt_num(None) == "?"
