@@ -142,8 +142,8 @@ def test_diff_deepspeed_rows_kinds_defaults_and_lines() -> None:
     a, b = _ds_pair()
     r = ds.diff_deepspeed(a, b)
     assert (r.a_source, r.b_source, r.mode, r.version) == ("cfg/a.json", "cfg/b.json", "deepspeed", "")
-    # A's keys in A's order, then B's; an absent key is DeepSpeed's default where it has one
-    # (steps_per_print has none that every version shares); "CPU" and "cpu" are one device.
+    # A's keys in A's order, then B's; an absent key is DeepSpeed's default where every version has
+    # the same one (steps_per_print's changed in DeepSpeed 0.15.2: None); "CPU" and "cpu" are one device.
     assert _rows(r) == [
         ("train_micro_batch_size_per_gpu", 4, 8, "changed", 2, 8),
         ("gradient_accumulation_steps", "auto", 2, "changed", 3, 9),
