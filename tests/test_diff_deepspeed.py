@@ -102,6 +102,11 @@ def test_only_device_values_are_compared_without_case() -> None:
     ({"fp16.enabled": False, "bf16.enabled": True}, "bf16"),
     ({"fp16.enabled": "auto", "bf16.enabled": True}, "auto"),
     ({"bf16.enabled": "auto"}, "auto"),
+    # DeepSpeed's ``enabled`` is a pydantic bool in lax mode: 1, "true", "yes" are true, 0 false
+    ({"fp16.enabled": 1}, "fp16"),
+    ({"bf16.enabled": "true"}, "bf16"),
+    ({"fp16.enabled": 0, "bf16.enabled": "yes"}, "bf16"),
+    ({"fp16.enabled": "maybe"}, "no"),
 ])
 def test_precision_of_a_flat_deepspeed_config(flat: dict, precision: str) -> None:
     assert ds._ds_precision_of(flat) == precision
@@ -317,6 +322,8 @@ def test_deepspeed_config_is_a_config_with_positions_and_notes() -> None:
     ('"bf16": {"enabled": true},\n  "fp16": {"enabled": "auto"}', "auto", "fp16.enabled", 3),
     ('"fp16": {"enabled": false},\n  "bf16": {"enabled": "auto"}', "auto", "bf16.enabled", 3),
     ('"fp16": {"enabled": false},\n  "bf16": {"enabled": false}', "no", "fp16.enabled", 2),
+    ('"fp16": {"enabled": 0},\n  "bf16": {"enabled": 1}', "bf16", "bf16.enabled", 3),
+    ('"fp16": {"enabled": "true"},\n  "bf16": {"enabled": false}', "fp16", "fp16.enabled", 2),
     # only bf16 written, and false: the precision comes from that key (it used to name an absent
     # fp16.enabled, with no line)
     ('"bf16": {"enabled": false}', "no", "bf16.enabled", 2),
@@ -445,6 +452,16 @@ def test_the_deepspeed_side_has_deepspeeds_defaults() -> None:
         "deepspeed_config.zero_stage": 0,
         "mixed_precision": "no",
     }
+
+
+def test_deepspeed_reads_enabled_1_as_true() -> None:
+    """``"enabled": 1`` runs fp16 (DeepSpeed's pydantic bool is lax): the same precision as
+    accelerate's ``mixed_precision: fp16``. It used to be read as "no", a precision change."""
+    acc = _acc("distributed_type: DEEPSPEED\nmixed_precision: fp16\ndeepspeed_config:\n  zero_stage: 2\n")
+    js = load_text('{"fp16": {"enabled": 1}, "zero_optimization": {"stage": 2}}\n', "run/ds.json")
+    r = ds.diff_accelerate_deepspeed(acc, js, version=VERSION)
+    assert r.changes == [] and r.notes == []
+    assert ds.deepspeed_config(js).entries["mixed_precision"].value == "fp16"
 
 
 def test_an_accelerate_only_key_equal_to_its_default_is_no_change() -> None:

@@ -14,6 +14,7 @@ from accelconf.accelerate import registry
 from accelconf.accelerate.model import Config
 from accelconf.deepspeed import accelerate as _ds_accelerate
 from accelconf.deepspeed import keys as _ds_keys
+from accelconf.deepspeed.values import _lax_bool
 from accelconf.diff.accelerate import _diff, _Side
 from accelconf.diff.consequences import batch_factors, consequences, precision_note
 from accelconf.diff.result import Change, ChangeKind, DiffResult, Note, matches, same
@@ -115,12 +116,15 @@ def _ds_order(fa: dict[str, Any], fb: dict[str, Any]) -> list[str]:
 
 
 def _ds_precision_of(flat: dict[str, Any]) -> Any:
+    """The precision a flat DeepSpeed config runs: "auto" when fp16 or bf16 ``enabled`` is "auto",
+    else fp16, bf16 or "no" as DeepSpeed reads ``enabled``: a pydantic ``bool`` in lax mode
+    (deepspeed/runtime/precision_config.py, ``DeepSpeedFP16Config.enabled``), so 1 and "true" are true."""
     fp16, bf16 = flat.get("fp16.enabled"), flat.get("bf16.enabled")
     if "auto" in (fp16, bf16):
         return "auto"
-    if fp16 is True:
+    if _lax_bool(fp16) is True:
         return "fp16"
-    if bf16 is True:
+    if _lax_bool(bf16) is True:
         return "bf16"
     return "no"
 
@@ -177,7 +181,7 @@ def _precision_key(flat: dict[str, Any]) -> str:
     if "fp16.enabled" not in flat:
         return "bf16.enabled"
     fp16, bf16 = flat["fp16.enabled"], flat.get("bf16.enabled")
-    if fp16 != "auto" and (bf16 == "auto" or (fp16 is not True and bf16 is True)):
+    if fp16 != "auto" and (bf16 == "auto" or (_lax_bool(fp16) is not True and _lax_bool(bf16) is True)):
         return "bf16.enabled"
     return "fp16.enabled"
 
