@@ -253,3 +253,14 @@ def test_the_version_reaches_both_sides() -> None:
     assert _rows(semdiff.diff(b, a, version="0.24").changes) == [
         ("fsdp_config.fsdp_use_orig_params", False, True, "added", 0, 2, "default", "a.yaml:2", "")]
     assert semdiff.diff(a, b, version="0.24").version == "0.24"
+
+
+def test_unknown_keys_equal_removed_and_ignored() -> None:
+    a = _read("aaa: 1\nbbb: [1, 2]\nccc: x\nfsdp_config:\n  zzz: 1\n", "yaml", "a", None)
+    b = _read("aaa: 1.0\nbbb: [1, 2]\n", "yaml", "b", None)
+    r = semdiff.diff(a, b)
+    assert _rows(r.changes) == [
+        ("ccc", "x", None, "removed", 3, 0, "a.yaml:3", "", "unknown key: accelerate refuses to load the file"),
+        ("fsdp_config.zzz", 1, None, "removed", 5, 0, "a.yaml:5", "", "unknown key: accelerate ignores it")]
+    assert [c.key for c in semdiff.diff(a, b, ignore=["ccc"]).changes] == ["fsdp_config.zzz"]
+    assert [c.key for c in semdiff.diff(a, b, ignore=["fsdp_config"]).changes] == ["ccc"]
