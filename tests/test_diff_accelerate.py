@@ -56,7 +56,7 @@ CASES = {
         "main_process_ip: 10.0.0.1\n", "{}\n", ("yaml", "yaml"), None,
         [("main_process_ip", "10.0.0.1", "127.0.0.1", "removed", 1, 0, "a.yaml:1", "default", "")], []),
     "one machine when num_machines is the string 1": (
-        "num_machines: '1'\nmain_process_ip: 10.0.0.1\n", "num_machines: 1\n", ("yaml", "yaml"), None,
+        "num_machines: 1\nmain_process_ip: 10.0.0.1\n", "num_machines: '1'\n", ("yaml", "yaml"), None,
         [("main_process_ip", "10.0.0.1", "127.0.0.1", "removed", 2, 0, "a.yaml:2", "default", "")], []),
     "two machines have no rendezvous default": (
         "num_machines: 2\nmain_process_ip: 10.0.0.1\n", "num_machines: 2\n", ("yaml", "yaml"), None,
@@ -180,6 +180,31 @@ CASES = {
         [("parallelism_config.parallelism_config_tp_size", 2, 1, "removed", 4, 0, "a.yaml:4", "default", "")],
         ["effective global batch size (processes x gradient accumulation x micro batch): 2 x ? x ? -> 4 x ? x ?, "
          "x2 for the same accumulation and micro batch"]),
+    "a number written None or none in a file is unset": (
+        "distributed_type: MEGATRON_LM\nmegatron_lm_config:\n  megatron_lm_num_micro_batches: None\n  megatron_lm_gradient_clipping: none\n",
+        "distributed_type: MEGATRON_LM\nmegatron_lm_config:\n  megatron_lm_num_micro_batches: 1\n  megatron_lm_gradient_clipping: 1.0\n",
+        ("yaml", "yaml"), None, [], []),  # both sides are the defaults, 1 and 1.0
+    "the sharding-strategy default of 0.24 is the number 1, FULL_SHARD": (
+        "distributed_type: FSDP\nfsdp_config:\n  fsdp_sharding_strategy: SHARD_GRAD_OP\n", "distributed_type: FSDP\nfsdp_config: {}\n",
+        ("yaml", "yaml"), "0.24",
+        [("fsdp_config.fsdp_sharding_strategy", "SHARD_GRAD_OP", "FULL_SHARD", "removed", 3, 0, "a.yaml:3", "default", "")],
+        ["fsdp_sharding_strategy SHARD_GRAD_OP -> FULL_SHARD: more sharding, less memory per GPU and more communication"]),
+    "the fp8 override default is a list": (
+        "mixed_precision: fp8\nfp8_config:\n  backend: TE\n  override_linear_precision: [true, false, false]\n",
+        "mixed_precision: fp8\nfp8_config:\n  backend: TE\n", ("yaml", "yaml"), None,
+        [("fp8_config.override_linear_precision", [True, False, False], [False, False, False], "removed", 4, 0, "a.yaml:4",
+          "default", "")], []),
+    "an FSDP1 strategy FSDP2 has no counterpart for": (
+        "distributed_type: FSDP\nfsdp_config:\n  fsdp_sharding_strategy: BOGUS\n", FSDP2 + "  fsdp_reshard_after_forward: false\n",
+        ("yaml", "yaml"), None,
+        [("fsdp_config.fsdp_version", 1, 2, "added", 0, 3, "default", "b.yaml:3", ""), STATE_DICT_1_TO_2,
+         ("fsdp_config.fsdp_sharding_strategy", "BOGUS", False, "changed", 3, 4, "a.yaml:3", "b.yaml:4",
+          "fsdp_reshard_after_forward: false corresponds to FSDP1 SHARD_GRAD_OP",
+          "fsdp_config.fsdp_sharding_strategy", "fsdp_config.fsdp_reshard_after_forward")], []),
+    "a section active through a value in another case": (
+        "mixed_precision: FP8\nfp8_config:\n  backend: TE\n", "mixed_precision: FP8\nfp8_config:\n  backend: MSAMP\n",
+        ("yaml", "yaml"), None,
+        [("fp8_config.backend", "TE", "MSAMP", "changed", 3, 3, "a.yaml:3", "b.yaml:3", "")], []),
 }
 
 # (A, B, version, differences without effect)
@@ -207,6 +232,19 @@ IGNORED = {
         "distributed_type: FSDP\nfsdp_config:\n  fsdp_activation_checkpointing: true\n", "distributed_type: FSDP\nfsdp_config: {}\n",
         "0.20",
         [("fsdp_config.fsdp_activation_checkpointing", True, None, "removed", 3, 0, "a.yaml:3", "", "not read by accelerate 0.20")]),
+    "a key an old release does not read, added": (
+        "distributed_type: FSDP\nfsdp_config: {}\n", "distributed_type: FSDP\nfsdp_config:\n  fsdp_activation_checkpointing: true\n",
+        "0.20",
+        [("fsdp_config.fsdp_activation_checkpointing", None, True, "added", 0, 3, "", "b.yaml:3", "not read by accelerate 0.20")]),
+    "a key that never reaches the training process": (
+        "distributed_type: DEEPSPEED\ndeepspeed_config:\n  offload_param_nvme_path: /a\n",
+        "distributed_type: DEEPSPEED\ndeepspeed_config:\n  offload_param_nvme_path: /b\n", None,
+        [("deepspeed_config.offload_param_nvme_path", "/a", "/b", "changed", 3, 3, "a.yaml:3", "b.yaml:3",
+          "never reaches the training process")]),
+    "a key only the launch flag sets": (
+        "rdzv_backend: static\n", "rdzv_backend: c10d\n", None,
+        [("rdzv_backend", "static", "c10d", "changed", 1, 1, "a.yaml:1", "b.yaml:1",
+          "ignored in a config file (only the launch flag applies)")]),
 }
 
 
@@ -264,3 +302,15 @@ def test_unknown_keys_equal_removed_and_ignored() -> None:
         ("fsdp_config.zzz", 1, None, "removed", 5, 0, "a.yaml:5", "", "unknown key: accelerate ignores it")]
     assert [c.key for c in semdiff.diff(a, b, ignore=["ccc"]).changes] == ["fsdp_config.zzz"]
     assert [c.key for c in semdiff.diff(a, b, ignore=["fsdp_config"]).changes] == ["ccc"]
+
+
+def test_configs_built_from_data_are_files() -> None:
+    from accelconf.accelerate.model import from_data
+
+    a = from_data({"distributed_type": "MULTI_GPU", "use_cpu": True, "foo": 1})
+    b = from_data({"distributed_type": "MULTI_GPU"})
+    r = semdiff.diff(a, b)
+    assert _rows(r.changes) == [("foo", 1, None, "removed", 0, 0, "", "", "unknown key: accelerate refuses to load the file")]
+    assert _rows(r.ignored) == [("use_cpu", True, None, "removed", 0, 0, "", "", "distributed_type MULTI_GPU launches without it")]
+    yaml = _read("distributed_type: MULTI_GPU\n", "yaml", "b", None)
+    assert [c.kind for c in semdiff.diff(a, yaml).changes] == ["removed"]  # "" and yaml are one format
