@@ -125,6 +125,15 @@ def test_a_change_to_json_keeps_one_sided_key_names_and_makes_values_json() -> N
     assert "a_key" not in result.Change("k", 1, 2, "changed").to_json()
 
 
+def test_a_note_joins_only_what_is_said() -> None:
+    c = result.Change("k", 1, 2, "changed", remark=result.Note.of("first"))
+    assert c.noted("").note == "first" and c.noted(result.Note()).remark == result.Note.of("first")
+    assert c.noted("second").note == "first; second"
+    assert result.Change("k", 1, 2, "changed").noted("only").note == "only"
+    assert result.Note.of(result.SideRef.A, " and ", result.SideRef.B).then("x").mirrored().parts == (
+        result.SideRef.B, " and ", result.SideRef.A, "; x")
+
+
 # -- diff/consequences: what a difference does --------------------------------------------------
 
 cq = importlib.import_module("accelconf.diff.consequences")
@@ -186,3 +195,4 @@ def test_batch_note_shows_fractions_and_whole_numbers() -> None:
         "effective global batch size (processes x gradient accumulation x micro batch): 3 x 1 x ? -> 2 x 1 x ?, "
         "x0.6667 for the same micro batch")
     assert cq._fmt_num(2.5) == "2.5" and cq._fmt_num(4.0) == "4" and cq._fmt_num(None) == "?"
+    assert cq._fmt_num(1000000.0) == "1000000"  # not 1e+06

@@ -74,3 +74,33 @@ def test_flag_kinds_and_nested_attributes() -> None:
     # dynamo keys gained the prefix rule in 1.14: before it, an unprefixed key is copied as is
     assert nested_attr("dynamo_config", "backend", "1.13") == "backend"
     assert nested_attr("dynamo_config", "backend", V) == "dynamo_backend"
+
+
+MPI = "distributed_type: MULTI_CPU\nmpirun_config:\n  mpirun_hostfile: hosts\n"
+
+
+@pytest.mark.parametrize("version,extra,cmd", [
+    # accelerate/utils/launch.py prepare_simple_launcher_cmd_env with Open MPI's argument names
+    ("1.15", "num_processes: 8\nnum_machines: 2\nmain_process_ip: 10.0.0.1\nmain_process_port: 29500\n",
+     ["mpirun", "--hostfile", "hosts", "--npernode", "4", "-n", "8", "--bind-to", "socket"]),
+    ("1.15", "num_processes: 3\n", ["mpirun", "--hostfile", "hosts", "--npernode", "3", "-n", "3", "--bind-to", "socket"]),
+    ("1.15", "num_processes: 0\n", ["mpirun", "--hostfile", "hosts", "--npernode", "1", "--bind-to", "socket"]),
+    ("0.31", "num_processes: 3\n", ["mpirun", "--hostfile", "hosts", "--npernode", "3", "-n", "3"]),  # --bind-to from 0.32
+])
+def test_mpirun_command(version: str, extra: str, cmd: list[str]) -> None:
+    r = launch_env(formats.read(MPI + extra, "yaml", "x.yaml", version), version=version)
+    assert (r.mode, r.cmd) == ("simple", cmd)
+    assert _launch("distributed_type: MULTI_CPU\nnum_processes: 2\n").cmd is None
+
+
+SAGEMAKER = ("compute_environment: AMAZON_SAGEMAKER\ndistributed_type: DATA_PARALLEL\nec2_instance_type: ml.p3.2xlarge\n"
+             "iam_role_name: r\nprofile: default\nregion: us-east-1\nnum_machines: 1\nmixed_precision: fp16\n")
+
+
+def test_sagemaker_exports_its_distributed_type() -> None:
+    r = launch_env(formats.read(SAGEMAKER, "yaml", "x.yaml", "1.9"), version="1.9")
+    assert r.mode == "sagemaker"
+    assert r.env[registry.USE_SAGEMAKER_ENV] == "true" and r.env[registry.SAGEMAKER_DISTRIBUTED_TYPE_ENV] == "DATA_PARALLEL"
+    assert r.env["ACCELERATE_MIXED_PRECISION"] == "fp16"
+    with pytest.raises(LaunchError, match="'int' object has no attribute 'value'"):  # SageMakerDistributedType(...).value
+        launch_env(formats.read(SAGEMAKER.replace("DATA_PARALLEL", "3"), "yaml", "x.yaml", "1.9"), version="1.9")

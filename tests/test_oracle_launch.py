@@ -12,6 +12,7 @@ hypothesis. Older accelerate versions are compared with fixtures recorded by
 
 from __future__ import annotations
 
+import copy
 import json
 import shlex
 import subprocess
@@ -44,29 +45,61 @@ except Exception:  # pragma: no cover
 pytestmark = pytest.mark.oracle
 
 
+# Answers per request, for the whole process: accelerate's answer to one command line does not
+# change, and a mutation run (make mutants) forks this process once per mutant, so a request seen
+# before needs no new harness (starting one imports torch: seconds).
+_HELLO: dict[str, dict[str, Any]] = {}
+_ANSWERS: dict[tuple[str, str], dict[str, Any]] = {}
+
+
 class Oracle:
+    """accelerate's launcher in a harness process (tests/oracle/harness.py), started on the first
+    request whose answer is not known yet."""
+
     def __init__(self, env: dict[str, str] | None = None) -> None:
-        self.proc = subprocess.Popen([sys.executable, str(HARNESS)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, text=True, env=env)
-        assert self.proc.stdout is not None
-        hello = json.loads(self.proc.stdout.readline())
-        self.version = hello["version"]
+        self.env = env
+        self._key = json.dumps(env, sort_keys=True)
+        self._proc: subprocess.Popen[str] | None = None
         self.cwd: str | None = None
 
+    @property
+    def proc(self) -> subprocess.Popen[str]:
+        if self._proc is None:
+            self._proc = subprocess.Popen([sys.executable, str(HARNESS)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                          stderr=subprocess.DEVNULL, text=True, env=self.env)
+            assert self._proc.stdout is not None
+            _HELLO[self._key] = json.loads(self._proc.stdout.readline())
+        return self._proc
+
+    @property
+    def version(self) -> str:
+        if self._key not in _HELLO:
+            self.proc  # noqa: B018 - starting the harness reads its hello
+        return str(_HELLO[self._key]["version"])
+
     def __call__(self, argv: list[str], plugins: bool = False, snippet: str | None = None) -> dict[str, Any]:
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        self.proc.stdin.write(json.dumps({"argv": argv, "plugins": plugins, "snippet": snippet}) + "\n")
-        self.proc.stdin.flush()
-        ans = json.loads(self.proc.stdout.readline())
+        request = json.dumps({"argv": argv, "plugins": plugins, "snippet": snippet})
+        # a file named on the command line is part of the question (one temporary path may hold other texts)
+        files = [Path(a).read_text(encoding="utf-8", errors="replace") for a in argv if Path(a).is_file()]
+        known = (self._key, request + json.dumps(files))
+        if known not in _ANSWERS:
+            proc = self.proc
+            assert proc.stdin is not None and proc.stdout is not None
+            proc.stdin.write(request + "\n")
+            proc.stdin.flush()
+            _ANSWERS[known] = json.loads(proc.stdout.readline())
+        ans = copy.deepcopy(_ANSWERS[known])
         self.cwd = ans.get("cwd", self.cwd)
         return ans
 
     def close(self) -> None:
-        if self.proc.stdin:
-            self.proc.stdin.close()
-        self.proc.wait(timeout=30)
-        if self.proc.stdout:
-            self.proc.stdout.close()
+        if self._proc is None:
+            return
+        if self._proc.stdin:
+            self._proc.stdin.close()
+        self._proc.wait(timeout=30)
+        if self._proc.stdout:
+            self._proc.stdout.close()
 
 
 @pytest.fixture(scope="session")

@@ -51,15 +51,13 @@ def effective_default(setting: Setting, version: str, cfg: Config | None = None)
         return cfg is not None and canonical(registry.get("deepspeed_config", "zero_stage"), cfg.get("deepspeed_config.zero_stage", 2)) == 3
     if setting.launcher_default is not None:
         return setting.canonical_value(setting.launcher_default) if not isinstance(setting.launcher_default, tuple) else list(setting.launcher_default)
-    if setting.plugin_default is not None:
-        value = setting.plugin_default
-        return list(value) if isinstance(value, tuple) else canonical(setting, value)
+    if setting.plugin_default is not None:  # (the one tuple default, fp8's, is a launcher default too)
+        return canonical(setting, setting.plugin_default)
     return None
 
 
 def _single_machine(cfg: Config) -> bool:
-    n = cfg.get("num_machines", 1)
-    return n in (None, 1, "1")
+    return cfg.get("num_machines") in (None, 1, "1")  # "1": a YAML string that accelerate's int() reads
 
 
 # distributed types accelerate launch starts through torchrun or DeepSpeed (launch_command)
@@ -89,20 +87,13 @@ def _fsdp_version(cfg: Config, version: str | None = None) -> int:
     setting = registry.get("fsdp_config", "fsdp_version")
     if version is not None and setting is not None and not setting.exists_in(version):
         return 1
-    return cfg.fsdp_version() if cfg.get("fsdp_config.fsdp_version") is not None else 1
+    return cfg.fsdp_version()
 
 
 def _can_express(setting: Setting, fmt: str) -> bool:
     """Whether a format has a spelling for a setting (files have one for every setting)."""
-    if fmt in FILE_FORMATS or fmt == "yaml":
-        return True
-    if fmt == "env":
-        return setting.env is not None
-    if fmt == "cli":
-        return setting.flag is not None
-    if fmt == "kwargs":
-        return setting.plugin is not None
-    return True
+    spelling = {"env": setting.env, "cli": setting.flag, "kwargs": setting.plugin}
+    return fmt not in spelling or spelling[fmt] is not None
 
 
 @dataclass
@@ -152,7 +143,7 @@ class _Side:
         reason, why = self._no_effect(setting)
         if reason:
             state: Literal["inactive", "ignored"] = "inactive" if reason.startswith("fsdp") else "ignored"
-            return _Value(state, _canon(setting, raw) if entry is not None else None, raw, entry, why, reason)
+            return _Value(state, _canon(setting, raw), raw, entry, why, reason)  # raw is None without an entry
         if entry is None or raw is None or (raw in ([], "") and effective_default(setting, self.version, self.cfg) is None):
             if entry is None and not self.can_express(setting):
                 return _Value("na", None, None, None, f"{self.fmt or 'this format'} cannot express it", "format")
@@ -221,7 +212,7 @@ def _diff(sa: _Side, sb: _Side, ver: str, ignore: tuple[str, ...], only: frozens
     result = DiffResult(a_source=a.source, b_source=b.source, version=ver, mode=mode)
     order = _order()
     paths = set(a.entries) | set(b.entries)
-    if "FSDP" in (a.get("distributed_type"), b.get("distributed_type")) or sa.fsdp != sb.fsdp:
+    if sa.fsdp != sb.fsdp:
         paths.add("fsdp_config.fsdp_state_dict_type")  # its default follows the FSDP version
     if only is not None:
         paths &= only

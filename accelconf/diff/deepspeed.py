@@ -14,6 +14,7 @@ from accelconf.accelerate import registry
 from accelconf.accelerate.model import Config
 from accelconf.deepspeed import accelerate as _ds_accelerate
 from accelconf.deepspeed import keys as _ds_keys
+from accelconf.deepspeed.values import _lax_bool
 from accelconf.diff.accelerate import _diff, _Side
 from accelconf.diff.consequences import batch_factors, consequences, precision_note
 from accelconf.diff.result import Change, ChangeKind, DiffResult, Note, matches, same
@@ -115,12 +116,15 @@ def _ds_order(fa: dict[str, Any], fb: dict[str, Any]) -> list[str]:
 
 
 def _ds_precision_of(flat: dict[str, Any]) -> Any:
+    """The precision a flat DeepSpeed config runs: "auto" when fp16 or bf16 ``enabled`` is "auto",
+    else fp16, bf16 or "no" as DeepSpeed reads ``enabled``: a pydantic ``bool`` in lax mode
+    (deepspeed/runtime/precision_config.py, ``DeepSpeedFP16Config.enabled``), so 1 and "true" are true."""
     fp16, bf16 = flat.get("fp16.enabled"), flat.get("bf16.enabled")
     if "auto" in (fp16, bf16):
         return "auto"
-    if fp16 is True:
+    if _lax_bool(fp16) is True:
         return "fp16"
-    if bf16 is True:
+    if _lax_bool(bf16) is True:
         return "bf16"
     return "no"
 
@@ -163,17 +167,23 @@ def deepspeed_config(doc: Any) -> Config:
     cfg = Config(source=doc.path, format="deepspeed")
     for note in notes:
         cfg.note(note)
+    # every mapped path comes from a key of ``flat`` (mixed_precision from fp16/bf16 ``enabled``)
     for path, value in mapped.items():
-        if path == "mixed_precision":
-            if "fp16.enabled" not in flat and "bf16.enabled" not in flat:
-                continue
-            ds_key = "bf16.enabled" if flat.get("bf16.enabled", (None,))[0] in (True, "auto") else "fp16.enabled"
-        else:
-            ds_key = where_of.get(path, "")
-        line = doc.position(flat[ds_key][1])[0] if ds_key in flat else 0
-        cfg.set(path, value, line=line, origin="file", where=f"{doc.path}:{line}" if line else doc.path,
-                written_key=ds_key)
+        ds_key = _precision_key({k: v[0] for k, v in flat.items()}) if path == "mixed_precision" else where_of[path]
+        line = doc.position(flat[ds_key][1])[0]
+        cfg.set(path, value, line=line, origin="file", where=f"{doc.path}:{line}", written_key=ds_key)
     return cfg
+
+
+def _precision_key(flat: dict[str, Any]) -> str:
+    """The ``enabled`` key (one of the two is written) whose value :func:`_ds_precision_of` answers
+    from: an "auto", else a true, fp16 before bf16 as there; else the one written, fp16 first."""
+    if "fp16.enabled" not in flat:
+        return "bf16.enabled"
+    fp16, bf16 = flat["fp16.enabled"], flat.get("bf16.enabled")
+    if fp16 != "auto" and (bf16 == "auto" or (_lax_bool(fp16) is not True and _lax_bool(bf16) is True)):
+        return "bf16.enabled"
+    return "fp16.enabled"
 
 
 # What an absent key means in a DeepSpeed JSON (DeepSpeed's defaults, not accelerate's).
