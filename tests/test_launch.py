@@ -104,3 +104,60 @@ def test_sagemaker_exports_its_distributed_type() -> None:
     assert r.env["ACCELERATE_MIXED_PRECISION"] == "fp16"
     with pytest.raises(LaunchError, match="'int' object has no attribute 'value'"):  # SageMakerDistributedType(...).value
         launch_env(formats.read(SAGEMAKER.replace("DATA_PARALLEL", "3"), "yaml", "x.yaml", "1.9"), version="1.9")
+
+
+MULTI_CPU_2 = ("distributed_type: MULTI_CPU\nnum_processes: 4\nnum_machines: 2\nmain_process_ip: 10.0.0.1\n"
+               "main_process_port: 29501\nmpirun_config:\n  mpirun_hostfile: hosts\n  mpirun_ccl: 2\n")
+NOT_ENV = ("launch.not-env", "info",
+           "env does not carry the process layout; accelerate runs: mpirun --hostfile hosts --npernode 2 -n 4 --bind-to socket")
+
+
+def _ccl_installed(version: str) -> tuple[str, str, str]:
+    return ("convert.machine-dependent", "info", f"accelerate {version} writes CCL_WORKER_COUNT as mpirun_ccl when oneCCL is "
+            "installed on the machine that launches, else 0; written here as 0")
+
+
+# The simple launcher's rendezvous by release (tests/test_release_matrix.py checks the same paths against
+# each release's own launcher; these pin them without it): accelerate/utils/launch.py
+# prepare_simple_launcher_cmd_env.
+@pytest.mark.parametrize("version,text,env,findings", [
+    ("0.33", MULTI_CPU_2, {"ACCELERATE_USE_CPU": "False", "MASTER_ADDR": "10.0.0.1", "MASTER_PORT": "29501",
+                           "CCL_WORKER_COUNT": "2", "ACCELERATE_MIXED_PRECISION": "no", "OMP_NUM_THREADS": "1"}, [NOT_ENV]),
+    ("1.8", MULTI_CPU_2, {"ACCELERATE_USE_CPU": "False", "MASTER_ADDR": "10.0.0.1", "MASTER_PORT": "29501", "CCL_WORKER_COUNT": "0",
+                          "KMP_AFFINITY": "granularity=fine,compact,1,0", "KMP_BLOCKTIME": "1", "ACCELERATE_MIXED_PRECISION": "no",
+                          "OMP_NUM_THREADS": "1"}, [_ccl_installed("1.8"), NOT_ENV]),
+    ("1.15", MULTI_CPU_2, {"ACCELERATE_USE_CPU": "False", "MASTER_ADDR": "10.0.0.1", "MASTER_PORT": "29501",
+                           "ACCELERATE_MIXED_PRECISION": "no", "OMP_NUM_THREADS": "1"},
+     [("launch.version", "warning", "`mpirun_config.mpirun_ccl` is not read by accelerate 1.15"), NOT_ENV]),
+    ("1.10", "distributed_type: MULTI_CPU\nnum_processes: 4\n",
+     {"ACCELERATE_USE_CPU": "False", "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": "29500", "CCL_WORKER_COUNT": "0",
+      "KMP_AFFINITY": "granularity=fine,compact,1,0", "KMP_BLOCKTIME": "1", "ACCELERATE_MIXED_PRECISION": "no",
+      "OMP_NUM_THREADS": "1"}, [_ccl_installed("1.10")]),
+])
+def test_simple_launcher_rendezvous_by_release(version: str, text: str, env: dict, findings: list) -> None:
+    r = launch_env(formats.read(text, "yaml", "x.yaml", version), version=version)
+    assert r.mode == "simple"
+    assert {k: v for k, v in r.env.items() if "DYNAMO" not in k} == env
+    assert [(f.rule, f.severity, f.message) for f in r.findings] == findings
+
+
+def test_simple_launcher_refusals_by_release() -> None:
+    # 0.28-0.32 put the integer mpirun_ccl into the env without str(): Popen raises
+    with pytest.raises(LaunchError, match=r"^<text>: expected str, bytes or os.PathLike object, not int$"):
+        launch_env(formats.read(MULTI_CPU_2, "yaml", "x.yaml", "0.30"), version="0.30")
+    with pytest.raises(LaunchError) as err:
+        _launch("distributed_type: MULTI_CPU\nnum_processes: 4\nnum_machines: 2\n")
+    assert err.value.message == "When using multiple machines, you need to specify the main process IP and port."
+
+
+def test_flags_alone_take_accelerates_defaults() -> None:
+    r = launch_env(formats.read("--num_processes 2", "cli", "x.sh", V), version=V)
+    assert (r.mode, {k: v for k, v in r.env.items() if "DYNAMO" not in k}, r.findings) == (
+        "simple", {"ACCELERATE_USE_CPU": "False", "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": "29500",
+                   "ACCELERATE_MIXED_PRECISION": "no", "OMP_NUM_THREADS": "1"}, [])
+    r = launch_env(formats.read("--debug", "cli", "x.sh", V), version=V)
+    assert {k: v for k, v in r.env.items() if "DYNAMO" not in k} == {
+        "ACCELERATE_USE_CPU": "False", "ACCELERATE_DEBUG_MODE": "true", "ACCELERATE_MIXED_PRECISION": "no", "OMP_NUM_THREADS": "1"}
+    assert [(f.rule, f.severity, f.message, f.key) for f in r.findings] == [
+        ("convert.machine-dependent", "info", "`--num_processes` not given: accelerate uses the number of visible devices (taken as 0)",
+         "num_processes")]
