@@ -205,6 +205,14 @@ CASES = {
         "mixed_precision: FP8\nfp8_config:\n  backend: TE\n", "mixed_precision: FP8\nfp8_config:\n  backend: MSAMP\n",
         ("yaml", "yaml"), None,
         [("fp8_config.backend", "TE", "MSAMP", "changed", 3, 3, "a.yaml:3", "b.yaml:3", "")], []),
+    "a file's rdzv_backend against the flag (only the flag applies)": (
+        "rdzv_backend: c10d\n", "--rdzv_backend c10d", ("yaml", "cli"), None,
+        [("rdzv_backend", "static", "c10d", "added", 0, 1, "default", "b.sh:1 --rdzv_backend", "")], []),
+    "an empty value is unset where there is no default": (
+        "num_machines: 2\nmain_process_ip: ''\n", "num_machines: 2\n", ("yaml", "yaml"), None, [], []),
+    "an empty value is a value where there is a default": (
+        "num_machines: 1\nmain_process_ip: ''\n", "num_machines: 1\n", ("yaml", "yaml"), None,
+        [("main_process_ip", "", "127.0.0.1", "removed", 2, 0, "a.yaml:2", "default", "")], []),
 }
 
 # (A, B, version, differences without effect)
@@ -236,6 +244,10 @@ IGNORED = {
         "distributed_type: FSDP\nfsdp_config: {}\n", "distributed_type: FSDP\nfsdp_config:\n  fsdp_activation_checkpointing: true\n",
         "0.20",
         [("fsdp_config.fsdp_activation_checkpointing", None, True, "added", 0, 3, "", "b.yaml:3", "not read by accelerate 0.20")]),
+    "a key written empty against one set, both without effect": (
+        "distributed_type: FSDP\nfsdp_config:\n  fsdp_activation_checkpointing:\n",
+        "distributed_type: FSDP\nfsdp_config:\n  fsdp_activation_checkpointing: true\n", "0.20",
+        [("fsdp_config.fsdp_activation_checkpointing", None, True, "changed", 3, 3, "a.yaml:3", "b.yaml:3", "not read by accelerate 0.20")]),
     "a key that never reaches the training process": (
         "distributed_type: DEEPSPEED\ndeepspeed_config:\n  offload_param_nvme_path: /a\n",
         "distributed_type: DEEPSPEED\ndeepspeed_config:\n  offload_param_nvme_path: /b\n", None,

@@ -146,7 +146,7 @@ class _Side:
             return _Value(state, _canon(setting, raw), raw, entry, why, reason)  # raw is None without an entry
         if entry is None or raw is None or (raw in ([], "") and effective_default(setting, self.version, self.cfg) is None):
             if entry is None and not self.can_express(setting):
-                return _Value("na", None, None, None, f"{self.fmt or 'this format'} cannot express it", "format")
+                return _Value("na", None, None, None, f"{self.fmt} cannot express it", "format")  # files express all
             return _Value("default", self.default(setting), None, entry)
         return _Value("set", _canon(setting, raw), raw, entry, loc=self.where(entry))
 
@@ -370,7 +370,7 @@ def _section_inactive(change: Change, a: Config, b: Config) -> str:
     if sec is None or sec.active_when is None:
         return ""
     key, value = sec.active_when
-    if not any(registry.section_active(section, {key: canonical(registry.get("", key), c.get(key))}) for c in (a, b)):
+    if not any(registry.section_active(section, c) for c in (a, b)):
         return f"no effect on either side ({key} is not {value})"
     return ""
 
