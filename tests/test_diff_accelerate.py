@@ -210,6 +210,9 @@ CASES = {
         [("rdzv_backend", "static", "c10d", "added", 0, 1, "default", "b.sh:1 --rdzv_backend", "")], []),
     "an empty value is unset where there is no default": (
         "num_machines: 2\nmain_process_ip: ''\n", "num_machines: 2\n", ("yaml", "yaml"), None, [], []),
+    "an empty value is unset, and no line is given for it": (
+        "num_machines: 2\nmain_process_ip: ''\n", "num_machines: 2\nmain_process_ip: 10.0.0.1\n", ("yaml", "yaml"), None,
+        [("main_process_ip", None, "10.0.0.1", "added", 0, 2, "default", "b.yaml:2", "")], []),
     "an empty value is a value where there is a default": (
         "num_machines: 1\nmain_process_ip: ''\n", "num_machines: 1\n", ("yaml", "yaml"), None,
         [("main_process_ip", "", "127.0.0.1", "removed", 2, 0, "a.yaml:2", "default", "")], []),
