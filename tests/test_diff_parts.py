@@ -196,3 +196,78 @@ def test_batch_note_shows_fractions_and_whole_numbers() -> None:
         "x0.6667 for the same micro batch")
     assert cq._fmt_num(2.5) == "2.5" and cq._fmt_num(4.0) == "4" and cq._fmt_num(None) == "?"
     assert cq._fmt_num(1000000.0) == "1000000"  # not 1e+06
+
+
+# -- diff/result: comparing values and ignore patterns; diff/consequences: batch factors ---------------
+
+def test_same_keeps_booleans_apart_from_numbers_and_lists_equal_to_tuples() -> None:
+    same = result.same
+    assert same(True, True) and not same(True, False) and not same(True, 1) and not same(1, True)
+    assert not same(False, 0) and not same(0, False) and not same("true", True)
+    assert same(5e8, 500000000) and same(2, 2.0) and not same(2, 3)
+    assert same([1, 2], (1, 2)) and same((True,), [True]) and not same([1, 2], [1]) and not same([True], [1])
+    assert not same("1", 1) and not same([1], 1) and same("a", "a") and same(None, None) and not same(None, 0)
+
+
+@pytest.mark.parametrize("path,patterns,hit", [
+    ("fsdp_config.fsdp_offload_params", ["fsdp_offload_params"], True),  # the key alone
+    ("fsdp_config.fsdp_offload_params", ["fsdp_config"], True),  # the section
+    ("fsdp_config.fsdp_offload_params", ["fsdp_config.fsdp_offload_params"], True),
+    ("fsdp_config.fsdp_offload_params", ["*offload*"], True),
+    ("fsdp_config.fsdp_offload_params", ["fsdp_config.*"], True),
+    ("fsdp_config.fsdp_offload_params", ["offload"], False),
+    ("fsdp_config.fsdp_offload_params", ["config"], False),
+    ("zero_optimization.offload_param.device", ["device"], True),
+    ("zero_optimization.offload_param.device", ["offload_param.device"], False),
+    ("zero_optimization.offload_param.device", ["zero_optimization"], True),
+    ("zero_optimization.offload_param.device", ["offload_param"], False),
+    ("mixed_precision", ["mixed_precision"], True),
+    ("mixed_precision", [""], False),
+    ("mixed_precision", ["Mixed_Precision"], False),
+    ("mixed_precision", ["XXXX"], False),
+    ("mixed_precision", [], False),
+])
+def test_ignore_patterns(path: str, patterns: list[str], hit: bool) -> None:
+    assert result.matches(path, patterns) is hit
+
+
+def _cfg(text: str):
+    from accelconf import formats
+
+    return formats.read(text, fmt="yaml", path="x.yaml")
+
+
+@pytest.mark.parametrize("text,factors", [
+    ("distributed_type: 'NO'\n", (1.0, None, None)),
+    ("distributed_type: MULTI_GPU\n", (None, None, None)),
+    ("distributed_type: 'NO'\nnum_processes: 3\n", (3.0, None, None)),
+    ("num_processes: 8\nparallelism_config:\n  parallelism_config_tp_size: 2\n  parallelism_config_cp_size: 2\n", (2.0, None, None)),
+    ("num_processes: 8\nparallelism_config:\n  parallelism_config_sp_size: 4\n", (2.0, None, None)),
+    ("num_processes: 8\nparallelism_config:\n  parallelism_config_tp_size: 1\n", (8.0, None, None)),
+    ("num_processes: 6\nparallelism_config:\n  parallelism_config_tp_size: 4\n", (6.0, None, None)),  # 4 does not divide 6
+    ("num_processes: 8\nmegatron_lm_config:\n  megatron_lm_tp_degree: 2\n  megatron_lm_pp_degree: 2\n", (2.0, None, None)),
+    ("num_processes: 8\nmegatron_lm_config:\n  megatron_lm_pp_degree: 4\n", (2.0, None, None)),
+    ("num_processes: 4\ndeepspeed_config:\n  gradient_accumulation_steps: 8\n", (4.0, 8.0, None)),
+])
+def test_batch_factors(text: str, factors: tuple) -> None:
+    assert cq.batch_factors(_cfg(text)) == factors
+
+
+def test_batch_factors_of_a_deepspeed_json() -> None:
+    cfg = _cfg("num_processes: 4\ndeepspeed_config:\n  gradient_accumulation_steps: 8\n")
+    assert cq.batch_factors(cfg, {"gradient_accumulation_steps": 2, "train_micro_batch_size_per_gpu": 16}) == (4.0, 2.0, 16.0)
+    assert cq.batch_factors(cfg, {"gradient_accumulation_steps": "auto", "train_micro_batch_size_per_gpu": "auto"}) == (4.0, 8.0, None)
+    assert cq.batch_factors(None) == (None, None, None)
+    assert cq._num(True) is None and cq._num(None) is None and cq._num("2") == 2.0 and cq._num("x") is None and cq._num([1]) is None
+
+
+def test_batch_note_when_only_one_side_knows_a_factor() -> None:
+    assert cq.batch_note((4.0, None, None), (4.0, None, None)) == ""
+    assert cq.batch_note((4.0, 2.0, None), (None, 2.0, None)) == ""  # what both know is the same
+    assert cq.batch_note((4.0, 1.0, 8.0), (4.0, 2.0, None)) == (
+        "effective global batch size (processes x gradient accumulation x micro batch): 4 x 1 x 8 = 32 -> 4 x 2 x ?, "
+        "x2 for the same micro batch")
+    assert cq.batch_note((4.0, 2.0, 8.0), (4.0, 0.0, 8.0)) == (
+        "effective global batch size (processes x gradient accumulation x micro batch): 4 x 2 x 8 = 64 -> 4 x 0 x 8 = 0, x0")
+    assert cq.batch_note((0.0, 1.0, 1.0), (2.0, 1.0, 1.0)) == (
+        "effective global batch size (processes x gradient accumulation x micro batch): 0 x 1 x 1 = 0 -> 2 x 1 x 1 = 2, x2")

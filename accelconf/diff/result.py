@@ -172,6 +172,8 @@ def matches(path: str, patterns: Iterable[str]) -> bool:
     key = path.rsplit(".", 1)[-1]
     section = path.split(".", 1)[0] if "." in path else ""
     for p in patterns:
+        if not p:
+            continue  # an empty pattern names nothing (it would equal a top-level key's empty section)
         if p in (path, key, section) or fnmatch.fnmatchcase(path, p) or fnmatch.fnmatchcase(key, p):
             return True
     return False
