@@ -263,6 +263,8 @@ USE_SAGEMAKER_ENV = "ACCELERATE_USE_SAGEMAKER"
 SAGEMAKER_DISTRIBUTED_TYPE_ENV = "ACCELERATE_SAGEMAKER_DISTRIBUTED_TYPE"  # the SageMaker job's distributed_type (utils/launch.py)
 CONFIG_DS_FIELDS_ENV = "ACCELERATE_CONFIG_DS_FIELDS"  # the file's deepspeed_config keys, for the JSON conflict check
 FP8_OVERRIDE_PREFIX = "ACCELERATE_FP8_OVERRIDE_"  # override_linear_precision: _FPROP, _DGRAD, _WGRAD
+# the parts in override_linear_precision's order (accelerate/utils/dataclasses.py TERecipeKwargs)
+FP8_OVERRIDE_PARTS = ("FPROP", "DGRAD", "WGRAD")
 
 
 def _s(section: str, key: str, type_: str, doc: str, **kw: Any) -> Setting:

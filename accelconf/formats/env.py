@@ -48,7 +48,6 @@ NEVER_READ = {
 }
 LAUNCHER_THREADS = "--num_cpu_threads_per_process"  # the launch flag behind OMP_NUM_THREADS
 _LINE = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$")
-FP8_OVERRIDE_PARTS = ("FPROP", "DGRAD", "WGRAD")  # override_linear_precision order (utils/dataclasses.py TERecipeKwargs)
 
 
 def _unquote(raw: str, path: str, lineno: int) -> str:
@@ -109,8 +108,8 @@ def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: st
             if raw.lower() == "true":
                 cfg.set("distributed_type", PARADIGM_ENV[name], written_key=name, **kw)
             continue
-        if name.startswith(registry.FP8_OVERRIDE_PREFIX) and name.rsplit("_", 1)[1] in FP8_OVERRIDE_PARTS:
-            override[FP8_OVERRIDE_PARTS.index(name.rsplit("_", 1)[1])] = raw.lower() in registry.TRUE_WORDS
+        if name.startswith(registry.FP8_OVERRIDE_PREFIX) and name.rsplit("_", 1)[1] in registry.FP8_OVERRIDE_PARTS:
+            override[registry.FP8_OVERRIDE_PARTS.index(name.rsplit("_", 1)[1])] = raw.lower() in registry.TRUE_WORDS
             s = registry.get("fp8_config", "override_linear_precision")
             if s is not None and override_entry is None:
                 override_entry = cfg.set(s.path, (False, False, False), written_key=name, **kw)

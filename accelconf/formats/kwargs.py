@@ -26,7 +26,7 @@ from accelconf.findings import Finding, Severity
 from accelconf.accelerate.launch import launch_env, resolve
 from accelconf.accelerate.model import Config, Entry
 from accelconf.formats import pynames
-from accelconf.formats.env import FP8_OVERRIDE_PARTS, decode
+from accelconf.formats.env import decode
 
 ACCELERATOR = "Accelerator"
 # Accelerator keyword -> plugin class it takes.
@@ -105,7 +105,7 @@ def plugin_kwargs(env: dict[str, str], version: str, written: frozenset[str] = f
         else:
             _place_variable(kw, wanted, var, raw)
     if override and registry.TE in wanted:  # (the launcher exports them only with mixed_precision fp8)
-        kw.classes.setdefault(registry.TE, {})["override_linear_precision"] = tuple(override.get(p, False) for p in FP8_OVERRIDE_PARTS)
+        kw.classes.setdefault(registry.TE, {})["override_linear_precision"] = tuple(override.get(p, False) for p in registry.FP8_OVERRIDE_PARTS)
     if fp8 and not recipe:
         kw.lossy("warning", f"fp8 backend {backend!r} has no recipe class: Accelerator picks one "
                  "(no FP8 recipe kwargs written)", "fp8_config.backend")
