@@ -13,7 +13,7 @@ from packaging.version import Version
 
 from accelconf.deepspeed import signatures
 from accelconf.deepspeed.keys import _REMOVED_TOP, DTYPE_SPELLINGS, _OPTIMIZERS, _OPTIMIZERS_REMOVED, _OPTIMIZERS_SINCE
-from accelconf.deepspeed.values import _enabled, _fmt, _int_or_none, _lax_bool, _lax_num, _stage
+from accelconf.deepspeed.values import _enabled, _fmt, _int_or_none, lax_bool, _lax_num, _stage
 from accelconf.findings import Severity
 
 if TYPE_CHECKING:
@@ -60,24 +60,24 @@ def rules(ctx: _Ctx, data: dict[str, Any], world_size: int | None) -> None:
                         + "; DeepSpeed fails when it starts swapping", f"{key}.device", node)
     # stage-dependent checks DeepSpeed makes
     if stage is not None:
-        if _lax_bool(z.get("compute_grad_norm")) is False and stage not in (1, 2):
+        if lax_bool(z.get("compute_grad_norm")) is False and stage not in (1, 2):
             ctx.add("ds-stage-requirement", "error", f"`compute_grad_norm: false` is only allowed with ZeRO stage 1 or 2, not {stage}",
                     "zero_optimization.compute_grad_norm", doc.node("zero_optimization.compute_grad_norm"))
         for block, flag in (("fp16", "fp16_master_weights_and_grads"), (bf_name, "bf16_master_weights_and_grads"),
                             (bf_name, "bf16_optimizer_states")):
             b = data.get(block)
-            if isinstance(b, dict) and _lax_bool(b.get(flag)) is True and stage == 0:
+            if isinstance(b, dict) and lax_bool(b.get(flag)) is True and stage == 0:
                 ctx.add("ds-stage-requirement", "error", f"`{block}.{flag}` needs ZeRO stage 1, 2 or 3", f"{block}.{flag}",
                         doc.node(f"{block}.{flag}"))
         op = data.get("gradient_allreduce_op")
         if isinstance(op, str) and op.lower() == "sum":
             reason = "ZeRO stage 3" if stage == 3 else "ZenFlow" if isinstance(z.get("zenflow"), dict) else \
-                "DeepCompile" if isinstance(data.get("compile"), dict) and _lax_bool(data["compile"].get("deepcompile")) else None
+                "DeepCompile" if isinstance(data.get("compile"), dict) and lax_bool(data["compile"].get("deepcompile")) else None
             if reason:
                 ctx.add("ds-stage-requirement", "error", f"`gradient_allreduce_op: \"sum\"` is not supported with {reason}",
                         "gradient_allreduce_op", doc.node("gradient_allreduce_op"))
     b = data.get(bf_name)
-    if isinstance(b, dict) and _lax_bool(b.get("bf16_optimizer_states")) and not _lax_bool(b.get("bf16_master_weights_and_grads")):
+    if isinstance(b, dict) and lax_bool(b.get("bf16_optimizer_states")) and not lax_bool(b.get("bf16_master_weights_and_grads")):
         ctx.add("ds-stage-requirement", "error", "`bf16_optimizer_states` requires `bf16_master_weights_and_grads: true`",
                 f"{bf_name}.bf16_optimizer_states", doc.node(f"{bf_name}.bf16_optimizer_states"))
     _fp16_scaling(ctx, data)
@@ -245,7 +245,7 @@ def _zero_untested(ctx: _Ctx, data: dict[str, Any], t: str, candidates: list[str
     stage = _stage(data)
     if ctx.runtime != "deepspeed" or not stage or not candidates or t.lower() == "muon":
         return
-    if _lax_bool(data.get("zero_allow_untested_optimizer")) or any(c in _ZERO_SUPPORTED for c in candidates):
+    if lax_bool(data.get("zero_allow_untested_optimizer")) or any(c in _ZERO_SUPPORTED for c in candidates):
         return
     ctx.add("ds-optimizer", "error", f"optimizer `{t}` ({candidates[0].rsplit('.', 1)[-1]}) is not one ZeRO supports: "
             "deepspeed.initialize raises AssertionError unless `zero_allow_untested_optimizer` is true",
@@ -265,7 +265,7 @@ def _optimizer_classes(t: str, params: dict[str, Any], data: dict[str, Any]) -> 
     zenflow = isinstance(zero, dict) and isinstance(zero.get("zenflow"), dict)
     if low in ("adam", "adamw"):
         popped = {"adam_w_mode", "torch_adam", "fp32_optimizer_states"}
-        if _lax_bool(params.get("torch_adam")):
+        if lax_bool(params.get("torch_adam")):
             w = low == "adamw" or params.get("adam_w_mode", True) is not False
             return [f"torch.optim.{'AdamW' if w else 'Adam'}"], popped | {"foreach"}, {"foreach"}
         out: list[str] = []

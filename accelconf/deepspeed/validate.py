@@ -17,7 +17,7 @@ from accelconf.deepspeed.keys import (
     _OPT_PARAMS_AUTO, _REMOVED_TOP, _UNSET, ISSUE_8489, OLDEST, RUNTIMES, TOP, ZERO, Key, _child, _ver, iter_keys,
 )
 from accelconf.deepspeed.rules import rules as _rules
-from accelconf.deepspeed.values import _coerce, _fmt, _json_type, _lax_bool, _lax_ok, _strict_ok
+from accelconf.deepspeed.values import _coerce, _fmt, _json_type, lax_bool, _lax_ok, _strict_ok
 from accelconf.errors import UsageError
 from accelconf.findings import Finding, Severity
 from accelconf.text.document import Document, Node
@@ -346,7 +346,7 @@ def _check_scalar(ctx: _Ctx, spec: Key, vnode: Node, dotted: str, pydantic_secti
         ctx.add("ds-enum", "error", f"`{dotted}` must be \"auto\" or a list of module-name patterns, not {_fmt(v)}",
                 dotted, vnode, "auto")
         return
-    if dotted == "aio.use_gds" and _lax_bool(v):
+    if dotted == "aio.use_gds" and lax_bool(v):
         ctx.add("ds-enum", "warning", "`aio.use_gds` (GPUDirect Storage) works only on CUDA machines; DeepSpeed's config "
                 "parser raises on any other accelerator", dotted, vnode)
     if spec.enum and not isinstance(v, (list, dict)):
@@ -416,7 +416,7 @@ def _dtype_read(ctx: _Ctx, dotted: str) -> bool:
     if dotted == "data_types.grad_accum_dtype":
         return isinstance(data.get("optimizer"), dict) or ctx.runtime != "deepspeed"
     if dotted == "data_types.buffer_dtype":
-        return any(_lax_bool(b.get("enabled")) is True for b in (data.get("fp16"), data.get("bf16"), data.get("bfloat16"))
+        return any(lax_bool(b.get("enabled")) is True for b in (data.get("fp16"), data.get("bf16"), data.get("bfloat16"))
                    if isinstance(b, dict))
     return False
 

@@ -104,7 +104,7 @@ def _int_or_none(v: Any) -> int | None:
     return None
 
 
-def _lax_bool(v: Any) -> bool | None:
+def lax_bool(v: Any) -> bool | None:
     """The boolean pydantic's lax mode makes of ``v`` (None when it rejects it or it is "auto")."""
     if isinstance(v, bool):
         return v
@@ -134,7 +134,7 @@ def _lax_num(v: Any) -> float | None:
 def _enabled(block: Any) -> bool:
     if not isinstance(block, dict):
         return False
-    return _lax_bool(block.get("enabled")) is True
+    return lax_bool(block.get("enabled")) is True
 
 
 def _stage(data: dict[str, Any]) -> int | None:

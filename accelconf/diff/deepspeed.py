@@ -14,7 +14,7 @@ from accelconf.accelerate import registry
 from accelconf.accelerate.model import Config
 from accelconf.deepspeed import accelerate as _ds_accelerate
 from accelconf.deepspeed import keys as _ds_keys
-from accelconf.deepspeed.values import _lax_bool
+from accelconf.deepspeed.values import lax_bool
 from accelconf.diff.accelerate import _diff, _Side
 from accelconf.diff.consequences import batch_factors, consequences, precision_note
 from accelconf.diff.result import Change, ChangeKind, DiffResult, Note, matches, same
@@ -122,9 +122,9 @@ def _ds_precision_of(flat: dict[str, Any]) -> Any:
     fp16, bf16 = flat.get("fp16.enabled"), flat.get("bf16.enabled")
     if "auto" in (fp16, bf16):
         return "auto"
-    if _lax_bool(fp16) is True:
+    if lax_bool(fp16) is True:
         return "fp16"
-    if _lax_bool(bf16) is True:
+    if lax_bool(bf16) is True:
         return "bf16"
     return "no"
 
@@ -181,7 +181,7 @@ def _precision_key(flat: dict[str, Any]) -> str:
     if "fp16.enabled" not in flat:
         return "bf16.enabled"
     fp16, bf16 = flat["fp16.enabled"], flat.get("bf16.enabled")
-    if fp16 != "auto" and (bf16 == "auto" or (_lax_bool(fp16) is not True and _lax_bool(bf16) is True)):
+    if fp16 != "auto" and (bf16 == "auto" or (lax_bool(fp16) is not True and lax_bool(bf16) is True)):
         return "bf16.enabled"
     return "fp16.enabled"
 
