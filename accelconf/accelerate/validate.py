@@ -239,10 +239,9 @@ def _unknown_keys(ctx: Context) -> None:
                 removed = setting.until is not None and not version_in(ctx.version, None, setting.until)
                 msg = (setting.deprecated or f"`{skey}` does not exist in accelerate {ctx.version}") if removed else \
                     f"`{skey}` needs accelerate {setting.since} or newer (checking against {ctx.version})"
-                sev: Severity = "error" if version_in(ctx.version, "0.23", None) or True else "error"
                 fix = ctx.delete_key((skey,)) if removed else ()
-                ctx.finding("removed-key" if removed else "key-too-new", sev,
-                            f"{msg}; accelerate refuses to load a config with unknown top-level keys", (skey,), fix=fix)
+                ctx.finding("removed-key" if removed else "key-too-new", "error",
+                            f"{msg.rstrip('.')}; accelerate refuses to load a config with unknown top-level keys", (skey,), fix=fix)
             continue
         if sagemaker and setting is not None:
             continue  # reported by the sagemaker rule
@@ -266,10 +265,6 @@ def _unknown_nested(ctx: Context) -> None:
                         f"`{key}` without the `{sec.prefix}` prefix is ignored before accelerate {sec.prefix_optional_since} (checking against {ctx.version})",
                         (section, key), suggestion=setting.key, fix=ctx.rename_key((section, key), setting.key))
             continue
-        # a key that exists in other versions
-        other = registry.get(section, key)
-        if other is not None:
-            continue  # handled by version rule
         guess = did_you_mean(section, key, ctx.version)
         fix = ctx.rename_key((section, key), guess) if guess else ()
         extra = f"; did you mean `{guess}`?" if guess else ""
@@ -298,9 +293,6 @@ def _versions(ctx: Context) -> None:
             ctx.finding("key-too-new", sev,
                         f"`{s.key}` needs accelerate {s.since} or newer; accelerate {ctx.version} ignores it"
                         + (" and runs something else than written" if changes else ""), keypath)
-    for name, sec in registry.SECTIONS.items():
-        if name and name in ctx.doc.data and not version_in(ctx.version, sec.since, sec.until):
-            pass  # reported by unknown-key at top level
 
 
 @rule("distributed-type")
