@@ -53,17 +53,12 @@ class Context:
     findings: list[Finding] = field(default_factory=list)
 
     # -- helpers ----------------------------------------------------------------------------
-    def key_node(self, *path: str) -> Node | None:
-        return self.doc.key(tuple(path))
-
     def value_node(self, *path: str) -> Node | None:
         return self.doc.node(tuple(path))
 
-    def finding(self, rule: str, severity: Severity, message: str, path: tuple[str, ...] | str, *,
+    def finding(self, rule: str, severity: Severity, message: str, path: tuple[str, ...], *,
                 on_value: bool = False, suggestion: str | None = None,
                 fix: tuple[tuple[int, int, str], ...] = ()) -> Finding:
-        if isinstance(path, str):
-            path = tuple(path.split(".")) if path else ()
         line, col, eline, ecol = self.doc.span(path, on_value)
         f = Finding(rule, severity, message, ".".join(str(p) for p in path), line, col, suggestion,
                     eline, ecol, fix=fix)
@@ -143,10 +138,8 @@ def did_you_mean(section: str, key: str, version: str | None = None) -> str | No
     if mistake is not None:
         return mistake or None
     candidates = [s.key for s in registry.settings_in(section, version)]
-    if section in ("fsdp_config",) and not key.startswith("fsdp_"):
-        hit = registry.get(section, "fsdp_" + key)
-        if hit is not None:
-            return hit.key
+    if section == "fsdp_config" and "fsdp_" + key in candidates:
+        return "fsdp_" + key  # the prefix left out (only a key this release has)
     lowered = {c.lower(): c for c in candidates}
     if key.lower() in lowered:
         return lowered[key.lower()]
@@ -543,17 +536,14 @@ def _enum_value(ctx: Context, s: Setting, written_key: str, v: Any, keypath: tup
     if any(v == c and type(v) is type(c) for c in choices):
         ok = True
     elif any(v == legacy and type(v) is type(legacy) for legacy, _ in s.legacy_values):
+        # (integer sharding strategies of releases that read an integer went to _sharding_int above)
         canon = s.canonical_value(v)
-        legacy_ok = True
-        if s.key == "fsdp_sharding_strategy" and isinstance(v, int) and v > 3 and not version_in(ctx.version, "0.21", None):
-            legacy_ok = False
-        if legacy_ok:
-            ok = True
-            if s.key != "fsdp_version":
-                ctx.finding("legacy-value", "info",
-                            f"`{written_key}: {v}` means {canon}; accelerate writes the name",
-                            keypath, on_value=True, suggestion=str(canon),
-                            fix=ctx.replace_value(keypath, scalar_text(ctx.doc, canon)))
+        ok = True
+        if s.key != "fsdp_version":
+            ctx.finding("legacy-value", "info",
+                        f"`{written_key}: {v}` means {canon}; accelerate writes the name",
+                        keypath, on_value=True, suggestion=str(canon),
+                        fix=ctx.replace_value(keypath, scalar_text(ctx.doc, canon)))
     elif isinstance(v, str) and s.case_insensitive and any(isinstance(c, str) and c.lower() == v.lower() for c in choices):
         ok = True
         canon = s.canonical_value(v)
@@ -582,10 +572,7 @@ def _enum_value(ctx: Context, s: Setting, written_key: str, v: Any, keypath: tup
             m = difflib.get_close_matches(v.upper(), [str(c).upper() for c in choices], n=1)
             if m:
                 guess = next(str(c) for c in choices if str(c).upper() == m[0])
-        sev2: Severity = "error"
-        if s.section == "dynamo_config" and s.key == "dynamo_mode":
-            sev2 = "error"
-        ctx.finding("invalid-value", sev2, f"`{written_key}: {v}` is not one of {shown}", keypath, on_value=True, suggestion=guess)
+        ctx.finding("invalid-value", "error", f"`{written_key}: {v}` is not one of {shown}", keypath, on_value=True, suggestion=guess)
         return
     if not registry.enum_exists(s, v, ctx.version):
         ctx.finding("value-too-new", "error", f"`{written_key}: {v}` does not exist in accelerate {ctx.version}", keypath, on_value=True)

@@ -1,0 +1,175 @@
+"""Branches of validate's rules that the reviewed records (test_validate_findings.py) do not reach,
+each with the behaviour a user sees. Written from the mutants of ``validate.py`` that survived
+(bench/MUTANTS.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from accelconf.accelerate.fmt import apply_edits
+from accelconf.accelerate.validate import did_you_mean, validate_any, validate_document
+from accelconf.findings import Finding
+from accelconf.text.document import load_file, load_text
+
+MG = "distributed_type: MULTI_GPU\nnum_processes: 2\n"
+FS = "distributed_type: FSDP\nnum_processes: 2\n"
+DS = "distributed_type: DEEPSPEED\nnum_processes: 2\n"
+
+
+def run(text: str, version: str = "1.15", name: str = "c.yaml") -> list[Finding]:
+    return validate_document(load_text(text, name), accelerate_version=version)
+
+
+def only(findings: list[Finding], rule: str) -> Finding:
+    got = [f for f in findings if f.rule == rule]
+    assert len(got) == 1, [(f.rule, f.message) for f in findings]
+    return got[0]
+
+
+def fixed(text: str, f: Finding) -> str:
+    return apply_edits(text, list(f.fix))
+
+
+# -- did you mean --------------------------------------------------------------------------------
+
+def test_did_you_mean_adds_the_fsdp_prefix_only_for_a_key_the_release_has() -> None:
+    assert did_you_mean("fsdp_config", "backward_prefetch", "1.15") == "fsdp_backward_prefetch"
+    # 0.20 has no fsdp_backward_prefetch: the key it has is the closest one
+    assert did_you_mean("fsdp_config", "backward_prefetch", "0.20") == "fsdp_backward_prefetch_policy"
+    assert did_you_mean("fsdp_config", "version", "1.15") == "fsdp_version"
+    assert did_you_mean("fsdp_config", "version", "0.20") is None
+
+
+def test_did_you_mean_ignores_case() -> None:
+    assert did_you_mean("", "Mixed_Precision") == "mixed_precision"
+    assert did_you_mean("deepspeed_config", "ZERO_STAGE") == "zero_stage"
+
+
+def test_did_you_mean_in_a_section_with_unprefixed_keys() -> None:
+    # fp8_config has keys without "_" (backend, margin, interval): the unprefixed comparison copes
+    assert did_you_mean("fp8_config", "qqqq") is None
+    assert did_you_mean("fp8_config", "fp8_margin") == "margin"
+
+
+# -- renames keep the key's quoting --------------------------------------------------------------
+
+def test_rename_fix_keeps_the_quotes_of_the_key() -> None:
+    text = MG + "'mixed_precison': fp16\n"
+    f = only(run(text), "unknown-key")
+    assert f.suggestion == "mixed_precision"
+    assert fixed(text, f) == MG + "'mixed_precision': fp16\n"
+    text = MG + '"mixed_precison": fp16\n'
+    assert fixed(text, only(run(text), "unknown-key")) == MG + '"mixed_precision": fp16\n'
+
+
+def test_unknown_nested_key_fix_and_message() -> None:
+    text = FS + "fsdp_config:\n  fsdp_state_dict_typ: FULL_STATE_DICT\n"
+    f = only(run(text), "unknown-nested-key")
+    assert f.message == "unknown key `fsdp_state_dict_typ` in `fsdp_config`: accelerate ignores it silently; did you mean `fsdp_state_dict_type`?"
+    assert fixed(text, f) == FS + "fsdp_config:\n  fsdp_state_dict_type: FULL_STATE_DICT\n"
+    text = FS + "fsdp_config:\n  zzzzzz: 1\n"
+    f = only(run(text), "unknown-nested-key")
+    assert (f.message, f.suggestion, f.fix) == ("unknown key `zzzzzz` in `fsdp_config`: accelerate ignores it silently", None, ())
+
+
+# -- duplicates in JSON --------------------------------------------------------------------------
+
+def test_duplicate_key_in_a_json_config_names_json_load() -> None:
+    text = '{"distributed_type": "MULTI_GPU", "num_processes": 2,\n "num_processes": 4}'
+    f = only(run(text, name="c.json"), "duplicate-key")
+    assert f.message == "duplicate key 'num_processes' at lines 1 and 2: accelerate (json.load) silently keeps line 2; keep one"
+    assert (f.line, f.column) == (2, 2)
+
+
+# -- values ---------------------------------------------------------------------------------------
+
+def test_a_digit_string_zero_stage_is_accepted() -> None:
+    # the launcher exports the string; the plugin int()s it
+    got = run(DS + "deepspeed_config:\n  zero_stage: '2'\n")
+    assert not [f for f in got if f.severity == "error"], got
+
+
+def test_a_case_sensitive_fp8_setting_in_lower_case() -> None:
+    text = MG + "mixed_precision: fp8\nfp8_config:\n  backend: MSAMP\n  opt_level: o1\n"
+    f = only(run(text), "enum-case")
+    assert (f.severity, f.message, f.suggestion) == ("error", "`opt_level: o1` must be `O1`", "O1")
+    assert fixed(text, f).endswith("  opt_level: O1\n")
+    te = MG + "mixed_precision: fp8\nfp8_config:\n  backend: te\n"
+    f = only(run(te), "enum-case")
+    assert f.message == "`backend: te` must be `TE` (`Accelerator()` raises ValueError on a lowercase FP8 backend since 1.9)"
+
+
+def test_a_case_insensitive_enum_before_0_34_is_only_a_remark() -> None:
+    # only the sharding strategy was case-sensitive before 0.34
+    f = only(run(FS + "fsdp_config:\n  fsdp_state_dict_type: full_state_dict\n", "0.33"), "enum-case")
+    assert f.severity == "info"
+    f = only(run(FS + "fsdp_config:\n  fsdp_sharding_strategy: full_shard\n", "0.33"), "enum-case")
+    assert (f.severity, f.suggestion) == ("error", "FULL_SHARD")
+
+
+def test_sharding_strategy_out_of_range_when_read_as_an_integer() -> None:
+    f = only(run(FS + "fsdp_config:\n  fsdp_sharding_strategy: 7\n", "0.25"), "sharding-strategy-int")
+    assert f.message.endswith("`7` makes FullyShardedDataParallelPlugin fail (int() of it) when training starts; write 1 to 5")
+    assert (f.suggestion, f.fix) == (None, ())
+    f = only(run(FS + "fsdp_config:\n  fsdp_sharding_strategy: 4\n", "0.20"), "sharding-strategy-int")
+    assert f.message.endswith("; write 1 to 3")  # 0.20 knows three strategies (HYBRID_SHARD came in 0.21)
+    text = FS + "fsdp_config:\n  fsdp_sharding_strategy: shard_grad_op\n"
+    f = only(run(text, "0.25"), "sharding-strategy-int")
+    assert (f.suggestion, fixed(text, f)) == ("2", FS + "fsdp_config:\n  fsdp_sharding_strategy: 2\n")
+
+
+def test_number_settings_written_as_strings() -> None:
+    assert not [f for f in run(MG + "main_process_port: '-1'\n") if f.rule == "invalid-type"]
+    f = only(run(MG + "main_process_port: x8\n"), "invalid-type")
+    assert f.message == "`main_process_port` should be an integer, not 'x8'"
+    ds = DS + "deepspeed_config:\n  zero_stage: 2\n  gradient_clipping: {}\n"
+    assert not [f for f in run(ds.format("'1.0'")) if f.rule == "invalid-type"]
+    f = only(run(ds.format("abc")), "invalid-type")
+    assert (f.severity, f.message) == ("error", "`gradient_clipping` should be a number, not 'abc'")
+
+
+def test_type_messages_name_the_expected_type() -> None:
+    f = only(run(FS + "fsdp_config:\n  fsdp_use_orig_params: maybe\n"), "invalid-type")
+    assert (f.severity, f.message) == ("warning", "`fsdp_use_orig_params` should be a boolean, not 'maybe'")
+    f = only(run(FS + "fsdp_config:\n  fsdp_auto_wrap_policy: TRANSFORMER_BASED_WRAP\n  fsdp_transformer_layer_cls_to_wrap: 5\n"), "invalid-type")
+    assert f.message == "`fsdp_transformer_layer_cls_to_wrap` should be a string, not 5"
+    f = only(run(DS + "deepspeed_config:\n  zero_stage: 2\n  deepspeed_moe_layer_cls_names: 5\n"), "invalid-type")
+    assert f.message == "`deepspeed_moe_layer_cls_names` should be a string, not 5"  # a comma-separated class list
+
+
+def test_gpu_ids_not_a_string() -> None:
+    f = only(run(MG + "gpu_ids: true\n"), "invalid-type")
+    assert f.message == "`gpu_ids: true` is bool for accelerate and crashes the launcher (no attribute 'split'); write a string such as 'true'"
+    # a list is no scalar to replace: the message says what to write, there is no fix
+    f = only(run(MG + "gpu_ids: [0, 1]\n"), "invalid-type")
+    assert f.fix == ()
+
+
+def test_override_linear_precision() -> None:
+    base = MG + "mixed_precision: fp8\nfp8_config:\n  backend: TE\n  override_linear_precision: {}\n"
+    assert not [f for f in run(base.format("[false, true, false]")) if f.severity != "info"]
+    f = only(run(base.format("[false, true]")), "invalid-value")
+    assert (f.severity, f.message, f.line, f.column) == ("error", "`override_linear_precision` takes three booleans (fprop, dgrad, wgrad)", 6, 30)
+    f = only(run(base.format("(false, false, false)")), "invalid-type")
+    assert (f.severity, f.suggestion, f.line, f.column) == ("warning", "[false, false, false]", 6, 30)
+
+
+# -- DeepSpeed files ------------------------------------------------------------------------------
+
+def test_a_yaml_deepspeed_file_cannot_be_read(tmp_path: Path) -> None:
+    """accelerate reads deepspeed_config_file with json.load: a YAML file there fails, whatever its name."""
+    (tmp_path / "zero2.yaml").write_text("train_batch_size: 8\nzero_optimization:\n  stage: 2\n")
+    (tmp_path / "c.yaml").write_text(DS + "deepspeed_config:\n  deepspeed_config_file: zero2.yaml\n")
+    got = validate_document(load_file(tmp_path / "c.yaml"), accelerate_version="1.15")
+    assert only(got, "deepspeed-config-file-invalid").severity == "error"
+
+
+def test_validate_any_reads_yaml_as_accelerate() -> None:
+    got = validate_any(load_text("train_batch_size: 8\nzero_optimization:\n  stage: 2\n", "x.yaml"))
+    assert {f.rule for f in got} == {"missing-distributed-type", "unknown-key"}
+
+
+def test_validate_any_picks_the_runtime_from_auto_values() -> None:
+    auto = '{"train_batch_size": "auto", "train_micro_batch_size_per_gpu": "auto", "zero_optimization": {"stage": 2}}'
+    assert validate_any(load_text(auto, "ds.json")) == []  # "auto": a Hugging Face runtime fills it
+    assert {f.rule for f in validate_any(load_text(auto, "ds.json"), runtime="deepspeed")} == {"ds-auto"}
