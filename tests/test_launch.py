@@ -74,6 +74,13 @@ def test_flag_kinds_and_nested_attributes() -> None:
     # dynamo keys gained the prefix rule in 1.14: before it, an unprefixed key is copied as is
     assert nested_attr("dynamo_config", "backend", "1.13") == "backend"
     assert nested_attr("dynamo_config", "backend", V) == "dynamo_backend"
+    # accelerate <= 1.4 tested the substring ("fsdp" not in key), 1.5+ the prefix (not key.startswith("fsdp"));
+    # dynamo keys need "dynamo_" itself, fp8 keys only "fp8" (accelerate/commands/launch.py, 1.15)
+    assert nested_attr("fsdp_config", "cpu_fsdp_x", "1.4") == "cpu_fsdp_x"
+    assert nested_attr("fsdp_config", "cpu_fsdp_x", V) == "fsdp_cpu_fsdp_x"
+    assert nested_attr("fsdp_config", "fsdpx", V) == "fsdpx"
+    assert nested_attr("dynamo_config", "dynamomode", V) == "dynamo_dynamomode"
+    assert nested_attr("fp8_config", "fp8format", V) == "fp8format"
 
 
 MPI = "distributed_type: MULTI_CPU\nmpirun_config:\n  mpirun_hostfile: hosts\n"
@@ -129,6 +136,9 @@ def _ccl_installed(version: str) -> tuple[str, str, str]:
     ("1.15", MULTI_CPU_2, {"ACCELERATE_USE_CPU": "False", "MASTER_ADDR": "10.0.0.1", "MASTER_PORT": "29501",
                            "ACCELERATE_MIXED_PRECISION": "no", "OMP_NUM_THREADS": "1"},
      [("launch.version", "warning", "`mpirun_config.mpirun_ccl` is not read by accelerate 1.15"), NOT_ENV]),
+    # several machines without an mpirun hostfile: no CCL_WORKER_COUNT (checked against 0.33's own launcher)
+    ("0.33", MULTI_CPU_2.split("mpirun_config")[0], {"ACCELERATE_USE_CPU": "False", "MASTER_ADDR": "10.0.0.1", "MASTER_PORT": "29501",
+                                                      "ACCELERATE_MIXED_PRECISION": "no", "OMP_NUM_THREADS": "1"}, []),
     ("1.10", "distributed_type: MULTI_CPU\nnum_processes: 4\n",
      {"ACCELERATE_USE_CPU": "False", "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": "29500", "CCL_WORKER_COUNT": "0",
       "KMP_AFFINITY": "granularity=fine,compact,1,0", "KMP_BLOCKTIME": "1", "ACCELERATE_MIXED_PRECISION": "no",
@@ -148,6 +158,16 @@ def test_simple_launcher_refusals_by_release() -> None:
     with pytest.raises(LaunchError) as err:
         _launch("distributed_type: MULTI_CPU\nnum_processes: 4\nnum_machines: 2\n")
     assert err.value.message == "When using multiple machines, you need to specify the main process IP and port."
+
+
+def test_flags_alone_on_a_machine_with_several_gpus_turn_multi_gpu_on() -> None:
+    # accelerate/commands/launch.py _validate_launch_command: more than one process and more than one
+    # visible GPU set args.multi_gpu ("More than one GPU was found, enabling multi-GPU training.")
+    r = launch_env(formats.read("--num_processes 2", "cli", "x.sh", V), version=V, device_count=2)
+    assert r.mode == "torchrun" and str(r.torchrun["nproc_per_node"]) == "2"
+    assert launch_env(formats.read("--num_processes 2", "cli", "x.sh", V), version=V, device_count=1).mode == "simple"
+    r = launch_env(formats.read("--debug", "cli", "x.sh", V), version=V, device_count=4)
+    assert r.mode == "torchrun" and str(r.torchrun["nproc_per_node"]) == "4"
 
 
 def test_flags_alone_take_accelerates_defaults() -> None:

@@ -49,6 +49,8 @@ def test_did_you_mean_in_a_section_with_unprefixed_keys() -> None:
     # fp8_config has keys without "_" (backend, margin, interval): the unprefixed comparison copes
     assert did_you_mean("fp8_config", "qqqq") is None
     assert did_you_mean("fp8_config", "fp8_margin") == "margin"
+    # too far from the prefixed name, close to it without the prefix
+    assert did_you_mean("megatron_lm_config", "tp_degre") == "megatron_lm_tp_degree"
 
 
 # -- renames keep the key's quoting --------------------------------------------------------------
@@ -97,6 +99,13 @@ def test_a_case_sensitive_fp8_setting_in_lower_case() -> None:
     te = MG + "mixed_precision: fp8\nfp8_config:\n  backend: te\n"
     f = only(run(te), "enum-case")
     assert f.message == "`backend: te` must be `TE` (`Accelerator()` raises ValueError on a lowercase FP8 backend since 1.9)"
+
+
+def test_invalid_values_of_case_sensitive_and_numeric_enums() -> None:
+    f = only(run(MG + "mixed_precision: fp8\nfp8_config:\n  backend: FOO\n"), "invalid-value")
+    assert (f.severity, f.message) == ("error", "`backend: FOO` is not one of TE, MSAMP, AO")
+    f = only(run(DS + "deepspeed_config:\n  zero_stage: four\n"), "invalid-value")
+    assert (f.severity, f.message) == ("error", "`zero_stage: four` is not one of 0, 1, 2, 3")
 
 
 def test_a_case_insensitive_enum_before_0_34_is_only_a_remark() -> None:

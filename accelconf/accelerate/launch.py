@@ -845,7 +845,6 @@ def _rendezvous(mode: str, ns: dict[str, Any], ver: str) -> tuple[dict[str, Any]
     given = port = ns.get("main_process_port")
     if port is None:
         port = registry.get("", "main_process_port").launcher_default  # type: ignore[union-attr]
-    ns["main_process_port"] = port
     rdzv_port = port if changed(ver, "rendezvous-port-default") else given
     n: Any = ns.get("num_processes")  # set by now: a missing count was refused above
     m, ip = ns["num_machines"], ns.get("main_process_ip")
