@@ -160,6 +160,27 @@ def test_simple_launcher_refusals_by_release() -> None:
     assert err.value.message == "When using multiple machines, you need to specify the main process IP and port."
 
 
+DS_MULTINODE = ("distributed_type: DEEPSPEED\nnum_processes: 16\nnum_machines: 2\nmachine_rank: 1\nmain_process_ip: 10.0.0.1\n"
+                "main_process_port: 29501\ndeepspeed_config:\n  zero_stage: 2\n  deepspeed_hostfile: /h\n"
+                "  deepspeed_multinode_launcher: {}\n")
+TAIL = ["--master_addr", "10.0.0.1", "--master_port", "29501"]
+
+
+# The DeepSpeed multi-node command (accelerate/utils/launch.py prepare_deepspeed_cmd_env), each row
+# checked against that release's own launcher (tests/oracle/harness.py).
+@pytest.mark.parametrize("version,launcher,extra,cmd", [
+    ("1.15", "pdsh", "  deepspeed_inclusion_filter: host1\n",
+     ["deepspeed", "--hostfile", "/h", "--no_local_rank", "--launcher", "pdsh", "--include", "host1", *TAIL]),
+    ("1.15", "nossh", "", ["deepspeed", "--hostfile", "/h", "--node_rank", "1", "--no_ssh", "--num_gpus", "8", *TAIL]),
+    ("0.34", "nossh", "", ["deepspeed", "--no_local_rank", "--hostfile", "/h", "--launcher", "nossh", "--num_gpus", "8", *TAIL]),
+    ("0.34", "pdsh", "  deepspeed_inclusion_filter: host1\n",
+     ["deepspeed", "--no_local_rank", "--hostfile", "/h", "--launcher", "pdsh", "--include", "host1", *TAIL]),
+])
+def test_deepspeed_multinode_command(version: str, launcher: str, extra: str, cmd: list[str]) -> None:
+    r = launch_env(formats.read(DS_MULTINODE.format(launcher) + extra, "yaml", "x.yaml", version), version=version)
+    assert (r.mode, r.cmd) == ("deepspeed", cmd)
+
+
 def test_flags_alone_on_a_machine_with_several_gpus_turn_multi_gpu_on() -> None:
     # accelerate/commands/launch.py _validate_launch_command: more than one process and more than one
     # visible GPU set args.multi_gpu ("More than one GPU was found, enabling multi-GPU training.")
