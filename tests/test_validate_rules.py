@@ -182,3 +182,44 @@ def test_validate_any_picks_the_runtime_from_auto_values() -> None:
     auto = '{"train_batch_size": "auto", "train_micro_batch_size_per_gpu": "auto", "zero_optimization": {"stage": 2}}'
     assert validate_any(load_text(auto, "ds.json")) == []  # "auto": a Hugging Face runtime fills it
     assert {f.rule for f in validate_any(load_text(auto, "ds.json"), runtime="deepspeed")} == {"ds-auto"}
+
+
+# -- more branches (the second sample) ------------------------------------------------------------
+
+SAGEMAKER = ("compute_environment: AMAZON_SAGEMAKER\ndistributed_type: DATA_PARALLEL\nec2_instance_type: ml.p3.2xlarge\n"
+             "iam_role_name: r\nregion: us-east-1\nnum_machines: 1\n")
+
+
+def test_a_top_level_section_before_its_release_is_too_new_not_removed() -> None:
+    # tp_config existed in 1.4-1.6 only: before 1.4 it is too new (no fix), from 1.7 removed (fix: delete)
+    f = only(run(MG + "tp_config:\n  tp_size: 2\n", "1.3"), "key-too-new")
+    assert (f.severity, f.fix) == ("error", ())
+    assert f.message == "`tp_config` needs accelerate 1.4 or newer (checking against 1.3); accelerate refuses to load a config with unknown top-level keys"
+    f = only(run(MG + "tp_config:\n  tp_size: 2\n", "1.8"), "removed-key")
+    assert f.severity == "error" and f.message.endswith("; accelerate refuses to load a config with unknown top-level keys")
+
+
+def test_an_unknown_distributed_type_gets_the_closest_name() -> None:
+    f = only(run("distributed_type: MULTI_GPUS\nnum_processes: 2\n"), "invalid-value")
+    assert (f.suggestion, f.line, f.column) == ("MULTI_GPU", 1, 19)
+
+
+def test_sagemaker_configs_refuse_local_keys_and_lower_case() -> None:
+    f = only(run(SAGEMAKER + "main_process_ip: 10.0.0.1\n", "1.9"), "unknown-key")
+    assert (f.severity, f.message, f.line) == ("error", "`main_process_ip` is not a SageMaker config key: accelerate refuses to load the file", 7)
+    text = SAGEMAKER.replace("AMAZON_SAGEMAKER", "amazon_sagemaker")
+    f = only(run(text, "1.9"), "enum-case")
+    assert (f.severity, f.suggestion) == ("error", "AMAZON_SAGEMAKER")
+    assert fixed(text, f) == SAGEMAKER
+
+
+def test_yaml11_scalars_after_a_dedicated_rule_or_a_key_without_effect_are_still_reported() -> None:
+    got = run("distributed_type: NO\nnum_processes: 1\nmain_training_function: yes\n")
+    assert [(f.rule, f.line) for f in got if f.rule.startswith("yaml")] == [("yaml-bool-value", 1), ("yaml11-scalar", 3)]
+    got = run(MG + "fsdp_config:\n  fsdp_state_dict_type: off\nmain_training_function: yes\n")
+    assert [(f.rule, f.line) for f in got if f.rule.startswith("yaml")] == [("yaml11-scalar", 5)]
+
+
+def test_a_yaml11_scalar_where_a_path_belongs_is_a_warning() -> None:
+    f = only(run(DS + "deepspeed_config:\n  zero_stage: 2\n  deepspeed_hostfile: on\n"), "yaml11-scalar")
+    assert (f.severity, f.suggestion) == ("warning", "'on'")

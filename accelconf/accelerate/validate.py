@@ -215,8 +215,7 @@ def _yaml11(ctx: Context) -> None:
 # -- top level -----------------------------------------------------------------------------------
 
 def _is_sagemaker(ctx: Context) -> bool:
-    ce = ctx.doc.data.get("compute_environment", "LOCAL_MACHINE") if isinstance(ctx.doc.data, dict) else "LOCAL_MACHINE"
-    return ce != "LOCAL_MACHINE"
+    return ctx.doc.data.get("compute_environment", "LOCAL_MACHINE") != "LOCAL_MACHINE"  # data: a mapping (validate_document)
 
 
 @rule("unknown-key")
@@ -477,9 +476,9 @@ def _entry_value(ctx: Context, path: str, e: Entry) -> None:
         return
     if has_no_effect(ctx, s):
         return  # reported once, as having no effect (issue 12 item 2)
-    keypath: tuple[str, ...] = (s.section, e.written_key) if s.section else (e.written_key,)
-    if not ctx.doc.key(keypath):
-        keypath = (e.written_key,) if ctx.doc.key((e.written_key,)) else tuple(path.split("."))
+    # where the key is written: in its section, at the top (legacy spellings such as `dynamo_backend`)
+    written = [(s.section, e.written_key), (e.written_key,)] if s.section else [(e.written_key,)]
+    keypath = next((k for k in written if ctx.doc.key(k)), tuple(path.split(".")))
     v = e.value
     if s.key == "gpu_ids":
         if v is not None and not isinstance(v, str):
