@@ -202,3 +202,27 @@ def test_flags_alone_take_accelerates_defaults() -> None:
     assert [(f.rule, f.severity, f.message, f.key) for f in r.findings] == [
         ("convert.machine-dependent", "info", "`--num_processes` not given: accelerate uses the number of visible devices (taken as 0)",
          "num_processes")]
+
+
+# Checked against the release's own launcher (tests/oracle/harness.py); DYNAMO variables left out.
+PARALLEL = ("distributed_type: MULTI_GPU\nnum_processes: 4\nparallelism_config:\n  parallelism_config_dp_shard_size: 2\n"
+            "  parallelism_config_cp_size: 2\n  parallelism_config_sp_size: 2\n")
+MEGATRON = ("distributed_type: MEGATRON_LM\nnum_processes: 2\nmegatron_lm_config:\n  megatron_lm_tp_degree: 2\n"
+            "  megatron_lm_gradient_clipping: null\n")
+NO_MEGATRON_FLAGS = {f"MEGATRON_LM_{k}": "False" for k in ("EOD_MASK_LOSS", "NO_LOAD_OPTIM", "NO_SAVE_OPTIM", "OPTIMIZER_CPU_OFFLOAD",
+                                                          "OVERLAP_CPU_OPTIMIZER_D2H_H2D", "USE_CUSTOM_FSDP", "USE_PRECISION_AWARE_OPTIMIZER")}
+
+
+@pytest.mark.parametrize("version,text,env", [
+    # 1.10 has no sequence parallelism and no cp_backend: only the keys it knows are exported
+    ("1.10", PARALLEL, {"ACCELERATE_MIXED_PRECISION": "no", "ACCELERATE_USE_PARALLELISM_CONFIG": "true", "OMP_NUM_THREADS": "1",
+                        "PARALLELISM_CONFIG_CP_COMM_STRATEGY": "allgather", "PARALLELISM_CONFIG_CP_SIZE": "2",
+                        "PARALLELISM_CONFIG_DP_REPLICATE_SIZE": "1", "PARALLELISM_CONFIG_DP_SHARD_SIZE": "2", "PARALLELISM_CONFIG_TP_SIZE": "1"}),
+    # the always-exported Megatron-LM settings go out even when null (as the string None)
+    ("1.15", MEGATRON, {"ACCELERATE_MIXED_PRECISION": "no", "ACCELERATE_USE_MEGATRON_LM": "true", "OMP_NUM_THREADS": "1",
+                        "MEGATRON_LM_GRADIENT_CLIPPING": "None", "MEGATRON_LM_PP_DEGREE": "1", "MEGATRON_LM_TP_DEGREE": "2",
+                        **NO_MEGATRON_FLAGS}),
+])
+def test_plugin_sections_by_release(version: str, text: str, env: dict) -> None:
+    r = launch_env(formats.read(text, "yaml", "x.yaml", version), version=version)
+    assert {k: v for k, v in r.env.items() if "DYNAMO" not in k} == env
