@@ -223,3 +223,31 @@ def test_yaml11_scalars_after_a_dedicated_rule_or_a_key_without_effect_are_still
 def test_a_yaml11_scalar_where_a_path_belongs_is_a_warning() -> None:
     f = only(run(DS + "deepspeed_config:\n  zero_stage: 2\n  deepspeed_hostfile: on\n"), "yaml11-scalar")
     assert (f.severity, f.suggestion) == ("warning", "'on'")
+
+
+# -- more branches (the third sample) -------------------------------------------------------------
+
+def test_deleting_the_last_line_without_a_final_newline() -> None:
+    text = DS + "deepspeed_config:\n  deepspeed_config_file: missing.json\n  zero_stage: 2"
+    f = only(run(text), "deepspeed-config-file-conflict")
+    assert fixed(text, f) == DS + "deepspeed_config:\n  deepspeed_config_file: missing.json\n"
+
+
+def test_a_config_without_a_file_name_finds_its_deepspeed_file_from_the_working_directory(tmp_path: Path, monkeypatch) -> None:
+    """accelerate resolves deepspeed_config_file against the launch directory; a config read from
+    stdin has no directory of its own."""
+    (tmp_path / "ds.json").write_text('{"zero_optimization": {"stage": 2}}')
+    monkeypatch.chdir(tmp_path)
+    text = DS + "deepspeed_config:\n  deepspeed_config_file: ds.json\n"
+    assert not [f for f in validate_document(load_text(text, "<stdin>"), accelerate_version="1.15") if f.rule.startswith("deepspeed-config-file")]
+    monkeypatch.chdir(tmp_path.parent)
+    assert [f.rule for f in validate_document(load_text(text, "<stdin>"), accelerate_version="1.15")
+            if f.rule.startswith("deepspeed-config-file")] == ["deepspeed-config-file-missing"]
+
+
+def test_validate_any_passes_the_world_size_to_deepspeed() -> None:
+    text = '{"train_batch_size": 30, "train_micro_batch_size_per_gpu": 4, "gradient_accumulation_steps": 2}'
+    f = only(validate_any(load_text(text, "ds.json"), world_size=4), "ds-batch")
+    assert f.message == "train_batch_size 30 != train_micro_batch_size_per_gpu 4 x gradient_accumulation_steps 2 x world size 4 (32)"
+    f = only(validate_any(load_text(text, "ds.json")), "ds-batch")
+    assert "so no world size satisfies" in f.message
