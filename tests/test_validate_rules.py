@@ -251,3 +251,10 @@ def test_validate_any_passes_the_world_size_to_deepspeed() -> None:
     assert f.message == "train_batch_size 30 != train_micro_batch_size_per_gpu 4 x gradient_accumulation_steps 2 x world size 4 (32)"
     f = only(validate_any(load_text(text, "ds.json")), "ds-batch")
     assert "so no world size satisfies" in f.message
+
+
+def test_list_and_path_settings_of_the_wrong_type() -> None:
+    f = only(run("distributed_type: XLA\nnum_processes: 8\ntpu_env: abc\n"), "invalid-type")
+    assert (f.severity, f.message) == ("warning", "`tpu_env` should be a list, not 'abc'")
+    f = only(run(DS + "deepspeed_config:\n  zero_stage: 2\n  deepspeed_hostfile: 5\n"), "invalid-type")
+    assert (f.severity, f.message) == ("warning", "`deepspeed_hostfile` should be a string, not 5")
