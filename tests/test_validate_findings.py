@@ -26,7 +26,7 @@ import pytest
 from accelconf.accelerate.fmt import apply_edits
 from accelconf.accelerate.validate import validate_document
 from accelconf.findings import Finding
-from accelconf.text.document import load_file, load_text
+from accelconf.text.document import Document, load_file, load_text
 from tests.conftest import CORPUS, corpus_files
 from tests.test_severities import TABLE
 
@@ -36,13 +36,13 @@ CASE_RELEASES = ("0.20.0", "0.28.0", "1.8.0", "1.15.0")
 CORPUS_RELEASES = ("0.20.0", "0.28.0", "0.34.0", "1.8.0", "1.15.0")
 
 
-def _where(text: str, offset: int) -> str:
-    line = text.count("\n", 0, offset) + 1
-    col = offset - (text.rfind("\n", 0, offset) + 1) + 1
-    return f"{line}:{col}"
+def _where(doc: Document, offset: int) -> str:
+    line, col = doc.offset_to_position(offset)
+    return f"{line + 1}:{col + 1}"
 
 
-def render(findings: list[Finding], text: str) -> list[str]:
+def render(findings: list[Finding], doc: Document) -> list[str]:
+    text = doc.text
     out = []
     for f in findings:
         out.append(f"{f.rule} {f.severity} {f.line}:{f.column}-{f.end_line}:{f.end_column} key={f.key!r}")
@@ -50,7 +50,7 @@ def render(findings: list[Finding], text: str) -> list[str]:
         if f.suggestion is not None:
             out.append(f"  suggestion: {f.suggestion!r}")
         for start, end, repl in f.fix:
-            out.append(f"  fix: {_where(text, start)}-{_where(text, end)} {text[start:end]!r} -> {repl!r}")
+            out.append(f"  fix: {_where(doc, start)}-{_where(doc, end)} {text[start:end]!r} -> {repl!r}")
     return out
 
 
@@ -73,7 +73,7 @@ def _inputs() -> list[tuple[str, str, str, str]]:
 
 def _section(title: str, text: str, name: str, version: str) -> list[str]:
     doc = load_file(Path(name)) if Path(name).is_file() else load_text(text, name)
-    lines = [f"== {title} @ {version}"] + render(validate_document(doc, accelerate_version=version), doc.text)
+    lines = [f"== {title} @ {version}"] + render(validate_document(doc, accelerate_version=version), doc)
     # a message may name the file it read: the records name it relative to the repository
     return [ln.replace(str(DATA.resolve()), "tests/data/validate").replace(str(DATA), "tests/data/validate") for ln in lines]
 
