@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import shlex
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +52,10 @@ pytestmark = pytest.mark.oracle
 # before needs no new harness (starting one imports torch: seconds).
 _HELLO: dict[str, dict[str, Any]] = {}
 _ANSWERS: dict[tuple[str, str], dict[str, Any]] = {}
+# One working directory per harness environment, for every harness this process starts: an answer
+# kept from an earlier harness (the DeepSpeed PYTHONPATH holds its working directory) must agree
+# with the answers of the next one.
+_CWD: dict[str, str] = {}
 
 
 class Oracle:
@@ -65,8 +71,11 @@ class Oracle:
     @property
     def proc(self) -> subprocess.Popen[str]:
         if self._proc is None:
+            if self._key not in _CWD:
+                _CWD[self._key] = tempfile.mkdtemp(prefix="accelconf-cwd-")
+            env = dict(os.environ if self.env is None else self.env, ACCELCONF_ORACLE_CWD=_CWD[self._key])
             self._proc = subprocess.Popen([sys.executable, str(HARNESS)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                          stderr=subprocess.DEVNULL, text=True, env=self.env)
+                                          stderr=subprocess.DEVNULL, text=True, env=env)
             assert self._proc.stdout is not None
             _HELLO[self._key] = json.loads(self._proc.stdout.readline())
         return self._proc
@@ -109,6 +118,25 @@ def oracle():
     o = Oracle()
     yield o
     o.close()
+
+
+def test_answers_kept_from_an_earlier_harness_agree_with_a_new_harness(tmp_path: Path) -> None:
+    """Answers outlive their harness (_ANSWERS; a mutation run forks after they are kept): a new
+    harness must answer in the same working directory, which DeepSpeed's PYTHONPATH holds."""
+    if not HAVE_ACCELERATE:
+        pytest.skip("accelerate is not installed (pip install -e '.[test]'): the oracle cannot run")
+    path = tmp_path / "ds.yaml"
+    path.write_text("distributed_type: DEEPSPEED\nnum_processes: 1\ndeepspeed_config:\n  zero_stage: 2\n")
+    answers = []
+    for argv in (["--config_file", str(path), "train.py"], ["--use_deepspeed", "--zero_stage", "2", "--num_processes", "1", "train.py"]):
+        o = Oracle()  # one harness per request: the second request is answered by a new process
+        try:
+            answers.append(o(argv))
+        finally:
+            o.close()
+    assert [a["mode"] for a in answers] == ["deepspeed", "deepspeed"]
+    assert answers[0]["cwd"] == answers[1]["cwd"]
+    assert answers[0]["env"]["PYTHONPATH"] == answers[1]["env"]["PYTHONPATH"] == answers[0]["cwd"]
 
 
 def corpus_files() -> list[Path]:

@@ -64,7 +64,9 @@ import accelerate.commands.launch as C  # noqa: E402
 import torch.distributed.run as distrib_run  # noqa: E402
 
 TORCHRUN_KEYS = ("nproc_per_node", "nnodes", "node_rank", "master_addr", "master_port", "rdzv_endpoint", "rdzv_backend")
-CWD = tempfile.mkdtemp(prefix="accelconf-cwd-")
+# The working directory reaches the answer (DeepSpeed's PYTHONPATH): a caller that keeps answers
+# across harness processes passes one directory to all of them (tests/test_oracle_launch.py).
+CWD = os.environ.pop("ACCELCONF_ORACLE_CWD", "") or tempfile.mkdtemp(prefix="accelconf-cwd-")
 os.chdir(CWD)
 
 
