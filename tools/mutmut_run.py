@@ -8,10 +8,19 @@ each mutant) must not register themselves, so they lose the decorator. The decor
 arguments are still never mutated (mutmut skips ``cst.Decorator`` nodes).
 
 Usage: python tools/mutmut_run.py run --max-children 1   (any mutmut command line)
+
+ACCELCONF_MUTANTS_TESTS, when set, replaces ``pytest_add_cli_args_test_selection`` of
+pyproject.toml for this run (pytest arguments, shell-quoted: test files and options such as
+``-k``). Fewer tests can only kill fewer mutants, so a kill rate measured with a narrower
+selection is a lower bound of the rate with the configured one; the narrow run is what makes a
+full run of a large module fit in an hour when its survivors would otherwise each run every slow
+end-to-end test that covers them.
 """
 
 from __future__ import annotations
 
+import os
+import shlex
 import sys
 
 import libcst as cst
@@ -51,6 +60,19 @@ def main() -> None:
         sys.exit("tools/mutmut_run.py: this mutmut version has a different layout; pin mutmut==3.8.1")
     fm.MutationVisitor._skip_node_and_children = _skip_node_and_children  # type: ignore[method-assign]
     fm.function_trampoline_arrangement = function_trampoline_arrangement
+    selection = os.environ.get("ACCELCONF_MUTANTS_TESTS", "").strip()
+    if selection:
+        from mutmut import configuration
+
+        reader = configuration._config_reader
+
+        def narrowed_reader():  # type: ignore[no-untyped-def]
+            read = reader()
+            args = shlex.split(selection)
+            return lambda key, default: args if key == "pytest_add_cli_args_test_selection" else read(key, default)
+
+        configuration._config_reader = narrowed_reader  # read again by every (re)load of mutmut's config
+        configuration.reset_config()
     from mutmut.__main__ import cli
 
     cli()
