@@ -258,3 +258,101 @@ def test_list_and_path_settings_of_the_wrong_type() -> None:
     assert (f.severity, f.message) == ("warning", "`tpu_env` should be a list, not 'abc'")
     f = only(run(DS + "deepspeed_config:\n  zero_stage: 2\n  deepspeed_hostfile: 5\n"), "invalid-type")
     assert (f.severity, f.message) == ("warning", "`deepspeed_hostfile` should be a string, not 5")
+
+
+# -- written from the survivors of the full run of validate.py ------------------------------------
+
+def test_did_you_mean_with_a_prefixed_match_and_fragments_that_match_several_keys() -> None:
+    # a close prefixed name wins over the unprefixed comparison
+    assert did_you_mean("fp8_config", "op_level", "1.15") == "opt_level"
+    # a fragment shared by several keys gets no guess (offload_param_device / offload_optimizer_device...)
+    assert did_you_mean("deepspeed_config", "device", "1.15") is None
+    assert did_you_mean("deepspeed_config", "file", "1.15") is None
+    assert did_you_mean("deepspeed_config", "flag", "1.15") is None
+
+
+def test_a_case_variant_of_a_case_sensitive_choice_suggests_that_choice() -> None:
+    text = MG + "mixed_precision: fp8\nfp8_config:\n  backend: msamp\n  opt_level: o2\n"
+    found = [(f.rule, f.suggestion) for f in run(text) if f.rule == "enum-case"]
+    assert found == [("enum-case", "MSAMP"), ("enum-case", "O2")]
+
+
+def test_a_quoted_fsdp_version_is_not_reported_as_a_legacy_value() -> None:
+    assert not [f for f in run(FS + "fsdp_config:\n  fsdp_version: '2'\n") if f.rule == "legacy-value"]
+
+
+def test_a_setting_that_never_reaches_training_gets_no_value_finding() -> None:
+    # lost (never exported): one no-effect finding, nothing about the value that does not matter
+    found = run(DS + "deepspeed_config:\n  offload_optimizer_nvme_path: 5\n")
+    assert [f.rule for f in found] == ["no-effect"]
+    found = run(MG + "mixed_precision: fp8\nfp8_config:\n  backend: TE\n  amax_compute_algorithm: bogus\n")
+    assert [f.rule for f in found] == ["no-effect"]
+
+
+def test_an_integer_setting_with_letters_is_a_type_error() -> None:
+    f = only(run(MG + "main_process_port: X29500\n"), "invalid-type")
+    assert f.message == "`main_process_port` should be an integer, not 'X29500'"
+
+
+def test_override_linear_precision_takes_quoted_booleans_in_any_case() -> None:
+    text = MG + "mixed_precision: fp8\nfp8_config:\n  backend: TE\n  override_linear_precision: ['false', 'no', 'TRUE']\n"
+    assert not [f for f in run(text) if f.key.endswith("override_linear_precision")]
+
+
+def test_integer_sharding_strategies_up_to_the_count_the_release_knows() -> None:
+    text = FS + "fsdp_config:\n  fsdp_sharding_strategy: {}\n"
+    assert not [f for f in run(text.format(5), "0.22") if f.rule == "sharding-strategy-int"]
+    assert not [f for f in run(text.format(3), "0.20") if f.rule == "sharding-strategy-int"]
+    f = only(run(text.format(4), "0.20"), "sharding-strategy-int")
+    assert f.message.endswith("; write 1 to 3")
+    f = only(run(text.format(6), "0.22"), "sharding-strategy-int")
+    assert f.message.endswith("; write 1 to 5")
+
+
+def test_the_count_that_fits_is_a_multiple_of_the_machines() -> None:
+    text = "distributed_type: MULTI_GPU\nnum_processes: 10\nnum_machines: 4\nmain_process_ip: 10.0.0.1\n"
+    f = only(run(text), "process-layout")
+    assert f.suggestion == "8" and fixed(text, f) == text.replace("10\n", "8\n", 1)
+
+
+def test_deleting_a_key_after_a_blank_first_line_keeps_the_blank_line() -> None:
+    text = "\nfp16: true\nmixed_precision: bf16\n" + MG
+    f = only(run(text), "legacy-key")
+    assert fixed(text, f) == "\nmixed_precision: bf16\n" + MG
+
+
+def test_validate_any_targets_the_installed_deepspeed_unless_told_a_version() -> None:
+    from accelconf import deepspeed as dsmod
+
+    installed = dsmod.installed_version()
+    assert installed is not None, "the test extras install deepspeed"
+    doc = load_text('{"train_batch_size": 8, "fp16": {"enabled": true, "opt_level": "O2"}}', "ds.json")
+    got = [(f.rule, f.severity, f.message) for f in validate_any(doc)]
+    assert got == [(f.rule, f.severity, f.message) for f in validate_any(doc, deepspeed_version=installed)]
+    # 0.17.1 and newer reject unknown fp16 keys (pydantic extra_forbidden); the pin is newer
+    assert got == [("ds-unknown-key", "error", "unknown key `opt_level` in fp16: DeepSpeed rejects it (extra_forbidden)")]
+    old = validate_any(doc, deepspeed_version="0.16.0")
+    assert [(f.rule, f.severity) for f in old] == [("ds-unknown-key", "warning")]
+
+
+def test_validate_any_reads_a_json_file_as_deepspeed_when_told_so() -> None:
+    doc = load_text('{"wall_clock_breakdwn": true}', "x.json")  # by content: neither format
+    assert [f.rule for f in validate_any(doc)] == ["missing-distributed-type", "unknown-key"]  # an accelerate config by default
+    for told in ({"runtime": "deepspeed"}, {"deepspeed_version": "0.16.0"}):
+        got = validate_any(doc, **told)
+        assert {f.rule for f in got} == {"ds-unknown-key", "ds-batch"}, told
+        assert only(got, "ds-unknown-key").suggestion == "wall_clock_breakdown"
+    assert [f.rule for f in validate_any(doc, runtime="accelerate")] == ["missing-distributed-type", "unknown-key"]
+
+
+def test_validate_any_without_auto_values_is_plain_deepspeed() -> None:
+    # no "auto": DeepSpeed itself reads the file, and its hjson loader takes a duplicate key
+    doc = load_text('{"train_batch_size": 8,\n "train_batch_size": 16,\n "zero_optimization": {"stage": 2}}', "ds.json")
+    assert only(validate_any(doc), "ds-duplicate-key").severity == "error"
+    assert only(validate_any(doc, runtime="transformers"), "ds-duplicate-key").severity == "warning"
+
+
+def test_validate_any_passes_disabled_rules_to_an_accelerate_config() -> None:
+    doc = load_text(MG + "mixed_precison: fp16\n", "c.yaml")
+    assert [f.rule for f in validate_any(doc)] == ["unknown-key"]
+    assert validate_any(doc, disabled=["unknown-key"]) == []
