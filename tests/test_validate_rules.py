@@ -356,3 +356,19 @@ def test_validate_any_passes_disabled_rules_to_an_accelerate_config() -> None:
     doc = load_text(MG + "mixed_precison: fp16\n", "c.yaml")
     assert [f.rule for f in validate_any(doc)] == ["unknown-key"]
     assert validate_any(doc, disabled=["unknown-key"]) == []
+
+
+def test_yaml11_skips_nan_and_booleans_where_booleans_belong_and_reads_on() -> None:
+    text = ("distributed_type: MEGATRON_LM\nnum_processes: 2\nrdzv_conf: .nan\ndebug: yes\nmegatron_lm_config:\n"
+            "  megatron_lm_sequence_parallelism: on\n  megatron_lm_tp_degree: 2\n  megatron_lm_gradient_clipping: 1_000.5\n"
+            "  megatron_lm_other: [on]\nmain_training_function: on\n")
+    got = [(f.key, f.severity) for f in run(text) if f.rule == "yaml11-scalar"]
+    # .nan is nan for both readers; `yes`/`on` where a boolean belongs is what the writer meant
+    assert got == [("megatron_lm_config.megatron_lm_gradient_clipping", "info"),
+                   ("megatron_lm_config.megatron_lm_other.0", "info"), ("main_training_function", "warning")]
+
+
+def test_a_yaml11_scalar_of_the_wrong_type_for_both_readers_is_also_a_type_error() -> None:
+    # `yes` is True for accelerate and 'yes' for YAML 1.2: an integer for neither
+    found = run(MG + "main_process_port: yes\n")
+    assert [(f.rule, f.severity) for f in found] == [("invalid-type", "error"), ("yaml11-scalar", "info")]
