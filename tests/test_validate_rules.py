@@ -372,3 +372,10 @@ def test_a_yaml11_scalar_of_the_wrong_type_for_both_readers_is_also_a_type_error
     # `yes` is True for accelerate and 'yes' for YAML 1.2: an integer for neither
     found = run(MG + "main_process_port: yes\n")
     assert [(f.rule, f.severity) for f in found] == [("invalid-type", "error"), ("yaml11-scalar", "info")]
+
+
+def test_a_key_in_a_json_config_gets_no_deletion_fix() -> None:
+    # deleting a JSON member means mending commas: validate offers no edit there
+    text = '{"fp16": true, "mixed_precision": "bf16", "distributed_type": "MULTI_GPU", "num_processes": 2}'
+    f = only(run(text, name="c.json"), "legacy-key")
+    assert f.fix == ()
