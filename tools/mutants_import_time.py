@@ -9,7 +9,8 @@ the table is built by the mutant. The verdicts go to mutants/import-time-results
 mutmut's own files, which a running ``mutmut run`` rewrites), where tools/mutants_report.py reads
 them in place of mutmut's untried "survived".
 
-Usage (from the repository root, after ``mutmut run``): python tools/mutants_import_time.py
+Usage (from the repository root, after ``mutmut run``): python tools/mutants_import_time.py [PATH ...]
+(PATH: some of the source files below, e.g. accelconf/accelerate/validate.py; default: all of them)
 """
 
 from __future__ import annotations
@@ -53,12 +54,15 @@ def import_time_mutants(meta: dict, path: str) -> list[str]:
             if any(n.startswith(f"{module}.x_{f}__mutmut_") for f in IMPORT_TIME.get(path, ()))]
 
 
-def main() -> int:
+def main(paths: list[str]) -> int:
+    unknown = [p for p in paths if p not in IMPORT_TIME]
+    if unknown:
+        sys.exit(f"no import-time functions listed for {', '.join(unknown)} (known: {', '.join(IMPORT_TIME)})")
     args = selection()
     extra = args[len(selection_files()):]  # read once: the file may be edited while this runs
     results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(MUTANTS), *sys.path[1:]]), "PYTHONDONTWRITEBYTECODE": "1"}
-    for path in IMPORT_TIME:
+    for path in paths or IMPORT_TIME:
         meta = json.loads((MUTANTS / (path + ".meta")).read_text())
         names = [n for n in import_time_mutants(meta, path) if n not in results]
         for i, name in enumerate(names, 1):
@@ -79,4 +83,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))
