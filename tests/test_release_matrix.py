@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from accelconf import formats
 from accelconf.accelerate import registry
 from accelconf.accelerate.launch import CHANGES, changed
 from tests.oracle import matrix, releases
@@ -111,3 +112,39 @@ def test_release_to_cli_fmt_and_migrate_launch_the_same(minor: str, results: dic
     else:  # no FSDP2 before 1.6: migrate says so and changes nothing
         assert mig_n == 0
         assert any("has no FSDP2" in n for c in r.cases for n in c.migrate_notes)
+
+
+PRECISION_BOOLEANS = {
+    "no.yaml": "distributed_type: MULTI_GPU\nnum_processes: 2\nmixed_precision: no\n",
+    "yes.yaml": "distributed_type: MULTI_GPU\nnum_processes: 2\nmixed_precision: yes\n",
+    "false.json": '{"distributed_type": "MULTI_GPU", "num_processes": 2, "mixed_precision": false}',
+}
+
+
+@pytest.mark.parametrize("minor", ["0.20", "0.33", "0.34", "1.15"])
+def test_a_boolean_mixed_precision_launches_as_the_release_reads_it(minor: str, tmp_path: Path) -> None:
+    """Before 0.34 loading a YAML file turns `false` into 'no'; true, a JSON false and every boolean
+    from 0.34 on reach .lower() and the launch fails. launch and validate's severity both follow."""
+    from accelconf.accelerate.launch import LaunchError, launch_env
+    from accelconf.accelerate.validate import validate_document
+    from accelconf.text.document import load_file
+
+    if not releases.installed(minor):
+        if not IN_CI:
+            pytest.skip(f"accelerate {minor} is not cached under the venv: run `python tests/oracle/releases.py` (CI installs it)")
+        releases.ensure(minor)
+    paths = []
+    for name, text in PRECISION_BOOLEANS.items():
+        paths.append(tmp_path / name)
+        paths[-1].write_text(text, encoding="utf-8")
+    _, answers = matrix.run_harness(minor, [{"argv": ["--config_file", str(p), "train.py"]} for p in paths])
+    for path, theirs in zip(paths, answers):
+        want = ("refused", theirs["error"].split(": ", 1)[1]) if "error" in theirs else theirs["env"]["ACCELERATE_MIXED_PRECISION"]
+        cfg = formats.read(path.read_text(encoding="utf-8"), None, str(path), minor)
+        try:
+            mine: object = launch_env(cfg, version=minor).env["ACCELERATE_MIXED_PRECISION"]
+        except LaunchError as exc:
+            mine = ("refused", exc.message)
+        assert mine == want, (minor, path.name)
+        found = [f.severity for f in validate_document(load_file(path), accelerate_version=minor) if f.rule == "yaml-bool-value"]
+        assert found == (["error"] if isinstance(want, tuple) else ["info"]), (minor, path.name)

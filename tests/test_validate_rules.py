@@ -379,3 +379,17 @@ def test_a_key_in_a_json_config_gets_no_deletion_fix() -> None:
     text = '{"fp16": true, "mixed_precision": "bf16", "distributed_type": "MULTI_GPU", "num_processes": 2}'
     f = only(run(text, name="c.json"), "legacy-key")
     assert f.fix == ()
+
+
+def test_a_sagemaker_key_in_a_cluster_config_gets_no_suggestion_of_itself() -> None:
+    # accelerate 1.15: ValueError, unknown keys (['ec2_instance_type']) (checked with tests/oracle/run.py)
+    f = only(run(MG + "ec2_instance_type: ml.p3.2xlarge\n"), "unknown-key")
+    assert (f.severity, f.suggestion, f.fix) == ("error", None, ())
+    assert f.message.startswith("`ec2_instance_type` is a SageMaker config key")
+
+
+def test_a_key_no_config_has_is_reported_once_in_a_sagemaker_config() -> None:
+    text = ("compute_environment: AMAZON_SAGEMAKER\ndistributed_type: DATA_PARALLEL\nec2_instance_type: ml.p3.2xlarge\n"
+            "iam_role_name: role\nnum_proceses: 2\nmain_process_ip: 10.0.0.1\n")
+    got = [(f.line, f.suggestion) for f in run(text, "1.9") if f.rule == "unknown-key"]
+    assert got == [(5, "num_processes"), (6, None)]  # the typo with its guess; a cluster key, once

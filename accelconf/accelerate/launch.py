@@ -132,6 +132,9 @@ CHANGES: dict[str, Change] = {
                               "the CPU test reads the string 'True'/'False', always truthy: KMP variables on every simple launch"),
     "kmp-test-flag-name": Change("1.13", "1.15", "utils/launch.py", _lit('parse_flag_from_env(current_env["ACCELERATE_USE_CPU"]'),
                                  "the CPU test looks up a variable named 'True'/'False', never set: KMP variables never written"),
+    "yaml-false-precision-no": Change(None, "0.34", "commands/config/config_args.py",
+                                      _lit('if isinstance(config_dict["mixed_precision"], bool) and not config_dict["mixed_precision"]:'),
+                                      "loading a YAML file turns `mixed_precision: false` (an unquoted no) into 'no'; JSON files and true are not converted"),
     "parallelism-config": Change("1.10", None, "commands/launch.py", _lit("--use_parallelism_config"),
                                  "a non-empty parallelism_config turns on use_parallelism_config"),
     "parallelism-under-deepspeed": Change("1.12", None, "utils/launch.py", _lit("prepare_extend_env_parallelism_config"),
@@ -510,6 +513,8 @@ def _apply_file(cfg: Config, ver: str, ns: dict[str, Any], explicit: set[str], o
         if mp is None:
             ns["mixed_precision"] = "no"
         else:
+            if mp is False and cfg.format == "yaml" and changed(ver, "yaml-false-precision-no"):
+                mp = "no"
             ns["mixed_precision"] = mp
             origins["mixed_precision"] = "file"
             mp_from_config = True

@@ -237,6 +237,11 @@ def _unknown_keys(ctx: Context) -> None:
             continue
         if sagemaker and setting is not None:
             continue  # reported by the sagemaker rule
+        if setting is not None:  # a SageMaker key in a cluster config: no other spelling to suggest
+            ctx.finding("unknown-key", "error",
+                        f"`{skey}` is a SageMaker config key: a LOCAL_MACHINE config may not have it, accelerate refuses to load the file (ValueError: unknown keys)",
+                        (skey,))
+            continue
         guess = did_you_mean("", skey, ctx.version)
         fix = ctx.rename_key((skey,), guess) if guess else ()
         ctx.finding("unknown-key", "error",
@@ -361,8 +366,8 @@ def _compute_environment(ctx: Context) -> None:
             for req in ("ec2_instance_type", "iam_role_name"):
                 if req not in data:
                     ctx.finding("missing-key", "error", f"SageMaker configs need `{req}`", ("compute_environment",))
-            for key in data:
-                if str(key) not in registry.SAGEMAKER_KEYS | {"fp16", "dynamo_backend"}:
+            for key in data:  # (a key no config has is the unknown-key rule's, with its did-you-mean)
+                if str(key) not in registry.SAGEMAKER_KEYS | {"fp16", "dynamo_backend"} and registry.get("", str(key)) is not None:
                     ctx.finding("unknown-key", "error", f"`{key}` is not a SageMaker config key: accelerate refuses to load the file", (str(key),))
         return
     if isinstance(ce, str) and ce.upper() in ("LOCAL_MACHINE", "AMAZON_SAGEMAKER"):
@@ -387,13 +392,20 @@ def _mixed_precision(ctx: Context) -> None:
     value = data["mixed_precision"]
     node = ctx.value_node("mixed_precision")
     if isinstance(value, bool):
+        from accelconf.accelerate.launch import changed
+
         raw = node.raw if node else str(value)
-        crash = version_in(ctx.version, "0.34", None)
-        ctx.finding("yaml-bool-value", "error" if crash else "info",
-                    f"unquoted `{raw}` is the YAML boolean {value}: accelerate {ctx.version} " +
-                    ("crashes at launch (AttributeError: 'bool' object has no attribute 'lower'). Quote it: 'no'" if crash else "converts it to 'no'; quote it for newer versions"),
-                    ("mixed_precision",), on_value=True, suggestion="'no'",
-                    fix=ctx.replace_value(("mixed_precision",), "'no'") if value is False else ())
+        # only false, and only in a YAML file, is read as 'no' (before 0.34); anything else reaches .lower()
+        converted = value is False and ctx.doc.format == "yaml" and changed(ctx.version, "yaml-false-precision-no")
+        what = f"unquoted `{raw}` is the YAML boolean {value}" if ctx.doc.format == "yaml" else f"`{raw}` is a boolean"
+        quoted = scalar_text(ctx.doc, "no")
+        ctx.finding("yaml-bool-value", "info" if converted else "error",
+                    f"{what}: accelerate {ctx.version} " +
+                    ("converts it to 'no'; quote it for newer versions" if converted
+                     else "crashes at launch (AttributeError: 'bool' object has no attribute 'lower'). "
+                     + ("Quote it: " if ctx.doc.format == "yaml" else "Write ") + quoted),
+                    ("mixed_precision",), on_value=True, suggestion=quoted,
+                    fix=ctx.replace_value(("mixed_precision",), quoted) if value is False else ())
         return
     if value is None:
         return
