@@ -21,7 +21,7 @@ import shlex
 import shutil
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -57,20 +57,20 @@ def main(argv: list[str]) -> int:
     if pytest(tests, None) != 0:
         print(f"tools/mutants_rerun.py: {args.tests} fails with no mutant active; fix the tests first", file=sys.stderr)
         return 1
+    killed = 0
     with ThreadPoolExecutor(args.jobs) as pool:
-        codes = dict(zip(args.names, pool.map(lambda n: pytest(tests, n), args.names)))
-    killed = [n for n, code in codes.items() if code == 1]
-    by_meta: dict[Path, list[str]] = {}
-    for name in killed:
-        by_meta.setdefault(meta_path(name), []).append(name)
-    for path, names in by_meta.items():
-        data = json.loads(path.read_text(encoding="utf-8"))
-        for name in names:
-            data["exit_code_by_key"][name] = 1
-        path.write_text(json.dumps(data, indent=4), encoding="utf-8")
-    for name, code in codes.items():
-        print(f"{'killed' if code == 1 else 'survived' if code == 0 else f'exit {code}'}\t{name}")
-    print(f"{len(killed)} of {len(codes)} now killed")
+        futures = {pool.submit(pytest, tests, name): name for name in args.names}
+        for i, future in enumerate(as_completed(futures), 1):
+            name, code = futures[future], future.result()
+            if code == 1:  # recorded at once: an interrupted run keeps what it found
+                killed += 1
+                path = meta_path(name)
+                data = json.loads(path.read_text(encoding="utf-8"))
+                data["exit_code_by_key"][name] = 1
+                path.write_text(json.dumps(data, indent=4), encoding="utf-8")
+            verdict = "killed" if code == 1 else "survived" if code == 0 else f"exit {code}"
+            print(f"[{i}/{len(futures)}] {verdict}\t{name}", flush=True)
+    print(f"{killed} of {len(args.names)} now killed")
     return 0
 
 
