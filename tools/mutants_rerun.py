@@ -19,9 +19,7 @@ import json
 import os
 import shlex
 import shutil
-import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -34,12 +32,54 @@ def meta_path(name: str) -> Path:
     return MUTANTS / (module.replace(".", "/") + ".py.meta")
 
 
-def pytest(tests: list[str], mutant: str | None) -> int:
-    env = {k: v for k, v in os.environ.items() if k != "MUTANT_UNDER_TEST"}
-    if mutant:
-        env["MUTANT_UNDER_TEST"] = mutant
-    cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", *tests]
-    return subprocess.run(cmd, cwd=MUTANTS, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
+def _child(tests: list[str], mutant: str | None) -> None:
+    """In a forked child: run the tests with ``mutant`` active, exit with pytest's code."""
+    code = 3
+    try:
+        os.environ.pop("MUTANT_UNDER_TEST", None)
+        if mutant:
+            os.environ["MUTANT_UNDER_TEST"] = mutant
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, 1)
+        os.dup2(null, 2)
+        import pytest
+
+        code = int(pytest.main(["-x", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", *tests]))
+    finally:
+        os._exit(code)
+
+
+def run_all(tests: list[str], mutants: list[str | None], jobs: int):
+    """Yield (mutant, pytest exit code), ``jobs`` at a time, each in a child forked from this warm
+    process (test modules and accelconf imported once, as mutmut's own workers are)."""
+    waiting, running = list(mutants), {}
+    while waiting or running:
+        while waiting and len(running) < jobs:
+            mutant = waiting.pop(0)
+            sys.stdout.flush()
+            pid = os.fork()
+            if pid == 0:
+                _child(tests, mutant)
+            running[pid] = mutant
+        pid, status = os.wait()
+        yield running.pop(pid), os.waitstatus_to_exitcode(status)
+
+
+def warm_up(tests: list[str]) -> None:
+    """Import the test modules (and, through them, the mutated accelconf) once, here."""
+    os.chdir(MUTANTS)
+    sys.path.insert(0, str(MUTANTS))
+    import pytest
+
+    saved = os.dup(1), os.dup(2)
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 1)
+    os.dup2(null, 2)
+    try:
+        pytest.main(["--collect-only", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", *tests])
+    finally:
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
 
 
 def main(argv: list[str]) -> int:
@@ -54,22 +94,21 @@ def main(argv: list[str]) -> int:
     shutil.rmtree(MUTANTS / "tests")
     shutil.copytree(ROOT / "tests", MUTANTS / "tests", ignore=shutil.ignore_patterns("__pycache__"))
     tests = shlex.split(args.tests)
-    if pytest(tests, None) != 0:
+    warm_up(tests)
+    [(_, clean)] = run_all(tests, [None], 1)
+    if clean != 0:
         print(f"tools/mutants_rerun.py: {args.tests} fails with no mutant active; fix the tests first", file=sys.stderr)
         return 1
     killed = 0
-    with ThreadPoolExecutor(args.jobs) as pool:
-        futures = {pool.submit(pytest, tests, name): name for name in args.names}
-        for i, future in enumerate(as_completed(futures), 1):
-            name, code = futures[future], future.result()
-            if code == 1:  # recorded at once: an interrupted run keeps what it found
-                killed += 1
-                path = meta_path(name)
-                data = json.loads(path.read_text(encoding="utf-8"))
-                data["exit_code_by_key"][name] = 1
-                path.write_text(json.dumps(data, indent=4), encoding="utf-8")
-            verdict = "killed" if code == 1 else "survived" if code == 0 else f"exit {code}"
-            print(f"[{i}/{len(futures)}] {verdict}\t{name}", flush=True)
+    for i, (name, code) in enumerate(run_all(tests, list(args.names), args.jobs), 1):
+        if code == 1:  # recorded at once: an interrupted run keeps what it found
+            killed += 1
+            path = meta_path(name)
+            data = json.loads(path.read_text(encoding="utf-8"))
+            data["exit_code_by_key"][name] = 1
+            path.write_text(json.dumps(data, indent=4), encoding="utf-8")
+        verdict = "killed" if code == 1 else "survived" if code == 0 else f"exit {code}"
+        print(f"[{i}/{len(args.names)}] {verdict}\t{name}", flush=True)
     print(f"{killed} of {len(args.names)} now killed")
     return 0
 
