@@ -13,7 +13,7 @@ ACCELCONF_MUTANTS_TESTS, when set, replaces ``pytest_add_cli_args_test_selection
 pyproject.toml for this run (pytest arguments, shell-quoted: test files and options such as
 ``-k``). Fewer tests can only kill fewer mutants, so a kill rate measured with a narrower
 selection is a lower bound of the rate with the configured one; the narrow run is what makes a
-full run of a large module fit in an hour when its survivors would otherwise each run every slow
+full run of a large module fit in about 90 minutes (validate) when its survivors would otherwise each run every slow
 end-to-end test that covers them.
 """
 
