@@ -79,10 +79,28 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+# Options whose value is itself a command line: `--launch-args --use_fsdp` would otherwise be refused
+# by argparse, which reads a lone value starting with "-" as the next option.
+COMMAND_LINE_OPTIONS = ("--launch-args",)
+
+
+def _glue_values(argv: list[str]) -> list[str]:
+    """``["--launch-args", "--use_fsdp"]`` -> ``["--launch-args=--use_fsdp"]`` (argparse's own spelling)."""
+    out: list[str] = []
+    args = iter(argv)
+    for a in args:
+        if a == "--":
+            out += [a, *args]
+            break
+        value = next(args, None) if a in COMMAND_LINE_OPTIONS else None
+        out.append(a if value is None else f"{a}={value}")
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from accelconf.errors import AccelconfError
 
-    argv = list(sys.argv[1:] if argv is None else argv)
+    argv = _glue_values(list(sys.argv[1:] if argv is None else argv))
     # Build only the sub-parser that is asked for: importing every command costs start-up time.
     first = next((a for a in argv if not a.startswith("-")), None)
     parser = build_parser(first if first in COMMANDS else None)

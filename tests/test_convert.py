@@ -278,6 +278,19 @@ def test_explain_json(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> Non
     assert "replaces" in rows["Accelerator.gradient_accumulation_steps"]["note"]
 
 
+def test_explain_launch_args_that_is_one_flag(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """`--launch-args --use_fsdp` (a lone value starting with "-", which argparse alone refuses): the
+    paradigm comes from the flag, and explain says so."""
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("compute_environment: LOCAL_MACHINE\ndistributed_type: MULTI_GPU\nnum_processes: 2\n")
+    assert main(["explain", str(cfg), "--launch-args", "--use_fsdp", "--format", "json"]) == 0
+    rows = {r["setting"]: r for r in json.loads(capsys.readouterr().out)["settings"]}
+    assert (rows["ACCELERATE_USE_FSDP"]["value"], rows["ACCELERATE_USE_FSDP"]["source"], rows["ACCELERATE_USE_FSDP"]["where"]) == \
+        ("true", "cli", "--use_fsdp")
+    assert main(["explain", str(cfg), "--launch-args"]) == 2  # no value: argparse's usage error, not a traceback
+    assert "expected one argument" in capsys.readouterr().err
+
+
 def test_explain_table(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["explain", str(FSDP2)]) == 0
     out = capsys.readouterr().out

@@ -60,6 +60,25 @@ def test_machine_rank_reaches_torchrun() -> None:
     assert {r["rdzv_endpoint"] for r in ranks} == {"10.0.0.1:29500"}
 
 
+def test_overrides_without_a_flag_or_before_it_existed_are_dropped_with_a_warning() -> None:
+    """Overrides stand for command-line flags: a setting with no flag, or a flag newer than the
+    release, is dropped, with a warning that names it (and where it was written)."""
+    cfg = "distributed_type: MULTI_GPU\nnum_processes: 2\nmixed_precision: fp8\n"
+    over = formats.read("tpu_name: x\nfp8_config:\n  amax_history_length: 16\n  backend: TE\n", "yaml", "o.yaml")
+    r = launch_env(formats.read(cfg, "yaml", "x.yaml"), version="0.30", cli_overrides=over)
+    got = [(f.rule, f.severity, f.key, f.line, f.message) for f in r.findings if f.rule.startswith("convert.")]
+    assert got == [
+        ("convert.no-flag", "warning", "tpu_name", 1, "`tpu_name` has no `accelerate launch` flag; dropped"),
+        ("convert.no-flag", "warning", "fp8_config.amax_history_length", 3,
+         "`fp8_config.amax_history_length` has no `accelerate launch` flag; dropped"),
+        ("convert.version", "warning", "fp8_config.backend", 4, "`--fp8_backend` does not exist in accelerate 0.30"),
+    ]
+    assert "ACCELERATE_FP8_BACKEND" not in r.env and "tpu_name" not in r.explicit
+    newer = launch_env(formats.read(cfg, "yaml", "x.yaml"), version="0.34", cli_overrides=over)
+    assert newer.env["ACCELERATE_FP8_BACKEND"] == "TE" and newer.origins["fp8_backend"] == "cli"
+    assert not any(f.rule == "convert.version" for f in newer.findings)
+
+
 def test_str_to_bool_uses_accelerates_words() -> None:
     assert {w: str_to_bool(w.upper()) for w in registry.TRUE_WORDS} == dict.fromkeys(registry.TRUE_WORDS, 1)
     assert {w: str_to_bool(w) for w in registry.FALSE_WORDS} == dict.fromkeys(registry.FALSE_WORDS, 0)

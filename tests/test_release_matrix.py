@@ -148,3 +148,31 @@ def test_a_boolean_mixed_precision_launches_as_the_release_reads_it(minor: str, 
         assert mine == want, (minor, path.name)
         found = [f.severity for f in validate_document(load_file(path), accelerate_version=minor) if f.rule == "yaml-bool-value"]
         assert found == (["error"] if isinstance(want, tuple) else ["info"]), (minor, path.name)
+
+
+SECTION_ENV_CASES = [
+    # parallelism_config's sequence-parallel and cp_backend settings came in 1.12: 1.11 exports none of them
+    ("1.11", "distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  fsdp_version: 2\nparallelism_config:\n"
+             "  parallelism_config_tp_size: 2\n", ("PARALLELISM_CONFIG_", "ACCELERATE_USE_PARALLELISM")),
+    ("1.12", "distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  fsdp_version: 2\nparallelism_config:\n"
+             "  parallelism_config_tp_size: 2\n", ("PARALLELISM_CONFIG_", "ACCELERATE_USE_PARALLELISM")),
+    # a Megatron-LM degree written as null still reaches the environment (str(None)); an unset optional one does not
+    ("1.15", "distributed_type: MEGATRON_LM\nnum_processes: 2\nmegatron_lm_config:\n  megatron_lm_tp_degree: null\n"
+             "  megatron_lm_num_micro_batches: null\n", ("MEGATRON_LM_", "ACCELERATE_USE_MEGATRON_LM")),
+]
+
+
+@pytest.mark.parametrize(("minor", "text", "prefixes"), SECTION_ENV_CASES, ids=lambda v: v if isinstance(v, str) and len(v) < 6 else "")
+def test_plugin_section_variables_as_the_release_exports_them(minor: str, text: str, prefixes: tuple[str, ...], tmp_path: Path) -> None:
+    from accelconf.accelerate.launch import launch_env
+
+    if not releases.installed(minor):
+        if not IN_CI:
+            pytest.skip(f"accelerate {minor} is not cached under the venv: run `python tests/oracle/releases.py` (CI installs it)")
+        releases.ensure(minor)
+    path = tmp_path / "c.yaml"
+    path.write_text(text, encoding="utf-8")
+    _, (theirs,) = matrix.run_harness(minor, [{"argv": ["--config_file", str(path), "train.py"]}])
+    want = {k: v for k, v in theirs["env"].items() if k.startswith(prefixes)}
+    mine = launch_env(formats.read(text, "yaml", str(path), minor), version=minor).env
+    assert want and {k: v for k, v in mine.items() if k.startswith(prefixes)} == want
