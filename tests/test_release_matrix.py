@@ -176,3 +176,58 @@ def test_plugin_section_variables_as_the_release_exports_them(minor: str, text: 
     want = {k: v for k, v in theirs["env"].items() if k.startswith(prefixes)}
     mine = launch_env(formats.read(text, "yaml", str(path), minor), version=minor).env
     assert want and {k: v for k, v in mine.items() if k.startswith(prefixes)} == want
+
+
+PARALLEL_TYPES = {
+    "MULTI_GPU": "distributed_type: MULTI_GPU\n",
+    "FSDP2": "distributed_type: FSDP\nfsdp_config:\n  fsdp_version: 2\n",
+    "DEEPSPEED": "distributed_type: DEEPSPEED\ndeepspeed_config:\n  zero_stage: 2\n",
+}
+PARALLEL_SIZES = ("dp_replicate_size", "dp_shard_size", "tp_size", "cp_size", "sp_size")
+
+
+def _parallel_configs() -> list[tuple[str, int]]:
+    """Every distributed type x every size 1 or 2 (and 3 for tp) x 2 or 4 processes: (YAML text, processes)."""
+    out = []
+    for kind, head in PARALLEL_TYPES.items():
+        for mask in range(1 << len(PARALLEL_SIZES)):
+            sizes = {name: 2 for i, name in enumerate(PARALLEL_SIZES) if mask >> i & 1} or {"tp_size": 3}
+            body = "".join(f"  parallelism_config_{name}: {v}\n" for name, v in sizes.items())
+            for n in (2, 4):
+                out.append((f"{head}num_processes: {n}\nparallelism_config:\n{body}", n))
+    return out
+
+
+@pytest.mark.parametrize("minor", ["1.10", "1.11", "1.12", "1.13", "1.14", "1.15"])
+def test_parallelism_findings_are_what_parallelism_config_raises(minor: str, tmp_path: Path) -> None:
+    """validate reports a `parallelism` error exactly where the release's own ParallelismConfig raises
+    when the Accelerator starts (built from the launch environment, as Accelerator() builds it), and
+    says the section has no effect where the launch does not pass it on."""
+    from accelconf.accelerate.validate import validate_document
+    from accelconf.text.document import load_text
+
+    if not releases.installed(minor):
+        if not IN_CI:
+            pytest.skip(f"accelerate {minor} is not cached under the venv: run `python tests/oracle/releases.py` (CI installs it)")
+        releases.ensure(minor)
+    configs = _parallel_configs()
+    reqs = []
+    for i, (text, n) in enumerate(configs):
+        path = tmp_path / f"p{i}.yaml"
+        path.write_text(text, encoding="utf-8")
+        reqs.append({"argv": ["--config_file", str(path), "train.py"], "parallelism_world": n})
+    _, answers = matrix.run_harness(minor, reqs)
+    wrong, verdicts = [], set()
+    for (text, _), theirs in zip(configs, answers):
+        if "error" in theirs:
+            continue  # refused at launch: launch-refused, checked by the matrix
+        verdict = theirs["parallelism"]
+        verdicts.add("raises" if verdict and verdict != "ok" else verdict)
+        found = [f for f in validate_document(load_text(text, "p.yaml"), accelerate_version=minor)
+                 if f.key == "parallelism_config" and f.rule in ("parallelism", "section-unused")]
+        mine = ("raises" if any(f.severity == "error" for f in found) else
+                None if any(f.rule == "section-unused" for f in found) else "ok")
+        if mine != ("raises" if verdict and verdict != "ok" else verdict):
+            wrong.append(f"{text!r}: accelerate {verdict!r}, validate {[(f.severity, f.message) for f in found]}")
+    assert not wrong, f"accelerate {minor}:\n" + "\n".join(wrong[:8])
+    assert {"ok", "raises"} <= verdicts, "the configs reach both verdicts"

@@ -113,8 +113,12 @@ TABLE: list[tuple[str, str, str, str, str, str]] = [
     ("gpu-ids", "more GPU ids than processes", MG + "gpu_ids: '0,1,2,3'\n", "1.15", "gpu_ids", "warning"),
     ("processes", "'NO' with several processes", "distributed_type: 'NO'\nnum_processes: 2\n", "1.15", "num_processes", "info"),
     ("parallelism", "sizes do not multiply to num_processes", FS + "parallelism_config:\n  parallelism_config_dp_shard_size: 4\n", "1.15", "parallelism_config", "error"),
-    ("parallelism", "FSDP2 without a shard dimension", FS.replace("2\n", "2\n", 1) + "fsdp_config:\n  fsdp_version: 2\nparallelism_config:\n  parallelism_config_dp_replicate_size: 2\n",
-     "1.15", "parallelism_config", "warning"),
+    ("parallelism", "FSDP2 without a shard dimension", FS + "fsdp_config:\n  fsdp_version: 2\nparallelism_config:\n  parallelism_config_dp_replicate_size: 2\n",
+     "1.15", "parallelism_config", "error"),
+    ("parallelism", "FSDP2 without a shard dimension, before 1.15", FS + "fsdp_config:\n  fsdp_version: 2\nparallelism_config:\n"
+     "  parallelism_config_dp_replicate_size: 2\n", "1.14", "parallelism_config", "warning"),
+    ("section-unused", "parallelism_config a launch does not pass on", "distributed_type: DEEPSPEED\nnum_processes: 2\n"
+     "parallelism_config:\n  parallelism_config_dp_replicate_size: 2\n", "1.11", "parallelism_config", "info"),
     ("launch-refused", "multi-node simple launcher without main_process_ip", "distributed_type: MULTI_CPU\nnum_processes: 4\nnum_machines: 2\n", "1.15",
      "distributed_type", "error"),
     ("sharding-strategy-int", "strategy name before 0.26", FS + "fsdp_config:\n  fsdp_sharding_strategy: FULL_SHARD\n", "0.25",

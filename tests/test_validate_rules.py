@@ -393,3 +393,17 @@ def test_a_key_no_config_has_is_reported_once_in_a_sagemaker_config() -> None:
             "iam_role_name: role\nnum_proceses: 2\nmain_process_ip: 10.0.0.1\n")
     got = [(f.line, f.suggestion) for f in run(text, "1.9") if f.rule == "unknown-key"]
     assert got == [(5, "num_processes"), (6, None)]  # the typo with its guess; a cluster key, once
+
+
+def test_parallelism_sizes_a_launch_does_not_pass_on_are_said_to_have_no_effect() -> None:
+    """accelerate 1.11 writes the parallelism variables only on the multi-GPU path: under DeepSpeed
+    no ParallelismConfig is built, so sizes that would fail from 1.12 on are only an info there."""
+    text = ("distributed_type: DEEPSPEED\nnum_processes: 4\ndeepspeed_config:\n  zero_stage: 2\nparallelism_config:\n"
+            "  parallelism_config_tp_size: 3\n")
+    old = [(f.rule, f.severity, f.line) for f in validate_document(load_text(text, "p.yaml"), accelerate_version="1.11")
+           if f.key == "parallelism_config"]
+    assert old == [("section-unused", "info", 5)]
+    new = [(f.rule, f.severity) for f in validate_document(load_text(text, "p.yaml"), accelerate_version="1.12")
+           if f.key == "parallelism_config"]
+    assert new == [("parallelism", "error")]
+    assert not [f for f in validate_document(load_text(text, "p.yaml"), accelerate_version="1.9") if f.rule in ("parallelism", "section-unused")]

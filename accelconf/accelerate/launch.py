@@ -139,6 +139,16 @@ CHANGES: dict[str, Change] = {
                                  "a non-empty parallelism_config turns on use_parallelism_config"),
     "parallelism-under-deepspeed": Change("1.12", None, "utils/launch.py", _lit("prepare_extend_env_parallelism_config"),
                                           "the parallelism variables are written on the DeepSpeed path too; before, only on the multi-GPU path"),
+    "parallelism-sp-any-size": Change("1.13", None, "parallelism_config.py",
+                                      r'if self\.sp_backend == "deepspeed" and self\.sp_size > 1:\n\s*pass',
+                                      "with sp_size above 1 (DeepSpeed sequence parallelism) the sizes need not multiply to the "
+                                      "number of processes; before, they must"),
+    "parallelism-cp-sp-exclusive": Change("1.13", None, "parallelism_config.py",
+                                          _lit("Context Parallelism (CP) and Sequence Parallelism (SP) are mutually exclusive"),
+                                          "cp_size and sp_size both above 1 raise ValueError; before, they combine"),
+    "parallelism-fsdp2-shard-dim": Change("1.15", None, "parallelism_config.py", _lit("no dimension for FSDP to shard across"),
+                                          "FSDP2 with neither dp_shard_size nor cp_size above 1 raises ValueError when the "
+                                          "Accelerator starts; before, prepare fails later (a KeyError from device_mesh)"),
 }
 
 

@@ -2,11 +2,12 @@
 
 Run as a separate process so that HF_HOME (read by accelerate at import time) and the patches never
 leak into the test process. Protocol: one JSON request per stdin line, one JSON answer per stdout
-line. A request is ``{"argv": [...], "cores": int, "plugins": bool, "snippet": "python source" | null}``;
+line. A request is ``{"argv": [...], "cores": int, "plugins": bool, "snippet": "python source" | null,
+"parallelism_world": int | null}``;
 the answer holds ``mode``, ``env`` (the delta to the base environment), ``torchrun``, ``cmd``,
 ``plugins`` (fields of the FSDP/DeepSpeed/Dynamo plugins built from that env) and ``snippet``
 (fields of the plugins a to-kwargs snippet builds, executed with an empty accelerate environment),
-or ``error``.
+``parallelism`` (what ParallelismConfig says at ``Accelerator()`` with that many processes) or ``error``.
 
 The release's own ``launch_command`` runs (``_validate_launch_command``, its dispatch, the
 ``prepare_*`` functions) and is stopped at the hand-off: ``subprocess.Popen`` in
@@ -303,6 +304,33 @@ def parser_table() -> dict:
     return out
 
 
+def parallelism_verdict(env: dict, world: int) -> str | None:
+    """What the release's ParallelismConfig says when the Accelerator starts in ``env`` with ``world``
+    processes: None when the launch passes no parallelism on, "ok", or the error it raises. It is built
+    from the environment as ``Accelerator()`` builds it, and checked by its own ``_validate_accelerator``
+    against a stand-in for the Accelerator (the device mesh, which needs the processes, is not built)."""
+    if env.get("ACCELERATE_USE_PARALLELISM_CONFIG", "false").lower() != "true":
+        return None
+    from accelerate.parallelism_config import ParallelismConfig
+    from accelerate.utils import DistributedType
+
+    fsdp2 = env.get("ACCELERATE_USE_FSDP", "false").lower() == "true" and env.get("FSDP_VERSION", "1") == "2"
+    deepspeed = env.get("ACCELERATE_USE_DEEPSPEED", "false").lower() == "true"
+    kind = DistributedType.FSDP if fsdp2 else DistributedType.DEEPSPEED if deepspeed else DistributedType.MULTI_GPU
+    stand_in = type("Accelerator", (), {"multi_device": world > 1, "num_processes": world, "is_fsdp2": fsdp2,
+                                        "distributed_type": kind, "is_main_process": True})()
+    saved = dict(os.environ)
+    os.environ.update(env)
+    try:
+        ParallelismConfig()._validate_accelerator(stand_in)
+    except ValueError as exc:
+        return f"ValueError: {str(exc)[:200]}"
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    return "ok"
+
+
 def answer(req: dict) -> dict:
     if req.get("parser"):
         return {"parser": parser_table()}
@@ -313,6 +341,8 @@ def answer(req: dict) -> dict:
     if req.get("plugins"):
         _device_patch()
         res["plugins"] = plugins_from_env(res["mode"], res["env"])
+    if req.get("parallelism_world"):
+        res["parallelism"] = parallelism_verdict(res["env"], int(req["parallelism_world"]))
     if req.get("snippet"):
         _device_patch()
         res["snippet"] = plugins_from_snippet(req["snippet"])
