@@ -101,9 +101,18 @@ def test_read_paradigms_config_file_and_no_tpu_cluster() -> None:
 
 
 def test_read_store_true_flags() -> None:
-    cfg = C.read("--dynamo_use_fullgraph --cpu --debug --dynamo_backend INDUCTOR")
+    cfg = C.read("--dynamo_use_fullgraph --cpu --debug --dynamo_backend inductor")
     assert {p: e.value for p, e in cfg.items()} == {"dynamo_config.dynamo_use_fullgraph": True, "use_cpu": True, "debug": True,
-                                                    "dynamo_config.dynamo_backend": "INDUCTOR"}
+                                                    "dynamo_config.dynamo_backend": "inductor"}
+
+
+@pytest.mark.parametrize(("flags", "version"), [("--mixed_precision BF16", "1.15"), ("--dynamo_backend INDUCTOR", "1.15"),
+                                                ("--fp8_backend ao", "1.12"), ("--fsdp_version 3", "1.15")])
+def test_read_refuses_a_value_the_flag_does_not_accept(flags: str, version: str) -> None:
+    """argparse's choices are case-sensitive: accelerate launch refuses these command lines before
+    reading anything (tests/test_oracle_launch.py compares the choices with its parser)."""
+    with pytest.raises(InputError, match=f"^<text>: --[a-z0-9_]+: invalid choice: '[^']+' \\(accelerate {version} accepts "):
+        C.read(flags, version=version)
 
 
 def test_read_flags_a_version_lacks_are_notes() -> None:
@@ -601,7 +610,7 @@ def test_write_a_file_as_flags() -> None:
 
 
 def test_write_a_command_line_back_as_it_was_read() -> None:
-    cfg = C.read("accelerate launch --multi_gpu --num_processes 2 --mixed_precision BF16 --dynamo_use_fullgraph --debug "
+    cfg = C.read("accelerate launch --multi_gpu --num_processes 2 --mixed_precision bf16 --dynamo_use_fullgraph --debug "
                  "--fp8_override_linear_precision 1,0,1 --megatron_lm_sequence_parallelism '' --max_restarts 2 --module "
                  "--zero_stage 3 train.py")
     text, findings = C.write(cfg)

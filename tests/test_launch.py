@@ -174,9 +174,17 @@ def test_simple_launcher_refusals_by_release() -> None:
     # 0.28-0.32 put the integer mpirun_ccl into the env without str(): Popen raises
     with pytest.raises(LaunchError, match=r"^<text>: expected str, bytes or os.PathLike object, not int$"):
         launch_env(formats.read(MULTI_CPU_2, "yaml", "x.yaml", "0.30"), version="0.30")
-    with pytest.raises(LaunchError) as err:
-        _launch("distributed_type: MULTI_CPU\nnum_processes: 4\nnum_machines: 2\n")
-    assert err.value.message == "When using multiple machines, you need to specify the main process IP and port."
+    # 1.8 on asserts the IP, then the port (accelerate's two messages); 1.7 writes the port as 'None'
+    # and the IP unconverted, which Popen refuses
+    for text, missing in (("", "IP"), ("main_process_ip: 10.0.0.1\n", "port")):
+        with pytest.raises(LaunchError) as err:
+            _launch("distributed_type: MULTI_CPU\nnum_processes: 4\nnum_machines: 2\n" + text)
+        assert err.value.message == f"When using multiple machines, you need to specify the main process {missing}."
+    two = "distributed_type: MULTI_CPU\nnum_processes: 4\nnum_machines: 2\n"
+    with pytest.raises(LaunchError, match="expected str, bytes or os.PathLike object, not NoneType$"):
+        launch_env(formats.read(two, "yaml", "x.yaml", "1.7"), version="1.7")
+    old = launch_env(formats.read(two + "main_process_ip: 10.0.0.1\n", "yaml", "x.yaml", "1.7"), version="1.7")
+    assert (old.env["MASTER_ADDR"], old.env["MASTER_PORT"]) == ("10.0.0.1", "None")
 
 
 DS_MULTINODE = ("distributed_type: DEEPSPEED\nnum_processes: 16\nnum_machines: 2\nmachine_rank: 1\nmain_process_ip: 10.0.0.1\n"

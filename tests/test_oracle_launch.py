@@ -30,6 +30,7 @@ from accelconf.accelerate import registry
 from accelconf.formats.cli import FLAG_CHOICES, flags_for
 from accelconf.formats.kwargs import plugin_kwargs, snippet
 from accelconf.accelerate.launch import LaunchError, argparse_default, flag_kind, launch_env
+from accelconf.errors import InputError
 from tests.oracle.matrix import MACHINE_DEPENDENT, cli_same
 
 HERE = Path(__file__).resolve().parent
@@ -298,6 +299,32 @@ def test_corpus_fixtures_match_older_accelerate() -> None:
         checked += 1
     if not checked:
         pytest.skip(f"no corpus at {CORPUS}")
+
+
+BOUNDARIES = json.loads((FIXTURES / "boundaries.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("record", BOUNDARIES, ids=lambda r: f"{r['change']}@{r['version']}")
+def test_launch_matches_the_releases_on_both_sides_of_each_change(record: dict[str, Any]) -> None:
+    """Each launcher difference between releases (CHANGES), as the releases around its boundaries
+    launched it (tests/oracle/boundaries.py records them; the release matrix checks the records)."""
+    from tests.oracle.matrix import CORES
+
+    version, theirs = record["version"], record["result"]
+    text, flags = record["config"], record["flags"]
+
+    def launch() -> Any:
+        cfg = formats.read(text, "json" if text.startswith("{") else "yaml", "cfg", version)
+        cli = formats.read(shlex.join(flags), "cli", "<flags>", version) if flags else None
+        return launch_env(cfg, version=version, cli_overrides=cli, cwd=theirs.get("cwd"), physical_cores=CORES)
+
+    if "error" in theirs:
+        with pytest.raises((LaunchError, InputError)) as refused:
+            launch()
+        if theirs["error"].startswith(("AssertionError:", "TypeError: expected str")):  # accelerate's message, kept
+            assert refused.value.message.split(": ", 1)[-1] == theirs["error"].split(": ", 1)[1]
+        return
+    _compare_launch(launch(), theirs)
 
 
 # -- hypothesis: configs drawn from the registry ---------------------------------------------------

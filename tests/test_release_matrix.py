@@ -231,3 +231,28 @@ def test_parallelism_findings_are_what_parallelism_config_raises(minor: str, tmp
             wrong.append(f"{text!r}: accelerate {verdict!r}, validate {[(f.severity, f.message) for f in found]}")
     assert not wrong, f"accelerate {minor}:\n" + "\n".join(wrong[:8])
     assert {"ok", "raises"} <= verdicts, "the configs reach both verdicts"
+
+
+def test_boundary_records_are_what_the_releases_do() -> None:
+    """tests/data/oracle/boundaries.json (read by the fast launch tests) holds, for every launcher
+    difference in CHANGES, what the releases on both sides of its boundaries do: launch each case
+    again with its release and compare; every launcher change has its cases on both sides."""
+    import json
+
+    from tests.oracle import boundaries
+
+    records = json.loads(boundaries.RECORDS.read_text(encoding="utf-8"))
+    assert set(boundaries.CASES) | boundaries.NOT_LAUNCHER == set(CHANGES), "a launcher change without boundary cases"
+    wanted = {(minor, name, text, tuple(flags)) for minor, cases in boundaries.requests().items() for name, text, flags in cases}
+    assert {(r["version"], r["change"], r["config"], tuple(r["flags"])) for r in records} == wanted, \
+        "record again: python -m tests.oracle.boundaries"
+    missing = [m for m in {r["version"] for r in records} if not releases.installed(m)]
+    if missing and not IN_CI:
+        pytest.skip(f"accelerate {', '.join(sorted(missing))} not cached under the venv: run `python tests/oracle/releases.py`")
+    wrong = []
+    for minor, cases in boundaries.requests().items():
+        mine = [r for r in records if r["version"] == minor]
+        for record, answer in zip(mine, boundaries.launch(minor, cases)):
+            if answer != record["result"]:
+                wrong.append(f"{record['change']}@{minor}")
+    assert not wrong, f"the releases now answer otherwise: {wrong} (python -m tests.oracle.boundaries records again)"

@@ -122,6 +122,9 @@ CHANGES: dict[str, Change] = {
     "simple-rendezvous-any-count": Change("1.8", None, "utils/launch.py", _lit("if (num_processes is not None and num_processes > 1) or num_machines > 1:"),
                                           "the simple launcher writes MASTER_ADDR/PORT (defaults 127.0.0.1:29500) for several processes or machines; "
                                           "before, for several processes, or for several machines as given"),
+    "simple-multinode-asserts": Change("1.8", None, "utils/launch.py", _lit("When using multiple machines, you need to specify the main process IP."),
+                                       "the simple launcher asserts main_process_ip and then main_process_port for several "
+                                       "machines; before, a missing port is written as 'None' and a missing IP makes Popen raise"),
     "mpirun-bind-to": Change("0.32", None, "utils/launch.py", _lit("bind_to_arg = _get_mpirun_args()"),
                              "the mpirun command ends with `--bind-to socket`"),
     "ccl-count-unconverted": Change("0.28", "0.32", "utils/launch.py", _lit('current_env["CCL_WORKER_COUNT"] = mpirun_ccl'),
@@ -673,14 +676,17 @@ def _mpirun_cmd(ns: dict[str, Any], ver: str) -> list[str]:
 
 def _simple_env(ns: dict[str, Any], ver: str, env: dict[str, str], unconverted: list[Any], use_cpu: bool) -> None:
     """The simple launcher's rendezvous (MASTER_ADDR/PORT, oneCCL count) and KMP variables."""
-    if _num(ns["num_machines"]) > 1:
-        if ns.get("main_process_ip") is None or ns.get("main_process_port") is None:
-            raise LaunchError("When using multiple machines, you need to specify the main process IP and port.")
+    if _num(ns["num_machines"]) > 1 and changed(ver, "simple-multinode-asserts"):
+        for key in ("IP", "port"):
+            if ns.get(f"main_process_{key.lower()}") is None:
+                raise LaunchError(f"When using multiple machines, you need to specify the main process {key}.")
     n = ns.get("num_processes")
     ip, port = ns.get("main_process_ip"), ns.get("main_process_port")
     ccl = registry.get("mpirun_config", "mpirun_ccl")
     if not changed(ver, "simple-rendezvous-any-count") and _num(ns["num_machines"]) > 1:
         env["MASTER_ADDR"] = str(ip)
+        if not isinstance(ip, str):
+            unconverted.append(ip)  # the IP goes into the env as it is (the port through str())
         env["MASTER_PORT"] = str(port)
         if ns.get("mpirun_hostfile") is not None and ccl is not None and _vin(ver, ccl.since, ccl.until):
             env[ccl.env or ""] = str(ns.get(ccl.namespace))

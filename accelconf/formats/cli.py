@@ -139,6 +139,9 @@ def read(text: str, *, path: str = "<text>", version: str | None = None, **_: An
             v = parse_flag_value(s, kind, raw)
         except ValueError as exc:
             raise InputError(f"--{name}: {exc}", path) from exc
+        choices = flag_choices(s, ver)
+        if choices and str(v) not in choices:  # argparse's own refusal, before anything is read
+            raise InputError(f"--{name}: invalid choice: {raw!r} (accelerate {ver} accepts {', '.join(choices)})", path)
         if not s.exists_in(ver):
             cfg.note(f"--{name} does not exist in accelerate {ver}")
         cfg.set(s.path, _config_value(kind, v), written_key=f"--{name}", **kw)

@@ -242,10 +242,13 @@ class ReleaseResult:
         return sum(values), len(values)
 
 
-def run_harness(minor: str, reqs: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
-    """One process for one release: every request (a command line) through its launcher."""
+def run_harness(minor: str, reqs: list[dict[str, Any]], cwd: str | None = None) -> tuple[str, list[dict[str, Any]]]:
+    """One process for one release: every request (a command line) through its launcher (in ``cwd``
+    when given, else a new temporary directory)."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env["ACCELERATE_ORACLE_PATH"] = str(releases.ensure(minor))
+    if cwd is not None:
+        env["ACCELCONF_ORACLE_CWD"] = cwd
     requests = "".join(json.dumps({**req, "cores": CORES}) + "\n" for req in reqs)
     proc = subprocess.run([sys.executable, str(HERE / "harness.py")], input=requests, capture_output=True, text=True,
                           env=env, timeout=600)
