@@ -1,0 +1,117 @@
+"""Every finding of ``launch_env`` (what `to-env`, `to-cli` and `explain` print beside the values),
+as a reviewed record (issue 16: the kill rate of ``launch.py``).
+
+The launch values themselves are compared with accelerate's own launcher (``test_oracle_launch.py``,
+the release matrix). The findings are accelconf's: which key is ignored, lost, unused, not read by the
+release, which value depends on the machine that launches, and the refusal message. They are pinned
+here, rule, severity, key, position and message, over:
+
+- the hand-written cases of ``tests/data/launch`` (any input format) at three releases, and
+  overrides that are not command-line flags (``OVERRIDES``);
+- every launcher-boundary case (``tests/oracle/boundaries.py``) at the releases it was recorded at;
+- every real accelerate config of the shared corpus at two releases.
+
+The records live in ``tests/data/launch/findings.golden``. After a deliberate change, rewrite them with
+``ACCELCONF_UPDATE_EXPECTED=1`` and read the diff before committing it: it is what users will see
+change. (CI refuses to run with the variable set: ``test_packaging.py``.)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+from pathlib import Path
+
+import pytest
+
+from accelconf import formats
+from accelconf.accelerate.launch import LaunchError, launch_env
+from accelconf.errors import InputError
+from tests.conftest import CORPUS, corpus_files
+from tests.oracle.boundaries import RECORDS
+
+DATA = Path(__file__).parent / "data" / "launch"
+GOLDEN = DATA / "findings.golden"
+CASE_RELEASES = ("0.21", "0.33", "1.15")
+CORPUS_RELEASES = ("0.33", "1.15")
+
+
+# overrides that are not command-line flags (the API's cli_overrides): (title, config, overrides, release)
+OVERRIDES = [
+    ("overrides without a flag, or newer than the release", "distributed_type: MULTI_GPU\nnum_processes: 2\nmixed_precision: fp8\n",
+     "tpu_name: x\nfp8_config:\n  amax_history_length: 16\n  backend: TE\n", "0.30"),
+]
+
+
+def _inputs() -> list[tuple[str, str, list[str], str | None, str]]:
+    """(title, config text, flags, overrides, release) for every input."""
+    rows: list[tuple[str, str, list[str], str | None, str]] = []
+    for path in sorted(p for p in DATA.iterdir() if p.suffix != ".golden"):
+        rows += [(f"data/launch/{path.name}", path.read_text(encoding="utf-8"), [], None, v) for v in CASE_RELEASES]
+    rows += [(f"overrides: {title}", text, [], over, v) for title, text, over, v in OVERRIDES]
+    for r in json.loads(RECORDS.read_text(encoding="utf-8")):
+        title = f"boundary {r['change']}: {r['config']!r} {shlex.join(r['flags'])}".rstrip()
+        rows.append((title, r["config"], r["flags"], None, r["version"]))
+    for path in corpus_files("accelerate"):
+        text = path.read_bytes().decode("utf-8", errors="replace")
+        rows += [(f"corpus/accelerate/{path.name}", text, [], None, v) for v in CORPUS_RELEASES]
+    return rows
+
+
+def _section(title: str, text: str, flags: list[str], overrides: str | None, version: str) -> list[str]:
+    """The records of one launch: each finding, or the refusal (the machine: no physical core count,
+    the working directory /cwd)."""
+    lines = [f"== {title} @ {version}"]
+    try:
+        cfg = formats.read(text, None, title.rsplit("/", 1)[-1] if title.startswith("data/") else "cfg.yaml", version)
+        cli = formats.read(shlex.join(flags), "cli", "<flags>", version) if flags else None
+        if overrides is not None:
+            cli = formats.read(overrides, "yaml", "overrides.yaml", version)
+        result = launch_env(cfg, version=version, cli_overrides=cli, cwd="/cwd")
+    except (LaunchError, InputError) as exc:
+        return lines + [f"refused: {exc}"]
+    lines.append(f"mode {result.mode}")
+    for f in result.findings:
+        lines.append(f"{f.rule} {f.severity} {f.line}:{f.column} key={f.key!r}")
+        lines.append(f"  message: {f.message}")
+    return lines
+
+
+def _golden() -> dict[str, list[str]]:
+    sections: dict[str, list[str]] = {}
+    lines: list[str] = []
+    for line in GOLDEN.read_text(encoding="utf-8").splitlines():
+        if line.startswith("== "):
+            lines = sections.setdefault(line[3:].rsplit(" @ ", 1)[0], [])
+        lines.append(line)
+    return sections
+
+
+if os.environ.get("ACCELCONF_UPDATE_EXPECTED"):  # rewrite the records once, before the tests read them
+    GOLDEN.write_text("".join(ln + "\n" for row in _inputs() for ln in _section(*row)), encoding="utf-8")
+
+TITLES = sorted({row[0] for row in _inputs()})
+
+
+@pytest.mark.parametrize("title", TITLES)
+def test_every_launch_finding_matches_the_reviewed_records(title: str) -> None:
+    got = [ln for row in _inputs() if row[0] == title for ln in _section(*row)]
+    expected = _golden().get(title, [])
+    if got != expected:
+        import difflib
+
+        diff = "\n".join(list(difflib.unified_diff(expected, got, "expected", "got", n=1, lineterm=""))[:80])
+        pytest.fail(f"launch findings differ from tests/data/launch/findings.golden:\n{diff}")
+
+
+def test_the_launch_records_hold_every_input_and_every_rule() -> None:
+    import re
+
+    if not corpus_files("accelerate"):
+        pytest.skip(f"the shared corpus is not at {CORPUS / 'accelerate'}: the records include it")
+    assert sorted(_golden()) == TITLES
+    source = (Path(__file__).parents[1] / "accelconf" / "accelerate" / "launch.py").read_text(encoding="utf-8")
+    rules = set(re.findall(r'(?:_finding|Finding)\("((?:launch|convert)\.[a-z-]+)"', source))
+    recorded = {ln.split(" ", 1)[0] for ln in GOLDEN.read_text(encoding="utf-8").splitlines() if ln[:1].isalpha()}
+    assert rules and rules - recorded == set(), "a launch finding no record shows"
