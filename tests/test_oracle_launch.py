@@ -238,6 +238,10 @@ def test_flag_kinds_and_defaults_match_accelerates_parser(oracle: Oracle) -> Non
     ["--mixed_precision", "fp8", "--fp8_backend", "te", "--fp8_override_linear_precision", "false,true,0",
      "--fp8_pad_inner_dim", "0", "--num_processes", "1"],
     ["--multi_gpu", "--num_processes", "2", "--num_cpu_threads_per_process", "4", "--mixed_precision", "bf16"],
+    # --same_network (a flag a file cannot set): torchrun gets --master_addr/--master_port, not a rendezvous endpoint
+    ["--multi_gpu", "--num_processes", "16", "--num_machines", "2", "--machine_rank", "1", "--main_process_ip", "10.0.0.1",
+     "--main_process_port", "29400", "--same_network"],
+    ["--multi_gpu", "--num_processes", "2", "--dynamo_backend", "inductor", "--dynamo_mode", "max-autotune"],
 ])
 def test_flags_read_in_file_spelling_launch_as_accelerate_parses_them(flags: list[str], oracle: Oracle) -> None:
     """The cli reader keeps 0/1 flags as booleans; launching them must still give accelerate's "0"/"1"."""

@@ -52,7 +52,7 @@ CASES: dict[str, list[tuple[str, list[str]]]] = {
     "sharding-strategy-int": [(FSDP + "fsdp_config:\n  fsdp_sharding_strategy: 2\n", []),
                               (FSDP + "fsdp_config:\n  fsdp_sharding_strategy: SHARD_GRAD_OP\n", [])],
     "ds-multinode-no-local-rank-first": [(MULTINODE_DS, [])],
-    "ds-multinode-master-addr": [(MULTINODE_DS, [])],
+    "ds-multinode-master-addr": [(MULTINODE_DS, []), (MULTINODE_DS.replace("main_process_ip: 10.0.0.1\n", ""), [])],
     "rendezvous-port-default": [("compute_environment: LOCAL_MACHINE\ndistributed_type: MULTI_GPU\nnum_machines: 2\n"
                                  "num_processes: 16\nmain_process_ip: 10.0.0.1\n", [])],
     "sagemaker-cpu-affinity-unknown": [(
