@@ -242,6 +242,7 @@ def test_flag_kinds_and_defaults_match_accelerates_parser(oracle: Oracle) -> Non
     ["--multi_gpu", "--num_processes", "16", "--num_machines", "2", "--machine_rank", "1", "--main_process_ip", "10.0.0.1",
      "--main_process_port", "29400", "--same_network"],
     ["--multi_gpu", "--num_processes", "2", "--dynamo_backend", "inductor", "--dynamo_mode", "max-autotune"],
+    ["--multi_gpu", "--num_processes", "2", "--enable_cpu_affinity"],  # a flag a file cannot set; exported as "1"
 ])
 def test_flags_read_in_file_spelling_launch_as_accelerate_parses_them(flags: list[str], oracle: Oracle) -> None:
     """The cli reader keeps 0/1 flags as booleans; launching them must still give accelerate's "0"/"1"."""
