@@ -251,6 +251,43 @@ def test_flags_read_in_file_spelling_launch_as_accelerate_parses_them(flags: lis
     _compare_launch(launch_env(cfg, version=oracle.version, cwd=oracle.cwd), theirs)
 
 
+LOCAL = "compute_environment: LOCAL_MACHINE\n"
+FILE_CASES = {
+    "debug-torchrun": LOCAL + "distributed_type: MULTI_GPU\nnum_processes: 2\ndebug: true\n",
+    "debug-simple": LOCAL + "distributed_type: 'NO'\nnum_processes: 1\ndebug: true\n",
+    "debug-deepspeed": LOCAL + "distributed_type: DEEPSPEED\nnum_processes: 2\ndebug: true\ndeepspeed_config:\n  zero_stage: 2\n",
+    "tpu": LOCAL + "distributed_type: XLA\nnum_processes: 8\ndebug: true\nmain_training_function: train\n",
+    "tpu-pod": LOCAL + "distributed_type: XLA\nnum_processes: 8\ntpu_use_cluster: true\ntpu_name: pod\ntpu_zone: z\n"
+               "main_training_function: train\n",
+    "gpu-ids-one": LOCAL + "distributed_type: MULTI_GPU\nnum_processes: 2\ngpu_ids: '0'\n",
+    "gpu-ids-one-of-two-machines": LOCAL + "distributed_type: MULTI_GPU\nnum_processes: 2\nnum_machines: 2\nmachine_rank: 0\n"
+                                   "main_process_ip: 10.0.0.1\nmain_process_port: 29500\ngpu_ids: '0'\n",
+    "gpu-ids-int": LOCAL + "distributed_type: MULTI_GPU\nnum_processes: 2\ngpu_ids: 0\n",
+    "ds-exclusion": LOCAL + "distributed_type: DEEPSPEED\nnum_machines: 2\nnum_processes: 16\nmain_process_ip: 10.0.0.1\n"
+                    "main_process_port: 29500\ndeepspeed_config:\n  zero_stage: 2\n  deepspeed_multinode_launcher: pdsh\n"
+                    "  deepspeed_hostfile: hostfile\n  deepspeed_exclusion_filter: host3\n  deepspeed_inclusion_filter: host1@host2\n",
+    "parallelism-unknown-key-only": LOCAL + "distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  fsdp_version: 2\n"
+                                    "parallelism_config:\n  parallelism_config_made_up: 2\n",
+    "no-process-count": LOCAL + "distributed_type: 'NO'\nmixed_precision: bf16\nuse_cpu: true\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(FILE_CASES))
+def test_config_files_launch_as_accelerate_launches_them(name: str, oracle: Oracle, tmp_path: Path) -> None:
+    """Paths the corpus does not reach (debug on each launcher, TPU pods, gpu_ids refusals, DeepSpeed
+    host filters): the same launch, or the same refusal with accelerate's own message."""
+    path = tmp_path / "cfg.yaml"
+    path.write_text(FILE_CASES[name], encoding="utf-8")
+    theirs = oracle(["--config_file", str(path), "train.py"])
+    cfg = formats.read(FILE_CASES[name], "yaml", "cfg.yaml", oracle.version)
+    if "error" in theirs:
+        with pytest.raises(LaunchError) as refused:
+            launch_env(cfg, version=oracle.version, cwd=oracle.cwd)
+        assert refused.value.message == theirs["error"].split(": ", 1)[1]
+        return
+    _compare_launch(launch_env(cfg, version=oracle.version, cwd=oracle.cwd), theirs)
+
+
 def test_omp_num_threads_read_from_env_launches_again(oracle: Oracle) -> None:
     """env -> cli: OMP_NUM_THREADS comes back as --num_cpu_threads_per_process, and launches the same env."""
     theirs = oracle(["--num_processes", "1", "--num_cpu_threads_per_process", "4", "--mixed_precision", "bf16", "train.py"])
