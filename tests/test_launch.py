@@ -58,6 +58,24 @@ def test_machine_rank_reaches_torchrun() -> None:
     assert [r["node_rank"] for r in ranks] == [0, 1]  # accelerate keeps the int it parsed
     assert {r["nnodes"] for r in ranks} == {"2"} and {r["nproc_per_node"] for r in ranks} == {"4"}
     assert {r["rdzv_endpoint"] for r in ranks} == {"10.0.0.1:29500"}
+    given = _launch(text, machine_rank=1)
+    assert "machine_rank" in given.explicit and given.origins["machine_rank"] == "cli"
+    assert "machine_rank" not in _launch(text).explicit
+
+
+def test_a_paradigm_flag_is_explicit_and_from_the_command_line() -> None:
+    r = launch_env(formats.read("distributed_type: MULTI_GPU\nnum_processes: 2\n", "yaml", "x.yaml", V), version=V,
+                   cli_overrides=formats.read("--use_fsdp", "cli", "<flags>", V))
+    assert r.env["ACCELERATE_USE_FSDP"] == "true"
+    assert "use_fsdp" in r.explicit and r.origins["use_fsdp"] == "cli"
+
+
+def test_a_python_script_without_a_distributed_type_launches_as_no() -> None:
+    """A to-kwargs snippet (or an env file) need not say the type: accelerate's default, NO."""
+    script = formats.read("from accelerate import Accelerator\nAccelerator(mixed_precision='bf16')\n", "kwargs", "train.py", V)
+    r = launch_env(script, version=V)
+    assert r.mode == "simple" and r.env["ACCELERATE_MIXED_PRECISION"] == "bf16"
+    assert script.entries["distributed_type"].origin == "default"
 
 
 def test_overrides_without_a_flag_or_before_it_existed_are_dropped_with_a_warning() -> None:

@@ -29,7 +29,7 @@ from accelconf import formats
 from accelconf.accelerate import registry
 from accelconf.formats.cli import FLAG_CHOICES, flags_for
 from accelconf.formats.kwargs import plugin_kwargs, snippet
-from accelconf.accelerate.launch import LaunchError, argparse_default, flag_kind, launch_env
+from accelconf.accelerate.launch import LaunchError, argparse_default, flag_kind, launch_env, str_to_bool
 from accelconf.errors import InputError
 from tests.oracle.matrix import MACHINE_DEPENDENT, cli_same
 
@@ -227,11 +227,11 @@ def test_flag_kinds_and_defaults_match_accelerates_parser(oracle: Oracle) -> Non
             continue
         want = names.get(action) or types[typ]
         assert flag_kind(s) == want, s.path
-        if s.section:
-            d = argparse_default(s)
-            if flag_kind(s) == "str_to_bool":
-                continue  # argparse converts the string default with str_to_bool: 1
-            assert repr(d) == default or (isinstance(d, tuple) and default.startswith("(")), (s.path, d, default)
+        d = argparse_default(s)
+        if flag_kind(s) == "str_to_bool" and default.startswith("'"):  # argparse converts a string default with its type
+            assert d == str_to_bool(default[1:-1]), (s.path, d, default)
+            continue
+        assert repr(d) == default or (isinstance(d, tuple) and default.startswith("(")), (s.path, d, default)
 
 
 @pytest.mark.parametrize("flags", [
@@ -243,6 +243,10 @@ def test_flag_kinds_and_defaults_match_accelerates_parser(oracle: Oracle) -> Non
      "--main_process_port", "29400", "--same_network"],
     ["--multi_gpu", "--num_processes", "2", "--dynamo_backend", "inductor", "--dynamo_mode", "max-autotune"],
     ["--multi_gpu", "--num_processes", "2", "--enable_cpu_affinity"],  # a flag a file cannot set; exported as "1"
+    ["--cpu", "--num_processes", "1", "--enable_cpu_affinity"],
+    ["--use_deepspeed", "--num_processes", "2", "--zero_stage", "2", "--enable_cpu_affinity"],
+    # not refused: accelerate tests the flag's string "1" against the integer 1
+    ["--use_fsdp", "--fsdp_version", "1", "--num_processes", "2", "--use_parallelism_config"],
 ])
 def test_flags_read_in_file_spelling_launch_as_accelerate_parses_them(flags: list[str], oracle: Oracle) -> None:
     """The cli reader keeps 0/1 flags as booleans; launching them must still give accelerate's "0"/"1"."""
@@ -269,6 +273,12 @@ FILE_CASES = {
     "parallelism-unknown-key-only": LOCAL + "distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  fsdp_version: 2\n"
                                     "parallelism_config:\n  parallelism_config_made_up: 2\n",
     "no-process-count": LOCAL + "distributed_type: 'NO'\nmixed_precision: bf16\nuse_cpu: true\n",
+    "no-type-two-processes": LOCAL + "distributed_type: 'NO'\nnum_processes: 2\nuse_cpu: true\n",
+    "no-distributed-type": LOCAL + "num_processes: 2\n",
+    "sagemaker-key-in-a-local-config": LOCAL + "distributed_type: MULTI_GPU\nnum_processes: 2\nec2_instance_type: ml.p3.2xlarge\n",
+    "sagemaker-gpu-ids": "compute_environment: AMAZON_SAGEMAKER\ndistributed_type: DATA_PARALLEL\nec2_instance_type: ml.p3.16xlarge\n"
+                         "gpu_ids: '0,1'\niam_role_name: role\nmixed_precision: 'no'\nnum_machines: 1\nprofile: default\n"
+                         "py_version: py38\npytorch_version: 1.10.2\nregion: us-east-1\ntransformers_version: 4.17.0\nuse_cpu: false\n",
 }
 
 
@@ -283,9 +293,23 @@ def test_config_files_launch_as_accelerate_launches_them(name: str, oracle: Orac
     if "error" in theirs:
         with pytest.raises(LaunchError) as refused:
             launch_env(cfg, version=oracle.version, cwd=oracle.cwd)
-        assert refused.value.message == theirs["error"].split(": ", 1)[1]
+        # accelconf's message leaves out the file's path (its own error line names the file)
+        assert refused.value.message == theirs["error"].split(": ", 1)[1].replace(f" at {path}", "")
         return
     _compare_launch(launch_env(cfg, version=oracle.version, cwd=oracle.cwd), theirs)
+
+
+@pytest.mark.parametrize("flags", [
+    ["--cpu", "--multi_gpu", "--num_processes", "2"],
+    ["--multi_gpu", "--num_processes", "1"],
+    ["--multi_gpu", "--num_processes", "2", "--use_parallelism_config"],
+])
+def test_flag_combinations_accelerate_refuses_are_refused_with_its_message(flags: list[str], oracle: Oracle) -> None:
+    theirs = oracle(flags + ["train.py"])
+    assert "error" in theirs, flags
+    with pytest.raises(LaunchError) as refused:
+        launch_env(formats.read(shlex.join(flags), "cli", "<flags>", oracle.version), version=oracle.version, cwd=oracle.cwd)
+    assert refused.value.message == theirs["error"].split(": ", 1)[1]
 
 
 def test_omp_num_threads_read_from_env_launches_again(oracle: Oracle) -> None:
