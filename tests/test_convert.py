@@ -291,6 +291,15 @@ def test_explain_launch_args_that_is_one_flag(capsys: pytest.CaptureFixture[str]
     assert "expected one argument" in capsys.readouterr().err
 
 
+def test_explain_layout_rows_say_which_come_from_the_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("compute_environment: LOCAL_MACHINE\ndistributed_type: MULTI_GPU\nnum_processes: 2\nmachine_rank: 0\n")
+    assert main(["explain", str(cfg), "--format", "json"]) == 0
+    rows = {r["setting"]: (r["value"], r["source"], r["where"]) for r in json.loads(capsys.readouterr().out)["settings"]}
+    assert rows["num_processes"] == (2, "config", f"{cfg}:3") and rows["machine_rank"] == (0, "config", f"{cfg}:4")
+    assert rows["num_machines"] == (1, "default", "flag default of --num_machines")
+
+
 def test_explain_table(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["explain", str(FSDP2)]) == 0
     out = capsys.readouterr().out

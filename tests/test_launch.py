@@ -234,6 +234,9 @@ def test_flags_alone_on_a_machine_with_several_gpus_turn_multi_gpu_on() -> None:
     assert launch_env(formats.read("--num_processes 2", "cli", "x.sh", V), version=V, device_count=1).mode == "simple"
     r = launch_env(formats.read("--debug", "cli", "x.sh", V), version=V, device_count=4)
     assert r.mode == "torchrun" and str(r.torchrun["nproc_per_node"]) == "4"
+    # --multi_gpu without --num_processes is not refused (the "at least 2 processes" check needs a count)
+    r = launch_env(formats.read("--multi_gpu", "cli", "x.sh", V), version=V, device_count=4)
+    assert r.mode == "torchrun" and str(r.torchrun["nproc_per_node"]) == "4"
 
 
 def test_flags_alone_take_accelerates_defaults() -> None:

@@ -6,8 +6,8 @@ the release matrix). The findings are accelconf's: which key is ignored, lost, u
 release, which value depends on the machine that launches, and the refusal message. They are pinned
 here, rule, severity, key, position and message, over:
 
-- the hand-written cases of ``tests/data/launch`` (any input format) at three releases, and
-  overrides that are not command-line flags (``OVERRIDES``);
+- the hand-written cases of ``tests/data/launch`` (any input format) at three releases, command
+  lines beside a file (``FLAGS``) and overrides that are not command-line flags (``OVERRIDES``);
 - every launcher-boundary case (``tests/oracle/boundaries.py``) at the releases it was recorded at;
 - every real accelerate config of the shared corpus at two releases.
 
@@ -44,12 +44,20 @@ OVERRIDES = [
 ]
 
 
+# command lines beside a file: (title, config, flags, release)
+FLAGS = [
+    ("--same_network on two machines", "distributed_type: MULTI_GPU\nnum_processes: 16\nnum_machines: 2\nmachine_rank: 1\n"
+     "main_process_ip: 10.0.0.1\nmain_process_port: 29400\n", ["--same_network"], "1.15"),
+]
+
+
 def _inputs() -> list[tuple[str, str, list[str], str | None, str]]:
     """(title, config text, flags, overrides, release) for every input."""
     rows: list[tuple[str, str, list[str], str | None, str]] = []
     for path in sorted(p for p in DATA.iterdir() if p.suffix != ".golden"):
         rows += [(f"data/launch/{path.name}", path.read_text(encoding="utf-8"), [], None, v) for v in CASE_RELEASES]
     rows += [(f"overrides: {title}", text, [], over, v) for title, text, over, v in OVERRIDES]
+    rows += [(f"flags: {title}", text, flags, None, v) for title, text, flags, v in FLAGS]
     for r in json.loads(RECORDS.read_text(encoding="utf-8")):
         title = f"boundary {r['change']}: {r['config']!r} {shlex.join(r['flags'])}".rstrip()
         rows.append((title, r["config"], r["flags"], None, r["version"]))
