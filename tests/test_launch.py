@@ -274,3 +274,13 @@ NO_MEGATRON_FLAGS = {f"MEGATRON_LM_{k}": "False" for k in ("EOD_MASK_LOSS", "NO_
 def test_plugin_sections_by_release(version: str, text: str, env: dict) -> None:
     r = launch_env(formats.read(text, "yaml", "x.yaml", version), version=version)
     assert {k: v for k, v in r.env.items() if "DYNAMO" not in k} == env
+
+
+def test_a_launcher_flag_given_beats_the_one_read_back_from_the_environment() -> None:
+    """OMP_NUM_THREADS in an env file reads back as --num_cpu_threads_per_process; a flag given
+    beside it wins, as the later flag on accelerate's command line would."""
+    env = formats.read("ACCELERATE_MIXED_PRECISION=bf16\nOMP_NUM_THREADS=4\n", "env", "x.env", V)
+    assert launch_env(env, version=V).env["OMP_NUM_THREADS"] == "4"
+    flag = formats.read("--num_cpu_threads_per_process 8", "cli", "<flags>", V)
+    r = launch_env(env, version=V, cli_overrides=flag)
+    assert r.env["OMP_NUM_THREADS"] == "8" and r.origins["num_cpu_threads_per_process"] == "cli"
