@@ -75,7 +75,7 @@ def test_a_python_script_without_a_distributed_type_launches_as_no() -> None:
     script = formats.read("from accelerate import Accelerator\nAccelerator(mixed_precision='bf16')\n", "kwargs", "train.py", V)
     r = launch_env(script, version=V)
     assert r.mode == "simple" and r.env["ACCELERATE_MIXED_PRECISION"] == "bf16"
-    assert script.entries["distributed_type"].origin == "default"
+    assert (script.get("distributed_type"), script.entries["distributed_type"].origin) == ("NO", "default")
 
 
 def test_overrides_without_a_flag_or_before_it_existed_are_dropped_with_a_warning() -> None:
@@ -92,6 +92,9 @@ def test_overrides_without_a_flag_or_before_it_existed_are_dropped_with_a_warnin
         ("convert.version", "warning", "fp8_config.backend", 4, "`--fp8_backend` does not exist in accelerate 0.30"),
     ]
     assert "ACCELERATE_FP8_BACKEND" not in r.env and "tpu_name" not in r.explicit
+    # a dropped override does not stop the ones after it
+    later = formats.read("fp8_config:\n  backend: TE\nmixed_precision: bf16\n", "yaml", "o.yaml")
+    assert launch_env(formats.read(cfg, "yaml", "x.yaml"), version="0.30", cli_overrides=later).env["ACCELERATE_MIXED_PRECISION"] == "bf16"
     newer = launch_env(formats.read(cfg, "yaml", "x.yaml"), version="0.34", cli_overrides=over)
     assert newer.env["ACCELERATE_FP8_BACKEND"] == "TE" and newer.origins["fp8_backend"] == "cli"
     assert not any(f.rule == "convert.version" for f in newer.findings)
