@@ -275,6 +275,7 @@ FILE_CASES = {
     "no-process-count": LOCAL + "distributed_type: 'NO'\nmixed_precision: bf16\nuse_cpu: true\n",
     "no-type-two-processes": LOCAL + "distributed_type: 'NO'\nnum_processes: 2\nuse_cpu: true\n",
     "no-distributed-type": LOCAL + "num_processes: 2\n",
+    "dynamo-backend-unknown": LOCAL + "distributed_type: MULTI_GPU\nnum_processes: 2\ndynamo_config:\n  dynamo_backend: BOGUS\n",
     "sagemaker-key-in-a-local-config": LOCAL + "distributed_type: MULTI_GPU\nnum_processes: 2\nec2_instance_type: ml.p3.2xlarge\n",
     "sagemaker-gpu-ids": "compute_environment: AMAZON_SAGEMAKER\ndistributed_type: DATA_PARALLEL\nec2_instance_type: ml.p3.16xlarge\n"
                          "gpu_ids: '0,1'\niam_role_name: role\nmixed_precision: 'no'\nnum_machines: 1\nprofile: default\n"
