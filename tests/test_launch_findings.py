@@ -19,7 +19,6 @@ change. (CI refuses to run with the variable set: ``test_packaging.py``.)
 from __future__ import annotations
 
 import json
-import os
 import shlex
 from pathlib import Path
 
@@ -28,6 +27,7 @@ import pytest
 from accelconf import formats
 from accelconf.accelerate.launch import LaunchError, launch_env
 from accelconf.errors import InputError
+from tests import golden
 from tests.conftest import CORPUS, corpus_files
 from tests.oracle.boundaries import RECORDS
 
@@ -86,18 +86,8 @@ def _section(title: str, text: str, flags: list[str], overrides: str | None, ver
     return lines
 
 
-def _golden() -> dict[str, list[str]]:
-    sections: dict[str, list[str]] = {}
-    lines: list[str] = []
-    for line in GOLDEN.read_text(encoding="utf-8").splitlines():
-        if line.startswith("== "):
-            lines = sections.setdefault(line[3:].rsplit(" @ ", 1)[0], [])
-        lines.append(line)
-    return sections
-
-
-if os.environ.get("ACCELCONF_UPDATE_EXPECTED"):  # rewrite the records once, before the tests read them
-    GOLDEN.write_text("".join(ln + "\n" for row in _inputs() for ln in _section(*row)), encoding="utf-8")
+if golden.update_requested():  # rewrite the records once, before the tests read them
+    golden.write(GOLDEN, (_section(*row) for row in _inputs()))
 
 TITLES = sorted({row[0] for row in _inputs()})
 
@@ -105,12 +95,7 @@ TITLES = sorted({row[0] for row in _inputs()})
 @pytest.mark.parametrize("title", TITLES)
 def test_every_launch_finding_matches_the_reviewed_records(title: str) -> None:
     got = [ln for row in _inputs() if row[0] == title for ln in _section(*row)]
-    expected = _golden().get(title, [])
-    if got != expected:
-        import difflib
-
-        diff = "\n".join(list(difflib.unified_diff(expected, got, "expected", "got", n=1, lineterm=""))[:80])
-        pytest.fail(f"launch findings differ from tests/data/launch/findings.golden:\n{diff}")
+    golden.check(GOLDEN, title, got, "launch findings")
 
 
 def test_the_launch_records_hold_every_input_and_every_rule() -> None:
@@ -118,7 +103,7 @@ def test_the_launch_records_hold_every_input_and_every_rule() -> None:
 
     if not corpus_files("accelerate"):
         pytest.skip(f"the shared corpus is not at {CORPUS / 'accelerate'}: the records include it")
-    assert sorted(_golden()) == TITLES
+    assert sorted(golden.sections(GOLDEN)) == TITLES
     source = (Path(__file__).parents[1] / "accelconf" / "accelerate" / "launch.py").read_text(encoding="utf-8")
     rules = set(re.findall(r'(?:_finding|Finding)\("((?:launch|convert)\.[a-z-]+)"', source))
     recorded = {ln.split(" ", 1)[0] for ln in GOLDEN.read_text(encoding="utf-8").splitlines() if ln[:1].isalpha()}

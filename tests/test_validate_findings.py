@@ -18,7 +18,6 @@ repairs is gone.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -27,6 +26,7 @@ from accelconf.accelerate.fmt import apply_edits
 from accelconf.accelerate.validate import validate_document
 from accelconf.findings import Finding
 from accelconf.text.document import Document, load_file, load_text
+from tests import golden
 from tests.conftest import CORPUS, corpus_files
 from tests.test_severities import TABLE
 
@@ -78,18 +78,8 @@ def _section(title: str, text: str, name: str, version: str) -> list[str]:
     return [ln.replace(str(DATA.resolve()), "tests/data/validate").replace(str(DATA), "tests/data/validate") for ln in lines]
 
 
-def _golden() -> dict[str, list[str]]:
-    sections: dict[str, list[str]] = {}
-    lines: list[str] = []
-    for line in GOLDEN.read_text(encoding="utf-8").splitlines():
-        if line.startswith("== "):
-            lines = sections.setdefault(line[3:].rsplit(" @ ", 1)[0], [])
-        lines.append(line)
-    return sections
-
-
-if os.environ.get("ACCELCONF_UPDATE_EXPECTED"):  # rewrite the records once, before the tests read them
-    GOLDEN.write_text("".join(ln + "\n" for row in _inputs() for ln in _section(*row)), encoding="utf-8")
+if golden.update_requested():  # rewrite the records once, before the tests read them
+    golden.write(GOLDEN, (_section(*row) for row in _inputs()))
 
 TITLES = sorted({row[0] for row in _inputs()})
 
@@ -97,18 +87,13 @@ TITLES = sorted({row[0] for row in _inputs()})
 @pytest.mark.parametrize("title", TITLES)
 def test_every_field_of_every_finding_matches_the_reviewed_records(title: str) -> None:
     got = [ln for row in _inputs() if row[0] == title for ln in _section(*row)]
-    expected = _golden().get(title, [])
-    if got != expected:
-        import difflib
-
-        diff = "\n".join(list(difflib.unified_diff(expected, got, "expected", "got", n=1, lineterm=""))[:80])
-        pytest.fail(f"findings differ from tests/data/validate/findings.golden:\n{diff}")
+    golden.check(GOLDEN, title, got, "findings")
 
 
 def test_the_records_hold_every_input() -> None:
     if not corpus_files("accelerate"):
         pytest.skip(f"the shared corpus is not at {CORPUS / 'accelerate'}: the records include it")
-    assert sorted(_golden()) == TITLES
+    assert sorted(golden.sections(GOLDEN)) == TITLES
 
 
 def test_the_records_cover_every_rule_id() -> None:
