@@ -141,6 +141,21 @@ def _effective(doc: Document | None, where: Where, s: Setting | None, raw: str) 
     return shown + (f" ({'; '.join(notes)})" if notes else "")
 
 
+def _refusal(doc: Document | None, where: Where, version: str | None) -> str | None:
+    """validate's error about the written value, if there is one: a spelling accelerate refuses
+    (``multi_gpu``, a bare ``no``) has no effective value, whatever its canonical form would be."""
+    node = doc.node(where.path + (where.key,)) if doc is not None and where.key is not None else None
+    if doc is None or node is None or node.kind != "scalar":
+        return None
+    from accelconf.accelerate.validate import validate_document
+
+    dotted = ".".join(where.path + (where.key,))  # type: ignore[operator]
+    for f in validate_document(doc, accelerate_version=version):
+        if f.severity == "error" and f.key == dotted and (f.line, f.column) == (node.line + 1, node.col + 1):
+            return f.message
+    return None
+
+
 def _default_effective(s: Setting) -> str | None:
     if s.launcher_default is None and s.plugin_default is None:
         return None
@@ -196,6 +211,9 @@ def hover(text: str, line: int, col: int, version: str | None = None, path: str 
             return f"**{name}**\n\n{sec.doc}"
         return None
     eff = _effective(doc, where, s, raw) if s.type != "section" else None
+    refused = _refusal(doc, where, version) if eff is not None else None
+    if refused is not None:
+        eff = f"none: {refused}"
     if eff is None and s.type != "section":
         eff = _default_effective(s)
     md = setting_markdown(s, where.format, eff)
@@ -204,7 +222,7 @@ def hover(text: str, line: int, col: int, version: str | None = None, path: str 
     if s.type == "section" and name in registry.SECTIONS:
         md += "\n\n" + registry.SECTIONS[name].doc
     as_string = where.format == "json" or raw[:1] in "'\"" or isinstance(resolve_yaml11(raw), str)
-    if where.part == "value" and as_string:
+    if where.part == "value" and as_string and refused is None:
         value = raw.strip("'\"")
         meaning = registry.ENUM_DOCS.get(str(s.canonical_value(value)))
         if meaning:
