@@ -166,3 +166,53 @@ def add_output_options(parser) -> None:  # type: ignore[no-untyped-def]
     parser.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
     parser.add_argument("--color", choices=("auto", "always", "never"), default="auto", help="colors (default: only on a TTY)")
     parser.add_argument("--strict", action="store_true", help="exit 1 on warnings too")
+
+
+# -- the JSON output contract -----------------------------------------------------------------------
+
+def _obj(required: dict, optional: dict | None = None, closed: bool = True) -> dict:
+    props = {**required, **(optional or {})}
+    out: dict = {"type": "object", "required": sorted(required), "properties": props}
+    if closed:
+        out["additionalProperties"] = False
+    return out
+
+
+_NULL_INT = {"type": ["integer", "null"]}
+_STR = {"type": "string"}
+
+
+def output_schema(schema_id: str) -> dict:
+    """The JSON Schema of every command's ``--format json`` output (``schemas/accelconf-output.schema.json``).
+
+    ``$defs`` has one entry per output shape: ``report`` (validate, check: files with their findings or
+    their error), ``diff``, ``explain`` and ``env``. Finding and file objects are closed: a field is
+    added here first, so scripts reading the output see every change in one place."""
+    finding = _obj({"rule": _STR, "severity": {"enum": ["error", "warning", "info"]}, "message": _STR, "key": _STR,
+                    "line": _NULL_INT, "column": _NULL_INT, "end_line": _NULL_INT, "end_column": _NULL_INT,
+                    "suggestion": {"type": ["string", "null"]}},
+                   {"file": {"type": "string", "description": "the file the finding is about, when not the one checked"}})
+    error = _obj({"message": _STR, "line": _NULL_INT, "column": _NULL_INT})
+    file = _obj({"path": _STR, "findings": {"type": "array", "items": {"$ref": "#/$defs/finding"}}},
+                {"error": {"$ref": "#/$defs/error"}})
+    report = _obj({"files": {"type": "array", "items": {"$ref": "#/$defs/file"}}},
+                  {"environment": {"$ref": "#/$defs/env"}, "memory": {"type": "array", "items": {"type": "object"}}},
+                  closed=False)
+    change = _obj({"key": _STR, "a": {}, "b": {}, "kind": _STR, "a_line": {"type": "integer"}, "b_line": {"type": "integer"}},
+                  {"note": _STR, "a_key": {"type": ["string", "null"]}, "b_key": {"type": ["string", "null"]}})
+    row = _obj({"setting": _STR, "value": {}, "source": _STR, "where": _STR, "env": _STR, "note": _STR})
+    explain = _obj({"accelerate_version": _STR, "mode": _STR, "settings": {"type": "array", "items": {"$ref": "#/$defs/explain_row"}},
+                    "torchrun": {"type": ["object", "null"]}}, closed=False)
+    env = _obj({"python_version": _STR, "platform": _STR, "gpus": {"type": "array", "items": {"type": "object"}},
+                "torch_version": {"type": ["string", "null"]}, "accelerate_version": {"type": ["string", "null"]},
+                "problems": {"type": "array"}, "notes": {"type": "array"}, "unknown": {"type": "array", "items": _STR}},
+               closed=False)
+    return {"$schema": "http://json-schema.org/draft-07/schema#",
+            "$id": schema_id,
+            "title": "accelconf --format json output",
+            "description": "What `accelconf validate|check|diff|explain|env --format json` print. Pick the definition "
+                           "by command: report (validate, check), diff, explain, env.",
+            "oneOf": [{"$ref": f"#/$defs/{name}"} for name in ("report", "diff", "explain", "env")],
+            "$defs": {"finding": finding, "error": error, "file": file, "report": report,
+                      "diff": {"type": "array", "items": {"$ref": "#/$defs/change"}}, "change": change,
+                      "explain": explain, "explain_row": row, "env": env}}

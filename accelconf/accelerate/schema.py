@@ -242,6 +242,9 @@ def generated_files() -> dict[str, str]:
     from accelconf.deepspeed import deepspeed_schema
 
     out["deepspeed-config.schema.json"] = dumps(deepspeed_schema())
+    from accelconf.report import output_schema
+
+    out["accelconf-output.schema.json"] = dumps(output_schema(f"{FUTURE_BASE_URL}/accelconf-output.schema.json"))
     return out
 
 
