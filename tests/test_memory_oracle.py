@@ -150,3 +150,30 @@ def test_config_count_equals_transformers(transformers_count, tmp_path, family):
     assert size.source == f"config.json ({family})"
     assert size.params == expected
     assert 0 < size.largest_layer <= size.largest_unit < size.params
+
+
+@pytest.mark.parametrize("gpus_per_node, nodes", [(4, 1), (2, 2)])
+def test_fsdp2_offloaded_host_ram_per_node_measured(tmp_path, gpus_per_node, nodes):
+    """With fsdp_offload_params, each node's host RAM holds its ranks' shards of the fp32 weights,
+    gradients and AdamW state: the estimate per node equals the measured sum over that node's ranks
+    (4 processes on localhost, grouped into nodes as torchrun would number them)."""
+    pytest.importorskip("torch", reason="torch is in the test extras; FSDP2 is measured with it")
+    world = gpus_per_node * nodes
+    out = tmp_path / "out"
+    out.mkdir()
+    env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONWARNINGS="ignore")
+    proc = subprocess.run(
+        [*_torchrun(), f"--nproc_per_node={world}", "--master_port=0", "--rdzv_backend=c10d",
+         "--rdzv_endpoint=localhost:0", str(DATA / "fsdp2_probe.py"), str(out), "offload"],
+        capture_output=True, text=True, timeout=240, env=env, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    size = from_model_dir(str(out / "model"))
+    measured = [json.loads((out / f"rank{r}.json").read_text()) for r in range(world)]
+    assert all(m["devices"] == ["cpu"] for m in measured)
+    per_node = [sum(m["param_bytes"] + m["grad_bytes"] + m["optimizer_bytes"] for m in measured
+                    if m["rank"] // gpus_per_node == node) for node in range(nodes)]
+    est = estimate(Strategy("fsdp2", "no", offload_params=True, cpu_ram_efficient_loading=True),
+                   Layout(gpus_per_node, nodes), size)
+    assert est.params == est.grads == est.optimizer == 0.0  # nothing of the states stays on the GPU
+    busiest = max(per_node)
+    assert abs(est.host - busiest) <= 0.05 * busiest, (est.host, per_node)

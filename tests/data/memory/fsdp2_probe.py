@@ -1,6 +1,8 @@
 """Run under torchrun (gloo, CPU): shard a small model with FSDP2, take one AdamW step, and write
 each rank's local parameter, gradient and optimizer-state elements and bytes to OUT/rank<N>.json.
-Rank 0 also saves the model's weights to OUT/model/model.safetensors for accelconf to size."""
+Rank 0 also saves the model's weights to OUT/model/model.safetensors for accelconf to size. A second
+argument ``offload`` shards with ``CPUOffloadPolicy`` (what ``fsdp_offload_params: true`` sets), and
+each row then also says on which device the states live."""
 
 import json
 import os
@@ -9,7 +11,7 @@ import sys
 import torch
 import torch.distributed as dist
 from safetensors.torch import save_file
-from torch.distributed.fsdp import fully_shard
+from torch.distributed.fsdp import CPUOffloadPolicy, fully_shard
 
 
 class Block(torch.nn.Module):
@@ -38,7 +40,7 @@ class Tiny(torch.nn.Module):
         return self.head(x)
 
 
-def main(out: str) -> None:
+def main(out: str, offload: bool = False) -> None:
     dist.init_process_group("gloo")
     rank, world = dist.get_rank(), dist.get_world_size()
     torch.manual_seed(0)
@@ -47,9 +49,11 @@ def main(out: str) -> None:
         os.makedirs(os.path.join(out, "model"), exist_ok=True)
         save_file({k: v.contiguous() for k, v in model.state_dict().items()},
                   os.path.join(out, "model", "model.safetensors"))
+    # pin_memory needs an accelerator; on a CPU-only machine the states are host memory either way
+    kw = {"offload_policy": CPUOffloadPolicy(pin_memory=False)} if offload else {}
     for layer in model.layers:
-        fully_shard(layer)
-    fully_shard(model)
+        fully_shard(layer, **kw)
+    fully_shard(model, **kw)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
     x = torch.randint(0, 101, (2, 5))
     model(x).float().sum().backward()
@@ -67,6 +71,7 @@ def main(out: str) -> None:
         "grad_elements": sum(t.numel() for t in grads), "grad_bytes": sum(t.numel() * t.element_size() for t in grads),
         "optimizer_elements": sum(t.numel() for t in states),
         "optimizer_bytes": sum(t.numel() * t.element_size() for t in states),
+        "devices": sorted({str(t.device.type) for t in params + grads + states}),
     }
     with open(os.path.join(out, f"rank{rank}.json"), "w") as fh:
         json.dump(row, fh)
@@ -75,4 +80,4 @@ def main(out: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(sys.argv[1], offload=sys.argv[2:] == ["offload"])
