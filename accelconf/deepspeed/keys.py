@@ -756,7 +756,7 @@ TOP: Key = _section(
         "hybrid_engine": HYBRID_ENGINE,
         "compile": COMPILE,
         "tensor_parallel": TENSOR_PARALLEL,
-        "expert_parallel": Key("object", None, "Automatic expert parallelism (AutoEP, 0.19+; custom parser).", open=True, since="0.19.0"),
+        "expert_parallel": Key("object", None, "Automatic expert parallelism (AutoEP, 0.19+; custom parser).", open=True, nullable=True, since="0.19.0"),
         "timers": TIMERS,
         "weight_quantization": WEIGHT_QUANTIZATION,
         "checkpoint": CHECKPOINT,

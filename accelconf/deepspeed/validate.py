@@ -358,6 +358,9 @@ def _hand_type_fatal(dotted: str, v: Any, spec: Key) -> bool:
     """Hand-parsed keys whose wrong type DeepSpeed's config parser itself trips over."""
     if dotted in ("train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps"):
         return True
+    if dotted in ("wall_clock_breakdown", "flops_profiler.enabled"):
+        # combined with `|` in DeepSpeedConfig: an integer passes (0 | False), anything else raises TypeError
+        return not isinstance(v, int)
     if dotted == "torch_autocast.lower_precision_safe_modules":
         # get_lower_precision_safe_modules only iterates it: a string or an object of string keys passes
         return not isinstance(v, (str, dict))
@@ -365,8 +368,6 @@ def _hand_type_fatal(dotted: str, v: Any, spec: Key) -> bool:
                   "gradient_allreduce_op", "checkpoint.tag_validation", "checkpoint.parallel_write.pipeline_stage",
                   "data_types.keep_in_fp32_modules", "torch_autocast.dtype",
                   "gradient_clipping", "optimizer.type", "checkpoint.writer.type", "checkpoint.writer.data_parallel",
-                  # combined with `|` in DeepSpeedConfig: a string raises TypeError
-                  "wall_clock_breakdown", "flops_profiler.enabled",
                   # the world size is divided by it
                   "sequence_parallel_size"):
         return True
