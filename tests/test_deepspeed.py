@@ -22,13 +22,13 @@ from accelconf.deepspeed import (
     TOP,
     crosscheck,
     deepspeed_schema,
-    is_deepspeed,
     iter_keys,
     lookup,
     to_accelerate_section,
     validate_deepspeed,
     write_schema,
 )
+from accelconf.kinds import is_deepspeed
 from accelconf.text.document import load_file, load_text
 from accelconf.errors import InputError, UsageError
 from accelconf.findings import Finding
@@ -561,6 +561,6 @@ def test_leaf_module_string_is_one_name() -> None:
       "max_steps": 300, "num_train_epochs": 3, "total_flos": 1.0, "trial_name": None}, False),
 ])
 def test_detector_needs_mostly_deepspeed_keys_beside_a_batch_key(data, expected):
-    import accelconf.deepspeed as ds
+    from accelconf.kinds import is_deepspeed_data
 
-    assert ds.is_deepspeed_data(data) is expected
+    assert is_deepspeed_data(data) is expected

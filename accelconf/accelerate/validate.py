@@ -1013,9 +1013,10 @@ def validate_any(doc: Document, *, accelerate_version: str | None = None, deepsp
     """Validate an accelerate config, or a DeepSpeed JSON recognized by its content."""
     if doc.format == "json" and doc.data is not None:
         from accelconf import deepspeed as dsmod
+        from accelconf.kinds import is_deepspeed
 
         # --runtime deepspeed / --deepspeed-version say the file is DeepSpeed JSON unless it has accelerate keys
-        if dsmod.is_deepspeed(doc, assume=runtime == "deepspeed" or deepspeed_version is not None):
+        if is_deepspeed(doc, assume=runtime == "deepspeed" or deepspeed_version is not None):
             off = set(disabled)
             if deepspeed_version is None:
                 deepspeed_version = dsmod.installed_version()  # the installed DeepSpeed, from its metadata

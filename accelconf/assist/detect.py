@@ -11,23 +11,16 @@ not look at it, the server alone does.
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Literal
 
-from accelconf.accelerate import registry
-from accelconf.errors import InputError
-from accelconf.text.document import Document, load_text, sniff_format
+from accelconf.kinds import recognise
+from accelconf.text.document import Document
 
 Kind = Literal["accelerate", "deepspeed"]
 
 # The one number of lines in which the modeline counts (server and documentation use this).
 MODELINE_LINES = 5
-# Top-level keys only an accelerate config has (ClusterConfig in accelerate/commands/config/
-# config_args.py): the identity of the file, or one of its sections.
-ACCELERATE_MARKERS = ("compute_environment", "distributed_type", "fsdp_config", "deepspeed_config",
-                      "megatron_lm_config", "dynamo_config", "fp8_config", "parallelism_config")
 _MODELINE = re.compile(r"^\s*(?:#|//)\s*accelconf:\s*(enable|disable)\b")
-_YAML_TOP_KEY = re.compile(r"""^(['"]?)([A-Za-z_][\w.-]*)\1\s*:(?=\s|$)""", re.M)
-_JSON_MARKER = re.compile(r'"(?:%s)"\s*:' % "|".join(ACCELERATE_MARKERS))
 
 
 def modeline(text: str) -> Literal["enable", "disable"] | None:
@@ -42,51 +35,18 @@ def modeline(text: str) -> Literal["enable", "disable"] | None:
 def document_kind(path: str, text: str, doc: Document | None = None) -> Kind | None:
     """``accelerate``, ``deepspeed`` or ``None`` (not a config accelconf knows), by content.
 
-    The modeline decides first; then a DeepSpeed JSON (DeepSpeed's detector); then an accelerate
-    config: a top-level mapping with at least one of :data:`ACCELERATE_MARKERS` whose top-level
-    keys are mostly accelerate's. ``path`` only tells YAML from JSON. Works on text that does
+    The modeline decides first; then the recogniser of file kinds (:func:`accelconf.kinds.recognise`,
+    the one ``validate`` asks): a DeepSpeed JSON, or an accelerate config (a top-level mapping with
+    one of its markers among mostly accelerate's keys). A Trainer arguments file, a LLaMA-Factory
+    YAML or anything else is left alone. ``path`` only tells YAML from JSON. Works on text that does
     not parse (from the top-level key lines).
     """
     mode = modeline(text)
     if mode == "disable":
         return None
-    fmt = sniff_format(text, path)
-    if doc is None:
-        try:
-            doc = load_text(text, path or "<text>", fmt)
-        except InputError:
-            doc = None
-    if fmt == "json" and _is_deepspeed_json(text, doc):
-        return "deepspeed"
-    if _is_accelerate(fmt, text, doc):
-        return "accelerate"
+    # Editors send only YAML and JSON documents: the name's other suffixes do not count here.
+    path = path if path.lower().endswith((".json", ".yaml", ".yml")) else ""
+    kind = recognise(text, path, doc).kind
+    if kind in ("accelerate", "deepspeed"):
+        return kind  # type: ignore[return-value]
     return "accelerate" if mode == "enable" else None
-
-
-def _is_deepspeed_json(text: str, doc: Document | None) -> bool:
-    from accelconf.deepspeed import is_deepspeed
-
-    if doc is not None:
-        return bool(is_deepspeed(doc))
-    # Text that does not parse (half-typed, or a template with placeholders).
-    from accelconf.deepspeed import is_deepspeed_text
-
-    return is_deepspeed_text(text)
-
-
-def _top_keys(fmt: str, text: str, doc: Document | None) -> list[str] | None:
-    if doc is not None:
-        data: Any = doc.data
-        return [str(k) for k in data] if isinstance(data, dict) else None
-    if fmt == "yaml":
-        return [m.group(2) for m in _YAML_TOP_KEY.finditer(text)]
-    # Unparsable JSON: a marker key anywhere stands for the top level.
-    return [m.group(0).split('"')[1] for m in _JSON_MARKER.finditer(text)]
-
-
-def _is_accelerate(fmt: str, text: str, doc: Document | None) -> bool:
-    keys = _top_keys(fmt, text, doc)
-    if not keys or not any(k in ACCELERATE_MARKERS for k in keys):
-        return False
-    known = sum(1 for k in keys if k in registry.SECTIONS or registry.lookup("", k)[0] is not None)
-    return known * 2 >= len(keys)

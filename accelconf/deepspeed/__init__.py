@@ -3,7 +3,7 @@
 The public face of the package; the work is in its modules, each owning one job:
 
 - :mod:`.keys`: the key table (:data:`TOP`) of every section and key DeepSpeed 0.15 to 0.19.8
-  reads, and the one detector of a DeepSpeed file (:func:`is_deepspeed`);
+  reads (the recogniser of file kinds, :mod:`accelconf.kinds`, decides from it what is a DeepSpeed file);
 - :mod:`.values`: how DeepSpeed reads a value (JSON types, pydantic's lax mode);
 - :mod:`.schema`: the JSON Schema generated from the table;
 - :mod:`.validate` (key by key) and :mod:`.rules` (between keys): :func:`validate_deepspeed`;
@@ -22,7 +22,7 @@ from accelconf.deepspeed.accelerate import (
 )
 from accelconf.deepspeed.keys import (
     _UNSET, BF16, FP16, NEWEST, OFFLOAD_OPTIMIZER, OFFLOAD_PARAM, OLDEST, RUNTIMES, SCHEMA_ID, TOP, ZERO, Key,
-    canonical_path, installed_version, is_deepspeed, is_deepspeed_data, is_deepspeed_text, iter_keys, lookup,
+    canonical_path, installed_version, iter_keys, lookup,
 )
 from accelconf.deepspeed.schema import deepspeed_schema, write_schema
 from accelconf.deepspeed.validate import validate_deepspeed
@@ -30,7 +30,7 @@ from accelconf.deepspeed.validate import validate_deepspeed
 __all__ = [
     "BF16", "CONFLICTING_KEYS", "DS_TO_ACCELERATE", "FP16", "NEWEST", "OFFLOAD_OPTIMIZER", "OFFLOAD_PARAM", "OLDEST",
     "RULES", "RUNTIMES", "SCHEMA_ID", "TOP", "ZERO", "Key", "accelerate_world_size", "canonical_path", "crosscheck",
-    "deepspeed_schema", "installed_version", "is_deepspeed", "is_deepspeed_data", "is_deepspeed_text", "iter_keys", "lookup",
+    "deepspeed_schema", "installed_version", "iter_keys", "lookup",
     "to_accelerate_section", "validate_deepspeed", "write_schema", "_UNSET",
 ]
 

@@ -1,12 +1,13 @@
-"""The DeepSpeed key table and the one test of whether a document is a DeepSpeed config.
+"""The DeepSpeed key table.
 
 :data:`TOP` lists every section and key that DeepSpeed 0.15 to 0.19.8 reads, with type, default
 (and the version where a default changed), allowed values, aliases, deprecations, removals, where
 ``"auto"`` is filled and by whom, and a doc string. Facts come from reading the installed DeepSpeed
 0.19.8 sources (``deepspeed/runtime/config.py``, ``deepspeed/runtime/zero/config.py`` and the other
 pydantic models); ``tests/test_deepspeed_oracle.py`` checks the table against DeepSpeed's parser.
-:func:`is_deepspeed_data` is the only place that decides whether a file is a DeepSpeed JSON;
-:func:`canonical_path` the only place that maps another spelling of a key to the table's own.
+Whether a file is a DeepSpeed JSON is decided by the one recogniser of file kinds
+(:mod:`accelconf.kinds`), from this table; :func:`canonical_path` is the only place that maps
+another spelling of a key to the table's own.
 
 Versions: ``since`` is the first DeepSpeed release that reads a key (inclusive), ``removed`` the
 first that rejects or ignores it. ``None`` means "every version from 0.15 to 0.19.8".
@@ -14,14 +15,11 @@ first that rejects or ignores it. ``None`` means "every version from 0.15 to 0.1
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from packaging.version import InvalidVersion, Version
-
-from accelconf.text.document import Document
 
 
 OLDEST = "0.15.0"
@@ -789,58 +787,6 @@ TOP: Key = _section(
     },
 )
 
-# -- the one detector ----------------------------------------------------------------------------
-
-# Keys that mark a document as a DeepSpeed config.
-_MARKERS = ("zero_optimization", "train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps",
-            "optimizer", "scheduler", "fp16", "bf16", "steps_per_print", "gradient_clipping", "wall_clock_breakdown",
-            "zero_allow_untested_optimizer", "activation_checkpointing", "flops_profiler", "aio")
-_STRONG = ("zero_optimization", "train_batch_size", "train_micro_batch_size_per_gpu")
-_ACCELERATE_MARKERS = ("compute_environment", "distributed_type", "num_processes", "deepspeed_config", "fsdp_config", "mixed_precision")
-_STRONG_TEXT = re.compile(r'"(?:%s)"\s*:' % "|".join(_STRONG))
-_ACCELERATE_TEXT = re.compile(r'"(?:%s)"\s*:' % "|".join(_ACCELERATE_MARKERS))
-
-
-def _accelerate_key(name: Any, value: Any) -> bool:
-    """A top-level key of an accelerate config (the settings registry); ``fp16`` only as accelerate's
-    legacy boolean, since a DeepSpeed config has an ``fp16`` block."""
-    from accelconf.accelerate import registry
-
-    if name in _ACCELERATE_MARKERS:
-        return True
-    return registry.get("", name) is not None and not (name in (TOP.children or {}) and isinstance(value, dict))
-
-
-def is_deepspeed_data(data: Any, *, assume: bool = False) -> bool:
-    """Whether loaded data is a DeepSpeed config rather than an accelerate config (by content, not by name).
-
-    A mapping is a DeepSpeed config when it has no accelerate key and either ``zero_optimization``, a
-    batch key among mostly DeepSpeed keys (Hugging Face Trainer's ``trainer_state.json`` has a
-    ``train_batch_size`` among a dozen keys of its own), an fp16/bf16 block, or only DeepSpeed's
-    top-level keys (``{"elasticity": {...}}``). ``assume`` (the user said so: ``--runtime deepspeed``,
-    ``--deepspeed-version``) makes any mapping without an accelerate key one.
-    """
-    if not isinstance(data, dict) or not data:
-        return False
-    if any(_accelerate_key(k, v) for k, v in data.items()):
-        return False
-    if assume or "zero_optimization" in data:
-        return True
-    if any(isinstance(data.get(k), dict) and "enabled" in data[k] for k in ("fp16", "bf16")):
-        return True
-    top = TOP.children or {}
-    known = sum(1 for k in data if _child(TOP, k)[1] is not None)
-    if any(k in data for k in _STRONG) and known * 2 >= len(data):
-        return True
-    hits = [k for k in _MARKERS if k in data]
-    return (len(hits) >= 2 and known * 2 >= len(data)) or (known == len(data) and all(k in top for k in data))
-
-
-def is_deepspeed(doc: Document, *, assume: bool = False) -> bool:
-    """Whether a document is a DeepSpeed config: :func:`is_deepspeed_data` of its data."""
-    return is_deepspeed_data(doc.data, assume=assume)
-
-
 def installed_version() -> str | None:
     """The installed DeepSpeed's version, read from its package metadata (never imported), without a
     local part (``0.19.8+cu121`` is ``0.19.8``); ``None`` when DeepSpeed is not installed."""
@@ -848,12 +794,6 @@ def installed_version() -> str | None:
 
     v = _installed("deepspeed")
     return v.split("+")[0] if v else None
-
-
-def is_deepspeed_text(text: str) -> bool:
-    """For JSON text that does not parse (an editor buffer being typed): a DeepSpeed key that only a
-    DeepSpeed config has, and no accelerate key."""
-    return bool(_STRONG_TEXT.search(text)) and not _ACCELERATE_TEXT.search(text)
 
 
 # -- looking keys up -------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from accelconf.deepspeed import accelerate as _ds_accelerate
 from accelconf.deepspeed import keys as _ds_keys
 from accelconf.deepspeed.values import lax_bool
 from accelconf.diff.accelerate import _diff, _Side
+from accelconf.kinds import is_deepspeed_data  # the one recogniser of file kinds; diff re-exports it
 from accelconf.diff.consequences import batch_factors, consequences, precision_note
 from accelconf.diff.result import Change, ChangeKind, DiffResult, Note, matches, same
 
@@ -32,12 +33,6 @@ def ds_defaults() -> dict[str, Any]:
 
 # The DeepSpeed keys an accelerate ``deepspeed_config`` also has: the one mapping, in accelconf.deepspeed.
 DS_TO_ACCELERATE: dict[str, str] = _ds_accelerate.DS_TO_ACCELERATE
-
-
-def is_deepspeed_data(data: Any) -> bool:
-    """Whether loaded data is a DeepSpeed JSON config rather than an accelerate config: the one
-    detector, :func:`accelconf.deepspeed.is_deepspeed_data`."""
-    return _ds_keys.is_deepspeed_data(data)
 
 
 def flatten_deepspeed(data: Any) -> dict[str, tuple[Any, tuple[str, ...]]]:

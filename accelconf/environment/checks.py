@@ -22,6 +22,7 @@ from accelconf.accelerate import registry as _registry
 from accelconf.text.document import Document
 from accelconf.findings import Finding, Severity
 from accelconf.environment.probe import Environment
+from accelconf.kinds import is_deepspeed_data
 
 # distributed_type values that run on CUDA/ROCm GPUs, and those that never do.
 GPU_TYPES = frozenset({"MULTI_GPU", "FSDP", "DEEPSPEED", "MEGATRON_LM"})
@@ -214,11 +215,6 @@ def _first_lacking(env: Environment, feature: str) -> Any:
     return next((g for g in env.gpus if getattr(g, feature) is False), None)
 
 
-def _is_deepspeed_json(data: dict[str, Any]) -> bool:
-    return "distributed_type" not in data and any(
-        k in data for k in ("zero_optimization", "train_batch_size", "train_micro_batch_size_per_gpu", "bf16", "fp16"))
-
-
 def _ds_bf16(doc: Document) -> Finding | None:
     """A placeholder finding at ``bf16.enabled: true`` of a DeepSpeed JSON, or ``None``."""
     data = doc.data
@@ -263,7 +259,7 @@ def rule_bf16(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
     if gpu is None:
         return
     label = gpu.model or gpu.name
-    ds_doc = cfg.doc if _is_deepspeed_json(cfg.data) else _referenced_ds_json(cfg)
+    ds_doc = cfg.doc if is_deepspeed_data(cfg.data) else _referenced_ds_json(cfg)
     at = _ds_bf16(ds_doc) if ds_doc is not None else None
     if at is not None:
         msg = (f"bf16 is enabled in the DeepSpeed config, but it needs compute capability 8.0 or higher; "

@@ -41,6 +41,7 @@ from typing import Any, Iterable, Literal
 
 from accelconf.environment.modelsize import ModelSize
 from accelconf.findings import Finding
+from accelconf.kinds import is_deepspeed_data
 
 GiB = float(1 << 30)
 RULE_IDS: dict[str, str] = {
@@ -181,7 +182,7 @@ def strategy_of(data: dict[str, Any], path: str | None = None) -> tuple[Strategy
     dt = str(data.get("distributed_type") or "").upper()
     mp = data.get("mixed_precision")
     precision = mp.lower() if isinstance(mp, str) else ("no" if mp is False or mp is None else str(mp))
-    if not dt and any(k in data for k in ("zero_optimization", "train_micro_batch_size_per_gpu", "bf16", "fp16")):
+    if not dt and is_deepspeed_data(data):
         dt, ds_section = "DEEPSPEED_JSON", data
     else:
         ds_section = None

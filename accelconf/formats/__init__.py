@@ -9,16 +9,14 @@ need N readers and N writers. Writers return ``(text, findings)``: every lossy s
 
 from __future__ import annotations
 
-import os
 from typing import Any, Callable
 
 from accelconf.errors import UsageError
 from accelconf.findings import Finding
 from accelconf.accelerate.model import Config
-from accelconf.text.document import FILE_SUFFIXES, looks_like_json
+from accelconf.kinds import text_format
 
 FORMATS: tuple[str, ...] = ("yaml", "json", "env", "cli", "kwargs")
-SUFFIXES: dict[str, str] = {**FILE_SUFFIXES, ".env": "env", ".py": "kwargs", ".sh": "cli"}
 
 
 def _module(fmt: str) -> Any:
@@ -36,28 +34,9 @@ def _module(fmt: str) -> Any:
 
 
 def detect_format(text: str, path: str = "") -> str:
-    """The format of a text: from the file suffix, else from the content."""
-    # "-", "<stdin>" and "<text>" have no suffix; splitext gives a dotfile such as ".env" none either
-    suffix = os.path.splitext(path)[1].lower()
-    if suffix in SUFFIXES:
-        return SUFFIXES[suffix]
-    if os.path.basename(path).lower().endswith(".env"):
-        return "env"
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.strip().startswith("#")]
-    if not lines:
-        return "yaml"
-    first = lines[0]
-    if first.startswith(("accelerate ", "accelerate-launch", "--")):
-        return "cli"
-    if looks_like_json(first):
-        return "json"
-    if any(tok in text for tok in ("Accelerator(", "Plugin(", "import accelerate", "from accelerate")):
-        return "kwargs"
-    import re
-
-    if all(re.match(r"^(export\s+)?[A-Za-z_][A-Za-z0-9_]*=", ln) for ln in lines):
-        return "env"
-    return "yaml"
+    """The format of a text: from the file suffix, else from the content (the recogniser of file
+    kinds decides, :func:`accelconf.kinds.text_format`)."""
+    return text_format(text, path)
 
 
 def read(text: str, fmt: str | None = None, path: str = "<text>", version: str | None = None) -> Config:

@@ -23,7 +23,7 @@ from accelconf.accelerate.model import Config, from_document
 def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: str = "yaml") -> Config:
     doc = load_text(text, path, "json" if fmt == "json" else ("yaml" if fmt == "yaml" else None))
     if doc.format == "json" and isinstance(doc.data, dict):
-        from accelconf.deepspeed import is_deepspeed
+        from accelconf.kinds import is_deepspeed
 
         if is_deepspeed(doc):
             return _from_deepspeed(doc, version)
