@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 from accelconf.accelerate.model import Config
 from accelconf.findings import Finding, sort_findings
-from accelconf.text.document import Document, load_file, load_text
+from accelconf.text.document import Document, load_bytes, load_file, load_text
 
 if TYPE_CHECKING:
     from accelconf.environment.probe import Environment
@@ -64,9 +64,97 @@ def check_document(doc: Document, env: "Environment | None" = None, *, accelerat
     return sort_findings(found)
 
 
+def validate_source(text: str, path: str = "<text>", env: "Environment | None" = None, *, raw: bytes | None = None,
+                    **opts: Any) -> list[Finding]:
+    """validate's findings for any file accelconf reads, recognised by content and name
+    (:func:`accelconf.kinds.recognise`): the one dispatch of ``validate``, the API and the server.
+
+    An accelerate config, a DeepSpeed JSON, or a YAML/JSON mapping of no known kind goes to
+    :func:`check_document`; an env file, a launch script with ``accelerate launch`` and a Python
+    script with ``Accelerator(...)`` to their reader and validate's value rules. A file that holds
+    distributed settings but is none of these (Trainer arguments, a LLaMA-Factory YAML, ...) is
+    named in an info finding, and the DeepSpeed and accelerate files it references are checked.
+    ``opts`` are :func:`check_document`'s. Raises :class:`InputError` for text that does not parse
+    or is empty.
+    """
+    from accelconf.errors import InputError
+    from accelconf.kinds import recognise
+    from accelconf.kinds.references import in_document, in_script
+
+    assume = opts.get("runtime") == "deepspeed" or opts.get("deepspeed_version") is not None
+    rec = recognise(text, path, assume_deepspeed=assume)
+    if rec.format in ("env", "cli", "kwargs"):
+        if not text.strip():
+            raise InputError("empty document: nothing to validate", path, 1, 1)
+        found = _read_findings(text, rec.format, path, opts.get("accelerate_version")) if rec.checked else [_named(rec)]
+        found += _check_references(in_script(text), path, env, opts)
+    else:
+        doc = load_bytes(raw, path, rec.format) if raw is not None else load_text(text, path, rec.format)  # type: ignore[arg-type]
+        if doc.root is None:
+            raise InputError("empty document: nothing to validate", path, 1, 1)
+        if rec.checked or rec.kind == "unknown":
+            return check_document(doc, env, **opts)
+        found = [_named(rec)] + _check_references(in_document(doc), path, env, opts)
+    off = frozenset(opts.get("disabled", ()))
+    return sort_findings(f for f in found if f.rule not in off)
+
+
+def _named(rec: Any) -> Finding:
+    return Finding("file-kind", "info", f"{rec.label}: {rec.not_checked}", line=1, column=1)
+
+
+def _read_findings(text: str, fmt: str, path: str, version: str | None) -> list[Finding]:
+    """An env file, a launch script or a Python script read by its format's reader: what reading
+    it says, and validate's value rules at the input's own positions."""
+    from accelconf import formats
+
+    cfg = formats.read(text, fmt, path, version)
+    return list(cfg.notes) + formats.value_findings(cfg, version)
+
+
+def _check_references(refs: Iterable[Any], path: str, env: "Environment | None", opts: dict[str, Any]) -> list[Finding]:
+    """The findings of the DeepSpeed and accelerate files a file names, reported against those files;
+    a file that is missing or unreadable is a warning where it is named."""
+    from accelconf.errors import InputError
+    from accelconf.kinds import recognise
+    from accelconf.kinds.references import locate
+
+    out: list[Finding] = []
+    for ref in refs:
+        where = locate(ref.value, path)
+        try:
+            if where is None:
+                raise InputError("not found next to this file or in the working directory", ref.value)
+            doc = load_file(where)
+        except InputError as exc:
+            out.append(Finding("file-reference", "warning", f"`{ref.key}` names {ref.value!r}: {exc.message}; it is not checked",
+                               ref.key, ref.line, ref.column))
+            continue
+        kind = recognise(doc.text, where, doc, assume_deepspeed=ref.role == "deepspeed").kind
+        if kind not in ("accelerate", "deepspeed") or (ref.role == "fsdp" and kind != "accelerate"):
+            continue  # a Trainer fsdp_config or another kind: nothing accelconf can judge yet
+        ref_opts = dict(opts)
+        if kind == "deepspeed" and not ref_opts.get("deepspeed_version"):
+            from accelconf.deepspeed import NEWEST, installed_version
+
+            ref_opts["deepspeed_version"] = installed_version() or NEWEST  # named as DeepSpeed's file: read as one
+        out += [f.with_path(where) for f in check_document(doc, env, **ref_opts)]
+    return out
+
+
 def validate_config(source: Document | str | os.PathLike[str], *, accelerate_version: str | None = None, **kw: Any) -> list[Finding]:
-    """Findings for an accelerate config or a DeepSpeed JSON (a path, text or Document)."""
-    return check_document(_doc(source), None, accelerate_version=accelerate_version, **kw)
+    """Findings for any file accelconf reads (a path, text or Document): an accelerate config, a
+    DeepSpeed JSON, an env file, a launch script, a Python script, or a file of another kind, named
+    (see :func:`validate_source`)."""
+    if isinstance(source, Document):
+        return check_document(source, None, accelerate_version=accelerate_version, **kw)
+    s = os.fspath(source)
+    if "\n" in s or not os.path.exists(s):
+        return validate_source(s, "<text>", accelerate_version=accelerate_version, **kw)
+    from accelconf.text.document import decode, read_bytes
+
+    raw = read_bytes(s)
+    return validate_source(decode(raw, s)[0], s, raw=raw, accelerate_version=accelerate_version, **kw)
 
 
 def read_config(source: Document | str | os.PathLike[str], fmt: str | None = None, *, version: str | None = None) -> Config:

@@ -15,12 +15,16 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
         """Check accelerate config files (YAML or JSON) and DeepSpeed JSON files against accelerate's
         own rules: unknown or misspelled keys, values accelerate rejects or misreads (an unquoted
         `no` is the boolean False), settings that the chosen accelerate version does not know, and
-        DeepSpeed keys, types and batch arithmetic. Each finding is printed as
-        FILE:LINE:COL: severity: message [rule], with a suggestion when there is one.""",
+        DeepSpeed keys, types and batch arithmetic. Env files, launch scripts and Python scripts are
+        recognised by name and content and read as `to-yaml` reads them. A file that is none of
+        these (Trainer or TRL arguments, a LLaMA-Factory or axolotl YAML, a Trainer fsdp_config) is
+        named, and the DeepSpeed and accelerate files it references are checked. Each finding is
+        printed as FILE:LINE:COL: severity: message [rule], with a suggestion when there is one.""",
         [("accelconf validate default_config.yaml", "one file"),
          ("accelconf validate --accelerate-version 1.4 configs/*.yaml", "as accelerate 1.4 reads them"),
          ("accelconf validate --format github configs/*.yaml", "GitHub Actions annotations"),
          ("accelconf validate --world-size 16 ds_config.json", "DeepSpeed batch arithmetic for 16 ranks"),
+         ("accelconf validate train.sh launch.env", "a launch script's flags, an env file's variables"),
          ("cat config.yaml | accelconf validate -", "standard input")],
         "0 no errors (warnings allowed unless --strict), 1 errors (or warnings with --strict), "
         "2 a file could not be read or parsed, or bad arguments"))
@@ -36,20 +40,19 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
 
 
 def validate_path(path: str, args: Any) -> FileResult:
-    from accelconf.text.document import load_bytes, load_file
+    from accelconf.text.document import decode, read_bytes
     from accelconf.errors import InputError
-    from accelconf.api import check_document
+    from accelconf.api import validate_source
 
     if path == "-":
         path = "<stdin>"
     try:
-        doc = load_bytes(sys.stdin.buffer.read(), path) if path == "<stdin>" else load_file(path)
+        raw = sys.stdin.buffer.read() if path == "<stdin>" else read_bytes(path)
+        findings = validate_source(decode(raw, path)[0], path, raw=raw, accelerate_version=args.accelerate_version,
+                                   deepspeed_version=args.deepspeed_version, world_size=args.world_size,
+                                   runtime=args.runtime, disabled=args.disable)
     except InputError as exc:
         return FileResult(path, error=exc)
-    if doc.root is None:
-        return FileResult(path, error=InputError("empty document: nothing to validate", path, 1, 1))
-    findings = check_document(doc, None, accelerate_version=args.accelerate_version, deepspeed_version=args.deepspeed_version,
-                              world_size=args.world_size, runtime=args.runtime, disabled=args.disable)
     return FileResult(path, findings)
 
 

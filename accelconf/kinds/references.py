@@ -1,0 +1,82 @@
+"""The DeepSpeed JSON and accelerate config files a file names, and where they are.
+
+A Trainer arguments file (``deepspeed: ds.json``, ``fsdp_config: fsdp.json``), a LLaMA-Factory or
+axolotl YAML, TRL's ``accelerate_config:`` and a launch script (``--deepspeed ds.json``,
+``--config_file accel.yaml``) point at files accelconf can check even when it cannot check the file
+that names them. Only values that are plainly file names count: a shell variable (``$DS_CONFIG``),
+a preset name (``zero3``) or an inline mapping is not judged.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+
+from accelconf.text.document import Document
+
+# The key (or flag, without its dashes) that names a file, and what that file is by being named so.
+REFERENCE_KEYS: dict[str, str] = {
+    "deepspeed": "deepspeed", "deepspeed_config": "deepspeed", "deepspeed_config_file": "deepspeed",
+    "fsdp_config": "fsdp", "accelerate_config": "accelerate", "config_file": "accelerate",
+}
+_FILE_NAME = re.compile(r"^[^\s$`{}<>|]+\.(?:json|ya?ml)$", re.I)
+_FLAG = re.compile(r"--(%s)(?:=|[ \t]+)(?:\\\n\s*)?(?!-)(\"[^\"\n]*\"|'[^'\n]*'|[^\s;&|]+)"
+                   % "|".join(sorted(REFERENCE_KEYS, key=len, reverse=True)))
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A file named by ``key`` as ``value`` (1-based ``line``/``column`` of the value); ``role`` is
+    what a file named so is (``deepspeed``, ``fsdp`` or ``accelerate``)."""
+
+    key: str
+    value: str
+    line: int
+    column: int
+    role: str
+
+
+def in_document(doc: Document) -> list[Reference]:
+    """The file names a YAML/JSON document gives under :data:`REFERENCE_KEYS`, at any depth."""
+    out = []
+    for path, node, keynode in doc.scalars():
+        key = path[-1] if path and keynode is not None else None
+        if not isinstance(key, str) or key not in REFERENCE_KEYS or not isinstance(node.value, str):
+            continue
+        if _FILE_NAME.match(node.value.strip()):
+            out.append(Reference(key, node.value.strip(), node.line + 1, node.col + 1, REFERENCE_KEYS[key]))
+    return out
+
+
+def in_script(text: str) -> list[Reference]:
+    """The file names a launch script passes to ``--deepspeed``, ``--fsdp_config``, ``--config_file``..."""
+    out = []
+    for m in _FLAG.finditer(text):
+        value = m.group(2).strip("\"'")
+        if not _FILE_NAME.match(value):
+            continue
+        at = m.start(2)
+        line = text.count("\n", 0, at) + 1
+        out.append(Reference(m.group(1), value, line, at - (text.rfind("\n", 0, at) + 1) + 1, REFERENCE_KEYS[m.group(1)]))
+    return out
+
+
+def locate(value: str, referrer: str) -> str | None:
+    """Where a named file is: relative to the file that names it, then to the working directory
+    (where the launcher and the Trainer open it); ``None`` when neither has it."""
+    if os.path.isabs(value):
+        return value if os.path.exists(value) else None
+    bases = [] if not referrer or referrer.startswith("<") else [os.path.dirname(os.path.abspath(referrer))]
+    for base in bases + [os.getcwd()]:
+        full = os.path.join(base, value)
+        if os.path.exists(full):
+            return os.path.relpath(full) if not os.path.isabs(value) and _under_cwd(full) else full
+    return None
+
+
+def _under_cwd(full: str) -> bool:
+    return not os.path.relpath(full).startswith("..")
+
+
+__all__ = ["REFERENCE_KEYS", "Reference", "in_document", "in_script", "locate"]

@@ -1,0 +1,243 @@
+"""The one recogniser of file kinds (:mod:`accelconf.kinds`) and what validate does with each kind:
+check it, read it with its format's reader, or name it and check the files it references."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from accelconf import api, formats
+from accelconf.kinds import LABELS, recognise
+from accelconf.kinds.references import in_document, in_script
+from accelconf.text.document import load_text
+from tests.conftest import CORPUS, corpus_files
+
+TRAINER = CORPUS / "trainer"
+# The MANIFEST's folder of each trainer corpus file, and the kinds a file of that folder may be.
+FOLDER_KINDS = {
+    "args": {"trainer-args"}, "frameworks": {"llama-factory", "axolotl"}, "fsdp_config": {"fsdp-config"},
+    "python": {"python", "other-python"}, "refs": {"deepspeed"}, "scripts": {"launch", "other-launch"},
+}
+# Trainer corpus files with an error DeepSpeed itself raises: WarmupCosineLR takes
+# warmup_min_ratio/warmup_num_steps, and deepspeed.initialize calls it with the file's params as
+# keyword arguments, so warmup_min_lr/warmup_max_lr raise TypeError.
+TRUE_ERRORS = {"refs/vijayvraman__eur-lex-globalization-model__configs__ds_config_zero3_sft.json": {"ds-optimizer"}}
+
+
+def _manifest() -> list[dict[str, str]]:
+    path = TRAINER / "MANIFEST.tsv"
+    if not path.is_file():
+        pytest.skip(f"the shared corpus is not at {TRAINER}")
+    with path.open(encoding="utf-8") as fh:
+        return list(csv.DictReader(fh, delimiter="\t"))
+
+
+@pytest.mark.parametrize(("path", "text", "kind", "fmt"), [
+    ("c.yaml", "compute_environment: LOCAL_MACHINE\ndistributed_type: FSDP\nnum_processes: 2\n", "accelerate", "yaml"),
+    ("ds.json", '{"train_micro_batch_size_per_gpu": 1, "zero_optimization": {"stage": 3}}', "deepspeed", "json"),
+    ("launch.env", "ACCELERATE_MIXED_PRECISION=bf16\n", "env", "env"),
+    ("", "export ACCELERATE_USE_FSDP=true\nFSDP_VERSION=2\n", "env", "env"),
+    ("train.sh", "#!/bin/bash\nexport NCCL_DEBUG=INFO\naccelerate launch --num_processes 8 train.py\n", "launch", "cli"),
+    ("", "#!/bin/bash\nexport NCCL_DEBUG=INFO\naccelerate launch --num_processes 8 train.py\n", "launch", "cli"),
+    ("run.sbatch", "#SBATCH -N 2\nsrun torchrun --nnodes 2 train.py --deepspeed ds.json\n", "other-launch", "cli"),
+    ("", "#!/bin/bash\nNCCL_DEBUG=INFO torchrun --nproc_per_node 8 train.py\n", "other-launch", "cli"),
+    ("train.py", "from accelerate import Accelerator\nacc = Accelerator(mixed_precision='bf16')\n", "python", "kwargs"),
+    ("train.py", "from transformers import TrainingArguments\nargs = TrainingArguments(bf16=True)\n", "other-python", "kwargs"),
+    ("sft.yaml", "learning_rate: 2.0e-5\nbf16: true\ndeepspeed: ds.json\nper_device_train_batch_size: 4\n", "trainer-args", "yaml"),
+    ("args.json", '{"output_dir": "out", "deepspeed": "ds_z3.json", "bf16": true}', "trainer-args", "json"),
+    ("cfg.yaml", "model:\n  name: x\ntraining:\n  learning_rate: 1e-5\n  num_train_epochs: 3\n", "trainer-args", "yaml"),
+    ("lf.yaml", "stage: sft\nfinetuning_type: full\ndeepspeed: ds.json\nbf16: true\nlearning_rate: 1.0e-5\n", "llama-factory", "yaml"),
+    ("ax.yaml", "base_model: m\ndatasets:\n  - path: d\nsequence_len: 4096\nmicro_batch_size: 1\n", "axolotl", "yaml"),
+    ("neox.yml", '{"pipe-parallel-size": 1, "model-parallel-size": 1, "zero_optimization": {"stage": 1}}', "gpt-neox", "yaml"),
+    ("neox.json", '{"pipe-parallel-size": 1, "num-layers": 12, "zero_optimization": {"stage": 1}}', "gpt-neox", "json"),
+    ("fsdp.json", '{"fsdp_transformer_layer_cls_to_wrap": ["LlamaDecoderLayer"], "xla": true}', "fsdp-config", "json"),
+    ("config.json", '{"pretrained_model_name_or_path": "sd", "train_batch_size": 4, "resolution": 512}', "script-args", "json"),
+    ("compose.yaml", "services:\n  web: {}\n", "unknown", "yaml"),
+    # a distributed_type among a script's own keys is neither accelerate's nor a Trainer's
+    ("x.yaml", "distributed_type: ddp\nlr: 1\nepochs: 3\nmodel: x\n", "unknown", "yaml"),
+])
+def test_the_recogniser_names_each_kind_by_content_and_name(path: str, text: str, kind: str, fmt: str) -> None:
+    got = recognise(text, path)
+    assert (got.kind, got.format) == (kind, fmt)
+    assert got.label == LABELS[kind]
+
+
+def test_a_python_token_in_a_yaml_comment_does_not_make_it_python() -> None:
+    text = "# built with Accelerator(...) in train.py\ndistributed_type: MULTI_GPU\nnum_processes: 2\n"
+    assert formats.detect_format(text) == "yaml"
+    assert recognise(text).kind == "accelerate"
+
+
+def test_a_yaml_block_scalar_holding_a_torchrun_line_stays_yaml() -> None:
+    assert formats.detect_format("job:\n  script: |\n    torchrun --nproc_per_node 8 train.py\n") == "yaml"
+
+
+def test_validate_names_a_llama_factory_yaml_instead_of_reading_it_as_an_accelerate_config() -> None:
+    text = "stage: sft\nfinetuning_type: full\nbf16: true\nlearning_rate: 1.0e-5\ntemplate: qwen3\ncutoff_len: 2048\n"
+    got = api.validate_source(text, "train.yaml")
+    assert [(f.rule, f.severity, f.message) for f in got] == [
+        ("file-kind", "info", "a LLaMA-Factory training YAML: its own keys are not checked")]
+
+
+def test_validate_checks_the_deepspeed_json_a_trainer_yaml_references_against_that_file(tmp_path: Path, monkeypatch) -> None:
+    (tmp_path / "configs").mkdir()
+    ds = tmp_path / "configs" / "ds.json"
+    ds.write_text('{\n  "train_micro_batch_size_per_gpu": 1,\n  "zero_optimization": {"stage": 5}\n}\n', encoding="utf-8")
+    args = tmp_path / "configs" / "sft.yaml"
+    args.write_text("learning_rate: 1.0e-5\nbf16: true\ndeepspeed: ds.json\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    got = api.validate_config(str(args))
+    stage = [f for f in got if f.path]
+    assert stage and {f.path for f in stage} == {str(Path("configs") / "ds.json")}
+    assert any(f.severity == "error" and f.line == 3 for f in stage)  # the bad stage, at its line in ds.json
+    assert [f.rule for f in got if not f.path] == ["file-kind"]
+
+
+def test_a_reference_is_found_relative_to_the_working_directory_when_not_next_to_the_file(tmp_path: Path, monkeypatch) -> None:
+    (tmp_path / "examples" / "deepspeed").mkdir(parents=True)
+    (tmp_path / "examples" / "deepspeed" / "z3.json").write_text('{"zero_optimization": {"stage": 3}}', encoding="utf-8")
+    (tmp_path / "recipes").mkdir()
+    args = tmp_path / "recipes" / "sft.yaml"
+    args.write_text("stage: sft\nfinetuning_type: full\ndeepspeed: examples/deepspeed/z3.json\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    got = api.validate_config(str(args))
+    assert "file-reference" not in {f.rule for f in got}  # found
+    assert {f.path for f in got if f.rule.startswith("ds-")} == {str(Path("examples/deepspeed/z3.json"))}
+
+
+def test_a_missing_reference_is_a_warning_at_the_line_and_column_that_names_it(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    got = api.validate_source("learning_rate: 1.0e-5\nbf16: true\ndeepspeed:   ds_z3.json\n", str(tmp_path / "a.yaml"))
+    ref = [f for f in got if f.rule == "file-reference"]
+    assert [(f.severity, f.line, f.column) for f in ref] == [("warning", 3, 14)]
+    assert "'ds_z3.json'" in ref[0].message and "not found" in ref[0].message
+
+
+def test_an_unreadable_reference_is_a_warning_not_a_traceback(tmp_path: Path, monkeypatch) -> None:
+    (tmp_path / "ds.json").write_text('{"zero_optimization": ', encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    got = api.validate_source("learning_rate: 1.0e-5\nbf16: true\ndeepspeed: ds.json\n", "a.yaml")
+    assert [(f.rule, f.severity, f.line) for f in got if f.rule == "file-reference"] == [("file-reference", "warning", 3)]
+
+
+def test_references_that_cannot_be_judged_are_left_alone() -> None:
+    doc = load_text("deepspeed: zero3\naccelerate_config: fsdp2\nfsdp_config:\n  version: 2\n", "a.yaml")
+    assert in_document(doc) == []
+    script = 'torchrun train.py --deepspeed $DS_CONFIG --fsdp_config "${CFG}" --deepspeed --deepspeed_config ds.json\n'
+    assert [(r.key, r.value) for r in in_script(script)] == [("deepspeed_config", "ds.json")]
+
+
+def test_a_launch_script_flag_reference_is_found_across_a_line_continuation() -> None:
+    refs = in_script("torchrun train.py \\\n    --deepspeed \\\n    ./scripts/zero3.json\n")
+    assert [(r.value, r.line, r.column) for r in refs] == [("./scripts/zero3.json", 3, 5)]
+
+
+@pytest.mark.parametrize(("name", "text", "rule"), [
+    ("launch.env", "ACCELERATE_MIXED_PRECISION=fp32\n", "invalid-value"),
+    ("train.sh", "#!/bin/bash\naccelerate launch --fsdp_sharding_strategy HALF_SHARD --use_fsdp train.py\n", "invalid-value"),
+    ("train.py", "from accelerate import Accelerator\nacc = Accelerator(mixed_precision='fp32')\n", "invalid-value"),
+])
+def test_validate_reads_an_env_file_a_launch_script_and_a_python_script_with_their_readers(name: str, text: str, rule: str) -> None:
+    got = api.validate_source(text, name)
+    assert rule in {f.rule for f in got if f.severity == "error"}
+    assert "not-a-mapping" not in {f.rule for f in got}
+
+
+def test_validate_cli_reads_an_env_file_instead_of_calling_it_a_string(cli, tmp_path: Path) -> None:
+    env = tmp_path / "launch.env"
+    env.write_text("ACCELERATE_MIXED_PRECISION=fp32\n", encoding="utf-8")
+    r = cli("validate", str(env))
+    assert r.code == 1 and "invalid-value" in r.out and "not a str" not in r.out
+
+
+def test_validate_refuses_an_empty_launch_script_as_it_refuses_an_empty_config(cli, tmp_path: Path) -> None:
+    (tmp_path / "run.sh").write_text("\n", encoding="utf-8")
+    r = cli("validate", str(tmp_path / "run.sh"))
+    assert r.code == 2 and "empty document" in (r.out + r.err)
+
+
+def test_every_trainer_corpus_file_validates_without_a_false_error_or_a_traceback(cli) -> None:
+    rows = _manifest()
+    files = [str(TRAINER / row["file"]) for row in rows]
+    r = cli("validate", "--format", "json", *files)
+    assert r.code in (0, 1), r.err
+    report = json.loads(r.out)
+    wrong = {}
+    for entry in report["files"] if isinstance(report, dict) else report:
+        rel = str(Path(entry["path"]).relative_to(TRAINER))
+        errors = {f["rule"] for f in entry.get("findings", []) if f["severity"] == "error"}
+        assert "error" not in entry or not entry["error"], f"{rel}: {entry['error']}"
+        if errors - TRUE_ERRORS.get(rel, set()) or (rel in TRUE_ERRORS and not errors):
+            wrong[rel] = sorted(errors)
+    assert not wrong
+    assert len(files) >= 60
+
+
+def test_every_trainer_corpus_file_is_recognised_as_the_kind_of_its_folder() -> None:
+    wrong = {}
+    for row in _manifest():
+        path = TRAINER / row["file"]
+        got = recognise(path.read_text(encoding="utf-8-sig"), str(path)).kind
+        if got not in FOLDER_KINDS[row["kind"]]:
+            wrong[row["file"]] = got
+    assert not wrong
+
+
+def test_the_accelerate_and_deepspeed_corpora_keep_their_kind() -> None:
+    # validate reads "unknown" mappings as accelerate configs, so neither corpus's verdicts move
+    for kind, allowed in (("accelerate", {"accelerate", "unknown"}), ("deepspeed", {"deepspeed"})):
+        for f in corpus_files(kind):
+            if f.suffix in (".yaml", ".yml", ".json"):
+                assert recognise(f.read_text(encoding="utf-8-sig"), str(f)).kind in allowed, f.name
+
+
+def _ref_source(ref: str) -> Path:
+    return CORPUS / ref.removeprefix("corpus:") if ref.startswith("corpus:") else TRAINER / ref
+
+
+def test_the_corpus_references_are_found_and_checked_where_the_repository_has_them(tmp_path: Path, monkeypatch) -> None:
+    """Each referencing file laid out as in its repository, the files its MANIFEST row lists at the
+    names it gives them: none is reported missing, and each is checked (as validating it alone)."""
+    monkeypatch.chdir(tmp_path)
+    checked = 0
+    for row in _manifest():
+        listed = [r for r in row["refs"].split(",") if r and not r.startswith("frameworks/")]
+        if not listed:
+            continue
+        root = tmp_path / row["file"].replace("/", "_")
+        src = TRAINER / row["file"]
+        dest = root / row["path"]
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(src, dest)
+        text = src.read_text(encoding="utf-8")
+        refs = in_script(text) if row["kind"] in ("scripts",) else in_document(load_text(text, str(src)))
+        values = list(dict.fromkeys(r.value for r in refs))
+        assert len(values) == len(listed) or len(listed) == 1, (row["file"], values, listed)
+        for value in values:
+            ref = next((r for r in listed if Path(_ref_source(r)).name.endswith(Path(value).name)), listed[0])
+            (root / value).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(_ref_source(ref), root / value)
+        monkeypatch.chdir(root)
+        got = api.validate_config(str(row["path"]))
+        assert not [f for f in got if f.rule == "file-reference"], row["file"]
+        for value in values:
+            # a Trainer fsdp_config is named, not checked: nothing is reported against it
+            alone = {(f.rule, f.line) for f in api.validate_config(str(root / value)) if f.rule != "file-kind"}
+            assert {(f.rule, f.line) for f in got if f.path and Path(f.path).resolve() == (root / value).resolve()} == alone
+            checked += 1
+    assert checked >= 10
+
+
+def test_the_trainer_fields_match_the_installed_transformers() -> None:
+    """The committed field list is what the installed transformers' TrainingArguments takes
+    (regenerate on drift)."""
+    from accelconf.kinds import trainer_fields
+    from tests.oracle.trainer_fields_gen import generate
+
+    pytest.importorskip("transformers", reason="the drift check compares with the installed transformers")
+    assert generate() == Path(trainer_fields.__file__).read_text(encoding="utf-8"), \
+        "accelconf/kinds/trainer_fields.py is stale: python tests/oracle/trainer_fields_gen.py > accelconf/kinds/trainer_fields.py"
