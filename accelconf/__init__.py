@@ -37,6 +37,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "loads": ("accelconf.text.document", "load_text"),
     "migrate_text": ("accelconf.accelerate.migrate", "migrate_text"),
     "read_config": ("accelconf.api", "read_config"),
+    "recognise": ("accelconf.kinds", "recognise"),
     "target_from_args": ("accelconf.environment.targets", "target_from_args"),
     "validate_config": ("accelconf.api", "validate_config"),
 }

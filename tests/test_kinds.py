@@ -241,3 +241,20 @@ def test_the_trainer_fields_match_the_installed_transformers() -> None:
     pytest.importorskip("transformers", reason="the drift check compares with the installed transformers")
     assert generate() == Path(trainer_fields.__file__).read_text(encoding="utf-8"), \
         "accelconf/kinds/trainer_fields.py is stale: python tests/oracle/trainer_fields_gen.py > accelconf/kinds/trainer_fields.py"
+
+
+def test_a_python_script_names_its_deepspeed_json_in_a_keyword_argument() -> None:
+    refs = in_script('args = TrainingArguments(\n    output_dir="out",\n    deepspeed="configs/ds_z3.json",\n)\n')
+    assert [(r.key, r.value, r.line, r.column) for r in refs] == [("deepspeed", "configs/ds_z3.json", 3, 15)]
+
+
+@pytest.mark.parametrize("text", [
+    "stage: sft\nfinetuning_type: full\ndeepspeed: ds.json\nbf16: true\n",
+    # an fsdp_config section (an accelerate marker) among Trainer arguments is still not accelerate's
+    "fsdp: full_shard auto_wrap\nfsdp_config:\n  version: 2\nlearning_rate: 1.0e-5\nbf16: true\noutput_dir: out\n",
+])
+def test_the_editor_leaves_a_training_arguments_file_alone(text: str) -> None:
+    from accelconf.assist import document_kind
+
+    assert document_kind("train.yaml", text) is None
+    assert recognise(text, "train.yaml").kind in ("llama-factory", "trainer-args")

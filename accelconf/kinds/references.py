@@ -23,6 +23,8 @@ REFERENCE_KEYS: dict[str, str] = {
 _FILE_NAME = re.compile(r"^[^\s$`{}<>|]+\.(?:json|ya?ml)$", re.I)
 _FLAG = re.compile(r"--(%s)(?:=|[ \t]+)(?:\\\n\s*)?(?!-)(\"[^\"\n]*\"|'[^'\n]*'|[^\s;&|]+)"
                    % "|".join(sorted(REFERENCE_KEYS, key=len, reverse=True)))
+# A keyword argument of a Python call: TrainingArguments(deepspeed="ds.json"), SFTConfig(fsdp_config=...).
+_KWARG = re.compile(r"\b(%s)\s*=\s*(\"[^\"\n]*\"|'[^'\n]*')" % "|".join(sorted(REFERENCE_KEYS, key=len, reverse=True)))
 
 
 @dataclass(frozen=True)
@@ -50,9 +52,10 @@ def in_document(doc: Document) -> list[Reference]:
 
 
 def in_script(text: str) -> list[Reference]:
-    """The file names a launch script passes to ``--deepspeed``, ``--fsdp_config``, ``--config_file``..."""
+    """The file names a launch script passes to ``--deepspeed``, ``--fsdp_config``, ``--config_file``...,
+    or a Python script as a keyword argument (``TrainingArguments(deepspeed="ds.json")``)."""
     out = []
-    for m in _FLAG.finditer(text):
+    for m in sorted([*_FLAG.finditer(text), *_KWARG.finditer(text)], key=lambda m: m.start()):
         value = m.group(2).strip("\"'")
         if not _FILE_NAME.match(value):
             continue
