@@ -3,8 +3,10 @@ check it, read it with its format's reader, or name it and check the files it re
 
 from __future__ import annotations
 
+import ast
 import csv
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -258,3 +260,37 @@ def test_the_editor_leaves_a_training_arguments_file_alone(text: str) -> None:
 
     assert document_kind("train.yaml", text) is None
     assert recognise(text, "train.yaml").kind in ("llama-factory", "trainer-args")
+
+
+def test_told_deepspeed_a_json_without_accelerate_keys_is_a_deepspeed_json_whatever_else_it_looks_like() -> None:
+    text = '{"output_dir": "out", "learning_rate": 1e-5, "seed": 1, "warmup_steps": 10}'
+    assert recognise(text, "x.json").kind == "trainer-args"
+    assert recognise(text, "x.json", assume_deepspeed=True).kind == "deepspeed"
+
+
+def test_python_m_accelerate_launch_is_an_accelerate_launch_line() -> None:
+    assert recognise("#!/bin/bash\npython -m accelerate.commands.launch --num_processes 2 train.py\n", "run.sh").kind == "launch"
+
+
+# Functions and literals that decide what a file is, wherever they would be spelled again.
+_DETECTOR_NAME = re.compile(r"^_?(is_deepspeed|is_accelerate|looks_like_deepspeed|looks_like_accelerate|detect_kind)")
+
+
+def test_the_file_kind_is_decided_in_one_place() -> None:
+    root = Path(__file__).resolve().parents[1]
+    found = []
+    for path in [*(root / "accelconf").rglob("*.py"), *(root / "lsp").rglob("*.py")]:
+        rel = path.relative_to(root).as_posix()
+        if rel.startswith("accelconf/kinds/"):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in tree.body:  # module functions (a property such as Side.is_deepspeed asks kinds)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _DETECTOR_NAME.match(node.name):
+                found.append(f"{rel}: def {node.name}")
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+                words = {e.value for e in node.elts if isinstance(e, ast.Constant)}
+                if {"zero_optimization", "train_micro_batch_size_per_gpu"} <= words or \
+                        {"compute_environment", "distributed_type", "fsdp_config"} <= words:
+                    found.append(f"{rel}:{node.lineno}: a list of marker keys")
+    assert not found, "ask accelconf.kinds instead:\n" + "\n".join(found)

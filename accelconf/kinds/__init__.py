@@ -102,7 +102,8 @@ _PY_LINE = re.compile(r"^(?:import\s+[\w.]+|from\s+[\w.]+\s+import\s|def\s+\w+\(
 # A command that starts a distributed run, after optional env assignments and a wrapper (srun, ...).
 _LAUNCH = re.compile(
     r"^\s*(?:[A-Za-z_]\w*=\S*\s+)*(?:(?:srun|exec|nohup|time|mpirun)\b[^\n]*?\s)?"
-    r"(accelerate(?:\s+launch|-launch)\b|torchrun\b|deepspeed\b|python3?\s+-m\s+torch\.distributed\.(?:run|launch)\b)",
+    r"(accelerate(?:\s+launch|-launch)\b|python3?\s+-m\s+accelerate\.commands\.launch\b|torchrun\b|deepspeed\b"
+    r"|python3?\s+-m\s+torch\.distributed\.(?:run|launch)\b)",
     re.M)
 
 
@@ -193,7 +194,7 @@ def _script_kind(fmt: str, text: str) -> str:
     if fmt == "cli":
         launches = [m.group(1) for m in _LAUNCH.finditer(text)]
         plain = not launches and text.lstrip().startswith(("accelerate", "--"))
-        return "launch" if plain or any(c.startswith("accelerate") for c in launches) else "other-launch"
+        return "launch" if plain or any("accelerate" in c for c in launches) else "other-launch"
     return "python" if any(tok in text for tok in _PY_TOKENS) else "other-python"
 
 
@@ -213,10 +214,12 @@ def mapping_kind(data: Any, fmt: str = "yaml", *, assume_deepspeed: bool = False
     if not isinstance(data, dict) or not data:
         return "unknown"
     keys = [str(k) for k in data]
+    if fmt == "json" and assume_deepspeed and is_deepspeed_data(data, assume=True):
+        return "deepspeed"  # the user said so, and no accelerate key says otherwise
     other = _other_kind(data, keys)
     if other == "gpt-neox":  # its inline DeepSpeed keys would make it look like a DeepSpeed JSON
         return other
-    if fmt == "json" and is_deepspeed_data(data, assume=assume_deepspeed):
+    if fmt == "json" and is_deepspeed_data(data):
         return "deepspeed"
     if other is not None:
         return other
