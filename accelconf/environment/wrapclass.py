@@ -97,7 +97,9 @@ def _wrap_value(data: dict[str, Any]) -> str | None:
 def wrap_findings(doc: Any, classes: ModelClasses | None) -> list[Finding]:
     """``model-wrap-class`` findings (1-based positions) for one loaded accelerate config."""
     data = getattr(doc, "data", None)
-    value = _wrap_value(data) if isinstance(data, dict) else None
+    if not isinstance(data, dict):
+        return []
+    value = _wrap_value(data)
     if value is None or classes is None or not classes.known:
         return []
     missing = [name for name in value.split(",") if name not in classes.modules]
