@@ -68,6 +68,8 @@ def test_a_model_with_code_accelconf_does_not_know_gets_a_warning_not_an_error()
     untyped = {"model_type": "llava", "text_config": {"model_type": "qwen2"}, "vision_config": {"hidden_size": 8}}
     assert verdict("LlamaDecoderLayer", untyped)[0][0] == "warning"
     assert verdict("LlamaDecoderLayer", {"model_type": "a-model-type-nobody-has"}) == []
+    quantized = {**QWEN2, "quantization_config": {"quant_method": "awq", "bits": 4}}
+    assert verdict("LlamaDecoderLayer", quantized)[0][0] == "error"  # not a sub-model: still sure
 
 
 def test_the_wrap_class_is_only_checked_under_transformer_based_wrap() -> None:

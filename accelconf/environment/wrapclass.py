@@ -29,6 +29,7 @@ from accelconf.findings import Finding
 
 DATA = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "transformers_layers.json")
 KEY = "fsdp_config.fsdp_transformer_layer_cls_to_wrap"
+_SHAPE_KEYS = frozenset({"hidden_size", "num_hidden_layers", "num_attention_heads", "d_model"})
 RULE_IDS: dict[str, str] = {
     "model-wrap-class": "fsdp_transformer_layer_cls_to_wrap names a class the model (--model) does not have",
 }
@@ -47,8 +48,9 @@ def _model_types(config: dict[str, Any], depth: int = 0) -> Iterator[str | None]
     yield config.get("model_type") if isinstance(config.get("model_type"), str) else None
     if depth > 3:
         return
-    for key, value in config.items():
-        if isinstance(value, dict) and ("model_type" in value or key.endswith("_config")):
+    for value in config.values():
+        # a sub-model's config says its type, or at least its shape (quantization_config is neither)
+        if isinstance(value, dict) and ("model_type" in value or _SHAPE_KEYS & value.keys()):
             yield from _model_types(value, depth + 1)
 
 
