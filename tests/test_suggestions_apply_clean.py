@@ -182,3 +182,33 @@ def test_fmt_applied_to_every_input_adds_no_error() -> None:
         assert not added, f"{title} @ {version}: fmt adds {added}\n{result.text}"
         changed += 1
     assert changed > 10
+
+
+def test_the_migrate_to_fsdp2_action_applied_to_every_fsdp1_config_adds_no_error() -> None:
+    """The language server's "Migrate to FSDP2" rewrite (``migrate_text``) over the FSDP1 configs of
+    validate's cases and the corpus."""
+    from accelconf.accelerate import registry
+    from accelconf.accelerate.migrate import migrate_text
+    from accelconf.accelerate.validate import validate_document
+    from accelconf.errors import InputError
+    from accelconf.text.document import load_text
+    from tests.test_validate_findings import _inputs
+
+    def errs(doc: Any) -> set[str]:
+        return {f.rule for f in validate_document(doc, accelerate_version="1.15.0") if f.severity == "error"}
+
+    migrated = 0
+    for title, text, name, version in _inputs():
+        doc = load_text(text, name)
+        data = doc.data
+        if version != "1.15.0" or not isinstance(data, dict) or not isinstance(data.get("fsdp_config"), dict) \
+                or not registry.section_active("fsdp_config", data) or str(data["fsdp_config"].get("fsdp_version", 1)) == "2":
+            continue
+        try:
+            new, _ = migrate_text(text, name)
+        except InputError:
+            continue
+        added = errs(load_text(new, name)) - errs(doc)
+        assert not added, f"{title}: Migrate to FSDP2 adds {added}\n{new}"
+        migrated += 1
+    assert migrated > 5
