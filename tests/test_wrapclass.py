@@ -68,6 +68,7 @@ def test_a_model_with_code_accelconf_does_not_know_gets_a_warning_not_an_error()
     untyped = {"model_type": "llava", "text_config": {"model_type": "qwen2"}, "vision_config": {"hidden_size": 8}}
     assert verdict("LlamaDecoderLayer", untyped)[0][0] == "warning"
     assert verdict("LlamaDecoderLayer", {"model_type": "a-model-type-nobody-has"}) == []
+    assert verdict("Linear")[0][0] == "warning"  # torch's: a module of any model, not in the data
     quantized = {**QWEN2, "quantization_config": {"quant_method": "awq", "bits": 4}}
     assert verdict("LlamaDecoderLayer", quantized)[0][0] == "error"  # not a sub-model: still sure
 

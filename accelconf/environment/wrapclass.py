@@ -13,9 +13,10 @@ The classes come from ``accelconf/data/transformers_layers.json``, generated fro
 transformers by ``tests/oracle/layerclasses_gen.py`` (nothing is imported here): per model type its
 ``_no_split_modules`` (what accelerate wraps when the key is absent, and what is suggested) and
 every ``torch.nn.Module`` class its modeling files define or import. A name outside those is an
-error only when the whole model is known: every model type in ``config.json`` (nested sub-model
-configs included) is in the data and no ``auto_map`` brings code of its own; otherwise it is a
-warning. Model sizes are :mod:`accelconf.environment.modelsize`'s job.
+error only when accelconf is sure: the name has spaces, or it is a class of other transformers
+models (a config copied from another model) and the whole model is known (every model type in
+``config.json``, nested sub-model configs included, is in the data and no ``auto_map`` brings code
+of its own); otherwise (a name no model has, such as torch's ``Linear``) it is a warning. Model sizes are :mod:`accelconf.environment.modelsize`'s job.
 """
 
 from __future__ import annotations
@@ -40,6 +41,12 @@ def _data() -> dict[str, Any]:
     with open(DATA, encoding="utf-8") as fh:
         loaded: dict[str, Any] = json.load(fh)
     return loaded
+
+
+@lru_cache(maxsize=1)
+def _all_modules() -> frozenset[str]:
+    """Every module class of every transformers model in the data."""
+    return frozenset(c for names in _data()["modules"].values() for c in names)
 
 
 def _model_types(config: dict[str, Any], depth: int = 0) -> Iterator[str | None]:
@@ -112,7 +119,10 @@ def wrap_findings(doc: Any, classes: ModelClasses | None) -> list[Finding]:
     shown = ", ".join(repr(n) for n in missing)
     model = "/".join(dict.fromkeys(classes.types))
     spaced = [n for n in missing if n != n.strip()]
-    sure = classes.sure or bool(spaced)
+    # sure: a class of other transformers models (a copied config), or a name with spaces; a name
+    # no model has (torch's Linear, a class of the user's own) may still be in the model
+    foreign = all(n in _all_modules() for n in missing if n == n.strip())
+    sure = bool(spaced) or (classes.sure and foreign)
     message = (f"{shown} {'is' if len(missing) == 1 else 'are'} not a class of this {model} model "
                f"(transformers {classes.transformers})")
     if spaced:
@@ -120,7 +130,8 @@ def wrap_findings(doc: Any, classes: ModelClasses | None) -> list[Finding]:
     message += (": accelerator.prepare raises ValueError('Could not find the transformer layer class "
                 f"{missing[0]} in the model.')")
     if not sure:
-        message += " if the model has no such module (some of its code is not known to accelconf)"
+        message += (" if the model has no such module (some of its code is not known to accelconf)" if foreign
+                    else " if the model has no such module (accelconf knows no transformers model with it)")
     names = [n.strip() for n in value.split(",")]
     if all(n in classes.modules for n in names):
         right: str | None = ",".join(names)  # only the spaces were wrong
