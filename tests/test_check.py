@@ -340,3 +340,83 @@ def test_check_json_output_includes_the_environment(capsys):
     assert code == 1
     assert out["environment"]["gpus"][0]["model"].startswith("V100") and len(out["environment"]["gpus"]) == 4
     assert any(f["rule"] == "env-bf16" for f in out["files"][0]["findings"])
+
+
+# -- a torch version given on the command line describes that torch's build -----------------------
+
+H100_HERE_CPU_TORCH = Environment(torch_version="2.13.0+cpu", accelerate_version="1.15.0", deepspeed_version="0.17.2",
+                                  gpus=fake_detect("2xH100").gpus, source="detected via nvidia-smi")
+ONE_GPU_DDP = "distributed_type: MULTI_GPU\nnum_processes: 2\n"
+
+
+@pytest.mark.parametrize(("version", "cuda", "rocm", "warns"), [
+    ("2.7.1+cu126", "12.6", None, False), ("2.4.1+cu118", "11.8", None, False), ("2.5.1+rocm6.2", None, "6.2", False),
+    ("2.7.1+cpu", None, None, True), ("2.7.1", None, None, False)])
+def test_torch_version_flag_takes_the_build_from_its_local_suffix_not_from_the_local_torch(
+        version: str, cuda: str | None, rocm: str | None, warns: bool) -> None:
+    env = target_from_args(torch_version=version, base=H100_HERE_CPU_TORCH)
+    assert (env.cuda_version, env.rocm_version) == (cuda, rocm)
+    assert env.knows("cuda_version") == ("+" in version)  # no suffix: the build is unknown, nothing is said
+    rules = [f.rule for f in check_environment(load_text(ONE_GPU_DDP, "c.yaml"), env)]
+    assert ("env-torch-cpu-only" in rules) == warns
+
+
+def test_check_with_a_cuda_torch_version_on_a_machine_with_a_cpu_torch_says_nothing_of_a_cpu_build(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    smi = tmp_path / "smi.txt"
+    smi.write_text(H100_SMI)
+    monkeypatch.setenv("ACCELCONF_FAKE_NVIDIA_SMI", str(smi))
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(ONE_GPU_DDP)
+    monkeypatch.setattr("accelconf.environment.probe.torch_build", lambda: (None, None))  # this machine: CPU torch
+    main(["check", "--format", "json", str(cfg)])
+    assert "env-torch-cpu-only" in capsys.readouterr().out
+    assert main(["check", "--format", "json", "--torch-version", "2.7.1+cu126", str(cfg)]) == 0
+    assert "env-torch-cpu-only" not in capsys.readouterr().out
+
+
+def test_a_profile_torch_version_with_a_local_suffix_gives_its_cuda(tmp_path: Path) -> None:
+    prof = tmp_path / "t.yaml"
+    prof.write_text("gpu: H100\ngpus_per_node: 2\ntorch_version: 2.7.1+cpu\n")
+    env = load_target(prof)
+    assert env.knows("cuda_version") and env.cuda_version is None
+    assert "env-torch-cpu-only" in [f.rule for f in check_environment(load_text(ONE_GPU_DDP, "c.yaml"), env)]
+
+
+# -- packages missing from this interpreter while the flags describe the target -------------------
+
+NO_TORCH_HERE = Environment(accelerate_version="1.15.0", source="detected (GPU probe off)",
+                            unknown=frozenset({"gpus", "gpu_count"}))
+DS_CONFIG = "distributed_type: DEEPSPEED\nnum_processes: 8\ndeepspeed_config:\n  zero_stage: 2\nmixed_precision: bf16\n"
+
+
+def test_packages_missing_here_are_info_naming_python_when_the_flags_describe_the_target() -> None:
+    doc = load_text(DS_CONFIG, "c.yaml")
+    described = {f.rule: f for f in check_environment(doc, target_from_args(8, "H100", base=NO_TORCH_HERE))}
+    for rule in ("env-torch-missing", "env-deepspeed-missing"):
+        assert described[rule].severity == "info" and "--python" in described[rule].message
+    here = {f.rule: f.severity for f in check_environment(doc, NO_TORCH_HERE)}  # this machine is the target
+    assert here["env-deepspeed-missing"] == "error" and here["env-torch-missing"] == "warning"
+    stated = {f.rule: f.severity for f in check_environment(
+        doc, target_from_args(8, "H100", deepspeed_version="none", base=NO_TORCH_HERE))}
+    assert stated["env-deepspeed-missing"] == "error"  # said on the command line: about the target
+
+
+def test_readme_fit_examples_exit_0_with_no_torch_or_deepspeed_installed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    real_probe = probe
+
+    def no_torch_probe(mode: str = "auto", timeout: float = 2.0) -> Environment:
+        return real_probe(mode, timeout, runner=lambda argv, t: "", nvml=NoNVML(), environ={}, build=(None, None),
+                          versions={"accelconf": "1"}.get)
+
+    monkeypatch.setattr("accelconf.environment.probe.probe", no_torch_probe)
+    cfg = tmp_path / "ds.yaml"
+    cfg.write_text(DS_CONFIG)
+    assert main(["check", "--params", "8B", "--gpus", "8", "--gpu", "H100-80GB", "--format", "json", str(cfg)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["memory"][0]["verdict"] == "fits"
+    sev = {f["rule"]: f["severity"] for f in out["files"][0]["findings"]}
+    assert sev["env-torch-missing"] == sev["env-deepspeed-missing"] == "info"
+    assert main(["check", "--params", "8B", "--gpus", "8", "--gpu", "H100-80GB", "--deepspeed-version", "none",
+                 str(cfg)]) == 1

@@ -73,8 +73,8 @@ class Context:
 
     def rename_key(self, path: tuple[str, ...], new: str) -> tuple[tuple[int, int, str], ...]:
         node = self.doc.key(path)
-        if node is None or node.kind != "scalar":
-            return ()
+        if node is None or node.kind != "scalar" or self.doc.key((*path[:-1], new)) is not None:
+            return ()  # renamed onto a key the mapping has, the file would hold it twice (duplicate-key)
         return ((node.start, node.end, scalar_text(self.doc, new, like=node)),)
 
     def delete_key(self, path: tuple[str, ...]) -> tuple[tuple[int, int, str], ...]:
@@ -243,10 +243,20 @@ def _unknown_keys(ctx: Context) -> None:
                         (skey,))
             continue
         guess = did_you_mean("", skey, ctx.version)
-        fix = ctx.rename_key((skey,), guess) if guess else ()
+        fix = ctx.rename_key((skey,), guess) if guess and _suits(registry.get("", guess), data[key]) else ()
         ctx.finding("unknown-key", "error",
                     f"unknown top-level key `{skey}`: accelerate refuses to load the file (ValueError: unknown keys)",
                     (skey,), suggestion=guess, fix=fix)
+
+
+def _suits(setting: Setting | None, value: Any) -> bool:
+    """Whether a value fits a setting's type and choices: a did-you-mean rename is a quick fix only
+    then (renamed, a value that does not fit is a new error)."""
+    if setting is None or setting.type == "section":
+        return True
+    if _expect_type(setting, value) is not None:
+        return False
+    return setting.type != "enum" or not setting.choices or setting.canonical_value(value) in setting.choices
 
 
 @rule("unknown-nested-key")
@@ -263,7 +273,7 @@ def _unknown_nested(ctx: Context) -> None:
                         (section, key), suggestion=setting.key, fix=ctx.rename_key((section, key), setting.key))
             continue
         guess = did_you_mean(section, key, ctx.version)
-        fix = ctx.rename_key((section, key), guess) if guess else ()
+        fix = ctx.rename_key((section, key), guess) if guess and _suits(registry.get(section, guess), entry.value) else ()
         extra = f"; did you mean `{guess}`?" if guess else ""
         ctx.finding("unknown-nested-key", "warning",
                     f"unknown key `{key}` in `{section}`: accelerate ignores it silently{extra}",
@@ -694,9 +704,12 @@ def _fsdp(ctx: Context) -> None:
                         f"FSDP2 needs a boolean `fsdp_reshard_after_forward`, not {v!r} (the plugin raises ValueError: invalid truth value)",
                         kp, on_value=True, suggestion=mapped, fix=ctx.replace_value(kp, mapped) if mapped else ())
         elif fv == 1 and isinstance(v, str) and v.upper() in registry.SHARDING_STRATEGIES and "fsdp_sharding_strategy" not in written:
+            # before 0.26 the moved value must be the strategy's number (sharding-strategy-int)
+            number = str(registry.SHARDING_STRATEGIES.index(v.upper()) + 1) if _sharding_is_int(ctx.version) else None
             ctx.finding("fsdp1-strategy-ignored", "info" if v.upper() == "FULL_SHARD" else "warning",
                         f"FSDP1 reads only `fsdp_sharding_strategy`; `fsdp_reshard_after_forward: {v}` is ignored and FULL_SHARD is used",
-                        kp, suggestion=f"fsdp_sharding_strategy: {v.upper()}", fix=ctx.rename_key(kp, "fsdp_sharding_strategy"))
+                        kp, suggestion=f"fsdp_sharding_strategy: {number or v.upper()}",
+                        fix=ctx.rename_key(kp, "fsdp_sharding_strategy") + (ctx.replace_value(kp, number) if number else ()))
         elif fv == 1 and _is_bool_like(v):
             pass  # FSDP1 plugin never reads it from env: harmless
     sdt = written.get("fsdp_state_dict_type")

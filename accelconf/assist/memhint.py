@@ -33,6 +33,7 @@ class Memory:
     seq_len: int | None = None
     micro_batch: int | None = None
     host_ram_gib: float | None = None
+    classes: Any = None  # the model folder's classes (accelconf.environment.wrapclass), with accelconf.model
 
 
 def from_settings(raw: Any) -> tuple[Memory | None, list[str]]:
@@ -56,11 +57,16 @@ def from_settings(raw: Any) -> tuple[Memory | None, list[str]]:
             return None
         return kind(v)
 
+    classes = None
     try:
         if raw.get("model") not in (None, ""):
             import os
 
-            size = modelsize.from_model_dir(os.path.expanduser(str(raw["model"])))
+            from accelconf.environment.wrapclass import model_classes
+
+            folder = os.path.expanduser(str(raw["model"]))
+            size = modelsize.from_model_dir(folder)
+            classes = model_classes(folder)
         else:
             size = modelsize.from_count(raw["params"])
     except UsageError as exc:
@@ -69,7 +75,7 @@ def from_settings(raw: Any) -> tuple[Memory | None, list[str]]:
     if (seq is None) != (mb is None):
         problems.append("accelconf.seqLen and accelconf.microBatch go together; activations left out")
         seq = mb = None
-    return Memory(size, seq, mb, positive("hostRamGib", float)), problems
+    return Memory(size, seq, mb, positive("hostRamGib", float), classes), problems
 
 
 def _env(env: Any) -> Any:
@@ -82,12 +88,16 @@ def _env(env: Any) -> Any:
 
 
 def findings(doc: Any, mem: Memory | None, env: Any, disabled: Any = ()) -> list[Finding]:
-    """The ``mem-*`` findings for an accelerate config document (none without settings or a GPU)."""
+    """The ``mem-*`` findings for an accelerate config document (none without settings or a GPU), and
+    with ``accelconf.model`` the ``model-wrap-class`` ones (:mod:`accelconf.environment.wrapclass`)."""
     if mem is None or not isinstance(getattr(doc, "data", None), dict) or "distributed_type" not in doc.data:
         return []
     try:
+        from accelconf.environment.wrapclass import wrap_findings
+
         _, found = memory.check_memory(doc, _env(env), mem.model, seq_len=mem.seq_len, micro_batch=mem.micro_batch,
                                        host_ram_gib=mem.host_ram_gib)
+        found += wrap_findings(doc, mem.classes)
     except Exception:  # noqa: BLE001 - diagnostics must not fail because of the estimate
         import logging
 

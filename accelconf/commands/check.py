@@ -252,15 +252,18 @@ def memory_reports(args: argparse.Namespace, env: Environment, results: list[Fil
         raise UsageError("--host-ram must be a positive number of GiB")
     size = modelsize.from_model_dir(args.model) if args.model else modelsize.from_count(args.params, args.largest_layer)
     out: list[Any] = []
+    from accelconf.environment.wrapclass import model_classes, wrap_findings
     from accelconf.text.document import load_file
 
+    classes = model_classes(args.model) if args.model else None
     for r in results:
         if r.error is not None:
             continue
-        report, found = memory.check_memory(load_file(r.path), env, size, seq_len=args.seq_len,
+        doc = load_file(r.path)
+        report, found = memory.check_memory(doc, env, size, seq_len=args.seq_len,
                                             micro_batch=args.micro_batch, host_ram_gib=args.host_ram)
         off = set(getattr(args, "disable", None) or ())
-        r.findings.extend(f for f in found if f.rule not in off)
+        r.findings.extend(f for f in found + wrap_findings(doc, classes) if f.rule not in off)
         out.append({"path": r.path, **report.to_json()})
         if args.format == "text":
             head = f"{r.path}: " if len(results) > 1 else ""

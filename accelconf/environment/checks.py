@@ -105,8 +105,25 @@ def older(have: str | None, need: str) -> bool:
     return h is not None and h < Version(need)
 
 
-def _where(env: Environment) -> str:
+def _where(env: Environment, fact: str = "") -> str:
+    if fact in env.local_packages:
+        return "here"
     return "here" if env.source.startswith("detected") and "arguments" not in env.source else "on the target"
+
+
+def _missing_here(cfg: ConfigView, env: Environment, rule: str, missing: str, need: str, flag: str | None) -> Finding:
+    """A package missing from this interpreter while the flags describe another machine: that says
+    nothing about the target, so it is info naming the way to check the target's packages."""
+    import sys
+
+    state = f", or state {flag} V" if flag else ""
+    return cfg.finding(
+        rule, "info",
+        f"{missing} among the packages of {sys.executable} (this machine's, not those of the target the flags "
+        f"describe); {need}: check the interpreter that will train with --python PATH{state}",
+        "distributed_type", value=False,
+        suggestion="--python /path/to/the/training/venv/bin/python" + (f" or {flag} V" if flag else ""),
+    )
 
 
 # -- rules ------------------------------------------------------------------------------------
@@ -306,7 +323,11 @@ def rule_fp8(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
     wanted = cfg.nested("fp8_config", "backend")
     wanted_pkg = names.get(wanted.upper()) if isinstance(wanted, str) else None
     installed = ", ".join(env.fp8_backends) or "none"
-    if not env.fp8_backends:
+    if not env.fp8_backends and "fp8_backends" in env.local_packages:
+        yield _missing_here(cfg, env, "env-fp8-backend",
+                            "no fp8 backend (transformer-engine, torchao >= 0.6.1, ms-amp) is installed",
+                            "mixed_precision fp8 needs one", None)
+    elif not env.fp8_backends:
         yield cfg.finding(
             "env-fp8-backend", "error",
             f"mixed_precision fp8 needs transformer-engine, torchao >= 0.6.1 or ms-amp installed "
@@ -351,9 +372,13 @@ def rule_torch(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
     """env-torch-missing, env-fsdp-torch, env-fsdp2-torch, env-torch-cpu-only."""
     if not env.knows("torch_version"):
         return
+    if env.torch_version is None and "torch_version" in env.local_packages:
+        yield _missing_here(cfg, env, "env-torch-missing", "torch is not installed", "accelerate needs it",
+                            "--torch-version")
+        return
     if env.torch_version is None:
         yield cfg.finding(
-            "env-torch-missing", "warning", f"torch is not installed {_where(env)}; accelerate needs it",
+            "env-torch-missing", "warning", f"torch is not installed {_where(env, 'torch_version')}; accelerate needs it",
             "distributed_type", value=False,
             suggestion="check against the machine that will run it: --target FILE or --torch-version V",
         )
@@ -364,7 +389,7 @@ def rule_torch(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
             if older(env.torch_version, need):
                 yield cfg.finding(
                     "env-fsdp2-torch", "error",
-                    f"FSDP2 (fsdp_version: 2) needs torch >= {need}; torch is {env.torch_version} {_where(env)}: "
+                    f"FSDP2 (fsdp_version: 2) needs torch >= {need}; torch is {env.torch_version} {_where(env, 'torch_version')}: "
                     f"the FSDP plugin raises ImportError('FSDP2 requires PyTorch >= {need}')",
                     "fsdp_config.fsdp_version",
                     suggestion=f"upgrade torch to {need} or newer, or use FSDP1 (fsdp_version: 1)",
@@ -375,7 +400,7 @@ def rule_torch(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
                 shown = need.replace("a0", "")
                 yield cfg.finding(
                     "env-fsdp-torch", "error",
-                    f"FSDP needs torch >= {shown}; torch is {env.torch_version} {_where(env)}",
+                    f"FSDP needs torch >= {shown}; torch is {env.torch_version} {_where(env, 'torch_version')}",
                     "distributed_type", suggestion=f"upgrade torch to {shown} or newer",
                 )
     if (env.knows("cuda_version") and env.cuda_version is None and env.rocm_version is None and env.gpus
@@ -383,7 +408,7 @@ def rule_torch(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
         yield cfg.finding(
             "env-torch-cpu-only", "warning",
             f"torch {env.torch_version} is a CPU-only build: it cannot use the {env.gpu_count} GPU"
-            f"{'s' if env.gpu_count != 1 else ''} {_where(env)}",
+            f"{'s' if env.gpu_count != 1 else ''} {_where(env, 'torch_version')}",
             "distributed_type", value=False,
             suggestion="install a CUDA or ROCm build of torch",
         )
@@ -394,31 +419,35 @@ def rule_deepspeed(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
     if cfg.distributed_type != "DEEPSPEED" or not env.knows("deepspeed_version"):
         return
     ds = env.deepspeed_version
+    if ds is None and "deepspeed_version" in env.local_packages:
+        yield _missing_here(cfg, env, "env-deepspeed-missing", "deepspeed is not installed",
+                            "distributed_type DEEPSPEED needs it", "--deepspeed-version")
+        return
     if ds is None:
         yield cfg.finding(
             "env-deepspeed-missing", "error",
-            f"distributed_type DEEPSPEED needs the deepspeed package, which is not installed {_where(env)}",
+            f"distributed_type DEEPSPEED needs the deepspeed package, which is not installed {_where(env, 'deepspeed_version')}",
             "distributed_type", suggestion="pip install deepspeed",
         )
         return
     if older(ds, DEEPSPEED_MIN):
         yield cfg.finding(
             "env-deepspeed-version", "error",
-            f"accelerate needs deepspeed >= {DEEPSPEED_MIN}; deepspeed is {ds} {_where(env)}",
+            f"accelerate needs deepspeed >= {DEEPSPEED_MIN}; deepspeed is {ds} {_where(env, 'deepspeed_version')}",
             "distributed_type",
         )
     launcher = cfg.nested("deepspeed_config", "deepspeed_multinode_launcher")
     if launcher == "nossh" and cfg.num_machines > 1 and older(ds, DEEPSPEED_NOSSH_MIN):
         yield cfg.finding(
             "env-deepspeed-version", "error",
-            f"the nossh launcher needs deepspeed >= {DEEPSPEED_NOSSH_MIN}; deepspeed is {ds} {_where(env)} "
+            f"the nossh launcher needs deepspeed >= {DEEPSPEED_NOSSH_MIN}; deepspeed is {ds} {_where(env, 'deepspeed_version')} "
             "(accelerate launch raises ValueError)",
             "deepspeed_config.deepspeed_multinode_launcher",
         )
     if cfg.nested("deepspeed_config", "deepspeed_moe_layer_cls_names") and older(ds, DEEPSPEED_MOE_MIN):
         yield cfg.finding(
             "env-deepspeed-version", "error",
-            f"deepspeed_moe_layer_cls_names needs deepspeed >= {DEEPSPEED_MOE_MIN}; deepspeed is {ds} {_where(env)}",
+            f"deepspeed_moe_layer_cls_names needs deepspeed >= {DEEPSPEED_MOE_MIN}; deepspeed is {ds} {_where(env, 'deepspeed_version')}",
             "deepspeed_config.deepspeed_moe_layer_cls_names",
         )
     for key, need, what in (("parallelism_config_tp_size", DEEPSPEED_TP_MIN, "tensor parallelism"),
@@ -427,7 +456,7 @@ def rule_deepspeed(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
         if isinstance(size, int) and not isinstance(size, bool) and size > 1 and older(ds, need):
             yield cfg.finding(
                 "env-deepspeed-version", "error",
-                f"DeepSpeed {what} ({key}: {size}) needs deepspeed >= {need}; deepspeed is {ds} {_where(env)}",
+                f"DeepSpeed {what} ({key}: {size}) needs deepspeed >= {need}; deepspeed is {ds} {_where(env, 'deepspeed_version')}",
                 f"parallelism_config.{key}",
             )
 

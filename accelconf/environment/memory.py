@@ -156,10 +156,20 @@ def _bool(v: Any, default: bool) -> bool:
     return default
 
 
+def _standalone_ds_json(data: dict[str, Any]) -> bool:
+    """A DeepSpeed JSON itself rather than an accelerate config (the recogniser decides)."""
+    return not data.get("distributed_type") and is_deepspeed_data(data)
+
+
+def _ds_json_ref(data: dict[str, Any]) -> str | None:
+    sec = data.get("deepspeed_config")
+    ref = sec.get("deepspeed_config_file") if isinstance(sec, dict) else None
+    return ref if isinstance(ref, str) and ref else None
+
+
 def _ds_json_data(data: dict[str, Any], path: str | None) -> dict[str, Any] | None:
-    ref = (data.get("deepspeed_config") or {}).get("deepspeed_config_file") if isinstance(
-        data.get("deepspeed_config"), dict) else None
-    if not isinstance(ref, str) or not ref:
+    ref = _ds_json_ref(data)
+    if ref is None:
         return None
     base = os.path.dirname(os.path.abspath(path)) if path and not path.startswith("<") else os.getcwd()
     full = ref if os.path.isabs(ref) else os.path.join(base, ref)
@@ -182,7 +192,7 @@ def strategy_of(data: dict[str, Any], path: str | None = None) -> tuple[Strategy
     dt = str(data.get("distributed_type") or "").upper()
     mp = data.get("mixed_precision")
     precision = mp.lower() if isinstance(mp, str) else ("no" if mp is False or mp is None else str(mp))
-    if not dt and is_deepspeed_data(data):
+    if _standalone_ds_json(data):
         dt, ds_section = "DEEPSPEED_JSON", data
     else:
         ds_section = None
@@ -413,55 +423,77 @@ def estimate(strategy: Strategy, layout: Layout, model: ModelSize, *, seq_len: i
 
 # -- alternatives -------------------------------------------------------------------------------
 
+Edit = tuple[str, Any]  # (accelerate config key path, value); the path "" is a change outside the config
+Step = tuple[str, tuple[Edit, ...]]  # what to write, and the config edits it stands for
+
+
 @dataclass(frozen=True)
 class Change:
-    """A candidate: the strategy and layout after the change, what to write, and a relative cost."""
+    """A candidate: the strategy and layout after the change, what to write, and a relative cost.
+    ``edits`` holds, for each of ``words``, the config edits it stands for (:func:`place` puts them
+    where the setting lives, :func:`apply_change` makes them)."""
 
     strategy: Strategy
     layout: Layout
     words: tuple[str, ...]
     cost: float
+    edits: tuple[tuple[Edit, ...], ...] = ()
+
+
+def _step(*edits: Edit, words: str | None = None) -> Step:
+    """One step of a change, written as the YAML key it sets (``zero_stage: 3``) unless ``words``."""
+    def text(v: Any) -> str:
+        return str(v).lower() if isinstance(v, bool) else str(v)
+
+    return words or ", ".join(f"{k.rsplit('.', 1)[-1]}: {text(v)}" for k, v in edits), edits
 
 
 def _alternatives(s: Strategy, lay: Layout, bf16_ok: bool) -> list[Change]:
     """Every strategy worth trying, with a rough cost: more sharding costs communication, offload
     costs step time, more GPUs cost GPUs (the most)."""
     out: list[Change] = []
-    precisions: list[tuple[str, tuple[str, ...], float]] = [(s.precision, (), 0.0)]
+    precisions: list[tuple[str, tuple[Step, ...], float]] = [(s.precision, (), 0.0)]
     if s.precision == "no" and bf16_ok:
-        precisions.append(("bf16", ("mixed_precision: bf16",), 1.0))
-    layouts: list[tuple[Layout, tuple[str, ...], float]] = [(lay, (), 0.0)]
+        precisions.append(("bf16", (_step(("mixed_precision", "bf16")),), 1.0))
+    layouts: list[tuple[Layout, tuple[Step, ...], float]] = [(lay, (), 0.0)]
     for k in (2, 4, 8):
         bigger = Layout(lay.gpus_per_node, lay.nodes * k)
-        layouts.append((bigger, (f"num_machines: {bigger.nodes}, num_processes: {bigger.world} "
-                                 f"({bigger.world} GPUs)",), 10.0 * k))
+        layouts.append((bigger, (_step(("num_machines", bigger.nodes), ("num_processes", bigger.world),
+                                       words=f"num_machines: {bigger.nodes}, num_processes: {bigger.world} "
+                                             f"({bigger.world} GPUs)"),), 10.0 * k))
     for prec, pw, pc in precisions:
         for L, lw, lc in layouts:
             for strat, sw, sc in _strategies(replace(s, precision=prec)):
-                out.append(Change(strat, L, pw + sw + lw, pc + sc + lc))
+                steps = pw + sw + lw
+                out.append(Change(strat, L, tuple(w for w, _ in steps), pc + sc + lc, tuple(e for _, e in steps)))
     return out
 
 
-def _strategies(s: Strategy) -> list[tuple[Strategy, tuple[str, ...], float]]:
-    out: list[tuple[Strategy, tuple[str, ...], float]] = [(s, (), 0.0)]
-    if s.kind in ("deepspeed", "ddp", "single"):
-        switch = 0.5 if s.kind != "deepspeed" else 0.0
-        lead = ("distributed_type: DEEPSPEED",) if s.kind != "deepspeed" else ()
-        for stage in (1, 2, 3):
-            for off_o in ("none", "cpu"):
-                for off_p in (("none", "cpu") if stage == 3 and off_o == "cpu" else ("none",)):
-                    t = Strategy("deepspeed", s.precision, stage, off_o, off_p, stage == 3)
-                    if t == s:
-                        continue
-                    words = [f"zero_stage: {stage}"] if stage != s.zero_stage or s.kind != "deepspeed" else []
-                    if off_o != s.offload_optimizer:
-                        words.append(f"offload_optimizer_device: {off_o}")
-                    if off_p != s.offload_param:
-                        words.append(f"offload_param_device: {off_p}")
-                    cost = switch + stage + (4 if off_o == "cpu" else 0) + (3 if off_p == "cpu" else 0)
-                    out.append((t, lead + tuple(words), cost))
+def _deepspeed_steps(s: Strategy) -> list[tuple[Strategy, tuple[Step, ...], float]]:
+    out: list[tuple[Strategy, tuple[Step, ...], float]] = []
+    switch = 0.5 if s.kind != "deepspeed" else 0.0
+    lead = (_step(("distributed_type", "DEEPSPEED")),) if s.kind != "deepspeed" else ()
+    for stage in (1, 2, 3):
+        for off_o in ("none", "cpu"):
+            for off_p in (("none", "cpu") if stage == 3 and off_o == "cpu" else ("none",)):
+                t = Strategy("deepspeed", s.precision, stage, off_o, off_p, stage == 3)
+                if t == s:
+                    continue
+                steps = [_step(("deepspeed_config.zero_stage", stage))] \
+                    if stage != s.zero_stage or s.kind != "deepspeed" else []
+                if off_o != s.offload_optimizer:
+                    steps.append(_step(("deepspeed_config.offload_optimizer_device", off_o)))
+                if off_p != s.offload_param:
+                    steps.append(_step(("deepspeed_config.offload_param_device", off_p)))
+                cost = switch + stage + (4 if off_o == "cpu" else 0) + (3 if off_p == "cpu" else 0)
+                out.append((t, lead + tuple(steps), cost))
+    return out
+
+
+def _fsdp_steps(s: Strategy) -> list[tuple[Strategy, tuple[Step, ...], float]]:
+    out: list[tuple[Strategy, tuple[Step, ...], float]] = []
     if s.kind in ("fsdp1", "ddp", "single"):
-        lead = ("distributed_type: FSDP",) if s.kind != "fsdp1" else ()
+        lead = (_step(("distributed_type", "FSDP")),) if s.kind != "fsdp1" else ()
         base = s if s.kind == "fsdp1" else Strategy("fsdp1", s.precision)
         rank = {"NO_SHARD": 0, "HYBRID_SHARD_ZERO2": 1.5, "SHARD_GRAD_OP": 2, "HYBRID_SHARD": 2.5, "FULL_SHARD": 3}
         for name, cost in rank.items():
@@ -469,30 +501,148 @@ def _strategies(s: Strategy) -> list[tuple[Strategy, tuple[str, ...], float]]:
                 t = replace(base, kind="fsdp1", sharding=name, offload_params=off)
                 if t == s:
                     continue
-                words = [f"fsdp_sharding_strategy: {name}"] if name != base.sharding or s.kind != "fsdp1" else []
+                steps = [_step(("fsdp_config.fsdp_sharding_strategy", name))] \
+                    if name != base.sharding or s.kind != "fsdp1" else []
                 if off != base.offload_params:
-                    words.append(f"fsdp_offload_params: {str(off).lower()}")
-                out.append((t, lead + tuple(words), (0.5 if lead else 0) + cost + (6 if off else 0)))
+                    steps.append(_step(("fsdp_config.fsdp_offload_params", off)))
+                out.append((t, lead + tuple(steps), (0.5 if lead else 0) + cost + (6 if off else 0)))
     if s.kind == "fsdp2":
         for reshard in (False, True):
             for off in (False, True):
                 t = replace(s, reshard_after_forward=reshard, offload_params=off)
                 if t == s:
                     continue
-                words = [f"fsdp_reshard_after_forward: {str(reshard).lower()}"] if reshard != s.reshard_after_forward else []
+                steps = [_step(("fsdp_config.fsdp_reshard_after_forward", reshard))] \
+                    if reshard != s.reshard_after_forward else []
                 if off != s.offload_params:
-                    words.append(f"fsdp_offload_params: {str(off).lower()}")
-                out.append((t, tuple(words), (3 if reshard else 2) + (6 if off else 0)))
+                    steps.append(_step(("fsdp_config.fsdp_offload_params", off)))
+                out.append((t, tuple(steps), (3 if reshard else 2) + (6 if off else 0)))
+    return out
+
+
+CODE_CHECKPOINTING = "activation (gradient) checkpointing in the model: model.gradient_checkpointing_enable()"
+
+
+def _strategies(s: Strategy) -> list[tuple[Strategy, tuple[Step, ...], float]]:
+    out: list[tuple[Strategy, tuple[Step, ...], float]] = [(s, (), 0.0)]
+    if s.kind in ("deepspeed", "ddp", "single"):
+        out += _deepspeed_steps(s)
+    out += _fsdp_steps(s)
     if s.kind in ("fsdp1", "fsdp2") and not s.cpu_ram_efficient_loading:
         # loading the checkpoint on rank 0 only: the host copy per node drops from one per process to one
-        out += [(replace(t, cpu_ram_efficient_loading=True), w + ("fsdp_cpu_ram_efficient_loading: true",), c + 0.5)
-                for t, w, c in list(out) if t.kind in ("fsdp1", "fsdp2")]
+        out += [(replace(t, cpu_ram_efficient_loading=True), w + (_step(("fsdp_config.fsdp_cpu_ram_efficient_loading", True)),),
+                 c + 0.5) for t, w, c in list(out) if t.kind in ("fsdp1", "fsdp2")]
     if not s.activation_checkpointing:
-        def ckpt_words(t: Strategy) -> str:
-            return "fsdp_activation_checkpointing: true" if t.kind in ("fsdp1", "fsdp2") else \
-                "activation (gradient) checkpointing in the model: model.gradient_checkpointing_enable()"
-        out += [(replace(t, activation_checkpointing=True), w + (ckpt_words(t),), c + 3) for t, w, c in list(out)]
+        def ckpt(t: Strategy) -> Step:
+            return _step(("fsdp_config.fsdp_activation_checkpointing", True)) if t.kind in ("fsdp1", "fsdp2") else \
+                _step(("", CODE_CHECKPOINTING), words=CODE_CHECKPOINTING)
+        out += [(replace(t, activation_checkpointing=True), w + (ckpt(t),), c + 3) for t, w, c in list(out)]
     return out
+
+
+def _json_edits(key: str, value: Any) -> tuple[Edit, ...] | None:
+    """Where an accelerate config edit lives in a DeepSpeed JSON (the registry's ``ds_json``), or
+    ``None`` for a setting that stays in the accelerate config."""
+    from accelconf.accelerate import registry
+
+    section, _, leaf = key.rpartition(".")
+    if section == "deepspeed_config" and leaf in registry.deepspeed_json_keys():
+        return ((registry.deepspeed_json_keys()[leaf], value),)
+    if key == "mixed_precision" and value in ("bf16", "fp16"):
+        return ((f"{value}.enabled", True),)
+    return None
+
+
+def _json_file(data: dict[str, Any], path: str | None) -> str | None:
+    """The DeepSpeed JSON where this config's DeepSpeed settings live: the one ``deepspeed_config_file``
+    names (as validate names it: beside the config), the document itself ("") for a DeepSpeed JSON,
+    else ``None``."""
+    ref = _ds_json_ref(data) if str(data.get("distributed_type") or "").upper() == "DEEPSPEED" else None
+    if ref is not None:
+        real = path and not path.startswith("<")
+        return ref if os.path.isabs(ref) or not real else os.path.normpath(os.path.join(os.path.dirname(path or ""), ref))
+    return "" if _standalone_ds_json(data) else None
+
+
+def place(change: Change, data: dict[str, Any], path: str | None = None) -> Change:
+    """``change`` as written for this config: each step where its setting lives (with
+    ``deepspeed_config_file``, and in a DeepSpeed JSON itself, the ZeRO, offload and precision
+    settings are keys of that JSON, which accelerate forbids beside it in the YAML:
+    ``deepspeed-config-file-conflict``), and what a multi-node DeepSpeed job needs to start."""
+    import json
+
+    change = _completed(change, data)
+    where = _json_file(data, path)
+    if where is None:
+        return change
+    words: list[str] = []
+    edits: list[tuple[Edit, ...]] = []
+    keys: list[str] = []
+    at = 0
+    for word, group in zip(change.words, change.edits):
+        placed = [_json_edits(k, v) for k, v in group]
+        if not group or any(p is None for p in placed):
+            launch = where == "" and any(k == "num_machines" for k, _ in group)
+            # a DeepSpeed JSON has no machines or processes: the launch command says them
+            words.append(f"at launch: {change.layout.nodes} machines, {change.layout.world} processes" if launch else word)
+            edits.append(group)
+            continue
+        if not keys:
+            words.append("")  # the JSON's keys, together, where the first of them was
+            edits.append(())
+            at = len(words) - 1
+        keys += [f"{k}: {json.dumps(v)}" for each in placed for k, v in each or ()]
+        edits[at] += group
+    if keys:
+        words[at] = (f"in {where}: " if where else "") + ", ".join(keys)
+    return replace(change, words=tuple(words), edits=tuple(edits))
+
+
+def _completed(change: Change, data: dict[str, Any]) -> Change:
+    """``change`` with what the config then needs to launch: ``num_processes`` when it switches a
+    one-process config to a distributed type (``missing-key``), and, for more machines under
+    DeepSpeed, the standard (torchrun) launcher, since the default pdsh one reads a hostfile the
+    config does not name (``env-rendezvous``)."""
+    keys = {k for group in change.edits for k, _ in group}
+    sec: dict[str, Any] = data["deepspeed_config"] if isinstance(data.get("deepspeed_config"), dict) else {}
+    more: list[Step] = []
+    if "distributed_type" in keys and "num_processes" not in data and "num_processes" not in keys:
+        more.append(_step(("num_processes", change.layout.world)))
+    if change.strategy.kind == "deepspeed" and "num_machines" in keys and not _standalone_ds_json(data) and \
+            not sec.get("deepspeed_hostfile") and sec.get("deepspeed_multinode_launcher") in (None, "pdsh"):
+        more.append(_step(("deepspeed_config.deepspeed_multinode_launcher", "standard")))
+    if not more:
+        return change
+    return replace(change, words=change.words + tuple(w for w, _ in more),
+                   edits=change.edits + tuple(e for _, e in more))
+
+
+def apply_change(change: Change, data: dict[str, Any], ds_data: dict[str, Any] | None = None,
+                 path: str | None = None) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """The config (and its DeepSpeed JSON, for a config that names one) with ``change`` made, each
+    edit where :func:`place` says it lives; a change outside the config (in the training script, or
+    on the launch command of a DeepSpeed JSON) is left out. The inputs are not modified."""
+    import copy
+
+    data, ds_data = copy.deepcopy(data), copy.deepcopy(ds_data)
+    where = _json_file(data, path)
+    for group in change.edits:
+        for key, value in group:
+            json_edits = _json_edits(key, value) if where is not None else None
+            if not key or (where == "" and json_edits is None):
+                continue  # in the training script, or (for a DeepSpeed JSON) on the launch command
+            target = data if json_edits is None else (data if where == "" else ds_data)
+            if target is None:
+                raise ValueError("a change to the DeepSpeed JSON needs its data")
+            for dotted, v in json_edits or ((key, value),):
+                *parents, leaf = dotted.split(".")
+                node = target
+                for part in parents:
+                    if not isinstance(node.get(part), dict):
+                        node[part] = {}
+                    node = node[part]
+                node[leaf] = v
+    return data, ds_data
 
 
 def _fits(e: Estimate, gpu_bytes: float, host_bytes: float | None) -> bool:
@@ -645,6 +795,7 @@ def assess(data: dict[str, Any], model: ModelSize, *, gpu_name: str | None, gpu_
         sug = cheapest_fit(est, gpu_bytes, host_bytes, **kw)
         if sug is not None and host_bytes is None and offloads(sug[0].strategy):
             alt = cheapest_fit(est, gpu_bytes, host_bytes, offload=False, **kw)
+        sug, alt = ((place(p[0], data, path), p[1]) if p else None for p in (sug, alt))
     return Report(est, gpu_name, gpu_bytes, host_bytes, sug, tuple(notes), alt)
 
 

@@ -79,6 +79,8 @@ class Environment:
     file ``accelerate launch`` reads when given none, if it exists. ``source`` says where the facts
     came from (``detected (nvml)``, ``target h100-node.yaml``, ``arguments``). ``problems`` are
     probe failures; ``notes`` are remarks for the user (an ambiguous GPU name and what was assumed).
+    ``local_packages`` names the package facts (version field names, ``fp8_backends``) read from
+    this machine's interpreter while the GPUs are described by flags: they may not be the target's.
     """
 
     python_version: str = ""
@@ -99,6 +101,7 @@ class Environment:
     problems: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     unknown: frozenset[str] = field(default_factory=frozenset)
+    local_packages: frozenset[str] = field(default_factory=frozenset)
 
     def knows(self, fact: str) -> bool:
         return fact not in self.unknown
@@ -110,6 +113,7 @@ class Environment:
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
         d["unknown"] = sorted(self.unknown)
+        d["local_packages"] = sorted(self.local_packages)
         d["gpus"] = [
             {**asdict(g), "compute_capability": g.cc_text if g.compute_capability else None} for g in self.gpus
         ]
@@ -509,7 +513,7 @@ def timed_probe(mode: str = "auto", timeout: float = 2.0) -> tuple[Environment, 
 
 def with_overrides(env: Environment, **changes: Any) -> Environment:
     """A copy of ``env`` with some facts replaced; replaced facts become known."""
-    known = {k for k in changes if k not in ("unknown", "notes", "problems", "source")}
+    known = {k for k in changes if k not in ("unknown", "notes", "problems", "source", "local_packages")}
     if "gpus" in changes:
         known.add("gpu_count")
     unknown = (changes.pop("unknown", env.unknown)) - known

@@ -30,11 +30,12 @@ from typing import TYPE_CHECKING, Any
 
 from accelconf.errors import InputError, UsageError
 from accelconf.environment.gpus import lookup, resolve
-from accelconf.environment.probe import FP8_BACKENDS, GPU, Environment, with_overrides
+from accelconf.environment.probe import FP8_BACKENDS, GPU, PACKAGES, Environment, with_overrides
 
 if TYPE_CHECKING:
     from accelconf.text.document import Document
 
+PACKAGE_FACTS = tuple(f"{name}_version" for name in PACKAGES)
 VERSION_KEYS = ("torch_version", "accelerate_version", "deepspeed_version", "transformers_version", "cuda_version")
 PROFILE_KEYS = ("gpu", "gpus_per_node", "num_machines", *VERSION_KEYS, "fp8_backends")
 _NOT_INSTALLED = {"none", "no", "false", "null", "~", "", "not installed"}
@@ -104,21 +105,47 @@ def target_from_args(
                                     deepspeed_version=deepspeed_version))
     if num_machines is not None:
         changes["num_machines"] = num_machines
-    if "gpus" in changes and cuda_version is None and base is not None and base.source.startswith("detected"):
+    detected = base is not None and base.source.startswith("detected")
+    build_unknown = False
+    if cuda_version is None and changes.get("torch_version"):
+        # a torch version given describes that torch: its build is its local suffix, never this machine's
+        cuda, rocm, build_unknown = torch_build_of(changes["torch_version"])
+        changes["cuda_version"], changes["rocm_version"] = cuda, rocm
+    elif "gpus" in changes and cuda_version is None and detected:
         # this machine's torch build says nothing about the CUDA of the machine described
         changes["cuda_version"] = None
         changes["rocm_version"] = None
+        build_unknown = True
+    if "gpus" in changes and detected and "packages of " not in env.source:
+        # the packages are this interpreter's, the GPUs another machine's: see rule_torch/rule_deepspeed
+        changes["local_packages"] = frozenset(
+            k for k in (*PACKAGE_FACTS, "fp8_backends") if k not in changes and env.knows(k))
     if changes and base is not None:
-        detected = env.source.startswith("detected")
         changes["source"] = "arguments + installed versions" if detected and "gpus" in changes \
             else f"{env.source} + arguments"
     if notes:
         changes["notes"] = env.notes + tuple(notes)
     out = with_overrides(env, **changes)
     extra = {"gpu_count"} if count_unknown else set()
-    if "cuda_version" in changes and cuda_version is None:
+    if build_unknown:
         extra.add("cuda_version")
     return replace(out, unknown=out.unknown | extra) if extra else out
+
+
+def torch_build_of(torch_version: str) -> tuple[str | None, str | None, bool]:
+    """(CUDA, ROCm, unknown) a torch version's local suffix names, as PyTorch's wheels spell it:
+    ``2.7.1+cu126`` is CUDA 12.6, ``2.5.1+rocm6.2`` ROCm 6.2, ``+cpu`` neither. Without a suffix
+    (or with another) the build is unknown: ``(None, None, True)``."""
+    local = torch_version.partition("+")[2].lower()
+    cu = re.fullmatch(r"cu(\d+)(\d)", local)
+    if cu:
+        return f"{int(cu.group(1))}.{cu.group(2)}", None, False
+    rocm = re.fullmatch(r"rocm(\d+(?:\.\d+)*)", local)
+    if rocm:
+        return None, ".".join(rocm.group(1).split(".")[:2]), False
+    if local == "cpu":
+        return None, None, False
+    return None, None, True
 
 
 def _gpu_changes(env: Environment, gpus: int | None, gpu: str | None) -> tuple[dict[str, Any], list[str], bool]:
@@ -228,6 +255,10 @@ def load_target(path: str | os.PathLike[str]) -> Environment:
                 changes[key] = _version(prof.raw(key), key, allow_none=key != "cuda_version")
             except ValueError as exc:
                 raise prof.fail(str(exc), key) from exc
+    if changes.get("torch_version") and "cuda_version" not in data:
+        cuda, rocm, unknown = torch_build_of(changes["torch_version"])
+        if not unknown:
+            changes["cuda_version"], changes["rocm_version"] = cuda, rocm
     if "fp8_backends" in data:
         changes["fp8_backends"] = _profile_fp8_backends(prof)
     if machines is not None:

@@ -1,0 +1,214 @@
+"""Every suggestion accelconf prints, applied, validates clean.
+
+The "cheapest change that fits" of ``check --params/--model`` (:mod:`accelconf.environment.memory`)
+is made with :func:`~accelconf.environment.memory.apply_change` on configs of every strategy (a YAML
+with its DeepSpeed settings inline, a YAML naming a ``deepspeed_config_file``, a DeepSpeed JSON
+itself, DDP, FSDP1, FSDP2, one process), models and GPUs that do not fit: the result has no error
+it did not have, and its own estimate fits. The quick fixes (``Finding.fix``) of validate, fmt and
+the language server's code actions are the same edits; applied, the finding they target is gone and
+no new error appears.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from accelconf.api import check_document
+from accelconf.environment import memory, modelsize
+from accelconf.environment.targets import target_from_args
+from accelconf.text.document import load_file
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "memory"
+DS_JSON = {"zero_optimization": {"stage": 2}, "bf16": {"enabled": True}, "train_micro_batch_size_per_gpu": "auto",
+           "gradient_accumulation_steps": "auto"}
+CONFIGS: dict[str, tuple[dict[str, Any], dict[str, Any] | None]] = {
+    "ddp-bf16": ({"distributed_type": "MULTI_GPU", "mixed_precision": "bf16", "num_machines": 1, "num_processes": 8}, None),
+    "ddp-fp32": ({"distributed_type": "MULTI_GPU", "mixed_precision": "no", "num_machines": 1, "num_processes": 8}, None),
+    "one-gpu": ({"distributed_type": "NO", "mixed_precision": "bf16"}, None),
+    "zero2-inline": ({"distributed_type": "DEEPSPEED", "mixed_precision": "bf16", "num_machines": 1, "num_processes": 8,
+                      "deepspeed_config": {"zero_stage": 2, "offload_optimizer_device": "none"}}, None),
+    "zero2-file": ({"distributed_type": "DEEPSPEED", "num_machines": 1, "num_processes": 8,
+                    "deepspeed_config": {"deepspeed_config_file": "ds.json"}}, DS_JSON),
+    "fsdp1": ({"distributed_type": "FSDP", "mixed_precision": "bf16", "num_machines": 1, "num_processes": 8,
+               "fsdp_config": {"fsdp_sharding_strategy": "SHARD_GRAD_OP", "fsdp_auto_wrap_policy": "TRANSFORMER_BASED_WRAP"}},
+              None),
+    "fsdp2": ({"distributed_type": "FSDP", "mixed_precision": "bf16", "num_machines": 1, "num_processes": 8,
+               "fsdp_config": {"fsdp_version": 2, "fsdp_reshard_after_forward": False,
+                               "fsdp_auto_wrap_policy": "TRANSFORMER_BASED_WRAP"}}, None),
+}
+MACHINES = [("H100-80GB", 8, None), ("A100-40GB", 8, 2000.0), ("V100-32GB", 8, 512.0)]
+MODELS = ["8B", "70B", "405B"]
+
+
+def write(folder: Path, data: dict[str, Any], ds: dict[str, Any] | None) -> Path:
+    """The config as a YAML file (a DeepSpeed JSON alone as ds.json), its JSON beside it."""
+    folder.mkdir(parents=True, exist_ok=True)
+    if ds is not None:
+        (folder / "ds.json").write_text(json.dumps(ds, indent=2))
+    if memory._is_deepspeed_json(data):
+        (folder / "ds.json").write_text(json.dumps(data, indent=2))
+        return folder / "ds.json"
+    path = folder / "c.yaml"
+    path.write_text("".join(f"{k}: {json.dumps(v)}\n" for k, v in data.items()))
+    return path
+
+
+def errors(path: Path, env: Any) -> set[tuple[str, str, str]]:
+    return {(f.rule, f.key, f.path) for f in check_document(load_file(path), env) if f.severity == "error"}
+
+
+def suggestions(tmp: Path) -> list[tuple[str, dict[str, Any], dict[str, Any] | None, Any, Any, float | None, memory.Change]]:
+    out = []
+    configs = dict(CONFIGS, **{"zero2-json": (DS_JSON, None)})
+    for name, (data, ds) in configs.items():
+        for gpu, n, host in MACHINES:
+            env = target_from_args(n, gpu, torch_version="2.7.1+cu126", accelerate_version="1.15.0",
+                                   deepspeed_version="0.17.2", transformers_version="4.57.1")
+            for params in MODELS:
+                path = write(tmp / name, data, ds)
+                size = modelsize.from_count(params)
+                report, _ = memory.check_memory(load_file(path), env, size, host_ram_gib=host)
+                for pair in (report.suggestion, report.without_offload):
+                    if pair is not None:
+                        out.append((f"{name} {params} on {n}x {gpu}", data, ds, env, size, host, pair[0]))
+    return out
+
+
+def test_every_fit_suggestion_applied_validates_clean_and_fits(tmp_path: Path) -> None:
+    found = suggestions(tmp_path / "before")
+    assert len(found) > 30
+    names = {title.split()[0] for title, *_ in found}
+    assert {"zero2-file", "zero2-json", "ddp-fp32", "fsdp1", "fsdp2"} <= names
+    for i, (title, data, ds, env, size, host, change) in enumerate(found):
+        before = write(tmp_path / "before" / title.split()[0], data, ds)
+        new, new_ds = memory.apply_change(change, data, ds, str(before))
+        after = write(tmp_path / f"after{i}", new, new_ds)
+        added = errors(after, env) - errors(before, env)
+        assert not added, f"{title}: {'; '.join(change.words)} adds {added}\n{after.read_text()}"
+        if memory._is_deepspeed_json(new):  # the machines are the launch command's: the target's
+            env = target_from_args(num_machines=change.layout.nodes, base=env)
+        report, mem = memory.check_memory(load_file(after), env, size, host_ram_gib=host)
+        assert report.verdict == "fits", f"{title}: {'; '.join(change.words)} -> {report.verdict}"
+        assert not [f for f in mem if f.rule == "mem-gpu"], title
+
+
+def test_a_config_with_deepspeed_config_file_is_told_the_json_key_and_path(tmp_path: Path) -> None:
+    data, ds = CONFIGS["zero2-file"]
+    path = write(tmp_path, data, ds)
+    env = target_from_args(8, "H100-80GB")
+    report, [finding] = memory.check_memory(load_file(path), env, modelsize.from_count("70B"), host_ram_gib=2000)
+    assert report.suggestion is not None
+    words = report.suggestion[0].words
+    assert words[0].startswith(f"in {tmp_path / 'ds.json'}: zero_optimization.stage: 3")
+    assert 'zero_optimization.offload_optimizer.device: "cpu"' in words[0]
+    assert "offload_optimizer_device" not in (finding.suggestion or "")
+    inline = write(tmp_path / "inline", CONFIGS["zero2-inline"][0], None)
+    report, _ = memory.check_memory(load_file(inline), env, modelsize.from_count("70B"), host_ram_gib=2000)
+    assert report.suggestion is not None and report.suggestion[0].words == ("zero_stage: 3", "offload_optimizer_device: cpu")
+
+
+@pytest.mark.parametrize("example", sorted(EXAMPLES.glob("*.yaml")), ids=lambda p: p.stem)
+def test_the_readme_memory_examples_suggest_changes_that_validate_clean(example: Path, tmp_path: Path) -> None:
+    from accelconf.text.document import load_file as load
+
+    doc = load(example)
+    env = target_from_args(8, "A100-80GB", torch_version="2.7.1+cu126", accelerate_version="1.15.0",
+                           deepspeed_version="0.17.2")
+    for model in ("llama-3.1-8b", "llama-3.1-70b"):
+        size = modelsize.from_model_dir(str(EXAMPLES / model))
+        report, _ = memory.check_memory(doc, env, size, seq_len=4096, micro_batch=1)
+        if report.suggestion is None:
+            continue
+        new, _ = memory.apply_change(report.suggestion[0], doc.data, None, str(example))
+        after = write(tmp_path / model, new, None)
+        assert not errors(after, env) - errors(example, env), (example.name, model, report.suggestion[0].words)
+
+
+def test_every_quick_fix_applied_adds_no_error_and_removes_its_finding() -> None:
+    """validate's fixes over its cases, the severity table and the corpus (the inputs of the
+    reviewed records); fmt and the language server's code actions apply these same edits."""
+    from accelconf.accelerate.fmt import apply_edits
+    from accelconf.accelerate.validate import validate_document
+    from accelconf.text.document import load_text
+    from tests.test_validate_findings import _inputs
+
+    def errs(found: list[Any]) -> set[tuple[str, str]]:
+        return {(f.rule, f.key) for f in found if f.severity == "error"}
+
+    checked = 0
+    for title, text, name, version in _inputs():
+        doc = load_text(text, name)
+        before = validate_document(doc, accelerate_version=version)
+        for f in before:
+            if not f.fix:
+                continue
+            after = validate_document(load_text(apply_edits(doc.text, list(f.fix)), name), accelerate_version=version)
+            # the repaired key may show the next problem its value had, which the first one hid
+            # (`gpu_ids: 0` quoted is one GPU for MULTI_GPU); anywhere else an error is new
+            added = {e for e in errs(after) - errs(before) if e[1] != f.key}
+            assert not added, f"{title} @ {version}: the fix of {f.rule} at {f.key} adds {added}"
+            assert not [g for g in after if (g.rule, g.key, g.message) == (f.rule, f.key, f.message)], (title, f)
+            checked += 1
+    assert checked > 20
+
+
+def test_fmt_applied_to_every_input_adds_no_error() -> None:
+    from accelconf.accelerate.fmt import format_document
+    from accelconf.accelerate.validate import validate_document
+    from accelconf.text.document import load_text
+    from tests.test_validate_findings import _inputs
+
+    def errs(doc: Any, version: str) -> set[tuple[str, str]]:
+        # by the key's last part: fmt moves a legacy top-level key into its section (dynamo_backend)
+        return {(f.rule, f.key.rsplit(".", 1)[-1]) for f in validate_document(doc, accelerate_version=version)
+                if f.severity == "error"}
+
+    changed = 0
+    for title, text, name, version in _inputs():
+        doc = load_text(text, name)
+        if not isinstance(doc.data, dict):
+            continue
+        result = format_document(doc, version)
+        if not result.changed:
+            continue
+        after = load_text(result.text, name)
+        # a repaired key may show the next problem its value had (as for the quick fixes)
+        fixed = {f.key.rsplit(".", 1)[-1] for f in validate_document(doc, accelerate_version=version) if f.fix}
+        added = {e for e in errs(after, version) - errs(doc, version) if e[1] not in fixed}
+        assert not added, f"{title} @ {version}: fmt adds {added}\n{result.text}"
+        changed += 1
+    assert changed > 10
+
+
+def test_the_migrate_to_fsdp2_action_applied_to_every_fsdp1_config_adds_no_error() -> None:
+    """The language server's "Migrate to FSDP2" rewrite (``migrate_text``) over the FSDP1 configs of
+    validate's cases and the corpus."""
+    from accelconf.accelerate import registry
+    from accelconf.accelerate.migrate import migrate_text
+    from accelconf.accelerate.validate import validate_document
+    from accelconf.errors import InputError
+    from accelconf.text.document import load_text
+    from tests.test_validate_findings import _inputs
+
+    def errs(doc: Any) -> set[str]:
+        return {f.rule for f in validate_document(doc, accelerate_version="1.15.0") if f.severity == "error"}
+
+    migrated = 0
+    for title, text, name, version in _inputs():
+        doc = load_text(text, name)
+        data = doc.data
+        if version != "1.15.0" or not isinstance(data, dict) or not isinstance(data.get("fsdp_config"), dict) \
+                or not registry.section_active("fsdp_config", data) or str(data["fsdp_config"].get("fsdp_version", 1)) == "2":
+            continue
+        try:
+            new, _ = migrate_text(text, name)
+        except InputError:
+            continue
+        added = errs(load_text(new, name)) - errs(doc)
+        assert not added, f"{title}: Migrate to FSDP2 adds {added}\n{new}"
+        migrated += 1
+    assert migrated > 5
