@@ -49,7 +49,7 @@ def write(folder: Path, data: dict[str, Any], ds: dict[str, Any] | None) -> Path
     folder.mkdir(parents=True, exist_ok=True)
     if ds is not None:
         (folder / "ds.json").write_text(json.dumps(ds, indent=2))
-    if memory._is_deepspeed_json(data):
+    if memory._standalone_ds_json(data):
         (folder / "ds.json").write_text(json.dumps(data, indent=2))
         return folder / "ds.json"
     path = folder / "c.yaml"
@@ -89,7 +89,7 @@ def test_every_fit_suggestion_applied_validates_clean_and_fits(tmp_path: Path) -
         after = write(tmp_path / f"after{i}", new, new_ds)
         added = errors(after, env) - errors(before, env)
         assert not added, f"{title}: {'; '.join(change.words)} adds {added}\n{after.read_text()}"
-        if memory._is_deepspeed_json(new):  # the machines are the launch command's: the target's
+        if memory._standalone_ds_json(new):  # the machines are the launch command's: the target's
             env = target_from_args(num_machines=change.layout.nodes, base=env)
         report, mem = memory.check_memory(load_file(after), env, size, host_ram_gib=host)
         assert report.verdict == "fits", f"{title}: {'; '.join(change.words)} -> {report.verdict}"
