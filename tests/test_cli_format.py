@@ -31,13 +31,31 @@ def _cwd(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
 # -- reader -----------------------------------------------------------------------------------------
 
-def _entry(path: str, value: object, flag: str, where: str | None = None) -> Entry:
+def _at(text: str, word: str) -> tuple[int, int]:
+    """The 1-based line and column of a word's first occurrence in a text."""
+    before = text[: text.index(word)]
+    return before.count("\n") + 1, len(before) - (before.rfind("\n") + 1) + 1
+
+
+def _entry(path: str, value: object, flag: str, where: str | None = None, text: str = "", spelled: str = "") -> Entry:
     section, _, key = path.rpartition(".")
-    return Entry(path, value, registry.get(section, key), f"--{flag}", 1, 0, "cli", where or f"--{flag}")
+    line, col = _at(text, spelled or f"--{flag}") if text else (1, 1)
+    return Entry(path, value, registry.get(section, key), f"--{flag}", line, col, "cli", where or f"--{flag}")
 
 
-def _launcher(flag: str, value: object) -> Entry:
-    return Entry(f"--{flag}", value, None, f"--{flag}", 1, 0, "cli", f"--{flag}")
+def _launcher(flag: str, value: object, text: str = "", spelled: str = "") -> Entry:
+    line, col = _at(text, spelled or f"--{flag}") if text else (1, 1)
+    if spelled.startswith(" "):
+        col += 1
+    return Entry(f"--{flag}", value, None, f"--{flag}", line, col, "cli", f"--{flag}")
+
+
+def _placed(entries: dict[str, Entry], text: str) -> dict[str, Entry]:
+    """The entries at the position of their flag in the text (those placed already kept)."""
+    for e in entries.values():
+        if (e.line, e.column) == (1, 1):
+            e.line, e.column = _at(text, e.written_key)
+    return entries
 
 
 MULTI_GPU_NOTE = ("--multi_gpu: read as distributed_type MULTI_GPU; accelerate takes the device type from the hardware it "
@@ -51,8 +69,9 @@ def test_read_every_flag_kind() -> None:
             "  --max_restarts 3 --module --monitor_interval=2 --tee 3 -q train.py --lr 1 --use_fsdp\n")
     cfg = C.read(text, path="l.sh")
     assert (cfg.source, cfg.format) == ("l.sh", "cli")
-    assert dict(cfg.items()) == {
-        "distributed_type": _entry("distributed_type", "MULTI_GPU", "multi_gpu", "--multi_gpu (device type from the hardware)"),
+    assert dict(cfg.items()) == _placed({
+        "distributed_type": _entry("distributed_type", "MULTI_GPU", "multi_gpu", "--multi_gpu (device type from the hardware)",
+                                   text, "--multi-gpu"),
         "num_processes": _entry("num_processes", 4, "num_processes"),
         "mixed_precision": _entry("mixed_precision", "bf16", "mixed_precision"),
         "fsdp_config.fsdp_offload_params": _entry("fsdp_config.fsdp_offload_params", "true", "fsdp_offload_params"),
@@ -65,10 +84,12 @@ def test_read_every_flag_kind() -> None:
                                                        "fp8_override_linear_precision"),
         "fp8_config.use_autocast_during_eval": _entry("fp8_config.use_autocast_during_eval", True, "fp8_use_autocast_during_eval"),
         "deepspeed_config.gradient_clipping": _entry("deepspeed_config.gradient_clipping", 0.5, "gradient_clipping"),
-    }
+    }, text)
     assert type(cfg.get("fp8_config.override_linear_precision")[0]) is bool
-    assert cfg.unknown == {"--max_restarts": _launcher("max_restarts", 3), "--module": _launcher("module", True),
-                           "--monitor_interval": _launcher("monitor_interval", 2.0), "--tee": _launcher("tee", "3")}
+    # -q is accelerate's short spelling of --quiet
+    assert cfg.unknown == _placed({"--max_restarts": _launcher("max_restarts", 3), "--module": _launcher("module", True),
+                                   "--monitor_interval": _launcher("monitor_interval", 2.0), "--tee": _launcher("tee", "3"),
+                                   "--quiet": _launcher("quiet", True, text, " -q")}, text)
     assert cfg.notes == [Finding("convert.input", "info", MULTI_GPU_NOTE),
                          Finding("convert.input", "info", "training script 'train.py' and its arguments are not settings: ignored")]
 
@@ -91,9 +112,10 @@ def test_read_prefixes(prefix: str) -> None:
 
 
 def test_read_paradigms_config_file_and_no_tpu_cluster() -> None:
-    cfg = C.read("--config_file c.yaml --no_tpu_cluster --tpu --use_deepspeed --use_megatron_lm")
-    assert dict(cfg.items()) == {"tpu_use_cluster": _entry("tpu_use_cluster", False, "no_tpu_cluster"),
-                                 "distributed_type": _entry("distributed_type", "MEGATRON_LM", "use_megatron_lm")}
+    text = "--config_file c.yaml --no_tpu_cluster --tpu --use_deepspeed --use_megatron_lm"
+    cfg = C.read(text)
+    assert dict(cfg.items()) == _placed({"tpu_use_cluster": _entry("tpu_use_cluster", False, "no_tpu_cluster"),
+                                         "distributed_type": _entry("distributed_type", "MEGATRON_LM", "use_megatron_lm")}, text)
     assert cfg.notes == [Finding("convert.input", "info", "--config_file 'c.yaml': read that file separately")]
     for flag, dtype in (("--tpu", "XLA"), ("--use_fsdp", "FSDP"), ("--use_deepspeed", "DEEPSPEED")):
         cfg = C.read(flag)
@@ -111,7 +133,7 @@ def test_read_store_true_flags() -> None:
 def test_read_refuses_a_value_the_flag_does_not_accept(flags: str, version: str) -> None:
     """argparse's choices are case-sensitive: accelerate launch refuses these command lines before
     reading anything (tests/test_oracle_launch.py compares the choices with its parser)."""
-    with pytest.raises(InputError, match=f"^<text>: --[a-z0-9_]+: invalid choice: '[^']+' \\(accelerate {version} accepts "):
+    with pytest.raises(InputError, match=f"^<text>:1:1: --[a-z0-9_]+: invalid choice: '[^']+' \\(accelerate {version} accepts "):
         C.read(flags, version=version)
 
 
@@ -119,33 +141,34 @@ def test_read_flags_a_version_lacks_are_notes() -> None:
     cfg = C.read("--fsdp_version 2 --parallelism_config_tp_size 2 --num_processes 2", version="1.0")
     assert {p: e.value for p, e in cfg.items()} == {"fsdp_config.fsdp_version": "2",
                                                     "parallelism_config.parallelism_config_tp_size": 2, "num_processes": 2}
-    assert cfg.notes == [Finding("convert.input", "info", "--fsdp_version does not exist in accelerate 1.0"),
-                         Finding("convert.input", "info", "--parallelism_config_tp_size does not exist in accelerate 1.0")]
+    assert cfg.notes == [Finding("convert.input", "info", "--fsdp_version does not exist in accelerate 1.0", "", 1, 1),
+                         Finding("convert.input", "info", "--parallelism_config_tp_size does not exist in accelerate 1.0", "", 1, 18)]
     assert C.read("--fsdp_version 2 --parallelism_config_tp_size 2", version="1.15").notes == []
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("--use_fsdp=true x.py", "--use_fsdp takes no value"),
-    ("--cpu=1", "--cpu takes no value"),
-    ("--module=1", "--module takes no value"),
-    ("python -m accelerate.commands.launch --num_processes", "--num_processes needs a value"),
-    ("--max_restarts", "--max_restarts needs a value"),
-    ("--num_processes x", "--num_processes: invalid literal for int() with base 10: 'x'"),
-    ("--max_restarts=x", "--max_restarts: invalid literal for int() with base 10: 'x'"),
-    ("--fp8_override_linear_precision 1,maybe,0", "--fp8_override_linear_precision: invalid truth value maybe"),
-    ("--bogus 1", "unknown accelerate launch flag --bogus"),
-    ("--mixed-precison bf16", "unknown accelerate launch flag --mixed_precison"),
-    ("accelerate launch 'unclosed", "cannot split the command line: No closing quotation"),
+@pytest.mark.parametrize(("text", "message", "column"), [
+    ("--use_fsdp=true x.py", "--use_fsdp takes no value", 1),
+    ("--cpu=1", "--cpu takes no value", 1),
+    ("--module=1", "--module takes no value", 1),
+    ("python -m accelerate.commands.launch --num_processes", "--num_processes needs a value", 38),
+    ("--max_restarts", "--max_restarts needs a value", 1),
+    ("--num_processes x", "--num_processes: invalid literal for int() with base 10: 'x'", 1),
+    ("--max_restarts=x", "--max_restarts: invalid literal for int() with base 10: 'x'", 1),
+    ("--fp8_override_linear_precision 1,maybe,0", "--fp8_override_linear_precision: invalid truth value maybe", 1),
+    ("--bogus 1", "unknown accelerate launch flag --bogus (accelerate refuses the command line)", 1),
+    ("--mixed-precison bf16", "unknown accelerate launch flag --mixed_precison (accelerate refuses the command line); "
+     "did you mean --mixed_precision?", 1),
+    ("accelerate launch 'unclosed", "unterminated single quote", 19),
 ])
-def test_read_errors(text: str, message: str) -> None:
+def test_read_errors(text: str, message: str, column: int) -> None:
     with pytest.raises(InputError) as err:
         C.read(text, path="l.sh")
-    assert (err.value.message, err.value.path, err.value.line, err.value.column) == (message, "l.sh", 0, 0)
+    assert (err.value.message, err.value.path, err.value.line, err.value.column) == (message, "l.sh", 1, column)
 
 
-def test_read_stops_at_the_script_and_skips_q() -> None:
+def test_read_stops_at_the_script_and_reads_q_as_quiet() -> None:
     cfg = C.read("-q --num_processes 2 -q run.py --num_processes 8")
-    assert cfg.get("num_processes") == 2
+    assert cfg.get("num_processes") == 2 and cfg.unknown["--quiet"].value is True
     assert [n.message for n in cfg.notes] == ["training script 'run.py' and its arguments are not settings: ignored"]
     assert C.read("").entries == {} and C.read("# only a comment\n").notes == []
 
@@ -566,7 +589,7 @@ def test_self_check_reports_flags_that_do_not_launch() -> None:
     base = launch_env(formats.read("distributed_type: 'NO'\nnum_processes: 1\n", "yaml"), version="1.15")
     findings: list[Finding] = []
     C._self_check(["--num_processes", "x"], base, "1.15", findings)
-    assert findings == [Finding("convert.lossy", "error", "these flags do not launch: <text>: --num_processes: invalid literal "
+    assert findings == [Finding("convert.lossy", "error", "these flags do not launch: <text>:1:1: --num_processes: invalid literal "
                                 "for int() with base 10: 'x'", "distributed_type")]
     findings = []
     C._self_check(["--num_processes", "1"], base, "1.15", findings)

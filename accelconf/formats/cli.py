@@ -22,7 +22,9 @@ in files (``rdzv_backend``, ``same_network``, ``enable_cpu_affinity``, ``downcas
 
 from __future__ import annotations
 
+import re
 import shlex
+from dataclasses import dataclass, field
 from typing import Any
 
 from accelconf.accelerate import registry
@@ -32,6 +34,7 @@ from accelconf.accelerate.launch import (LAUNCHER_FLAGS, PARADIGM_OF_TYPE, TYPE_
                       launch_env, LaunchResult, parse_flag_value, resolve)
 from accelconf.accelerate.model import Config, Entry, canonical
 from accelconf.accelerate.registry import Setting
+from accelconf.formats import shell
 
 # argparse ``choices`` of the flags that restrict their values (accelerate 1.15 commands/launch.py;
 # tests/test_oracle_launch.py compares them with the parser). The dynamo list comes from
@@ -60,92 +63,282 @@ def flag_choices(s: Setting, version: str) -> tuple[str, ...] | None:
 
 
 PREFIXES = (("accelerate", "launch"), ("accelerate-launch",), ("python", "-m", "accelerate.commands.launch"))
+# accelerate launch's one-letter spellings (commands/launch.py: -q/--quiet, -m/--module, -t/--tee)
+SHORT_FLAGS = {"q": "quiet", "m": "module", "t": "tee"}
+_PYTHON = re.compile(r"python[0-9.]*")
 
 
-def _tokens(text: str, path: str) -> list[str]:
-    lines = [ln for ln in text.splitlines() if not ln.strip().startswith("#")]
-    try:
-        toks = shlex.split(" ".join(ln.rstrip("\\") for ln in lines))
-    except ValueError as exc:
-        raise InputError(f"cannot split the command line: {exc}", path) from exc
-    for prefix in PREFIXES:
-        if tuple(toks[: len(prefix)]) == prefix:
-            return toks[len(prefix):]
-    return toks
+@dataclass
+class Launch:
+    """One ``accelerate launch`` command of a script: its flags read into ``config``, the 1-based
+    position of the command, the variables it starts with (``export`` lines before it and
+    ``VAR=x`` words in front of it: name -> (value, line, column); value None when the script
+    cannot know it), the ``--config_file`` it names, and every finding about it (each bad flag,
+    each value validate refuses, each value not read) at its line and column in the script."""
+
+    config: Config
+    line: int
+    column: int
+    env: dict[str, tuple[str | None, int, int]] = field(default_factory=dict)
+    config_file: str | None = None
+    findings: list[Finding] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Tok:
+    """A word of the command: its text (None: an expansion the script cannot know), as written, where."""
+
+    text: str | None
+    raw: str
+    line: int
+    column: int
+
+
+def _command_start(words: list[str | None]) -> int | None:
+    """The index of the first flag after ``accelerate launch`` (or its other spellings) in a command."""
+    for i, w in enumerate(words):
+        if w is None:
+            continue
+        base = w.rsplit("/", 1)[-1]
+        if base == "accelerate" and words[i + 1: i + 2] == ["launch"]:
+            return i + 2
+        if base == "accelerate-launch":
+            return i + 1
+        if _PYTHON.fullmatch(base) and words[i + 1: i + 3] == ["-m", "accelerate.commands.launch"]:
+            return i + 3
+    return None
+
+
+class _Variables:
+    """The variables a script assigns, in order: a variable is known at a command when it was
+    assigned once before it, to a value without expansions the script cannot know."""
+
+    def __init__(self) -> None:
+        self.values: dict[str, list[str | None]] = {}
+        self.exported: dict[str, tuple[int, int]] = {}
+
+    def known(self) -> dict[str, str]:
+        return {n: v[0] for n, v in self.values.items() if len(v) == 1 and v[0] is not None}
+
+    def record(self, words: list[shell.Word]) -> None:
+        """An assignment command (``A=1``, ``export A=1 B``, ``declare -x A=1``, ``local A``)."""
+        known = self.known()
+        export = words[0].literal in ("export", "declare", "typeset", "local", "readonly")
+        is_export = words[0].literal == "export" or any(w.literal == "-x" for w in words[1:])
+        for w in words[1:] if export else words:
+            m = shell.ASSIGNMENT.match(w.literal or w.raw)
+            if m is None:
+                if export and is_export and w.literal and shell.ASSIGNMENT.match(w.literal + "=") and not w.literal.startswith("-"):
+                    self.exported[w.literal] = (w.line, w.column)
+                continue
+            value = shell.resolve(_after_equals(w), known)
+            self.values.setdefault(m.group(1), []).append(value)
+            if is_export:
+                self.exported[m.group(1)] = (w.line, w.column)
+
+    def environment(self) -> dict[str, tuple[str | None, int, int]]:
+        known = self.known()
+        return {n: (known.get(n), line, col) for n, (line, col) in self.exported.items()}
+
+
+def _after_equals(w: shell.Word) -> shell.Word:
+    """The value part of a ``NAME=value`` word."""
+    (kind, first), *rest = w.pieces
+    return shell.Word((("lit", first.partition("=")[2]), *rest), w.line, w.column)
+
+
+def read_script(text: str, path: str = "<text>", version: str | None = None) -> list[Launch]:
+    """Every ``accelerate launch`` of a shell or sbatch script, in order, each with its findings.
+
+    Variables: a ``$VAR`` the script assigned once before the launch, to a literal, is substituted;
+    any other expansion (a variable of the caller's environment, ``$(...)``, ``$1``, a variable
+    assigned twice) cannot be known: its flag is not read (an info finding), never an error. An
+    unknown word where the training script may stand is taken as the script, so the training
+    script's arguments are never read as accelerate flags. Raises :class:`InputError` only for a
+    script that cannot be split (an unterminated quote).
+    """
+    from accelconf.formats import value_findings
+    from accelconf.formats.env import never_read
+
+    ver = resolve(version)
+    variables = _Variables()
+    launches: list[Launch] = []
+    for words in shell.commands(text, path):
+        known = variables.known()
+        texts = [shell.resolve(w, known) for w in words]
+        start = _command_start(texts)
+        if start is None:
+            if words[0].literal in ("export", "declare", "typeset", "local", "readonly") or all(
+                    shell.ASSIGNMENT.match(w.literal or w.raw) for w in words):
+                variables.record(words)
+            continue
+        env = variables.environment()
+        for w, t in zip(words[: start], texts[: start]):
+            m = shell.ASSIGNMENT.match(w.literal or w.raw)
+            if m is not None:  # `VAR=x accelerate launch`: the launch's own environment
+                env[m.group(1)] = (shell.resolve(_after_equals(w), known), w.line, w.column)
+        toks = [_Tok(t, w.raw, w.line, w.column) for w, t in zip(words[start:], texts[start:])]
+        first = next(w for w in words[:start] if not shell.ASSIGNMENT.match(w.literal or w.raw))
+        launch = Launch(Config(source=path, format="cli"), first.line, first.column, env)
+        _read_flags(launch, toks, ver, path)
+        for name, (_, line, col) in env.items():
+            why = never_read(name)
+            if why:
+                launch.findings.append(Finding("env.never-read", "warning", f"{name} is {why}", name, line, col))
+        launch.findings += value_findings(launch.config, ver)
+        launches.append(launch)
+    return launches
 
 
 def read(text: str, *, path: str = "<text>", version: str | None = None, **_: Any) -> Config:
-    ver = resolve(version)
-    cfg = Config(source=path, format="cli")
-    toks = _tokens(text, path)
+    """The flags of one command line (``accelerate launch`` in front is optional), or of the first
+    launch of a script. Raises :class:`InputError` at the first flag accelerate refuses (use
+    :func:`read_script` for every finding)."""
+    launches = read_script(text, path, version)
+    if not launches:
+        words = [w for cmd in shell.commands(text, path) for w in cmd]
+        launch = Launch(Config(source=path, format="cli"), words[0].line if words else 1, words[0].column if words else 1)
+        _read_flags(launch, [_Tok(w.literal, w.raw, w.line, w.column) for w in words], resolve(version), path)
+        launches = [launch]
+    launch = launches[0]
+    errors = [f for f in launch.findings if f.severity == "error" and f.rule.startswith("cli.")]
+    if errors:
+        raise InputError(errors[0].message, path, errors[0].line, errors[0].column)
+    if len(launches) > 1:
+        launch.config.note(f"{len(launches)} accelerate launch commands: read the first (line {launch.line})",
+                           rule="cli.several-launches", line=launch.line, column=launch.column)
+    if launch.config_file is not None:
+        launch.config.note(f"--config_file {launch.config_file!r}: read that file separately")
+    return launch.config
+
+
+def _read_flags(launch: Launch, toks: list[_Tok], ver: str, path: str) -> None:
+    """Read the flags of one launch into ``launch.config``; every refusal is a finding, reading goes on."""
+    cfg = launch.config
     i = 0
     while i < len(toks):
         tok = toks[i]
         i += 1
-        if not tok.startswith("--"):
-            if tok in ("-q",):
-                continue
-            cfg.note(f"training script {tok!r} and its arguments are not settings: ignored")
+        if tok.text is None and not tok.raw.startswith("-"):
+            cfg.note(f"`{tok.raw}` cannot be known before the script runs: read as the training script, the words "
+                     "after it are not read", rule="cli.not-read", line=tok.line, column=tok.column)
             break
-        name, eq, inline = tok[2:].partition("=")
-        name = name.replace("-", "_")
-        kw = dict(origin="cli", where=f"--{name}", line=1)
+        word = tok.text if tok.text is not None else tok.raw
+        if word.startswith("-") and not word.startswith("--") and word[1:2] in SHORT_FLAGS and len(word) == 2:
+            word = f"--{SHORT_FLAGS[word[1]]}"
+        if not word.startswith("--"):
+            cfg.note(f"training script {word!r} and its arguments are not settings: ignored")
+            break
+        name, eq, inline = word[2:].partition("=")
+        if tok.text is None and (not eq or "$" in name or "`" in name):
+            cfg.note(f"`{tok.raw}` cannot be known before the script runs: not read", rule="cli.not-read",
+                     line=tok.line, column=tok.column)
+            continue
+        i = _read_flag(launch, name.replace("-", "_"), eq, inline, tok, toks, i, ver, path)
 
-        def value(store_true: bool) -> str | None:
-            nonlocal i
-            if store_true:
-                if eq:
-                    raise InputError(f"--{name} takes no value", path)
-                return None
-            if eq:
-                return inline
-            if i >= len(toks):
-                raise InputError(f"--{name} needs a value", path)
+
+def _flag_error(launch: Launch, tok: _Tok, rule: str, message: str) -> None:
+    launch.findings.append(Finding(rule, "error", message, tok.raw.partition("=")[0], tok.line, tok.column))
+
+
+def _may_be_script(word: str) -> bool:
+    return word.endswith((".py", ".sh")) or "/" in word
+
+
+def _unknown_flag(name: str) -> str:
+    """accelerate's refusal of a flag it does not have, with the flag meant when one is close: a
+    YAML key's did-you-mean (a misspelling seen in real configs), else the closest flag name."""
+    import difflib
+
+    from accelconf.accelerate.validate import COMMON_MISTAKES
+
+    guess = None
+    for (section, key), meant in COMMON_MISTAKES.items():
+        s = registry.get(section, meant) if key == name and meant else None
+        if s is not None and s.flag:
+            guess = s.flag
+    if guess is None:
+        names = [s.flag for s in registry.SETTINGS if s.flag] + list(LAUNCHER_FLAGS) + list(TYPE_OF_PARADIGM) + ["config_file"]
+        guess = next(iter(difflib.get_close_matches(name, names, n=1, cutoff=0.6)), None)
+    hint = f"; did you mean --{guess}?" if guess else ""
+    return f"unknown accelerate launch flag --{name} (accelerate refuses the command line){hint}"
+
+
+def _read_flag(launch: Launch, name: str, eq: str, inline: str, tok: _Tok, toks: list[_Tok], i: int, ver: str, path: str) -> int:
+    """Read one flag (and its value) at ``toks[i - 1]``; returns the index of the next word."""
+    cfg = launch.config
+    kw = dict(origin="cli", where=f"--{name}", line=tok.line, column=tok.column)
+    s = registry.by_flag(name) if name not in TYPE_OF_PARADIGM and name not in LAUNCHER_FLAGS else None
+    known = name in TYPE_OF_PARADIGM or name in LAUNCHER_FLAGS or name in ("config_file", "no_tpu_cluster") or s is not None
+    if not known:
+        _flag_error(launch, tok, "cli.unknown-flag", _unknown_flag(name))
+        # the next word is taken as its value unless it is a flag or may be the training script: the
+        # script's own arguments must never be read as accelerate flags
+        nxt = (toks[i].text or toks[i].raw) if i < len(toks) else "-"
+        return i + 1 if not eq and not nxt.startswith("-") and not _may_be_script(nxt) and i + 1 < len(toks) else i
+    store_true = name in TYPE_OF_PARADIGM or name == "no_tpu_cluster" or (LAUNCHER_FLAGS.get(name) == "store_true") or (
+        s is not None and flag_kind(s) == "store_true")
+    raw: str | None = None
+    if store_true and eq:
+        _flag_error(launch, tok, "cli.bad-value", f"--{name} takes no value")
+        return i
+    if not store_true:
+        if eq:
+            raw = inline
+            if tok.text is None:
+                cfg.note(f"`{tok.raw}`: the value cannot be known before the script runs; not read", rule="cli.not-read",
+                         line=tok.line, column=tok.column)
+                return i
+        elif i >= len(toks):
+            _flag_error(launch, tok, "cli.bad-value", f"--{name} needs a value")
+            return i
+        else:
+            nxt = toks[i]
             i += 1
-            return toks[i - 1]
+            if nxt.text is None:
+                cfg.note(f"--{name} {nxt.raw}: the value cannot be known before the script runs; not read",
+                         rule="cli.not-read", line=nxt.line, column=nxt.column)
+                return i
+            raw = nxt.text
+    _store(launch, name, s, raw, tok, kw, ver)
+    return i
 
-        if name in TYPE_OF_PARADIGM:
-            value(True)
-            cfg.set("distributed_type", TYPE_OF_PARADIGM[name], written_key=f"--{name}", **kw)
-            if name == "multi_gpu":
-                cfg.entries["distributed_type"].where = "--multi_gpu (device type from the hardware)"
-                cfg.note(f"--multi_gpu: read as distributed_type MULTI_GPU; accelerate takes the device type from the "
-                                 f"hardware it runs on ({', '.join(t for t in registry.MULTI_GPU_TYPES if t != 'MULTI_GPU')} "
-                                 "on other accelerators)")
-            continue
-        if name == "config_file":
-            cfg.note(f"--config_file {value(False)!r}: read that file separately")
-            continue
-        if name == "no_tpu_cluster":
-            s = registry.get("", "tpu_use_cluster")
-            if s:
-                cfg.set(s.path, False, written_key=f"--{name}", **kw)
-            continue
-        if name in LAUNCHER_FLAGS:
-            kind = LAUNCHER_FLAGS[name]
-            raw = value(kind == "store_true")
-            try:
-                v = parse_flag_value(None, kind, raw)
-            except ValueError as exc:
-                raise InputError(f"--{name}: {exc}", path) from exc
-            cfg.unknown[f"--{name}"] = Entry(f"--{name}", v, None, f"--{name}", 1, 0, "cli", f"--{name}")
-            continue
-        s = registry.by_flag(name)
-        if s is None:
-            raise InputError(f"unknown accelerate launch flag --{name}", path)
-        kind = flag_kind(s)
-        raw = value(kind == "store_true")
-        try:
-            v = parse_flag_value(s, kind, raw)
-        except ValueError as exc:
-            raise InputError(f"--{name}: {exc}", path) from exc
-        choices = flag_choices(s, ver)
-        if choices and str(v) not in choices:  # argparse's own refusal, before anything is read
-            raise InputError(f"--{name}: invalid choice: {raw!r} (accelerate {ver} accepts {', '.join(choices)})", path)
-        if not s.exists_in(ver):
-            cfg.note(f"--{name} does not exist in accelerate {ver}")
-        cfg.set(s.path, _config_value(kind, v), written_key=f"--{name}", **kw)
-    return cfg
+
+def _store(launch: Launch, name: str, s: Setting | None, raw: str | None, tok: _Tok, kw: dict[str, Any], ver: str) -> None:
+    """Put one flag's value into the config, or a finding saying why accelerate refuses it."""
+    cfg = launch.config
+    if name in TYPE_OF_PARADIGM:
+        cfg.set("distributed_type", TYPE_OF_PARADIGM[name], written_key=f"--{name}", **kw)
+        if name == "multi_gpu":
+            cfg.entries["distributed_type"].where = "--multi_gpu (device type from the hardware)"
+            cfg.note(f"--multi_gpu: read as distributed_type MULTI_GPU; accelerate takes the device type from the "
+                     f"hardware it runs on ({', '.join(t for t in registry.MULTI_GPU_TYPES if t != 'MULTI_GPU')} "
+                     "on other accelerators)")
+        return
+    if name == "config_file":
+        launch.config_file = raw
+        return
+    if name == "no_tpu_cluster":
+        tpu = registry.get("", "tpu_use_cluster")
+        if tpu:
+            cfg.set(tpu.path, False, written_key=f"--{name}", **kw)
+        return
+    kind = LAUNCHER_FLAGS[name] if s is None else flag_kind(s)
+    try:
+        v = parse_flag_value(s, kind, raw)
+    except ValueError as exc:
+        _flag_error(launch, tok, "cli.bad-value", f"--{name}: {exc}")
+        return
+    if s is None:
+        cfg.unknown[f"--{name}"] = Entry(f"--{name}", v, None, f"--{name}", tok.line, tok.column, "cli", f"--{name}")
+        return
+    choices = flag_choices(s, ver)
+    if choices and str(v) not in choices:  # argparse's own refusal, before anything is read
+        _flag_error(launch, tok, "cli.invalid-choice", f"--{name}: invalid choice: {raw!r} (accelerate {ver} accepts {', '.join(choices)})")
+        return
+    if not s.exists_in(ver):
+        cfg.note(f"--{name} does not exist in accelerate {ver}", line=tok.line, column=tok.column)
+    cfg.set(s.path, _config_value(kind, v), written_key=f"--{name}", **kw)
 
 
 def _config_value(kind: str, value: Any) -> Any:
