@@ -116,7 +116,7 @@ def test_read_paradigms_config_file_and_no_tpu_cluster() -> None:
     cfg = C.read(text)
     assert dict(cfg.items()) == _placed({"tpu_use_cluster": _entry("tpu_use_cluster", False, "no_tpu_cluster"),
                                          "distributed_type": _entry("distributed_type", "MEGATRON_LM", "use_megatron_lm")}, text)
-    assert cfg.notes == [Finding("convert.input", "info", "--config_file 'c.yaml': read that file separately")]
+    assert cfg.notes == [Finding("convert.input", "info", "--config_file 'c.yaml': read that file separately", "", 1, 1)]
     for flag, dtype in (("--tpu", "XLA"), ("--use_fsdp", "FSDP"), ("--use_deepspeed", "DEEPSPEED")):
         cfg = C.read(flag)
         assert cfg.entries["distributed_type"] == _entry("distributed_type", dtype, flag[2:]) and cfg.notes == []

@@ -255,28 +255,67 @@ def render_table(rows: list[Row], color: bool = False) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _launches(text: str, source: str, ver: str) -> list[Any]:
+    """Every launch of a launch script or command line, after reporting every finding about its flags
+    on stderr; raises :class:`InputError` (exit 2) when accelerate launch refuses any of them."""
+    from accelconf.commands.convert import print_findings
+    from accelconf.formats.cli import read_launches, refusals
+
+    launches = read_launches(text, source, ver)
+    print_findings([f for la in launches for f in la.findings], source, quiet=True)
+    refused = [f for la in launches for f in refusals(la)]
+    if refused:
+        raise InputError(f"accelerate launch refuses {len(refused)} flag{'s' if len(refused) > 1 else ''} "
+                         "(each reported above)", source)
+    return launches
+
+
+def _script_shell(launch: Any, source: str) -> dict[str, tuple[str, str]]:
+    """A launch's own environment (the script's exports and ``VAR=x`` in front), the values the script knows."""
+    return {name: (value, f"{source}:{line}") for name, (value, line, _) in launch.env.items() if value is not None}
+
+
 def run(args: argparse.Namespace) -> int:
     from accelconf import formats
     from accelconf.accelerate.launch import LaunchError, resolve
 
     ver = resolve(args.accelerate_version)
     text, source = read_input(args.config)
-    cfg = formats.read(text, None, source, ver)
-    cli = formats.read(args.launch_args, "cli", "--launch-args", ver) if args.launch_args.strip() else None
+    if formats.detect_format(text, source) == "cli":
+        launches = [(la.config, la) for la in _launches(text, source, ver)]
+    else:
+        launches = [(formats.read(text, None, source, ver), None)]
+    cli = _launches(args.launch_args, "--launch-args", ver)[0].config if args.launch_args.strip() else None
     shell = _shell_env(args.env_file) if args.env_file else None
     kwargs = None
     if args.kwargs:
         ktext, ksource = read_input(args.kwargs)
         kwargs = formats.read(ktext, "kwargs", ksource, ver)
-    try:
-        rows, result = explain(cfg, ver, cli, shell, kwargs)
-    except LaunchError as exc:
-        raise InputError(f"accelerate launch would fail: {exc.message}", source) from exc
-    if args.format == "json":
-        print(json.dumps({"accelerate_version": ver, "mode": result.mode, "settings": [asdict(r) for r in rows],
-                          "torchrun": result.torchrun}, indent=2, default=str))
-    else:
-        from accelconf.report import use_color
-
-        sys.stdout.write(render_table(rows, use_color(sys.stdout, args.color)))
+    explained = []
+    for cfg, launch in launches:
+        env = {**(shell or {}), **(_script_shell(launch, source) if launch is not None else {})}
+        try:
+            rows, result = explain(cfg, ver, cli, env or None, kwargs)
+        except LaunchError as exc:
+            raise InputError(f"accelerate launch would fail: {exc.message}", source,
+                             launch.line if launch is not None else 0, launch.column if launch is not None else 0) from exc
+        explained.append((launch, rows, result))
+    _print(explained, ver, source, args)
     return 0
+
+
+def _print(explained: list[tuple[Any, list[Row], Any]], ver: str, source: str, args: argparse.Namespace) -> None:
+    """One table (or JSON object) per launch; a script with several launches names each one's line."""
+    several = len(explained) > 1
+    if args.format == "json":
+        blocks = [{**({"line": la.line} if several else {}), "mode": result.mode, "settings": [asdict(r) for r in rows],
+                   "torchrun": result.torchrun} for la, rows, result in explained]
+        out = {"accelerate_version": ver, **({"launches": blocks} if several else blocks[0])}
+        print(json.dumps(out, indent=2, default=str))
+        return
+    from accelconf.report import use_color
+
+    for n, (la, rows, _) in enumerate(explained):
+        if several:
+            sys.stdout.write(("\n" if n else "") + f"# {source}:{la.line}: accelerate launch\n")
+        sys.stdout.write(render_table(rows, use_color(sys.stdout, args.color)))

@@ -94,19 +94,24 @@ class _Tok:
     column: int
 
 
-def _command_start(words: list[str | None]) -> int | None:
-    """The index of the first flag after ``accelerate launch`` (or its other spellings) in a command."""
+def _command_start(words: list[str | None]) -> tuple[int, int] | None:
+    """The index of ``accelerate launch`` (or its other spellings) in a command and of the first word after it."""
     for i, w in enumerate(words):
         if w is None:
             continue
         base = w.rsplit("/", 1)[-1]
         if base == "accelerate" and words[i + 1: i + 2] == ["launch"]:
-            return i + 2
+            return i, i + 2
         if base == "accelerate-launch":
-            return i + 1
+            return i, i + 1
         if _PYTHON.fullmatch(base) and words[i + 1: i + 3] == ["-m", "accelerate.commands.launch"]:
-            return i + 3
+            return i, i + 3
     return None
+
+
+# words that may stand before a command without being one (`then N=4`, `do export X=1`)
+_RESERVED = frozenset({"if", "then", "else", "elif", "do", "while", "until", "!", "{", "time"})
+_DECLARE = ("export", "declare", "typeset", "local", "readonly")
 
 
 class _Variables:
@@ -123,7 +128,7 @@ class _Variables:
     def record(self, words: list[shell.Word]) -> None:
         """An assignment command (``A=1``, ``export A=1 B``, ``declare -x A=1``, ``local A``)."""
         known = self.known()
-        export = words[0].literal in ("export", "declare", "typeset", "local", "readonly")
+        export = words[0].literal in _DECLARE
         is_export = words[0].literal == "export" or any(w.literal == "-x" for w in words[1:])
         for w in words[1:] if export else words:
             m = shell.ASSIGNMENT.match(w.literal or w.raw)
@@ -164,22 +169,23 @@ def read_script(text: str, path: str = "<text>", version: str | None = None) -> 
     variables = _Variables()
     launches: list[Launch] = []
     for words in shell.commands(text, path):
+        while len(words) > 1 and words[0].literal in _RESERVED:
+            words = words[1:]
         known = variables.known()
         texts = [shell.resolve(w, known) for w in words]
-        start = _command_start(texts)
-        if start is None:
-            if words[0].literal in ("export", "declare", "typeset", "local", "readonly") or all(
-                    shell.ASSIGNMENT.match(w.literal or w.raw) for w in words):
+        found = _command_start(texts)
+        if found is None:
+            if words[0].literal in _DECLARE or all(shell.ASSIGNMENT.match(w.literal or w.raw) for w in words):
                 variables.record(words)
             continue
+        begin, start = found
         env = variables.environment()
-        for w, t in zip(words[: start], texts[: start]):
+        for w in words[:begin]:
             m = shell.ASSIGNMENT.match(w.literal or w.raw)
             if m is not None:  # `VAR=x accelerate launch`: the launch's own environment
                 env[m.group(1)] = (shell.resolve(_after_equals(w), known), w.line, w.column)
         toks = [_Tok(t, w.raw, w.line, w.column) for w, t in zip(words[start:], texts[start:])]
-        first = next(w for w in words[:start] if not shell.ASSIGNMENT.match(w.literal or w.raw))
-        launch = Launch(Config(source=path, format="cli"), first.line, first.column, env)
+        launch = Launch(Config(source=path, format="cli"), words[begin].line, words[begin].column, env)
         _read_flags(launch, toks, ver, path)
         for name, (_, line, col) in env.items():
             why = never_read(name)
@@ -190,25 +196,39 @@ def read_script(text: str, path: str = "<text>", version: str | None = None) -> 
     return launches
 
 
+def read_launches(text: str, path: str = "<text>", version: str | None = None) -> list[Launch]:
+    """:func:`read_script`, or, for a text without ``accelerate launch`` (flags only, as
+    ``--launch-args`` gives them), that text read as the flags of one launch."""
+    from accelconf.formats import value_findings
+
+    launches = read_script(text, path, version)
+    if launches:
+        return launches
+    ver = resolve(version)
+    words = [w for cmd in shell.commands(text, path) for w in cmd]
+    launch = Launch(Config(source=path, format="cli"), words[0].line if words else 1, words[0].column if words else 1)
+    _read_flags(launch, [_Tok(w.literal, w.raw, w.line, w.column) for w in words], ver, path)
+    launch.findings += value_findings(launch.config, ver)
+    return [launch]
+
+
+def refusals(launch: Launch) -> list[Finding]:
+    """The findings of a launch that make accelerate launch refuse its command line (argparse errors)."""
+    return [f for f in launch.findings if f.severity == "error" and f.rule.startswith("cli.")]
+
+
 def read(text: str, *, path: str = "<text>", version: str | None = None, **_: Any) -> Config:
     """The flags of one command line (``accelerate launch`` in front is optional), or of the first
     launch of a script. Raises :class:`InputError` at the first flag accelerate refuses (use
     :func:`read_script` for every finding)."""
-    launches = read_script(text, path, version)
-    if not launches:
-        words = [w for cmd in shell.commands(text, path) for w in cmd]
-        launch = Launch(Config(source=path, format="cli"), words[0].line if words else 1, words[0].column if words else 1)
-        _read_flags(launch, [_Tok(w.literal, w.raw, w.line, w.column) for w in words], resolve(version), path)
-        launches = [launch]
+    launches = read_launches(text, path, version)
     launch = launches[0]
-    errors = [f for f in launch.findings if f.severity == "error" and f.rule.startswith("cli.")]
+    errors = refusals(launch)
     if errors:
         raise InputError(errors[0].message, path, errors[0].line, errors[0].column)
     if len(launches) > 1:
         launch.config.note(f"{len(launches)} accelerate launch commands: read the first (line {launch.line})",
                            rule="cli.several-launches", line=launch.line, column=launch.column)
-    if launch.config_file is not None:
-        launch.config.note(f"--config_file {launch.config_file!r}: read that file separately")
     return launch.config
 
 
@@ -317,6 +337,7 @@ def _store(launch: Launch, name: str, s: Setting | None, raw: str | None, tok: _
         return
     if name == "config_file":
         launch.config_file = raw
+        cfg.note(f"--config_file {raw!r}: read that file separately", line=tok.line, column=tok.column)
         return
     if name == "no_tpu_cluster":
         tpu = registry.get("", "tpu_use_cluster")
