@@ -513,8 +513,9 @@ def test_reader_entries_with_their_origin() -> None:
         "Accelerator.log_with": Entry("Accelerator.log_with", "wandb", None, "log_with", 6, 101, "kwargs",
                                       "Accelerator(log_with=)"),
     }
-    assert cfg.notes == [Finding("convert.input", "warning", "FullyShardedDataParallelPlugin(state_dict_type=...) is not a "
-                                 "literal; not read", "", 4, 69)]
+    assert cfg.notes == [Finding("kwargs.not-read", "warning", "FullyShardedDataParallelPlugin(state_dict_type=...) is not a "
+                                 "literal; not read (its config-file setting: `fsdp_config.fsdp_state_dict_type`)",
+                                 "FullyShardedDataParallelPlugin.state_dict_type", 4, 69)]
 
 
 def test_reader_recipe_sets_fp8_unless_mixed_precision_is_already_set() -> None:
@@ -657,7 +658,7 @@ def test_reader_keeps_reading_after_each_skipped_call_or_argument() -> None:
     assert {p: e.value for p, e in cfg.items()} == {"fp8_config.backend": "TE", "mixed_precision": "fp8", "fp8_config.margin": 1,
                                                     "fp8_config.interval": 2, "use_cpu": True,
                                                     "parallelism_config.parallelism_config_cp_size": 2}
-    assert [n.key for n in cfg.notes] == ["Zzzz", "Zzzz", "TERecipeKwargs.fp8_formt", ""]
+    assert [n.key for n in cfg.notes] == ["Zzzz", "Zzzz", "TERecipeKwargs.fp8_formt", "Accelerator.mixed_precision"]
     assert set(cfg.unknown) == {"Accelerator.log_with", "Accelerator.mixed_precision"}
     assert cfg.unknown["Accelerator.mixed_precision"].value == "mp"
 

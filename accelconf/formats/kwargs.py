@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Iterable
 
 from accelconf.accelerate import registry
@@ -315,6 +315,218 @@ def _unknown_names(tree: ast.AST, cfg: Config, aliases: dict[str, str]) -> set[s
     return missing
 
 
+# -- values the reader understands without running the script ---------------------------------------
+
+@dataclass(frozen=True)
+class _Member:
+    """A torch enum member: ``ShardingStrategy.FULL_SHARD`` (any dotted prefix)."""
+
+    enum: str
+    name: str
+    number: int
+
+
+@dataclass(frozen=True)
+class _Dtype:
+    """``torch.bfloat16`` and friends, by the dtype they name (``torch.half`` is ``float16``)."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class _Call:
+    """A call of a torch FSDP policy class with readable keyword arguments: ``MixedPrecision(...)``."""
+
+    cls: str
+    kwargs: tuple[tuple[str, Any], ...]
+
+    def get(self, name: str) -> Any:
+        return dict(self.kwargs).get(name, pynames.TORCH_CALLS[self.cls].get(name))
+
+
+class _NotRead(Exception):
+    """A value the reader cannot know without running the script."""
+
+
+def _dotted(node: ast.AST) -> list[str]:
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.insert(0, node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        raise _NotRead
+    return [node.id, *parts]
+
+
+def _evaluate(node: ast.AST) -> Any:
+    """A literal, a torch enum member, a torch dtype, ``dict(...)``/``{...}`` of those, or a call of a
+    torch FSDP policy class; raises :class:`_NotRead` for anything else (the script is never run)."""
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, SyntaxError, TypeError):
+        pass
+    if isinstance(node, ast.Attribute):
+        parts = _dotted(node)
+        members = pynames.TORCH_ENUMS.get(parts[-2], {}) if len(parts) >= 2 else {}
+        if parts[-1] in members:
+            return _Member(parts[-2], parts[-1], members[parts[-1]])
+        if parts[:-1] == ["torch"] and parts[-1] in pynames.TORCH_DTYPES:
+            return _Dtype(pynames.TORCH_DTYPES[parts[-1]])
+    elif isinstance(node, ast.Dict) and None not in node.keys:
+        return {ast.literal_eval(k): _evaluate(v) for k, v in zip(node.keys, node.values)}  # type: ignore[arg-type]
+    elif isinstance(node, ast.Call) and not node.args and all(k.arg for k in node.keywords):
+        name = _call_name(node)
+        values = {k.arg: _evaluate(k.value) for k in node.keywords}
+        if name == "dict":
+            return values
+        if name in pynames.TORCH_CALLS and set(values) <= set(pynames.TORCH_CALLS[name]):
+            return _Call(name, tuple(values.items()))  # type: ignore[arg-type]
+    raise _NotRead
+
+
+def _plain(value: Any) -> bool:
+    """Whether a value holds nothing but literals (a config file can hold it as it is)."""
+    if isinstance(value, dict):
+        return all(_plain(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return all(_plain(v) for v in value)
+    return not isinstance(value, (_Member, _Dtype, _Call))
+
+
+# accelerate's FullyShardedDataParallelPlugin.set_mixed_precision: the dtype of each mixed_precision
+# a config file can give (fp8 trains FSDP in bf16); fp32 is no top-level mixed_precision value
+_PRECISION_OF_DTYPE = {"bfloat16": "bf16", "float16": "fp16"}
+_DTYPE_OF_PRECISION = {"fp8": "bfloat16", "fp16": "float16", "bf16": "bfloat16", "fp32": "float32"}
+# the policy classes of each FSDP version (utils/dataclasses.py validate_mixed_precision_policy,
+# validate_cpu_offload raise ValueError for the other version's class)
+_FSDP_VERSION_OF_CALL = {"MixedPrecision": 1, "CPUOffload": 1, "MixedPrecisionPolicy": 2, "CPUOffloadPolicy": 2, "OffloadPolicy": 2}
+
+
+def _fsdp_version(node: ast.Call) -> int | None:
+    """The literal ``fsdp_version`` of a plugin call (None: not given, so FSDP_VERSION of the launch
+    decides, or not a literal)."""
+    for kw in node.keywords:
+        if kw.arg == "fsdp_version":
+            try:
+                return int(ast.literal_eval(kw.value))
+            except (ValueError, SyntaxError, TypeError):
+                return None
+    return None
+
+
+def _cannot(cfg: Config, cls: str, field_name: str, node: ast.AST, pos: dict[str, Any], why: str,
+            severity: Severity = "warning") -> None:
+    """A value no config file can hold: kept as written in ``Config.unknown``, with a finding saying why."""
+    key = f"{cls}.{field_name}"
+    cfg.unknown[key] = Entry(key, ast.unparse(node), None, field_name, **pos)
+    cfg.note(f"{cls}({field_name}={ast.unparse(node)}) {why}", severity, rule="kwargs.no-config-value", key=key,
+             line=pos["line"], column=pos["column"])
+
+
+def _member_setting(member: _Member) -> registry.Setting | None:
+    """The FSDP setting whose values are this enum's members (ShardingStrategy -> fsdp_sharding_strategy)."""
+    for s in registry.SETTINGS:
+        if s.plugin and s.plugin.startswith(registry.FSDP + ".") and s.choices and member.name.lstrip("_") in s.choices \
+                and s.canonical_value(member.number) == member.name.lstrip("_"):
+            return s
+    return None
+
+
+def _express(cfg: Config, cls: str, field_name: str, s: registry.Setting | None, value: Any, node: ast.AST,
+             pos: dict[str, Any], fsdp_version: int | None) -> None:
+    """A value holding torch objects, set as the config-file value accelerate's plugin turns into the
+    same object, or reported with the nearest setting when no config file can give it."""
+    if isinstance(value, _Member):
+        # __post_init__ turns a name from the environment into the member through its number
+        # (FSDP_SHARDING_STRATEGY.index(name) + 1): the member of that number is the same setting
+        home = _member_setting(value)
+        if s is not None and home is s:
+            cfg.set(s.path, s.canonical_value(value.number), written_key=field_name, **pos)
+            return
+        near = f"; the nearest setting is `{home.path}: {home.canonical_value(value.number)}`" if home else ""
+        _cannot(cfg, cls, field_name, node, pos, f"has no config-file value{near}")
+        return
+    if cls == registry.FSDP and field_name == "mixed_precision_policy":
+        _policy(cfg, field_name, value, node, pos, fsdp_version)
+        return
+    if isinstance(value, _Call) and s is not None and s.key == "fsdp_offload_params":
+        _offload(cfg, s, value, node, pos, fsdp_version)
+        return
+    near = f"; the nearest setting is `{s.path}`" if s is not None else ""
+    _cannot(cfg, cls, field_name, node, pos, f"has no config-file value{near}")
+
+
+def _version_mismatch(cfg: Config, field_name: str, call: _Call, node: ast.AST, pos: dict[str, Any],
+                      fsdp_version: int | None) -> bool:
+    """``MixedPrecision``/``CPUOffload`` are FSDP1's classes, the ``...Policy`` ones FSDP2's: accelerate
+    raises ValueError for the other version's class."""
+    want = _FSDP_VERSION_OF_CALL[call.cls]
+    if fsdp_version is None or fsdp_version == want:
+        return False
+    _cannot(cfg, registry.FSDP, field_name, node, pos, f"is an FSDP{want} class, and the plugin has fsdp_version={fsdp_version}: "
+            "accelerate raises ValueError in FullyShardedDataParallelPlugin()", "error")
+    return True
+
+
+def _offload(cfg: Config, s: registry.Setting, call: _Call, node: ast.AST, pos: dict[str, Any], fsdp_version: int | None) -> None:
+    """``CPUOffload(offload_params=b)`` is ``b``; ``CPUOffloadPolicy()`` true, ``OffloadPolicy()`` false
+    (what set_cpu_offload builds from the boolean)."""
+    if _version_mismatch(cfg, "cpu_offload", call, node, pos, fsdp_version):
+        return
+    value = {"CPUOffload": call.get("offload_params"), "OffloadPolicy": False}.get(call.cls, True)
+    if call.cls == "CPUOffloadPolicy" and call.get("pin_memory") is not True or not isinstance(value, bool):
+        _cannot(cfg, registry.FSDP, "cpu_offload", node, pos, f"has no config-file value; the nearest setting is `{s.path}: true`")
+        return
+    cfg.set(s.path, value, written_key="cpu_offload", **pos)
+
+
+def _policy_dtypes(value: Any) -> tuple[str, dict[str, Any]] | None:
+    """(class or "dict", {argument: dtype name}) of a mixed precision policy; None when unreadable."""
+    if isinstance(value, _Call) and value.cls.startswith("MixedPrecision"):
+        return value.cls, {k: v.name if isinstance(v, _Dtype) else v for k, v in value.kwargs}
+    if isinstance(value, dict) and all(isinstance(v, _Dtype) for v in value.values()):
+        return "dict", {k: v.name for k, v in value.items()}
+    return None
+
+
+def _policy(cfg: Config, field_name: str, value: Any, node: ast.AST, pos: dict[str, Any], fsdp_version: int | None) -> None:
+    """A mixed precision policy has no config-file key: say whether ``mixed_precision`` (which makes
+    Accelerator call ``set_mixed_precision`` on a plugin without a policy) gives the same one."""
+    found = _policy_dtypes(value)
+    if isinstance(value, str) and value in _DTYPE_OF_PRECISION:
+        found = "str", {}
+    if found is None:
+        _cannot(cfg, registry.FSDP, field_name, node, pos, "has no config-file key; the nearest setting is `mixed_precision`",
+                "error" if isinstance(value, str) else "warning")  # (set_mixed_precision raises on another string)
+        return
+    kind, args = found
+    if isinstance(value, _Call) and _version_mismatch(cfg, field_name, value, node, pos, fsdp_version):
+        return
+    version = _FSDP_VERSION_OF_CALL.get(kind, fsdp_version or 1)
+    third = "buffer_dtype" if version == 1 else "output_dtype"
+    if kind == "str":  # set_mixed_precision(name, override=True): every dtype from the name
+        args = dict.fromkeys(("param_dtype", "reduce_dtype", third), _DTYPE_OF_PRECISION[value])
+    missing = [k for k in ("param_dtype", "reduce_dtype", third) if k not in args]
+    if kind == "dict" and missing:
+        _cannot(cfg, registry.FSDP, field_name, node, pos, f"lacks {', '.join(missing)}: accelerate raises ValueError "
+                "(Invalid mixed precision policy)", "error")
+        return
+    dtype = args.get("param_dtype")
+    precision = _PRECISION_OF_DTYPE.get(str(dtype))
+    if precision is None:
+        _cannot(cfg, registry.FSDP, field_name, node, pos, "has no config-file key, and no `mixed_precision` value gives FSDP "
+                f"param_dtype={dtype}")
+        return
+    defaults = pynames.TORCH_CALLS["MixedPrecision" if version == 1 else "MixedPrecisionPolicy"]
+    same = all(args.get(k) == dtype for k in ("param_dtype", "reduce_dtype", third)) and all(
+        args.get(k, d) == d for k, d in defaults.items() if k not in ("param_dtype", "reduce_dtype", third))
+    how = (f"gives FSDP this same policy (and runs the forward pass under autocast as well)" if same else
+           f"gives FSDP param_dtype, reduce_dtype and {third} all {dtype}")
+    _cannot(cfg, registry.FSDP, field_name, node, pos, f"has no config-file key; the nearest setting is "
+            f"`mixed_precision: {precision}`, which {how}")
+    cfg.notes[-1] = replace(cfg.notes[-1], suggestion=precision)
+
+
 def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: str = "kwargs") -> Config:
     try:
         tree = ast.parse(text, filename=path)
@@ -361,16 +573,23 @@ def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: st
             pos: dict[str, Any] = dict(line=kw.value.lineno, column=kw.value.col_offset + 1, origin="kwargs", where=f"{cls}({kw.arg}=)")
             if cls == ACCELERATOR and kw.arg in PLUGIN_KWARGS or kw.arg in HANDLERS.values() or kw.arg == "kwargs_handlers":
                 continue
-            try:
-                value = ast.literal_eval(kw.value)
-            except (ValueError, SyntaxError, TypeError):
-                cfg.unknown[f"{cls}.{kw.arg}"] = Entry(f"{cls}.{kw.arg}", ast.unparse(kw.value), None, kw.arg, **pos)
-                cfg.note(f"{cls}({kw.arg}=...) is not a literal; not read", "warning", line=pos["line"], column=pos["column"])
-                continue
             s = registry.by_plugin(cls, kw.arg)
             if cls == ACCELERATOR and kw.arg == "dynamo_backend":
                 # Accelerator(dynamo_backend=X) builds TorchDynamoPlugin(backend=X) (accelerator.py)
                 s = registry.get("dynamo_config", "dynamo_backend")
+            try:
+                value = _evaluate(kw.value)
+            except _NotRead:
+                cfg.unknown[f"{cls}.{kw.arg}"] = Entry(f"{cls}.{kw.arg}", ast.unparse(kw.value), None, kw.arg, **pos)
+                setting = f" (its config-file setting: `{s.path}`)" if s is not None else " (no config-file key holds it)"
+                cfg.note(f"{cls}({kw.arg}=...) is not a literal; not read{setting}", "warning", rule="kwargs.not-read",
+                         key=f"{cls}.{kw.arg}", line=pos["line"], column=pos["column"])
+                continue
+            # torch objects, a dict for a setting (no setting holds one), or a policy: what a config file can say about it
+            if not _plain(value) or (isinstance(value, dict) and s is not None) or (
+                    cls == registry.FSDP and kw.arg == "mixed_precision_policy" and value is not None):
+                _express(cfg, cls, kw.arg, s, value, kw.value, pos, _fsdp_version(node) if cls == registry.FSDP else None)
+                continue
             if s is None:
                 cfg.unknown[f"{cls}.{kw.arg}"] = Entry(f"{cls}.{kw.arg}", value, None, kw.arg, **pos)
                 continue

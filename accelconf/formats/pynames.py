@@ -20,3 +20,20 @@ PARAMETERS: dict[str, tuple[str, ...]] = {
     'TorchContextParallelConfig': ('cp_comm_strategy',),
     'DeepSpeedSequenceParallelConfig': ('sp_seq_length', 'sp_seq_length_is_variable', 'sp_attn_implementation'),
 }
+TORCH_VERSION = '2.13.0'
+# torch.distributed.fsdp enum -> {member: value}
+TORCH_ENUMS: dict[str, dict[str, int]] = {
+    'ShardingStrategy': {'FULL_SHARD': 1, 'SHARD_GRAD_OP': 2, 'NO_SHARD': 3, 'HYBRID_SHARD': 4, '_HYBRID_SHARD_ZERO2': 5},
+    'BackwardPrefetch': {'BACKWARD_PRE': 1, 'BACKWARD_POST': 2},
+    'StateDictType': {'FULL_STATE_DICT': 1, 'LOCAL_STATE_DICT': 2, 'SHARDED_STATE_DICT': 3},
+}
+# torch.distributed.fsdp class -> its keyword arguments and their defaults
+TORCH_CALLS: dict[str, dict[str, object]] = {
+    'MixedPrecision': {'param_dtype': None, 'reduce_dtype': None, 'buffer_dtype': None, 'keep_low_precision_grads': False, 'cast_forward_inputs': False, 'cast_root_forward_inputs': True},
+    'MixedPrecisionPolicy': {'param_dtype': None, 'reduce_dtype': None, 'output_dtype': None, 'cast_forward_inputs': True},
+    'CPUOffload': {'offload_params': False},
+    'CPUOffloadPolicy': {'pin_memory': True},
+    'OffloadPolicy': {},
+}
+# torch attribute -> the floating dtype it names (torch.half is torch.float16)
+TORCH_DTYPES = {'bfloat16': 'bfloat16', 'double': 'float64', 'float': 'float32', 'float16': 'float16', 'float32': 'float32', 'float4_e2m1fn_x2': 'float4_e2m1fn_x2', 'float64': 'float64', 'float8_e4m3fn': 'float8_e4m3fn', 'float8_e4m3fnuz': 'float8_e4m3fnuz', 'float8_e5m2': 'float8_e5m2', 'float8_e5m2fnuz': 'float8_e5m2fnuz', 'float8_e8m0fnu': 'float8_e8m0fnu', 'half': 'float16'}

@@ -1,6 +1,6 @@
 """The generator of :mod:`accelconf.formats.pynames`, the names accelerate has for the Python (kwargs)
 reader: run ``python tests/oracle/pynames_gen.py > accelconf/formats/pynames.py`` with accelerate
-installed (the library itself never imports accelerate)."""
+and torch installed (the library itself never imports either)."""
 
 from __future__ import annotations
 
@@ -44,7 +44,40 @@ def generate() -> str:  # pragma: no cover - needs accelerate
         obj = getattr(accelerate, c, None) or getattr(utils, c)
         out.append(f"    {c!r}: {params(obj)!r},")
     out.append("}")
+    out += torch_names()
     return "\n".join(out) + "\n"
+
+
+# The torch enums FullyShardedDataParallelPlugin takes members of (utils/dataclasses.py __post_init__
+# turns a name into the member through its number), and the policy classes of FSDP1 and FSDP2.
+TORCH_ENUMS = ("ShardingStrategy", "BackwardPrefetch", "StateDictType")
+TORCH_CALLS = ("MixedPrecision", "MixedPrecisionPolicy", "CPUOffload", "CPUOffloadPolicy", "OffloadPolicy")
+
+
+def torch_names() -> list[str]:  # pragma: no cover - needs torch
+    import inspect
+
+    import torch
+    import torch.distributed.fsdp as fsdp
+
+    out = [f"TORCH_VERSION = {torch.__version__.split('+')[0]!r}",
+           "# torch.distributed.fsdp enum -> {member: value}",
+           "TORCH_ENUMS: dict[str, dict[str, int]] = {"]
+    for name in TORCH_ENUMS:
+        out.append(f"    {name!r}: {({m.name: m.value for m in getattr(fsdp, name)})!r},")
+    out.append("}")
+    out.append("# torch.distributed.fsdp class -> its keyword arguments and their defaults")
+    out.append("TORCH_CALLS: dict[str, dict[str, object]] = {")
+    for name in TORCH_CALLS:
+        params = inspect.signature(getattr(fsdp, name)).parameters
+        defaults = {p: v.default for p, v in params.items() if not p.startswith("_") and isinstance(v.default, (bool, type(None)))}
+        out.append(f"    {name!r}: {defaults!r},")
+    out.append("}")
+    dtypes = {n: str(getattr(torch, n)).removeprefix("torch.") for n in sorted(dir(torch))
+              if isinstance(getattr(torch, n), torch.dtype) and getattr(torch, n).is_floating_point}
+    out.append("# torch attribute -> the floating dtype it names (torch.half is torch.float16)")
+    out.append(f"TORCH_DTYPES = {dtypes!r}")
+    return out
 
 
 if __name__ == "__main__":  # pragma: no cover
