@@ -693,3 +693,72 @@ def test_fsdp1_does_not_read_fsdp2_only_fields() -> None:
                               "FSDP1 does not use it; not written", "fsdp_config.fsdp_activation_checkpointing_offload")]
     classes, _, findings = K.plugin_kwargs({**env, "FSDP_VERSION": "2"}, VER)
     assert classes == {registry.FSDP: {"activation_checkpointing_offload": True, "fsdp_version": 2}} and findings == []
+
+
+# -- torch objects in plugin arguments, read as accelerate's plugin reads them ------------------------
+
+FSDP_IDIOM = ("import torch\nfrom accelerate import Accelerator\nfrom accelerate.utils import FullyShardedDataParallelPlugin\n"
+              "from torch.distributed.fsdp import BackwardPrefetch, MixedPrecision, ShardingStrategy, StateDictType\n"
+              "plugin = FullyShardedDataParallelPlugin(\n"
+              "    sharding_strategy=ShardingStrategy.FULL_SHARD,\n"
+              "    backward_prefetch=BackwardPrefetch.BACKWARD_PRE,\n"
+              "    state_dict_type=torch.distributed.fsdp.StateDictType.SHARDED_STATE_DICT,\n"
+              "    mixed_precision_policy=MixedPrecision(param_dtype=torch.bfloat16, reduce_dtype=torch.bfloat16, "
+              "buffer_dtype=torch.bfloat16),\n"
+              ")\naccelerator = Accelerator(fsdp_plugin=plugin)\n")
+
+
+def test_reader_enum_members_are_the_config_file_values() -> None:
+    cfg = formats.read(FSDP_IDIOM, "kwargs", "train.py")
+    assert {p: (e.value, e.line, e.column) for p, e in cfg.items()} == {
+        "distributed_type": ("FSDP", 5, 10),
+        "fsdp_config.fsdp_sharding_strategy": ("FULL_SHARD", 6, 23),
+        "fsdp_config.fsdp_backward_prefetch": ("BACKWARD_PRE", 7, 23),
+        "fsdp_config.fsdp_state_dict_type": ("SHARDED_STATE_DICT", 8, 21),
+    }
+
+
+def test_reader_torch_private_hybrid_zero2_member_is_the_config_name() -> None:
+    src = "FullyShardedDataParallelPlugin(sharding_strategy=fsdp.ShardingStrategy._HYBRID_SHARD_ZERO2)\n"
+    assert formats.read(src, "kwargs").get("fsdp_config.fsdp_sharding_strategy") == "HYBRID_SHARD_ZERO2"
+
+
+def test_reader_mixed_precision_policy_names_the_nearest_setting_and_nothing_is_falsely_dropped() -> None:
+    cfg = formats.read(FSDP_IDIOM, "kwargs", "train.py")
+    assert [(n.rule, n.severity, n.key, n.line, n.suggestion) for n in cfg.notes] == [
+        ("kwargs.no-config-value", "warning", "FullyShardedDataParallelPlugin.mixed_precision_policy", 9, "bf16")]
+    assert "the nearest setting is `mixed_precision: bf16`, which gives FSDP this same policy" in cfg.notes[0].message
+    text, findings = formats.write(cfg, "yaml")
+    assert "fsdp_sharding_strategy: FULL_SHARD" in text and "mixed_precision_policy" not in text
+    assert not [f for f in findings if "has no config-file key; dropped" in f.message]
+
+
+def test_reader_a_member_of_another_setting_names_the_setting_it_belongs_to() -> None:
+    src = "FullyShardedDataParallelPlugin(reshard_after_forward=ShardingStrategy.SHARD_GRAD_OP)\n"
+    cfg = formats.read(src, "kwargs")
+    assert "fsdp_config.fsdp_reshard_after_forward" not in cfg
+    assert cfg.notes[0].message.endswith("has no config-file value; the nearest setting is "
+                                         "`fsdp_config.fsdp_sharding_strategy: SHARD_GRAD_OP`")
+
+
+def test_reader_offload_classes_are_fsdp_offload_params() -> None:
+    for call, value in (("CPUOffload(offload_params=True)", True), ("CPUOffload()", False), ("CPUOffloadPolicy()", True)):
+        assert formats.read(f"FullyShardedDataParallelPlugin(cpu_offload={call})\n", "kwargs").get(
+            "fsdp_config.fsdp_offload_params") is value
+    cfg = formats.read("FullyShardedDataParallelPlugin(fsdp_version=2, cpu_offload=OffloadPolicy())\n", "kwargs")
+    assert cfg.get("fsdp_config.fsdp_offload_params") is False
+    cfg = formats.read("FullyShardedDataParallelPlugin(cpu_offload=CPUOffloadPolicy(pin_memory=False))\n", "kwargs")
+    assert "fsdp_config.fsdp_offload_params" not in cfg
+    assert cfg.notes[0].message.endswith("the nearest setting is `fsdp_config.fsdp_offload_params: true`")
+
+
+def test_reader_an_inline_deepspeed_config_names_the_file_setting() -> None:
+    cfg = formats.read("DeepSpeedPlugin(hf_ds_config=dict(zero_optimization=dict(stage=3)), zero_stage=3)\n", "kwargs")
+    assert "deepspeed_config.deepspeed_config_file" not in cfg and cfg.get("deepspeed_config.zero_stage") == 3
+    assert cfg.notes[0].message.endswith("the nearest setting is `deepspeed_config.deepspeed_config_file`")
+
+
+def test_reader_a_value_it_cannot_know_names_its_config_file_setting() -> None:
+    cfg = formats.read("FullyShardedDataParallelPlugin(auto_wrap_policy=transformer_auto_wrap_policy)\n", "kwargs")
+    assert cfg.notes[0].message == ("FullyShardedDataParallelPlugin(auto_wrap_policy=...) is not a literal; not read "
+                                    "(its config-file setting: `fsdp_config.fsdp_auto_wrap_policy`)")
