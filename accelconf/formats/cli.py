@@ -313,13 +313,13 @@ def _read_flag(launch: Launch, name: str, eq: str, inline: str, tok: _Tok, toks:
             _flag_error(launch, tok, "cli.bad-value", f"--{name} needs a value")
             return i
         else:
-            nxt = toks[i]
+            given = toks[i]
             i += 1
-            if nxt.text is None:
-                cfg.note(f"--{name} {nxt.raw}: the value cannot be known before the script runs; not read",
-                         rule="cli.not-read", line=nxt.line, column=nxt.column)
+            if given.text is None:
+                cfg.note(f"--{name} {given.raw}: the value cannot be known before the script runs; not read",
+                         rule="cli.not-read", line=given.line, column=given.column)
                 return i
-            raw = nxt.text
+            raw = given.text
     _store(launch, name, s, raw, tok, kw, ver)
     return i
 
