@@ -250,3 +250,19 @@ def test_names_said_to_be_read_by_nothing_are_not_in_accelerates_source() -> Non
     literal = lambda name: re.search(rf"[\"']{name}[\"']", source) is not None  # noqa: E731
     assert [n for n in env.NEVER_READ if literal(n)] == []
     assert all(literal(n) for n in ("ACCELERATE_MIXED_PRECISION", "ACCELERATE_DEBUG_MODE", "FSDP_VERSION"))
+
+
+def test_env_value_of_a_variable_the_file_assigned_once_is_substituted_any_other_is_not_read() -> None:
+    text = ("export BASE=FULL_SHARD\nFSDP_SHARDING_STRATEGY=$BASE\nFSDP_STATE_DICT_TYPE=${UNSET}\n"
+            "ACCELERATE_MIXED_PRECISION=\"$(cat x)\"\nFSDP_OFFLOAD_PARAMS='$lit'\nACCELERATE_USE_FSDP=true\n")
+    cfg = env.read(text, path="x.env")
+    assert cfg.get("fsdp_config.fsdp_sharding_strategy") == "FULL_SHARD"
+    assert "fsdp_config.fsdp_state_dict_type" not in cfg and "mixed_precision" not in cfg
+    assert cfg.get("fsdp_config.fsdp_offload_params") == "$lit"  # single quotes: no expansion
+    assert [(n.rule, n.severity, n.key, n.line) for n in env.reader_findings(cfg)] == [
+        ("env.not-read", "info", "FSDP_STATE_DICT_TYPE", 3), ("env.not-read", "info", "ACCELERATE_MIXED_PRECISION", 4)]
+
+
+def test_env_variable_assigned_twice_is_not_known() -> None:
+    cfg = env.read("S=FULL_SHARD\nS=NO_SHARD\nFSDP_SHARDING_STRATEGY=${S}\n")
+    assert "fsdp_config.fsdp_sharding_strategy" not in cfg and cfg.notes[0].rule == "env.not-read"

@@ -5,7 +5,9 @@ invented), one ``KEY=VALUE`` per line, sorted, values quoted only when a shell w
 env cannot carry (process counts, machines, rendezvous) comes back as findings with the equivalent
 torchrun/launcher flags.
 
-Reader: accepts ``export``, single/double quotes and ``#`` comments; maps each variable to its
+Reader: accepts ``export``, single/double quotes and ``#`` comments; ``$VAR`` of a variable the file
+assigned once before is substituted, any other expansion is not read (an ``env.not-read`` note,
+never an error); maps each variable to its
 setting through the registry (``by_env``) and decodes the value the way the plugin reads it.
 ``OMP_NUM_THREADS`` is the launch flag ``--num_cpu_threads_per_process`` (no config-file key): kept in
 ``Config.unknown`` under that flag's name, as the cli reader keeps launcher-only flags, and reported
@@ -84,9 +86,8 @@ def decode(setting: registry.Setting, raw: str) -> Any:
     return raw
 
 
-def assignments(text: str, path: str = "<text>") -> Iterator[tuple[str, str, int, int]]:
-    """``(name, value, line, column)`` of every ``KEY=VALUE`` line (1-based; quotes removed, ``export``
-    allowed; blank and ``#`` lines skipped). Raises :class:`InputError` at any other line."""
+def _lines(text: str, path: str) -> Iterator[tuple[str, str, int, int]]:
+    """``(name, value as written, line, column)`` of every ``KEY=VALUE`` line."""
     for lineno, line in enumerate(text.splitlines(), 1):
         stripped = line.strip()
         if not stripped or stripped.startswith("#"):
@@ -95,14 +96,44 @@ def assignments(text: str, path: str = "<text>") -> Iterator[tuple[str, str, int
         if not m:
             raise InputError(f"not a KEY=VALUE line: {stripped!r}", path, lineno, 1)
         name = m.group(1)
-        yield name, _unquote(m.group(2), path, lineno), lineno, line.index(name) + 1
+        yield name, m.group(2), lineno, line.index(name) + 1
+
+
+def assignments(text: str, path: str = "<text>") -> Iterator[tuple[str, str, int, int]]:
+    """``(name, value, line, column)`` of every ``KEY=VALUE`` line (1-based; quotes removed, ``export``
+    allowed; blank and ``#`` lines skipped). Raises :class:`InputError` at any other line."""
+    for name, raw, lineno, col in _lines(text, path):
+        yield name, _unquote(raw, path, lineno), lineno, col
+
+
+_EXPANSION = re.compile(r"\$[A-Za-z_{(]|`")
+
+
+def expanded(raw: str, known: dict[str, str], path: str, lineno: int) -> str | None:
+    """A value as written with ``$VAR``/``${VAR}`` of ``known`` substituted, as a shell sourcing the
+    file would; None when it holds an expansion that cannot be known (another variable, ``$(...)``)."""
+    if raw[:1] == "'" or not _EXPANSION.search(raw):
+        return _unquote(raw, path, lineno)
+    from accelconf.formats import shell
+
+    words = [w for cmd in shell.commands(re.split(r"\s+#", raw, maxsplit=1)[0], path) for w in cmd]
+    return shell.resolve(words[0], known) if len(words) == 1 else None
 
 
 def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: str = "env") -> Config:
     cfg = Config(source=path, format="env")
     override: dict[int, bool] = {}
     override_entry: Entry | None = None
-    for name, raw, lineno, col in assignments(text, path):
+    seen: dict[str, list[str | None]] = {}
+    for name, written, lineno, col in _lines(text, path):
+        known = {n: v[0] for n, v in seen.items() if len(v) == 1 and v[0] is not None}
+        raw_or_none = expanded(written, known, path, lineno)
+        seen.setdefault(name, []).append(raw_or_none)
+        if raw_or_none is None:
+            cfg.note(f"{name}={written}: the value cannot be known from this file; not read", rule="env.not-read",
+                     key=name, line=lineno, column=col)
+            continue
+        raw = raw_or_none
         kw = dict(line=lineno, column=col, origin="env", where=name)
         if name in PARADIGM_ENV:
             if raw.lower() == "true":
@@ -168,8 +199,8 @@ def never_read(name: str) -> str:
 
 def reader_findings(cfg: Config) -> list[Finding]:
     """What the reader recorded about names (``Config.notes``): launcher-only variables, names
-    accelerate never reads."""
-    return [f for f in cfg.notes if f.rule in ("env.launcher-only", "env.never-read")]
+    accelerate never reads, values the file cannot know."""
+    return [f for f in cfg.notes if f.rule in ("env.launcher-only", "env.never-read", "env.not-read")]
 
 
 def format_env(env: dict[str, str], export: bool = False) -> str:
