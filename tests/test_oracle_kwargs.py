@@ -33,14 +33,28 @@ PLUGINS = {
 }
 
 
-def _config_file(source: str, tmp_path: Path) -> tuple[Path, list[str]]:
+def _config_file(source: str, tmp_path: Path, processes: int = 2) -> tuple[Path, list[str]]:
     """The YAML accelconf writes from a script, and the plugin fields the script sets."""
     cfg = formats.read(source, "kwargs", "train.py", "1.15")
     assert [n for n in cfg.notes if n.severity != "info"] == []  # every argument read: nothing left to judge
     text, _ = formats.write(cfg, "yaml")
     path = tmp_path / "read.yaml"
-    path.write_text(text + "num_processes: 2\n")
-    return path, [e.written_key for p, e in cfg.items() if p != "distributed_type"]
+    path.write_text(text + f"num_processes: {processes}\n")
+    return path, [e.written_key for p, e in cfg.items() if p not in ("distributed_type", "mixed_precision")]
+
+
+def test_dynamo_plugin_from_accelerate_enum_members_equals_the_plugin_of_the_config_read_from_it(oracle: Oracle,
+                                                                                                 tmp_path: Path) -> None:
+    source = ("from accelerate import Accelerator\nfrom accelerate.utils import DynamoBackend, PrecisionType, TorchDynamoPlugin\n"
+              "accelerator = Accelerator(mixed_precision=PrecisionType.BF16, dynamo_plugin=TorchDynamoPlugin("
+              "backend=DynamoBackend.INDUCTOR, mode='max-autotune'))\n")
+    path, fields = _config_file(source, tmp_path, 1)
+    assert formats.read(source, "kwargs").get("mixed_precision") == "bf16"
+    theirs = oracle(["--config_file", str(path), "train.py"], plugins=True, snippet=source)
+    from_file = theirs["plugins"]["TorchDynamoPlugin"]["fields"]
+    from_script = theirs["snippet"]["TorchDynamoPlugin"]["fields"]
+    assert fields == ["backend", "mode"]
+    assert {f: from_file[f] for f in fields} == {f: from_script[f] for f in fields}
 
 
 @pytest.mark.parametrize("kwargs", list(PLUGINS.values()), ids=list(PLUGINS))

@@ -359,7 +359,7 @@ def _dotted(node: ast.AST) -> list[str]:
 
 
 def _evaluate(node: ast.AST) -> Any:
-    """A literal, a torch enum member, a torch dtype, ``dict(...)``/``{...}`` of those, or a call of a
+    """A literal, an accelerate or torch enum member, a torch dtype, ``dict(...)``/``{...}`` of those, or a call of a
     torch FSDP policy class; raises :class:`_NotRead` for anything else (the script is never run)."""
     try:
         return ast.literal_eval(node)
@@ -370,6 +370,9 @@ def _evaluate(node: ast.AST) -> Any:
         members = pynames.TORCH_ENUMS.get(parts[-2], {}) if len(parts) >= 2 else {}
         if parts[-1] in members:
             return _Member(parts[-2], parts[-1], members[parts[-1]])
+        values = pynames.ACCELERATE_ENUMS.get(parts[-2], {}) if len(parts) >= 2 else {}
+        if parts[-1] in values:
+            return values[parts[-1]]  # a str enum: accelerate reads the member as its string
         if parts[:-1] == ["torch"] and parts[-1] in pynames.TORCH_DTYPES:
             return _Dtype(pynames.TORCH_DTYPES[parts[-1]])
     elif isinstance(node, ast.Dict) and None not in node.keys:

@@ -20,6 +20,11 @@ PARAMETERS: dict[str, tuple[str, ...]] = {
     'TorchContextParallelConfig': ('cp_comm_strategy',),
     'DeepSpeedSequenceParallelConfig': ('sp_seq_length', 'sp_seq_length_is_variable', 'sp_attn_implementation'),
 }
+ACCELERATE_ENUMS: dict[str, dict[str, str]] = {
+    'PrecisionType': {'NO': 'no', 'FP8': 'fp8', 'FP16': 'fp16', 'BF16': 'bf16'},
+    'DynamoBackend': {'NO': 'NO', 'EAGER': 'EAGER', 'AOT_EAGER': 'AOT_EAGER', 'INDUCTOR': 'INDUCTOR', 'AOT_TS_NVFUSER': 'AOT_TS_NVFUSER', 'NVPRIMS_NVFUSER': 'NVPRIMS_NVFUSER', 'CUDAGRAPHS': 'CUDAGRAPHS', 'OFI': 'OFI', 'FX2TRT': 'FX2TRT', 'ONNXRT': 'ONNXRT', 'TENSORRT': 'TENSORRT', 'AOT_TORCHXLA_TRACE_ONCE': 'AOT_TORCHXLA_TRACE_ONCE', 'TORCHXLA_TRACE_ONCE': 'TORCHXLA_TRACE_ONCE', 'TVM': 'TVM', 'HPU_BACKEND': 'HPU_BACKEND', 'NEURON': 'NEURON'},
+    'DistributedType': {'NO': 'NO', 'MULTI_CPU': 'MULTI_CPU', 'MULTI_GPU': 'MULTI_GPU', 'MULTI_NPU': 'MULTI_NPU', 'MULTI_MLU': 'MULTI_MLU', 'MULTI_SDAA': 'MULTI_SDAA', 'MULTI_MUSA': 'MULTI_MUSA', 'MULTI_XPU': 'MULTI_XPU', 'DEEPSPEED': 'DEEPSPEED', 'FSDP': 'FSDP', 'XLA': 'XLA', 'MEGATRON_LM': 'MEGATRON_LM', 'MULTI_HPU': 'MULTI_HPU', 'MULTI_NEURON': 'MULTI_NEURON'},
+}
 TORCH_VERSION = '2.13.0'
 # torch.distributed.fsdp enum -> {member: value}
 TORCH_ENUMS: dict[str, dict[str, int]] = {

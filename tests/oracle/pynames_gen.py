@@ -44,10 +44,16 @@ def generate() -> str:  # pragma: no cover - needs accelerate
         obj = getattr(accelerate, c, None) or getattr(utils, c)
         out.append(f"    {c!r}: {params(obj)!r},")
     out.append("}")
+    # accelerate's string enums, by member: PrecisionType.BF16 is the string "bf16" wherever accelerate reads it
+    out.append("ACCELERATE_ENUMS: dict[str, dict[str, str]] = {")
+    for name in ACCELERATE_ENUMS:
+        out.append(f"    {name!r}: {({m.name: m.value for m in getattr(utils, name)})!r},")
+    out.append("}")
     out += torch_names()
     return "\n".join(out) + "\n"
 
 
+ACCELERATE_ENUMS = ("PrecisionType", "DynamoBackend", "DistributedType")
 # The torch enums FullyShardedDataParallelPlugin takes members of (utils/dataclasses.py __post_init__
 # turns a name into the member through its number), and the policy classes of FSDP1 and FSDP2.
 TORCH_ENUMS = ("ShardingStrategy", "BackwardPrefetch", "StateDictType")
