@@ -203,3 +203,24 @@ def test_explain_of_a_script_explains_each_launch_with_its_environment(capsys: p
     assert mp["value"] == "no" and "replaces ACCELERATE_MIXED_PRECISION=fp16" in mp["note"]
     assert next(r for r in first["settings"] if r["setting"] == "num_processes")["value"] == 2
     assert next(r for r in second["settings"] if r["setting"] == "mixed_precision")["value"] == "bf16"
+
+
+def test_explain_of_a_script_reads_the_config_file_its_launch_names(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+
+    from accelconf.cli import main
+
+    (tmp_path / "fsdp.yaml").write_text("distributed_type: FSDP\nnum_processes: 4\nmixed_precision: bf16\n")
+    script = tmp_path / "run.sh"
+    script.write_text("accelerate launch --config_file fsdp.yaml --num_processes 2 train.py\n"
+                      "accelerate launch --config_file nope.yaml train.py\n")
+    monkeypatch.chdir(tmp_path)
+    assert main(["explain", "run.sh", "--format", "json"]) == 0
+    cap = capsys.readouterr()
+    first, second = json.loads(cap.out)["launches"]
+    rows = {r["setting"]: r for r in first["settings"]}
+    assert (rows["num_processes"]["value"], rows["num_processes"]["source"]) == (2, "cli")  # the flag beats the file
+    assert (rows["mixed_precision"]["value"], rows["mixed_precision"]["where"]) == ("bf16", "fsdp.yaml:3")
+    assert first["mode"] == "torchrun" and second["mode"] == "simple"
+    assert "run.sh:2:1: info: --config_file 'nope.yaml' not found from here or beside the script" in cap.err

@@ -270,6 +270,33 @@ def _launches(text: str, source: str, ver: str) -> list[Any]:
     return launches
 
 
+def _script_launch(launch: Any, source: str, ver: str, cli: Config | None) -> tuple[Config, Config | None, Any]:
+    """(config, flags, launch) of a script's launch: with ``--config_file`` found (as accelerate
+    resolves it, from the working directory; else beside the script), that file with the launch's
+    flags (and ``--launch-args`` after them) as explicit flags; else the flags alone."""
+    import os
+
+    from accelconf import formats
+
+    flags = launch.config
+    if cli is not None:
+        flags = Config(entries={**flags.entries, **cli.entries}, unknown={**flags.unknown, **cli.unknown},
+                       source=flags.source, format="cli")
+    if launch.config_file is None:
+        return flags, None, launch
+    beside = os.path.join(os.path.dirname(source), launch.config_file)
+    found = next((p for p in (launch.config_file, beside) if os.path.isfile(p)), None)
+    if found is None:
+        from accelconf.commands.convert import print_findings
+        from accelconf.findings import Finding
+
+        print_findings([Finding("cli.config-file", "info", f"--config_file {launch.config_file!r} not found from here or beside "
+                                "the script: the launch is explained without it", "", launch.line, launch.column)], source)
+        return flags, None, launch
+    text, path = read_input(found)
+    return formats.read(text, None, path, ver), flags, launch
+
+
 def _script_shell(launch: Any, source: str) -> dict[str, tuple[str, str]]:
     """A launch's own environment (the script's exports and ``VAR=x`` in front), the values the script knows."""
     return {name: (value, f"{source}:{line}") for name, (value, line, _) in launch.env.items() if value is not None}
@@ -281,21 +308,21 @@ def run(args: argparse.Namespace) -> int:
 
     ver = resolve(args.accelerate_version)
     text, source = read_input(args.config)
-    if formats.detect_format(text, source) == "cli":
-        launches = [(la.config, la) for la in _launches(text, source, ver)]
-    else:
-        launches = [(formats.read(text, None, source, ver), None)]
     cli = _launches(args.launch_args, "--launch-args", ver)[0].config if args.launch_args.strip() else None
+    if formats.detect_format(text, source) == "cli":
+        launches = [_script_launch(la, source, ver, cli) for la in _launches(text, source, ver)]
+    else:
+        launches = [(formats.read(text, None, source, ver), cli, None)]
     shell = _shell_env(args.env_file) if args.env_file else None
     kwargs = None
     if args.kwargs:
         ktext, ksource = read_input(args.kwargs)
         kwargs = formats.read(ktext, "kwargs", ksource, ver)
     explained = []
-    for cfg, launch in launches:
+    for cfg, flags, launch in launches:
         env = {**(shell or {}), **(_script_shell(launch, source) if launch is not None else {})}
         try:
-            rows, result = explain(cfg, ver, cli, env or None, kwargs)
+            rows, result = explain(cfg, ver, flags, env or None, kwargs)
         except LaunchError as exc:
             raise InputError(f"accelerate launch would fail: {exc.message}", source,
                              launch.line if launch is not None else 0, launch.column if launch is not None else 0) from exc

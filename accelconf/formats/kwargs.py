@@ -375,15 +375,17 @@ def _evaluate(node: ast.AST) -> Any:
             return values[parts[-1]]  # a str enum: accelerate reads the member as its string
         if parts[:-1] == ["torch"] and parts[-1] in pynames.TORCH_DTYPES:
             return _Dtype(pynames.TORCH_DTYPES[parts[-1]])
-    elif isinstance(node, ast.Dict) and None not in node.keys:
-        return {ast.literal_eval(k): _evaluate(v) for k, v in zip(node.keys, node.values)}  # type: ignore[arg-type]
-    elif isinstance(node, ast.Call) and not node.args and all(k.arg for k in node.keywords):
+    elif isinstance(node, ast.Dict) and all(isinstance(k, ast.Constant) for k in node.keys):
+        return {k.value: _evaluate(v) for k, v in zip(node.keys, node.values) if isinstance(k, ast.Constant)}
+    elif isinstance(node, ast.Call) and not node.args:
         name = _call_name(node)
-        values = {k.arg: _evaluate(k.value) for k in node.keywords}
+        values = {k.arg: _evaluate(k.value) for k in node.keywords if k.arg is not None}
+        if len(values) < len(node.keywords):
+            raise _NotRead  # `**options`
         if name == "dict":
             return values
         if name in pynames.TORCH_CALLS and set(values) <= set(pynames.TORCH_CALLS[name]):
-            return _Call(name, tuple(values.items()))  # type: ignore[arg-type]
+            return _Call(name, tuple(values.items()))
     raise _NotRead
 
 
