@@ -1,7 +1,8 @@
 """The conversion hub: one reader (text -> Config) and one writer (Config -> text) per format.
 
 Formats: ``yaml`` and ``json`` (the accelerate config file), ``env`` (dotenv ``KEY=VALUE`` lines:
-what ``accelerate launch`` exports), ``cli`` (``accelerate launch`` flags) and ``kwargs`` (Python
+what ``accelerate launch`` exports), ``cli`` (``accelerate launch`` flags; a whole shell or sbatch
+script, launch by launch, through :func:`accelconf.formats.cli.read_script`) and ``kwargs`` (Python
 source building ``Accelerator(...)`` and its plugins). Converting A to B is
 ``write(read(text, A), B)``; every format goes through :class:`accelconf.accelerate.model.Config`, so N formats
 need N readers and N writers. Writers return ``(text, findings)``: every lossy step is a finding.
