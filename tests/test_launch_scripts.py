@@ -224,3 +224,10 @@ def test_explain_of_a_script_reads_the_config_file_its_launch_names(capsys: pyte
     assert (rows["mixed_precision"]["value"], rows["mixed_precision"]["where"]) == ("bf16", "fsdp.yaml:3")
     assert first["mode"] == "torchrun" and second["mode"] == "simple"
     assert "run.sh:2:1: info: --config_file 'nope.yaml' not found from here or beside the script" in cap.err
+
+
+@pytest.mark.parametrize("command", ["~/.local/bin/accelerate launch", "uv run accelerate launch", "accelerate-launch",
+                                     "/usr/bin/python3.11 -m accelerate.commands.launch", "env A=1 accelerate launch"])
+def test_read_script_finds_every_spelling_of_the_launch_command(command: str) -> None:
+    (launch,) = C.read_script(f"echo start\n{command} --num_processes 3 train.py\n")
+    assert launch.config.get("num_processes") == 3 and launch.line == 2

@@ -62,6 +62,7 @@ def flag_choices(s: Setting, version: str) -> tuple[str, ...] | None:
     return choices
 
 
+# The spellings of the launch command; the first word may be a path, ``python`` any python3.x.
 PREFIXES = (("accelerate", "launch"), ("accelerate-launch",), ("python", "-m", "accelerate.commands.launch"))
 # accelerate launch's one-letter spellings (commands/launch.py: -q/--quiet, -m/--module, -t/--tee)
 SHORT_FLAGS = {"q": "quiet", "m": "module", "t": "tee"}
@@ -100,12 +101,10 @@ def _command_start(words: list[str | None]) -> tuple[int, int] | None:
         if w is None:
             continue
         base = w.rsplit("/", 1)[-1]
-        if base == "accelerate" and words[i + 1: i + 2] == ["launch"]:
-            return i, i + 2
-        if base == "accelerate-launch":
-            return i, i + 1
-        if _PYTHON.fullmatch(base) and words[i + 1: i + 3] == ["-m", "accelerate.commands.launch"]:
-            return i, i + 3
+        base = "python" if _PYTHON.fullmatch(base) else base
+        for prefix in PREFIXES:
+            if base == prefix[0] and tuple(words[i + 1: i + len(prefix)]) == prefix[1:]:
+                return i, i + len(prefix)
     return None
 
 
