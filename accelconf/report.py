@@ -201,8 +201,11 @@ def output_schema(schema_id: str) -> dict:
     change = _obj({"key": _STR, "a": {}, "b": {}, "kind": _STR, "a_line": {"type": "integer"}, "b_line": {"type": "integer"}},
                   {"note": _STR, "a_key": {"type": ["string", "null"]}, "b_key": {"type": ["string", "null"]}})
     row = _obj({"setting": _STR, "value": {}, "source": _STR, "where": _STR, "env": _STR, "note": _STR})
-    explain = _obj({"accelerate_version": _STR, "mode": _STR, "settings": {"type": "array", "items": {"$ref": "#/$defs/explain_row"}},
-                    "torchrun": {"type": ["object", "null"]}}, closed=False)
+    settings = {"type": "array", "items": {"$ref": "#/$defs/explain_row"}}
+    # a launch script with several launches: the first at the top, every one (with its line) in `launches`
+    launch = _obj({"line": {"type": "integer"}, "mode": _STR, "settings": settings, "torchrun": {"type": ["object", "null"]}})
+    explain = _obj({"accelerate_version": _STR, "mode": _STR, "settings": settings, "torchrun": {"type": ["object", "null"]}},
+                   {"launches": {"type": "array", "items": launch}}, closed=False)
     env = _obj({"python_version": _STR, "platform": _STR, "gpus": {"type": "array", "items": {"type": "object"}},
                 "torch_version": {"type": ["string", "null"]}, "accelerate_version": {"type": ["string", "null"]},
                 "problems": {"type": "array"}, "notes": {"type": "array"}, "unknown": {"type": "array", "items": _STR}},

@@ -196,8 +196,12 @@ def test_explain_of_a_script_explains_each_launch_with_its_environment(capsys: p
                       "accelerate launch --cpu --mixed_precision bf16 b.py\n")
     assert main(["explain", str(script), "--format", "json"]) == 0
     out = json.loads(capsys.readouterr().out)
+    from tests.test_output_contract import _check
+
+    _check("explain", out)  # the output contract: the first launch at the top, every launch in `launches`
     first, second = out["launches"]
     assert (first["line"], first["mode"], second["line"], second["mode"]) == (3, "torchrun", 4, "simple")
+    assert (out["mode"], out["settings"]) == (first["mode"], first["settings"])
     mp = next(r for r in first["settings"] if r["setting"] == "mixed_precision")
     # the launcher writes the variable itself: the script's export never reaches the process
     assert mp["value"] == "no" and "replaces ACCELERATE_MIXED_PRECISION=fp16" in mp["note"]

@@ -337,7 +337,8 @@ def _print(explained: list[tuple[Any, list[Row], Any]], ver: str, source: str, a
     if args.format == "json":
         blocks = [{**({"line": la.line} if several else {}), "mode": result.mode, "settings": [asdict(r) for r in rows],
                    "torchrun": result.torchrun} for la, rows, result in explained]
-        out = {"accelerate_version": ver, **({"launches": blocks} if several else blocks[0])}
+        first = {k: v for k, v in blocks[0].items() if k != "line"}
+        out = {"accelerate_version": ver, **first, **({"launches": blocks} if several else {})}
         print(json.dumps(out, indent=2, default=str))
         return
     from accelconf.report import use_color
