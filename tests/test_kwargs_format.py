@@ -762,3 +762,13 @@ def test_reader_a_value_it_cannot_know_names_its_config_file_setting() -> None:
     cfg = formats.read("FullyShardedDataParallelPlugin(auto_wrap_policy=transformer_auto_wrap_policy)\n", "kwargs")
     assert cfg.notes[0].message == ("FullyShardedDataParallelPlugin(auto_wrap_policy=...) is not a literal; not read "
                                     "(its config-file setting: `fsdp_config.fsdp_auto_wrap_policy`)")
+
+
+TRAINER_PYTHON = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "trainer" / "python"
+
+
+@pytest.mark.skipif(not TRAINER_PYTHON.is_dir(), reason=f"no corpus at {TRAINER_PYTHON}")
+@pytest.mark.parametrize("path", sorted(TRAINER_PYTHON.glob("*.py")) if TRAINER_PYTHON.is_dir() else [], ids=lambda p: p.name[:60])
+def test_corpus_training_scripts_read_without_a_false_error(path: Path) -> None:
+    cfg = formats.read(path.read_text(encoding="utf-8"), "kwargs", str(path))
+    assert [n for n in cfg.notes if n.severity == "error"] == [] and formats.value_findings(cfg) == []
