@@ -108,6 +108,10 @@ def _read_findings(text: str, fmt: str, path: str, version: str | None) -> list[
     it says, and validate's value rules at the input's own positions."""
     from accelconf import formats
 
+    if fmt == "cli":  # every launch of a script, each bad flag at its line:col (not only the first)
+        from accelconf.formats.cli import read_launches
+
+        return [f for la in read_launches(text, path, version) for f in la.config.notes + la.findings]
     cfg = formats.read(text, fmt, path, version)
     return list(cfg.notes) + formats.value_findings(cfg, version)
 

@@ -235,3 +235,13 @@ def test_explain_of_a_script_reads_the_config_file_its_launch_names(capsys: pyte
 def test_read_script_finds_every_spelling_of_the_launch_command(command: str) -> None:
     (launch,) = C.read_script(f"echo start\n{command} --num_processes 3 train.py\n")
     assert launch.config.get("num_processes") == 3 and launch.line == 2
+
+
+def test_validate_of_a_launch_script_reports_every_bad_flag_of_every_launch_at_its_line_and_column() -> None:
+    from accelconf import api
+
+    got = api.validate_source(SCRIPT, "job.sh")
+    errors = [(f.rule, f.line, f.column) for f in got if f.severity == "error"]
+    assert errors == [("cli.unknown-flag", 10, 5), ("invalid-value", 14, 55), ("cli.invalid-choice", 15, 5),
+                      ("cli.bad-value", 15, 28), ("cli.bad-value", 15, 47)]
+    assert ("cli.not-read", 11, 23) in {(f.rule, f.line, f.column) for f in got}
