@@ -773,12 +773,11 @@ def _deepspeed(ctx: Context) -> None:
 
 
 def _deepspeed_file(ctx: Context, ref: str) -> None:
-    """Open the referenced DeepSpeed JSON (relative to the config) and cross-check it."""
+    """Open the referenced DeepSpeed JSON (found as :func:`accelconf.deepspeed.config_file_path` says) and cross-check it."""
     from accelconf import deepspeed as dsmod
 
-    base = os.path.dirname(ctx.doc.path) if ctx.doc.path and not ctx.doc.path.startswith("<") else ""
-    path = ref if os.path.isabs(ref) else os.path.normpath(os.path.join(base, ref))  # as the user named the config
-    if not os.path.isfile(path):
+    path = dsmod.config_file_path(ref, ctx.doc.path)
+    if path is None:
         ctx.finding("deepspeed-config-file-missing", "info",
                     f"`deepspeed_config_file` {ref!r} was not found next to the config (it is resolved against the launch directory at run time)",
                     ("deepspeed_config", "deepspeed_config_file"), on_value=True)

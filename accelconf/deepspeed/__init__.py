@@ -18,7 +18,7 @@ own parser.
 from __future__ import annotations
 
 from accelconf.deepspeed.accelerate import (
-    CONFLICTING_KEYS, DS_TO_ACCELERATE, accelerate_world_size, crosscheck, to_accelerate_section,
+    CONFLICTING_KEYS, DS_TO_ACCELERATE, accelerate_world_size, config_file_path, crosscheck, to_accelerate_section,
 )
 from accelconf.deepspeed.keys import (
     _UNSET, BF16, FP16, NEWEST, OFFLOAD_OPTIMIZER, OFFLOAD_PARAM, OLDEST, RUNTIMES, SCHEMA_ID, TOP, ZERO, Key,
@@ -29,8 +29,8 @@ from accelconf.deepspeed.validate import validate_deepspeed
 
 __all__ = [
     "BF16", "CONFLICTING_KEYS", "DS_TO_ACCELERATE", "FP16", "NEWEST", "OFFLOAD_OPTIMIZER", "OFFLOAD_PARAM", "OLDEST",
-    "RULES", "RUNTIMES", "SCHEMA_ID", "TOP", "ZERO", "Key", "accelerate_world_size", "canonical_path", "crosscheck",
-    "deepspeed_schema", "installed_version", "iter_keys", "lookup",
+    "RULES", "RUNTIMES", "SCHEMA_ID", "TOP", "ZERO", "Key", "accelerate_world_size", "canonical_path", "config_file_path",
+    "crosscheck", "deepspeed_schema", "installed_version", "iter_keys", "lookup",
     "to_accelerate_section", "validate_deepspeed", "write_schema", "_UNSET",
 ]
 

@@ -27,6 +27,10 @@ installed accelerate, else the newest known):
 * FSDP1 ``fsdp_sharding_strategy`` and FSDP2 ``fsdp_reshard_after_forward`` are one setting seen
   through two versions: FULL_SHARD corresponds to ``true``, SHARD_GRAD_OP to ``false``
   (``accelerate to-fsdp2``); other pairs are one change that shows both spellings;
+* a config that runs DeepSpeed with a ``deepspeed_config_file`` means what that file says: the
+  settings the file fixes come from it (found as validate finds it), the keys without an accelerate
+  key are compared in DeepSpeed's spelling when both sides have a DeepSpeed JSON, and the file's
+  name is no difference (unless a side's file cannot be read);
 * a setting one side's format cannot express (an env set has no ``num_processes``) is a
   ``not_comparable`` entry, which does not make the configs different.
 

@@ -25,6 +25,7 @@ TO_FSDP2: dict[str, bool] = registry.FSDP2_RESHARD_OF_STRATEGY
 _EXACT_FSDP2 = ("FULL_SHARD", "SHARD_GRAD_OP")  # the pairs that mean the same thing
 _STRATEGY = "fsdp_config.fsdp_sharding_strategy"
 _RESHARD = "fsdp_config.fsdp_reshard_after_forward"
+_DS_FILE = "deepspeed_config.deepspeed_config_file"
 
 
 def effective_default(setting: Setting, version: str, cfg: Config | None = None) -> Any:
@@ -117,6 +118,20 @@ class _Side:
         self.defaults = defaults or {}  # path -> default, where this side's defaults are not accelerate's
         self.expresses = expresses  # the paths this side can express, when not every path
         self.ds: dict[str, Any] | None = None  # the flattened DeepSpeed JSON this side came from
+        # The DeepSpeed JSON in effect: the side itself, or the file its deepspeed_config_file names
+        # (then ``file_cfg`` holds the settings that file fixes, which replace the config's own).
+        self.ds_doc: Any = None
+        self.file_cfg: Config | None = None
+        self.file_paths: frozenset[str] = frozenset()
+        self.file_missing = ""  # why the named file could not be read
+        self.file_name_compared = False  # whether deepspeed_config_file counts as written (a file is unread)
+
+    def _entry(self, path: str) -> tuple[Entry | None, Config]:
+        """The entry for a path and the Config it comes from (the named DeepSpeed file's, for the
+        settings that file fixes)."""
+        if self.file_cfg is not None and path in self.file_paths:
+            return self.file_cfg.entries.get(path), self.file_cfg
+        return self.cfg.entries.get(path), self.cfg
 
     def default(self, setting: Setting) -> Any:
         if setting.path in self.defaults:
@@ -136,7 +151,7 @@ class _Side:
 
     def value(self, setting: Setting) -> _Value:
         path = setting.path
-        entry = self.cfg.entries.get(path)
+        entry, cfg = self._entry(path)
         raw = entry.value if entry is not None else None
         if isinstance(raw, str) and raw in ("None", "none") and setting.type in ("int", "float"):
             raw = None  # how the launcher writes an unset number into the environment
@@ -148,11 +163,11 @@ class _Side:
             if entry is None and not self.can_express(setting):
                 return _Value("na", None, None, None, f"{self.fmt} cannot express it", "format")  # files express all
             return _Value("default", self.default(setting), None, entry)
-        return _Value("set", _canon(setting, raw), raw, entry, loc=self.where(entry))
+        return _Value("set", _canon(setting, raw), raw, entry, loc=self.where(entry, cfg))
 
-    def where(self, entry: Entry) -> str:
+    def where(self, entry: Entry, cfg: Config | None = None) -> str:
         """``file:line`` of an entry, with the env var or flag name when that is how it was written."""
-        src = self.cfg.source
+        src = (cfg or self.cfg).source
         if not entry.line or not src or (entry.where and entry.where.startswith(f"{src}:")):
             return entry.where or entry.origin
         loc = f"{src}:{entry.line}"
@@ -165,6 +180,8 @@ class _Side:
         """(reason, why) a setting has no effect on this side; ``("", "")`` when it has one."""
         if not setting.exists_in(self.version):
             return "version", f"not read by accelerate {self.version}"
+        if setting.path == _DS_FILE and self.file_cfg is not None and not self.file_name_compared:
+            return "dsfile", "the DeepSpeed settings in the file it names are compared, not its name"
         if setting.lost:
             return "lost", "never reaches the training process"
         if setting.file_ignored and self.is_file():
@@ -200,8 +217,13 @@ def _where(v: _Value) -> str:
 
 def diff(a: Config, b: Config, *, version: str | None = None, ignore: Iterable[str] = ()) -> DiffResult:
     """What A and B mean differently for accelerate ``version`` (see the module docstring)."""
+    from accelconf.diff.deepspeed import add_file_changes, with_deepspeed_files
+
     ver = registry.resolve_version(version)
-    return _diff(_Side(a, ver), _Side(b, ver), ver, tuple(ignore))
+    sa, sb = with_deepspeed_files(_Side(a, ver), _Side(b, ver))
+    result = _diff(sa, sb, ver, tuple(ignore))
+    add_file_changes(result, sa, sb, tuple(ignore))
+    return result
 
 
 def _diff(sa: _Side, sb: _Side, ver: str, ignore: tuple[str, ...], only: frozenset[str] | None = None,
@@ -212,6 +234,9 @@ def _diff(sa: _Side, sb: _Side, ver: str, ignore: tuple[str, ...], only: frozens
     result = DiffResult(a_source=a.source, b_source=b.source, version=ver, mode=mode)
     order = _order()
     paths = set(a.entries) | set(b.entries)
+    for side in (sa, sb):
+        if side.file_cfg is not None:
+            paths |= set(side.file_cfg.entries)
     if sa.fsdp != sb.fsdp:
         paths.add("fsdp_config.fsdp_state_dict_type")  # its default follows the FSDP version
     if only is not None:

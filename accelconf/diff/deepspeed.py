@@ -202,8 +202,9 @@ def diff_accelerate_deepspeed(a: Any, b: Any, *, version: str | None = None, ign
         else:
             side = _Side(deepspeed_config(x), ver, defaults=_ds_side_defaults(), expresses=SHARED_WITH_DEEPSPEED)
             side.ds = {k: v[0] for k, v in flatten_deepspeed(x.data).items()}
+            side.ds_doc = x
             sides.append(side)
-    sa, sb = sides
+    sa, sb = with_deepspeed_files(*sides)
     only = set(SHARED_WITH_DEEPSPEED)
     for side in sides:
         if side.expresses is None:
@@ -213,10 +214,72 @@ def diff_accelerate_deepspeed(a: Any, b: Any, *, version: str | None = None, ign
     procs = fa[0] if fa[0] is not None else fb[0]
     fa, fb = (procs, fa[1], fa[2]), (procs, fb[1], fb[2])
     result = _diff(sa, sb, ver, tuple(ignore), frozenset(only), mode="accelerate-deepspeed", factors=(fa, fb))
-    for side in sides:
-        result.notes.extend(n.message for n in side.cfg.notes if side.expresses is not None)
+    both_json = sa.ds_doc is not None and sb.ds_doc is not None
+    for side in sides:  # what has no accelerate key, unless the other side's JSON is compared key by key
+        result.notes.extend(n.message for n in side.cfg.notes if side.expresses is not None and not both_json)
     result.changes = [_auto_note(c) for c in result.changes]
+    add_file_changes(result, sa, sb, tuple(ignore))
     return result
+
+
+# The DeepSpeed keys a diff compares in their accelerate spelling (mixed_precision from these two).
+_COMPARED_AS_ACCELERATE = frozenset(DS_TO_ACCELERATE) | {"fp16.enabled", "bf16.enabled"}
+
+
+def with_deepspeed_files(sa: _Side, sb: _Side) -> tuple[_Side, _Side]:
+    """Both sides with the DeepSpeed JSON files they name (:func:`with_deepspeed_file`). The file
+    names themselves are compared only when a side's file cannot be read: then its settings are
+    unknown and the name is all there is to compare."""
+    sa, sb = with_deepspeed_file(sa), with_deepspeed_file(sb)
+    if sa.file_missing or sb.file_missing:
+        sa.file_name_compared = sb.file_name_compared = True
+    return sa, sb
+
+
+def with_deepspeed_file(side: _Side) -> _Side:
+    """The side with the DeepSpeed JSON its ``deepspeed_config_file`` names, when it runs DeepSpeed:
+    the settings that file fixes replace the config's own (accelerate reads them from the file and
+    raises when the config sets them too), with DeepSpeed's defaults for what the file leaves out.
+    The file is found as validate finds it (:func:`accelconf.deepspeed.config_file_path`); one
+    that cannot be read leaves the side as it is, with ``file_missing`` saying why."""
+    from accelconf.deepspeed import config_file_path
+    from accelconf.errors import InputError
+    from accelconf.text.document import load_file
+
+    ref = side.cfg.get("deepspeed_config.deepspeed_config_file")
+    if side._distributed_type() != "DEEPSPEED" or not isinstance(ref, str) or ref.strip() in ("", "none"):
+        return side
+    path = config_file_path(ref, side.cfg.source)
+    try:
+        doc = load_file(path, "json") if path is not None else None
+    except InputError as exc:
+        side.file_missing = f"cannot be read ({exc})"
+        return side
+    if doc is None or not isinstance(doc.data, dict):
+        side.file_missing = "is not a DeepSpeed JSON" if doc is not None else \
+            f"was not found next to {side.cfg.source or 'the config'} or in the current directory"
+        return side
+    side.ds_doc, side.file_cfg, side.file_paths = doc, deepspeed_config(doc), SHARED_WITH_DEEPSPEED
+    side.ds = {k: v[0] for k, v in flatten_deepspeed(doc.data).items()}
+    # accelerate's zero3_init_flag default is whether the file is ZeRO-3 (DeepSpeedPlugin.__post_init__)
+    stage = side.file_cfg.get("deepspeed_config.zero_stage")
+    side.defaults = {**_ds_side_defaults(), "deepspeed_config.zero3_init_flag": stage in (3, "3")}
+    return side
+
+
+def add_file_changes(result: DiffResult, sa: _Side, sb: _Side, ignore: tuple[str, ...]) -> None:
+    """Add what two DeepSpeed JSON files in effect differ in beyond the settings accelerate has keys
+    for (compared in accelerate's spelling already), key by key in DeepSpeed's spelling; and say
+    which side's named file could not be read."""
+    for name, side in (("A", sa), ("B", sb)):
+        if side.file_missing:
+            ref = side.cfg.get("deepspeed_config.deepspeed_config_file")
+            result.notes.append(f"{name}'s deepspeed_config_file {ref!r} {side.file_missing}: "
+                                "the DeepSpeed settings in it are not compared")
+    if sa.ds_doc is None or sb.ds_doc is None or (sa.file_cfg is None and sb.file_cfg is None):
+        return
+    more = diff_deepspeed(sa.ds_doc, sb.ds_doc, ignore=ignore)
+    result.changes.extend(c for c in more.changes if c.key not in _COMPARED_AS_ACCELERATE)
 
 
 def _auto_note(c: Change) -> Change:

@@ -247,16 +247,14 @@ def _ds_bf16(doc: Document) -> Finding | None:
 
 
 def _referenced_ds_json(cfg: ConfigView) -> Document | None:
-    """The ``deepspeed_config_file`` of a DEEPSPEED config, resolved next to the config as validate does."""
-    import os
+    """The ``deepspeed_config_file`` of a DEEPSPEED config, found as validate finds it."""
+    from accelconf.deepspeed import config_file_path
 
     ref = cfg.nested("deepspeed_config", "deepspeed_config_file")
     if cfg.distributed_type != "DEEPSPEED" or not isinstance(ref, str) or not ref:
         return None
-    path = cfg.doc.path
-    base = os.path.dirname(os.path.abspath(path)) if path and not path.startswith("<") else os.getcwd()
-    full = ref if os.path.isabs(ref) else os.path.join(base, ref)
-    if not os.path.isfile(full):
+    full = config_file_path(ref, cfg.doc.path)
+    if full is None:
         return None
     from accelconf.text.document import load_file
     from accelconf.errors import InputError

@@ -171,8 +171,11 @@ def _ds_json_data(data: dict[str, Any], path: str | None) -> dict[str, Any] | No
     ref = _ds_json_ref(data)
     if ref is None:
         return None
-    base = os.path.dirname(os.path.abspath(path)) if path and not path.startswith("<") else os.getcwd()
-    full = ref if os.path.isabs(ref) else os.path.join(base, ref)
+    from accelconf.deepspeed import config_file_path
+
+    full = config_file_path(ref, path)
+    if full is None:
+        return None
     try:
         from accelconf.text.document import load_file
 
