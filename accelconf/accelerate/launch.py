@@ -906,6 +906,21 @@ def _rendezvous(mode: str, ns: dict[str, Any], ver: str) -> tuple[dict[str, Any]
     return out, cmd
 
 
+def accelerator_env_entries(cfg: Config) -> list[tuple[Entry, str]]:
+    """The entries of an environment (origin ``env``) that the training process reads although their
+    section is not in use (:data:`registry.ACCELERATOR_ENV_ARGS`), each with the ``Accelerator``
+    argument that can carry it instead: ``ACCELERATE_GRADIENT_ACCUMULATION_STEPS`` under FSDP or
+    MULTI_GPU. No config file or launch flag can hold them there (the launcher exports them only
+    for DeepSpeed)."""
+    out: list[tuple[Entry, str]] = []
+    for path, (arg, _) in registry.ACCELERATOR_ENV_ARGS.items():
+        e = cfg.entries.get(path)
+        if e is not None and e.origin == "env" and e.value is not None and \
+                not registry.section_active(path.split(".", 1)[0], cfg):
+            out.append((e, arg))
+    return out
+
+
 # -- findings -------------------------------------------------------------------------------------
 
 def _file_findings(cfg: Config, ver: str, mode: str, ns: dict[str, Any]) -> Iterable[Finding]:
@@ -933,6 +948,8 @@ def _file_findings(cfg: Config, ver: str, mode: str, ns: dict[str, Any]) -> Iter
                            f"`{path}` is not exported on the DeepSpeed launcher path: torch.compile settings are lost", e)
             continue
         if s.section in ("fsdp_config", "deepspeed_config", "megatron_lm_config") and s.env and letter not in s.env_paths:
+            if e.origin == "env" and path in registry.ACCELERATOR_ENV_ARGS:
+                continue  # the training process reads the variable under every type (accelerator_env_entries)
             yield _finding("launch.unused", "info", f"`{path}` is not used: distributed_type is {dtype!r}", e)
             continue
         if s.section == "fp8_config" and str(ns.get("mixed_precision")).lower() != "fp8":

@@ -262,6 +262,12 @@ USE_PARALLELISM_CONFIG_ENV = "ACCELERATE_USE_PARALLELISM_CONFIG"  # a non-empty 
 USE_SAGEMAKER_ENV = "ACCELERATE_USE_SAGEMAKER"
 SAGEMAKER_DISTRIBUTED_TYPE_ENV = "ACCELERATE_SAGEMAKER_DISTRIBUTED_TYPE"  # the SageMaker job's distributed_type (utils/launch.py)
 CONFIG_DS_FIELDS_ENV = "ACCELERATE_CONFIG_DS_FIELDS"  # the file's deepspeed_config keys, for the JSON conflict check
+# Section settings whose variable the training process reads under every distributed type: path ->
+# (the Accelerator argument it overrides, that argument's default). Accelerator.__init__ takes
+# ACCELERATE_GRADIENT_ACCUMULATION_STEPS over gradient_accumulation_steps= whatever the type
+# (accelerate 1.15 accelerator.py, parse_choice_from_env), and accelerate launch passes the shell's
+# environment on; but the launcher exports it, and a config file or flag holds it, only for DeepSpeed.
+ACCELERATOR_ENV_ARGS: dict[str, tuple[str, Any]] = {"deepspeed_config.gradient_accumulation_steps": ("gradient_accumulation_steps", 1)}
 FP8_OVERRIDE_PREFIX = "ACCELERATE_FP8_OVERRIDE_"  # override_linear_precision: _FPROP, _DGRAD, _WGRAD
 # the parts in override_linear_precision's order (accelerate/utils/dataclasses.py TERecipeKwargs)
 FP8_OVERRIDE_PARTS = ("FPROP", "DGRAD", "WGRAD")

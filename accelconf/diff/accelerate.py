@@ -136,7 +136,16 @@ class _Side:
     def default(self, setting: Setting) -> Any:
         if setting.path in self.defaults:
             return self.defaults[setting.path]
+        if self._accelerator_wide(setting):
+            return registry.ACCELERATOR_ENV_ARGS[setting.path][1]  # the Accelerator argument's default
         return effective_default(setting, self.version, self.cfg)
+
+    def _accelerator_wide(self, setting: Setting) -> bool:
+        """Whether a setting is one the training process reads outside its section
+        (:data:`registry.ACCELERATOR_ENV_ARGS`) and its section is not in use on this side."""
+        if setting.path not in registry.ACCELERATOR_ENV_ARGS or self.fmt == "deepspeed":  # a DeepSpeed JSON is DeepSpeed's
+            return False
+        return not registry.section_active(setting.section, self.cfg)
 
     def can_express(self, setting: Setting) -> bool:
         if self.expresses is not None:
@@ -180,6 +189,11 @@ class _Side:
         """(reason, why) a setting has no effect on this side; ``("", "")`` when it has one."""
         if not setting.exists_in(self.version):
             return "version", f"not read by accelerate {self.version}"
+        if self._accelerator_wide(setting):
+            entry = self.cfg.entries.get(setting.path)
+            if entry is not None and entry.origin != "env":  # an environment's variable is read, a key is not
+                holder = {"cli": "the launcher exports it", "kwargs": "the DeepSpeed plugin reads it"}.get(self.fmt, "a config file holds it")
+                return "section", f"{holder} only for DeepSpeed"
         if setting.path == _DS_FILE and self.file_cfg is not None and not self.file_name_compared:
             return "dsfile", "the DeepSpeed settings in the file it names are compared, not its name"
         if setting.lost:
@@ -252,6 +266,9 @@ def _diff(sa: _Side, sb: _Side, ver: str, ignore: tuple[str, ...], only: frozens
         if setting is None:
             continue
         change, ignored = _compare(path, setting, sa.value(setting), sb.value(setting), sa, sb)
+        if change is not None and (sa._accelerator_wide(setting) or sb._accelerator_wide(setting)):
+            change = change.noted(f"{setting.env} reaches Accelerator({registry.ACCELERATOR_ENV_ARGS[path][0]}=) under every "
+                                  "distributed type; a config file or launch flag holds it only for DeepSpeed")
         if change is not None:
             _add(result, change, a, b)
         if ignored is not None:
@@ -392,8 +409,8 @@ def _section_inactive(change: Change, a: Config, b: Config) -> str:
     section takes effect is the registry's ``Section.active_when``."""
     section = change.key.split(".", 1)[0] if "." in change.key else ""
     sec = registry.SECTIONS.get(section)
-    if sec is None or sec.active_when is None:
-        return ""
+    if sec is None or sec.active_when is None or change.key in registry.ACCELERATOR_ENV_ARGS:
+        return ""  # (the sides say where such a setting has no effect: _Side._no_effect)
     key, value = sec.active_when
     if not any(registry.section_active(section, c) for c in (a, b)):
         return f"no effect on either side ({key} is not {value})"

@@ -467,6 +467,10 @@ def _entry_flags(path: str, e: Entry, s: Setting, sections: set[str], no_paralle
             findings.append(Finding("convert.lossy", "warning", f"`{path}` is exported from the config file, but "
                                     "accelerate refuses --use_parallelism_config without --use_fsdp (FSDP2): no flag "
                                     "can carry it; dropped", path, e.line, e.column))
+        elif s.section and path in registry.ACCELERATOR_ENV_ARGS and e.origin == "env":
+            from accelconf.formats.yamljson import accelerator_env_lost
+
+            findings.append(accelerator_env_lost(e, registry.ACCELERATOR_ENV_ARGS[path][0], "a launch flag"))
         elif s.section:
             findings.append(Finding("convert.lossy", "info", f"`{path}` is not used on this launch path; not written",
                                     path, e.line, e.column))

@@ -25,7 +25,7 @@ from typing import Any, Iterator
 from accelconf.accelerate import registry
 from accelconf.errors import InputError
 from accelconf.findings import Finding
-from accelconf.accelerate.launch import TYPE_OF_PARADIGM, launch_env
+from accelconf.accelerate.launch import TYPE_OF_PARADIGM, accelerator_env_entries, launch_env
 from accelconf.accelerate.model import Config, Entry
 
 # Variables the launcher writes that are not settings of their own.
@@ -212,6 +212,9 @@ def write(cfg: Config, *, version: str | None = None, fmt: str = "env", machine_
           cwd: str | None = None, export: bool = False, **_: Any) -> tuple[str, list[Finding]]:
     result = launch_env(cfg, version=version, machine_rank=machine_rank, cwd=cwd)
     findings = list(result.findings)
+    for e, _arg in accelerator_env_entries(cfg):  # the launcher passes the shell's environment on
+        if e.setting is not None and e.setting.env:
+            result.env.setdefault(e.setting.env, str(e.value))
     if "PYTHONPATH" in result.env:
         findings.append(Finding("launch.cwd", "info", "PYTHONPATH is the directory accelerate launch runs in (written as the current "
                                 "directory; accelerate appends it to any PYTHONPATH the shell has)", "distributed_type"))

@@ -23,7 +23,7 @@ from typing import Any, Iterable
 from accelconf.accelerate import registry
 from accelconf.errors import InputError
 from accelconf.findings import Finding, Severity
-from accelconf.accelerate.launch import launch_env, resolve
+from accelconf.accelerate.launch import accelerator_env_entries, launch_env, resolve
 from accelconf.accelerate.model import Config, Entry
 from accelconf.formats import pynames
 from accelconf.formats.env import decode
@@ -238,6 +238,8 @@ def write(cfg: Config, *, version: str | None = None, fmt: str = "kwargs", machi
     ver = resolve(version)
     result = launch_env(cfg, version=ver, machine_rank=machine_rank)
     classes, acc, findings = plugin_kwargs(result.env, ver, frozenset(cfg.entries))
+    for e, arg in accelerator_env_entries(cfg):  # the launcher does not export it; the Accelerator reads it
+        acc[arg] = e.value
     findings = [f for f in result.findings if f.rule != "launch.not-env"] + findings
     if result.mode in ("torchrun", "deepspeed") or result.env.get("MASTER_ADDR"):
         findings.append(Finding("convert.lossy", "info", "the process layout (num_processes, machines, rendezvous) is not an "

@@ -16,8 +16,8 @@ from typing import Any
 from accelconf.text.document import load_text
 from accelconf.text.scalars import yaml_scalar
 from accelconf.findings import Finding
-from accelconf.accelerate.launch import resolve
-from accelconf.accelerate.model import Config, from_document
+from accelconf.accelerate.launch import accelerator_env_entries, resolve
+from accelconf.accelerate.model import Config, Entry, from_document
 
 
 def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: str = "yaml") -> Config:
@@ -61,6 +61,8 @@ def to_data(cfg: Config) -> tuple[dict[str, Any], list[Finding]]:
     findings: list[Finding] = []
     data: dict[str, Any] = {}
     conflicts = _file_conflicts(cfg)
+    for e, arg in accelerator_env_entries(cfg):  # a file would hold it where it has no effect
+        conflicts[e.path] = accelerator_env_lost(e, arg, "a config file")
     for path, e in cfg.items():
         if path.startswith("--"):
             continue
@@ -125,6 +127,17 @@ def _file_conflicts(cfg: Config) -> dict[str, Finding]:
         out[path] = Finding("convert.lossy", "info" if default else "warning",
                             f"{why}; not written (set it in the DeepSpeed JSON file)", path, e.line, e.column)
     return out
+
+
+def accelerator_env_lost(e: Entry, arg: str, holder: str) -> Finding:
+    """The finding of a writer that cannot carry an :func:`~accelconf.accelerate.launch.accelerator_env_entries`
+    entry: what is lost and the two places that can hold it. ``holder``: what the writer writes
+    ("a config file", "a launch flag")."""
+    var = e.setting.env if e.setting is not None and e.setting.env else e.written_key
+    return Finding("convert.lossy", "warning",
+                   f"{var}={e.value} is read by the training process under every distributed type, but {holder} holds "
+                   f"`{e.path}` only for DeepSpeed; not written: keep {var}={e.value} in the environment accelerate "
+                   f"launch runs in, or pass Accelerator({arg}={e.value})", e.path, e.line, e.column)
 
 
 def write(cfg: Config, *, version: str | None = None, fmt: str = "yaml", **_: Any) -> tuple[str, list[Finding]]:
