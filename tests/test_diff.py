@@ -107,6 +107,40 @@ def test_hybrid_shard_maps_to_true_but_is_listed() -> None:
     assert c.kind == "removed" and "to-fsdp2 maps HYBRID_SHARD" in c.note
 
 
+@pytest.mark.parametrize("case", ["fsdp1-fsdp2-same-sharding", "fsdp1-to-fsdp2"])
+def test_an_fsdp1_to_fsdp2_change_counts_the_same_differences_as_env_files_and_as_yaml(tmp_path, case) -> None:
+    from accelconf import api
+
+    a, b = CASES / case / "a.yaml", CASES / case / "b.yaml"
+    envs = []
+    for side in (a, b):
+        out, _ = api.convert_text(side.read_text(), "env", fmt="yaml", path=str(side), version=VERSION)
+        envs.append(tmp_path / f"{side.stem}.env")
+        envs[-1].write_text(out)
+    as_yaml = [c.key for c in semdiff.diff_files(a, b, version=VERSION).differences]
+    as_env = [c.key for c in semdiff.diff_files(*envs, version=VERSION).differences]
+    assert as_env == as_yaml
+    # the launcher exports FSDP_ACTIVATION_CHECKPOINTING_OFFLOAD=false under FSDP1 as well
+    assert "FSDP_ACTIVATION_CHECKPOINTING_OFFLOAD=false" in envs[0].read_text()
+
+
+def test_a_key_only_one_fsdp_version_reads_is_a_change_only_away_from_its_default() -> None:
+    fsdp1 = _cfg("distributed_type: FSDP\nfsdp_config:\n  fsdp_activation_checkpointing: true\n"
+                 "  fsdp_use_orig_params: true\n")
+    for extra, changed in (("  fsdp_activation_checkpointing_offload: false\n", []),
+                           ("  fsdp_activation_checkpointing_offload: true\n", ["fsdp_config.fsdp_activation_checkpointing_offload"])):
+        fsdp2 = _cfg("distributed_type: FSDP\nfsdp_config:\n  fsdp_version: 2\n  fsdp_activation_checkpointing: true\n"
+                     "  fsdp_state_dict_type: FULL_STATE_DICT\n" + extra)
+        r = semdiff.diff(fsdp1, fsdp2, version=VERSION)
+        assert [c.key for c in r.differences] == ["fsdp_config.fsdp_version"] + changed
+    # an FSDP1-only key away from its default stays a change
+    r = semdiff.diff(_cfg("distributed_type: FSDP\nfsdp_config:\n  fsdp_use_orig_params: false\n"),
+                     _cfg("distributed_type: FSDP\nfsdp_config:\n  fsdp_version: 2\n  fsdp_state_dict_type: FULL_STATE_DICT\n"),
+                     version=VERSION)
+    assert [(c.key, c.a, c.kind, c.note) for c in r.differences][1:] == [
+        ("fsdp_config.fsdp_use_orig_params", False, "removed", "FSDP2 has no fsdp_use_orig_params")]
+
+
 def test_fsdp1_ignores_reshard_after_forward() -> None:
     # The wizard writes the FSDP1 strategy under fsdp_reshard_after_forward, which FSDP1 never reads.
     a = _cfg("distributed_type: FSDP\nfsdp_config:\n  fsdp_reshard_after_forward: SHARD_GRAD_OP\n")

@@ -308,7 +308,9 @@ def _compare(path: str, setting: Setting, va: _Value, vb: _Value, sa: _Side, sb:
         return None, ignored
     if "inactive" in states:  # one side's FSDP version has no such setting
         live, dead = (vb, va) if va.state == "inactive" else (va, vb)
-        if live.state != "set":
+        # A value equal to its default means what an absent key means, as everywhere else: the
+        # launcher exports every FSDP variable, so an env side "sets" keys a file leaves out.
+        if live.state != "set" or same(live.value, (sb if live is vb else sa).default(setting)):
             return None, ignored
         version = (sa if dead is va else sb).fsdp
         kind: ChangeKind = "added" if dead is va else "removed"
