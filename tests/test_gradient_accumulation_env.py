@@ -118,3 +118,18 @@ def test_accelerator_reads_gradient_accumulation_from_the_environment_outside_de
     run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout.split()[-2:] == ["DistributedType.NO", "4"]
+
+
+def test_diff_reads_the_accelerator_argument_a_kwargs_file_passes(tmp_path) -> None:
+    env = tmp_path / "launch.env"
+    env.write_text(FSDP_ENV)
+    out, _ = api.convert_text(FSDP_ENV, "kwargs", fmt="env", path=str(env), version=VERSION)
+    (tmp_path / "train.py").write_text(out)
+    r = semdiff.diff_files(env, tmp_path / "train.py", version=VERSION)
+    assert r.equivalent and r.changes == []
+    (tmp_path / "a.yaml").write_text("distributed_type: FSDP\nfsdp_config:\n  fsdp_sharding_strategy: FULL_SHARD\n")
+    r = semdiff.diff_files(tmp_path / "train.py", tmp_path / "a.yaml", version=VERSION)
+    line = next(i for i, text in enumerate(out.splitlines(), 1) if "gradient_accumulation_steps=4" in text)
+    assert [(c.key, c.a, c.b, c.kind, c.a_where) for c in r.changes if "gradient" in c.key] == [
+        ("deepspeed_config.gradient_accumulation_steps", 4, 1, "removed",
+         f"{tmp_path / 'train.py'}:{line} Accelerator(gradient_accumulation_steps=)")]

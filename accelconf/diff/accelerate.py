@@ -131,7 +131,19 @@ class _Side:
         settings that file fixes)."""
         if self.file_cfg is not None and path in self.file_paths:
             return self.file_cfg.entries.get(path), self.file_cfg
+        arg = self.accelerator_arg(path)
+        if arg is not None:
+            return self.cfg.unknown[arg], self.cfg
         return self.cfg.entries.get(path), self.cfg
+
+    def accelerator_arg(self, path: str) -> str | None:
+        """The kwargs reader's ``Accelerator.ARG`` entry that sets a :data:`registry.ACCELERATOR_ENV_ARGS`
+        setting on a side whose section is not in use (the Accelerator reads the argument there), or None."""
+        setting = _setting(path) if path in registry.ACCELERATOR_ENV_ARGS else None
+        if self.fmt != "kwargs" or setting is None or not self._accelerator_wide(setting):
+            return None
+        name = f"Accelerator.{registry.ACCELERATOR_ENV_ARGS[path][0]}"  # kept by class and argument name
+        return name if name in self.cfg.unknown else None
 
     def default(self, setting: Setting) -> Any:
         if setting.path in self.defaults:
@@ -190,8 +202,9 @@ class _Side:
         if not setting.exists_in(self.version):
             return "version", f"not read by accelerate {self.version}"
         if self._accelerator_wide(setting):
-            entry = self.cfg.entries.get(setting.path)
-            if entry is not None and entry.origin != "env":  # an environment's variable is read, a key is not
+            entry = self._entry(setting.path)[0]
+            # an environment's variable and an Accelerator argument are read, a key is not
+            if entry is not None and entry.origin != "env" and entry.setting is not None:
                 holder = {"cli": "the launcher exports it", "kwargs": "the DeepSpeed plugin reads it"}.get(self.fmt, "a config file holds it")
                 return "section", f"{holder} only for DeepSpeed"
         if setting.path == _DS_FILE and self.file_cfg is not None and not self.file_name_compared:
@@ -251,6 +264,7 @@ def _diff(sa: _Side, sb: _Side, ver: str, ignore: tuple[str, ...], only: frozens
     for side in (sa, sb):
         if side.file_cfg is not None:
             paths |= set(side.file_cfg.entries)
+        paths |= {p for p in registry.ACCELERATOR_ENV_ARGS if side.accelerator_arg(p)}
     if sa.fsdp != sb.fsdp:
         paths.add("fsdp_config.fsdp_state_dict_type")  # its default follows the FSDP version
     if only is not None:
@@ -287,7 +301,8 @@ def _diff(sa: _Side, sb: _Side, ver: str, ignore: tuple[str, ...], only: frozens
             if ignored is not None and _dead(va, vb)[0].reason == "fsdp1-reshard":
                 result.ignored.append(ignored)
     if only is None:
-        result.changes.extend(_unknown(a, b, ignore))
+        read = {arg for side in (sa, sb) for arg in map(side.accelerator_arg, registry.ACCELERATOR_ENV_ARGS) if arg}
+        result.changes.extend(_unknown(a, b, ignore, frozenset(read)))
     fa, fb = factors if factors is not None else (sa.batch_factors(), sb.batch_factors())
     result.notes = consequences(result, fa, fb)
     return result
@@ -428,10 +443,11 @@ def _add(result: DiffResult, change: Change, a: Config, b: Config) -> None:
         result.changes.append(change)
 
 
-def _unknown(a: Config, b: Config, ignore: tuple[str, ...]) -> list[Change]:
+def _unknown(a: Config, b: Config, ignore: tuple[str, ...], compared: frozenset[str] = frozenset()) -> list[Change]:
+    """The keys no setting has; ``compared``: those compared as a setting already (an Accelerator argument)."""
     out: list[Change] = []
     for path in sorted(set(a.unknown) | set(b.unknown)):
-        if matches(path, ignore):
+        if matches(path, ignore) or path in compared:
             continue
         ea, eb = a.unknown.get(path), b.unknown.get(path)
         if ea is not None and eb is not None and same(ea.value, eb.value):
