@@ -13,7 +13,6 @@ quick fixes use them. DeepSpeed JSON is validated by :mod:`accelconf.deepspeed`.
 from __future__ import annotations
 
 import difflib
-import os
 import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
