@@ -173,3 +173,14 @@ def test_the_memory_estimate_and_check_read_a_deepspeed_file_found_in_the_curren
     assert (s.zero_stage, s.offload_param, s.precision) == (3, "cpu", "fp16")
     found = _referenced_ds_json(ConfigView(doc, doc.data))
     assert found is not None and found.path == "ds/zero.json"
+
+
+def test_a_configs_own_keys_beside_the_file_are_listed_without_effect(tmp_path) -> None:
+    _write(tmp_path, {"a.yaml": _yaml("ds.json", "  zero_stage: 2\n") + "mixed_precision: fp16\n", "ds.json": ZERO3_BF16})
+    r = semdiff.diff_files(tmp_path / "ds.json", tmp_path / "a.yaml", version=VERSION)
+    assert r.equivalent  # the file's values are the ones in effect (validate reports the conflict)
+    assert [(c.key, c.a, c.b, c.kind, c.b_line) for c in r.ignored] == [
+        ("deepspeed_config.deepspeed_config_file", None, "ds.json", "added", 4),
+        ("deepspeed_config.zero_stage", None, 2, "added", 5),
+        ("mixed_precision", None, "fp16", "added", 8)]
+    assert r.ignored[1].note == "beside deepspeed_config_file, accelerate raises ValueError; the file's value is compared"

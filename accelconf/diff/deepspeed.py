@@ -276,10 +276,28 @@ def add_file_changes(result: DiffResult, sa: _Side, sb: _Side, ignore: tuple[str
             ref = side.cfg.get("deepspeed_config.deepspeed_config_file")
             result.notes.append(f"{name}'s deepspeed_config_file {ref!r} {side.file_missing}: "
                                 "the DeepSpeed settings in it are not compared")
+        result.ignored.extend(_shadowed(side, side is sa, ignore))
     if sa.ds_doc is None or sb.ds_doc is None or (sa.file_cfg is None and sb.file_cfg is None):
         return
     more = diff_deepspeed(sa.ds_doc, sb.ds_doc, ignore=ignore)
     result.changes.extend(c for c in more.changes if c.key not in _COMPARED_AS_ACCELERATE)
+
+
+def _shadowed(side: _Side, is_a: bool, ignore: tuple[str, ...]) -> list[Change]:
+    """The config's own keys for settings its named DeepSpeed file fixes: the file's values are the
+    ones compared (accelerate raises ValueError with both; validate reports it as an error)."""
+    if side.file_cfg is None:
+        return []
+    out: list[Change] = []
+    for path in sorted(side.file_paths & set(side.cfg.entries)):
+        e = side.cfg.entries[path]
+        if matches(path, ignore) or e.origin != "file":  # the launcher writes ACCELERATE_MIXED_PRECISION itself
+            continue
+        where = e.where or f"{side.cfg.source}:{e.line}"
+        out.append(Change(path, e.value if is_a else None, None if is_a else e.value, "removed" if is_a else "added",
+                          e.line if is_a else 0, 0 if is_a else e.line, where if is_a else "", "" if is_a else where,
+                          Note.of("beside deepspeed_config_file, accelerate raises ValueError; the file's value is compared")))
+    return out
 
 
 def _auto_note(c: Change) -> Change:
