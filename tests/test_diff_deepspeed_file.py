@@ -92,6 +92,17 @@ def test_a_config_with_a_file_equals_one_that_sets_the_same_settings_inline(tmp_
     assert ("deepspeed_config.zero_stage", 3, 2, "changed") in _rows(r)
 
 
+def test_file_keys_without_an_accelerate_setting_are_named_when_the_other_side_has_no_file(tmp_path) -> None:
+    inline = "distributed_type: DEEPSPEED\ndeepspeed_config:\n  zero_stage: 2\nnum_machines: 1\nnum_processes: 8\n"
+    _write(tmp_path, {"a.yaml": inline, "b.yaml": _yaml("ds.json"), "ds.json": ZERO2_FP16})
+    r = semdiff.diff_files(tmp_path / "a.yaml", tmp_path / "b.yaml", version=VERSION)
+    assert ("B's DeepSpeed file also sets zero_optimization.overlap_comm, optimizer.type, which have no accelerate "
+            "setting: not compared (A has no DeepSpeed file; accelerate builds its DeepSpeed config from the settings "
+            "above)") in r.notes  # train_micro_batch_size_per_gpu "auto" is in accelerate's own config too
+    r = semdiff.diff_files(tmp_path / "a.yaml", tmp_path / "b.yaml", version=VERSION, ignore=["optimizer", "overlap_comm"])
+    assert not any("also sets" in n for n in r.notes)
+
+
 def test_zero3_init_flag_defaults_to_whether_the_named_file_is_zero3(tmp_path) -> None:
     _write(tmp_path, {"a.yaml": _yaml("ds.json", "  zero3_init_flag: false\n"), "ds.json": ZERO3_BF16})
     r = semdiff.diff_files(tmp_path / "a.yaml", tmp_path / "ds.json", version=VERSION)

@@ -278,9 +278,29 @@ def add_file_changes(result: DiffResult, sa: _Side, sb: _Side, ignore: tuple[str
                                 "the DeepSpeed settings in it are not compared")
         result.ignored.extend(_shadowed(side, side is sa, ignore))
     if sa.ds_doc is None or sb.ds_doc is None or (sa.file_cfg is None and sb.file_cfg is None):
+        for name, side, other in (("A", sa, sb), ("B", sb, sa)):
+            if side.file_cfg is not None and other.ds_doc is None and other._distributed_type() == "DEEPSPEED":
+                result.notes.extend(_uncompared_note(name, side, ignore))
         return
     more = diff_deepspeed(sa.ds_doc, sb.ds_doc, ignore=ignore)
     result.changes.extend(c for c in more.changes if c.key not in _COMPARED_AS_ACCELERATE)
+
+
+# What accelerate's own DeepSpeed config (DeepSpeedPlugin.__post_init__, no file) holds besides its settings.
+_AS_ACCELERATE_BUILDS = frozenset({("train_batch_size", "auto"), ("train_micro_batch_size_per_gpu", "auto")})
+
+
+def _uncompared_note(name: str, side: _Side, ignore: tuple[str, ...]) -> list[str]:
+    """A note on the keys of a side's DeepSpeed file that have no accelerate setting, when the
+    other side has no DeepSpeed JSON to compare them with (accelerate builds one from its settings)."""
+    keys = [k for k, (v, _) in flatten_deepspeed(side.ds_doc.data).items()
+            if k not in _COMPARED_AS_ACCELERATE and not matches(k, ignore) and (k, v) not in _AS_ACCELERATE_BUILDS]
+    if not keys:
+        return []
+    shown = ", ".join(keys[:5]) + (f" and {len(keys) - 5} more" if len(keys) > 5 else "")
+    other = "B" if name == "A" else "A"
+    return [f"{name}'s DeepSpeed file also sets {shown}, which have no accelerate setting: not compared "
+            f"({other} has no DeepSpeed file; accelerate builds its DeepSpeed config from the settings above)"]
 
 
 def _shadowed(side: _Side, is_a: bool, ignore: tuple[str, ...]) -> list[Change]:
