@@ -558,10 +558,15 @@ def _json_edits(key: str, value: Any) -> tuple[Edit, ...] | None:
 
 def _json_file(data: dict[str, Any], path: str | None) -> str | None:
     """The DeepSpeed JSON where this config's DeepSpeed settings live: the one ``deepspeed_config_file``
-    names (as validate names it: beside the config), the document itself ("") for a DeepSpeed JSON,
-    else ``None``."""
+    names (found as validate finds it; one not found is named beside the config), the document
+    itself ("") for a DeepSpeed JSON, else ``None``."""
+    from accelconf.deepspeed import config_file_path
+
     ref = _ds_json_ref(data) if str(data.get("distributed_type") or "").upper() == "DEEPSPEED" else None
     if ref is not None:
+        found = config_file_path(ref, path)
+        if found is not None:
+            return found
         real = path and not path.startswith("<")
         return ref if os.path.isabs(ref) or not real else os.path.normpath(os.path.join(os.path.dirname(path or ""), ref))
     return "" if _standalone_ds_json(data) else None
