@@ -279,3 +279,12 @@ def test_preflight_help_imports_no_torch():
             "print([m for m in ('torch', 'accelerate') if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=_env(), timeout=60).stdout
     assert out.strip().endswith("[]")
+
+
+def test_a_rank_whose_rendezvous_never_completes_reports_the_hang_and_exits(tmp_path):
+    cfg = _config(tmp_path, _free_port())
+    port = str(_free_port())
+    env = _env(RANK="0", WORLD_SIZE="2", LOCAL_RANK="0", LOCAL_WORLD_SIZE="1", MASTER_ADDR="127.0.0.1", MASTER_PORT=port)
+    (rank0,) = _run_all([([sys.executable, "-m", "accelconf.preflight", str(cfg), "--timeout", "3"], env)], tmp_path)
+    assert rank0.returncode == 1
+    assert f"node 0 rank 0: the rendezvous at 127.0.0.1:{port} did not finish within 3 s [preflight.hang]" in rank0.stderr

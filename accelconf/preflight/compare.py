@@ -86,15 +86,20 @@ def against_config(layout: Layout, facts: Sequence[dict[str, Any]]) -> Iterable[
 
 def against_each_other(facts: Sequence[dict[str, Any]]) -> Iterable[Issue]:
     ref = min(facts, key=lambda f: f["rank"])
-    names = sorted({n for f in facts for n in f["versions"]})
-    for name in names:
-        yield from _differ(facts, "preflight.version", f"{name} version", lambda f, n=name: f["versions"].get(n))
+    def version(name: str) -> Callable[[dict[str, Any]], Any]:
+        return lambda f: f["versions"].get(name)
+
+    def variable(name: str) -> Callable[[dict[str, Any]], Any]:
+        return lambda f: f["env"].get(name)
+
+    for name in sorted({n for f in facts for n in f["versions"]}):
+        yield from _differ(facts, "preflight.version", f"{name} version", version(name))
     yield from _differ(facts, "preflight.config", "the config file (sha256)", lambda f: f["config"]["sha256"])
     yield from _differ(facts, "preflight.deepspeed-file", "the DeepSpeed file (sha256)", lambda f: f["deepspeed_file"]["sha256"])
     yield from _differ(facts, "preflight.default-config", "accelerate's default config (sha256, None: none)",
                        lambda f: f["default_config"]["sha256"])
     for var in sorted({k for f in facts for k in f["env"]}):
-        yield from _differ(facts, "preflight.env", var, lambda f, v=var: f["env"].get(v))
+        yield from _differ(facts, "preflight.env", var, variable(var))
     yield from _differ(facts, "preflight.gpu-model", "the GPU models", lambda f: f["gpus"].get("models"))
     for f in facts:
         skew = f.get("clock", 0.0) - ref.get("clock", 0.0)

@@ -138,9 +138,9 @@ def run(args: argparse.Namespace) -> int:
     gpus, build = _gpus(torch)
     facts = collect(info, layout, gpus, build, args.disk)
     use_cuda = layout.uses_gpus and gpus["count"] > 0
-    if info.world_size == 1:
-        everyone, bench = [{**facts, "clock": time.time()}], None
-    else:
+    everyone: list[dict[str, Any]] = [{**facts, "clock": time.time()}]
+    bench: dict[str, Any] | None = None
+    if info.world_size > 1:
         with dog.during(f"the rendezvous at {os.environ.get('MASTER_ADDR')}:{os.environ.get('MASTER_PORT')}", args.timeout):
             if use_cuda:
                 torch.cuda.set_device(info.local_rank)
@@ -151,7 +151,7 @@ def run(args: argparse.Namespace) -> int:
             group = dist.new_group(backend="gloo") if use_cuda else None
             dist.barrier(group=group)
             facts["clock"] = time.time()
-            everyone = [None] * info.world_size
+            everyone = [{} for _ in range(info.world_size)]
             dist.all_gather_object(everyone, facts, group=group)
         with dog.during(f"the all_reduce on {'nccl' if use_cuda else 'gloo'}", args.step_timeout):
             bench = _bench(torch, dist, args, f"cuda:{info.local_rank}" if use_cuda else "cpu", everyone)
