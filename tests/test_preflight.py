@@ -288,3 +288,12 @@ def test_a_rank_whose_rendezvous_never_completes_reports_the_hang_and_exits(tmp_
     (rank0,) = _run_all([([sys.executable, "-m", "accelconf.preflight", str(cfg), "--timeout", "3"], env)], tmp_path)
     assert rank0.returncode == 1
     assert f"node 0 rank 0: the rendezvous at 127.0.0.1:{port} did not finish within 3 s [preflight.hang]" in rank0.stderr
+
+
+def test_a_machine_rank_used_by_two_nodes_is_reported_by_node_0(tmp_path):
+    cfg = _config(tmp_path, _free_port())
+    node0, first, second = _run_all([_node(cfg, 0), _node(cfg, 1), _node(cfg, 1)], tmp_path)
+    assert node0.returncode == 1
+    assert "node 1: machine_rank 1 was used by two nodes" in node0.stderr
+    assert sorted([first.returncode, second.returncode]) == [0, 1]
+    assert "machine_rank 1 is used by another node already" in (first.stderr + second.stderr)

@@ -127,6 +127,7 @@ def _arrive(args: argparse.Namespace, layout: Layout, node: int) -> tuple[Any, i
         sys.stdout.write(missing_report(layout, node, [0], time.monotonic() - started, args.format, reason))
         return None, 1
     if store.add(f"{KEY}/claim/{node}", 1) > 1:
+        store.set(f"{KEY}/twice/{node}", socket.gethostname())
         print(f"accelconf preflight: node {node}: machine_rank {node} is used by another node already "
               "[preflight.machine-rank]", file=sys.stderr)
         return None, 1
@@ -156,7 +157,19 @@ def run(args: argparse.Namespace) -> int:
         store.add(f"{KEY}/done", 1)
         if node == 0:  # the other nodes' ranks still talk to the store hosted here
             _wait_for_done(store, layout, args.step_timeout)
+    if node == 0 and _report_twice(store, layout):
+        return 1
     return code
+
+
+def _report_twice(store: Any, layout: Layout) -> bool:
+    """Say which machine ranks a second node claimed (it stopped; one node of that rank ran)."""
+    twice = [n for n in range(layout.num_machines) if store.check([f"{KEY}/twice/{n}"])]
+    for n in twice:
+        host = store.get(f"{KEY}/twice/{n}").decode(errors="replace")
+        print(f"node {n}: machine_rank {n} was used by two nodes ({host} came second and stopped) "
+              "[preflight.machine-rank]", file=sys.stderr)
+    return bool(twice)
 
 
 def _wait_for_done(store: Any, layout: Layout, seconds: float) -> None:
