@@ -297,3 +297,13 @@ def test_a_machine_rank_used_by_two_nodes_is_reported_by_node_0(tmp_path):
     assert "node 1: machine_rank 1 was used by two nodes" in node0.stderr
     assert sorted([first.returncode, second.returncode]) == [0, 1]
     assert "machine_rank 1 is used by another node already" in (first.stderr + second.stderr)
+
+
+def test_free_disk_is_reported_for_the_path_given_and_an_error_for_a_missing_one(tmp_path):
+    from accelconf.preflight.facts import disk_free
+
+    assert disk_free(str(tmp_path))["free_gib"] >= 0
+    assert "error" in disk_free(str(tmp_path / "absent"))
+    facts = [_facts(0, 0, disk={"path": "/ckpt", "error": "No such file or directory"}), _facts(1, 0)]
+    assert [(i.rule, i.node, i.ranks) for i in issues(read_layout(str(_config(tmp_path, 29500))), facts)
+            if i.rule == "preflight.disk"] == [("preflight.disk", 0, (0,))]

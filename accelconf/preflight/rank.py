@@ -41,8 +41,17 @@ class Watchdog:
         self.step, self.seconds, self.deadline = step, seconds, time.monotonic() + seconds
         try:
             yield
+        except Exception as exc:  # a peer gone mid-step: torch raises DistError or RuntimeError
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            self._stop(f"{step} failed: {first} [preflight.step-failed]")
         finally:
             self.deadline = None
+
+    def _stop(self, message: str) -> None:
+        i = self.info
+        print(f"accelconf preflight: node {i.node_rank} rank {i.rank}: {message}", file=sys.stderr, flush=True)
+        sys.stdout.flush()
+        os._exit(HUNG)  # not sys.exit: torch's exit handlers could wait on the peer that is gone
 
     def _watch(self) -> None:
         while True:
@@ -50,10 +59,7 @@ class Watchdog:
             if self.parent is not None and os.getppid() != self.parent:
                 os._exit(HUNG)
             if self.deadline is not None and time.monotonic() > self.deadline:
-                i = self.info
-                print(f"accelconf preflight: node {i.node_rank} rank {i.rank}: {self.step} did not finish within "
-                      f"{self.seconds:g} s [preflight.hang]", file=sys.stderr, flush=True)
-                os._exit(HUNG)
+                self._stop(f"{self.step} did not finish within {self.seconds:g} s [preflight.hang]")
 
 
 def _gpus(torch: Any) -> tuple[dict[str, Any], dict[str, str | None]]:
