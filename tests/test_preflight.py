@@ -307,3 +307,12 @@ def test_free_disk_is_reported_for_the_path_given_and_an_error_for_a_missing_one
     facts = [_facts(0, 0, disk={"path": "/ckpt", "error": "No such file or directory"}), _facts(1, 0)]
     assert [(i.rule, i.node, i.ranks) for i in issues(read_layout(str(_config(tmp_path, 29500))), facts)
             if i.rule == "preflight.disk"] == [("preflight.disk", 0, (0,))]
+
+
+def test_preflight_without_torch_exits_2_with_a_message(cli, tmp_path, monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "torch" else real(name, *a))
+    r = cli("preflight", str(_config(tmp_path, 29500)), "--machine-rank", "0")
+    assert r.code == 2 and "torch is not installed" in r.err

@@ -69,6 +69,17 @@ def read_layout(path: str, machine_rank: int | None = None) -> Layout:
     )
 
 
+def require_torch() -> None:
+    """Raise ``UsageError`` (exit 2) when torch, the engine the job itself runs on, is not installed."""
+    import importlib.util
+
+    from accelconf.errors import UsageError
+
+    if importlib.util.find_spec("torch") is None:
+        raise UsageError("preflight runs through torch.distributed, and torch is not installed in this "
+                         "interpreter: run it with the Python that trains")
+
+
 def add_options(p: argparse.ArgumentParser) -> None:
     """The options both entry points take (the command adds ``--machine-rank``)."""
     p.add_argument("config", metavar="CONFIG", help="the accelerate config file the job launches with")

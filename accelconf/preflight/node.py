@@ -24,7 +24,7 @@ import time
 from datetime import timedelta
 from typing import Any
 
-from accelconf.preflight.layout import Layout, read_layout
+from accelconf.preflight.layout import Layout, read_layout, require_torch
 from accelconf.preflight.rank import PARENT
 
 KEY = "accelconf-preflight"
@@ -143,6 +143,7 @@ def _arrive(args: argparse.Namespace, layout: Layout, node: int) -> tuple[Any, i
 
 def run(args: argparse.Namespace) -> int:
     layout = read_layout(args.config, args.machine_rank)
+    require_torch()
     node = layout.machine_rank
     if not 0 <= node < layout.num_machines:
         from accelconf.errors import UsageError

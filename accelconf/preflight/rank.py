@@ -20,7 +20,7 @@ from typing import Any, Iterator
 
 from accelconf.preflight.compare import Issue, issues
 from accelconf.preflight.facts import RankInfo, collect, rank_info
-from accelconf.preflight.layout import Layout, read_layout
+from accelconf.preflight.layout import Layout, read_layout, require_torch
 
 PARENT = "ACCELCONF_PREFLIGHT_PARENT"  # set by `accelconf preflight`: a rank outliving it exits
 HUNG = 1  # a hung step is a finding, not a crash
@@ -134,6 +134,7 @@ def _print(args: argparse.Namespace, layout: Layout, info: RankInfo, everyone: l
 def run(args: argparse.Namespace) -> int:
     started = time.monotonic()
     layout = read_layout(args.config)
+    require_torch()
     info = rank_info()
     parent = os.environ.get(PARENT)
     dog = Watchdog(info, int(parent) if parent else None)
