@@ -30,6 +30,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "diff": ("diff", "semantic diff of two configs, in any formats"),
     "check": ("check", "check a config against installed versions and GPUs, or a target machine"),
     "env": ("env", "print the detected environment (versions, GPUs)"),
+    "preflight": ("preflight", "check every node of a multi-node job through torch.distributed before it trains"),
     "lsp": ("lsp", "run the language server (stdio, or --tcp)"),
 }
 

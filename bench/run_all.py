@@ -22,6 +22,7 @@ BENCHES = [
     ("diff", "bench_diff.py", []),
     ("check and env", "bench_check.py", []),
     ("language server vs yaml-language-server", "bench_lsp.py", []),
+    ("two-node preflight on localhost", "bench_preflight.py", ["--runs", "1"]),
 ]
 
 

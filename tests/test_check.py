@@ -9,6 +9,7 @@ rule@line[:severity] ...``, nothing for a clean file). No test needs a GPU.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import shlex
 from collections import Counter
@@ -60,12 +61,15 @@ def _header(path: Path) -> dict[str, str]:
         if not line.startswith("#"):
             break
         key, sep, value = line[1:].strip().partition(":")
-        if sep and key in ("args", "target", "detect", "expect"):
+        if sep and key in ("args", "target", "detect", "expect", "default-config"):
             head[key] = value.strip()
     return head
 
 
 def _env_for_case(head: dict[str, str]) -> Environment:
+    if "default-config" in head:  # the detected host has accelerate's default config there
+        rest = {k: v for k, v in head.items() if k != "default-config"}
+        return dataclasses.replace(_env_for_case(rest), default_config=head["default-config"])
     if "target" in head:
         return load_target(DATA / "targets" / head["target"])
     if "detect" in head:

@@ -75,11 +75,14 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
         only = "" if target else " (env and cli only)"
         ranks.add_argument("--machine-rank", type=int, metavar="N", help=f"multi-node: the output of node N{only}")
         ranks.add_argument("--all-ranks", action="store_true", help=f"multi-node: one block per node{only}")
+    if target is None or target == "cli":
+        p.add_argument("--preflight", action="store_true",
+                       help="end each command with `-m accelconf.preflight INPUT`: the check, started as training is" + ("" if target else " (cli only)"))
     if target is None or target == "env":
         p.add_argument("--export", action="store_true", help="prefix lines with 'export '" + ("" if target else " (env only)"))
     p.add_argument("--strict", action="store_true", help="exit 1 when a lossy step is reported as a warning or error")
     p.add_argument("--quiet", "-q", action="store_true", help="do not print info findings")
-    p.set_defaults(machine_rank=None, all_ranks=False, export=False)
+    p.set_defaults(machine_rank=None, all_ranks=False, export=False, preflight=False)
     if target:
         p.set_defaults(target_format=target)
     p.set_defaults(func=run)
@@ -147,6 +150,10 @@ def run(args: argparse.Namespace) -> int:
         raise
     from accelconf.report import FileResult, exit_code
 
+    if args.preflight and args.target_format == "cli":
+        from accelconf.preflight.tocli import launcher_findings, with_preflight
+
+        out, findings = with_preflight(out, args.input), findings + launcher_findings(text, source)
     sys.stdout.write(out)
     print_findings(findings, source, args.quiet)
     return exit_code([FileResult(source, findings)], args.strict)

@@ -530,9 +530,23 @@ def rule_rtx40(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
     )
 
 
+def rule_default_config(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
+    """env-default-config: a multi-node config, and this host has accelerate's default config: a launch
+    without --config_file reads that file, which is this host's own (what preflight finds at run time)."""
+    if cfg.num_machines <= 1 or not env.default_config:
+        return
+    yield cfg.finding(
+        "env-default-config", "warning",
+        f"this host has accelerate's default config ({env.default_config}): `accelerate launch` without "
+        "--config_file reads it, and every node reads its own copy, or none; pass --config_file on every node "
+        "(`accelconf preflight` compares what the nodes read)",
+        "num_machines", suggestion="accelerate launch --config_file THIS_FILE ...",
+    )
+
+
 RULES: tuple[Callable[[ConfigView, Environment], Iterable[Finding]], ...] = (
     rule_probe, rule_no_gpu, rule_num_processes, rule_gpu_ids, rule_num_machines, rule_bf16, rule_fp8,
-    rule_torch, rule_deepspeed, rule_rendezvous, rule_rtx40,
+    rule_torch, rule_deepspeed, rule_rendezvous, rule_rtx40, rule_default_config,
 )
 
 RULE_IDS: dict[str, str] = {
@@ -552,6 +566,7 @@ RULE_IDS: dict[str, str] = {
     "env-deepspeed-version": "deepspeed older than accelerate or the config's DeepSpeed features need",
     "env-rendezvous": "multi-node settings incomplete (main_process_ip/port, machine_rank, hostfile)",
     "env-rtx40-p2p": "several RTX 40 series GPUs with a driver before 550.40.07 (NCCL P2P/IB turned off)",
+    "env-default-config": "a multi-node config on a host with its own accelerate default config",
 }
 
 
