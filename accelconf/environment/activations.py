@@ -75,7 +75,8 @@ class Structure:
     experts: int = 0
     top_k: int = 0
     shared_expert: int = 0          # qwen2-moe's shared expert width (its sigmoid gate is per token)
-    logit_softcap: bool = False
+    logit_softcap: bool = False     # gemma2's final tanh cap: tanh keeps its output
+    attn_softcap: bool = False      # gemma2's attention-score cap (eager only)
 
     def with_attn(self, attn: str | None) -> "Structure":
         """The same model under another attention kernel (``eager``, ``sdpa``, ``flash`` or a
@@ -135,7 +136,8 @@ def structure_of(data: dict[str, Any], family: str) -> Structure:
     return Structure(fam, h, layers, heads, kv, hd, inter, data["vocab_size"], act=act, norm=norm,
                      norms_per_layer=per_layer, qk_norm=fam in ("qwen3", "qwen3_moe", "gemma3", "gemma3_text"),
                      fused_qkv=fam == "phi3", experts=experts, top_k=top_k, shared_expert=shared,
-                     logit_softcap=bool(data.get("final_logit_softcapping")), **common)
+                     logit_softcap=bool(data.get("final_logit_softcapping")),
+                     attn_softcap=bool(data.get("attn_logit_softcapping")), **common)
 
 
 def _layernorm_family(data: dict[str, Any], fam: str, h: int, heads: int, kv: int, hd: int, layers: int,
@@ -270,7 +272,7 @@ def _attention(st: Structure, s: int, b: int, e: int) -> list[tuple[str, float]]
                       + _norm(st, t * st.kv_heads, st.head_dim, e, False)))
     if eager:
         scores = b * st.heads * s * s
-        probs = 4 * scores + (e * scores if e != 4 else 0.0)
+        probs = 4 * scores + (e * scores if e != 4 else 0.0) + (e * scores if st.attn_softcap else 0.0)
         if st.attn_dropout > 0:
             probs += scores + (0.0 if e != 4 else e * scores)  # the mask; the dropped copy replaces the cast
         parts.append(("attention scores and probabilities (eager)", float(probs)))
