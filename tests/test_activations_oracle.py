@@ -168,7 +168,7 @@ def test_saved_activations_match_pytorch_within_5_percent(family, attn):
 
 # -- the worked example: Qwen2-7B at its real widths ------------------------------------------------
 
-QWEN2_7B = Path(__file__).resolve().parent / "data" / "memory" / "qwen2-7b"
+QWEN2_7B = Path(__file__).resolve().parents[1] / "examples" / "memory" / "qwen2-7b"
 
 
 def _on_cpu(module, dtype):
