@@ -266,7 +266,7 @@ def _attention(st: Structure, s: int, b: int, e: int) -> list[tuple[str, float]]
     t = s * b
     q, kv = st.heads * st.head_dim, st.kv_heads * st.head_dim
     eager = st.attn == "eager"
-    parts = [("q, k, v", _qkv(st, t, e, eager))]
+    parts = [("q, k, v", _qkv(st, t, e, eager, b))]
     if st.qk_norm:
         parts.append(("q and k norms", _norm(st, t * st.heads, st.head_dim, e, False)
                       + _norm(st, t * st.kv_heads, st.head_dim, e, False)))
@@ -289,21 +289,16 @@ def _rope_cat(st: Structure) -> bool:
     return st.rope and (st.rope_fraction < 1 or st.family == "phi3")
 
 
-def _qkv(st: Structure, t: int, e: int, eager: bool) -> float:
-    """q, k and v as the attention kernel keeps them: rotated copies of q and k; eager attention's
-    repeated k and v for GQA; under eager, v a view of the fused projection's output (kept whole)."""
+def _qkv(st: Structure, t: int, e: int, eager: bool, b: int = 1) -> float:
+    """q, k and v as the attention kernel keeps them: rotated copies of q and k, v of its own (SDPA
+    takes a contiguous one; eager's batched matmul folds it into a copy), eager's repeated k and v
+    for GQA. Falcon broadcasts one k/v head with ``expand``: a copy only when the batch is folded."""
     q, kv = st.heads * st.head_dim, st.kv_heads * st.head_dim
-    repeated = eager and st.kv_heads != st.heads
+    repeated = eager and st.kv_heads != st.heads and (st.family != "falcon" or b > 1)
     if not st.rope and st.fused_qkv:  # gpt2: q, k and v are views of one output
         return float(e * t * (q + 2 * kv) + (2 * e * t * q if repeated else 0))
-    qk = e * t * (q + (q if repeated else kv))
-    if repeated:
-        v = e * t * q
-    elif st.fused_qkv and eager:  # SDPA keeps a contiguous v of its own
-        v = e * t * (q + 2 * kv)
-    else:
-        v = e * t * kv
-    return float(qk + v)
+    width = q if repeated else kv
+    return float(e * t * (q + 2 * width))
 
 
 def _mlp(st: Structure, t: float, e: int) -> float:
@@ -329,14 +324,16 @@ def _norms(st: Structure, t: int, e: int) -> float:
     h = st.hidden
     if st.norms_per_layer == 4:  # gemma2/3: the post-norms' outputs go to the residual add only
         return 2 * _norm(st, t, h, e) + 2 * _norm(st, t, h, e, False)
-    return st.norms_per_layer * _norm(st, t, h, e)
+    shared = e * t * h if st.parallel and st.norms_per_layer == 2 and st.norm == "layer" else 0
+    return st.norms_per_layer * _norm(st, t, h, e) - shared  # parallel: both LayerNorms keep one input
 
 
 def _moe(st: Structure, t: int, e: int) -> float:
-    """Router logits and their fp32 softmax, then ``top_k`` expert MLPs per token on average."""
+    """The router's fp32 softmax and its int64 routing indices, then per routed token (``top_k`` per
+    token, balanced on average) the gathered input, the expert MLP and the output before weighting."""
     routed = t * st.top_k
-    router = 4 * t * st.experts + e * t * st.experts
-    experts = e * routed * st.hidden + _mlp(st, routed, e)
+    router = 4 * t * st.experts + 4 * 8 * routed
+    experts = 2 * e * routed * st.hidden + _mlp(st, routed, e)
     if st.shared_expert:
         experts += _mlp(replace(st, intermediate=st.shared_expert), t, e) + e * t
     return float(router + experts)
