@@ -124,7 +124,7 @@ def structure_of(data: dict[str, Any], family: str) -> Structure:
         return _layernorm_family(data, fam, h, heads, kv, hd, layers, common)
     act = str(_num(data, "hidden_act", "hidden_activation", default="silu"))
     inter = data["intermediate_size"]
-    norm = "gemma" if fam.startswith("gemma") else "rms"
+    norm: Literal["rms", "gemma"] = "gemma" if fam.startswith("gemma") else "rms"
     per_layer = 4 if fam in ("gemma2", "gemma3", "gemma3_text") else 2
     experts = top_k = shared = 0
     if fam == "mixtral":
