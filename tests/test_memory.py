@@ -123,17 +123,21 @@ def test_sharding_orders_memory():
     assert off.params == off.grads == off.optimizer == 0 and off.gathered > 0
 
 
-def test_activations_formula_and_checkpointing(tmp_path):
+def test_activations_come_from_the_structure_and_checkpointing_keeps_layer_inputs(tmp_path):
     (tmp_path / "config.json").write_text(json.dumps({
         "model_type": "llama", "hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 32,
         "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 128256}))
     m = from_model_dir(str(tmp_path))
-    s, b, h, a, L = 4096, 2, 4096, 32, 32
+    s, b, h, L = 4096, 2, 4096, 32
     full = estimate(Strategy("fsdp1", "bf16"), Layout(8), m, seq_len=s, micro_batch=b)
-    assert full.activations == L * (34 * s * b * h + 5 * a * s * s * b)
-    assert full.activation_formula == memory.KORTHIKANTI
+    act = full.activation_detail
+    assert full.activations == act.peak == act.saved + act.transient[1]
+    assert act.saved == L * act.per_layer + act.outside_total
+    assert "llama structure (sdpa attention)" in full.activation_formula
     ckpt = estimate(Strategy("fsdp1", "bf16", activation_checkpointing=True), Layout(8), m, seq_len=s, micro_batch=b)
-    assert ckpt.activations == L * 2 * s * b * h
+    kept = ckpt.activation_detail
+    assert kept.kept == L * 2 * s * b * h  # one bf16 hidden state per layer
+    assert ckpt.activations < full.activations
     no_shape = estimate(Strategy("fsdp1", "bf16"), Layout(8), from_count("8B"), seq_len=s, micro_batch=b)
     assert no_shape.activations is None and any("--model" in n for n in no_shape.notes)
 

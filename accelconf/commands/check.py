@@ -217,6 +217,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def add_memory_options(p: argparse.ArgumentParser) -> None:
+    from accelconf.environment.activations import ATTN_CHOICES
+
     m = p.add_argument_group("will it fit? (memory per GPU; with --params or --model)")
     m.add_argument("--params", metavar="N", help="the model's parameter count: 8B, 70e9, 350M")
     m.add_argument("--model", metavar="DIR", help="a local Hugging Face model folder (safetensors index or headers, "
@@ -225,6 +227,8 @@ def add_memory_options(p: argparse.ArgumentParser) -> None:
                    "(default: 1/32 of --params)")
     m.add_argument("--seq-len", type=int, metavar="S", help="sequence length, for activations (with --micro-batch)")
     m.add_argument("--micro-batch", type=int, metavar="B", help="micro batch per GPU, for activations")
+    m.add_argument("--attn", choices=ATTN_CHOICES, help="the attention kernel, for activations "
+                   "(default: the config.json's attn_implementation, else sdpa as transformers picks)")
     m.add_argument("--host-ram", type=float, metavar="GIB", help="host RAM per node in GiB (default: this "
                    "machine's when checking against it, else unknown)")
 
@@ -236,7 +240,7 @@ def memory_reports(args: argparse.Namespace, env: Environment, results: list[Fil
     from accelconf.environment import memory, modelsize
 
     if getattr(args, "params", None) is None and getattr(args, "model", None) is None:
-        for flag in ("seq_len", "micro_batch", "largest_layer", "host_ram"):
+        for flag in ("seq_len", "micro_batch", "largest_layer", "host_ram", "attn"):
             if getattr(args, flag, None) is not None:
                 raise UsageError(f"--{flag.replace('_', '-')} needs --params or --model")
         return None
@@ -251,6 +255,7 @@ def memory_reports(args: argparse.Namespace, env: Environment, results: list[Fil
     if args.host_ram is not None and args.host_ram <= 0:
         raise UsageError("--host-ram must be a positive number of GiB")
     size = modelsize.from_model_dir(args.model) if args.model else modelsize.from_count(args.params, args.largest_layer)
+    size = modelsize.with_attention(size, getattr(args, "attn", None))
     out: list[Any] = []
     from accelconf.environment.wrapclass import model_classes, wrap_findings
     from accelconf.text.document import load_file

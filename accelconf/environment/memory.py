@@ -25,12 +25,13 @@ The arithmetic, and where it comes from:
   ``reshard_after_forward: false`` keep the whole 16-bit model gathered between forward and backward.
   FSDP2 shards every tensor on dim 0 (``torch.chunk``), so with the tensors known the first rank's
   exact element count is used.
-* Activations (only with a sequence length and micro batch): Korthikanti et al. 2022, "Reducing
-  Activation Recomputation in Large Transformer Models", 34sbh + 5as²b bytes per layer (16-bit,
-  no tensor parallelism), 2sbh per layer with activation checkpointing.
+* Activations (only with a sequence length and micro batch, and a model whose structure is known
+  from its ``config.json``): :mod:`accelconf.environment.activations`, what autograd saves for
+  backward tensor by tensor, the fp32 logits of the loss and the largest transient; checkpointing
+  keeps the layer inputs and recomputes one layer at a time.
 
 Outside the estimate, as in DeepSpeed's: the CUDA context, allocator fragmentation, communication
-buckets, temporary buffers and the logits of the loss.
+buckets and the optimizer step's temporaries.
 """
 
 from __future__ import annotations
@@ -53,8 +54,6 @@ WARN_FRACTION = 0.90
 Kind = Literal["single", "ddp", "deepspeed", "fsdp1", "fsdp2"]
 SHARDED_GROUP = {"FULL_SHARD": "world", "SHARD_GRAD_OP": "world", "HYBRID_SHARD": "node",
                  "HYBRID_SHARD_ZERO2": "node", "NO_SHARD": "one"}
-KORTHIKANTI = "Korthikanti et al. 2022: 34sbh + 5as^2b bytes per layer"
-KORTHIKANTI_CKPT = "Korthikanti et al. 2022, full recomputation: 2sbh bytes per layer"
 
 
 @dataclass(frozen=True)
@@ -72,6 +71,7 @@ class Strategy:
     offload_params: bool = False          # FSDP
     activation_checkpointing: bool = False
     cpu_ram_efficient_loading: bool = False
+    activation_checkpointing_offload: bool = False  # FSDP2: the checkpointed layer inputs go to host RAM
 
     def label(self) -> str:
         p = "fp32" if self.precision == "no" else self.precision
@@ -120,6 +120,7 @@ class Estimate:
     activation_formula: str | None = None
     notes: tuple[str, ...] = ()
     elements: dict[str, int] | None = None
+    activation_detail: Any = None  # an activations.Activations, for its labelled lines
 
     @property
     def model_states(self) -> float:
@@ -230,6 +231,7 @@ def strategy_of(data: dict[str, Any], path: str | None = None) -> tuple[Strategy
         version = 2 if str(key("version")) == "2" else 1
         common: dict[str, Any] = dict(offload_params=_bool(key("offload_params"), False),
                       activation_checkpointing=_bool(key("activation_checkpointing"), False),
+                      activation_checkpointing_offload=_bool(key("activation_checkpointing_offload"), False),
                       cpu_ram_efficient_loading=_bool(key("cpu_ram_efficient_loading"), False))
         if version == 2:
             return Strategy("fsdp2", precision, reshard_after_forward=_bool(key("reshard_after_forward"), True),
@@ -390,14 +392,15 @@ def _fsdp(s: Strategy, lay: Layout, m: ModelSize) -> Estimate:
     return Estimate(s, lay, m, params, grads, optim, gathered, None, host, notes=tuple(notes), elements=elements)
 
 
-def activations(m: ModelSize, s: Strategy, seq_len: int, micro_batch: int) -> tuple[float, str]:
-    """Activation bytes per GPU and the formula's name (needs the model's hidden size, heads, layers)."""
-    assert m.arch is not None
-    h, L, a, sq, b = m.arch.hidden, m.arch.layers, m.arch.heads, seq_len, micro_batch
-    scale = 2 if s.precision == "no" else 1  # the formula counts 16-bit activations
-    if s.activation_checkpointing:
-        return float(L * 2 * sq * b * h * scale), KORTHIKANTI_CKPT
-    return float(L * (34 * sq * b * h + 5 * a * sq * sq * b) * scale), KORTHIKANTI
+def activations(m: ModelSize, s: Strategy, seq_len: int, micro_batch: int) -> Any:
+    """What one micro batch's activations take per GPU (an :class:`~accelconf.environment.activations.Activations`),
+    from the model's structure, the compute dtype and the checkpointing of ``s``."""
+    from accelconf.environment import activations as act
+
+    assert m.structure is not None
+    return act.estimate(m.structure, seq_len, micro_batch, _compute_bytes(s.precision),
+                        checkpointing=s.activation_checkpointing,
+                        cpu_offload=s.activation_checkpointing_offload and s.kind == "fsdp2")
 
 
 def estimate(strategy: Strategy, layout: Layout, model: ModelSize, *, seq_len: int | None = None,
@@ -409,18 +412,14 @@ def estimate(strategy: Strategy, layout: Layout, model: ModelSize, *, seq_len: i
         est = replace(est, notes=est.notes + (
             "fp8 is used inside the matmuls; weights, gradients and optimizer state are counted as under bf16",))
     if seq_len and micro_batch:
-        if model.arch is None:
+        if model.structure is None:
             return replace(est, notes=est.notes + (
-                "activations need the model's shape (hidden size, heads, layers): give --model DIR",))
-        act, formula = activations(model, strategy, seq_len, micro_batch)
-        notes = est.notes
-        if not strategy.activation_checkpointing:
-            assert model.arch is not None
-            linear = act - model.arch.layers * 5 * model.arch.heads * seq_len * seq_len * micro_batch * (
-                2 if strategy.precision == "no" else 1)
-            notes += (f"5as^2b is the stored attention matrix; FlashAttention/SDPA kernels do not keep it "
-                      f"(34sbh alone: {gib(linear)})",)
-        return replace(est, activations=act, activation_formula=formula, notes=notes)
+                "activations need the model's structure (config.json of a known family): give --model DIR",))
+        act = activations(model, strategy, seq_len, micro_batch)
+        notes = est.notes + (f"activations counted for {'fp32' if act.dtype_bytes == 4 else '16-bit'} compute "
+                             "(weights in the compute dtype, as FSDP/DeepSpeed mixed precision runs them)",)
+        return replace(est, activations=act.peak, activation_formula=act.formula(), notes=notes,
+                       host=est.host + act.host * layout.gpus_per_node, activation_detail=act)
     return est
 
 
@@ -833,6 +832,8 @@ def render_table(report: Report) -> str:
     lines.append(host)
     if e.nvme:
         lines.append(f"  {'NVMe per node':<26}{gib(e.nvme):>14}")
+    if e.activation_detail is not None:
+        lines += [f"    {name:<56}{gib(v):>12}" for name, v in e.activation_detail.lines()]
     if e.activation_formula:
         lines.append(f"  activations: {e.activation_formula}")
     lines.append(f"  verdict: {report.verdict}")

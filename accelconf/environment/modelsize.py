@@ -21,9 +21,10 @@ import math
 import os
 import re
 import struct
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from accelconf.environment.activations import Structure, structure_of
 from accelconf.errors import UsageError
 
 # Bytes per element for safetensors dtype codes (safetensors' Dtype enum).
@@ -67,6 +68,7 @@ class ModelSize:
     checkpoint_dtype: str | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
     largest_layer_known: bool = True
+    structure: Structure | None = None  # what the layers keep for backward (config.json of a known family)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -362,6 +364,20 @@ def _arch_of(data: dict[str, Any] | None) -> Arch | None:
         return None
 
 
+def _structure(data: dict[str, Any] | None) -> Structure | None:
+    """The activation structure of a config.json of a known family, else ``None``."""
+    if not data:
+        return None
+    raw = str(data.get("model_type") or "").lower()
+    family = _ALIASES.get(raw, raw)
+    if family not in _TIE:
+        return None
+    try:
+        return structure_of(data, family)
+    except (KeyError, TypeError, ValueError, ZeroDivisionError):
+        return None
+
+
 def _dtype_bytes(name: str | None) -> float | None:
     if not name:
         return None
@@ -392,6 +408,12 @@ def from_model_dir(path: str) -> ModelSize:
         except (OSError, ValueError, struct.error) as exc:
             raise UsageError(f"--model {path}: a safetensors header is unreadable ({exc})") from exc
     arch, family = _arch_of(config), (config or {}).get("model_type")
+    return replace(_from_parts(path, config, cfg_path, cfg_dtype, files, tensors, dtypes, arch, family),
+                   structure=_structure(config))
+
+
+def _from_parts(path: str, config: dict[str, Any] | None, cfg_path: str, cfg_dtype: Any, files: list[str],
+                tensors: list[tuple[str, Shape]], dtypes: set[str], arch: Arch | None, family: Any) -> ModelSize:
     notes: list[str] = []
     if tensors and config and config.get("tie_word_embeddings") and any(n == "lm_head.weight" for n, _ in tensors):
         # a tied head saved anyway is one parameter to transformers' count (and to the optimizer)
@@ -436,3 +458,10 @@ def from_model_dir(path: str) -> ModelSize:
     big, unit = largest_layers(tensors)
     return ModelSize(sum(_numel(s) for _, s in tensors), big, unit, f"config.json ({fam})", tuple(tensors), arch2,
                      fam, cfg_dtype)
+
+
+def with_attention(size: ModelSize, attn: str | None) -> ModelSize:
+    """``size`` with its activation structure under another attention kernel (``--attn``)."""
+    if attn is None or size.structure is None:
+        return size
+    return replace(size, structure=size.structure.with_attn(attn))
