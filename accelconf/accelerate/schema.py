@@ -244,7 +244,7 @@ def generated_files() -> dict[str, str]:
     out["deepspeed-config.schema.json"] = dumps(deepspeed_schema())
     from accelconf.report import output_schema
 
-    out["accelconf-output.schema.json"] = dumps(output_schema(f"{FUTURE_BASE_URL}/accelconf-output.schema.json"))
+    out["accelconf-output.schema.json"] = dumps(output_schema(f"{SCHEMA_URN}:accelconf-output"))
     return out
 
 
