@@ -176,6 +176,15 @@ def read_config(source: Document | str | os.PathLike[str], fmt: str | None = Non
     return formats.read(s, fmt, version=version)
 
 
+def input_findings(cfg: Config, version: str | None = None) -> list[Finding]:
+    """What a Config read from any format is reported with before it is used: the reader's notes
+    (``Config.notes``, such as ``env.never-read``) and validate's value rules (an invalid value is an
+    error in a converter and in ``explain`` as in validate)."""
+    from accelconf import formats
+
+    return list(cfg.notes) + formats.value_findings(cfg, version)
+
+
 def convert_text(text: str, to: str, *, fmt: str | None = None, path: str = "<text>", version: str | None = None,
                  machine_rank: int | None = None, export: bool = False) -> tuple[str, list[Finding]]:
     """Convert a text to another format: ``(text, findings)``, the reader's findings (``Config.notes``,
@@ -184,8 +193,7 @@ def convert_text(text: str, to: str, *, fmt: str | None = None, path: str = "<te
     from accelconf import formats
 
     cfg = formats.read(text, fmt, path, version)
-    findings = list(cfg.notes)
-    findings += formats.value_findings(cfg, version)  # an invalid value is an error here as in validate
+    findings = input_findings(cfg, version)
     out, written = formats.write(cfg, to, version, machine_rank=machine_rank, **({"export": export} if to == "env" else {}))
     findings += [f for f in written if f not in findings]
     return out, findings

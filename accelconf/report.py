@@ -10,7 +10,7 @@ import json
 import os
 import sys
 from dataclasses import dataclass, field
-from typing import IO, Iterable
+from typing import IO, Any, Iterable
 
 from accelconf.errors import InputError
 from accelconf.findings import Finding, sort_findings
@@ -27,6 +27,7 @@ class FileResult:
     path: str
     findings: list[Finding] = field(default_factory=list)
     error: InputError | None = None
+    document: Any = field(default=None, repr=False, compare=False)  # the Document read (standard input is read once)
 
     @property
     def errors(self) -> int:

@@ -851,6 +851,16 @@ def null_counts(num_processes: Any, num_machines: Any, distributed_type: Any, wr
     return out
 
 
+def machine_rank_outside(rank: Any, machines: Any, name: str = "`machine_rank`") -> str | None:
+    """What is wrong with a machine rank that names no machine of ``num_machines`` (``None``: it
+    names one, or either is not a whole number). ``name`` says how the rank was given (the key, or
+    a command-line option): every place that judges a machine rank uses this bound."""
+    whole = all(isinstance(v, int) and not isinstance(v, bool) for v in (rank, machines))
+    if not whole or 0 <= rank < machines:
+        return None
+    return f"{name} {rank} is outside 0..{machines - 1}"
+
+
 def fitting_processes(n: int, machines: int, gpus_per_machine: int | None = None) -> int:
     """The process count that lays out evenly: a multiple of num_machines (and, when known, one
     process per GPU of every machine)."""
@@ -896,9 +906,9 @@ def _processes(ctx: Context) -> None:
             ctx.finding("multi-node", "warning", "multi-node training needs `main_process_ip` (the address of machine rank 0): pass --main_process_ip at launch or set it here", ("num_machines",))
         elif not data.get("main_process_ip"):
             ctx.finding("multi-node", "warning", "multi-node DeepSpeed without `main_process_ip`: only works with a hostfile launcher", ("num_machines",))
-        rank = data.get("machine_rank", 0)
-        if isinstance(rank, int) and not isinstance(rank, bool) and not 0 <= rank < machines:
-            ctx.finding("multi-node", "error", f"`machine_rank` {rank} is outside 0..{machines - 1}", ("machine_rank",), on_value=True)
+        outside = machine_rank_outside(data.get("machine_rank", 0), machines)
+        if outside:
+            ctx.finding("multi-node", "error", outside, ("machine_rank",), on_value=True)
         if data.get("same_network") and dt != "DEEPSPEED":
             pass  # file-ignored rule reports it
     gpu_ids = data.get("gpu_ids")

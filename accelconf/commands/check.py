@@ -83,11 +83,11 @@ def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentP
          ("accelconf check --params 70B --gpus 8 --gpu H100-80GB config.yaml", "will it fit? memory per GPU"),
          ("accelconf check --model ./Llama-3.1-8B --seq-len 4096 --micro-batch 1 config.yaml",
           "with the model folder's real shapes, and activations")],
-        "0 clean, 1 errors (or warnings with --strict), 2 an unreadable file, an unknown profile or "
+        "0 clean, 1 errors (or warnings with --strict), 2 an unreadable or empty file, an unknown profile or "
         "interpreter, or a bad option", extra=_epilog()))
     p.add_argument("configs", nargs="*", metavar="CONFIG",
-                   help="accelerate config files (YAML or JSON); default: the file accelerate launch reads "
-                   "($HF_HOME/accelerate/default_config.yaml)")
+                   help="accelerate config files (YAML or JSON), '-' for standard input; default: the file "
+                   "accelerate launch reads ($HF_HOME/accelerate/default_config.yaml)")
     t = p.add_argument_group("target machine (each flag replaces the detected or profiled fact)")
     t.add_argument("--gpus", type=int, metavar="N", help="GPUs per node")
     t.add_argument("--gpu", metavar="MODEL", help="GPU model, e.g. H100, A100-40GB, 'Tesla V100-SXM2-16GB'")
@@ -137,14 +137,14 @@ def check_file(path: str, env: Environment, disabled: Sequence[str] = ()) -> Fil
     the path the API and the language server take too); an unreadable file is a result."""
     from accelconf.api import check_document
     from accelconf.errors import InputError
-    from accelconf.text.document import load_file
+    from accelconf.text.document import STDIN, load_source
 
     try:
-        doc = load_file(path)
+        doc = load_source(path)
     except InputError as exc:
-        return FileResult(path, [], exc)
+        return FileResult(STDIN if path == "-" else path, [], exc)
     # a finding in a referenced file (deepspeed_config_file) keeps its path
-    return FileResult(path, check_document(doc, env, disabled=disabled))
+    return FileResult(doc.path, check_document(doc, env, disabled=disabled), document=doc)
 
 
 def summary(env: Environment) -> str:
@@ -258,13 +258,12 @@ def memory_reports(args: argparse.Namespace, env: Environment, results: list[Fil
     size = modelsize.with_attention(size, getattr(args, "attn", None))
     out: list[Any] = []
     from accelconf.environment.wrapclass import model_classes, wrap_findings
-    from accelconf.text.document import load_file
 
     classes = model_classes(args.model) if args.model else None
     for r in results:
         if r.error is not None:
             continue
-        doc = load_file(r.path)
+        doc = r.document
         report, found = memory.check_memory(doc, env, size, seq_len=args.seq_len,
                                             micro_batch=args.micro_batch, host_ram_gib=args.host_ram)
         off = set(getattr(args, "disable", None) or ())

@@ -14,6 +14,7 @@ import argparse
 import sys
 from typing import Any
 
+from accelconf.accelerate.model import Config
 from accelconf.errors import InputError, UsageError
 from accelconf.findings import Finding
 
@@ -39,8 +40,9 @@ _OUTPUTS = {
 }
 _RANKED = ("env", "cli")  # the writers whose output differs per node (machine rank)
 _CONVERT_EXIT = ("0 converted (lossy steps are reported on stderr as FILE:LINE:COL: severity: message [rule]), "
-                 "1 with --strict when a lossy step was a warning or error, 2 unreadable input, a launch accelerate "
-                 "would refuse, or bad arguments")
+                 "1 an error finding (with --strict a warning too; to-cli then prints no command), 2 unreadable "
+                 "or empty input, a launch accelerate would refuse, a --machine-rank outside 0..num_machines-1, "
+                 "or bad arguments")
 
 
 def add_parser(sub: Any, name: str, help_text: str) -> None:
@@ -80,22 +82,12 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
                        help="end each command with `-m accelconf.preflight INPUT`: the check, started as training is" + ("" if target else " (cli only)"))
     if target is None or target == "env":
         p.add_argument("--export", action="store_true", help="prefix lines with 'export '" + ("" if target else " (env only)"))
-    p.add_argument("--strict", action="store_true", help="exit 1 when a lossy step is reported as a warning or error")
+    p.add_argument("--strict", action="store_true", help="exit 1 on a warning too (an error always exits 1)")
     p.add_argument("--quiet", "-q", action="store_true", help="do not print info findings")
     p.set_defaults(machine_rank=None, all_ranks=False, export=False, preflight=False)
     if target:
         p.set_defaults(target_format=target)
     p.set_defaults(func=run)
-
-
-def read_input(path: str) -> tuple[str, str]:
-    if path == "-":
-        return sys.stdin.read(), "<stdin>"
-    try:
-        with open(path, encoding="utf-8") as fh:
-            return fh.read(), path
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read: {exc}", path) from exc
 
 
 def print_findings(findings: list[Finding], source: str, quiet: bool = False, stream: Any = None) -> None:
@@ -109,6 +101,32 @@ def print_findings(findings: list[Finding], source: str, quiet: bool = False, st
         print(finding_line(f, source), file=stream)
 
 
+def num_machines(cfg: Config) -> int:
+    """The machines a config launches on: its ``num_machines``, else accelerate launch's default 1."""
+    try:
+        return int(cfg.get("num_machines", 1) or 1)
+    except (TypeError, ValueError):
+        return 1
+
+
+def _where_set(cfg: Config, path: str) -> str:
+    e = cfg.entries.get(path)
+    if e is None:
+        return f"{cfg.source} does not set it"
+    return f"{cfg.source}:{e.line}" if e.line else cfg.source
+
+
+def refuse_machine_rank(rank: int, machines: int, where: str, flag: str = "--machine-rank") -> None:
+    """A machine rank given on the command line names a machine of the job, by validate's rule for
+    ``machine_rank`` in a file; else a :class:`UsageError` (torchrun would wait for the missing node)."""
+    from accelconf.accelerate.validate import machine_rank_outside
+
+    problem = machine_rank_outside(rank, machines, flag)
+    if problem:
+        raise UsageError(f"{problem}: num_machines is {machines} ({where}), so no node has that rank "
+                         "and torchrun would wait for it forever")
+
+
 def convert_text(text: str, source: str, target: str, source_format: str | None = None, version: str | None = None,
                  machine_rank: int | None = None, all_ranks: bool = False, export: bool = False) -> tuple[str, list[Finding]]:
     """The converted text and its findings: :func:`accelconf.api.convert_text` once per rank."""
@@ -119,12 +137,11 @@ def convert_text(text: str, source: str, target: str, source_format: str | None 
     ver = resolve(version)
     findings: list[Finding] = []
     ranks: list[int | None] = [machine_rank]
-    if all_ranks:
+    if machine_rank is not None:
         cfg = formats.read(text, source_format, source, ver)
-        try:
-            n = int(cfg.get("num_machines", 1) or 1)
-        except (TypeError, ValueError):
-            n = 1
+        refuse_machine_rank(machine_rank, num_machines(cfg), _where_set(cfg, "num_machines"))
+    if all_ranks:
+        n = num_machines(formats.read(text, source_format, source, ver))
         ranks = list(range(n)) if n > 1 else [None]
         if n <= 1:
             findings.append(Finding("convert.ranks", "info", "--all-ranks: single-node configuration, one block", "num_machines"))
@@ -142,18 +159,22 @@ def convert_text(text: str, source: str, target: str, source_format: str | None 
 
 
 def run(args: argparse.Namespace) -> int:
-    text, source = read_input(args.input)
-    try:
-        out, findings = convert_text(text, source, args.target_format, args.source_format, args.accelerate_version,
-                                     args.machine_rank, args.all_ranks, args.export)
-    except UsageError:
-        raise
     from accelconf.report import FileResult, exit_code
+    from accelconf.text.document import read_text
 
+    text, source = read_text(args.input)
+    out, findings = convert_text(text, source, args.target_format, args.source_format, args.accelerate_version,
+                                 args.machine_rank, args.all_ranks, args.export)
     if args.preflight and args.target_format == "cli":
         from accelconf.preflight.tocli import launcher_findings, with_preflight
 
         out, findings = with_preflight(out, args.input), findings + launcher_findings(text, source)
-    sys.stdout.write(out)
+    # A command line is printed only when it launches what the config says: `eval "$(accelconf
+    # to-cli ...)"` runs whatever was printed, and the substitution's exit status is lost in eval.
+    withheld = args.target_format == "cli" and any(f.severity == "error" for f in findings)
+    if not withheld:
+        sys.stdout.write(out)
     print_findings(findings, source, args.quiet)
+    if withheld:
+        print(f"accelconf: {source}: no command printed: fix the errors above first", file=sys.stderr)
     return exit_code([FileResult(source, findings)], args.strict)

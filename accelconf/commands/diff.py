@@ -53,8 +53,9 @@ def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentP
          ("accelconf diff --ignore num_processes --format json a.yaml b.yaml", ""),
          ("git config diff.accelconf.command 'accelconf diff --git-driver'",
           "use it for `git diff` (with `*accelerate*.yaml diff=accelconf` in .gitattributes)")],
-        "0 equivalent, 1 different, 2 unreadable input or bad arguments"))
-    p.add_argument("files", nargs="*", metavar="FILE", help="A and B (with --git-driver: git's seven arguments)")
+        "0 equivalent, 1 different, 2 unreadable or empty input, or bad arguments"))
+    p.add_argument("files", nargs="*", metavar="FILE", help="A and B, one of them '-' for standard input "
+                   "(with --git-driver: git's seven arguments)")
     p.add_argument("--accelerate-version", metavar="V", default=None,
                    help="compare for this accelerate version (default: installed, else newest known)")
     p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
@@ -72,14 +73,24 @@ def run(args: argparse.Namespace) -> int:
         return run_git_driver(args, sys.stdout)
     if len(args.files) != 2:
         raise UsageError("diff needs two files, A and B")
-    a, b = args.files
-    result = semdiff.diff_files(a, b, version=args.accelerate_version, ignore=args.ignore)
+    if args.files.count("-") > 1:
+        raise UsageError("only one of A and B can be '-' (standard input)")
+    sa, sb = (read_input(path, args.accelerate_version) for path in args.files)
+    result = semdiff.diff_sides(sa, sb, version=args.accelerate_version, ignore=args.ignore)
     out = sys.stdout
     if args.format == "json":
         out.write(render_json(result))
     else:
         out.write(render_text(result, use_color(out, args.color)))
     return 0 if result.equivalent else 1
+
+
+def read_input(path: str, version: str | None) -> semdiff.Side:
+    """One side of the diff, read as every command reads its input (``-`` is standard input)."""
+    from accelconf.text.document import read_text
+
+    text, name = read_text(path)
+    return semdiff.read_side(name, version, text=text)
 
 
 # -- rendering ----------------------------------------------------------------------------------

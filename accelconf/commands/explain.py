@@ -25,7 +25,8 @@ from typing import Any
 from accelconf.accelerate import registry
 from accelconf.errors import InputError
 from accelconf.accelerate.model import Config
-from accelconf.commands.convert import read_input
+from accelconf.findings import Finding
+from accelconf.text.document import read_text
 
 PARADIGM_VARS = set(registry.USE_ENV.values()) | {registry.USE_PARALLELISM_CONFIG_ENV}
 LAYOUT_KEYS = ("num_processes", "num_machines", "machine_rank", "main_process_ip", "main_process_port", "rdzv_backend", "same_network")
@@ -208,7 +209,7 @@ def _add_kwarg_rows(rows: list[Row], kwargs: Config, process_env: dict[str, tupl
 def _shell_env(path: str) -> dict[str, tuple[str, str]]:
     from accelconf.formats.env import assignments
 
-    text, source = read_input(path)
+    text, source = read_text(path)
     return {name: (value, f"{source}:{lineno}") for name, value, lineno, _ in assignments(text, source)}
 
 
@@ -224,8 +225,10 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
           "flags given to accelerate launch beside --config_file"),
          ("accelconf explain config.yaml --env-file .env --kwargs train.py --format json",
           "with the shell's variables and the script's Accelerator arguments")],
-        "0 shown, 2 unreadable input, a launch accelerate would refuse, or bad arguments"))
-    p.add_argument("config", metavar="CONFIG", help="accelerate config file ('-' for stdin)")
+        "0 shown, 1 shown with an error finding (the same findings as to-env, on stderr), 2 unreadable "
+        "or empty input, a launch accelerate would refuse, a --machine_rank outside 0..num_machines-1, "
+        "or bad arguments"))
+    p.add_argument("config", metavar="CONFIG", help="accelerate config in any format accelconf reads ('-' for stdin)")
     p.add_argument("--env-file", metavar="F", help="the shell environment (KEY=VALUE lines) the launch starts from")
     p.add_argument("--launch-args", metavar="'...'", default="", help="flags given to accelerate launch besides --config_file")
     p.add_argument("--kwargs", metavar="train.py", help="the training script: its literal Accelerator/plugin arguments")
@@ -256,15 +259,16 @@ def render_table(rows: list[Row], color: bool = False) -> str:
 
 
 def _launches(text: str, source: str, ver: str) -> list[Any]:
-    """Every launch of a launch script or command line, after reporting every finding about its flags
-    on stderr; raises :class:`InputError` (exit 2) when accelerate launch refuses any of them."""
+    """Every launch of a launch script or command line; raises :class:`InputError` (exit 2) when
+    accelerate launch refuses any of them, after reporting every finding about its flags on stderr.
+    Otherwise their findings are the caller's to report (:func:`run`, with the others, once)."""
     from accelconf.commands.convert import print_findings
     from accelconf.formats.cli import read_launches, refusals
 
     launches = read_launches(text, source, ver)
-    print_findings([f for la in launches for f in la.findings], source, quiet=True)
     refused = [f for la in launches for f in refusals(la)]
     if refused:
+        print_findings([f for la in launches for f in la.findings], source, quiet=True)
         raise InputError(f"accelerate launch refuses {len(refused)} flag{'s' if len(refused) > 1 else ''} "
                          "(each reported above)", source)
     return launches
@@ -293,7 +297,7 @@ def _script_launch(launch: Any, source: str, ver: str, cli: Config | None) -> tu
         print_findings([Finding("cli.config-file", "info", f"--config_file {launch.config_file!r} not found from here or beside "
                                 "the script: the launch is explained without it", "", launch.line, launch.column)], source)
         return flags, None, launch
-    text, path = read_input(found)
+    text, path = read_text(found)
     return formats.read(text, None, path, ver), flags, launch
 
 
@@ -302,43 +306,101 @@ def _script_shell(launch: Any, source: str) -> dict[str, tuple[str, str]]:
     return {name: (value, f"{source}:{line}") for name, (value, line, _) in launch.env.items() if value is not None}
 
 
+def _input_findings(ver: str, *configs: Config | None) -> list[Finding]:
+    """The findings to-env reports for each input read whole (the config, the script's arguments),
+    each at its own file; the flags of a launch bring theirs with them (``Launch.findings``)."""
+    from dataclasses import replace
+
+    from accelconf.api import input_findings
+
+    out: list[Finding] = []
+    for c in configs:
+        if c is not None:
+            out += [f if f.path else replace(f, path=c.source) for f in input_findings(c, ver)]
+    return out
+
+
+def _refuse_machine_rank(result: Any, cfg: Config, cli: Config | None) -> None:
+    """``--launch-args '--machine_rank N'`` names a machine of the job, as ``to-env --machine-rank`` must
+    (a rank in the input itself is validate's finding, as in to-env)."""
+    from accelconf.commands.convert import _where_set, refuse_machine_rank
+
+    if cli is None or "machine_rank" not in cli.entries:
+        return
+    where = "--launch-args" if "num_machines" in cli.entries else _where_set(cfg, "num_machines")
+    refuse_machine_rank(result.namespace.get("machine_rank"), result.namespace.get("num_machines"), where, "--machine_rank")
+
+
+def _mark_errors(rows: list[Row], findings: list[Finding]) -> None:
+    """A row whose value has an error finding says so: the process never runs with it as shown."""
+    rules = {f.key: f.rule for f in findings if f.severity == "error"}
+    for r in rows:
+        if r.setting in rules:
+            r.note = "; ".join(x for x in (f"error [{rules[r.setting]}]", r.note) if x)
+
+
+def _explain_launch(cfg: Config, flags: Config | None, launch: Any, shell: dict[str, tuple[str, str]] | None,
+                    kwargs: Config | None, ver: str, source: str, cli: Config | None) -> tuple[list[Row], Any, list[Finding]]:
+    """(rows, launch result, findings) of one launch (``cli``: the --launch-args): to-env's findings
+    for the same inputs."""
+    from accelconf.accelerate.launch import LaunchError
+
+    env = {**(shell or {}), **(_script_shell(launch, source) if launch is not None else {})}
+    try:
+        rows, result = explain(cfg, ver, flags, env or None, kwargs)
+    except LaunchError as exc:
+        raise InputError(f"accelerate launch would fail: {exc.message}", source,
+                         launch.line if launch is not None else 0, launch.column if launch is not None else 0) from exc
+    _refuse_machine_rank(result, cfg, cli)
+    findings = _input_findings(ver, None if cfg.format == "cli" else cfg, kwargs)
+    findings += [f for f in result.findings if f not in findings and f.severity != "info"]
+    _mark_errors(rows, findings)
+    return rows, result, findings
+
+
 def run(args: argparse.Namespace) -> int:
     from accelconf import formats
-    from accelconf.accelerate.launch import LaunchError, resolve
+    from accelconf.accelerate.launch import resolve
+    from accelconf.commands.convert import print_findings
 
     ver = resolve(args.accelerate_version)
-    text, source = read_input(args.config)
-    cli = _launches(args.launch_args, "--launch-args", ver)[0].config if args.launch_args.strip() else None
+    text, source = read_text(args.config)
+    flag_findings: list[Finding] = []
+    cli = None
+    if args.launch_args.strip():
+        given = _launches(args.launch_args, "--launch-args", ver)[0]
+        cli, flag_findings = given.config, [f.with_path("--launch-args") for f in given.findings]
     if formats.detect_format(text, source) == "cli":
-        launches = [_script_launch(la, source, ver, cli) for la in _launches(text, source, ver)]
+        read = _launches(text, source, ver)
+        flag_findings += [f for la in read for f in la.findings]
+        launches = [_script_launch(la, source, ver, cli) for la in read]
     else:
         launches = [(formats.read(text, None, source, ver), cli, None)]
     shell = _shell_env(args.env_file) if args.env_file else None
     kwargs = None
     if args.kwargs:
-        ktext, ksource = read_input(args.kwargs)
+        ktext, ksource = read_text(args.kwargs)
         kwargs = formats.read(ktext, "kwargs", ksource, ver)
-    explained = []
+    explained, findings = [], [f for f in flag_findings if f.severity != "info"]
     for cfg, flags, launch in launches:
-        env = {**(shell or {}), **(_script_shell(launch, source) if launch is not None else {})}
-        try:
-            rows, result = explain(cfg, ver, flags, env or None, kwargs)
-        except LaunchError as exc:
-            raise InputError(f"accelerate launch would fail: {exc.message}", source,
-                             launch.line if launch is not None else 0, launch.column if launch is not None else 0) from exc
+        rows, result, found = _explain_launch(cfg, flags, launch, shell, kwargs, ver, source, cli)
         explained.append((launch, rows, result))
-    _print(explained, ver, source, args)
-    return 0
+        findings += [f for f in found if f not in findings]
+    _print(explained, ver, source, args, findings)
+    print_findings(findings, source)
+    return 1 if any(f.severity == "error" for f in findings) else 0
 
 
-def _print(explained: list[tuple[Any, list[Row], Any]], ver: str, source: str, args: argparse.Namespace) -> None:
+def _print(explained: list[tuple[Any, list[Row], Any]], ver: str, source: str, args: argparse.Namespace,
+           findings: list[Finding]) -> None:
     """One table (or JSON object) per launch; a script with several launches names each one's line."""
     several = len(explained) > 1
     if args.format == "json":
         blocks = [{**({"line": la.line} if several else {}), "mode": result.mode, "settings": [asdict(r) for r in rows],
                    "torchrun": result.torchrun} for la, rows, result in explained]
         first = {k: v for k, v in blocks[0].items() if k != "line"}
-        out = {"accelerate_version": ver, **first, **({"launches": blocks} if several else {})}
+        out = {"accelerate_version": ver, **first, **({"launches": blocks} if several else {}),
+               "findings": [f.to_json() for f in findings]}
         print(json.dumps(out, indent=2, default=str))
         return
     from accelconf.report import use_color

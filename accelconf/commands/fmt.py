@@ -20,7 +20,7 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
         [("accelconf fmt --diff config.yaml", "show what would change"),
          ("accelconf fmt --in-place configs/*.yaml", "rewrite the files (atomically)"),
          ("accelconf fmt --check configs/*.yaml", "for CI and pre-commit: exit 1 when a file would change")],
-        "0 done (or nothing to change), 1 --check found files to change, 2 unreadable input or bad arguments"))
+        "0 done (or nothing to change), 1 --check found files to change, 2 unreadable or empty input, or bad arguments"))
     p.add_argument("files", nargs="+", metavar="FILE", help="config files; '-' reads standard input")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--check", action="store_true", help="change nothing; exit 1 if a file would change")
@@ -37,19 +37,19 @@ def _encode(doc: Any, text: str) -> bytes:
 
 def run(args: Any) -> int:
     from accelconf.atomic import write_atomic
-    from accelconf.text.document import load_bytes, load_file
+    from accelconf.text.document import load_source
     from accelconf.errors import InputError
     from accelconf.accelerate.fmt import format_document
 
     code = 0
     for path in args.files:
         try:
-            doc = load_bytes(sys.stdin.buffer.read(), "<stdin>") if path == "-" else load_file(path)
+            doc = load_source(path)
         except InputError as exc:
             print(f"accelconf: {exc}", file=sys.stderr)
             code = 2
             continue
-        if doc.root is None or not isinstance(doc.data, dict):
+        if not isinstance(doc.data, dict):
             result_text, changes = doc.text, []
         else:
             res = format_document(doc, args.accelerate_version)

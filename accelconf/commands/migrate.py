@@ -17,8 +17,8 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
         Without --diff or --in-place the migrated file is printed.""",
         [("accelconf migrate --to fsdp2 --diff fsdp.yaml", "show the migration as a diff"),
          ("accelconf migrate --to fsdp2 -i fsdp.yaml", "rewrite the file in place")],
-        "0 migrated (or nothing to migrate), 2 unreadable input or bad arguments"))
-    p.add_argument("file", metavar="FILE", help="an accelerate config file (YAML or JSON) with an FSDP1 fsdp_config")
+        "0 migrated (or nothing to migrate), 2 unreadable or empty input, or bad arguments"))
+    p.add_argument("file", metavar="FILE", help="an accelerate config file (YAML or JSON) with an FSDP1 fsdp_config; '-' reads standard input")
     p.add_argument("--to", choices=("fsdp2",), required=True, help="migration target")
     p.add_argument("--accelerate-version", metavar="V", help="the accelerate the result is for (default: installed, else newest known); "
                    "before 1.6 there is no FSDP2 and nothing is migrated")
@@ -31,16 +31,17 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
 def run(args: Any) -> int:
     from accelconf.accelerate import registry
     from accelconf.atomic import write_atomic
-    from accelconf.text.document import load_file
+    from accelconf.text.document import load_source
     from accelconf.accelerate.migrate import migrate_document
 
-    doc = load_file(args.file)
+    doc = load_source(args.file)
     text, notes = migrate_document(doc, registry.resolve_version(args.accelerate_version))
     for n in notes:
-        print(f"{args.file}: {n}", file=sys.stderr)
+        print(f"{doc.path}: {n}", file=sys.stderr)
     if args.diff:
-        sys.stdout.writelines(difflib.unified_diff(doc.text.splitlines(keepends=True), text.splitlines(keepends=True), f"a/{args.file.lstrip('/')}", f"b/{args.file.lstrip('/')}"))
-    elif args.in_place:
+        name = doc.path.lstrip("/")
+        sys.stdout.writelines(difflib.unified_diff(doc.text.splitlines(keepends=True), text.splitlines(keepends=True), f"a/{name}", f"b/{name}"))
+    elif args.in_place and args.file != "-":  # `--in-place -` prints, as fmt does
         if text != doc.text:
             write_atomic(args.file, (b"\xef\xbb\xbf" if doc.bom else b"") + text.encode("utf-8"))
     else:

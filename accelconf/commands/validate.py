@@ -40,20 +40,20 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
 
 
 def validate_path(path: str, args: Any) -> FileResult:
-    from accelconf.text.document import decode, read_bytes
+    from accelconf.text.document import STDIN, decode, read_source, refuse_empty
     from accelconf.errors import InputError
     from accelconf.api import validate_source
 
-    if path == "-":
-        path = "<stdin>"
     try:
-        raw = sys.stdin.buffer.read() if path == "<stdin>" else read_bytes(path)
-        findings = validate_source(decode(raw, path)[0], path, raw=raw, accelerate_version=args.accelerate_version,
+        raw, name = read_source(path)
+        text = decode(raw, name)[0]
+        refuse_empty(text, name)
+        findings = validate_source(text, name, raw=raw, accelerate_version=args.accelerate_version,
                                    deepspeed_version=args.deepspeed_version, world_size=args.world_size,
                                    runtime=args.runtime, disabled=args.disable)
     except InputError as exc:
-        return FileResult(path, error=exc)
-    return FileResult(path, findings)
+        return FileResult(STDIN if path == "-" else path, error=exc)
+    return FileResult(name, findings)
 
 
 def run(args: Any) -> int:

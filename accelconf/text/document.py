@@ -16,8 +16,10 @@ that also accepts the comments and trailing commas DeepSpeed's hjson reader allo
 
 from __future__ import annotations
 
+import io
 import os
 import re
+import sys
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
@@ -27,9 +29,9 @@ from accelconf.text.nodes import MAX_BYTES, MAX_DEPTH, MAX_NODES, Format, Node, 
 from accelconf.text.scalars import resolve_yaml11, resolve_yaml12
 
 __all__ = [
-    "FILE_SUFFIXES", "MAX_BYTES", "MAX_DEPTH", "MAX_NODES", "Document", "Format", "Node", "Quirk", "decode", "load_bytes",
-    "load_file", "load_text", "looks_like_json", "read_bytes", "resolve_yaml11", "resolve_yaml12", "sniff_format",
-    "to_python",
+    "FILE_SUFFIXES", "MAX_BYTES", "MAX_DEPTH", "MAX_NODES", "STDIN", "Document", "Format", "Node", "Quirk", "decode",
+    "is_blank", "load_bytes", "load_file", "load_source", "load_text", "looks_like_json", "read_bytes", "read_source",
+    "read_text", "refuse_empty", "resolve_yaml11", "resolve_yaml12", "sniff_format", "to_python",
 ]
 
 _STD = "tag:yaml.org,2002:"
@@ -139,7 +141,7 @@ class Document:
 def decode(raw: bytes, path: str) -> tuple[str, bool]:
     """Bytes to text, refusing binary and non-UTF-8 input. Returns (text, had_bom)."""
     if len(raw) > MAX_BYTES:
-        raise InputError(f"file is too large ({len(raw)} bytes; the limit is {MAX_BYTES})", path)
+        raise _too_large(len(raw), path)
     if b"\x00" in raw:
         return _binary(raw, path)
     bom = raw.startswith(b"\xef\xbb\xbf")
@@ -188,17 +190,80 @@ def load_file(path: str | os.PathLike[str], fmt: Format | None = None) -> Docume
 
 
 def read_bytes(path: str | os.PathLike[str]) -> bytes:
-    """A file's bytes (at most one byte past the size limit), or an :class:`InputError`."""
+    """A file's bytes, or an :class:`InputError` (a file over the size limit says its true size)."""
     p = os.fspath(path)
     try:
         with open(p, "rb") as fh:
-            return fh.read(MAX_BYTES + 1)
+            raw = fh.read(MAX_BYTES + 1)
+            if len(raw) > MAX_BYTES:
+                raise _too_large(max(os.fstat(fh.fileno()).st_size, len(raw)), p)
+            return raw
     except IsADirectoryError as exc:
         raise InputError("is a directory", p) from exc
     except FileNotFoundError as exc:
         raise InputError("no such file", p) from exc
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror or exc}", p) from exc
+
+
+def _too_large(size: int, path: str) -> InputError:
+    return InputError(f"file is too large ({size:,} bytes; the limit is {MAX_BYTES:,})", path)
+
+
+# The name findings give standard input, which every command reads for the argument "-".
+STDIN = "<stdin>"
+
+
+def read_source(path: str) -> tuple[bytes, str]:
+    """The bytes of a file, or of standard input for ``-``, and the name to report them under."""
+    if path != "-":
+        return read_bytes(path), path
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:  # a text stream put in place of stdin (an embedding program, a test)
+        stream = io.BytesIO(sys.stdin.read().encode("utf-8"))
+    raw = stream.read(MAX_BYTES + 1)
+    if len(raw) > MAX_BYTES:
+        size = len(raw)
+        while chunk := stream.read(1 << 20):  # count the rest without keeping it
+            size += len(chunk)
+        raise _too_large(size, STDIN)
+    return raw, STDIN
+
+
+# A line that holds nothing in any format accelconf reads: blank, a comment, a YAML directive or
+# document marker. A file of such lines is what yaml.safe_load reads as None.
+_BLANK_LINE = re.compile(r"\s*(?:%.*|(?:---|\.\.\.)(?:\s+#.*)?|#.*)?\s*")
+
+
+def is_blank(text: str) -> bool:
+    """The text holds no setting in any format: only blank lines, comments and YAML markers."""
+    return all(_BLANK_LINE.fullmatch(line) for line in text.lstrip("\ufeff").splitlines())
+
+
+def refuse_empty(text: str, path: str) -> None:
+    """The one "empty input" rule of every command: an :class:`InputError` for a blank text
+    (accelerate's loader fails on it, and a converter would make a config out of nothing)."""
+    if is_blank(text):
+        raise InputError("empty document: no settings to read", path, 1, 1)
+
+
+def read_text(path: str) -> tuple[str, str]:
+    """(text, name) of a file or of ``-`` (standard input) in any format, as every command reads
+    its input: decoded as :func:`decode` does, newlines made ``\\n``, refused when empty."""
+    raw, name = read_source(path)
+    text, _ = decode(raw, name)
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    refuse_empty(text, name)
+    return text, name
+
+
+def load_source(path: str, fmt: Format | None = None) -> Document:
+    """The Document of a file or of ``-`` (standard input), refused when empty: the YAML/JSON
+    input of ``validate``, ``check``, ``fmt`` and ``migrate``."""
+    raw, name = read_source(path)
+    doc = load_bytes(raw, name, fmt)
+    refuse_empty(doc.text, name)
+    return doc
 
 
 def load_bytes(raw: bytes, path: str = "<text>", fmt: Format | None = None) -> Document:
