@@ -40,7 +40,7 @@ _OUTPUTS = {
 }
 _RANKED = ("env", "cli")  # the writers whose output differs per node (machine rank)
 _CONVERT_EXIT = ("0 converted (lossy steps are reported on stderr as FILE:LINE:COL: severity: message [rule]), "
-                 "1 an error finding (with --strict a warning too; to-cli then prints no command), 2 unreadable "
+                 "1 an error finding (to-cli then prints no command; with --strict a warning too), 2 unreadable "
                  "or empty input, a launch accelerate would refuse, a --machine-rank outside 0..num_machines-1, "
                  "or bad arguments")
 
