@@ -144,6 +144,21 @@ def test_the_machine_rank_bound_is_validates_for_the_flag_and_the_file(cli, tmp_
     assert f"accelconf: {machine_rank_outside(5, 2, '--machine-rank')}:" in refused.err
 
 
+def test_a_machine_rank_outside_the_machines_in_the_input_is_validates_error_in_every_converter(cli, tmp_path):
+    from accelconf.accelerate.validate import machine_rank_outside
+
+    in_file = tmp_path / "rank3.yaml"
+    in_file.write_text(TWO_MACHINES.replace("machine_rank: 0", "machine_rank: 3"))
+    script = tmp_path / "launch.sh"
+    script.write_text("accelerate launch --multi_gpu --num_machines 2 --num_processes 4 --machine_rank 3 "
+                      "--main_process_ip 10.0.0.1 train.py\n")
+    for path in (in_file, script):
+        for command in ("to-env", "to-cli", "to-kwargs", "explain"):
+            r = cli(command, str(path))
+            assert r.code == 1 and f"error: {'--machine_rank: ' if path == script else ''}{machine_rank_outside(3, 2)} [multi-node]" in r.err, (command, r.err)
+        assert cli("to-cli", str(path)).out == ""
+
+
 # -- explain reports what to-env reports -------------------------------------------------------
 
 def test_explain_reports_the_error_findings_of_to_env_and_exits_1(cli, files):

@@ -75,6 +75,9 @@ def _refuse_unlaunchable(cfg: Config) -> None:
 # validate's rules about a single value: a converter reports them as validate does (issue 12 item 12)
 VALUE_RULES = frozenset({"invalid-value", "invalid-type", "enum-case", "value-too-new", "null-count",
                          "fsdp2-reshard-bool", "fsdp2-local-state-dict"})
+# and validate's findings about one key of a rule that judges several: a machine rank that names no
+# machine leaves torchrun waiting, whichever format carried it
+VALUE_KEYS = frozenset({("multi-node", "machine_rank")})
 
 
 def value_findings(cfg: Config, version: str | None = None) -> list[Finding]:
@@ -94,7 +97,7 @@ def value_findings(cfg: Config, version: str | None = None) -> list[Finding]:
     doc = load_text(dump_yaml(data), cfg.source or "<text>", "yaml")
     out = []
     for f in validate_document(doc, accelerate_version=version):
-        if f.rule not in VALUE_RULES or f.severity == "info":
+        if (f.rule not in VALUE_RULES and (f.rule, f.key) not in VALUE_KEYS) or f.severity == "info":
             continue
         e = cfg.entries.get(f.key) or cfg.unknown.get(f.key)
         if e is None:
