@@ -110,7 +110,8 @@ def num_machines(cfg: Config) -> int:
         return 1
 
 
-def _where_set(cfg: Config, path: str) -> str:
+def where_set(cfg: Config, path: str) -> str:
+    """Where the input sets a setting (``FILE:LINE``), or that it does not (its default applies)."""
     e = cfg.entries.get(path)
     if e is None:
         return f"{cfg.source} does not set it"
@@ -140,7 +141,7 @@ def convert_text(text: str, source: str, target: str, source_format: str | None 
     ranks: list[int | None] = [machine_rank]
     if machine_rank is not None:
         cfg = formats.read(text, source_format, source, ver)
-        refuse_machine_rank(machine_rank, num_machines(cfg), _where_set(cfg, "num_machines"))
+        refuse_machine_rank(machine_rank, num_machines(cfg), where_set(cfg, "num_machines"))
     if all_ranks:
         n = num_machines(formats.read(text, source_format, source, ver))
         ranks = list(range(n)) if n > 1 else [None]

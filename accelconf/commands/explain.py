@@ -219,7 +219,9 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
     p = sub.add_parser(name, help=help_text, **help_texts(
         """Show the effective value of every setting the training process sees, and where it comes
         from (config line, launch flag, shell env, Python kwarg or default), following accelerate's
-        precedence. The ENV column names the variable that carries the value to the process.""",
+        precedence. The ENV column names the variable that carries the value to the process.
+        The findings to-env reports for the same inputs are printed on stderr, and a row whose
+        value has an error says so.""",
         [("accelconf explain config.yaml", ""),
          ("accelconf explain config.yaml --launch-args '--num_processes 4 --mixed_precision fp16'",
           "flags given to accelerate launch beside --config_file"),
@@ -323,11 +325,11 @@ def _input_findings(ver: str, *configs: Config | None) -> list[Finding]:
 def _refuse_machine_rank(result: Any, cfg: Config, cli: Config | None) -> None:
     """``--launch-args '--machine_rank N'`` names a machine of the job, as ``to-env --machine-rank`` must
     (a rank in the input itself is validate's finding, as in to-env)."""
-    from accelconf.commands.convert import _where_set, refuse_machine_rank
+    from accelconf.commands.convert import where_set, refuse_machine_rank
 
     if cli is None or "machine_rank" not in cli.entries:
         return
-    where = "--launch-args" if "num_machines" in cli.entries else _where_set(cfg, "num_machines")
+    where = "--launch-args" if "num_machines" in cli.entries else where_set(cfg, "num_machines")
     refuse_machine_rank(result.namespace.get("machine_rank"), result.namespace.get("num_machines"), where, "--machine_rank")
 
 
