@@ -40,10 +40,15 @@ _OUTPUTS = {
              [("accelconf to-json config.yaml", ""), ("echo 'ACCELERATE_USE_FSDP=true' | accelconf to-json --from env -", "")]),
 }
 _RANKED = ("env", "cli")  # the writers whose output differs per node (machine rank)
-_CONVERT_EXIT = ("0 converted (lossy steps are reported on stderr as FILE:LINE:COL: severity: message [rule]), "
-                 "1 an error finding (to-cli then prints no command; with --strict a warning too), 2 unreadable "
-                 "or empty input, a launch accelerate would refuse, a --machine-rank outside 0..num_machines-1, "
-                 "or bad arguments")
+
+
+def _exit_codes(target: str | None) -> str:
+    """The exit codes of convert or a shortcut: only the per-node outputs take --machine-rank."""
+    rank = "a --machine-rank outside 0..num_machines-1, " if target is None or target in _RANKED else ""
+    cli = {None: "--to cli then prints no command; ", "cli": "then no command is printed; "}.get(target, "")
+    return ("0 converted (lossy steps are reported on stderr as FILE:LINE:COL: severity: message [rule]), "
+            f"1 an error finding ({cli}with --strict a warning too), 2 unreadable or empty input, a launch "
+            f"accelerate would refuse, {rank}or bad arguments")
 
 
 def add_parser(sub: Any, name: str, help_text: str) -> None:
@@ -56,7 +61,7 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
              "suffix or the content unless --from says.")
     if target:
         what, examples = _OUTPUTS[target]
-        texts = help_texts(f"Convert INPUT to {what}. {reads}", examples, _CONVERT_EXIT)
+        texts = help_texts(f"Convert INPUT to {what}. {reads}", examples, _exit_codes(target))
     else:
         texts = help_texts(
             f"Convert INPUT from one way of passing accelerate settings to another. {reads} "
@@ -65,7 +70,7 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
             [("accelconf convert --to env config.yaml", "same as to-env"),
              ("accelconf convert --from cli --to yaml launch.sh", ""),
              ("accelconf convert --to cli --all-ranks multinode.yaml", "")],
-            _CONVERT_EXIT)
+            _exit_codes(target))
     p = sub.add_parser(name, help=help_text, **texts)
     p.add_argument("input", metavar="INPUT", help="config (yaml/json), .env, accelerate launch command line or Python file; '-' is stdin")
     if target is None:
