@@ -121,11 +121,15 @@ def render_text(results: list[FileResult], color: bool = False, summary: bool = 
     return "\n".join(lines) + ("\n" if lines else "")
 
 
+def findings_json(findings: Iterable[Finding], path: str) -> list[dict]:
+    """Findings about ``path`` for JSON output, each once; one about another file names it (``file``)."""
+    return [dict(finding_json(f), **({"file": f.path} if f.path and f.path != path else {})) for f in unique(findings)]
+
+
 def render_json(results: list[FileResult], extra: dict | None = None) -> str:
     files = []
     for r in results:
-        entry: dict = {"path": r.path, "findings": [dict(finding_json(f), **({"file": f.path} if f.path and f.path != r.path else {}))
-                                                    for f in unique(r.findings)]}
+        entry: dict = {"path": r.path, "findings": findings_json(r.findings, r.path)}
         if r.error is not None:
             entry["error"] = {"message": r.error.message, "line": r.error.line or None, "column": r.error.column or None}
         files.append(entry)
@@ -205,7 +209,8 @@ def output_schema(schema_id: str) -> dict:
     settings = {"type": "array", "items": {"$ref": "#/$defs/explain_row"}}
     # a launch script with several launches: the first at the top, every one (with its line) in `launches`
     launch = _obj({"line": {"type": "integer"}, "mode": _STR, "settings": settings, "torchrun": {"type": ["object", "null"]}})
-    explain = _obj({"accelerate_version": _STR, "mode": _STR, "settings": settings, "torchrun": {"type": ["object", "null"]}},
+    explain = _obj({"accelerate_version": _STR, "mode": _STR, "settings": settings, "torchrun": {"type": ["object", "null"]},
+                    "findings": {"type": "array", "items": {"$ref": "#/$defs/finding"}}},
                    {"launches": {"type": "array", "items": launch}}, closed=False)
     env = _obj({"python_version": _STR, "platform": _STR, "gpus": {"type": "array", "items": {"type": "object"}},
                 "torch_version": {"type": ["string", "null"]}, "accelerate_version": {"type": ["string", "null"]},

@@ -174,12 +174,18 @@ def test_explain_reports_the_error_findings_of_to_env_and_exits_1(cli, files):
     assert cli("explain", str(EXAMPLES / "fsdp2.yaml")).code == 0
 
 
-def test_explain_json_lists_the_findings(cli, files):
+def test_explain_json_lists_the_findings_in_the_published_output_schema(cli, files):
     import json
+
+    import jsonschema
 
     r = cli("explain", "--format", "json", files["half.yaml"])
     data = json.loads(r.out)
     assert r.code == 1
+    schema = json.loads((ROOT / "schemas" / "accelconf-output.schema.json").read_text(encoding="utf-8"))
+    schema.pop("oneOf")
+    jsonschema.Draft7Validator({**schema, "$ref": "#/$defs/explain"}).validate(data)
+    assert schema["$defs"]["explain"]["properties"]["findings"] == {"type": "array", "items": {"$ref": "#/$defs/finding"}}
     assert [(f["rule"], f["key"]) for f in data["findings"] if f["severity"] == "error"] == [
         ("invalid-value", "fsdp_config.fsdp_sharding_strategy")]
 

@@ -398,11 +398,13 @@ def _print(explained: list[tuple[Any, list[Row], Any]], ver: str, source: str, a
     """One table (or JSON object) per launch; a script with several launches names each one's line."""
     several = len(explained) > 1
     if args.format == "json":
+        from accelconf.report import findings_json
+
         blocks = [{**({"line": la.line} if several else {}), "mode": result.mode, "settings": [asdict(r) for r in rows],
                    "torchrun": result.torchrun} for la, rows, result in explained]
         first = {k: v for k, v in blocks[0].items() if k != "line"}
         out = {"accelerate_version": ver, **first, **({"launches": blocks} if several else {}),
-               "findings": [f.to_json() for f in findings]}
+               "findings": findings_json(findings, source)}
         print(json.dumps(out, indent=2, default=str))
         return
     from accelconf.report import use_color
