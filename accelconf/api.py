@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 from accelconf.accelerate.model import Config
 from accelconf.findings import Finding, sort_findings
-from accelconf.text.document import Document, load_bytes, load_file, load_text
+from accelconf.text.document import Document, load_bytes, load_file, load_text, refuse_empty
 
 if TYPE_CHECKING:
     from accelconf.environment.probe import Environment
@@ -84,8 +84,7 @@ def validate_source(text: str, path: str = "<text>", env: "Environment | None" =
     assume = opts.get("runtime") == "deepspeed" or opts.get("deepspeed_version") is not None
     rec = recognise(text, path, assume_deepspeed=assume)
     if rec.format in ("env", "cli", "kwargs"):
-        if not text.strip():
-            raise InputError("empty document: nothing to validate", path, 1, 1)
+        refuse_empty(text, path)
         found = _read_findings(text, rec.format, path, opts.get("accelerate_version")) if rec.checked else [_named(rec)]
         found += _check_references(in_script(text), path, env, opts)
     else:
