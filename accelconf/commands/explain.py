@@ -356,7 +356,6 @@ def _explain_launch(cfg: Config, flags: Config | None, launch: Any, shell: dict[
     _refuse_machine_rank(result, cfg, cli)
     findings = _input_findings(ver, None if cfg.format == "cli" else cfg, kwargs)
     findings += [f for f in result.findings if f not in findings and f.severity != "info"]
-    _mark_errors(rows, findings)
     return rows, result, findings
 
 
@@ -388,6 +387,8 @@ def run(args: argparse.Namespace) -> int:
         rows, result, found = _explain_launch(cfg, flags, launch, shell, kwargs, ver, source, cli)
         explained.append((launch, rows, result))
         findings += [f for f in found if f not in findings]
+    for _, rows, _ in explained:
+        _mark_errors(rows, findings)
     _print(explained, ver, source, args, findings)
     print_findings(findings, source)
     return 1 if any(f.severity == "error" for f in findings) else 0

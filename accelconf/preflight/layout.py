@@ -43,12 +43,9 @@ def read_layout(path: str, machine_rank: int | None = None) -> Layout:
     from accelconf import formats
     from accelconf.accelerate import registry
     from accelconf.accelerate.launch import LaunchError, launch_env
+    from accelconf.text.document import read_text
 
-    try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read: {exc}", path) from exc
+    text, path = read_text(path)  # as every command reads its input
     cfg = formats.read(text, None, path)
     try:
         ns = launch_env(cfg, machine_rank=machine_rank).namespace

@@ -145,10 +145,9 @@ def run(args: argparse.Namespace) -> int:
     layout = read_layout(args.config, args.machine_rank)
     require_torch()
     node = layout.machine_rank
-    if not 0 <= node < layout.num_machines:
-        from accelconf.errors import UsageError
+    from accelconf.commands.convert import refuse_machine_rank
 
-        raise UsageError(f"--machine-rank {node}: {args.config} has num_machines: {layout.num_machines}")
+    refuse_machine_rank(node, layout.num_machines, layout.path)
     store, code = _arrive(args, layout, node)
     if code is not None:
         return code
