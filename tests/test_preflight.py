@@ -263,7 +263,7 @@ def test_to_cli_preflight_warns_that_accelerate_runs_a_multi_cpu_config_one_proc
 
 def test_preflight_rejects_a_machine_rank_the_config_does_not_have(cli, tmp_path):
     r = cli("preflight", str(_config(tmp_path, 29500)), "--machine-rank", "2")
-    assert r.code == 2 and "num_machines: 2" in r.err
+    assert r.code == 2 and "--machine-rank 2 is outside 0..1: num_machines is 2" in r.err
 
 
 def test_preflight_of_an_unreadable_config_exits_2_with_its_position(cli, tmp_path):
