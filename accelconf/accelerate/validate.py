@@ -293,12 +293,22 @@ def _versions(ctx: Context) -> None:
             msg = s.deprecated or f"`{s.key}` was removed in accelerate {s.until}; it is ignored"
             ctx.finding("removed-key", "warning", msg, keypath, fix=ctx.delete_key(keypath))
         else:
-            # the registry says per setting whether ignoring it changes what runs (Setting.too_new)
-            changes = s.too_new == "error"
-            sev: Severity = "error" if changes else "warning"
-            ctx.finding("key-too-new", sev,
-                        f"`{s.key}` needs accelerate {s.since} or newer; accelerate {ctx.version} ignores it"
-                        + (" and runs something else than written" if changes else ""), keypath)
+            _too_new(ctx, s, entry, keypath)
+
+
+def _too_new(ctx: Context, s: Setting, entry: Entry, keypath: tuple[str, ...]) -> None:
+    """A key the target release does not know yet, judged per value: ignoring it matters only where the
+    value differs from what that release does without it (Setting.before_since); then the registry says
+    whether something else runs than written (Setting.too_new)."""
+    head = f"`{s.key}` needs accelerate {s.since} or newer; accelerate {ctx.version} ignores it"
+    value = canonical(s, entry.value)
+    if s.runs_before_since(value):
+        shown = "true" if value is True else "false" if value is False else value
+        ctx.finding("key-too-new", "info", f"{head}, which changes nothing: `{s.key}: {shown}` is what it runs anyway", keypath)
+        return
+    changes = s.too_new == "error"
+    ctx.finding("key-too-new", "error" if changes else "warning",
+                head + (" and runs something else than written" if changes else ""), keypath)
 
 
 @rule("distributed-type")
