@@ -310,3 +310,25 @@ def test_fsdp_version_1_before_fsdp2_existed_is_no_error_on_any_release() -> Non
     if trl.exists():  # older releases refuse its top-level keys (debug, enable_cpu_affinity) on their own
         for version in registry.KNOWN_VERSIONS[registry.KNOWN_VERSIONS.index("0.29"):]:
             assert not [f for f in validate_document(load_file(trl), accelerate_version=version) if f.severity == "error"], version
+
+
+def test_zero3_without_zero3_save_16bit_model_warns_with_the_key_to_set(tmp_path) -> None:
+    """An inline ZeRO-3 deepspeed_config without zero3_save_16bit_model: true saves no consolidated
+    weights; with a deepspeed_config_file the JSON's own setting is what counts (checked in it)."""
+    head = "distributed_type: DEEPSPEED\nnum_processes: 2\ndeepspeed_config:\n"
+
+    def found(body: str, path: str = "<t>") -> list[tuple[str, str, str]]:
+        got = validate_document(load_text(head + body, path))
+        return [(f.rule, f.severity, f.key) for f in got if f.rule in ("zero3-save-16bit", "ds-zero3-save")]
+
+    assert found("  zero_stage: 3\n") == [("zero3-save-16bit", "warning", "deepspeed_config.zero_stage")]
+    off = [f for f in _found(head + "  zero_stage: 3\n  zero3_save_16bit_model: false\n") if f.rule == "zero3-save-16bit"]
+    assert [(f.severity, f.key, f.suggestion) for f in off] == [("warning", "deepspeed_config.zero3_save_16bit_model",
+                                                                 "zero3_save_16bit_model: true")]
+    fixed = off[0].fix[0]
+    text = head + "  zero_stage: 3\n  zero3_save_16bit_model: false\n"
+    assert found(text[len(head):fixed[0]] + fixed[2] + text[fixed[1]:]) == []
+    assert found("  zero_stage: 3\n  zero3_save_16bit_model: true\n") == found("  zero_stage: 2\n") == []
+    (tmp_path / "ds.json").write_text('{"train_micro_batch_size_per_gpu": "auto", "zero_optimization": {"stage": 3}}')
+    assert found("  deepspeed_config_file: ds.json\n", str(tmp_path / "c.yaml")) == [
+        ("ds-zero3-save", "warning", "zero_optimization.stage")]
