@@ -52,6 +52,8 @@ TRUE_ERRORS = {
     "deepspeedai__DeepSpeed__deepspeed__autotuning__config_templates__template_zero3.json": {"ds-batch"},
     # reduce_bucket_size 0 (rejected from 0.19.6, a division by zero before) and no batch keys
     "huggingface__transformers__tests__deepspeed__ds_config_zero3.json": {"ds-range", "ds-batch"},
+    # WarmupLR with warmup_num_steps 0: ValueError in deepspeed.initialize from 0.19.3 (before, 2 steps)
+    "jzhang38__EasyContext__accelerate_configs__zero3_offload.json": {"ds-range"},
 }
 
 
@@ -542,10 +544,11 @@ def test_json_comments_are_one_finding_per_file() -> None:
 
 def test_leaf_module_string_is_one_name() -> None:
     """Item 10: DeepSpeedZeroLeafModuleConfig wraps a string in a list, without a warning; null is {}."""
-    text = ('{"train_micro_batch_size_per_gpu": 1, "zero_optimization": {"stage": 3, "leaf_module": '
+    z3 = '"stage": 3, "stage3_gather_16bit_weights_on_model_save": true'
+    text = ('{"train_micro_batch_size_per_gpu": 1, "zero_optimization": {' + z3 + ', "leaf_module": '
             '{"classes": "my.Block", "names": "layers.0", "name_suffixes": ["mlp"]}}}')
     assert _check(text, runtime="deepspeed", deepspeed_version="0.19.8") == []
-    assert _check('{"train_micro_batch_size_per_gpu": 1, "zero_optimization": {"stage": 3, "leaf_module": null}}',
+    assert _check('{"train_micro_batch_size_per_gpu": 1, "zero_optimization": {' + z3 + ', "leaf_module": null}}',
                   runtime="deepspeed", deepspeed_version="0.19.8") == []
     (f,) = _check('{"train_micro_batch_size_per_gpu": 1, "zero_optimization": {"leaf_module": {"classes": 3}}}',
                   runtime="deepspeed", deepspeed_version="0.19.8")
@@ -564,3 +567,27 @@ def test_detector_needs_mostly_deepspeed_keys_beside_a_batch_key(data, expected)
     from accelconf.kinds import is_deepspeed_data
 
     assert is_deepspeed_data(data) is expected
+
+
+@pytest.mark.parametrize("runtime", ["deepspeed", "accelerate", "transformers"])
+def test_zero3_without_16bit_gathering_warns_that_saving_writes_no_weights(runtime: str) -> None:
+    """ZeRO-3 shards the weights: without stage3_gather_16bit_weights_on_model_save (default false)
+    Trainer.save_model() falls back to a DeepSpeed checkpoint, accelerator.get_state_dict() raises,
+    engine.save_16bit_model() saves nothing. A warning naming the key to set, at the key or the stage."""
+    def found(zero: str) -> list[tuple[str, str, str | None]]:
+        text = '{"train_micro_batch_size_per_gpu": 1, "zero_optimization": {' + zero + '}}'
+        return [(f.severity, f.key, f.suggestion) for f in _check(text, runtime=runtime, deepspeed_version="0.19.8")
+                if f.rule == "ds-zero3-save"]
+
+    key = "zero_optimization.stage3_gather_16bit_weights_on_model_save"
+    assert found('"stage": 3') == [("warning", "zero_optimization.stage", "stage3_gather_16bit_weights_on_model_save")]
+    assert found('"stage": 3, "stage3_gather_16bit_weights_on_model_save": false') == [("warning", key, "true")]
+    assert found('"stage": 3, "stage3_gather_16bit_weights_on_model_save": "auto"') == [("warning", key, "true")]
+    for on in ('"stage3_gather_16bit_weights_on_model_save": true', '"gather_16bit_weights_on_model_save": true',
+               '"stage3_gather_fp16_weights_on_model_save": true'):
+        assert found('"stage": 3, ' + on) == [], on
+    assert found('"stage": 2') == found('"stage": "auto"') == []
+    (message,) = [f.message for f in _check('{"train_micro_batch_size_per_gpu": 1, "zero_optimization": {"stage": 3}}',
+                                             runtime=runtime) if f.rule == "ds-zero3-save"]
+    assert "stage3_gather_16bit_weights_on_model_save: true" in message
+    assert {"transformers": "Trainer.save_model()", "accelerate": "get_state_dict()", "deepspeed": "save_16bit_model()"}[runtime] in message

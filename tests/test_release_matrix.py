@@ -256,3 +256,38 @@ def test_boundary_records_are_what_the_releases_do() -> None:
             if answer != record["result"]:
                 wrong.append(f"{record['change']}@{minor}")
     assert not wrong, f"the releases now answer otherwise: {wrong} (python -m tests.oracle.boundaries records again)"
+
+
+def _runs_anyway_cases() -> dict[str, list[tuple[str, str, str]]]:
+    """release before `since` -> (setting path, config without the key, the same with the key set to
+    the value Setting.before_since says that release runs anyway)."""
+    from tests.test_validate import _SECTION_BASES
+
+    out: dict[str, list[tuple[str, str, str]]] = {}
+    for s in registry.SETTINGS:
+        for value in s.before_since:
+            older = registry.KNOWN_VERSIONS[registry.KNOWN_VERSIONS.index(s.since) - 1]  # type: ignore[arg-type]
+            base = _SECTION_BASES[s.section] + "  # keeps the section non-empty\n"
+            shown = value if isinstance(value, str) else str(value).lower()
+            out.setdefault(older, []).append((s.path, base, f"{base}  {s.key}: {shown}\n"))
+    return out
+
+
+@pytest.mark.parametrize("minor", sorted(_runs_anyway_cases(), key=registry.version_key))
+def test_a_key_newer_than_the_release_is_ignored_by_it(minor: str, tmp_path: Path) -> None:
+    """What Setting.before_since rests on: the release before `since` launches a config with the key
+    exactly as one without it, so what runs is that release's own behaviour (validate: info, not error)."""
+    if not releases.installed(minor):
+        if not IN_CI:
+            pytest.skip(f"accelerate {minor} is not cached under the venv: run `python tests/oracle/releases.py` (CI installs it)")
+        releases.ensure(minor)
+    cases = _runs_anyway_cases()[minor]
+    reqs = []
+    for i, (_, without, with_key) in enumerate(cases):
+        for j, text in enumerate((without, with_key)):
+            path = tmp_path / f"c{i}-{j}.yaml"
+            path.write_text(text, encoding="utf-8")
+            reqs.append({"argv": ["--config_file", str(path), "train.py"], "plugins": True})
+    _, answers = matrix.run_harness(minor, reqs)
+    wrong = [name for (name, _, _), a, b in zip(cases, answers[::2], answers[1::2]) if a != b or "error" in a]
+    assert not wrong, f"accelerate {minor} does not launch these as if the key were absent: {wrong}"

@@ -259,3 +259,76 @@ def test_item05_key_too_new_is_an_error_only_when_ignoring_it_changes_what_runs(
     if path.exists():
         got = validate_document(load_file(path), accelerate_version="1.4")
         assert ("key-too-new", "error") in {(f.rule, f.severity) for f in got if f.key.endswith("fsdp_version")}
+
+
+# a config in which each section is read, for the key-too-new cases below
+_SECTION_BASES = {
+    "fsdp_config": "distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n",
+    "megatron_lm_config": "distributed_type: MEGATRON_LM\nnum_processes: 2\nmegatron_lm_config:\n",
+    "dynamo_config": "distributed_type: MULTI_GPU\nnum_processes: 2\ndynamo_config:\n  dynamo_backend: INDUCTOR\n",
+    "parallelism_config": "distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  fsdp_version: 2\nparallelism_config:\n"
+                          "  parallelism_config_dp_shard_size: 2\n",
+}
+_RUNS_ANYWAY = [s for s in registry.SETTINGS if s.before_since]
+
+
+def _other_value(value: object) -> object:
+    return (not value) if isinstance(value, bool) else value + 1 if isinstance(value, int) else value + "x"  # type: ignore[operator]
+
+
+@pytest.mark.parametrize("setting", _RUNS_ANYWAY, ids=lambda s: s.path)
+def test_key_too_new_is_info_where_the_value_is_what_the_older_release_runs_anyway(setting: registry.Setting) -> None:
+    """Judged per value: the release before `since` ignores the key; written with the value that
+    release runs without it, nothing changes (info); any other value gets the setting's severity."""
+    older = registry.KNOWN_VERSIONS[registry.KNOWN_VERSIONS.index(setting.since) - 1]  # type: ignore[arg-type]
+    base = _SECTION_BASES[setting.section]
+    from accelconf.text.scalars import json_scalar
+
+    def severity(value: object) -> list[str]:
+        shown = json_scalar(value) if not isinstance(value, str) else value
+        got = _found(f"{base}  {setting.key}: {shown}\n", older)
+        return [f.severity for f in got if f.rule == "key-too-new" and f.key == setting.path]
+
+    for value in setting.before_since:
+        assert severity(value) == ["info"], (setting.path, value)
+    if setting.choices is None or len(setting.choices) > 1:
+        assert severity(_other_value(setting.before_since[0])) == [setting.too_new], setting.path
+
+
+def test_fsdp_version_1_before_fsdp2_existed_is_no_error_on_any_release() -> None:
+    """accelerate before 1.6 has no fsdp_version and runs FSDP1: `fsdp_version: 1` (TRL's fsdp1.yaml)
+    is what runs, `fsdp_version: 2` is not."""
+    fsdp1 = "distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  fsdp_version: 1\n"
+    fsdp2 = fsdp1.replace("fsdp_version: 1", "fsdp_version: 2")
+    for version in registry.KNOWN_VERSIONS:
+        assert not [f for f in _found(fsdp1, version) if f.severity == "error"], version
+        expected = [] if registry.version_in(version, "1.6", None) else ["error"]
+        assert [f.severity for f in _found(fsdp2, version) if f.rule == "key-too-new"] == expected, version
+    from tests.conftest import CORPUS
+
+    trl = CORPUS / "accelerate" / "huggingface__trl__examples__accelerate_configs__fsdp1.yaml"
+    if trl.exists():  # older releases refuse its top-level keys (debug, enable_cpu_affinity) on their own
+        for version in registry.KNOWN_VERSIONS[registry.KNOWN_VERSIONS.index("0.29"):]:
+            assert not [f for f in validate_document(load_file(trl), accelerate_version=version) if f.severity == "error"], version
+
+
+def test_zero3_without_zero3_save_16bit_model_warns_with_the_key_to_set(tmp_path) -> None:
+    """An inline ZeRO-3 deepspeed_config without zero3_save_16bit_model: true saves no consolidated
+    weights; with a deepspeed_config_file the JSON's own setting is what counts (checked in it)."""
+    head = "distributed_type: DEEPSPEED\nnum_processes: 2\ndeepspeed_config:\n"
+
+    def found(body: str, path: str = "<t>") -> list[tuple[str, str, str]]:
+        got = validate_document(load_text(head + body, path))
+        return [(f.rule, f.severity, f.key) for f in got if f.rule in ("zero3-save-16bit", "ds-zero3-save")]
+
+    assert found("  zero_stage: 3\n") == [("zero3-save-16bit", "warning", "deepspeed_config.zero_stage")]
+    off = [f for f in _found(head + "  zero_stage: 3\n  zero3_save_16bit_model: false\n") if f.rule == "zero3-save-16bit"]
+    assert [(f.severity, f.key, f.suggestion) for f in off] == [("warning", "deepspeed_config.zero3_save_16bit_model",
+                                                                 "zero3_save_16bit_model: true")]
+    fixed = off[0].fix[0]
+    text = head + "  zero_stage: 3\n  zero3_save_16bit_model: false\n"
+    assert found(text[len(head):fixed[0]] + fixed[2] + text[fixed[1]:]) == []
+    assert found("  zero_stage: 3\n  zero3_save_16bit_model: true\n") == found("  zero_stage: 2\n") == []
+    (tmp_path / "ds.json").write_text('{"train_micro_batch_size_per_gpu": "auto", "zero_optimization": {"stage": 3}}')
+    assert found("  deepspeed_config_file: ds.json\n", str(tmp_path / "c.yaml")) == [
+        ("ds-zero3-save", "warning", "zero_optimization.stage")]

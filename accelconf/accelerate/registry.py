@@ -70,6 +70,10 @@ class Setting:
     # severity when the target accelerate is older than ``since`` and ignores the key: "error" where
     # ignoring it runs something else than written (fsdp_version 2 on 1.2 runs FSDP1), else "warning"
     too_new: str = "warning"
+    # the values that say what the releases before ``since`` (which lack the setting) do anyway, read
+    # from their source: written for such a release the ignored key changes nothing (fsdp_version 1
+    # before 1.6 is the FSDP1 that runs), so key-too-new is only info there, whatever ``too_new`` says
+    before_since: tuple[Any, ...] = ()
 
     @property
     def path(self) -> str:
@@ -94,6 +98,10 @@ class Setting:
 
     def exists_in(self, version: str | None) -> bool:
         return version_in(version, self.since, self.until)
+
+    def runs_before_since(self, value: Any) -> bool:
+        """Whether ``value`` (canonical) is what the releases before ``since`` do without the key."""
+        return any(value == v and type(value) is type(v) for v in self.before_since)
 
     def canonical_value(self, value: Any) -> Any:
         """The spelling accelerate itself writes for an accepted value (enum case, legacy ints)."""
@@ -368,7 +376,8 @@ _SAGEMAKER: list[Setting] = [
 _F = "fsdp_config"
 _FSDP: list[Setting] = [
     _s(_F, "fsdp_version", "enum", "FSDP version: 1 or 2. FSDP2 needs torch 2.6 or newer.", env="FSDP_VERSION", env_when="always", env_paths="T",
-       plugin=f"{FSDP}.fsdp_version", launcher_default=1, plugin_default=1, choices=(1, 2), legacy_values=(("1", 1), ("2", 2)), since="1.6", too_new="error"),
+       plugin=f"{FSDP}.fsdp_version", launcher_default=1, plugin_default=1, choices=(1, 2), legacy_values=(("1", 1), ("2", 2)), since="1.6", too_new="error",
+       before_since=(1,)),
     _s(_F, "fsdp_sharding_strategy", "enum", "FSDP1 sharding strategy. Deprecated in favour of `fsdp_reshard_after_forward` (FSDP2), but FSDP1 reads only this key.",
        env="FSDP_SHARDING_STRATEGY", encoding="raw", env_when="always", env_paths="T", plugin=f"{FSDP}.sharding_strategy",
        launcher_default="FULL_SHARD", plugin_default="FULL_SHARD", choices=SHARDING_STRATEGIES, case_insensitive=True,
@@ -397,21 +406,23 @@ _FSDP: list[Setting] = [
        plugin=f"{FSDP}.state_dict_type", plugin_default="FULL_STATE_DICT", choices=STATE_DICT_TYPES, case_insensitive=True,
        legacy_values=((1, "FULL_STATE_DICT"), (2, "LOCAL_STATE_DICT"), (3, "SHARDED_STATE_DICT"))),
     _s(_F, "fsdp_forward_prefetch", "bool", "FSDP1: prefetch the next all-gather during the forward pass.", env="FSDP_FORWARD_PREFETCH", encoding="lower", env_when="always", env_paths="T",
-       plugin=f"{FSDP}.forward_prefetch", launcher_default=False, plugin_default=False, since="0.21", fsdp_versions=(1,)),
+       plugin=f"{FSDP}.forward_prefetch", launcher_default=False, plugin_default=False, since="0.21", fsdp_versions=(1,),
+       before_since=(False,)),
     _s(_F, "fsdp_use_orig_params", "bool", "FSDP1: keep the original parameters (needed for torch.compile and parameter groups).", env="FSDP_USE_ORIG_PARAMS", encoding="lower", env_when="always", env_paths="T",
        plugin=f"{FSDP}.use_orig_params", launcher_default=True, plugin_default=False, since="0.21", fsdp_versions=(1,),
-       older_launcher_defaults=(("0.25", False),),
+       older_launcher_defaults=(("0.25", False),), before_since=(False,),
        versions_note="launcher default false until 0.24, true from 0.25"),
     _s(_F, "fsdp_cpu_ram_efficient_loading", "bool", "Load the checkpoint on rank 0 only and broadcast it (needs `fsdp_sync_module_states: true` on FSDP1).", env="FSDP_CPU_RAM_EFFICIENT_LOADING", encoding="lower", env_when="always", env_paths="T",
-       plugin=f"{FSDP}.cpu_ram_efficient_loading", launcher_default=True, plugin_default=False, since="0.24"),
+       plugin=f"{FSDP}.cpu_ram_efficient_loading", launcher_default=True, plugin_default=False, since="0.24", before_since=(False,)),
     _s(_F, "fsdp_sync_module_states", "bool", "FSDP1: broadcast module states from rank 0.", env="FSDP_SYNC_MODULE_STATES", encoding="lower", env_when="always", env_paths="T",
        plugin=f"{FSDP}.sync_module_states", launcher_default=True, plugin_default=False, since="0.21", fsdp_versions=(1,),
-       older_launcher_defaults=(("0.22", False),),
+       older_launcher_defaults=(("0.22", False),), before_since=(False,),
        versions_note="launcher default false in 0.21, true from 0.22"),
     _s(_F, "fsdp_activation_checkpointing", "bool", "Activation checkpointing of wrapped blocks.", env="FSDP_ACTIVATION_CHECKPOINTING", encoding="lower", env_when="always", env_paths="T",
-       plugin=f"{FSDP}.activation_checkpointing", launcher_default=False, plugin_default=False, since="0.31"),
+       plugin=f"{FSDP}.activation_checkpointing", launcher_default=False, plugin_default=False, since="0.31", before_since=(False,)),
     _s(_F, "fsdp_activation_checkpointing_offload", "bool", "FSDP2: offload checkpointed activations to the CPU (needs `fsdp_activation_checkpointing`).", env="FSDP_ACTIVATION_CHECKPOINTING_OFFLOAD", encoding="lower", env_when="always", env_paths="T",
-       plugin=f"{FSDP}.activation_checkpointing_offload", launcher_default=False, plugin_default=False, since="1.15", fsdp_versions=(2,)),
+       plugin=f"{FSDP}.activation_checkpointing_offload", launcher_default=False, plugin_default=False, since="1.15", fsdp_versions=(2,),
+       before_since=(False,)),
     _s(_F, "fsdp_ignored_modules", "str", "Regex (full match on module names) of modules FSDP leaves alone. Config only, no launch flag. FSDP2 needs torch 2.7.",
        flag=None, env="FSDP_IGNORED_MODULES", env_paths="T", plugin=f"{FSDP}.ignored_modules", since="1.10"),
 ]
@@ -503,7 +514,7 @@ _DYNAMO: list[Setting] = [
        plugin=f"{DYN}.dynamic", launcher_default=False, plugin_default=None, aliases=(("use_dynamic", "1.14"),)),
     _s(_DY, "dynamo_use_regional_compilation", "bool", "Compile repeated blocks once (regional compilation).", env="ACCELERATE_DYNAMO_USE_REGIONAL_COMPILATION", encoding="title",
        env_when="always", env_paths="STM", plugin=f"{DYN}.use_regional_compilation", launcher_default=False, plugin_default=False, since="1.7",
-       aliases=(("use_regional_compilation", "1.14"),)),
+       aliases=(("use_regional_compilation", "1.14"),), before_since=(False,)),
 ]
 
 _M = "megatron_lm_config"
@@ -525,20 +536,20 @@ _MEGATRON: list[Setting] = [
     _meg("recompute_activations", "boolish", "Selective activation recomputation."),
     _meg("use_distributed_optimizer", "boolish", "Shard optimizer state across data parallel ranks."),
     _meg("gradient_clipping", "float", "Gradient clipping (global norm).", env_when="always", launcher_default=1.0, plugin_default=1.0),
-    _meg("use_custom_fsdp", "bool", "Megatron's custom FSDP. (The flag is `type=bool`: any non-empty value, even `False`, is true.)", env_when="always", launcher_default=False, plugin_default=False, since="1.13", too_new="error"),
-    _meg("no_load_optim", "bool", "Do not load optimizer state from checkpoints.", env_when="always", launcher_default=False, plugin_default=False, since="1.13"),
-    _meg("eod_mask_loss", "bool", "Mask the loss at end-of-document tokens.", env_when="always", launcher_default=False, plugin_default=False, since="1.13"),
-    _meg("overlap_cpu_optimizer_d2h_h2d", "bool", "Overlap CPU optimizer transfers.", env_when="always", launcher_default=False, plugin_default=False, since="1.13"),
-    _meg("no_save_optim", "bool", "Do not save optimizer state.", env_when="always", launcher_default=False, plugin_default=False, since="1.13"),
-    _meg("optimizer_cpu_offload", "bool", "Offload the optimizer to the CPU.", env_when="always", launcher_default=False, plugin_default=False, since="1.13"),
-    _meg("use_precision_aware_optimizer", "bool", "Precision-aware optimizer.", env_when="always", launcher_default=False, plugin_default=False, since="1.13"),
+    _meg("use_custom_fsdp", "bool", "Megatron's custom FSDP. (The flag is `type=bool`: any non-empty value, even `False`, is true.)", env_when="always", launcher_default=False, plugin_default=False, since="1.13", too_new="error", before_since=(False,)),
+    _meg("no_load_optim", "bool", "Do not load optimizer state from checkpoints.", env_when="always", launcher_default=False, plugin_default=False, since="1.13", before_since=(False,)),
+    _meg("eod_mask_loss", "bool", "Mask the loss at end-of-document tokens.", env_when="always", launcher_default=False, plugin_default=False, since="1.13", before_since=(False,)),
+    _meg("overlap_cpu_optimizer_d2h_h2d", "bool", "Overlap CPU optimizer transfers.", env_when="always", launcher_default=False, plugin_default=False, since="1.13", before_since=(False,)),
+    _meg("no_save_optim", "bool", "Do not save optimizer state.", env_when="always", launcher_default=False, plugin_default=False, since="1.13", before_since=(False,)),
+    _meg("optimizer_cpu_offload", "bool", "Offload the optimizer to the CPU.", env_when="always", launcher_default=False, plugin_default=False, since="1.13", before_since=(False,)),
+    _meg("use_precision_aware_optimizer", "bool", "Precision-aware optimizer.", env_when="always", launcher_default=False, plugin_default=False, since="1.13", before_since=(False,)),
     _meg("decoder_last_pipeline_num_layers", "int", "Layers in the last pipeline stage.", since="1.13"),
     _meg("recompute_granularity", "enum", "Activation recomputation granularity.", choices=("full", "selective"), plugin_default="full", since="1.13"),
     _meg("recompute_method", "enum", "Activation recomputation method.", choices=("uniform", "block"), plugin_default="uniform", since="1.13"),
     _meg("recompute_num_layers", "int", "Layers per recomputation unit.", plugin_default=1, since="1.13"),
     _meg("attention_backend", "boolish", "Use Megatron's attention backend selection.", plugin_default=True, since="1.13"),
-    _meg("expert_model_parallel_size", "int", "Expert (MoE) model parallel size.", plugin_default=1, since="1.13", too_new="error"),
-    _meg("context_parallel_size", "int", "Context parallel size.", plugin_default=2, since="1.13", too_new="error"),
+    _meg("expert_model_parallel_size", "int", "Expert (MoE) model parallel size.", plugin_default=1, since="1.13", too_new="error", before_since=(1,)),
+    _meg("context_parallel_size", "int", "Context parallel size.", plugin_default=2, since="1.13", too_new="error", before_since=(1,)),
     _meg("attention_dropout", "float", "Attention dropout.", plugin_default=0.0, since="1.13"),
     _meg("hidden_dropout", "float", "Hidden dropout.", plugin_default=0.0, since="1.13"),
     _meg("attention_softmax_in_fp32", "boolish", "Compute attention softmax in fp32.", plugin_default=True, since="1.13"),
@@ -573,8 +584,10 @@ _PARALLELISM: list[Setting] = [
     _par("cp_size", "int", "Context parallel size (torch 2.6+, FSDP2).", f"{PAR}.cp_size", env_when="always", launcher_default=1, plugin_default=1, minimum=1),
     _par("cp_comm_strategy", "enum", "Context parallel communication strategy (only exported when cp_size > 1).", "TorchContextParallelConfig.cp_comm_strategy",
          choices=("allgather", "alltoall"), launcher_default="allgather", plugin_default="allgather"),
-    _par("cp_backend", "enum", "Context parallel backend.", f"{PAR}.cp_backend", choices=("torch",), env_when="always", launcher_default="torch", plugin_default="torch", since="1.12"),
-    _par("sp_size", "int", "Sequence parallel size (DeepSpeed Ulysses/ALST; DeepSpeed 0.18.2+).", f"{PAR}.sp_size", env_when="always", launcher_default=1, plugin_default=1, minimum=1, since="1.12", too_new="error"),
+    _par("cp_backend", "enum", "Context parallel backend.", f"{PAR}.cp_backend", choices=("torch",), env_when="always", launcher_default="torch", plugin_default="torch", since="1.12",
+         before_since=("torch",)),
+    _par("sp_size", "int", "Sequence parallel size (DeepSpeed Ulysses/ALST; DeepSpeed 0.18.2+).", f"{PAR}.sp_size", env_when="always", launcher_default=1, plugin_default=1, minimum=1, since="1.12", too_new="error",
+         before_since=(1,)),
     _par("sp_backend", "enum", "Sequence parallel backend.", f"{PAR}.sp_backend", choices=("deepspeed",), env_when="always", launcher_default="deepspeed", plugin_default="deepspeed", since="1.12"),
     _par("sp_seq_length", "int", "Sequence length for sequence parallelism (only exported when sp_size > 1).", "DeepSpeedSequenceParallelConfig.sp_seq_length", since="1.12"),
     _par("sp_seq_length_is_variable", "bool", "Whether sequence length varies (only exported when sp_size > 1).", "DeepSpeedSequenceParallelConfig.sp_seq_length_is_variable",

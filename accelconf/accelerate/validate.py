@@ -293,12 +293,22 @@ def _versions(ctx: Context) -> None:
             msg = s.deprecated or f"`{s.key}` was removed in accelerate {s.until}; it is ignored"
             ctx.finding("removed-key", "warning", msg, keypath, fix=ctx.delete_key(keypath))
         else:
-            # the registry says per setting whether ignoring it changes what runs (Setting.too_new)
-            changes = s.too_new == "error"
-            sev: Severity = "error" if changes else "warning"
-            ctx.finding("key-too-new", sev,
-                        f"`{s.key}` needs accelerate {s.since} or newer; accelerate {ctx.version} ignores it"
-                        + (" and runs something else than written" if changes else ""), keypath)
+            _too_new(ctx, s, entry, keypath)
+
+
+def _too_new(ctx: Context, s: Setting, entry: Entry, keypath: tuple[str, ...]) -> None:
+    """A key the target release does not know yet, judged per value: ignoring it matters only where the
+    value differs from what that release does without it (Setting.before_since); then the registry says
+    whether something else runs than written (Setting.too_new)."""
+    head = f"`{s.key}` needs accelerate {s.since} or newer; accelerate {ctx.version} ignores it"
+    value = canonical(s, entry.value)
+    if s.runs_before_since(value):
+        shown = "true" if value is True else "false" if value is False else value
+        ctx.finding("key-too-new", "info", f"{head}, which changes nothing: `{s.key}: {shown}` is what it runs anyway", keypath)
+        return
+    changes = s.too_new == "error"
+    ctx.finding("key-too-new", "error" if changes else "warning",
+                head + (" and runs something else than written" if changes else ""), keypath)
 
 
 @rule("distributed-type")
@@ -769,6 +779,28 @@ def _deepspeed(ctx: Context) -> None:
     for k in ("offload_param_device",):
         if k in ds and str(ds[k]).lower() not in ("none",) and stage is not None and str(stage).isdigit() and int(stage) < 3:
             ctx.finding("deepspeed-offload-stage", "warning", f"`{k}: {ds[k]}` has an effect only with ZeRO stage 3", ("deepspeed_config", k))
+    if not ds.get("deepspeed_config_file"):  # with a file, the JSON's own setting counts (checked with it)
+        _zero3_save(ctx)
+
+
+def _zero3_save(ctx: Context) -> None:
+    """ZeRO-3 shards the weights: without ``zero3_save_16bit_model`` (DeepSpeedPlugin writes it as
+    ``stage3_gather_16bit_weights_on_model_save``) ``Accelerator.get_state_dict``/``save_model`` raise
+    ValueError and the HF Trainer's ``save_model`` writes no weights, only a DeepSpeed checkpoint."""
+    stage = ctx.cfg.entries.get("deepspeed_config.zero_stage")
+    save = ctx.cfg.entries.get("deepspeed_config.zero3_save_16bit_model")
+    if stage is None or canonical(stage.setting, stage.value) != 3:
+        return
+    value = canonical(save.setting, save.value) if save is not None else None
+    if value is True:
+        return
+    path = ("deepspeed_config", save.written_key) if save is not None else ("deepspeed_config", "zero_stage")
+    ctx.finding("zero3-save-16bit", "warning",
+                f"ZeRO stage 3 with `zero3_save_16bit_model` {'false' if save is not None else 'not set (default false)'}: "
+                "saving the model writes no consolidated weights (accelerator.get_state_dict() and save_model() raise "
+                "ValueError, the HF Trainer's save_model() saves a DeepSpeed checkpoint to convert with zero_to_fp32.py); "
+                "set `zero3_save_16bit_model: true`", path, on_value=save is not None,
+                suggestion="zero3_save_16bit_model: true", fix=ctx.replace_value(path, "true") if save is not None else ())
 
 
 def _deepspeed_file(ctx: Context, ref: str) -> None:

@@ -39,5 +39,5 @@ RULES: tuple[str, ...] = (
     "ds-accelerate-auto", "ds-accelerate-conflict", "ds-alias-conflict", "ds-auto", "ds-batch", "ds-data-types", "ds-deprecated",
     "ds-duplicate-key", "ds-enum", "ds-expert-parallel", "ds-fp16-bf16", "ds-fp16-scaling", "ds-json-portability", "ds-nvme-path",
     "ds-offload-stage", "ds-optimizer", "ds-range", "ds-removed", "ds-stage-requirement", "ds-type", "ds-unknown-key",
-    "ds-version", "ds-zero-missing", "ds-zero-stage",
+    "ds-version", "ds-zero-missing", "ds-zero-stage", "ds-zero3-save",
 )

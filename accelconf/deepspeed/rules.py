@@ -84,6 +84,7 @@ def rules(ctx: _Ctx, data: dict[str, Any], world_size: int | None) -> None:
     _optimizer_scheduler(ctx, data)
     _precision_dtypes(ctx, data, bf_name, stage)
     _expert_parallel(ctx, data)
+    _zero3_save(ctx, z, stage)
     _popped_enabled(ctx, data)
     _batch(ctx, data, world_size)
     if ctx.runtime in ("accelerate", "transformers") and "zero_optimization" not in data:
@@ -225,6 +226,44 @@ def _popped_enabled(ctx: _Ctx, data: dict[str, Any]) -> None:
         ctx.add("ds-type", "error", f"`{name}` has no `enabled`: DeepSpeed before {removed} pops it from the block and "
                 "raises KeyError; write `\"enabled\": false`" + (f" (and {removed} removed the block)" if ctx.version is None else ""),
                 name, ctx.doc.key(name), "enabled")
+
+
+# the spellings of ZeRO-3's 16-bit gathering on save (deepspeed/runtime/zero/config.py: the field
+# gather_16bit_weights_on_model_save, its alias and the deprecated fp16 name); default false
+_GATHER_16BIT = ("stage3_gather_16bit_weights_on_model_save", "gather_16bit_weights_on_model_save",
+                 "stage3_gather_fp16_weights_on_model_save")
+# what saving the model does without it, per runtime (transformers Trainer.save_model, accelerate
+# Accelerator.get_state_dict, DeepSpeedEngine.save_16bit_model)
+_NO_16BIT_SAVE = {
+    "transformers": "Trainer.save_model() writes no model weights (it logs \"stage3_gather_16bit_weights_on_model_save=false. "
+                    "Saving the full checkpoint instead, use zero_to_fp32.py to recover weights\" and saves a DeepSpeed checkpoint)",
+    "accelerate": "accelerator.get_state_dict() and save_model() raise ValueError (\"Cannot get 16bit model weights because "
+                  "`stage3_gather_16bit_weights_on_model_save` in DeepSpeed config is False\"); only save_state() writes "
+                  "the sharded DeepSpeed checkpoint, to convert with zero_to_fp32.py",
+    "deepspeed": "engine.save_16bit_model() saves nothing (\"Did not save the model ... because "
+                 "stage3_gather_16bit_weights_on_model_save is False\"); only save_checkpoint() writes the sharded "
+                 "checkpoint, to convert with zero_to_fp32.py",
+}
+
+
+def _zero3_save(ctx: _Ctx, z: dict[str, Any], stage: int | None) -> None:
+    """ZeRO-3 shards the weights; without 16-bit gathering, saving the model writes no consolidated
+    weights. A warning: training runs, the weights can be recovered from the checkpoint."""
+    if stage != 3:
+        return
+    given = [(name, z[name]) for name in _GATHER_16BIT if name in z]
+    if any(lax_bool(v) is True for _, v in given):
+        return
+    dotted = f"zero_optimization.{given[0][0]}" if given else "zero_optimization.stage"
+    auto = any(v == "auto" for _, v in given)
+    if auto:
+        how = ("is \"auto\", which DeepSpeed drops (default false)" if ctx.runtime == "deepspeed" else
+               "is \"auto\", which accelerate fills from its zero3_save_16bit_model (false unless set)")
+    else:
+        how = "is false" if given else "is not set (default false)"
+    ctx.add("ds-zero3-save", "warning", f"ZeRO stage 3 with `stage3_gather_16bit_weights_on_model_save` {how}: "
+            f"{_NO_16BIT_SAVE[ctx.runtime]}; set `zero_optimization.stage3_gather_16bit_weights_on_model_save: true`",
+            dotted, ctx.doc.node(dotted), "true" if given else "stage3_gather_16bit_weights_on_model_save")
 
 
 def _expert_parallel(ctx: _Ctx, data: dict[str, Any]) -> None:

@@ -16,6 +16,7 @@ from packaging.version import Version
 from accelconf.deepspeed.keys import (
     _OPT_PARAMS_AUTO, _REMOVED_TOP, _UNSET, ISSUE_8489, OLDEST, RUNTIMES, TOP, ZERO, Key, _child, _ver, iter_keys,
 )
+from accelconf.deepspeed import signatures
 from accelconf.deepspeed.rules import rules as _rules
 from accelconf.deepspeed.values import _coerce, _fmt, _json_type, lax_bool, _lax_ok, _strict_ok
 from accelconf.errors import UsageError
@@ -437,15 +438,31 @@ def _check_range(ctx: _Ctx, spec: Key, vnode: Node, v: Any, dotted: str, lax: bo
         problems.append(f"< {spec.exclusive_maximum:g}")
     if not problems:
         return
-    fatal = lax or dotted in ("train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps",
-                              "sequence_parallel_size")
-    if spec.minimum_since and ctx.version is not None and ctx.version < Version(spec.minimum_since):
+    sched = _scheduler_taking(ctx, dotted)
+    fatal = lax or sched is not None or dotted in ("train_batch_size", "train_micro_batch_size_per_gpu",
+                                                   "gradient_accumulation_steps", "sequence_parallel_size")
+    older = spec.minimum_since and ctx.version is not None and ctx.version < Version(spec.minimum_since)
+    if older:
         fatal = False
     rule = "ds-batch" if dotted in ("train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps") else "ds-range"
     extra = ""
     if dotted == "zero_optimization.reduce_bucket_size":
         extra = " (0 divides by zero in the ZeRO backward even where the config accepts it)"
+    elif sched is not None:
+        extra = (f"; DeepSpeed {spec.minimum_since} and newer raise ValueError in {sched}, {ctx.version} does not check it" if older
+                 else f": {sched} raises ValueError at deepspeed.initialize")
     ctx.add(rule, "error" if fatal else "warning", f"`{dotted}` must be {' and '.join(problems)}, not {_fmt(v)}{extra}", dotted, vnode)
+
+
+def _scheduler_taking(ctx: _Ctx, dotted: str) -> str | None:
+    """The DeepSpeed scheduler (``deepspeed/runtime/lr_schedules.py``) deepspeed.initialize passes this
+    ``scheduler.params`` key to, whose ``__init__`` checks its range; None when there is none."""
+    if not dotted.startswith("scheduler.params.") or not isinstance(ctx.doc.data, dict):
+        return None
+    sched = ctx.doc.data.get("scheduler")
+    t = sched.get("type") if isinstance(sched, dict) else None
+    spec = signatures.load()["classes"].get(f"deepspeed.runtime.lr_schedules.{t}") if isinstance(t, str) else None
+    return t if spec is not None and dotted.rsplit(".", 1)[1] in spec["params"] else None
 
 
 def _optimizer_params(ctx: _Ctx, vnode: Node, path: tuple[str, ...]) -> None:

@@ -58,8 +58,9 @@ CORES = 8  # physical cores both sides assume (the harness patches psutil.cpu_co
 ON_PURPOSE: dict[str, str] = {
     "sharding-strategy-int": "0.20-0.25: FullyShardedDataParallelPlugin calls int() on FSDP_SHARDING_STRATEGY, so a "
                              "strategy name fails when training starts",
-    "key-too-new (nested)": "a nested key newer than the release (fsdp_version: 2 before 1.6, parallelism sizes before "
-                            "1.10...) is ignored by it and something else runs than written (Setting.too_new)",
+    "key-too-new (nested)": "a nested key newer than the release, with a value other than what the release does "
+                            "without it (fsdp_version: 2 before 1.6, a parallel size above 1...), is ignored by it and "
+                            "something else runs than written (Setting.too_new, Setting.before_since)",
 }
 # Refusals that depend on the machine that launches, not on the config: (start of accelerate's error, why).
 MACHINE_DEPENDENT: tuple[tuple[str, str], ...] = (
