@@ -456,7 +456,7 @@ def test_python_only_arguments_never_reach_a_config_file(tmp_path, capsys):
     assert f"{src}:0:0: warning: {src}" not in cap.err  # positions are not printed twice
 
 
-# -- issue 12: exit codes and output, one rule for every command -----------------------------------
+# -- exit codes and output, one rule for every command -----------------------------------
 
 def test_item15_an_error_finding_exits_1_in_every_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # a value the FSDP plugin refuses is an error finding: exit 1, whatever the command
@@ -531,7 +531,7 @@ def test_item12_converters_check_values_as_validate_does(source: str, fmt: str, 
     assert bad[0].line >= 1  # at the flag, variable, keyword or key that carries it
 
 
-# -- issue 12 item 11: everything accelconf writes validates clean --------------------------------
+# -- everything accelconf writes validates clean --------------------------------
 
 def _errors(text: str, fmt: str, version: str = "1.15") -> list:
     from accelconf.accelerate.validate import validate_document
@@ -640,7 +640,7 @@ def test_item11_everything_written_from_generated_configs_validates_clean(text: 
         assert not bad, f"{name}:\n{text}\n->\n{out}\n{bad}"
 
 
-# -- issue 12 item 13: Python names accelerate lacks are errors with a ranked did-you-mean ----------
+# -- Python names accelerate lacks are errors with a ranked did-you-mean ----------
 
 def test_item13_python_names_accelerate_lacks_are_errors_with_ranked_did_you_mean() -> None:
     src = ("from accelerate import Accelerator, FSDPPlugin\n"
@@ -673,7 +673,7 @@ def test_item13_python_names_match_the_installed_accelerate() -> None:
         "accelconf/formats/pynames.py is stale: python tests/oracle/pynames_gen.py > accelconf/formats/pynames.py"
 
 
-# -- issue 12 item 14: explain shows the shell values the launcher replaces --------------------------
+# -- explain shows the shell values the launcher replaces --------------------------
 
 def test_item14_explain_shows_replaced_shell_values_and_variables_nothing_reads(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     cfg = tmp_path / "c.yaml"
@@ -711,7 +711,7 @@ def test_item14_the_launcher_really_replaces_the_shell_value(tmp_path: Path) -> 
     assert env["ACCELERATE_MIXED_PRECISION"] == "bf16" and env["FSDP_SHARDING_STRATEGY"] == "FULL_SHARD"
 
 
-# -- issue 12, done when: every command over the corpus --------------------------------------------
+# -- every command over the corpus --------------------------------------------
 
 COMMANDS_OVER_CORPUS = (["validate"], ["fmt", "--check"], ["migrate"], ["to-env"], ["to-cli"], ["to-kwargs"], ["to-yaml"],
                         ["to-json"], ["explain"], ["check", "--gpus", "8", "--gpu", "H100"])

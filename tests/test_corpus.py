@@ -16,7 +16,7 @@ from tests.oracle.run import oracle
 
 ACCEL = corpus_files("accelerate")
 # Corpus files that are templates with placeholders (``BATCH_SIZE_PER_GPU``, ``${zero_stage}``), not
-# JSON: the only files allowed not to parse. Named one by one (issue 16).
+# JSON: the only files allowed not to parse. Named one by one.
 PLACEHOLDER_TEMPLATES = frozenset({
     "deepspeedai__DeepSpeedExamples__compression__bert__config__ds_config_TEMPLATE.json",
     "deepspeedai__DeepSpeedExamples__training__tensor_parallel__hf_integration__configs__ds_config_temp.json",

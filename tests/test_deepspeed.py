@@ -437,7 +437,7 @@ def test_nvme_offload_conversion_notes_the_launcher_gap() -> None:
     assert [n.rule for n in notes if "does not export" in n.message] == ["convert.ds-not-exported"]
 
 
-# -- one home for each fact (issue 11) ----------------------------------------------------------
+# -- one home for each fact ----------------------------------------------------------
 
 def test_diff_and_assist_use_the_one_detector_and_mapping():
     import accelconf.deepspeed as ds
@@ -475,10 +475,10 @@ def test_diff_reads_every_alias_of_the_key_table():
     assert semdiff.diff_deepspeed(a, b).equivalent
 
 
-# -- issue 12 items 8-10 -------------------------------------------------------------------------
+# -- DeepSpeed optimizer, scheduler and key-table details ----------------------------------------
 
 def test_deepspeed_version_defaults_to_installed(cli, tmp_path, monkeypatch):
-    """Item 8: without --deepspeed-version, the installed DeepSpeed (0.19.8 in the test extras) is the
+    """without --deepspeed-version, the installed DeepSpeed (0.19.8 in the test extras) is the
     target, so a key it rejects is an error; with no DeepSpeed installed it stays a warning."""
     import accelconf.deepspeed as ds
 
@@ -524,7 +524,7 @@ def test_installed_version_comes_from_metadata_without_importing_deepspeed(tmp_p
     ('{"distributed_type": "DEEPSPEED", "fp16": true}', ("--runtime", "deepspeed"), "accelerate"),
 ])
 def test_a_file_of_only_deepspeed_blocks_is_deepspeed_json(cli, tmp_path, text, flags, kind):
-    """Item 10: no accelerate key and only DeepSpeed blocks, or --runtime deepspeed / --deepspeed-version."""
+    """no accelerate key and only DeepSpeed blocks, or --runtime deepspeed / --deepspeed-version."""
     p = tmp_path / "x.json"
     p.write_text(text)
     r = cli("validate", "--format", "json", *flags, str(p))
@@ -536,14 +536,14 @@ def test_a_file_of_only_deepspeed_blocks_is_deepspeed_json(cli, tmp_path, text, 
 
 
 def test_json_comments_are_one_finding_per_file() -> None:
-    """Item 9: DeepSpeed reads `//` comments (hjson); a commented file gets one finding, not one per line."""
+    """DeepSpeed reads `//` comments (hjson); a commented file gets one finding, not one per line."""
     text = '{\n  // batch\n  // more\n  "train_micro_batch_size_per_gpu": 4, // per GPU\n  "zero_optimization": {"stage": 1}\n}'
     (f,) = [f for f in _check(text) if f.rule == "ds-json-portability"]
     assert (f.line, f.severity) == (2, "warning") and "3 in this file, on lines 2, 3, 4" in f.message
 
 
 def test_leaf_module_string_is_one_name() -> None:
-    """Item 10: DeepSpeedZeroLeafModuleConfig wraps a string in a list, without a warning; null is {}."""
+    """DeepSpeedZeroLeafModuleConfig wraps a string in a list, without a warning; null is {}."""
     z3 = '"stage": 3, "stage3_gather_16bit_weights_on_model_save": true'
     text = ('{"train_micro_batch_size_per_gpu": 1, "zero_optimization": {' + z3 + ', "leaf_module": '
             '{"classes": "my.Block", "names": "layers.0", "name_suffixes": ["mlp"]}}}')

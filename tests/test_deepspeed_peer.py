@@ -1,4 +1,4 @@
-"""DeepSpeed's own config unit tests as a data-directory suite (issue 12 item 10).
+"""DeepSpeed's own config unit tests as a data-directory suite.
 
 Each file in ``tests/data/deepspeed/peer/`` is one case taken from DeepSpeed's test suite, citing the
 test file and line (``source``) of deepspeedai/DeepSpeed at the commit named there; only the config

@@ -1,4 +1,4 @@
-"""Every DeepSpeed minor release 0.15 to 0.19 (latest patch) against the key table (issue 13 item 3).
+"""Every DeepSpeed minor release 0.15 to 0.19 (latest patch) against the key table.
 
 Each release is installed side by side in ``<venv>/accelconf-cache/deepspeed/V``
 (tests/oracle/deepspeed_releases.py) and runs tests/oracle/deepspeed_release_worker.py in its own

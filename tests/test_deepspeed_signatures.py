@@ -1,4 +1,4 @@
-"""optimizer / scheduler ``type`` and ``params`` (issue 12 item 7).
+"""optimizer / scheduler ``type`` and ``params``.
 
 DeepSpeed builds both by calling a class with ``params`` as keyword arguments
 (``_configure_basic_optimizer`` and ``_scheduler_from_config`` in deepspeed/runtime/engine.py). The

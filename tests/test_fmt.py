@@ -126,7 +126,7 @@ def test_registry_enums_are_complete_for_fmt():
 
 def test_item18_fmt_keeps_aligned_comments_aligned():
     """examples/mistakes.yaml: FULL_SHARD is longer than `1` plus its padding; the whole group of
-    aligned comments moves with it instead of one comment leaving the column (issue 12 item 18)."""
+    aligned comments moves with it instead of one comment leaving the column."""
     from pathlib import Path
 
     from accelconf.accelerate.fmt import _comment_column

@@ -1,5 +1,5 @@
 """Every finding of ``launch_env`` (what `to-env`, `to-cli` and `explain` print beside the values),
-as a reviewed record (issue 16: the kill rate of ``launch.py``).
+as a reviewed record (so a mutation of ``launch.py`` shows).
 
 The launch values themselves are compared with accelerate's own launcher (``test_oracle_launch.py``,
 the release matrix). The findings are accelconf's: which key is ignored, lost, unused, not read by the

@@ -1,5 +1,5 @@
 """No function in the package or the language server is longer than MAX_LINES: a function longer
-than a screen usually does two jobs (issue 11). Measured with :mod:`ast`, from the ``def`` line to the
+than a screen usually does two jobs. Measured with :mod:`ast`, from the ``def`` line to the
 function's last line (decorators excluded, docstring and nested functions included)."""
 
 from __future__ import annotations

@@ -282,7 +282,7 @@ async def test_workspace_configuration_disables_rules(target_client: LanguageCli
             break
 
 
-# -- which documents the server speaks about (issue 14) ---------------------------------------------
+# -- which documents the server speaks about ---------------------------------------------
 
 RECOGNIZE = Path(__file__).resolve().parent / "data" / "recognize"
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"

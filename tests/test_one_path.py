@@ -90,7 +90,7 @@ def test_api_cli_and_language_server_agree_on_the_corpus(option, server, cli) ->
 
 
 def test_check_config_and_cli_agree_on_a_two_machine_config_without_main_process_ip(tmp_path, cli) -> None:
-    """The disagreement issue 11 names: check_config reported multi-node and env-rendezvous, the CLI
+    """A disagreement found once: check_config reported multi-node and env-rendezvous, the CLI
     only multi-node. Both now say it once, through validate's multi-node rule."""
     p = tmp_path / "two.yaml"
     p.write_text("distributed_type: MULTI_GPU\nnum_machines: 2\nnum_processes: 16\nmachine_rank: 0\n"

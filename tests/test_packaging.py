@@ -332,7 +332,7 @@ def test_migrate_and_check_describe_their_arguments(cli):
     assert "--python PATH" in text
 
 
-# -- issue 16: expected files are never rewritten in CI -------------------------------------------
+# -- expected files are never rewritten in CI -------------------------------------------
 
 def test_expected_files_are_not_rewritten_in_ci():
     """ACCELCONF_UPDATE_EXPECTED rewrites expected files from accelconf's own output: fine on a

@@ -1,4 +1,4 @@
-"""Severities are data (issue 16 items 1-2): one row per validate rule id and case, with the severity
+"""Severities are data: one row per validate rule id and case, with the severity
 it must have. Every rule id validate.py can emit appears here, so changing a severity, or adding a rule
 without deciding its severity, fails a test."""
 

@@ -109,7 +109,7 @@ def test_canonical_enum_values_are_accepted(pair):
     assert not errors, errors
 
 
-# -- issue 12: verdicts that match accelerate's launcher -------------------------------------------
+# -- verdicts that match accelerate's launcher -------------------------------------------
 
 def _found(text: str, version: str | None = None):
     return validate_document(load_text(text), accelerate_version=version)

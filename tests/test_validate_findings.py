@@ -1,4 +1,4 @@
-"""Every field of every finding, as a reviewed record (issue 16: the kill rate of ``validate.py``).
+"""Every field of every finding, as a reviewed record (so a mutation of ``validate.py`` shows).
 
 ``test_validate.py`` and ``test_severities.py`` pin each rule's id, severity and position. This file
 pins the rest of what a user reads and what an editor applies: the message, the span, the key, the

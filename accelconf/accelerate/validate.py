@@ -506,7 +506,7 @@ def _entry_value(ctx: Context, path: str, e: Entry) -> None:
     if s is None or path in ("mixed_precision", "distributed_type", "compute_environment"):
         return
     if has_no_effect(ctx, s):
-        return  # reported once, as having no effect (issue 12 item 2)
+        return  # reported once, as having no effect: a second finding on the same key would repeat it
     # where the key is written: in its section, at the top (legacy spellings such as `dynamo_backend`)
     written = [(s.section, e.written_key), (e.written_key,)] if s.section else [(e.written_key,)]
     keypath = next((k for k in written if ctx.doc.key(k)), tuple(path.split(".")))
@@ -611,7 +611,7 @@ def _enum_value(ctx: Context, s: Setting, written_key: str, v: Any, keypath: tup
 def _non_mapping_sections(ctx: Context) -> None:
     """Sections that are not mappings: the launcher skips a non-mapping (``isinstance(attr, dict)`` in
     commands/launch.py _validate_launch_command), so a used section is silently replaced by its
-    defaults (error), an unused one changes nothing (warning, issue 12 item 3)."""
+    defaults (error), an unused one changes nothing (warning)."""
     for name in registry.SECTIONS:
         v = ctx.doc.data.get(name) if name else None
         if not name or v is None or isinstance(v, dict):
@@ -683,7 +683,7 @@ def _fsdp(ctx: Context) -> None:
     dt = data.get("distributed_type")
     if section_unused(data, "fsdp_config"):
         ctx.finding("section-unused", "info", f"`fsdp_config` has no effect with distributed_type {dt!r}", ("fsdp_config",))
-        return  # nothing in it is read: no finding about its keys (issue 12 item 2)
+        return  # nothing in it is read: findings about its keys would be noise
     version = cfg.get("fsdp_config.fsdp_version", 1)
     try:
         fv = int(version)
@@ -761,7 +761,7 @@ def _deepspeed(ctx: Context) -> None:
     dt = data.get("distributed_type")
     if section_unused(data, "deepspeed_config"):
         ctx.finding("section-unused", "info", f"`deepspeed_config` has no effect with distributed_type {dt!r}", ("deepspeed_config",))
-        return  # nothing in it is read: no finding about its keys (issue 12 item 2)
+        return  # nothing in it is read: findings about its keys would be noise
     if ds.get("deepspeed_config_file"):
         conflicts = [k for k in registry.deepspeed_json_keys() if k in ds]
         for k in conflicts:
@@ -924,7 +924,7 @@ def _processes(ctx: Context) -> None:
     if machines > 1:
         # accelerate does not refuse these: torchrun starts n // machines per node (utils/launch.py
         # prepare_multi_gpu_env), so the job runs with fewer processes than written. A warning with
-        # the count that fits (issue 12 item 6).
+        # the count that fits.
         if n % machines and n > machines:
             fit = fitting_processes(n, machines)
             ctx.finding("process-layout", "warning",

@@ -207,7 +207,7 @@ def rule_num_processes(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
             f"num_processes {n} means {per_node} processes per node{total}, but {what} {_where(env)}",
             "num_processes", suggestion=f"num_processes: {visible * machines}",
         )
-    elif per_node < visible and ids is None:  # GPUs left idle: a warning with the count that fits (issue 12 item 6)
+    elif per_node < visible and ids is None:  # GPUs left idle: a warning with the count that fits
         yield cfg.finding(
             "env-num-processes", "warning",
             f"{per_node} process{'es' if per_node != 1 else ''} per node use{'s' if per_node == 1 else ''} "

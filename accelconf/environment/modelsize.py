@@ -44,7 +44,7 @@ Shape = tuple[int, ...]
 
 @dataclass(frozen=True)
 class Arch:
-    """The shape numbers of Korthikanti et al.'s activation formula: hidden size, layers, heads."""
+    """The shape numbers of a transformer: hidden size, layers, attention heads."""
 
     hidden: int
     layers: int

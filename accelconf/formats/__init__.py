@@ -72,7 +72,7 @@ def _refuse_unlaunchable(cfg: Config) -> None:
         raise LaunchError(message, cfg.source or "<text>", e.line, e.column)
 
 
-# validate's rules about a single value: a converter reports them as validate does (issue 12 item 12)
+# validate's rules about a single value: a converter reports them as validate does, so the two never disagree
 VALUE_RULES = frozenset({"invalid-value", "invalid-type", "enum-case", "value-too-new", "null-count",
                          "fsdp2-reshard-bool", "fsdp2-local-state-dict"})
 # and validate's findings about one key of a rule that judges several: a machine rank that names no

@@ -110,7 +110,7 @@ def _file_conflicts(cfg: Config) -> dict[str, Finding]:
     JSON file and the file's own DeepSpeed keys or top-level ``mixed_precision`` are both given
     (``DeepSpeedPlugin._deepspeed_config_checks``; the launcher lists the file's keys in
     ``ACCELERATE_CONFIG_DS_FIELDS``). From an environment, flags or kwargs they are not such keys: they
-    are left out of the file, with a finding (issue 12 item 11)."""
+    are left out of the file, with a finding (what accelconf writes must validate clean)."""
     from accelconf.accelerate import registry
 
     if cfg.get("distributed_type") != "DEEPSPEED" or not cfg.get("deepspeed_config.deepspeed_config_file"):

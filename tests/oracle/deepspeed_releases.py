@@ -1,4 +1,4 @@
-"""Every DeepSpeed minor release accelconf answers for, installed side by side (issue 13 item 3).
+"""Every DeepSpeed minor release accelconf answers for, installed side by side.
 
 ``RELEASES`` pins the latest patch of each minor release 0.15 to 0.19 (PyPI, checked with
 ``pip index versions deepspeed``). :func:`ensure` installs one with ``DS_BUILD_OPS=0 pip install
