@@ -478,7 +478,7 @@ def test_diff_reads_every_alias_of_the_key_table():
 # -- DeepSpeed optimizer, scheduler and key-table details ----------------------------------------
 
 def test_deepspeed_version_defaults_to_installed(cli, tmp_path, monkeypatch):
-    """without --deepspeed-version, the installed DeepSpeed (0.19.8 in the test extras) is the
+    """Without --deepspeed-version, the installed DeepSpeed (0.19.8 in the test extras) is the
     target, so a key it rejects is an error; with no DeepSpeed installed it stays a warning."""
     import accelconf.deepspeed as ds
 
@@ -524,7 +524,7 @@ def test_installed_version_comes_from_metadata_without_importing_deepspeed(tmp_p
     ('{"distributed_type": "DEEPSPEED", "fp16": true}', ("--runtime", "deepspeed"), "accelerate"),
 ])
 def test_a_file_of_only_deepspeed_blocks_is_deepspeed_json(cli, tmp_path, text, flags, kind):
-    """no accelerate key and only DeepSpeed blocks, or --runtime deepspeed / --deepspeed-version."""
+    """No accelerate key and only DeepSpeed blocks, or --runtime deepspeed / --deepspeed-version."""
     p = tmp_path / "x.json"
     p.write_text(text)
     r = cli("validate", "--format", "json", *flags, str(p))
