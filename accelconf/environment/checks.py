@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable, Iterator
 
 from accelconf.accelerate import registry as _registry
+from accelconf.accelerate.validate import machine_rank_outside
 from accelconf.text.document import Document
 from accelconf.findings import Finding, Severity
 from accelconf.environment.probe import Environment
@@ -499,8 +500,8 @@ def rule_rendezvous(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
             "each other machine needs its own",
             "num_machines", suggestion="machine_rank: 0 on the main machine, 1.. on the others",
         )
-    elif (isinstance(rank, bool) or not isinstance(rank, int) or not 0 <= rank < machines) and not (
-            cfg.validated and isinstance(rank, int) and not isinstance(rank, bool)):
+    elif (isinstance(rank, bool) or not isinstance(rank, int)) or (
+            machine_rank_outside(rank, machines) is not None and not cfg.validated):
         yield cfg.finding(
             "env-rendezvous", "error",
             f"machine_rank must be a whole number from 0 to {machines - 1} (num_machines is {machines}); "
