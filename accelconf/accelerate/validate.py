@@ -12,7 +12,6 @@ quick fixes use them. DeepSpeed JSON is validated by :mod:`accelconf.deepspeed`.
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
@@ -23,6 +22,7 @@ from accelconf.text.scalars import json_scalar, yaml_scalar
 from accelconf.findings import Finding, Severity
 from accelconf.accelerate.model import Config, Entry, canonical, from_document
 from accelconf.accelerate.registry import Setting, version_in
+from accelconf.text import suggest
 
 # Real-world misspellings with the key they meant (seen in published configs and docs).
 COMMON_MISTAKES: dict[tuple[str, str], str] = {
@@ -142,14 +142,14 @@ def did_you_mean(section: str, key: str, version: str | None = None) -> str | No
     lowered = {c.lower(): c for c in candidates}
     if key.lower() in lowered:
         return lowered[key.lower()]
-    got = difflib.get_close_matches(key, candidates, n=1, cutoff=0.6)
-    if not got and section:
+    got = suggest.closest(key, candidates)
+    if got is None and section:
         # try the key with the section prefix, or against unprefixed names
         stripped = {c.split("_", 1)[-1]: c for c in candidates}
-        got2 = difflib.get_close_matches(key, list(stripped), n=1, cutoff=0.75)
-        if got2:
-            return stripped[got2[0]]
-    return got[0] if got else None
+        got2 = suggest.closest(key, stripped, 0.75)
+        if got2 is not None:
+            return stripped[got2]
+    return got
 
 
 Rule = Callable[[Context], None]
@@ -358,7 +358,7 @@ def _distributed_type(ctx: Context) -> None:
                         ("distributed_type",), on_value=True, suggestion=upper,
                         fix=ctx.replace_value(("distributed_type",), scalar_text(ctx.doc, upper, node)))
         else:
-            guess = difflib.get_close_matches(upper, registry.DISTRIBUTED_TYPES, n=1)
+            guess = suggest.ranked(upper, registry.DISTRIBUTED_TYPES, 1)
             ctx.finding("invalid-value", "error",
                         f"`distributed_type: {value}` is not one of {', '.join(registry.DISTRIBUTED_TYPES)}",
                         ("distributed_type",), on_value=True, suggestion=guess[0] if guess else None)
@@ -432,7 +432,7 @@ def _mixed_precision(ctx: Context) -> None:
         ctx.finding("invalid-type", "error", f"`mixed_precision` must be one of {', '.join(registry.PRECISIONS)}", ("mixed_precision",), on_value=True)
         return
     if value.lower() not in registry.PRECISIONS:
-        guess = difflib.get_close_matches(value.lower(), registry.PRECISIONS, n=1)
+        guess = suggest.ranked(value.lower(), registry.PRECISIONS, 1)
         ctx.finding("invalid-value", "error", f"`mixed_precision: {value}` is not one of {', '.join(registry.PRECISIONS)} (ValueError at launch)",
                     ("mixed_precision",), on_value=True, suggestion=guess[0] if guess else None)
     elif value != value.lower():
@@ -599,7 +599,7 @@ def _enum_value(ctx: Context, s: Setting, written_key: str, v: Any, keypath: tup
         shown = ", ".join(str(c) for c in choices)
         guess = None
         if isinstance(v, str):
-            m = difflib.get_close_matches(v.upper(), [str(c).upper() for c in choices], n=1)
+            m = suggest.ranked(v.upper(), [str(c).upper() for c in choices], 1)
             if m:
                 guess = next(str(c) for c in choices if str(c).upper() == m[0])
         ctx.finding("invalid-value", "error", f"`{written_key}: {v}` is not one of {shown}", keypath, on_value=True, suggestion=guess)

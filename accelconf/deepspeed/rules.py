@@ -6,7 +6,6 @@ offload against the ZeRO stage, the batch equation, optimizer and scheduler type
 
 from __future__ import annotations
 
-import difflib
 from typing import TYPE_CHECKING, Any
 
 from packaging.version import Version
@@ -15,6 +14,7 @@ from accelconf.deepspeed import signatures
 from accelconf.deepspeed.keys import _REMOVED_TOP, DTYPE_SPELLINGS, _OPTIMIZERS, _OPTIMIZERS_REMOVED, _OPTIMIZERS_SINCE
 from accelconf.deepspeed.values import _enabled, _fmt, _int_or_none, lax_bool, _lax_num, _stage
 from accelconf.findings import Severity
+from accelconf.text import suggest
 
 if TYPE_CHECKING:
     from accelconf.deepspeed.validate import _Ctx
@@ -131,11 +131,10 @@ def _optimizer_scheduler(ctx: _Ctx, data: dict[str, Any]) -> None:
                 ctx.add("ds-version", "error", f"optimizer `{t}` needs DeepSpeed {since} or newer", "optimizer.type", node)
         elif t not in torch_optimizers:
             names = [o for o in _OPTIMIZERS if o not in _OPTIMIZERS_REMOVED] + list(torch_optimizers)
-            close = difflib.get_close_matches(t, names, n=2, cutoff=0.6) or difflib.get_close_matches(
-                low, [n.lower() for n in names], n=2, cutoff=0.6)
+            close = suggest.ranked(t, names, 2) or suggest.ranked(low, [n.lower() for n in names], 2)
             ctx.add("ds-optimizer", "error", f"unknown optimizer type `{t}`: neither a DeepSpeed optimizer "
                     "(case-insensitive) nor a torch.optim class (case-sensitive); deepspeed.initialize fails"
-                    + (f"; did you mean {' or '.join(f'`{c}`' for c in close)}?" if close else ""),
+                    + suggest.hint(close),
                     "optimizer.type", node, close[0] if close else None)
             known = False
         params = opt.get("params")
@@ -154,12 +153,12 @@ def _optimizer_scheduler(ctx: _Ctx, data: dict[str, Any]) -> None:
             cls = f"torch.optim.lr_scheduler.{t}"
         else:
             names = list(classes["deepspeed_schedulers"]) + list(classes["torch_schedulers"])
-            close = difflib.get_close_matches(t, names, n=2, cutoff=0.6) or [
+            close = suggest.ranked(t, names, 2) or [
                 n for n in names if n.lower() == t.lower()]
             ctx.add("ds-enum", "error", f"unknown scheduler type `{t}`: neither a DeepSpeed scheduler ("
                     + ", ".join(classes["deepspeed_schedulers"]) + ") nor a torch.optim.lr_scheduler class (case-sensitive); "
                     "deepspeed.initialize raises AssertionError \"DeepSpeed does not recognize LR scheduler\""
-                    + (f"; did you mean {' or '.join(f'`{c}`' for c in close)}?" if close else ""),
+                    + suggest.hint(close),
                     "scheduler.type", node, close[0] if close else None)
             return
         params = sched.get("params")
@@ -345,7 +344,7 @@ def _kwargs(ctx: _Ctx, block: str, t: str, candidates: list[str], params: dict[s
                     "raises TypeError (got multiple values) at deepspeed.initialize", dotted, ctx.doc.key(dotted))
         elif name not in popped and all(name not in s["params"] for s in specs):
             known = sorted({p for s in specs for p in s["params"]} - injected | popped)
-            close = difflib.get_close_matches(name, known, n=2, cutoff=0.6)
+            close = suggest.ranked(name, known, 2)
             ctx.add("ds-optimizer", "error", f"`{dotted}`: {short} ({block} `{t}`) takes no parameter `{name}`; DeepSpeed "
                     f"passes params as keyword arguments, so deepspeed.initialize raises TypeError"
                     + (f"; did you mean {' or '.join(f'`{c}`' for c in close)}?" if close else
