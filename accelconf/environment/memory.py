@@ -902,3 +902,27 @@ def check_memory(doc: Any, env: Any, model: ModelSize, *, seq_len: int | None = 
         return cfg.finding(rule, severity, message, key, suggestion=suggestion)  # type: ignore[arg-type]
 
     return report, findings_for(report, at)
+
+
+@dataclass(frozen=True)
+class Question:
+    """"Will it fit?": the model and shapes (``check --params/--model``, the editor's ``accelconf.params``
+    or ``accelconf.model``); ``classes``: the model folder's classes, for ``model-wrap-class``."""
+
+    model: ModelSize
+    seq_len: int | None = None
+    micro_batch: int | None = None
+    host_ram_gib: float | None = None
+    classes: Any = None
+
+
+def document_findings(doc: Any, env: Any, question: Question) -> list[Finding]:
+    """The ``mem-*`` and ``model-wrap-class`` findings of one loaded document (none for a document
+    that is not a mapping): what :func:`accelconf.api.check_document` adds for a question."""
+    from accelconf.environment.wrapclass import wrap_findings
+
+    if not isinstance(getattr(doc, "data", None), dict):
+        return []
+    _, found = check_memory(doc, env, question.model, seq_len=question.seq_len, micro_batch=question.micro_batch,
+                            host_ram_gib=question.host_ram_gib)
+    return found + wrap_findings(doc, question.classes)

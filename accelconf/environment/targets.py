@@ -46,6 +46,11 @@ _VERSION_RE = re.compile(r"^\d+(\.\d+){0,3}([.+-]?[0-9A-Za-z.+-]*)?$")
 ALL_FACTS = frozenset({*VERSION_KEYS, "gpus", "gpu_count", "fp8_backends"})
 
 
+def unknown_environment() -> Environment:
+    """An environment that knows nothing (no target given): estimates without a verdict."""
+    return Environment(source="no target", unknown=ALL_FACTS)
+
+
 def gpus_of(model_name: str, count: int) -> tuple[tuple[GPU, ...], str | None]:
     """``count`` GPUs of a table model, and the ambiguity note (``'a100' could be ...``).
 

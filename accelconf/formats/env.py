@@ -180,7 +180,7 @@ def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: st
     return cfg
 
 
-READ_PREFIXES = ("ACCELERATE_", "FSDP_", "MEGATRON_LM_", "PARALLELISM_CONFIG_")
+READ_PREFIXES = registry.READ_PREFIXES
 
 
 def never_read(name: str) -> str:
