@@ -266,3 +266,21 @@ def test_env_value_of_a_variable_the_file_assigned_once_is_substituted_any_other
 def test_env_variable_assigned_twice_is_not_known() -> None:
     cfg = env.read("S=FULL_SHARD\nS=NO_SHARD\nFSDP_SHARDING_STRATEGY=${S}\n")
     assert "fsdp_config.fsdp_sharding_strategy" not in cfg and cfg.notes[0].rule == "env.not-read"
+
+
+def test_formats_dispatch_through_one_table_of_specs() -> None:
+    from accelconf import formats
+    from accelconf.errors import UsageError
+
+    assert formats.FORMATS == tuple(formats.SPECS) == ("yaml", "json", "env", "cli", "kwargs")
+    assert formats.LAUNCH_FORMATS == ("env", "cli", "kwargs")
+    assert formats.SPECS["yaml"].suffixes == (".yaml", ".yml") and formats.SPECS["cli"].suffixes[0] == ".bash"
+    for name, spec in formats.SPECS.items():
+        for suffix in spec.suffixes:
+            assert formats.detect_format("", f"config{suffix}") == name  # the recogniser agrees with the table
+    try:
+        formats.spec("toml")
+    except UsageError as exc:
+        assert "yaml, json, env, cli, kwargs" in str(exc)
+    else:
+        raise AssertionError("an unknown format must be refused")

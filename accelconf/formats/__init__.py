@@ -10,28 +10,53 @@ need N readers and N writers. Writers return ``(text, findings)``: every lossy s
 
 from __future__ import annotations
 
+import importlib
+from dataclasses import dataclass
 from typing import Any, Callable
 
+from accelconf.accelerate.model import Config
 from accelconf.errors import UsageError
 from accelconf.findings import Finding
-from accelconf.accelerate.model import Config
-from accelconf.kinds import text_format
+from accelconf.kinds import ENV_SUFFIX, SCRIPT_SUFFIXES, text_format
+from accelconf.text.document import FILE_SUFFIXES
 
-FORMATS: tuple[str, ...] = ("yaml", "json", "env", "cli", "kwargs")
+@dataclass(frozen=True)
+class FormatSpec:
+    """One format: ``module`` (under :mod:`accelconf.formats`) has ``read(text, path=, version=, fmt=)``
+    and ``write(cfg, version=, fmt=, **opts)``; ``launch``: written from what ``accelerate launch``
+    does (so refused for a config it would not launch). Adding a format is one entry and one module;
+    which format a text is stays the recogniser's (:func:`accelconf.kinds.text_format`), whose suffix
+    tables :attr:`suffixes` reads."""
+
+    name: str
+    module: str
+    launch: bool = False
+
+    @property
+    def suffixes(self) -> tuple[str, ...]:
+        table = {**FILE_SUFFIXES, **SCRIPT_SUFFIXES, ENV_SUFFIX: "env"}
+        return tuple(sorted(sfx for sfx, fmt in table.items() if fmt == self.name))
+
+    def reader(self) -> Callable[..., Config]:
+        return importlib.import_module(f"accelconf.formats.{self.module}").read  # type: ignore[no-any-return]
+
+    def writer(self) -> Callable[..., tuple[str, list[Finding]]]:
+        return importlib.import_module(f"accelconf.formats.{self.module}").write  # type: ignore[no-any-return]
 
 
-def _module(fmt: str) -> Any:
-    if fmt in ("yaml", "json"):
-        from accelconf.formats import yamljson as mod
-    elif fmt == "env":
-        from accelconf.formats import env as mod  # type: ignore[no-redef]
-    elif fmt == "cli":
-        from accelconf.formats import cli as mod  # type: ignore[no-redef]
-    elif fmt == "kwargs":
-        from accelconf.formats import kwargs as mod  # type: ignore[no-redef]
-    else:
+SPECS: dict[str, FormatSpec] = {spec.name: spec for spec in (
+    FormatSpec("yaml", "yamljson"), FormatSpec("json", "yamljson"), FormatSpec("env", "env", launch=True),
+    FormatSpec("cli", "cli", launch=True), FormatSpec("kwargs", "kwargs", launch=True),
+)}
+FORMATS: tuple[str, ...] = tuple(SPECS)
+LAUNCH_FORMATS = tuple(name for name, spec in SPECS.items() if spec.launch)  # formats written from what `accelerate launch` does
+
+
+def spec(fmt: str) -> FormatSpec:
+    """The spec of a format name, else a :class:`UsageError` naming the known ones."""
+    if fmt not in SPECS:
         raise UsageError(f"unknown format {fmt!r} (choose from {', '.join(FORMATS)})")
-    return mod
+    return SPECS[fmt]
 
 
 def detect_format(text: str, path: str = "") -> str:
@@ -43,12 +68,9 @@ def detect_format(text: str, path: str = "") -> str:
 def read(text: str, fmt: str | None = None, path: str = "<text>", version: str | None = None) -> Config:
     """Read a text in any format into a Config (``fmt`` None: detect)."""
     fmt = fmt or detect_format(text, path)
-    cfg: Config = _module(fmt).read(text, path=path, version=version, fmt=fmt)
+    cfg: Config = spec(fmt).reader()(text, path=path, version=version, fmt=fmt)
     cfg.format = fmt
     return cfg
-
-
-LAUNCH_FORMATS = ("env", "cli", "kwargs")  # formats written from what `accelerate launch` does
 
 
 def write(cfg: Config, fmt: str, version: str | None = None, **opts: Any) -> tuple[str, list[Finding]]:
@@ -57,10 +79,9 @@ def write(cfg: Config, fmt: str, version: str | None = None, **opts: Any) -> tup
     A config accelerate refuses to launch cannot be written as what the launch gives: for env, cli
     and kwargs this raises :class:`accelconf.accelerate.launch.LaunchError` (exit 2 in the CLI).
     """
-    if fmt in LAUNCH_FORMATS:
+    if spec(fmt).launch:
         _refuse_unlaunchable(cfg)
-    writer: Callable[..., tuple[str, list[Finding]]] = _module(fmt).write
-    return writer(cfg, version=version, fmt=fmt, **opts)
+    return spec(fmt).writer()(cfg, version=version, fmt=fmt, **opts)
 
 
 def _refuse_unlaunchable(cfg: Config) -> None:
@@ -107,4 +128,4 @@ def value_findings(cfg: Config, version: str | None = None) -> list[Finding]:
     return out
 
 
-__all__ = ["FORMATS", "detect_format", "read", "value_findings", "write"]
+__all__ = ["FORMATS", "SPECS", "FormatSpec", "detect_format", "read", "spec", "value_findings", "write"]

@@ -52,6 +52,7 @@ NOT_CHECKED: dict[str, str] = {
 }
 # Script suffixes: the name says what the file is before any content does.
 SCRIPT_SUFFIXES: dict[str, str] = {".py": "kwargs", ".sh": "cli", ".bash": "cli", ".sbatch": "cli", ".slurm": "cli"}
+ENV_SUFFIX = ".env"  # also a whole name (a dotfile) or its end: prod.env
 
 # Top-level keys only an accelerate config has (ClusterConfig in accelerate/commands/config/
 # config_args.py): its identity, or one of its sections.
@@ -167,7 +168,7 @@ def text_format(text: str, path: str = "") -> str:
         return FILE_SUFFIXES[suffix]
     if suffix in SCRIPT_SUFFIXES:
         return SCRIPT_SUFFIXES[suffix]
-    if suffix == ".env" or os.path.basename(path).lower().endswith(".env"):
+    if suffix == ENV_SUFFIX or os.path.basename(path).lower().endswith(ENV_SUFFIX):
         return "env"
     lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.strip().startswith("#")]
     if not lines:
