@@ -92,3 +92,12 @@ def test_requirements_follow_the_release() -> None:
     assert checks.fsdp2_torch_min("1.6") == "2.5.1" and checks.fsdp2_torch_min("1.7") == checks.fsdp2_torch_min(None) == "2.6.0"
     assert checks.fsdp1_torch_min("0.24") == "2.0.1" and checks.fsdp1_torch_min("0.33") == "2.1.0"
     assert releases.minimum("deepspeed-nossh", "1.5") is None and releases.minimum("deepspeed-nossh", "1.6") == "0.14.5"
+
+
+def test_sharding_facts_have_one_table_for_memory_and_diff() -> None:
+    import importlib
+
+    consequences = importlib.import_module("accelconf.diff.consequences")  # the package exports a function of that name
+    assert set(registry.SHARDING) == set(registry.SHARDING_STRATEGIES)
+    assert memory.SHARDED_GROUP == {name: group for name, (_, group) in registry.SHARDING.items()}
+    assert {k: v for k, v in consequences._SHARD_LEVEL.items() if isinstance(k, str)} == {n: lv for n, (lv, _) in registry.SHARDING.items()}

@@ -208,6 +208,10 @@ DYNAMO_BACKEND_SINCE = {
 DYNAMO_BACKEND_UNTIL = {"NVFUSER": "0.24", "AOT_NVFUSER": "0.24", "AOT_CUDAGRAPHS": "0.24", "IPEX": "1.13"}
 DYNAMO_MODES = ("default", "reduce-overhead", "max-autotune")
 SHARDING_STRATEGIES = ("FULL_SHARD", "SHARD_GRAD_OP", "NO_SHARD", "HYBRID_SHARD", "HYBRID_SHARD_ZERO2")
+# What each strategy shards (torch FSDP): (the ZeRO stage it equals, the group it shards over: every
+# process, the processes of one node, or none). The memory estimate and diff's consequences read it.
+SHARDING: dict[str, tuple[int, str]] = {"FULL_SHARD": (3, "world"), "SHARD_GRAD_OP": (2, "world"), "HYBRID_SHARD": (3, "node"),
+                                        "HYBRID_SHARD_ZERO2": (2, "node"), "NO_SHARD": (0, "one")}
 # accelerate to-fsdp2 (1.15): FSDP1 sharding strategy -> FSDP2 fsdp_reshard_after_forward.
 FSDP2_RESHARD_OF_STRATEGY = {"FULL_SHARD": True, "HYBRID_SHARD": True, "SHARD_GRAD_OP": False,
                              "HYBRID_SHARD_ZERO2": False, "NO_SHARD": False}

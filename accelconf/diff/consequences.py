@@ -14,8 +14,10 @@ from accelconf.accelerate import registry
 from accelconf.accelerate.model import Config
 from accelconf.diff.result import DiffResult, same
 
-_SHARD_LEVEL: dict[Any, int] = {"NO_SHARD": 0, "SHARD_GRAD_OP": 2, "HYBRID_SHARD_ZERO2": 2, "FULL_SHARD": 3, "HYBRID_SHARD": 3,
-                                False: 2, True: 3}
+# FSDP1 strategies by the ZeRO stage they equal; FSDP2's fsdp_reshard_after_forward true is
+# FULL_SHARD's, false SHARD_GRAD_OP's (registry.FSDP2_RESHARD_OF_STRATEGY)
+_SHARD_LEVEL: dict[Any, int] = {**{name: level for name, (level, _) in registry.SHARDING.items()},
+                                True: registry.SHARDING["FULL_SHARD"][0], False: registry.SHARDING["SHARD_GRAD_OP"][0]}
 _PRECISION_NOTE = {
     "no": "full fp32: about twice the activation memory of 16-bit, slower matmuls",
     "fp16": "fp16 autocast with a dynamic loss scaler (overflowing steps are skipped)",

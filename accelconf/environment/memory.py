@@ -54,8 +54,7 @@ RULE_IDS: dict[str, str] = {
 }
 WARN_FRACTION = 0.90
 Kind = Literal["single", "ddp", "deepspeed", "fsdp1", "fsdp2"]
-SHARDED_GROUP = {"FULL_SHARD": "world", "SHARD_GRAD_OP": "world", "HYBRID_SHARD": "node",
-                 "HYBRID_SHARD_ZERO2": "node", "NO_SHARD": "one"}
+SHARDED_GROUP = {name: group for name, (_, group) in registry.SHARDING.items()}
 
 
 @dataclass(frozen=True)
