@@ -101,3 +101,10 @@ def test_sharding_facts_have_one_table_for_memory_and_diff() -> None:
     assert set(registry.SHARDING) == set(registry.SHARDING_STRATEGIES)
     assert memory.SHARDED_GROUP == {name: group for name, (_, group) in registry.SHARDING.items()}
     assert {k: v for k, v in consequences._SHARD_LEVEL.items() if isinstance(k, str)} == {n: lv for n, (lv, _) in registry.SHARDING.items()}
+
+
+def test_deepspeed_paths_named_outside_the_key_table_are_keys_of_it() -> None:
+    from accelconf.deepspeed.keys import Paths, lookup
+
+    names = {n: v for n, v in vars(Paths).items() if n.isupper()}
+    assert names and all(lookup(path) is not None for path in names.values()), names

@@ -852,3 +852,17 @@ def canonical_path(path: str) -> str:
         out.append(canon)
         cur = spec
     return ".".join(out)
+
+
+# Key paths other packages name (diff, the memory estimate): each is a key of the table above
+# (tests/test_single_homes.py looks every one up), spelled here once.
+class Paths:
+    ZERO = "zero_optimization"
+    STAGE = "zero_optimization.stage"
+    OFFLOAD_OPTIMIZER_DEVICE = "zero_optimization.offload_optimizer.device"
+    OFFLOAD_PARAM_DEVICE = "zero_optimization.offload_param.device"
+    FP16_ENABLED = "fp16.enabled"
+    BF16_ENABLED = "bf16.enabled"
+    MICRO_BATCH = "train_micro_batch_size_per_gpu"
+    TRAIN_BATCH = "train_batch_size"
+    GRADIENT_ACCUMULATION = "gradient_accumulation_steps"

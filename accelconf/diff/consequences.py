@@ -11,6 +11,7 @@ import math
 from typing import Any
 
 from accelconf.accelerate import registry
+from accelconf.deepspeed.keys import Paths
 from accelconf.accelerate.model import Config
 from accelconf.diff.result import DiffResult, same
 
@@ -69,8 +70,8 @@ def batch_factors(cfg: Config | None, ds: dict[str, Any] | None = None) -> Facto
     gas = _num(cfg.get("deepspeed_config.gradient_accumulation_steps"))
     mbs = None
     if ds:
-        gas = _num(ds.get("gradient_accumulation_steps")) or gas
-        mbs = _num(ds.get("train_micro_batch_size_per_gpu"))
+        gas = _num(ds.get(Paths.GRADIENT_ACCUMULATION)) or gas
+        mbs = _num(ds.get(Paths.MICRO_BATCH))
     return procs, gas, mbs
 
 
@@ -103,7 +104,7 @@ def batch_note(fa: Factors, fb: Factors) -> str:
 def _sharding_note(key: str, a: Any, b: Any) -> str:
     la: float | None = _SHARD_LEVEL.get(a)
     lb: float | None = _SHARD_LEVEL.get(b)
-    if key.endswith("zero_stage") or key.endswith("zero_optimization.stage"):
+    if key.endswith("zero_stage") or key.endswith(Paths.STAGE):
         la, lb = _num(a), _num(b)
     if la is None or lb is None or la == lb:
         extra = ""
@@ -149,9 +150,9 @@ def _show(v: Any) -> str:
 
 
 _SHARD_KEYS = ("fsdp_config.fsdp_sharding_strategy", "fsdp_config.fsdp_reshard_after_forward", "deepspeed_config.zero_stage",
-               "zero_optimization.stage")
+               Paths.STAGE)
 _OFFLOAD_KEYS = ("fsdp_config.fsdp_offload_params", "deepspeed_config.offload_optimizer_device", "deepspeed_config.offload_param_device",
-                 "zero_optimization.offload_optimizer.device", "zero_optimization.offload_param.device")
+                 Paths.OFFLOAD_OPTIMIZER_DEVICE, Paths.OFFLOAD_PARAM_DEVICE)
 
 
 def consequences(result: DiffResult, fa: Factors = NO_FACTORS, fb: Factors = NO_FACTORS) -> list[str]:

@@ -14,6 +14,7 @@ from accelconf.accelerate import registry
 from accelconf.accelerate.model import Config
 from accelconf.accelerate import deepspeed_file as _ds_accelerate
 from accelconf.deepspeed import keys as _ds_keys
+from accelconf.deepspeed.keys import Paths
 from accelconf.deepspeed.values import lax_bool
 from accelconf.diff.accelerate import _diff, _Side
 from accelconf.kinds import is_deepspeed_data  # the one recogniser of file kinds; diff re-exports it
@@ -54,8 +55,8 @@ def flatten_deepspeed(data: Any) -> dict[str, tuple[Any, tuple[str, ...]]]:
         if name == "bfloat16" and "bf16" in data:
             continue
         canon = "bf16" if name == "bfloat16" else name
-        if canon == "zero_optimization" and value is True:
-            out["zero_optimization.stage"] = (1, (name,))
+        if canon == Paths.ZERO and value is True:
+            out[Paths.STAGE] = (1, (name,))
             continue
         walk(value, (canon,), (name,))
     for path in list(out):
@@ -114,7 +115,7 @@ def _ds_precision_of(flat: dict[str, Any]) -> Any:
     """The precision a flat DeepSpeed config runs: "auto" when fp16 or bf16 ``enabled`` is "auto",
     else fp16, bf16 or "no" as DeepSpeed reads ``enabled``: a pydantic ``bool`` in lax mode
     (deepspeed/runtime/precision_config.py, ``DeepSpeedFP16Config.enabled``), so 1 and "true" are true."""
-    fp16, bf16 = flat.get("fp16.enabled"), flat.get("bf16.enabled")
+    fp16, bf16 = flat.get(Paths.FP16_ENABLED), flat.get(Paths.BF16_ENABLED)
     if "auto" in (fp16, bf16):
         return "auto"
     if lax_bool(fp16) is True:
@@ -137,7 +138,7 @@ def deepspeed_to_accelerate(data: Any) -> tuple[dict[str, Any], list[str]]:
     for ds_key, acc in DS_TO_ACCELERATE.items():
         if ds_key in flat:
             out[acc] = _ds_canon(ds_key, flat[ds_key])
-    if "fp16.enabled" in flat or "bf16.enabled" in flat:
+    if Paths.FP16_ENABLED in flat or Paths.BF16_ENABLED in flat:
         out["mixed_precision"] = _ds_precision_of(flat)
     from accelconf.accelerate.deepspeed_file import to_accelerate_section
 
@@ -173,12 +174,12 @@ def deepspeed_config(doc: Any) -> Config:
 def _precision_key(flat: dict[str, Any]) -> str:
     """The ``enabled`` key (one of the two is written) whose value :func:`_ds_precision_of` answers
     from: an "auto", else a true, fp16 before bf16 as there; else the one written, fp16 first."""
-    if "fp16.enabled" not in flat:
-        return "bf16.enabled"
-    fp16, bf16 = flat["fp16.enabled"], flat.get("bf16.enabled")
+    if Paths.FP16_ENABLED not in flat:
+        return Paths.BF16_ENABLED
+    fp16, bf16 = flat[Paths.FP16_ENABLED], flat.get(Paths.BF16_ENABLED)
     if fp16 != "auto" and (bf16 == "auto" or (lax_bool(fp16) is not True and lax_bool(bf16) is True)):
-        return "bf16.enabled"
-    return "fp16.enabled"
+        return Paths.BF16_ENABLED
+    return Paths.FP16_ENABLED
 
 
 # What an absent key means in a DeepSpeed JSON (DeepSpeed's defaults, not accelerate's).
@@ -223,7 +224,7 @@ def diff_accelerate_deepspeed(a: Any, b: Any, *, version: str | None = None, ign
 
 
 # The DeepSpeed keys a diff compares in their accelerate spelling (mixed_precision from these two).
-_COMPARED_AS_ACCELERATE = frozenset(DS_TO_ACCELERATE) | {"fp16.enabled", "bf16.enabled"}
+_COMPARED_AS_ACCELERATE = frozenset(DS_TO_ACCELERATE) | {Paths.FP16_ENABLED, Paths.BF16_ENABLED}
 
 
 def with_deepspeed_files(sa: _Side, sb: _Side) -> tuple[_Side, _Side]:
@@ -287,7 +288,7 @@ def add_file_changes(result: DiffResult, sa: _Side, sb: _Side, ignore: tuple[str
 
 
 # What accelerate's own DeepSpeed config (DeepSpeedPlugin.__post_init__, no file) holds besides its settings.
-_AS_ACCELERATE_BUILDS = frozenset({("train_batch_size", "auto"), ("train_micro_batch_size_per_gpu", "auto")})
+_AS_ACCELERATE_BUILDS = frozenset({(Paths.TRAIN_BATCH, "auto"), (Paths.MICRO_BATCH, "auto")})
 
 
 def _uncompared_note(name: str, side: _Side, ignore: tuple[str, ...]) -> list[str]:

@@ -42,6 +42,7 @@ from typing import Any, Iterable, Literal
 
 from accelconf import releases
 from accelconf.accelerate import registry
+from accelconf.deepspeed.keys import Paths
 from accelconf.environment.modelsize import ModelSize
 from accelconf.findings import Finding
 from accelconf.kinds import is_deepspeed_data
@@ -857,8 +858,8 @@ def _anchor(s: Strategy, rule: str) -> tuple[str, ...]:
     if s.kind == "deepspeed":
         keys: tuple[str, ...] = ("deepspeed_config.offload_optimizer_device",
                                  "deepspeed_config.offload_param_device") if rule == "mem-host" else ()
-        return keys + ("deepspeed_config.zero_stage", "deepspeed_config.deepspeed_config_file", "zero_optimization.stage",
-                       "zero_optimization", "distributed_type")
+        return keys + ("deepspeed_config.zero_stage", "deepspeed_config.deepspeed_config_file", Paths.STAGE,
+                       Paths.ZERO, "distributed_type")
     if s.kind in ("fsdp1", "fsdp2"):
         keys = ("fsdp_config.fsdp_offload_params",) if rule == "mem-host" or s.offload_params else ()
         main = "fsdp_config.fsdp_sharding_strategy" if s.kind == "fsdp1" else "fsdp_config.fsdp_reshard_after_forward"
