@@ -71,10 +71,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"accelconf {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name, (module, help_text) in _available().items():
-        if only is not None and name != only:
-            sub.add_parser(name, help=help_text)
-            continue
+    # With the command known, only its sub-parser is built: each argparse parser costs a few gettext
+    # look-ups (file-system calls), and the others' options are never read.
+    for name, (module, help_text) in (_available() if only is None else {only: COMMANDS[only]}).items():
         mod = importlib.import_module(f"accelconf.commands.{module}")
         mod.add_parser(sub, name, help_text)
     return parser

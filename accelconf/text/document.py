@@ -362,11 +362,46 @@ def to_python(node: Node) -> Any:
 
 # -- YAML through a composer (no constructor: tags are never instantiated) ---------------------
 
+# PyYAML compiles one large character class when yaml.reader is imported (about 7 ms, a tenth of a
+# short command's whole run). Only its pure-Python Reader searches with it, and accelconf reads
+# through the C parser, so that one pattern compiles on its first use instead.
+_READER_PATTERN = "[^\x09\x0A\x0D\x20-\x7E\x85\xA0-\uD7FF\uE000-\uFFFD\U00010000-\U0010ffff]"
+
+
+class _DeferredPattern:
+    """A compiled pattern that compiles when first used."""
+
+    def __init__(self, pattern: str, flags: int) -> None:
+        self._args = (pattern, flags)
+        self._compiled: re.Pattern[str] | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._compiled is None:
+            self._compiled = re.compile(*self._args)
+        return getattr(self._compiled, name)
+
+
+def _import_yaml() -> Any:
+    if "yaml" in sys.modules:
+        return sys.modules["yaml"]
+    compile_now = re.compile
+
+    def compile_reader_later(pattern: Any, flags: int = 0) -> Any:
+        return _DeferredPattern(pattern, flags) if pattern == _READER_PATTERN else compile_now(pattern, flags)
+
+    re.compile = compile_reader_later  # type: ignore[assignment]
+    try:
+        import yaml
+    finally:
+        re.compile = compile_now
+    return yaml
+
+
 def _composer() -> tuple[Any, Any]:
     """(compose function, error classes). PyYAML's C parser is accelerate's own reader and ~50x
     faster than a pure-Python one; ruamel.yaml's pure composer is the fallback."""
     try:
-        import yaml
+        yaml = _import_yaml()
 
         loader = getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader
         return (lambda text: yaml.compose(text, Loader=loader)), (yaml.MarkedYAMLError, yaml.YAMLError)
