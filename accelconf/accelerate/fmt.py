@@ -12,15 +12,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from accelconf import catalogue
 from accelconf.accelerate import registry
 from accelconf.text.document import Document, load_text
 from accelconf.accelerate.registry import version_in
 
 Edit = tuple[int, int, str]
 
-# Rules whose fixes keep the launch identical (or repair a crash). yaml11-scalar is not here:
-# quoting `on` changes the value accelerate reads.
-_SAFE_RULES = {"enum-case", "legacy-value", "unprefixed-key", "yaml-bool-value"}
+# Rules whose fixes keep the launch identical (or repair a crash): the catalogue's fmt_safe. yaml11-scalar
+# is not one: quoting `on` changes the value accelerate reads.
+_SAFE_RULES = frozenset(r.id for r in catalogue.all_rules() if r.fmt_safe)
 
 
 @dataclass

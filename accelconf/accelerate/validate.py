@@ -1,6 +1,6 @@
 """Validation of accelerate config files: schema-level checks and accelerate's semantic rules.
 
-Each rule is a small function ``(ctx) -> Iterable[Finding]`` registered in ``RULES``. They read
+Each rule is a small function ``(ctx) -> None`` registered in ``RULES`` with the ids it emits. They read
 the parsed :class:`~accelconf.text.document.Document` (for positions and how values were written) and
 the normalized :class:`~accelconf.accelerate.model.Config`, and know the accelerate version being targeted.
 
@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
+from accelconf import catalogue
 from accelconf.accelerate import registry
 from accelconf.text.document import Document, Node
 from accelconf.text.scalars import json_scalar, yaml_scalar
@@ -153,12 +154,16 @@ def did_you_mean(section: str, key: str, version: str | None = None) -> str | No
 
 
 Rule = Callable[[Context], None]
-RULES: list[tuple[str, Rule]] = []
+RULES: list[tuple[tuple[str, ...], Rule]] = []
 
 
-def rule(name: str) -> Callable[[Rule], Rule]:
+def rule(*ids: str) -> Callable[[Rule], Rule]:
+    """Register a rule function with the ids it emits, each of which must be in the catalogue
+    (:mod:`accelconf.catalogue`): a new id fails at import until it is described there."""
+    catalogue.require(*ids)
+
     def deco(fn: Rule) -> Rule:
-        RULES.append((name, fn))
+        RULES.append((ids, fn))
         return fn
     return deco
 
@@ -217,7 +222,7 @@ def _is_sagemaker(ctx: Context) -> bool:
     return ctx.doc.data.get("compute_environment", "LOCAL_MACHINE") != "LOCAL_MACHINE"  # data: a mapping (validate_document)
 
 
-@rule("unknown-key")
+@rule("key-too-new", "removed-key", "unknown-key")
 def _unknown_keys(ctx: Context) -> None:
     data = ctx.doc.data
     sagemaker = _is_sagemaker(ctx)
@@ -258,7 +263,7 @@ def _suits(setting: Setting | None, value: Any) -> bool:
     return setting.type != "enum" or not setting.choices or setting.canonical_value(value) in setting.choices
 
 
-@rule("unknown-nested-key")
+@rule("alias-too-new", "unknown-nested-key")
 def _unknown_nested(ctx: Context) -> None:
     for path, entry in ctx.cfg.unknown.items():
         if "." not in path:
@@ -279,7 +284,7 @@ def _unknown_nested(ctx: Context) -> None:
                     (section, key), suggestion=guess, fix=fix)
 
 
-@rule("version")
+@rule("key-too-new", "removed-key")
 def _versions(ctx: Context) -> None:
     for path, entry in list(ctx.cfg.entries.items()) + list(ctx.cfg.unknown.items()):
         s = entry.setting
@@ -311,7 +316,8 @@ def _too_new(ctx: Context, s: Setting, entry: Entry, keypath: tuple[str, ...]) -
                 head + (" and runs something else than written" if changes else ""), keypath)
 
 
-@rule("distributed-type")
+@rule("enum-case", "invalid-type", "invalid-value", "legacy-value", "missing-distributed-type", "value-too-new",
+      "yaml-bool-value")
 def _distributed_type(ctx: Context) -> None:
     data = ctx.doc.data
     if "distributed_type" not in data:
@@ -368,7 +374,7 @@ def _distributed_type(ctx: Context) -> None:
                     ("distributed_type",), on_value=True)
 
 
-@rule("compute-environment")
+@rule("enum-case", "invalid-value", "missing-key", "sagemaker-broken", "unknown-key")
 def _compute_environment(ctx: Context) -> None:
     data = ctx.doc.data
     ce = data.get("compute_environment")
@@ -399,7 +405,7 @@ def _compute_environment(ctx: Context) -> None:
                     ("compute_environment",), on_value=True)
 
 
-@rule("mixed-precision")
+@rule("enum-case", "invalid-type", "invalid-value", "legacy-key", "yaml-bool-value")
 def _mixed_precision(ctx: Context) -> None:
     data = ctx.doc.data
     if "mixed_precision" not in data:
@@ -628,14 +634,15 @@ def _non_mapping_sections(ctx: Context) -> None:
                         (name,), on_value=True)
 
 
-@rule("values")
+@rule("enum-case", "invalid-type", "invalid-value", "legacy-value", "section-unused", "sharding-strategy-int",
+      "value-too-new")
 def _values(ctx: Context) -> None:
     for path, e in ctx.cfg.entries.items():
         _entry_value(ctx, path, e)
     _non_mapping_sections(ctx)
 
 
-@rule("file-ignored")
+@rule("no-effect")
 def _file_ignored(ctx: Context) -> None:
     for path, e in ctx.cfg.entries.items():
         s = e.setting
@@ -656,7 +663,7 @@ def _file_ignored(ctx: Context) -> None:
                         (e.written_key,), suggestion=f"{s.cli_flag}")
 
 
-@rule("lost")
+@rule("no-effect")
 def _lost(ctx: Context) -> None:
     for path, e in ctx.cfg.entries.items():
         s = e.setting
@@ -673,7 +680,8 @@ def _lost(ctx: Context) -> None:
                         suggestion=target, fix=ctx.rename_key(keypath, target) if target else ())
 
 
-@rule("fsdp")
+@rule("fsdp-invalid-combination", "fsdp1-key-in-fsdp2", "fsdp1-strategy-ignored", "fsdp2-key-in-fsdp1",
+      "fsdp2-local-state-dict", "fsdp2-reshard-bool", "section-unused", "unprefixed-key")
 def _fsdp(ctx: Context) -> None:
     data = ctx.doc.data
     fsdp = data.get("fsdp_config")
@@ -752,7 +760,8 @@ def _fsdp(ctx: Context) -> None:
                         ("fsdp_config", e.written_key), suggestion=e.setting.key, fix=ctx.rename_key(("fsdp_config", e.written_key), e.setting.key))
 
 
-@rule("deepspeed")
+@rule("deepspeed-config-file-conflict", "deepspeed-config-file-invalid", "deepspeed-config-file-missing",
+      "deepspeed-offload-stage", "section-unused", "zero3-save-16bit")
 def _deepspeed(ctx: Context) -> None:
     data = ctx.doc.data
     ds = data.get("deepspeed_config")
@@ -831,7 +840,7 @@ def _deepspeed_file(ctx: Context, ref: str) -> None:
         ctx.findings.append(f.with_path(ds_doc.path))
 
 
-@rule("fp8")
+@rule("section-unused")
 def _fp8(ctx: Context) -> None:
     data = ctx.doc.data
     fp8 = data.get("fp8_config")
@@ -839,7 +848,7 @@ def _fp8(ctx: Context) -> None:
         ctx.finding("section-unused", "info", "`fp8_config` has an effect only with `mixed_precision: fp8`", ("fp8_config",))
 
 
-@rule("dynamo")
+@rule("invalid-value", "legacy-key", "no-effect")
 def _dynamo(ctx: Context) -> None:
     data = ctx.doc.data
     if isinstance(data.get("dynamo_config"), dict) and data.get("distributed_type") == "DEEPSPEED":
@@ -901,7 +910,7 @@ def fitting_processes(n: int, machines: int, gpus_per_machine: int | None = None
     return max(machines, (n // machines) * machines)
 
 
-@rule("processes")
+@rule("gpu-ids", "missing-key", "multi-node", "null-count", "process-layout", "processes")
 def _processes(ctx: Context) -> None:
     data = ctx.doc.data
     if _is_sagemaker(ctx):
@@ -957,7 +966,7 @@ def _processes(ctx: Context) -> None:
         ctx.finding("processes", "info", f"`distributed_type: 'NO'` with num_processes {n}: only one process runs the script", ("num_processes",))
 
 
-@rule("parallelism")
+@rule("parallelism", "section-unused")
 def _parallelism(ctx: Context) -> None:
     """What accelerate's ParallelismConfig refuses when the Accelerator starts (its ``__post_init__``
     and ``_validate_accelerator``), for a launch that passes the sizes on at all."""
@@ -1006,7 +1015,7 @@ def _parallelism(ctx: Context) -> None:
                     ("parallelism_config",))
 
 
-@rule("mpirun")
+@rule("section-unused")
 def _mpirun(ctx: Context) -> None:
     mc = ctx.doc.data.get("mpirun_config")
     if isinstance(mc, dict) and mc and not registry.section_active("mpirun_config", ctx.doc.data):
@@ -1043,7 +1052,7 @@ def validate_document(doc: Document, *, accelerate_version: str | None = None, d
     cfg = from_document(doc, version)
     ctx = Context(doc, cfg, version)
     off = set(disabled)
-    for name, fn in RULES:
+    for _ids, fn in RULES:
         fn(ctx)
     findings = [f for f in ctx.findings if f.rule not in off]
     return sort_findings(_dedupe(findings))

@@ -17,6 +17,7 @@ own parser.
 
 from __future__ import annotations
 
+from accelconf import catalogue as _catalogue
 from accelconf.deepspeed.accelerate import (
     CONFLICTING_KEYS, DS_TO_ACCELERATE, accelerate_world_size, config_file_path, crosscheck, to_accelerate_section,
 )
@@ -34,10 +35,5 @@ __all__ = [
     "to_accelerate_section", "validate_deepspeed", "write_schema", "_UNSET",
 ]
 
-# Every rule id this package reports.
-RULES: tuple[str, ...] = (
-    "ds-accelerate-auto", "ds-accelerate-conflict", "ds-alias-conflict", "ds-auto", "ds-batch", "ds-data-types", "ds-deprecated",
-    "ds-duplicate-key", "ds-enum", "ds-expert-parallel", "ds-fp16-bf16", "ds-fp16-scaling", "ds-json-portability", "ds-nvme-path",
-    "ds-offload-stage", "ds-optimizer", "ds-range", "ds-removed", "ds-stage-requirement", "ds-type", "ds-unknown-key",
-    "ds-version", "ds-zero-missing", "ds-zero-stage", "ds-zero3-save",
-)
+# Every rule id this package reports (the catalogue's deepspeed area).
+RULES: tuple[str, ...] = tuple(sorted(_catalogue.ids("deepspeed")))

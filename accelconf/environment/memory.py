@@ -40,16 +40,13 @@ import os
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Literal
 
+from accelconf import catalogue
 from accelconf.environment.modelsize import ModelSize
 from accelconf.findings import Finding
 from accelconf.kinds import is_deepspeed_data
 
 GiB = float(1 << 30)
-RULE_IDS: dict[str, str] = {
-    "mem-gpu": "the estimated memory per GPU (model states, plus activations when given) is over 90% (warning) "
-               "or 100% (error) of the target GPU's",
-    "mem-host": "offloaded states need over 90% (warning) or 100% (error) of the node's host RAM",
-}
+RULE_IDS: dict[str, str] = catalogue.describe("memory")
 WARN_FRACTION = 0.90
 Kind = Literal["single", "ddp", "deepspeed", "fsdp1", "fsdp2"]
 SHARDED_GROUP = {"FULL_SHARD": "world", "SHARD_GRAD_OP": "world", "HYBRID_SHARD": "node",
