@@ -19,10 +19,12 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
 from accelconf import formats
+from accelconf import releases as release_table
 from accelconf.accelerate import registry
 from accelconf.accelerate.launch import CHANGES, changed
 from tests.oracle import matrix, releases
@@ -50,17 +52,35 @@ def installed_releases() -> list[str]:
     return list(releases.RELEASES)
 
 
-@pytest.mark.parametrize("name", sorted(CHANGES))
-def test_launcher_change_matches_each_release_source(name: str, installed_releases: list[str]) -> None:
-    """CHANGES[name] holds in exactly the releases whose own source has its marker."""
-    c = CHANGES[name]
-    wrong = []
-    for minor in installed_releases:
-        source = releases.path_of(minor) / "accelerate" / c.file
-        has = re.search(c.marker, source.read_text(encoding="utf-8")) is not None if source.is_file() else False
-        if has != changed(minor, name):
-            wrong.append(f"{minor} ({'has' if has else 'lacks'} the marker)")
+@pytest.mark.parametrize("name", sorted(release_table.CHANGES))
+def test_release_change_matches_each_release_source(name: str, installed_releases: list[str]) -> None:
+    """releases.CHANGES[name] (launcher and rule boundaries alike) holds in exactly the releases whose
+    own source has its marker."""
+    c = release_table.CHANGES[name]
+    wrong = _disagreeing(installed_releases, c.file, c.marker, lambda minor: release_table.has(minor, name))
     assert not wrong, f"{name}: the range [{c.since}, {c.until}) disagrees with the source of {wrong}"
+
+
+@pytest.mark.parametrize("name", sorted(release_table.REQUIREMENTS))
+def test_release_requirement_matches_each_release_source(name: str, installed_releases: list[str]) -> None:
+    """Each step of releases.REQUIREMENTS[name] is stated by exactly the releases of its range."""
+    for r in release_table.REQUIREMENTS[name]:
+        wrong = _disagreeing(installed_releases, r.file, r.marker, lambda minor: release_table.requirement(name, minor) == r)
+        assert not wrong, f"{name} >= {r.version}: the range [{r.since}, {r.until}) disagrees with the source of {wrong}"
+
+
+def test_launcher_changes_are_the_release_table_launcher_part() -> None:
+    assert CHANGES is release_table.LAUNCHER and all(changed(m, n) == release_table.has(m, n) for n in CHANGES for m in releases.RELEASES)
+
+
+def _disagreeing(installed: list[str], file: str, marker: str, expected: "Callable[[str], bool]") -> list[str]:
+    wrong = []
+    for minor in installed:
+        source = releases.path_of(minor) / "accelerate" / file
+        has = re.search(marker, source.read_text(encoding="utf-8")) is not None if source.is_file() else False
+        if has != expected(minor):
+            wrong.append(f"{minor} ({'has' if has else 'lacks'} the marker)")
+    return wrong
 
 
 @pytest.fixture(scope="session")

@@ -12,10 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from accelconf import catalogue
+from accelconf import catalogue, releases
 from accelconf.accelerate import registry
 from accelconf.text.document import Document, load_text
-from accelconf.accelerate.registry import version_in
 
 Edit = tuple[int, int, str]
 
@@ -34,6 +33,12 @@ class FmtResult:
         return bool(self.changes)
 
 
+
+def _value_exists(key: str, value: object, version: str) -> bool:
+    """Whether the value a fix writes for the top-level ``key`` exists in that release (the registry's enum lives)."""
+    setting = registry.get("", key)
+    return setting is not None and registry.enum_exists(setting, value, version)
+
 def fmt_edits(doc: Document, version: str | None = None) -> list[tuple[Edit, str]]:
     """The normalization edits for a parsed accelerate config, each with a one-line reason."""
     from accelconf.accelerate.validate import validate_document
@@ -46,10 +51,10 @@ def fmt_edits(doc: Document, version: str | None = None) -> list[tuple[Edit, str
         if not f.fix:
             continue
         safe = f.rule in _SAFE_RULES or (f.rule == "invalid-type" and f.key == "gpu_ids")
-        if f.rule == "legacy-value" and f.key.endswith("fsdp_sharding_strategy") and not version_in(version, "0.26", None):
-            safe = False  # before 0.26 only integers were accepted
-        if f.rule == "legacy-value" and f.key == "distributed_type" and not version_in(version, "0.28", None):
-            safe = False
+        if f.rule == "legacy-value" and f.key.endswith("fsdp_sharding_strategy") and releases.has(version, "sharding-strategy-int"):
+            safe = False  # the release reads only integers
+        if f.rule == "legacy-value" and f.key == "distributed_type" and not _value_exists("distributed_type", f.suggestion, version):
+            safe = False  # the new name (XLA for TPU) does not exist in that release yet
         if safe:
             for e in f.fix:
                 out.append((e, f"{f.key}: {f.message}"))

@@ -23,11 +23,11 @@ Nothing here imports accelerate or torch.
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Iterable
 
+from accelconf import releases
 from accelconf.accelerate import registry
 from accelconf.errors import InputError
 from accelconf.findings import Finding
@@ -58,107 +58,20 @@ PATH_LETTER = {"simple": "S", "torchrun": "T", "deepspeed": "D", "tpu": "X", "sa
 FILLED_LATER = frozenset({"dynamo_config.dynamo_backend"})
 # Flag defaults that changed: path -> ((first version with the registry's default, older default), ...).
 # From the registry's versions_note, checked against the wheels.
-NESTED_PREFIX_RULES = (("fsdp_config", "fsdp_", None), ("fp8_config", "fp8_", "0.34"), ("dynamo_config", "dynamo_", "1.14"))
+# (section, prefix, first release that adds it): the registry's sections say when their prefix is added.
+NESTED_PREFIX_RULES: tuple[tuple[str, str, str | None], ...] = tuple(
+    (name, sec.prefix, sec.prefix_optional_since or sec.since)
+    for name, sec in ((n, registry.SECTIONS[n]) for n in ("fsdp_config", "fp8_config", "dynamo_config")) if sec.prefix)
 
 
-@dataclass(frozen=True)
-class Change:
-    """A launcher behaviour that only some accelerate releases have: those in ``[since, until)``.
-
-    ``marker`` is a regular expression over accelerate's own source file ``file`` (relative to the
-    ``accelerate`` package) that matches in exactly those releases: ``tests/test_release_matrix.py``
-    checks every entry against every installed release, so a wrong range fails there.
-    """
-
-    since: str | None
-    until: str | None
-    file: str
-    marker: str
-    doc: str
-
-
-def _lit(text: str) -> str:
-    return re.escape(text)
-
-
-# Every per-release difference of the launcher's control flow, in one place (setting-level
-# differences, such as a key's first release or an older flag default, live in the registry).
-CHANGES: dict[str, Change] = {
-    "num-processes-default": Change("0.34", None, "commands/config/config_args.py", _lit("num_processes: int = -1"),
-                                    "ClusterConfig has a num_processes default; before, a file without it fails to load (TypeError)"),
-    "omp-threads-per-process": Change("0.34", None, "commands/launch.py", _lit("max(int(args.num_processes / args.num_machines), 1)"),
-                                      "with use_cpu, OMP_NUM_THREADS is physical cores / processes per machine; before, all physical cores"),
-    "multi-xpu-dispatch": Change("0.21", None, "commands/launch.py", r"args\.multi_gpu = \([^)]*DistributedType\.MULTI_XPU",
-                                 "MULTI_XPU (and MULTI_NPU) go to the multi-GPU launcher; 0.20 sends only MULTI_GPU there"),
-    "ze-mask-inverted": Change("0.21", "0.22", "utils/launch.py", r"if not is_xpu_available\(\):\n\s*current_env\[\"ZE_AFFINITY_MASK\"\]",
-                               "the multi-GPU path writes gpu_ids to ZE_AFFINITY_MASK when no XPU is present (an inverted test)"),
-    "backward-prefetch-policy": Change(None, "1.0", "utils/launch.py", _lit("fsdp_backward_prefetch_policy"),
-                                       "the legacy fsdp_backward_prefetch_policy is exported as FSDP_BACKWARD_PREFETCH (and wins over fsdp_backward_prefetch)"),
-    "fp8-backend-ao-flag": Change("1.13", None, "commands/launch.py", _lit('choices=["ao", "te", "msamp"]'),
-                                  "--fp8_backend accepts ao; before, only te and msamp (a file's AO still works from 1.10)"),
-    "fp8-backend-enum": Change("1.9", None, "accelerator.py", _lit('FP8BackendType(parse_choice_from_env("ACCELERATE_FP8_BACKEND"'),
-                               "Accelerator() reads ACCELERATE_FP8_BACKEND into FP8BackendType: only upper case (TE, "
-                               "MSAMP, AO) is accepted, the lowercase --fp8_backend value raises ValueError"),
-    "sharding-strategy-int": Change(None, "0.26", "utils/dataclasses.py", _lit("ShardingStrategy(int(os.environ.get("),
-                                    "the sharding strategy is an integer (flag default 1); the plugin calls int() on FSDP_SHARDING_STRATEGY"),
-    "ds-multinode-no-local-rank-first": Change(None, "1.6", "utils/launch.py", _lit('cmd = ["deepspeed", "--no_local_rank"]'),
-                                               "the DeepSpeed multi-node command starts `deepspeed --no_local_rank --hostfile H`"),
-    "ds-multinode-master-addr": Change("0.29", None, "utils/launch.py", _lit('cmd.extend(["--master_addr", str(main_process_ip)])'),
-                                       "the DeepSpeed multi-node command passes --master_addr"),
-    "rendezvous-port-default": Change("1.7", None, "utils/launch.py", _lit("args.main_process_port = 29500"),
-                                      "the torchrun rendezvous uses port 29500 when none is given; before, the endpoint is `IP:None`"),
-    "sagemaker-cpu-affinity-unknown": Change("0.29", "0.30", "commands/config/config_args.py",
-                                             r'config_dict\["enable_cpu_affinity"\] = False[\s\S]*class SageMakerConfig\(BaseConfig\):(?:(?!enable_cpu_affinity)[\s\S])*\Z',
-                                             "loading adds enable_cpu_affinity, which SageMakerConfig lacks: every SageMaker config fails to load"),
-    "fp8-config": Change("1.4", None, "commands/launch.py", _lit("fp8_config"),
-                         "fp8_config keys are copied into the launch arguments; before (0.34-1.3), only the flag defaults are exported"),
-    "fp8-override-split": Change("1.4", None, "utils/launch.py", _lit("FP8_OVERRIDE_FPROP"),
-                                 "override_linear_precision is exported as three variables; before, as one (a tuple's repr)"),
-    "fp8-override-unconverted": Change("1.5", "1.9", "utils/launch.py", _lit('current_env[prefix + "FP8_OVERRIDE_FPROP"] = value[0]'),
-                                       "the three override values are not converted to str: Popen (simple launcher) and the "
-                                       "DeepSpeed env file raise TypeError on booleans"),
-    "explicit-flags-win": Change("1.5", None, "commands/launch.py", _lit('if hasattr(args, "nondefault") and key not in args.nondefault'),
-                                 "a nested config key does not override a flag given on the command line; before, it does"),
-    "simple-rendezvous-any-count": Change("1.8", None, "utils/launch.py", _lit("if (num_processes is not None and num_processes > 1) or num_machines > 1:"),
-                                          "the simple launcher writes MASTER_ADDR/PORT (defaults 127.0.0.1:29500) for several processes or machines; "
-                                          "before, for several processes, or for several machines as given"),
-    "simple-multinode-asserts": Change("1.8", None, "utils/launch.py", _lit("When using multiple machines, you need to specify the main process IP."),
-                                       "the simple launcher asserts main_process_ip and then main_process_port for several "
-                                       "machines; before, a missing port is written as 'None' and a missing IP makes Popen raise"),
-    "mpirun-bind-to": Change("0.32", None, "utils/launch.py", _lit("bind_to_arg = _get_mpirun_args()"),
-                             "the mpirun command ends with `--bind-to socket`"),
-    "ccl-count-unconverted": Change("0.28", "0.32", "utils/launch.py", _lit('current_env["CCL_WORKER_COUNT"] = mpirun_ccl'),
-                                    "CCL_WORKER_COUNT is put into the env without str(): an integer makes Popen raise TypeError"),
-    "kmp-vars": Change("1.8", None, "utils/launch.py", _lit('current_env["KMP_AFFINITY"] = "granularity=fine,compact,1,0"'),
-                       "KMP_AFFINITY/KMP_BLOCKTIME are written for CPU training"),
-    "kmp-test-string": Change("1.8", "1.13", "utils/launch.py", _lit('if current_env["ACCELERATE_USE_CPU"]:'),
-                              "the CPU test reads the string 'True'/'False', always truthy: KMP variables on every simple launch"),
-    "kmp-test-flag-name": Change("1.13", "1.15", "utils/launch.py", _lit('parse_flag_from_env(current_env["ACCELERATE_USE_CPU"]'),
-                                 "the CPU test looks up a variable named 'True'/'False', never set: KMP variables never written"),
-    "yaml-false-precision-no": Change(None, "0.34", "commands/config/config_args.py",
-                                      _lit('if isinstance(config_dict["mixed_precision"], bool) and not config_dict["mixed_precision"]:'),
-                                      "loading a YAML file turns `mixed_precision: false` (an unquoted no) into 'no'; JSON files and true are not converted"),
-    "parallelism-config": Change("1.10", None, "commands/launch.py", _lit("--use_parallelism_config"),
-                                 "a non-empty parallelism_config turns on use_parallelism_config"),
-    "parallelism-under-deepspeed": Change("1.12", None, "utils/launch.py", _lit("prepare_extend_env_parallelism_config"),
-                                          "the parallelism variables are written on the DeepSpeed path too; before, only on the multi-GPU path"),
-    "parallelism-sp-any-size": Change("1.13", None, "parallelism_config.py",
-                                      r'if self\.sp_backend == "deepspeed" and self\.sp_size > 1:\n\s*pass',
-                                      "with sp_size above 1 (DeepSpeed sequence parallelism) the sizes need not multiply to the "
-                                      "number of processes; before, they must"),
-    "parallelism-cp-sp-exclusive": Change("1.13", None, "parallelism_config.py",
-                                          _lit("Context Parallelism (CP) and Sequence Parallelism (SP) are mutually exclusive"),
-                                          "cp_size and sp_size both above 1 raise ValueError; before, they combine"),
-    "parallelism-fsdp2-shard-dim": Change("1.15", None, "parallelism_config.py", _lit("no dimension for FSDP to shard across"),
-                                          "FSDP2 with neither dp_shard_size nor cp_size above 1 raises ValueError when the "
-                                          "Accelerator starts; before, prepare fails later (a KeyError from device_mesh)"),
-}
+# The launcher's per-release differences (accelconf.releases.LAUNCHER: one table for every boundary).
+Change = releases.Change
+CHANGES: dict[str, releases.Change] = releases.LAUNCHER
 
 
 def changed(version: str, name: str) -> bool:
     """Whether release ``version`` has the launcher behaviour ``CHANGES[name]``."""
-    c = CHANGES[name]
-    return _vin(version, c.since, c.until)
+    return releases.has(version, name)
 
 
 class LaunchError(InputError):
@@ -286,7 +199,7 @@ def nested_attr(section: str, key: str, version: str) -> str:
     for sec, prefix, since in NESTED_PREFIX_RULES:
         if section != sec or (since and not _vin(version, since, None)):
             continue
-        if sec == "fsdp_config" and not _vin(version, "1.5", None):
+        if sec == "fsdp_config" and not releases.has(version, "fsdp-prefix-startswith"):
             return key if "fsdp" in key else prefix + key  # <= 1.4: substring test
         if not key.startswith(prefix.rstrip("_") if sec != "dynamo_config" else prefix):
             return prefix + key
@@ -718,7 +631,7 @@ def _fp8_env(ns: dict[str, Any], ver: str, env: dict[str, str], unconverted: lis
         elif s is not None and s.type == "list":  # accelerate indexes [0], [1], [2] (a YAML string too)
             base = (s.env or "").rsplit("_", 1)[0]
             try:
-                if not _vin(ver, "1.5", None):  # <= 1.4 parsed a "(a, b, c)" string
+                if not releases.has(ver, "fp8-override-sequence"):  # parsed a "(a, b, c)" string
                     if not isinstance(value, str):
                         raise LaunchError(f"'{type(value).__name__}' object has no attribute 'strip'")
                     value = [v.strip() for v in value.strip("()").split(",")]

@@ -20,6 +20,8 @@ from accelconf.assist.detect import Kind, document_kind
 from accelconf.assist.hover import _ds_markdown, _ds_section, _values_of, setting_markdown
 from accelconf.text.scalars import json_scalar, yaml_scalar
 
+_FSDP_VERSION = registry.get("fsdp_config", "fsdp_version")  # FSDP2 arrives with this key
+
 
 @dataclass(frozen=True)
 class Candidate:
@@ -53,7 +55,7 @@ def _snippets(where: Where, version: str | None) -> list[Candidate]:
                 "  fsdp_offload_params: ${3|false,true|}\n  fsdp_auto_wrap_policy: ${4|TRANSFORMER_BASED_WRAP,SIZE_BASED_WRAP,NO_WRAP|}\n"
                 "  fsdp_state_dict_type: ${5|SHARDED_STATE_DICT,FULL_STATE_DICT|}\n  fsdp_cpu_ram_efficient_loading: ${6|true,false|}\n"
                 "  fsdp_activation_checkpointing: ${7|false,true|}$0")
-        if version is not None and not registry.version_in(version, "1.6", None):
+        if version is not None and _FSDP_VERSION is not None and not _FSDP_VERSION.exists_in(version):
             plain = plain.replace("  fsdp_version: 2\n  fsdp_reshard_after_forward: true\n", "  fsdp_sharding_strategy: FULL_SHARD\n")
             snip = snip.replace("  fsdp_version: ${1|2,1|}\n  fsdp_reshard_after_forward: ${2|true,false|}\n",
                                 "  fsdp_sharding_strategy: ${1|FULL_SHARD,SHARD_GRAD_OP,HYBRID_SHARD,NO_SHARD|}\n${2:}")

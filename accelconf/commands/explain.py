@@ -22,6 +22,7 @@ import sys
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from accelconf import releases
 from accelconf.accelerate import registry
 from accelconf.errors import InputError
 from accelconf.accelerate.model import Config
@@ -59,7 +60,7 @@ def _launch_source(cfg: Config, result: Any, ver: str, s: registry.Setting | Non
     if origin == "cli":
         return "cli", f"--{s.flag}"
     if origin == "file" or s.path in cfg.entries:
-        if s.flag and s.namespace in result.explicit and ver and registry.version_in(ver, "1.5", None):
+        if s.flag and s.namespace in result.explicit and ver and releases.has(ver, "explicit-flags-win"):
             return "cli", f"--{s.flag}"
         return "config", _file_where(cfg, s.path)
     return "default", f"flag default of --{s.flag}" if s.flag else "accelerate launch"
