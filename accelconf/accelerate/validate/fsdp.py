@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from accelconf import releases
 from accelconf.accelerate.model import canonical
 from accelconf.accelerate import registry
-from accelconf.accelerate.registry import version_in
 from accelconf.accelerate.validate.context import _is_bool_like, _truthy_launch, Context, rule, section_unused
 from accelconf.accelerate.validate.values import _sharding_is_int
 
@@ -68,7 +68,7 @@ def _fsdp(ctx: Context) -> None:
         if ac is None or canonical(ac.setting, ac.value) is not True:
             ctx.finding("fsdp-invalid-combination", "error", "`fsdp_activation_checkpointing_offload` needs `fsdp_activation_checkpointing: true`",
                         ("fsdp_config", aco.written_key))
-    if dt == "FSDP" and version_in(ctx.version, "0.24", None):
+    if dt == "FSDP" and releases.has(ctx.version, "ram-efficient-needs-sync"):
         ram = written.get("fsdp_cpu_ram_efficient_loading")
         sync = written.get("fsdp_sync_module_states")
         ram_v = ram.value if ram is not None else "true"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+from accelconf import releases
 from accelconf.accelerate import registry
-from accelconf.accelerate.registry import version_in
 from accelconf.accelerate.validate.context import _is_sagemaker, Context, rule
 
 
@@ -63,11 +63,11 @@ def _processes(ctx: Context) -> None:
     machines = data.get("num_machines", 1)
     for key, message in null_counts(n, machines, dt, data):
         ctx.finding("null-count", "error", message, (key,), on_value=True)
-    if "num_processes" not in data and dt not in ("NO", None) and not isinstance(dt, bool) and version_in(ctx.version, "0.34", None):
+    if "num_processes" not in data and dt not in ("NO", None) and not isinstance(dt, bool) and releases.has(ctx.version, "num-processes-default"):
         ctx.finding("missing-key", "error",
                     "`num_processes` is missing: `accelerate launch` stops with \"You need to manually pass in --num_processes\" unless you pass it",
                     ("distributed_type",), suggestion="num_processes: <total processes across machines>")
-    elif "num_processes" not in data and not version_in(ctx.version, "0.34", None) and dt != "NO":
+    elif "num_processes" not in data and not releases.has(ctx.version, "num-processes-default") and dt != "NO":
         ctx.finding("missing-key", "error", f"accelerate {ctx.version} requires `num_processes` in the file", ())
     if not isinstance(n, int) or isinstance(n, bool) or not isinstance(machines, int) or isinstance(machines, bool):
         return

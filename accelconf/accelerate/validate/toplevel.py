@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import difflib
 
+from accelconf import releases
 from accelconf.findings import Severity
 from accelconf.accelerate import registry
-from accelconf.accelerate.registry import version_in
 from accelconf.accelerate.validate.context import _is_sagemaker, Context, rule, scalar_text
 
 
@@ -74,11 +74,11 @@ def _compute_environment(ctx: Context) -> None:
     ce = data.get("compute_environment")
     if ce is None or ce in ("LOCAL_MACHINE", "AMAZON_SAGEMAKER"):
         if ce == "AMAZON_SAGEMAKER":
-            if version_in(ctx.version, "1.10", None):
+            if releases.has(ctx.version, "sagemaker-parallelism-attribute"):
                 ctx.finding("sagemaker-broken", "error",
                             f"SageMaker configs crash `accelerate launch` in accelerate {ctx.version} (AttributeError: 'SageMakerConfig' object has no attribute 'parallelism_config', 1.10+)",
                             ("compute_environment",), on_value=True)
-            elif version_in(ctx.version, "0.34", None) and data.get("distributed_type") == "NO":
+            elif releases.has(ctx.version, "num-processes-injected") and data.get("distributed_type") == "NO":
                 ctx.finding("sagemaker-broken", "error",
                             "SageMaker configs with distributed_type 'NO' fail to load in accelerate 0.34+ (num_processes is injected and then unknown)",
                             ("distributed_type",), on_value=True)

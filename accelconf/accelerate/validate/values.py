@@ -5,8 +5,9 @@ from __future__ import annotations
 import difflib
 from typing import Any
 
+from accelconf import releases
 from accelconf.accelerate.model import canonical, Entry
-from accelconf.accelerate.registry import Setting, version_in
+from accelconf.accelerate.registry import Setting
 from accelconf.findings import Severity
 from accelconf.accelerate import registry
 from accelconf.accelerate.validate.context import _expect_type, _is_bool_like, Context, has_no_effect, rule, scalar_text, section_unused
@@ -21,7 +22,7 @@ def _sharding_is_int(version: str) -> bool:
 def _sharding_int(ctx: Context, v: Any, keypath: tuple[str, ...]) -> None:
     """Before 0.26 FullyShardedDataParallelPlugin reads ShardingStrategy(int(FSDP_SHARDING_STRATEGY)):
     integers 1-5 (as the release knows them) work, a name fails when the plugin is built."""
-    count = len(registry.SHARDING_STRATEGIES) if version_in(ctx.version, "0.21", None) else 3
+    count = len(registry.SHARDING_STRATEGIES) if releases.has(ctx.version, "hybrid-shard") else 3
     text = str(v).strip()
     if not isinstance(v, bool) and text.isdigit() and 1 <= int(text) <= count:
         return
@@ -112,7 +113,7 @@ def _enum_value(ctx: Context, s: Setting, written_key: str, v: Any, keypath: tup
     elif isinstance(v, str) and s.case_insensitive and any(isinstance(c, str) and c.lower() == v.lower() for c in choices):
         ok = True
         canon = s.canonical_value(v)
-        if s.key == "fsdp_sharding_strategy" and not version_in(ctx.version, "0.34", None) and v != canon:
+        if s.key == "fsdp_sharding_strategy" and not releases.has(ctx.version, "sharding-strategy-any-case") and v != canon:
             ctx.finding("enum-case", "error", f"`{v}` must be written `{canon}` for accelerate {ctx.version} (names are case-sensitive before 0.34)",
                         keypath, on_value=True, suggestion=str(canon), fix=ctx.replace_value(keypath, scalar_text(ctx.doc, canon)))
         elif v != canon:
@@ -124,7 +125,7 @@ def _enum_value(ctx: Context, s: Setting, written_key: str, v: Any, keypath: tup
         extra = ""
         if s.key == "backend" and s.section == "fp8_config":
             extra = " (`Accelerator()` raises ValueError on a lowercase FP8 backend since 1.9)"
-            sev = "error" if version_in(ctx.version, "1.9", None) else "warning"
+            sev = "error" if releases.has(ctx.version, "fp8-backend-enum") else "warning"
         ctx.finding("enum-case", sev, f"`{written_key}: {v}` must be `{canon}`{extra}", keypath, on_value=True,
                     suggestion=str(canon), fix=ctx.replace_value(keypath, scalar_text(ctx.doc, canon)))
         return
