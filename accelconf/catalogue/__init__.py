@@ -21,6 +21,7 @@ Severity = Literal["error", "warning", "info"]
 AREAS: tuple[str, ...] = ("document", "accelerate", "deepspeed", "environment", "memory", "launch", "convert",
                           "preflight", "trainer")
 DOCS_URL = "docs/rules/{id}.md"  # one generated page per rule, relative to the repository root
+SITE_URL = "https://accelconf.dev/rules/{id}/"  # that page on the documentation site (MkDocs directory URLs)
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,10 @@ class Rule:
     @property
     def doc_path(self) -> str:
         return DOCS_URL.format(id=self.id)
+
+    @property
+    def help_uri(self) -> str:
+        return SITE_URL.format(id=self.id)
 
 
 _RULES: dict[str, Rule] = {}
