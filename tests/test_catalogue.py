@@ -73,6 +73,14 @@ def test_every_id_written_in_the_source_is_in_the_catalogue() -> None:
     assert not missing, f"ids emitted but not in accelconf/catalogue/: {missing}"
 
 
+def test_every_id_a_validate_rule_declares_is_in_the_catalogue() -> None:
+    from accelconf.accelerate.validate import RULES
+
+    declared = {rid for ids, _fn in RULES for rid in ids}
+    assert len(RULES) > 15 and "yaml-bool-value" in declared
+    assert declared <= catalogue.ids(), sorted(declared - catalogue.ids())
+
+
 def test_the_scan_finds_an_id_missing_from_the_catalogue(tmp_path: Path) -> None:
     module = tmp_path / "m.py"
     module.write_text("ctx.finding('no-such-rule', 'error', 'm', ())\nx = 'env-not-a-rule'\n")
@@ -154,3 +162,12 @@ def test_require_refuses_an_id_that_is_not_registered() -> None:
     assert catalogue.require("unknown-key") == ("unknown-key",)
     with pytest.raises(LookupError, match="no-such-rule"):
         catalogue.require("unknown-key", "no-such-rule")
+
+
+def test_each_rule_renders_one_docs_page_with_its_examples() -> None:
+    from accelconf.catalogue.pages import markdown, pages
+
+    rendered = pages()
+    assert set(rendered) == {f"docs/rules/{rid}.md" for rid in catalogue.ids()}
+    page = markdown(catalogue.get("unknown-key"))  # type: ignore[arg-type]
+    assert page.startswith("# `unknown-key`") and "mixed_precison: fp16" in page and "Fixed:" in page

@@ -13,7 +13,6 @@ Depends on nothing else in accelconf (it sits below ``text``), so every package 
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field
 from typing import Iterable, Literal
 
@@ -118,6 +117,8 @@ def describe(area: str) -> dict[str, str]:
 
 def nearest(rule_id: str) -> str | None:
     """The known id closest to an unknown one (a typo, or a rule of another tool)."""
+    import difflib
+
     _load()
     got = difflib.get_close_matches(rule_id, list(_RULES), n=1, cutoff=0.5)
     if got:

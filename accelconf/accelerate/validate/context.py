@@ -10,7 +10,6 @@ from accelconf.accelerate.model import Config
 from accelconf.text.document import Document, Node
 from accelconf.findings import Finding, Severity
 from accelconf.accelerate.registry import Setting
-from accelconf import catalogue
 from accelconf.text.scalars import json_scalar, yaml_scalar
 from accelconf.accelerate import registry
 
@@ -152,8 +151,8 @@ RULES: list[tuple[tuple[str, ...], Rule]] = []
 
 def rule(*ids: str) -> Callable[[Rule], Rule]:
     """Register a rule function with the ids it emits, each of which must be in the catalogue
-    (:mod:`accelconf.catalogue`): a new id fails at import until it is described there."""
-    catalogue.require(*ids)
+    (:mod:`accelconf.catalogue`; tests/test_catalogue.py fails on one that is not). Not checked
+    here: loading the catalogue would cost every command's start-up."""
 
     def deco(fn: Rule) -> Rule:
         RULES.append((ids, fn))
