@@ -7,6 +7,10 @@ from __future__ import annotations
 from accelconf.catalogue import Example, Rule
 
 
+SH = "accelerate launch --num_processes 2 --multi_gpu --mixed_precision {} train.py\n"
+PY = 'from accelerate import Accelerator\n\naccelerator = Accelerator({}="bf16")\n'
+
+
 def C(id: str, severity: str, summary: str, why: str = "") -> Rule:
     return Rule(id, "convert", severity, summary, why or "Said so that a conversion never drops a setting silently.")  # type: ignore[arg-type]
 
@@ -51,10 +55,14 @@ RULES: tuple[Rule, ...] = (
     L("cli.config-file", "info", "--config_file not found: the launch is explained without it"),
     L("cli.not-read", "warning", "a launch flag the targeted release does not read"),
     L("cli.several-launches", "info", "several `accelerate launch` commands in one script"),
-    L("cli.unknown-flag", "error", "a flag `accelerate launch` does not have", "accelerate launch refuses it (argparse)."),
+    L("cli.unknown-flag", "error", "a flag `accelerate launch` does not have", "accelerate launch refuses it (argparse).",
+      Example(SH.replace("--mixed_precision", "--mixed_precison").format("bf16"), SH.format("bf16"), "a misspelt flag", "error",
+              file="train.sh")),
     L("cli.bad-value", "error", "a flag with a missing or wrong value", "accelerate launch refuses it (argparse)."),
-    L("cli.invalid-choice", "error", "a flag value outside its choices", "accelerate launch refuses it (argparse)."),
-    L("kwargs.unknown-name", "error", "a keyword or plugin field accelerate does not have", "Python raises TypeError."),
+    L("cli.invalid-choice", "error", "a flag value outside its choices", "accelerate launch refuses it (argparse).",
+      Example(SH.format("fp32"), SH.format("bf16"), "a precision accelerate does not have", "error", file="train.sh")),
+    L("kwargs.unknown-name", "error", "a keyword or plugin field accelerate does not have", "Python raises TypeError.",
+      Example(PY.format("mixed_precison"), PY.format("mixed_precision"), "a misspelt keyword", "error", file="train.py")),
     L("kwargs.not-read", "warning", "a keyword the targeted release does not read"),
     L("kwargs.no-config-value", "info", "a keyword with no config-file value"),
 )
