@@ -18,7 +18,9 @@ from accelconf.findings import Finding, sort_findings
 from accelconf.text.document import Document, load_bytes, load_file, load_text, refuse_empty
 
 if TYPE_CHECKING:
+    from accelconf.environment.memory import Question
     from accelconf.environment.probe import Environment
+    from accelconf.precedence import Row
 
 
 def _doc(source: Document | str | os.PathLike[str]) -> Document:
@@ -32,8 +34,9 @@ def _doc(source: Document | str | os.PathLike[str]) -> Document:
 
 def check_document(doc: Document, env: "Environment | None" = None, *, accelerate_version: str | None = None,
                    deepspeed_version: str | None = None, world_size: int | None = None, runtime: str | None = None,
-                   disabled: Iterable[str] = ()) -> list[Finding]:
-    """validate's findings for one document and, when ``env`` is given, the ``env-*`` findings.
+                   disabled: Iterable[str] = (), memory: "Question | None" = None) -> list[Finding]:
+    """validate's findings for one document and, when ``env`` is given, the ``env-*`` findings; with a
+    ``memory`` question ("will it fit?"), the ``mem-*`` and ``model-wrap-class`` findings too.
 
     The accelerate version checked is ``accelerate_version``, else the one ``env`` knows, else the
     installed one (else the newest known); the DeepSpeed version likewise. An ``accelerate_version``
@@ -61,6 +64,11 @@ def check_document(doc: Document, env: "Environment | None" = None, *, accelerat
         from accelconf.environment.checks import check_environment
 
         found += [f for f in check_environment(doc, env, validated=True) if f.rule not in off]
+    if memory is not None:
+        from accelconf.environment.memory import document_findings
+        from accelconf.environment.targets import unknown_environment
+
+        found += [f for f in document_findings(doc, env if env is not None else unknown_environment(), memory) if f.rule not in off]
     return sort_findings(found)
 
 
@@ -209,6 +217,18 @@ def convert(source: Document | str | os.PathLike[str], to: str, *, fmt: str | No
             with open(path, encoding="utf-8") as fh:
                 text = fh.read()
     return convert_text(text, to, fmt=fmt, path=path, version=version)
+
+
+def explain(source: Config | Document | str | os.PathLike[str], *, version: str | None = None, cli: Config | None = None,
+            shell: dict[str, tuple[str, str]] | None = None, kwargs: Config | None = None) -> "list[Row]":
+    """Every effective setting the training process sees and where it comes from (a flag, the file,
+    the shell, a Python argument or a default), by accelerate's precedence: :func:`accelconf.precedence.explain`
+    (``accelconf explain``). ``shell``: variable -> (value, where). Raises ``LaunchError`` when accelerate
+    launch would refuse the config."""
+    from accelconf.precedence import explain as explain_rows
+
+    cfg = source if isinstance(source, Config) else read_config(source, version=version)
+    return explain_rows(cfg, version, cli, shell, kwargs)[0]
 
 
 def diff_configs(a: Any, b: Any, *, version: str | None = None, ignore: tuple[str, ...] = ()) -> Any:

@@ -139,6 +139,8 @@ RULES: dict[str, Change] = {
     "ram-efficient-needs-sync": Change("0.24", None, "utils/launch.py",
                                        _lit("When using `--fsdp_cpu_ram_efficient_loading` set `--fsdp_sync_module_states` to `True`"),
                                        "the launcher raises ValueError for cpu_ram_efficient_loading without sync_module_states"),
+    "fsdp2": Change("1.6", None, "utils/dataclasses.py", _lit('self.fsdp_version = int(os.environ.get(env_prefix + "VERSION", "1"))'),
+                    "the FSDP plugin reads fsdp_version (FSDP2); before, the key is ignored and FSDP1 runs"),
     "fsdp-prefix-startswith": Change("1.5", None, "commands/launch.py", _lit('if name == "fsdp_config" and not key.startswith("fsdp"):'),
                                      "an fsdp_config key gets the fsdp_ prefix unless it starts with fsdp; before, unless it contains fsdp"),
     "fp8-override-sequence": Change("1.5", None, "utils/launch.py", r'current_env\[prefix \+ "FP8_OVERRIDE_FPROP"\] = (?:str\()?value\[0\]',
@@ -147,6 +149,16 @@ RULES: dict[str, Change] = {
 }
 
 CHANGES: dict[str, Change] = {**LAUNCHER, **RULES}
+
+# DeepSpeed behaviours by the first DeepSpeed release that has them (its configuration checks; the
+# DeepSpeed oracle tests run the releases around them). Key-level DeepSpeed differences live in
+# accelconf.deepspeed.keys, DeepSpeed's registry.
+DEEPSPEED_SINCE: dict[str, str] = {
+    "ds-dynamic-scaling-checked": "0.17.1",      # fp16 with loss_scale 0: the dynamic scaling arguments are checked
+    "ds-loss-scale-window-refused": "0.19.3",    # a loss_scale_window <= 0 raises; before, it only misbehaves
+    "ds-param-dtype-matches-precision": "0.19.5",  # data_types.param_dtype must match the fp16/bf16 mode
+    "ds-autoep-config": "0.19.0",                # parse_autoep_config reads expert_parallel.load_balance_coeff
+}
 
 REQUIREMENTS: dict[str, tuple[Requirement, ...]] = {
     "fsdp1-torch": (
@@ -201,6 +213,12 @@ def since(name: str) -> str:
     if first is None:
         raise ValueError(f"{name} has no first release: it is older than every release accelconf knows")
     return first
+
+
+def fsdp_version_runs(written: object, version: str | None) -> int:
+    """The FSDP version accelerate ``version`` runs for a written ``fsdp_version``: 2 only for ``2``
+    (or ``"2"``) in a release that reads the key, else 1."""
+    return 2 if written in (2, "2") and has(version, "fsdp2") else 1
 
 
 def requirement(name: str, version: str | None) -> Requirement | None:

@@ -22,7 +22,8 @@ EMITTERS = {"Finding", "finding", "add", "_finding", "finding_at", "Issue", "_di
 # Prefixed ids are recognisable wherever they are written (a ``rule=`` keyword, a helper's third argument).
 PREFIXED = re.compile(r"^(?:ds|env|mem|launch|convert|cli|kwargs|preflight)[-.][a-z0-9][a-z0-9-]*$|^model-wrap-class$")
 # launch.CHANGES entries and a file name, not findings
-NOT_IDS = {"ds-multinode-no-local-rank-first", "ds-multinode-master-addr", "ds.json"}
+NOT_IDS = {"ds.json"}  # a file name
+RELEASE_LOOKUPS = {"changed", "has", "since"}  # releases-table lookups by name
 IN_TEXT = re.compile(r"\[(preflight\.[a-z-]+)\]")  # preflight's messages name their id in brackets
 
 
@@ -44,8 +45,16 @@ def _ids_in(path: Path) -> set[str]:
             continue
         if isinstance(node, ast.JoinedStr):
             continue  # the pieces of an f-string are no ids
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+            stack.append(node.value)  # a key into a table (releases.DEEPSPEED_SINCE["ds-..."]), not an id
+            continue
+        if isinstance(node, ast.Dict):
+            stack.extend(v for v in node.values if v is not None)  # keys name table entries (launch changes...)
+            continue
         if isinstance(node, ast.Call):
             name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            if name in RELEASE_LOOKUPS:
+                continue  # the name of a release boundary (releases.has(v, "ds-multinode-...")), not an id
             if name in EMITTERS and node.args:
                 found.update(s for s in _strings(node.args[0]) if re.fullmatch(r"[a-z][a-z0-9.-]*", s))
             if name == "rule" and isinstance(node.func, ast.Name):  # validate's decorator names every id its rule emits

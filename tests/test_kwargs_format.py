@@ -620,29 +620,6 @@ def test_reader_calls_of_a_missing_name_are_errors() -> None:
     assert list(cfg.items()) == [] and cfg.unknown == {}
 
 
-def test_words_and_initials() -> None:
-    assert K._words("FSDPPlugin") == ["FSDP", "Plugin"]
-    assert K._words("TERecipeKwargs") == ["TE", "Recipe", "Kwargs"]
-    assert K._words("fp8_format") == ["fp8", "format"]
-    assert K._words("ABC") == ["ABC"]
-    assert K._initials("FullyShardedDataParallelPlugin") == K._initials("FSDPPlugin") == "FSDPP"
-    assert K._initials("fp8_format") == "FF"
-
-
-def test_ranked_matches() -> None:
-    # best first, ties by name, at most n, each name once
-    assert K.ranked_matches("abc", ["abd", "abc", "abf", "abe", "abd"]) == ["abc", "abd", "abe"]
-    assert K.ranked_matches("abc", ["abg", "abf", "abe", "abd"], n=4) == ["abd", "abe", "abf", "abg"]
-    # the cut-off is a ratio of 0.6, inclusive (2 * 3 matching / 10 characters)
-    assert K.ranked_matches("abcde", ["abcxy", "abxyz"]) == ["abcxy"]
-    # case does not count in the spelling
-    assert K.ranked_matches("ABC", ["abc"]) == ["abc"]
-    # the same initials (of two words or more) is an abbreviation, ranked below an exact spelling
-    assert K.ranked_matches("FSDPPlugin", ["FullyShardedDataParallelPlugin", "Fsdpplugin"]) == ["Fsdpplugin", "FullyShardedDataParallelPlugin"]
-    assert K.ranked_matches("Qrs", ["Qxyzw"]) == []
-    assert K.ranked_matches("QR", ["QuickRun"]) == ["QuickRun"]
-
-
 def test_reader_null_byte_is_an_input_error_without_position() -> None:
     with pytest.raises(InputError) as err:
         K.read("x = 1\0\n", path="t.py")

@@ -92,10 +92,13 @@ def test_settings_refused_with_a_message():
     assert mem is None and "not a folder" in problems[0]
 
 
-def test_findings_hook_respects_disabled_rules():
+def test_memory_findings_join_check_document_and_respect_disabled_rules():
+    from accelconf.api import check_document
+
     mem, _ = memhint.from_settings({"params": "8B"})
     doc = load_text(DDP, "train.yaml")
     env = target_from_args(8, "A100-80GB")
-    assert [f.rule for f in memhint.findings(doc, mem, env)] == ["mem-gpu"]
-    assert memhint.findings(doc, mem, env, ("mem-gpu",)) == []
-    assert memhint.findings(doc, None, env) == []
+    mem_rules = lambda found: [f.rule for f in found if f.rule.startswith("mem-")]  # noqa: E731
+    assert mem_rules(check_document(doc, env, memory=mem)) == ["mem-gpu"]
+    assert mem_rules(check_document(doc, env, memory=mem, disabled=("mem-gpu",))) == []
+    assert mem_rules(check_document(doc, env)) == []

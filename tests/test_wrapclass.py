@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from accelconf.accelerate.fmt import apply_edits
+from accelconf.api import check_document
 from accelconf.assist import memhint
 from accelconf.cli import main
 from accelconf.environment.wrapclass import DATA, ModelClasses, model_classes, wrap_findings
@@ -96,8 +97,8 @@ def test_language_server_model_setting_adds_the_wrap_class_finding(tmp_path: Pat
     mem, problems = memhint.from_settings({"accelconf": {"model": str(tmp_path)}})
     assert mem is not None and not problems
     doc = load_text(fsdp("LlamaDecoderLayer"), "train.yaml")
-    assert [f.rule for f in memhint.findings(doc, mem, None)] == ["model-wrap-class"]
-    assert memhint.findings(doc, mem, None, ("model-wrap-class",)) == []
+    assert [f.rule for f in check_document(doc, None, memory=mem) if f.rule == "model-wrap-class"] == ["model-wrap-class"]
+    assert [f for f in check_document(doc, None, memory=mem, disabled=("model-wrap-class",)) if f.rule == "model-wrap-class"] == []
     assert model_classes(str(tmp_path / "nowhere")) is None
 
 

@@ -270,6 +270,11 @@ USE_PARALLELISM_CONFIG_ENV = "ACCELERATE_USE_PARALLELISM_CONFIG"  # a non-empty 
 USE_SAGEMAKER_ENV = "ACCELERATE_USE_SAGEMAKER"
 SAGEMAKER_DISTRIBUTED_TYPE_ENV = "ACCELERATE_SAGEMAKER_DISTRIBUTED_TYPE"  # the SageMaker job's distributed_type (utils/launch.py)
 CONFIG_DS_FIELDS_ENV = "ACCELERATE_CONFIG_DS_FIELDS"  # the file's deepspeed_config keys, for the JSON conflict check
+THREADS_ENV = "OMP_NUM_THREADS"  # --num_cpu_threads_per_process (no config-file key)
+RENDEZVOUS_ENV = ("MASTER_ADDR", "MASTER_PORT")  # main_process_ip / main_process_port on the simple launcher
+PYTHONPATH_ENV = "PYTHONPATH"  # the DeepSpeed launcher appends the working directory
+# The prefixes of the variables accelerate's own code reads (os.environ lookups in accelerate/).
+READ_PREFIXES = ("ACCELERATE_", "FSDP_", "MEGATRON_LM_", "PARALLELISM_CONFIG_")
 # Section settings whose variable the training process reads under every distributed type: path ->
 # (the Accelerator argument it overrides, that argument's default). Accelerator.__init__ takes
 # ACCELERATE_GRADIENT_ACCUMULATION_STEPS over gradient_accumulation_steps= whatever the type

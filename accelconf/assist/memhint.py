@@ -6,34 +6,26 @@ server shows with them: hovering ``zero_stage``, ``fsdp_sharding_strategy``, ``f
 or ``num_processes`` gives the per-GPU figure of the config as written and of each value that key
 could take; the fit findings of :mod:`accelconf.environment.memory` join the diagnostics. The GPU
 model and count come from the server's target (``accelconf.target``); without one the figures are
-shown without a verdict. The server calls :func:`from_settings`, :func:`findings` and
+shown without a verdict. The server calls :func:`from_settings` (the question it gives
+:func:`accelconf.api.check_document`, which adds the findings) and
 :func:`add_to_hover`, one line each.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from accelconf.environment import memory
 from accelconf.environment.memory import Layout, Strategy, gib
-from accelconf.environment.modelsize import ModelSize, human_count
-from accelconf.findings import Finding
+from accelconf.environment.modelsize import human_count
 
 SETTINGS: tuple[str, ...] = ("params", "model", "seqLen", "microBatch", "hostRamGib")
 HOVER_KEYS = {("deepspeed_config", "zero_stage"), ("fsdp_config", "fsdp_sharding_strategy"),
               ("fsdp_config", "fsdp_offload_params"), ((), "num_processes")}
 
 
-@dataclass(frozen=True)
-class Memory:
-    """The model and shapes the editor settings give."""
-
-    model: ModelSize
-    seq_len: int | None = None
-    micro_batch: int | None = None
-    host_ram_gib: float | None = None
-    classes: Any = None  # the model folder's classes (accelconf.environment.wrapclass), with accelconf.model
+Memory = memory.Question  # the model and shapes the editor settings give
 
 
 def from_settings(raw: Any) -> tuple[Memory | None, list[str]]:
@@ -80,30 +72,10 @@ def from_settings(raw: Any) -> tuple[Memory | None, list[str]]:
 
 def _env(env: Any) -> Any:
     if env is None:
-        from accelconf.environment.probe import Environment
-        from accelconf.environment.targets import ALL_FACTS
+        from accelconf.environment.targets import unknown_environment
 
-        return Environment(source="no target", unknown=ALL_FACTS)
+        return unknown_environment()
     return env
-
-
-def findings(doc: Any, mem: Memory | None, env: Any, disabled: Any = ()) -> list[Finding]:
-    """The ``mem-*`` findings for an accelerate config document (none without settings or a GPU), and
-    with ``accelconf.model`` the ``model-wrap-class`` ones (:mod:`accelconf.environment.wrapclass`)."""
-    if mem is None or not isinstance(getattr(doc, "data", None), dict) or "distributed_type" not in doc.data:
-        return []
-    try:
-        from accelconf.environment.wrapclass import wrap_findings
-
-        _, found = memory.check_memory(doc, _env(env), mem.model, seq_len=mem.seq_len, micro_batch=mem.micro_batch,
-                                       host_ram_gib=mem.host_ram_gib)
-        found += wrap_findings(doc, mem.classes)
-    except Exception:  # noqa: BLE001 - diagnostics must not fail because of the estimate
-        import logging
-
-        logging.getLogger(__name__).exception("memory estimate failed")
-        return []
-    return [f for f in found if f.rule not in set(disabled)]
 
 
 def _variants(key: str, s: Strategy, lay: Layout) -> list[tuple[str, Strategy, Layout]]:

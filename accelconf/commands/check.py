@@ -133,9 +133,10 @@ def environment_for(opts: CheckOptions) -> Environment:
     return target_from_args(*flags, base=base)
 
 
-def check_file(path: str, env: Environment, disabled: Sequence[str] = ()) -> FileResult:
-    """validate's findings and the env-* findings for one file (:func:`accelconf.api.check_document`,
-    the path the API and the language server take too); an unreadable file is a result."""
+def check_file(path: str, env: Environment, disabled: Sequence[str] = (), question: Any = None) -> FileResult:
+    """validate's findings, the env-* findings and, with a memory ``question``, the mem-* ones for one
+    file (:func:`accelconf.api.check_document`, the path the API and the language server take too);
+    an unreadable file is a result."""
     from accelconf.api import check_document
     from accelconf.errors import InputError
     from accelconf.text.document import STDIN, load_source
@@ -145,7 +146,7 @@ def check_file(path: str, env: Environment, disabled: Sequence[str] = ()) -> Fil
     except InputError as exc:
         return FileResult(STDIN if path == "-" else path, [], exc)
     # a finding in a referenced file (deepspeed_config_file) keeps its path
-    return FileResult(doc.path, check_document(doc, env, disabled=disabled), document=doc)
+    return FileResult(doc.path, check_document(doc, env, disabled=disabled, memory=question), document=doc)
 
 
 def summary(env: Environment) -> str:
@@ -208,9 +209,10 @@ def run(args: argparse.Namespace) -> int:
     hint = _no_accelerate_hint(env)
     for note in env.notes + ((hint,) if hint else ()):
         sys.stderr.write(f"accelconf: note: {note}\n")
-    results = [check_file(path, env, opts.disabled) for path in opts.configs]
+    question = memory_question(args)
+    results = [check_file(path, env, opts.disabled, question) for path in opts.configs]
     extra: dict[str, Any] = {"environment": env.to_json()}
-    memory = memory_reports(args, env, results)
+    memory = memory_reports(args, env, results, question)
     if memory is not None:
         extra["memory"] = memory
     sys.stdout.write(render(results, args.format, sys.stdout, args.color, extra=extra))
@@ -234,9 +236,9 @@ def add_memory_options(p: argparse.ArgumentParser) -> None:
                    "machine's when checking against it, else unknown)")
 
 
-def memory_reports(args: argparse.Namespace, env: Environment, results: list[FileResult]) -> list[Any] | None:
-    """With --params/--model: add the mem-* findings to each result; print the tables (text format);
-    return the JSON data. ``None`` when no model was given."""
+def memory_question(args: argparse.Namespace) -> Any:
+    """The "will it fit?" question of --params/--model and the shapes (an
+    :class:`accelconf.environment.memory.Question`), ``None`` when no model was given."""
     from accelconf.errors import UsageError
     from accelconf.environment import memory, modelsize
 
@@ -257,18 +259,24 @@ def memory_reports(args: argparse.Namespace, env: Environment, results: list[Fil
         raise UsageError("--host-ram must be a positive number of GiB")
     size = modelsize.from_model_dir(args.model) if args.model else modelsize.from_count(args.params, args.largest_layer)
     size = modelsize.with_attention(size, getattr(args, "attn", None))
-    out: list[Any] = []
-    from accelconf.environment.wrapclass import model_classes, wrap_findings
+    from accelconf.environment.wrapclass import model_classes
 
-    classes = model_classes(args.model) if args.model else None
+    return memory.Question(size, args.seq_len, args.micro_batch, args.host_ram, model_classes(args.model) if args.model else None)
+
+
+def memory_reports(args: argparse.Namespace, env: Environment, results: list[FileResult], question: Any) -> list[Any] | None:
+    """With a memory question: print the tables (text format) and return the JSON data (the mem-*
+    findings are check_document's). ``None`` when no model was given."""
+    from accelconf.environment import memory
+
+    if question is None:
+        return None
+    out: list[Any] = []
     for r in results:
         if r.error is not None:
             continue
-        doc = r.document
-        report, found = memory.check_memory(doc, env, size, seq_len=args.seq_len,
-                                            micro_batch=args.micro_batch, host_ram_gib=args.host_ram)
-        off = set(getattr(args, "disable", None) or ())
-        r.findings.extend(f for f in found + wrap_findings(doc, classes) if f.rule not in off)
+        report, _ = memory.check_memory(r.document, env, question.model, seq_len=question.seq_len,
+                                        micro_batch=question.micro_batch, host_ram_gib=question.host_ram_gib)
         out.append({"path": r.path, **report.to_json()})
         if args.format == "text":
             head = f"{r.path}: " if len(results) > 1 else ""

@@ -6,7 +6,6 @@ offload against the ZeRO stage, the batch equation, optimizer and scheduler type
 
 from __future__ import annotations
 
-import difflib
 from typing import TYPE_CHECKING, Any
 
 from packaging.version import Version
@@ -15,6 +14,8 @@ from accelconf.deepspeed import signatures
 from accelconf.deepspeed.keys import _REMOVED_TOP, DTYPE_SPELLINGS, _OPTIMIZERS, _OPTIMIZERS_REMOVED, _OPTIMIZERS_SINCE
 from accelconf.deepspeed.values import _enabled, _fmt, _int_or_none, lax_bool, _lax_num, _stage
 from accelconf.findings import Severity
+from accelconf import releases
+from accelconf.text import suggest
 
 if TYPE_CHECKING:
     from accelconf.deepspeed.validate import _Ctx
@@ -96,7 +97,7 @@ def _fp16_scaling(ctx: _Ctx, data: dict[str, Any]) -> None:
     fp = data.get("fp16")
     if not isinstance(fp, dict) or not _enabled(fp):
         return
-    if ctx.version is not None and ctx.version < Version("0.17.1"):
+    if ctx.version is not None and ctx.version < Version(releases.DEEPSPEED_SINCE["ds-dynamic-scaling-checked"]):
         return
     if _lax_num(fp.get("loss_scale", 0)) != 0:
         return
@@ -104,7 +105,7 @@ def _fp16_scaling(ctx: _Ctx, data: dict[str, Any]) -> None:
         v = _lax_num(fp.get(key))
         if v is not None and v <= 0:
             sev: Severity = "error"
-            if key == "loss_scale_window" and ctx.version is not None and ctx.version < Version("0.19.3"):
+            if key == "loss_scale_window" and ctx.version is not None and ctx.version < Version(releases.DEEPSPEED_SINCE["ds-loss-scale-window-refused"]):
                 sev = "warning"
             ctx.add("ds-fp16-scaling", sev, f"`fp16.{label}` must be > 0 with dynamic loss scaling (loss_scale 0)",
                     f"fp16.{key}", ctx.doc.node(f"fp16.{key}"))
@@ -131,11 +132,10 @@ def _optimizer_scheduler(ctx: _Ctx, data: dict[str, Any]) -> None:
                 ctx.add("ds-version", "error", f"optimizer `{t}` needs DeepSpeed {since} or newer", "optimizer.type", node)
         elif t not in torch_optimizers:
             names = [o for o in _OPTIMIZERS if o not in _OPTIMIZERS_REMOVED] + list(torch_optimizers)
-            close = difflib.get_close_matches(t, names, n=2, cutoff=0.6) or difflib.get_close_matches(
-                low, [n.lower() for n in names], n=2, cutoff=0.6)
+            close = suggest.ranked(t, names, 2) or suggest.ranked(low, [n.lower() for n in names], 2)
             ctx.add("ds-optimizer", "error", f"unknown optimizer type `{t}`: neither a DeepSpeed optimizer "
                     "(case-insensitive) nor a torch.optim class (case-sensitive); deepspeed.initialize fails"
-                    + (f"; did you mean {' or '.join(f'`{c}`' for c in close)}?" if close else ""),
+                    + suggest.hint(close),
                     "optimizer.type", node, close[0] if close else None)
             known = False
         params = opt.get("params")
@@ -154,12 +154,12 @@ def _optimizer_scheduler(ctx: _Ctx, data: dict[str, Any]) -> None:
             cls = f"torch.optim.lr_scheduler.{t}"
         else:
             names = list(classes["deepspeed_schedulers"]) + list(classes["torch_schedulers"])
-            close = difflib.get_close_matches(t, names, n=2, cutoff=0.6) or [
+            close = suggest.ranked(t, names, 2) or [
                 n for n in names if n.lower() == t.lower()]
             ctx.add("ds-enum", "error", f"unknown scheduler type `{t}`: neither a DeepSpeed scheduler ("
                     + ", ".join(classes["deepspeed_schedulers"]) + ") nor a torch.optim.lr_scheduler class (case-sensitive); "
                     "deepspeed.initialize raises AssertionError \"DeepSpeed does not recognize LR scheduler\""
-                    + (f"; did you mean {' or '.join(f'`{c}`' for c in close)}?" if close else ""),
+                    + suggest.hint(close),
                     "scheduler.type", node, close[0] if close else None)
             return
         params = sched.get("params")
@@ -197,7 +197,7 @@ def _precision_dtypes(ctx: _Ctx, data: dict[str, Any], bf_name: str, stage: int 
     doc = ctx.doc
     raw_param, raw_grad = dt.get("param_dtype"), dt.get("grad_accum_dtype")
     param = _DTYPE.get(raw_param) if isinstance(raw_param, str) else None
-    if param is not None and param != model and ctx.active("0.19.5", None) is not False:
+    if param is not None and param != model and ctx.active(releases.DEEPSPEED_SINCE["ds-param-dtype-matches-precision"], None) is not False:
         ctx.add("ds-data-types", "error", f"`data_types.param_dtype` {_fmt(dt['param_dtype'])} conflicts with the "
                 f"precision mode ({'fp16 enabled' if fp16 else 'bf16 enabled' if bf16 else 'neither fp16 nor bf16 enabled: fp32'}); "
                 "deepspeed.initialize raises AssertionError; enable the matching fp16/bf16 block or remove param_dtype",
@@ -270,7 +270,7 @@ def _expert_parallel(ctx: _Ctx, data: dict[str, Any]) -> None:
     """``parse_autoep_config`` (deepspeed/module_inject/auto_ep_config.py) runs in DeepSpeedConfig,
     AutoEP enabled or not: a ``load_balance_coeff`` other than null raises ValueError."""
     ep = data.get("expert_parallel")
-    if not isinstance(ep, dict) or ep.get("load_balance_coeff") is None or ctx.active("0.19.0", None) is False:
+    if not isinstance(ep, dict) or ep.get("load_balance_coeff") is None or ctx.active(releases.DEEPSPEED_SINCE["ds-autoep-config"], None) is False:
         return
     ctx.add("ds-expert-parallel", "error", f"`expert_parallel.load_balance_coeff` {_fmt(ep['load_balance_coeff'])}: DeepSpeed "
             "does not support auxiliary-loss-free load balancing and raises ValueError when it reads the config "
@@ -345,7 +345,7 @@ def _kwargs(ctx: _Ctx, block: str, t: str, candidates: list[str], params: dict[s
                     "raises TypeError (got multiple values) at deepspeed.initialize", dotted, ctx.doc.key(dotted))
         elif name not in popped and all(name not in s["params"] for s in specs):
             known = sorted({p for s in specs for p in s["params"]} - injected | popped)
-            close = difflib.get_close_matches(name, known, n=2, cutoff=0.6)
+            close = suggest.ranked(name, known, 2)
             ctx.add("ds-optimizer", "error", f"`{dotted}`: {short} ({block} `{t}`) takes no parameter `{name}`; DeepSpeed "
                     f"passes params as keyword arguments, so deepspeed.initialize raises TypeError"
                     + (f"; did you mean {' or '.join(f'`{c}`' for c in close)}?" if close else

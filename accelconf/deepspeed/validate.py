@@ -7,7 +7,6 @@ and converted here. Never imports deepspeed.
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -21,6 +20,7 @@ from accelconf.deepspeed.rules import rules as _rules
 from accelconf.deepspeed.values import _coerce, _fmt, _json_type, lax_bool, _lax_ok, _strict_ok
 from accelconf.errors import UsageError
 from accelconf.findings import Finding, Severity
+from accelconf.text import suggest
 from accelconf.text.document import Document, Node
 
 @dataclass
@@ -58,11 +58,8 @@ def _suggest(name: str, section: Key) -> list[str]:
         if k.removed is None:
             names.append(canon)
             names.extend(k.aliases)
-    ranked = difflib.get_close_matches(name, names, n=3, cutoff=0.6)
-    if not ranked:
-        lowered = {n.lower(): n for n in names}
-        ranked = [lowered[m] for m in difflib.get_close_matches(name.lower(), list(lowered), n=3, cutoff=0.6)]
-    return ranked
+    lowered = {n.lower(): n for n in names}
+    return suggest.ranked(name, names) or [lowered[m] for m in suggest.ranked(name.lower(), lowered)]
 
 
 def _where_else(name: str) -> list[str]:
@@ -397,11 +394,9 @@ def _check_enum(ctx: _Ctx, spec: Key, vnode: Node, v: Any, dotted: str, lax: boo
         fatal = _dtype_read(ctx, dotted)
     suggestion = None
     if isinstance(v, str):
-        close = difflib.get_close_matches(v, [str(a) for a in allowed], n=1, cutoff=0.5)
-        if not close:
-            lowered = {str(a).lower(): str(a) for a in allowed}
-            close = [lowered[c] for c in difflib.get_close_matches(v.lower(), list(lowered), n=1, cutoff=0.5)]
-        suggestion = close[0] if close else None
+        lowered = {str(a).lower(): str(a) for a in allowed}
+        folded = suggest.closest(v.lower(), lowered, 0.5)
+        suggestion = suggest.closest(v, lowered.values(), 0.5) or (lowered[folded] if folded else None)
     what = "ZeRO stage must be 0, 1, 2 or 3" if rule == "ds-zero-stage" else \
         f"`{dotted}` must be one of {', '.join(_fmt(a) for a in allowed)}"
     tail = "" if spec.enum_case_insensitive is False else " (case-insensitive)"

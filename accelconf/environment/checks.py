@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable, Iterator
 
-from accelconf import catalogue
+from accelconf import catalogue, releases
 from accelconf.accelerate import registry as _registry
 from accelconf.accelerate.validate import machine_rank_outside
 from accelconf.text.document import Document
@@ -26,18 +26,13 @@ from accelconf.findings import Finding, Severity
 from accelconf.environment.probe import Environment
 from accelconf.kinds import is_deepspeed_data
 
-# distributed_type values that run on CUDA/ROCm GPUs, and those that never do.
+# distributed_type values that run on CUDA/ROCm GPUs, and those that never do: every other type the
+# registry knows but NO (which runs where it is started), and the old names of those (TPU for XLA).
 GPU_TYPES = frozenset({"MULTI_GPU", "FSDP", "DEEPSPEED", "MEGATRON_LM"})
-NON_GPU_TYPES = frozenset({
-    "MULTI_CPU", "XLA", "TPU", "MULTI_XPU", "MULTI_NPU", "MULTI_MLU", "MULTI_MUSA", "MULTI_SDAA",
-    "MULTI_HPU", "MULTI_NEURON",
-})
+_NON_GPU = frozenset(_registry.DISTRIBUTED_TYPES) - GPU_TYPES - {"NO"}
+NON_GPU_TYPES = _NON_GPU | {old for old, new in _registry.get("", "distributed_type").legacy_values  # type: ignore[union-attr]
+                            if new in _NON_GPU}
 
-DEEPSPEED_MIN = "0.9.3"            # accelerator.py: "DeepSpeed version must be >= 0.9.3"
-DEEPSPEED_NOSSH_MIN = "0.14.5"     # utils/launch.py: "nossh launcher requires DeepSpeed >= 0.14.5"
-DEEPSPEED_MOE_MIN = "0.14.0"       # utils/dataclasses.py: MoE leaf modules
-DEEPSPEED_TP_MIN = "0.16.4"        # accelerator.py: DeepSpeed TP
-DEEPSPEED_SP_MIN = "0.18.2"        # utils/constants.py: BETA_SP_AVAILABLE_DEEPSPEED_VERSION
 DEFAULT_PORT = _registry.get("", "main_process_port").launcher_default  # type: ignore[union-attr]
 
 
@@ -345,27 +340,18 @@ def rule_fp8(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
 
 def _fsdp_version(cfg: ConfigView, accelerate_version: str | None) -> int:
     """The FSDP version accelerate will use: before 1.6 it ignores ``fsdp_version`` (validate says so)."""
-    v = cfg.nested("fsdp_config", "fsdp_version")
-    if v not in (2, "2"):
-        return 1
-    return 1 if older(accelerate_version, "1.6.0") else 2
+    return releases.fsdp_version_runs(cfg.nested("fsdp_config", "fsdp_version"), accelerate_version)
 
 
 def fsdp2_torch_min(accelerate_version: str | None) -> str:
-    """FSDP2_PYTORCH_VERSION: 2.5.1 in accelerate 1.6, 2.6.0 from 1.7 (and when unknown)."""
-    a = _version(accelerate_version)
-    return "2.5.1" if a is not None and (a.major, a.minor) == (1, 6) else "2.6.0"
+    """FSDP2_PYTORCH_VERSION of that release (the newest when unknown; releases.REQUIREMENTS)."""
+    return releases.minimum("fsdp2-torch", accelerate_version) or releases.minimum("fsdp2-torch", None) or ""
 
 
 def fsdp1_torch_min(accelerate_version: str | None) -> str:
-    """FSDP_PYTORCH_VERSION: 2.0.1 in 0.21-0.24, 2.1.0 in 0.25-0.33, 2.1.0a0 from 0.34 (a
-    prerelease MS-AMP's image ships; shown as 2.1.0)."""
-    a = _version(accelerate_version)
-    if a is not None and (a.major, a.minor) < (0, 25):
-        return "2.0.1"
-    if a is not None and (a.major, a.minor) < (0, 34):
-        return "2.1.0"
-    return "2.1.0a0"
+    """FSDP_PYTORCH_VERSION of that release (1.12.0 in 0.20, before the constant; 2.1.0a0 from 0.34
+    is a prerelease MS-AMP's image ships, shown as 2.1.0)."""
+    return releases.minimum("fsdp1-torch", accelerate_version) or ""
 
 
 def rule_torch(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
@@ -430,30 +416,35 @@ def rule_deepspeed(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
             "distributed_type", suggestion="pip install deepspeed",
         )
         return
-    if older(ds, DEEPSPEED_MIN):
+    av = env.accelerate_version if env.knows("accelerate_version") else None
+    need = releases.minimum("deepspeed", av)
+    if need is not None and older(ds, need):
         yield cfg.finding(
             "env-deepspeed-version", "error",
-            f"accelerate needs deepspeed >= {DEEPSPEED_MIN}; deepspeed is {ds} {_where(env, 'deepspeed_version')}",
+            f"accelerate needs deepspeed >= {need}; deepspeed is {ds} {_where(env, 'deepspeed_version')}",
             "distributed_type",
         )
     launcher = cfg.nested("deepspeed_config", "deepspeed_multinode_launcher")
-    if launcher == "nossh" and cfg.num_machines > 1 and older(ds, DEEPSPEED_NOSSH_MIN):
+    need = releases.minimum("deepspeed-nossh", av)
+    if launcher == "nossh" and cfg.num_machines > 1 and need is not None and older(ds, need):
         yield cfg.finding(
             "env-deepspeed-version", "error",
-            f"the nossh launcher needs deepspeed >= {DEEPSPEED_NOSSH_MIN}; deepspeed is {ds} {_where(env, 'deepspeed_version')} "
+            f"the nossh launcher needs deepspeed >= {need}; deepspeed is {ds} {_where(env, 'deepspeed_version')} "
             "(accelerate launch raises ValueError)",
             "deepspeed_config.deepspeed_multinode_launcher",
         )
-    if cfg.nested("deepspeed_config", "deepspeed_moe_layer_cls_names") and older(ds, DEEPSPEED_MOE_MIN):
+    need = releases.minimum("deepspeed-moe", av)
+    if cfg.nested("deepspeed_config", "deepspeed_moe_layer_cls_names") and need is not None and older(ds, need):
         yield cfg.finding(
             "env-deepspeed-version", "error",
-            f"deepspeed_moe_layer_cls_names needs deepspeed >= {DEEPSPEED_MOE_MIN}; deepspeed is {ds} {_where(env, 'deepspeed_version')}",
+            f"deepspeed_moe_layer_cls_names needs deepspeed >= {need}; deepspeed is {ds} {_where(env, 'deepspeed_version')}",
             "deepspeed_config.deepspeed_moe_layer_cls_names",
         )
-    for key, need, what in (("parallelism_config_tp_size", DEEPSPEED_TP_MIN, "tensor parallelism"),
-                            ("parallelism_config_sp_size", DEEPSPEED_SP_MIN, "sequence parallelism")):
+    for key, name, what in (("parallelism_config_tp_size", "deepspeed-tp", "tensor parallelism"),
+                            ("parallelism_config_sp_size", "deepspeed-sp", "sequence parallelism")):
         size = cfg.nested("parallelism_config", key)
-        if isinstance(size, int) and not isinstance(size, bool) and size > 1 and older(ds, need):
+        need = releases.minimum(name, av)
+        if isinstance(size, int) and not isinstance(size, bool) and size > 1 and need is not None and older(ds, need):
             yield cfg.finding(
                 "env-deepspeed-version", "error",
                 f"DeepSpeed {what} ({key}: {size}) needs deepspeed >= {need}; deepspeed is {ds} {_where(env, 'deepspeed_version')}",
@@ -511,7 +502,6 @@ def rule_rendezvous(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
         )
 
 
-RTX40_DRIVER_MIN = "550.40.07"  # utils/environment.py: check_cuda_p2p_ib_support
 
 
 def rule_rtx40(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
@@ -521,14 +511,15 @@ def rule_rtx40(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
         return
     if not any("RTX 40" in g.name or (g.model or "").startswith("RTX-40") for g in env.gpus):
         return
-    if not older(env.driver_version, RTX40_DRIVER_MIN):
+    need = releases.minimum("rtx40-driver", env.accelerate_version if env.knows("accelerate_version") else None)
+    if need is None or not older(env.driver_version, need):
         return
     yield cfg.finding(
         "env-rtx40-p2p", "info",
-        f"RTX 40 series with driver {env.driver_version} (before {RTX40_DRIVER_MIN}): accelerate launch sets "
+        f"RTX 40 series with driver {env.driver_version} (before {need}): accelerate launch sets "
         "NCCL_P2P_DISABLE=1 and NCCL_IB_DISABLE=1 (slower communication); started without the launcher, "
         "PartialState raises NotImplementedError",
-        "num_processes", suggestion=f"upgrade the NVIDIA driver to {RTX40_DRIVER_MIN} or newer",
+        "num_processes", suggestion=f"upgrade the NVIDIA driver to {need} or newer",
     )
 
 

@@ -40,7 +40,8 @@ import os
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Literal
 
-from accelconf import catalogue
+from accelconf import catalogue, releases
+from accelconf.accelerate import registry
 from accelconf.environment.modelsize import ModelSize
 from accelconf.findings import Finding
 from accelconf.kinds import is_deepspeed_data
@@ -143,15 +144,19 @@ class Estimate:
 # -- reading a config ---------------------------------------------------------------------------
 
 def _bool(v: Any, default: bool) -> bool:
+    """A written boolean as accelerate's str_to_bool reads it (the registry's words), else ``default``."""
     if isinstance(v, bool):
         return v
     if isinstance(v, str):
         low = v.strip().lower()
-        if low in ("true", "yes", "1", "on"):
+        if low in registry.TRUE_WORDS:
             return True
-        if low in ("false", "no", "0", "off"):
+        if low in registry.FALSE_WORDS:
             return False
     return default
+
+
+_FSDP_PREFIX = registry.SECTIONS["fsdp_config"].prefix
 
 
 def _standalone_ds_json(data: dict[str, Any]) -> bool:
@@ -183,12 +188,11 @@ def _ds_json_data(data: dict[str, Any], path: str | None) -> dict[str, Any] | No
     return loaded if isinstance(loaded, dict) else None
 
 
-def strategy_of(data: dict[str, Any], path: str | None = None) -> tuple[Strategy, list[str]]:
-    """The memory strategy of a loaded accelerate config (or a DeepSpeed JSON), and notes on what
-    was assumed. Defaults are accelerate 1.15's (``utils/dataclasses.py``: ZeRO stage 2,
-    ``zero3_init_flag`` on for stage 3, FSDP1 FULL_SHARD, FSDP2 ``reshard_after_forward`` true)."""
-    from accelconf.accelerate import registry
-
+def strategy_of(data: dict[str, Any], path: str | None = None, accelerate_version: str | None = None) -> tuple[Strategy, list[str]]:
+    """The memory strategy of a loaded accelerate config (or a DeepSpeed JSON) under that accelerate
+    release (``None``: the newest), and notes on what was assumed. Defaults are accelerate 1.15's
+    (``utils/dataclasses.py``: ZeRO stage 2, ``zero3_init_flag`` on for stage 3, FSDP1 FULL_SHARD,
+    FSDP2 ``reshard_after_forward`` true); a release before FSDP2 runs FSDP1 whatever ``fsdp_version`` says."""
     notes: list[str] = []
     dt = str(data.get("distributed_type") or "").upper()
     mp = data.get("mixed_precision")
@@ -223,9 +227,9 @@ def strategy_of(data: dict[str, Any], path: str | None = None) -> tuple[Strategy
         f: dict[str, Any] = data["fsdp_config"] if isinstance(data.get("fsdp_config"), dict) else {}
 
         def key(name: str) -> Any:  # accelerate also reads the unprefixed spelling
-            return f.get(f"fsdp_{name}", f.get(name))
+            return f.get(_FSDP_PREFIX + name, f.get(name))
 
-        version = 2 if str(key("version")) == "2" else 1
+        version = releases.fsdp_version_runs(key("version"), accelerate_version)
         common: dict[str, Any] = dict(offload_params=_bool(key("offload_params"), False),
                       activation_checkpointing=_bool(key("activation_checkpointing"), False),
                       activation_checkpointing_offload=_bool(key("activation_checkpointing_offload"), False),
@@ -784,9 +788,9 @@ def host_ram_here() -> float | None:
 def assess(data: dict[str, Any], model: ModelSize, *, gpu_name: str | None, gpu_memory_gib: float | None,
            gpus_per_node: int | None, nodes: int | None, host_ram_gib: float | None = None,
            bf16_ok: bool = True, seq_len: int | None = None, micro_batch: int | None = None,
-           path: str | None = None) -> Report:
+           path: str | None = None, accelerate_version: str | None = None) -> Report:
     """Estimate a loaded config on a machine and pick the cheapest change when it does not fit."""
-    strategy, notes = strategy_of(data, path)
+    strategy, notes = strategy_of(data, path, accelerate_version)
     layout = layout_of(data, gpus_per_node, nodes)
     est = estimate(strategy, layout, model, seq_len=seq_len, micro_batch=micro_batch)
     if not (seq_len and micro_batch):
@@ -872,6 +876,7 @@ def machine_of(env: Any, host_ram_gib: float | None = None) -> dict[str, Any]:
         "nodes": env.num_machines,
         "host_ram_gib": host_ram_gib if host_ram_gib else ((host_ram_here() or 0) / GiB or None) if here else None,
         "bf16_ok": first is None or first.bf16 is not False,
+        "accelerate_version": env.accelerate_version if env.knows("accelerate_version") else None,
     }
 
 
@@ -893,3 +898,27 @@ def check_memory(doc: Any, env: Any, model: ModelSize, *, seq_len: int | None = 
         return cfg.finding(rule, severity, message, key, suggestion=suggestion)  # type: ignore[arg-type]
 
     return report, findings_for(report, at)
+
+
+@dataclass(frozen=True)
+class Question:
+    """"Will it fit?": the model and shapes (``check --params/--model``, the editor's ``accelconf.params``
+    or ``accelconf.model``); ``classes``: the model folder's classes, for ``model-wrap-class``."""
+
+    model: ModelSize
+    seq_len: int | None = None
+    micro_batch: int | None = None
+    host_ram_gib: float | None = None
+    classes: Any = None
+
+
+def document_findings(doc: Any, env: Any, question: Question) -> list[Finding]:
+    """The ``mem-*`` and ``model-wrap-class`` findings of one loaded document (none for a document
+    that is not a mapping): what :func:`accelconf.api.check_document` adds for a question."""
+    from accelconf.environment.wrapclass import wrap_findings
+
+    if not isinstance(getattr(doc, "data", None), dict):
+        return []
+    _, found = check_memory(doc, env, question.model, seq_len=question.seq_len, micro_batch=question.micro_batch,
+                            host_ram_gib=question.host_ram_gib)
+    return found + wrap_findings(doc, question.classes)

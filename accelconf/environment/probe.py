@@ -27,6 +27,7 @@ import time
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Callable, Literal, Mapping
 
+from accelconf import releases
 from accelconf.environment.gpus import lookup
 
 ProbeMode = Literal["auto", "nvml", "nvidia-smi", "torch", "none"]
@@ -40,7 +41,7 @@ FP8_BACKENDS: dict[str, tuple[str, ...]] = {
     "torchao": ("torchao",),
     "ms-amp": ("ms-amp", "msamp"),
 }
-TORCHAO_FP8_MIN = "0.6.1"
+TORCHAO_FP8_MIN = releases.minimum("torchao-fp8", None) or ""  # is_torchao_available's floor (the newest release's)
 
 NVIDIA_SMI_QUERY = "index,name,compute_cap,memory.total,driver_version"
 FAKE_NVIDIA_SMI_ENV = "ACCELCONF_FAKE_NVIDIA_SMI"

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from accelconf.errors import InputError, UsageError
 from accelconf.environment.gpus import lookup, resolve
 from accelconf.environment.probe import FP8_BACKENDS, GPU, PACKAGES, Environment, with_overrides
+from accelconf.text import suggest
 
 if TYPE_CHECKING:
     from accelconf.text.document import Document
@@ -43,6 +44,11 @@ _VERSION_RE = re.compile(r"^\d+(\.\d+){0,3}([.+-]?[0-9A-Za-z.+-]*)?$")
 
 # Everything a target does not state. Stated facts are removed by with_overrides().
 ALL_FACTS = frozenset({*VERSION_KEYS, "gpus", "gpu_count", "fp8_backends"})
+
+
+def unknown_environment() -> Environment:
+    """An environment that knows nothing (no target given): estimates without a verdict."""
+    return Environment(source="no target", unknown=ALL_FACTS)
 
 
 def gpus_of(model_name: str, count: int) -> tuple[tuple[GPU, ...], str | None]:
@@ -281,9 +287,7 @@ def _check_profile_keys(prof: _Profile) -> None:
         raise prof.fail("a target profile is a mapping of facts (gpu, gpus_per_node, torch_version, ...)")
     for key in data:
         if key not in PROFILE_KEYS:
-            from difflib import get_close_matches
-
-            close = get_close_matches(str(key), PROFILE_KEYS, n=1)
+            close = suggest.ranked(str(key), PROFILE_KEYS, 1)
             hint = f"; did you mean {close[0]!r}?" if close else f"; known keys: {', '.join(PROFILE_KEYS)}"
             raise prof.fail(f"unknown key {key!r} in target profile{hint}", str(key), value=False)
 

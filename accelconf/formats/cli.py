@@ -35,6 +35,7 @@ from accelconf.accelerate.launch import (LAUNCHER_FLAGS, PARADIGM_OF_TYPE, TYPE_
 from accelconf.accelerate.model import Config, Entry, canonical
 from accelconf.accelerate.registry import Setting
 from accelconf.formats import shell
+from accelconf.text import suggest
 
 # argparse ``choices`` of the flags that restrict their values (accelerate 1.15 commands/launch.py;
 # tests/test_oracle_launch.py compares them with the parser). The dynamo list comes from
@@ -267,8 +268,6 @@ def _may_be_script(word: str) -> bool:
 def _unknown_flag(name: str) -> str:
     """accelerate's refusal of a flag it does not have, with the flag meant when one is close: a
     YAML key's did-you-mean (a misspelling seen in real configs), else the closest flag name."""
-    import difflib
-
     from accelconf.accelerate.validate import COMMON_MISTAKES
 
     guess = None
@@ -278,7 +277,7 @@ def _unknown_flag(name: str) -> str:
             guess = s.flag
     if guess is None:
         names = [s.flag for s in registry.SETTINGS if s.flag] + list(LAUNCHER_FLAGS) + list(TYPE_OF_PARADIGM) + ["config_file"]
-        guess = next(iter(difflib.get_close_matches(name, names, n=1, cutoff=0.6)), None)
+        guess = suggest.closest(name, names)
     hint = f"; did you mean --{guess}?" if guess else ""
     return f"unknown accelerate launch flag --{name} (accelerate refuses the command line){hint}"
 

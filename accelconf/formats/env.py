@@ -27,6 +27,7 @@ from accelconf.errors import InputError
 from accelconf.findings import Finding
 from accelconf.accelerate.launch import TYPE_OF_PARADIGM, accelerator_env_entries, launch_env
 from accelconf.accelerate.model import Config, Entry
+from accelconf.text import suggest
 
 # Variables the launcher writes that are not settings of their own.
 PARADIGM_ENV = {var: dt for dt, var in registry.USE_ENV.items()}
@@ -179,7 +180,7 @@ def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: st
     return cfg
 
 
-READ_PREFIXES = ("ACCELERATE_", "FSDP_", "MEGATRON_LM_", "PARALLELISM_CONFIG_")
+READ_PREFIXES = registry.READ_PREFIXES
 
 
 def never_read(name: str) -> str:
@@ -189,11 +190,9 @@ def never_read(name: str) -> str:
         return f"read by nothing; use {NEVER_READ[name]}"
     if registry.by_env(name) is not None or not name.startswith(READ_PREFIXES):
         return ""
-    from accelconf.formats.kwargs import ranked_matches
-
     names = [s.env for s in registry.SETTINGS if s.env] + list(registry.USE_ENV.values()) + sorted(LAUNCHER_ENV)
     stripped = name.removeprefix("ACCELERATE_")
-    guess = [n for n in names if n == stripped] or ranked_matches(name, names, 1)  # ACCELERATE_FSDP_X -> FSDP_X
+    guess = [n for n in names if n == stripped] or suggest.ranked(name, names, 1, fold_case=True, abbreviations=True)  # ACCELERATE_FSDP_X -> FSDP_X
     return "read by nothing" + (f"; did you mean {guess[0]}?" if guess else "")
 
 

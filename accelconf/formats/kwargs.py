@@ -16,9 +16,8 @@ literal keyword arguments to the matching settings. Non-literal arguments are re
 from __future__ import annotations
 
 import ast
-import re
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterable
+from typing import Any
 
 from accelconf.accelerate import registry
 from accelconf.errors import InputError
@@ -27,6 +26,7 @@ from accelconf.accelerate.launch import accelerator_env_entries, launch_env, res
 from accelconf.accelerate.model import Config, Entry
 from accelconf.formats import pynames
 from accelconf.formats.env import decode
+from accelconf.text import suggest
 
 ACCELERATOR = "Accelerator"
 # Accelerator keyword -> plugin class it takes.
@@ -264,29 +264,6 @@ def _to_config_value(s: registry.Setting, value: Any) -> Any:
     return value
 
 
-def _words(name: str) -> list[str]:
-    """CamelCase words, an upper-case run kept whole: ``FSDPPlugin`` -> ``FSDP``, ``Plugin``."""
-    return re.findall(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z0-9]+|[A-Z]+", name)
-
-
-def _initials(name: str) -> str:
-    """``FullyShardedDataParallelPlugin`` and ``FSDPPlugin`` both give ``FSDPP``."""
-    return "".join(w if w.isupper() else w[0].upper() for w in _words(name))
-
-
-def ranked_matches(name: str, candidates: Iterable[str], n: int = 3) -> list[str]:
-    """The closest names, best first: spelling (difflib) or the same initials (an abbreviation)."""
-    import difflib
-
-    def score(c: str) -> float:
-        spelled = difflib.SequenceMatcher(None, name.lower(), c.lower()).ratio()
-        abbrev = 1.0 if _initials(name) == _initials(c) and len(_words(c)) > 1 else 0.0
-        return max(spelled, 0.95 * abbrev)
-
-    scored = sorted(((score(c), c) for c in set(candidates)), key=lambda sc: (-sc[0], sc[1]))
-    return [c for sc, c in scored[:n] if sc >= 0.6]
-
-
 def _exported(module: str) -> frozenset[str] | None:
     """The public names of an accelerate module the reader has a table of (else None)."""
     return {"accelerate": pynames.ACCELERATE, "accelerate.utils": pynames.UTILS}.get(module)
@@ -309,7 +286,8 @@ def _unknown_names(tree: ast.AST, cfg: Config, aliases: dict[str, str]) -> set[s
             if alias.name == "*" or alias.name in names:
                 continue
             everything = pynames.ACCELERATE | pynames.UTILS
-            guess = ranked_matches(alias.name, [c for c in everything if c[:1].isupper()] if alias.name[:1].isupper() else everything)
+            guess = suggest.ranked(alias.name, [c for c in everything if c[:1].isupper()] if alias.name[:1].isupper() else everything,
+                                   fold_case=True, abbreviations=True)
             hint = f"; did you mean {', '.join(guess)}?" if guess else ""
             cfg.note(f"`{node.module}` has no `{alias.name}` (accelerate {pynames.VERSION}): the import raises ImportError{hint}",
                      "error", rule="kwargs.unknown-name", key=alias.name, line=node.lineno, column=node.col_offset + 1)
@@ -559,7 +537,7 @@ def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: st
         for kw in node.keywords:
             if accepted is None or kw.arg is None or kw.arg in accepted:
                 continue
-            guess = ranked_matches(kw.arg, accepted)
+            guess = suggest.ranked(kw.arg, accepted, fold_case=True, abbreviations=True)
             hint = f"; did you mean {', '.join(guess)}?" if guess else ""
             cfg.note(f"`{cls}()` has no keyword `{kw.arg}` (accelerate {pynames.VERSION}): Python raises TypeError{hint}",
                      "error", rule="kwargs.unknown-name", key=f"{cls}.{kw.arg}", line=kw.lineno, column=kw.col_offset + 1)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from accelconf.accelerate import registry
@@ -100,11 +101,16 @@ _ENV_LINE = re.compile(r"^(export\s+)?[A-Za-z_][A-Za-z0-9_]*=")
 _PY_TOKENS = ("Accelerator(", "Plugin(", "import accelerate", "from accelerate")
 _PY_LINE = re.compile(r"^(?:import\s+[\w.]+|from\s+[\w.]+\s+import\s|def\s+\w+\(|class\s+\w+[(:]|if __name__\s*==)", re.M)
 # A command that starts a distributed run, after optional env assignments and a wrapper (srun, ...).
-_LAUNCH = re.compile(
+# Compiled on first use: it costs milliseconds, and most commands never sniff a launch script.
+_LAUNCH_PATTERN = (
     r"^\s*(?:[A-Za-z_]\w*=\S*\s+)*(?:(?:srun|exec|nohup|time|mpirun)\b[^\n]*?\s)?"
     r"(accelerate(?:\s+launch|-launch)\b|python3?\s+-m\s+accelerate\.commands\.launch\b|torchrun\b|deepspeed\b"
-    r"|python3?\s+-m\s+torch\.distributed\.(?:run|launch)\b)",
-    re.M)
+    r"|python3?\s+-m\s+torch\.distributed\.(?:run|launch)\b)")
+
+
+@lru_cache(maxsize=1)
+def _launch() -> re.Pattern[str]:
+    return re.compile(_LAUNCH_PATTERN, re.M)
 
 
 @dataclass(frozen=True)
@@ -172,11 +178,11 @@ def text_format(text: str, path: str = "") -> str:
         return "json"
     if any(tok in ln for ln in lines for tok in _PY_TOKENS):  # not in a comment
         return "kwargs"
-    if all(_ENV_LINE.match(ln) for ln in lines) and not _LAUNCH.search(text):  # not `NCCL_DEBUG=INFO torchrun ...`
+    if all(_ENV_LINE.match(ln) for ln in lines) and not _launch().search(text):  # not `NCCL_DEBUG=INFO torchrun ...`
         return "env"
     if _is_yaml_mapping(text):
         return "yaml"
-    if _LAUNCH.search(text):
+    if _launch().search(text):
         return "cli"
     return "kwargs" if _PY_LINE.search(text) else "yaml"
 
@@ -192,7 +198,7 @@ def _script_kind(fmt: str, text: str) -> str:
     if fmt == "env":
         return "env"
     if fmt == "cli":
-        launches = [m.group(1) for m in _LAUNCH.finditer(text)]
+        launches = [m.group(1) for m in _launch().finditer(text)]
         plain = not launches and text.lstrip().startswith(("accelerate", "--"))
         return "launch" if plain or any("accelerate" in c for c in launches) else "other-launch"
     return "python" if any(tok in text for tok in _PY_TOKENS) else "other-python"

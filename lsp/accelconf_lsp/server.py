@@ -211,9 +211,14 @@ class AccelconfLanguageServer(LanguageServer):
         from accelconf.api import check_document
 
         s = self.settings
-        found = check_document(doc, self.target_env, accelerate_version=s.accelerate_version, disabled=s.disabled_rules)
-        found += memhint.findings(doc, self.memory, self.target_env, s.disabled_rules)
-        return found
+        opts = dict(accelerate_version=s.accelerate_version, disabled=s.disabled_rules)
+        if self.memory is None or not _has_settings(doc):
+            return check_document(doc, self.target_env, **opts)
+        try:
+            return check_document(doc, self.target_env, memory=self.memory, **opts)
+        except Exception:  # noqa: BLE001 - diagnostics must not fail because of the estimate
+            logger.exception("memory estimate failed")
+            return check_document(doc, self.target_env, **opts)
 
     def publish(self, uri: str) -> None:
         self._timers.pop(uri, None)
@@ -491,3 +496,8 @@ def main(tcp: bool = False, host: str = "127.0.0.1", port: int = 2087) -> int:
     else:
         server.start_io()
     return 0
+
+
+def _has_settings(doc: Document) -> bool:
+    """An accelerate config the memory estimate can read (a document with ``distributed_type``)."""
+    return isinstance(doc.data, dict) and "distributed_type" in doc.data

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from typing import Any, Callable
 from dataclasses import dataclass, field
 
@@ -12,6 +11,7 @@ from accelconf.findings import Finding, Severity
 from accelconf.accelerate.registry import Setting
 from accelconf.text.scalars import json_scalar, yaml_scalar
 from accelconf.accelerate import registry
+from accelconf.text import suggest
 
 
 # Real-world misspellings with the key they meant (seen in published configs and docs).
@@ -133,14 +133,14 @@ def did_you_mean(section: str, key: str, version: str | None = None) -> str | No
     lowered = {c.lower(): c for c in candidates}
     if key.lower() in lowered:
         return lowered[key.lower()]
-    got = difflib.get_close_matches(key, candidates, n=1, cutoff=0.6)
-    if not got and section:
+    got = suggest.closest(key, candidates)
+    if got is None and section:
         # try the key with the section prefix, or against unprefixed names
         stripped = {c.split("_", 1)[-1]: c for c in candidates}
-        got2 = difflib.get_close_matches(key, list(stripped), n=1, cutoff=0.75)
-        if got2:
-            return stripped[got2[0]]
-    return got[0] if got else None
+        got2 = suggest.closest(key, stripped, 0.75)
+        if got2 is not None:
+            return stripped[got2]
+    return got
 
 
 Rule = Callable[[Context], None]

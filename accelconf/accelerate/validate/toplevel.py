@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import difflib
-
 from accelconf import releases
 from accelconf.findings import Severity
 from accelconf.accelerate import registry
+from accelconf.text import suggest
 from accelconf.accelerate.validate.context import _is_sagemaker, Context, rule, scalar_text
 
 
@@ -58,7 +57,7 @@ def _distributed_type(ctx: Context) -> None:
                         ("distributed_type",), on_value=True, suggestion=upper,
                         fix=ctx.replace_value(("distributed_type",), scalar_text(ctx.doc, upper, node)))
         else:
-            guess = difflib.get_close_matches(upper, registry.DISTRIBUTED_TYPES, n=1)
+            guess = suggest.ranked(upper, registry.DISTRIBUTED_TYPES, 1)
             ctx.finding("invalid-value", "error",
                         f"`distributed_type: {value}` is not one of {', '.join(registry.DISTRIBUTED_TYPES)}",
                         ("distributed_type",), on_value=True, suggestion=guess[0] if guess else None)
@@ -132,7 +131,7 @@ def _mixed_precision(ctx: Context) -> None:
         ctx.finding("invalid-type", "error", f"`mixed_precision` must be one of {', '.join(registry.PRECISIONS)}", ("mixed_precision",), on_value=True)
         return
     if value.lower() not in registry.PRECISIONS:
-        guess = difflib.get_close_matches(value.lower(), registry.PRECISIONS, n=1)
+        guess = suggest.ranked(value.lower(), registry.PRECISIONS, 1)
         ctx.finding("invalid-value", "error", f"`mixed_precision: {value}` is not one of {', '.join(registry.PRECISIONS)} (ValueError at launch)",
                     ("mixed_precision",), on_value=True, suggestion=guess[0] if guess else None)
     elif value != value.lower():

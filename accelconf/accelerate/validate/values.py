@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from typing import Any
 
 from accelconf import releases
@@ -10,6 +9,7 @@ from accelconf.accelerate.model import canonical, Entry
 from accelconf.accelerate.registry import Setting
 from accelconf.findings import Severity
 from accelconf.accelerate import registry
+from accelconf.text import suggest
 from accelconf.accelerate.validate.context import _expect_type, _is_bool_like, Context, has_no_effect, rule, scalar_text, section_unused
 
 
@@ -135,7 +135,7 @@ def _enum_value(ctx: Context, s: Setting, written_key: str, v: Any, keypath: tup
         shown = ", ".join(str(c) for c in choices)
         guess = None
         if isinstance(v, str):
-            m = difflib.get_close_matches(v.upper(), [str(c).upper() for c in choices], n=1)
+            m = suggest.ranked(v.upper(), [str(c).upper() for c in choices], 1)
             if m:
                 guess = next(str(c) for c in choices if str(c).upper() == m[0])
         ctx.finding("invalid-value", "error", f"`{written_key}: {v}` is not one of {shown}", keypath, on_value=True, suggestion=guess)
