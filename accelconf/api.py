@@ -32,6 +32,30 @@ def _doc(source: Document | str | os.PathLike[str]) -> Document:
     return load_file(s)
 
 
+def validate_any(doc: Document, *, accelerate_version: str | None = None, deepspeed_version: str | None = None,
+                 world_size: int | None = None, runtime: str | None = None, disabled: Iterable[str] = ()) -> list[Finding]:
+    """Validate an accelerate config, or a DeepSpeed JSON recognized by its content (the composition of
+    :mod:`accelconf.accelerate.validate` and :mod:`accelconf.deepspeed`, which do not import each other's rules)."""
+    # the rule packages load on first use: every command imports this module, few validate
+    from accelconf import deepspeed as dsmod
+    from accelconf.accelerate import validate
+    from accelconf.kinds import is_deepspeed
+
+    if doc.format == "json" and doc.data is not None:
+        # --runtime deepspeed / --deepspeed-version say the file is DeepSpeed JSON unless it has accelerate keys
+        if is_deepspeed(doc, assume=runtime == "deepspeed" or deepspeed_version is not None):
+            off = set(disabled)
+            if deepspeed_version is None:
+                deepspeed_version = dsmod.installed_version()  # the installed DeepSpeed, from its metadata
+            if runtime is None:
+                # "auto" values only make sense for a Hugging Face runtime; a file without any is
+                # read by DeepSpeed itself.
+                runtime = "transformers" if '"auto"' in doc.text else "deepspeed"
+            found = dsmod.validate_deepspeed(doc, world_size=world_size, runtime=runtime, deepspeed_version=deepspeed_version)
+            return [f for f in found if f.rule not in off]
+    return validate.validate_document(doc, accelerate_version=accelerate_version, disabled=disabled)
+
+
 def check_document(doc: Document, env: "Environment | None" = None, *, accelerate_version: str | None = None,
                    deepspeed_version: str | None = None, world_size: int | None = None, runtime: str | None = None,
                    disabled: Iterable[str] = (), memory: "Question | None" = None) -> list[Finding]:
@@ -46,8 +70,6 @@ def check_document(doc: Document, env: "Environment | None" = None, *, accelerat
     run with ``validated=True``: the config-only multi-node checks are validate's, said once.
     Rules named in ``disabled`` are left out of both. Sorted as the CLI prints them.
     """
-    from accelconf.accelerate.validate import validate_any
-
     if env is not None:
         if accelerate_version is not None and not (env.knows("accelerate_version") and env.accelerate_version == accelerate_version):
             from accelconf.environment.targets import target_from_args

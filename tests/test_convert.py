@@ -656,11 +656,12 @@ def test_item13_python_names_accelerate_lacks_are_errors_with_ranked_did_you_mea
     assert errors[2][0] == 5 and "TypeError" in errors[2][1] and "did you mean mixed_precision" in errors[2][1]
     assert cfg.get("fsdp_config.fsdp_offload_params") is True  # an aliased import is still read
     assert "Accelerator.mixed_precison" not in cfg.unknown  # reported once, as the error
-    from accelconf.formats.kwargs import ranked_matches
+    from accelconf.text import suggest
 
-    assert ranked_matches("FSDPPlugin", ["DeepSpeedPlugin", "FullyShardedDataParallelPlugin", "TorchDynamoPlugin"])[0] == \
-        "FullyShardedDataParallelPlugin"
-    assert ranked_matches("mixed_precison", ["mixed_precision", "cpu", "split_batches"]) == ["mixed_precision"]
+    ranked = suggest.ranked("FSDPPlugin", ["DeepSpeedPlugin", "FullyShardedDataParallelPlugin", "TorchDynamoPlugin"],
+                            fold_case=True, abbreviations=True)
+    assert ranked[0] == "FullyShardedDataParallelPlugin"
+    assert suggest.ranked("mixed_precison", ["mixed_precision", "cpu", "split_batches"]) == ["mixed_precision"]
 
 
 def test_item13_python_names_match_the_installed_accelerate() -> None:

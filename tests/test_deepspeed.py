@@ -20,14 +20,13 @@ from accelconf.deepspeed import (
     RULES,
     SCHEMA_ID,
     TOP,
-    crosscheck,
     deepspeed_schema,
     iter_keys,
     lookup,
-    to_accelerate_section,
     validate_deepspeed,
     write_schema,
 )
+from accelconf.accelerate.deepspeed_file import crosscheck, to_accelerate_section
 from accelconf.kinds import is_deepspeed
 from accelconf.text.document import load_file, load_text
 from accelconf.errors import InputError, UsageError
@@ -413,7 +412,7 @@ def test_bfloat16_is_the_old_name_of_bf16() -> None:
 
 
 def test_accelerate_world_size() -> None:
-    from accelconf.deepspeed import accelerate_world_size
+    from accelconf.accelerate.deepspeed_file import accelerate_world_size
 
     assert accelerate_world_size({"num_processes": 16, "num_machines": 2}) == 16
     assert accelerate_world_size({"num_processes": True}) is None
@@ -440,7 +439,7 @@ def test_nvme_offload_conversion_notes_the_launcher_gap() -> None:
 # -- one home for each fact ----------------------------------------------------------
 
 def test_diff_and_assist_use_the_one_detector_and_mapping():
-    import accelconf.deepspeed as ds
+    import accelconf.accelerate.deepspeed_file as ds
     from accelconf import diff as semdiff
 
     assert semdiff.DS_TO_ACCELERATE is ds.DS_TO_ACCELERATE

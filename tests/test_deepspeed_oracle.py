@@ -327,7 +327,7 @@ def test_crosscheck_conflicts_match_accelerate(monkeypatch: pytest.MonkeyPatch, 
         from accelerate.utils import DeepSpeedPlugin
     except Exception as exc:  # noqa: BLE001
         pytest.skip(f"accelerate cannot be imported here ({type(exc).__name__}: {exc}); install the test extras")
-    from accelconf.deepspeed import crosscheck
+    from accelconf.accelerate.deepspeed_file import crosscheck
 
     values = {"zero_stage": 2, "gradient_accumulation_steps": 1, "gradient_clipping": 1.0, "offload_optimizer_device": "none",
               "offload_param_device": "none", "offload_param_nvme_path": "none", "offload_optimizer_nvme_path": "none",

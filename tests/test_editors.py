@@ -677,7 +677,7 @@ def _session_files(tmp_path: Path) -> list[Path]:
 
 def _expected_codes(path: Path) -> list[str]:
     """The rule ids a fresh analysis gives (what `accelconf validate` reports), sorted."""
-    from accelconf.accelerate.validate import validate_any
+    from accelconf.api import validate_any
     from accelconf.text.document import load_file
 
     return sorted(f.rule for f in validate_any(load_file(path)))

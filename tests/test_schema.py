@@ -9,7 +9,8 @@ import jsonschema
 import pytest
 
 from accelconf.text.document import load_file
-from accelconf.accelerate.schema import accelerate_schema, generated_files
+from accelconf.accelerate.schema import accelerate_schema
+from accelconf.schemas import generated_files
 from accelconf.accelerate.validate import validate_document
 from tests.conftest import corpus_files
 

@@ -89,7 +89,7 @@ def test_nothing_deepspeed_accepts_fails_the_deepspeed_schema():
     """The committed DeepSpeed schema against the DeepSpeed corpus: a JSON file that accelconf's
     DeepSpeed rules accept (they are checked against DeepSpeed's own parser in
     test_deepspeed_oracle.py) passes Draft7Validator."""
-    from accelconf.accelerate.validate import validate_any
+    from accelconf.api import validate_any
 
     validator = Draft7Validator(json.loads((SCHEMAS / "deepspeed-config.schema.json").read_text(encoding="utf-8")))
     Draft7Validator.check_schema(validator.schema)

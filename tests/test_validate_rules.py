@@ -7,7 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from accelconf.accelerate.fmt import apply_edits
-from accelconf.accelerate.validate import did_you_mean, validate_any, validate_document
+from accelconf.accelerate.validate import did_you_mean, validate_document
+from accelconf.api import validate_any
 from accelconf.findings import Finding
 from accelconf.text.document import load_file, load_text
 

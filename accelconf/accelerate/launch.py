@@ -29,7 +29,7 @@ from typing import Any, Iterable
 
 from accelconf import releases
 from accelconf.accelerate import registry
-from accelconf.errors import InputError
+from accelconf.errors import InputError, UsageError
 from accelconf.findings import Finding
 from accelconf.accelerate.model import Config, Entry, canonical
 from accelconf.accelerate.registry import Setting
@@ -76,6 +76,17 @@ def changed(version: str, name: str) -> bool:
 
 class LaunchError(InputError):
     """accelerate launch would refuse this configuration (its own message is kept)."""
+
+
+def refuse_machine_rank(rank: int, machines: int, where: str, flag: str = "--machine-rank") -> None:
+    """A machine rank given on the command line names a machine of the job, by validate's rule for
+    ``machine_rank`` in a file; else a :class:`UsageError` (torchrun would wait for the missing node)."""
+    from accelconf.accelerate.validate import machine_rank_outside  # validate imports this module
+
+    problem = machine_rank_outside(rank, machines, flag)
+    if problem:
+        raise UsageError(f"{problem}: num_machines is {machines} ({where}), so no node has that rank "
+                         "and torchrun would wait for it forever")
 
 
 @dataclass

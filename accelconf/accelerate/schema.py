@@ -230,38 +230,3 @@ def catalog() -> dict[str, Any]:
             },
         ],
     }
-
-
-def generated_files() -> dict[str, str]:
-    """File name under ``schemas/`` -> expected content (schemas, per-version schemas, catalog)."""
-    out = {name: dumps(fn()) for name, fn in GENERATED.items()}
-    for v in registry.KNOWN_VERSIONS:
-        if v != registry.NEWEST:
-            out[f"versions/accelerate-config-{v}.schema.json"] = dumps(accelerate_schema(v))
-    out["catalog.json"] = dumps(catalog())
-    from accelconf.deepspeed import deepspeed_schema
-
-    out["deepspeed-config.schema.json"] = dumps(deepspeed_schema())
-    from accelconf.report import output_schema
-
-    out["accelconf-output.schema.json"] = dumps(output_schema(f"{SCHEMA_URN}:accelconf-output"))
-    return out
-
-
-def write_all(directory: str) -> list[str]:
-    import os
-
-    written = []
-    for name, text in generated_files().items():
-        path = os.path.join(directory, name)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        try:
-            with open(path, encoding="utf-8") as fh:
-                if fh.read() == text:
-                    continue
-        except FileNotFoundError:
-            pass
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        written.append(path)
-    return written

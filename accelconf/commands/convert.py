@@ -15,8 +15,9 @@ import sys
 from typing import Any
 
 from accelconf.accelerate.model import Config
-from accelconf.errors import InputError, UsageError
+from accelconf.errors import InputError
 from accelconf.findings import Finding
+from accelconf.accelerate.launch import refuse_machine_rank
 
 SHORTCUTS = {"to-env": "env", "to-cli": "cli", "to-kwargs": "kwargs", "to-yaml": "yaml", "to-json": "json"}
 
@@ -121,17 +122,6 @@ def where_set(cfg: Config, path: str) -> str:
     if e is None:
         return f"{cfg.source} does not set it"
     return f"{cfg.source}:{e.line}" if e.line else cfg.source
-
-
-def refuse_machine_rank(rank: int, machines: int, where: str, flag: str = "--machine-rank") -> None:
-    """A machine rank given on the command line names a machine of the job, by validate's rule for
-    ``machine_rank`` in a file; else a :class:`UsageError` (torchrun would wait for the missing node)."""
-    from accelconf.accelerate.validate import machine_rank_outside
-
-    problem = machine_rank_outside(rank, machines, flag)
-    if problem:
-        raise UsageError(f"{problem}: num_machines is {machines} ({where}), so no node has that rank "
-                         "and torchrun would wait for it forever")
 
 
 def convert_text(text: str, source: str, target: str, source_format: str | None = None, version: str | None = None,

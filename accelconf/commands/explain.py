@@ -136,7 +136,8 @@ def _input_findings(ver: str, *configs: Config | None) -> list[Finding]:
 def _refuse_machine_rank(result: Any, cfg: Config, cli: Config | None) -> None:
     """``--launch-args '--machine_rank N'`` names a machine of the job, as ``to-env --machine-rank`` must
     (a rank in the input itself is validate's finding, as in to-env)."""
-    from accelconf.commands.convert import where_set, refuse_machine_rank
+    from accelconf.accelerate.launch import refuse_machine_rank
+    from accelconf.commands.convert import where_set
 
     if cli is None or "machine_rank" not in cli.entries:
         return

@@ -29,7 +29,8 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
 
 
 def run(args: Any) -> int:
-    from accelconf.accelerate.schema import accelerate_schema, dumps, write_all
+    from accelconf.accelerate.schema import accelerate_schema, dumps
+    from accelconf.schemas import write_all
 
     if args.write:
         for path in write_all(args.write):

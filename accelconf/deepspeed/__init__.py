@@ -7,8 +7,11 @@ The public face of the package; the work is in its modules, each owning one job:
 - :mod:`.values`: how DeepSpeed reads a value (JSON types, pydantic's lax mode);
 - :mod:`.schema`: the JSON Schema generated from the table;
 - :mod:`.validate` (key by key) and :mod:`.rules` (between keys): :func:`validate_deepspeed`;
-- :mod:`.accelerate`: the cross-check with an accelerate config and the one DeepSpeed-to-accelerate
-  key mapping.
+- :mod:`.path`: where a ``deepspeed_config_file`` value points.
+
+The cross-check with an accelerate config and the one DeepSpeed-to-accelerate key mapping compose
+this package with accelerate's registry, so they live above both, in
+:mod:`accelconf.accelerate.deepspeed_file`; nothing here imports :mod:`accelconf.accelerate`.
 
 Nothing here imports deepspeed, torch or accelerate. Facts come from the installed DeepSpeed 0.19.8
 and accelerate 1.15.0 sources; ``tests/test_deepspeed_oracle.py`` checks them against DeepSpeed's
@@ -18,21 +21,19 @@ own parser.
 from __future__ import annotations
 
 from accelconf import catalogue as _catalogue
-from accelconf.deepspeed.accelerate import (
-    CONFLICTING_KEYS, DS_TO_ACCELERATE, accelerate_world_size, config_file_path, crosscheck, to_accelerate_section,
-)
 from accelconf.deepspeed.keys import (
     _UNSET, BF16, FP16, NEWEST, OFFLOAD_OPTIMIZER, OFFLOAD_PARAM, OLDEST, RUNTIMES, SCHEMA_ID, TOP, ZERO, Key,
     canonical_path, installed_version, iter_keys, lookup,
 )
+from accelconf.deepspeed.path import config_file_path
 from accelconf.deepspeed.schema import deepspeed_schema, write_schema
 from accelconf.deepspeed.validate import validate_deepspeed
 
 __all__ = [
-    "BF16", "CONFLICTING_KEYS", "DS_TO_ACCELERATE", "FP16", "NEWEST", "OFFLOAD_OPTIMIZER", "OFFLOAD_PARAM", "OLDEST",
-    "RULES", "RUNTIMES", "SCHEMA_ID", "TOP", "ZERO", "Key", "accelerate_world_size", "canonical_path", "config_file_path",
-    "crosscheck", "deepspeed_schema", "installed_version", "iter_keys", "lookup",
-    "to_accelerate_section", "validate_deepspeed", "write_schema", "_UNSET",
+    "BF16", "FP16", "NEWEST", "OFFLOAD_OPTIMIZER", "OFFLOAD_PARAM", "OLDEST",
+    "RULES", "RUNTIMES", "SCHEMA_ID", "TOP", "ZERO", "Key", "canonical_path", "config_file_path",
+    "deepspeed_schema", "installed_version", "iter_keys", "lookup",
+    "validate_deepspeed", "write_schema", "_UNSET",
 ]
 
 # Every rule id this package reports (the catalogue's deepspeed area).

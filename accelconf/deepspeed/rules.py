@@ -6,7 +6,7 @@ offload against the ZeRO stage, the batch equation, optimizer and scheduler type
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from packaging.version import Version
 
@@ -16,9 +16,8 @@ from accelconf.deepspeed.values import _enabled, _fmt, _int_or_none, lax_bool, _
 from accelconf.findings import Severity
 from accelconf import releases
 from accelconf.text import suggest
+from accelconf.deepspeed.context import Context as _Ctx
 
-if TYPE_CHECKING:
-    from accelconf.deepspeed.validate import _Ctx
 
 def rules(ctx: _Ctx, data: dict[str, Any], world_size: int | None) -> None:
     doc = ctx.doc

@@ -7,7 +7,7 @@ and converted here. Never imports deepspeed.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
 from packaging.version import Version
@@ -16,41 +16,13 @@ from accelconf.deepspeed.keys import (
     _OPT_PARAMS_AUTO, _REMOVED_TOP, _UNSET, ISSUE_8489, OLDEST, RUNTIMES, TOP, ZERO, Key, _child, _ver, iter_keys,
 )
 from accelconf.deepspeed import signatures
+from accelconf.deepspeed.context import Context as _Ctx
 from accelconf.deepspeed.rules import rules as _rules
 from accelconf.deepspeed.values import _coerce, _fmt, _json_type, lax_bool, _lax_ok, _strict_ok
 from accelconf.errors import UsageError
 from accelconf.findings import Finding, Severity
 from accelconf.text import suggest
 from accelconf.text.document import Document, Node
-
-@dataclass
-class _Ctx:
-    doc: Document
-    runtime: str
-    version: Version | None
-    findings: list[Finding] = field(default_factory=list)
-    autotuning: bool = False
-
-    def add(self, rule: str, severity: Severity, message: str, key: str, node: Node | None,
-            suggestion: str | None = None) -> None:
-        if node is None:  # at the key, else at its nearest parent (Document.span)
-            line, col, end_line, end_col = self.doc.span(key)
-            self.findings.append(Finding(rule, severity, message, key, line, col, suggestion, end_line, end_col))
-            return
-        self.findings.append(Finding(rule, severity, message, key, node.line + 1, node.col + 1, suggestion,
-                                     node.end_line + 1, node.end_col + 1))
-
-    def active(self, since: str | None, removed: str | None) -> bool | None:
-        """True if the key exists in the target version, False if not, None if unknown (no version)."""
-        if self.version is None:
-            return None
-        s, r = _ver(since), _ver(removed)
-        if s is not None and self.version < s:
-            return False
-        if r is not None and self.version >= r:
-            return False
-        return True
-
 
 def _suggest(name: str, section: Key) -> list[str]:
     names: list[str] = []

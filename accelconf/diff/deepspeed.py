@@ -12,7 +12,7 @@ from typing import Any, Iterable
 
 from accelconf.accelerate import registry
 from accelconf.accelerate.model import Config
-from accelconf.deepspeed import accelerate as _ds_accelerate
+from accelconf.accelerate import deepspeed_file as _ds_accelerate
 from accelconf.deepspeed import keys as _ds_keys
 from accelconf.deepspeed.values import lax_bool
 from accelconf.diff.accelerate import _diff, _Side
@@ -129,7 +129,7 @@ def deepspeed_to_accelerate(data: Any) -> tuple[dict[str, Any], list[str]]:
 
     ``"auto"`` stays ``"auto"`` (a value of its own); ``mixed_precision`` comes from
     ``fp16.enabled``/``bf16.enabled``. The notes on what has no accelerate key come from
-    :func:`accelconf.deepspeed.to_accelerate_section` (its values are for writing a config,
+    :func:`accelconf.accelerate.deepspeed_file.to_accelerate_section` (its values are for writing a config,
     where "auto" is dropped, so they are not used here).
     """
     flat = {k: v[0] for k, v in flatten_deepspeed(data).items()}
@@ -139,7 +139,7 @@ def deepspeed_to_accelerate(data: Any) -> tuple[dict[str, Any], list[str]]:
             out[acc] = _ds_canon(ds_key, flat[ds_key])
     if "fp16.enabled" in flat or "bf16.enabled" in flat:
         out["mixed_precision"] = _ds_precision_of(flat)
-    from accelconf.deepspeed import to_accelerate_section
+    from accelconf.accelerate.deepspeed_file import to_accelerate_section
 
     try:
         _, extra = to_accelerate_section(data)

@@ -202,7 +202,7 @@ def strategy_of(data: dict[str, Any], path: str | None = None, accelerate_versio
     else:
         ds_section = None
     if dt in ("DEEPSPEED", "DEEPSPEED_JSON"):
-        from accelconf.deepspeed import to_accelerate_section
+        from accelconf.accelerate.deepspeed_file import to_accelerate_section
 
         sec = dict(data.get("deepspeed_config") or {}) if dt == "DEEPSPEED" else {}
         ds = ds_section if ds_section is not None else _ds_json_data(data, path)

@@ -33,7 +33,7 @@ def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: st
 def _from_deepspeed(doc: Any, version: str | None) -> Config:
     """A DeepSpeed JSON read as the accelerate ``deepspeed_config`` section it corresponds to; what
     has no accelerate key is a note (reported by ``convert``), never silently dropped."""
-    from accelconf.deepspeed import to_accelerate_section
+    from accelconf.accelerate.deepspeed_file import to_accelerate_section
     from accelconf.accelerate.model import from_data
 
     section, notes = to_accelerate_section(doc.data)

@@ -145,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
     layout = read_layout(args.config, args.machine_rank)
     require_torch()
     node = layout.machine_rank
-    from accelconf.commands.convert import refuse_machine_rank
+    from accelconf.accelerate.launch import refuse_machine_rank
 
     refuse_machine_rank(node, layout.num_machines, layout.path)
     store, code = _arrive(args, layout, node)

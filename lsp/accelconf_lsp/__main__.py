@@ -2,6 +2,6 @@
 
 import sys
 
-from accelconf.commands.lsp import main
+from accelconf_lsp import cli_main
 
-sys.exit(main())
+sys.exit(cli_main())

@@ -82,7 +82,7 @@ def main() -> None:
     from packaging.version import Version
     from pydantic_defaults import comparable_defaults  # beside this script
 
-    from accelconf.accelerate.validate import validate_any
+    from accelconf.api import validate_any
     from accelconf.deepspeed import iter_keys, lookup
     from accelconf.deepspeed.keys import _REMOVED_TOP, _ver
     from accelconf.text.document import load_text

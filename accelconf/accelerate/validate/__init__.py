@@ -65,24 +65,3 @@ def _dedupe(findings: list[Finding]) -> list[Finding]:
         seen.add(k)
         out.append(f)
     return out
-
-
-def validate_any(doc: Document, *, accelerate_version: str | None = None, deepspeed_version: str | None = None,
-                 world_size: int | None = None, runtime: str | None = None, disabled: Iterable[str] = ()) -> list[Finding]:
-    """Validate an accelerate config, or a DeepSpeed JSON recognized by its content."""
-    if doc.format == "json" and doc.data is not None:
-        from accelconf import deepspeed as dsmod
-        from accelconf.kinds import is_deepspeed
-
-        # --runtime deepspeed / --deepspeed-version say the file is DeepSpeed JSON unless it has accelerate keys
-        if is_deepspeed(doc, assume=runtime == "deepspeed" or deepspeed_version is not None):
-            off = set(disabled)
-            if deepspeed_version is None:
-                deepspeed_version = dsmod.installed_version()  # the installed DeepSpeed, from its metadata
-            if runtime is None:
-                # "auto" values only make sense for a Hugging Face runtime; a file without any is
-                # read by DeepSpeed itself.
-                runtime = "transformers" if '"auto"' in doc.text else "deepspeed"
-            found = dsmod.validate_deepspeed(doc, world_size=world_size, runtime=runtime, deepspeed_version=deepspeed_version)
-            return [f for f in found if f.rule not in off]
-    return validate_document(doc, accelerate_version=accelerate_version, disabled=disabled)

@@ -62,6 +62,7 @@ def _zero3_save(ctx: Context) -> None:
 def _deepspeed_file(ctx: Context, ref: str) -> None:
     """Open the referenced DeepSpeed JSON (found as :func:`accelconf.deepspeed.config_file_path` says) and cross-check it."""
     from accelconf import deepspeed as dsmod
+    from accelconf.accelerate import deepspeed_file
 
     path = dsmod.config_file_path(ref, ctx.doc.path)
     if path is None:
@@ -80,8 +81,8 @@ def _deepspeed_file(ctx: Context, ref: str) -> None:
         return
     # The key conflicts need only this file and are reported above (with quick fixes); the
     # cross-check adds what needs the JSON (a dtype it contradicts, the "auto" values accelerate fills).
-    ctx.findings.extend(dsmod.crosscheck(ctx.doc.data, ctx.doc, ds_doc, key_conflicts=False))
+    ctx.findings.extend(deepspeed_file.crosscheck(ctx.doc.data, ctx.doc, ds_doc, key_conflicts=False))
     # The JSON itself, as accelerate will read it (its "auto" values are filled by accelerate).
-    world = dsmod.accelerate_world_size(ctx.doc.data)
+    world = deepspeed_file.accelerate_world_size(ctx.doc.data)
     for f in dsmod.validate_deepspeed(ds_doc, world_size=world, runtime="accelerate"):
         ctx.findings.append(f.with_path(ds_doc.path))

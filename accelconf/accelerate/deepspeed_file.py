@@ -1,4 +1,5 @@
-"""A DeepSpeed config next to an accelerate config: the cross-check of an accelerate file with the
+"""A DeepSpeed config next to an accelerate config (the composition of :mod:`accelconf.accelerate` and
+:mod:`accelconf.deepspeed`, so it lives above the DeepSpeed package, which never imports accelerate/): the cross-check of an accelerate file with the
 DeepSpeed file its ``deepspeed_config_file`` names, the conversion of a DeepSpeed JSON to an
 accelerate ``deepspeed_config`` section, and :data:`DS_TO_ACCELERATE`, the one mapping of DeepSpeed
 JSON keys to accelerate keys (from the settings registry, ``accelconf/accelerate/registry.py``).
@@ -28,27 +29,6 @@ DS_TO_ACCELERATE: dict[str, str] = {ds: f"deepspeed_config.{key}" for key, ds in
 _IGNORED_LIST = ("['gradient_accumulation_steps', 'gradient_clipping', 'zero_stage', 'offload_optimizer_device', "
                  "'offload_param_device', 'offload_param_nvme_path', 'offload_optimizer_nvme_path', "
                  "'zero3_save_16bit_model', 'mixed_precision']")
-
-
-def config_file_path(ref: str, config_path: str | None) -> str | None:
-    """The DeepSpeed JSON a ``deepspeed_config_file`` value names, or ``None`` when no such file exists.
-
-    accelerate opens the name as written (``HfDeepSpeedConfig``: ``os.path.exists``), so a relative
-    name is relative to the directory ``accelerate launch`` runs in, which accelconf cannot know. It
-    looks next to the config first (a config and its JSON are usually kept together), then in the
-    current directory (the launch directory when accelconf runs where the job is launched). A
-    config without a file name (``<stdin>``) has only the current directory. The path is returned
-    as the user named the config (relative stays relative).
-    """
-    import os
-
-    if os.path.isabs(ref):
-        return ref if os.path.isfile(ref) else None
-    candidates = []
-    if config_path and not config_path.startswith("<"):
-        candidates.append(os.path.normpath(os.path.join(os.path.dirname(config_path), ref)))
-    candidates.append(os.path.normpath(ref))
-    return next((c for c in candidates if os.path.isfile(c)), None)
 
 
 def _walk_values(node: Node, path: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], Node]]:
