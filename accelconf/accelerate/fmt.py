@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from accelconf import catalogue, releases
+from accelconf import releases
 from accelconf.accelerate import registry
 from accelconf.text.document import Document, load_text
 
@@ -21,6 +21,8 @@ Edit = tuple[int, int, str]
 def _safe_rules() -> frozenset[str]:
     """Rules whose fixes keep the launch identical (or repair a crash): the catalogue's fmt_safe.
     yaml11-scalar is not one: quoting `on` changes the value accelerate reads."""
+    from accelconf import catalogue
+
     return frozenset(r.id for r in catalogue.all_rules() if r.fmt_safe)
 
 

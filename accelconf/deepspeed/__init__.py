@@ -20,7 +20,6 @@ own parser.
 
 from __future__ import annotations
 
-from accelconf import catalogue as _catalogue
 from accelconf.deepspeed.keys import (
     _UNSET, BF16, FP16, NEWEST, OFFLOAD_OPTIMIZER, OFFLOAD_PARAM, OLDEST, RUNTIMES, SCHEMA_ID, TOP, ZERO, Key,
     canonical_path, installed_version, iter_keys, lookup,
@@ -36,5 +35,13 @@ __all__ = [
     "validate_deepspeed", "write_schema", "_UNSET",
 ]
 
-# Every rule id this package reports (the catalogue's deepspeed area).
-RULES: tuple[str, ...] = tuple(sorted(_catalogue.ids("deepspeed")))
+
+
+def __getattr__(name: str) -> tuple[str, ...]:
+    """``RULES``: every rule id this package reports (the catalogue's deepspeed area), read when
+    asked for: loading the catalogue at import would cost every command's start-up."""
+    if name == "RULES":
+        from accelconf import catalogue
+
+        return tuple(sorted(catalogue.ids("deepspeed")))
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
