@@ -4,7 +4,7 @@ The examples are also the severity table: each case says the severity its findin
 
 from __future__ import annotations
 
-from accelconf.catalogue import Example as X, Rule
+from accelconf.catalogue import Severity, Example as X, Rule
 
 MG = "distributed_type: MULTI_GPU\nnum_processes: 2\n"
 FS = "distributed_type: FSDP\nnum_processes: 2\n"
@@ -14,8 +14,8 @@ DS_JSON = '{"zero_optimization": {"stage": 2}, "train_micro_batch_size_per_gpu":
 MN = "distributed_type: MULTI_GPU\nnum_processes: 4\nnum_machines: 2\n"
 
 
-def R(id: str, severity: str, summary: str, why: str, *examples: X, fmt_safe: bool = False) -> Rule:
-    return Rule(id, "accelerate", severity, summary, why, fmt_safe, examples)  # type: ignore[arg-type]
+def R(id: str, severity: Severity, summary: str, why: str, *examples: X, fmt_safe: bool = False) -> Rule:
+    return Rule(id, "accelerate", severity, summary, why, fmt_safe, examples)
 
 
 RULES: tuple[Rule, ...] = (

@@ -4,19 +4,19 @@ findings of reading env files, launch commands and Python kwargs (:mod:`accelcon
 
 from __future__ import annotations
 
-from accelconf.catalogue import Example, Rule
+from accelconf.catalogue import Severity, Example, Rule
 
 
 SH = "accelerate launch --num_processes 2 --multi_gpu --mixed_precision {} train.py\n"
 PY = 'from accelerate import Accelerator\n\naccelerator = Accelerator({}="bf16")\n'
 
 
-def C(id: str, severity: str, summary: str, why: str = "") -> Rule:
-    return Rule(id, "convert", severity, summary, why or "Said so that a conversion never drops a setting silently.")  # type: ignore[arg-type]
+def C(id: str, severity: Severity, summary: str, why: str = "") -> Rule:
+    return Rule(id, "convert", severity, summary, why or "Said so that a conversion never drops a setting silently.")
 
 
-def L(id: str, severity: str, summary: str, why: str = "", *examples: Example) -> Rule:
-    return Rule(id, "launch", severity, summary, why, False, examples)  # type: ignore[arg-type]
+def L(id: str, severity: Severity, summary: str, why: str = "", *examples: Example) -> Rule:
+    return Rule(id, "launch", severity, summary, why, False, examples)
 
 
 RULES: tuple[Rule, ...] = (

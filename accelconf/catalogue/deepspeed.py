@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-from accelconf.catalogue import Example, Rule
+from accelconf.catalogue import Severity, Example, Rule
 
 Z2 = '"zero_optimization": {"stage": 2}'
 MB = '"train_micro_batch_size_per_gpu": 4'
 
 
-def X(text: str, fixed: str | None, case: str, severity: str, key: str = "", **kw: str) -> Example:
-    kw.setdefault("runtime", "deepspeed")
-    return Example("{" + text + "}\n", None if fixed is None else "{" + fixed + "}\n", case, severity, key,  # type: ignore[arg-type]
-                   file="ds_config.json", **kw)  # type: ignore[arg-type]
+def X(text: str, fixed: str | None, case: str, severity: Severity, key: str = "", runtime: str = "deepspeed",
+      deepspeed: str | None = None) -> Example:
+    return Example("{" + text + "}\n", None if fixed is None else "{" + fixed + "}\n", case, severity, key,
+                   file="ds_config.json", runtime=runtime, deepspeed=deepspeed)
 
 
-def R(id: str, severity: str, summary: str, why: str, *examples: Example) -> Rule:
-    return Rule(id, "deepspeed", severity, summary, why, False, examples)  # type: ignore[arg-type]
+def R(id: str, severity: Severity, summary: str, why: str, *examples: Example) -> Rule:
+    return Rule(id, "deepspeed", severity, summary, why, False, examples)
 
 
 RULES: tuple[Rule, ...] = (

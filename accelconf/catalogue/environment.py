@@ -3,17 +3,17 @@ the memory estimate and the model's layer classes."""
 
 from __future__ import annotations
 
-from accelconf.catalogue import Example, Rule
+from accelconf.catalogue import Severity, Example, Rule
 
 MG = "distributed_type: MULTI_GPU\nnum_processes: 8\n"
 
 
-def E(id: str, severity: str, summary: str, why: str = "", *examples: Example) -> Rule:
-    return Rule(id, "environment", severity, summary, why, False, examples)  # type: ignore[arg-type]
+def E(id: str, severity: Severity, summary: str, why: str = "", *examples: Example) -> Rule:
+    return Rule(id, "environment", severity, summary, why, False, examples)
 
 
-def M(id: str, severity: str, summary: str, why: str) -> Rule:
-    return Rule(id, "memory", severity, summary, why)  # type: ignore[arg-type]
+def M(id: str, severity: Severity, summary: str, why: str) -> Rule:
+    return Rule(id, "memory", severity, summary, why)
 
 
 RULES: tuple[Rule, ...] = (
