@@ -32,6 +32,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "env": ("env", "print the detected environment (versions, GPUs)"),
     "preflight": ("preflight", "check every node of a multi-node job through torch.distributed before it trains"),
     "lsp": ("lsp", "run the language server (stdio, or --tcp)"),
+    "rules": ("rules", "list the rule ids accelconf reports, or explain one"),
 }
 
 EPILOG = """\
@@ -44,6 +45,7 @@ examples:
   accelconf check --target h100-node config.yaml
   accelconf explain config.yaml                 every setting the process sees, and from where
   accelconf schema accelerate > accelerate-config.schema.json
+  accelconf rules yaml11-scalar                 what a rule catches, and its fix
 
 Every command has --help with examples and its exit codes: accelconf COMMAND --help
 

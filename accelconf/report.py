@@ -1,4 +1,4 @@
-"""Rendering findings for people and machines: ``text``, ``json`` and ``github``.
+"""Rendering findings for people and machines: ``text``, ``json``, ``github`` and ``sarif``.
 
 Owns the output formats shared by ``validate``, ``check`` and the DeepSpeed validator, and the
 exit-code policy. Colors are used only when the stream is a TTY and ``NO_COLOR`` is unset.
@@ -15,7 +15,7 @@ from typing import IO, Any, Iterable
 from accelconf.errors import InputError
 from accelconf.findings import Finding, sort_findings
 
-FORMATS = ("text", "json", "github")
+FORMATS = ("text", "json", "github", "sarif")
 
 _COLORS = {"error": "\033[31m", "warning": "\033[33m", "info": "\033[36m"}
 _RESET = "\033[0m"
@@ -164,6 +164,11 @@ def render(results: list[FileResult], fmt: str = "text", stream: IO[str] | None 
         return render_json(results, extra)
     if fmt == "github":
         return render_github(results)
+    if fmt == "sarif":
+        from accelconf import __version__
+        from accelconf.sarif import render_sarif
+
+        return render_sarif(((r.path, unique(r.findings), r.error) for r in results), __version__)
     return render_text(results, use_color(stream, color))
 
 
@@ -192,7 +197,8 @@ def output_schema(schema_id: str) -> dict:
 
     ``$defs`` has one entry per output shape: ``report`` (validate, check: files with their findings or
     their error), ``diff``, ``explain`` and ``env``. Finding and file objects are closed: a field is
-    added here first, so scripts reading the output see every change in one place."""
+    added here first, so scripts reading the output see every change in one place. ``--format sarif``
+    follows the SARIF 2.1.0 schema instead (:mod:`accelconf.sarif`)."""
     finding = _obj({"rule": _STR, "severity": {"enum": ["error", "warning", "info"]}, "message": _STR, "key": _STR,
                     "line": _NULL_INT, "column": _NULL_INT, "end_line": _NULL_INT, "end_column": _NULL_INT,
                     "suggestion": {"type": ["string", "null"]}},

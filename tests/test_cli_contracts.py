@@ -302,6 +302,7 @@ def _battery(files: dict[str, str]) -> dict[str, list[tuple[str, list[str]]]]:
                  ("unreadable", [clean, files["folder"]])],
         "schema": [("clean", ["accelerate"]), ("clean", ["deepspeed"]), ("usage", ["no-such-schema"])],
         "env": [("clean", ["--probe", "none"]), ("usage", ["--probe", "no-such-probe"])],
+        "rules": [("clean", []), ("clean", ["unknown-key"]), ("usage", ["no-such-rule"])],
         "lsp": [("usage", ["--no-such-option"])],  # its exit 0 (a session that ends) is run below, in a process
         "preflight": [("unreadable", ["--machine-rank", "0", files["folder"]]), ("usage", ["--machine-rank", "0"])],
     }

@@ -236,6 +236,25 @@ async def test_invalid_settings_fall_back_with_a_message(bad_client: LanguageCli
 
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=_cmd()), scope="module")
+async def typo_client(lsp_client: LanguageClient, tmp_path_factory: pytest.TempPathFactory):
+    root = tmp_path_factory.mktemp("ws")
+    await lsp_client.initialize_session(types.InitializeParams(
+        capabilities=client_capabilities("visual-studio-code"), root_uri=root.as_uri(),
+        initialization_options={"disabledRules": ["yaml-bool-vaule", "unknown-nested-key"]}))
+    lsp_client.root = root  # type: ignore[attr-defined]
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_an_unknown_disabled_rule_is_shown_with_the_nearest_id_and_the_server_keeps_working(typo_client: LanguageClient) -> None:
+    uri = await _open(typo_client, "train.yaml", CONFIG)
+    text = " ".join(m.message for m in typo_client.messages)
+    assert "'yaml-bool-vaule' (did you mean 'yaml-bool-value'?)" in text
+    codes = {d.code for d in typo_client.diagnostics[uri]}
+    assert "yaml-bool-value" in codes and "unknown-nested-key" not in codes  # the known id is still disabled
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=_cmd()), scope="module")
 async def target_client(lsp_client: LanguageClient, tmp_path_factory: pytest.TempPathFactory):
     root = tmp_path_factory.mktemp("ws")
     profile = root / "v100-node.yaml"

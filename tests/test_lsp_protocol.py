@@ -103,6 +103,14 @@ def test_parse_settings() -> None:
     assert parse_settings("nonsense")[0] == Settings() and parse_settings("nonsense")[1]
 
 
+def test_disabled_rules_with_an_unknown_id_name_the_nearest_and_keep_the_known_ones() -> None:
+    from accelconf_lsp.server import parse_settings
+
+    s, problems = parse_settings({"disabledRules": ["yaml-bool-vaule", "unknown-nested-key"]})
+    assert s.disabled_rules == ("unknown-nested-key",)
+    assert len(problems) == 1 and "'yaml-bool-vaule' (did you mean 'yaml-bool-value'?)" in problems[0]
+
+
 def test_findings_about_a_referenced_file_are_anchored_on_the_reference() -> None:
     own = Finding("unknown-key", "error", "unknown", "x", 3, 1, path="conf/acc.yaml")
     other = Finding("ds-batch", "error", "train_batch_size 30 != 64", "train_batch_size", 2, 23, path="conf/ds.json")

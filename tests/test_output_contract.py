@@ -12,9 +12,13 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from accelconf.report import FORMATS
+
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
 SCHEMA = json.loads((ROOT / "schemas" / "accelconf-output.schema.json").read_text(encoding="utf-8"))
+# --format sarif follows the official SARIF 2.1.0 schema, not accelconf's own
+SARIF = json.loads((ROOT / "tests" / "data" / "sarif" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
 
 
 def _check(shape: str, data: object) -> None:
@@ -78,12 +82,21 @@ def test_env_json_output_follows_the_contract(cli) -> None:
     _check("env", data)
 
 
+@pytest.mark.parametrize("command", ["validate", "check"])
+def test_sarif_output_of_every_input_follows_the_sarif_schema(cli, inputs, command: str) -> None:
+    r = cli(command, "--format", "sarif", *map(str, inputs.values()))
+    log = json.loads(r.out)
+    jsonschema.Draft4Validator(SARIF).validate(log)
+    assert r.code == 2 and len(log["runs"]) == 1
+    assert {x["ruleId"] for x in log["runs"][0]["results"]} >= {"parse-error", "enum-case", "fsdp1-key-in-fsdp2"}
+
+
 @pytest.mark.parametrize("names, code", [
     (("clean", "bad"), 2), (("errors", "bad"), 2), (("clean", "errors"), 1), (("clean", "warn"), 0), (("clean", "ds"), 0),
 ])
 def test_exit_code_of_files_that_end_differently_is_the_worst_in_any_order(cli, inputs, names, code) -> None:
     for order in itertools.permutations(names):
-        for fmt in ("text", "json", "github"):
+        for fmt in FORMATS:
             r = cli("validate", "--format", fmt, *(str(inputs[n]) for n in order))
             assert r.code == code, (order, fmt, r.out)
     assert cli("validate", "--strict", str(inputs["clean"]), str(inputs["warn"])).code == 1

@@ -10,7 +10,7 @@ mutmut's own files, which a running ``mutmut run`` rewrites), where tools/mutant
 them in place of mutmut's untried "survived".
 
 Usage (from the repository root, after ``mutmut run``): python tools/mutants_import_time.py [PATH ...]
-(PATH: some of the source files below, e.g. accelconf/accelerate/validate.py; default: all of them)
+(PATH: some of the source files below, e.g. accelconf/accelerate/validate/context.py; default: all of them)
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ MUTANTS = ROOT / "mutants"
 # sys.setprofile; functions also called later (registry.get, Setting.path) are left to mutmut.
 IMPORT_TIME = {
     "accelconf/accelerate/registry.py": ("_s", "_meg", "_par", "_index"),
-    "accelconf/accelerate/validate.py": ("rule",),
+    "accelconf/accelerate/validate/context.py": ("rule",),
 }
 
 

@@ -18,9 +18,12 @@ from accelconf.text.document import Document, load_text
 
 Edit = tuple[int, int, str]
 
-# Rules whose fixes keep the launch identical (or repair a crash). yaml11-scalar is not here:
-# quoting `on` changes the value accelerate reads.
-_SAFE_RULES = {"enum-case", "legacy-value", "unprefixed-key", "yaml-bool-value"}
+def _safe_rules() -> frozenset[str]:
+    """Rules whose fixes keep the launch identical (or repair a crash): the catalogue's fmt_safe.
+    yaml11-scalar is not one: quoting `on` changes the value accelerate reads."""
+    from accelconf import catalogue
+
+    return frozenset(r.id for r in catalogue.all_rules() if r.fmt_safe)
 
 
 @dataclass
@@ -39,6 +42,7 @@ def _value_exists(key: str, value: object, version: str) -> bool:
     setting = registry.get("", key)
     return setting is not None and registry.enum_exists(setting, value, version)
 
+
 def fmt_edits(doc: Document, version: str | None = None) -> list[tuple[Edit, str]]:
     """The normalization edits for a parsed accelerate config, each with a one-line reason."""
     from accelconf.accelerate.validate import validate_document
@@ -47,10 +51,11 @@ def fmt_edits(doc: Document, version: str | None = None) -> list[tuple[Edit, str
     if not isinstance(doc.data, dict):
         return []
     out: list[tuple[Edit, str]] = []
+    safe_rules = _safe_rules()
     for f in validate_document(doc, accelerate_version=version):
         if not f.fix:
             continue
-        safe = f.rule in _SAFE_RULES or (f.rule == "invalid-type" and f.key == "gpu_ids")
+        safe = f.rule in safe_rules or (f.rule == "invalid-type" and f.key == "gpu_ids")
         if f.rule == "legacy-value" and f.key.endswith("fsdp_sharding_strategy") and releases.has(version, "sharding-strategy-int"):
             safe = False  # the release reads only integers
         if f.rule == "legacy-value" and f.key == "distributed_type" and not _value_exists("distributed_type", f.suggestion, version):

@@ -28,3 +28,15 @@ def help_texts(description: str, examples: Sequence[tuple[str, str]], exit_codes
             lines += textwrap.wrap(what, WIDTH, initial_indent="      ", subsequent_indent="      ")
     lines += ["", textwrap.fill("exit codes: " + exit_codes, WIDTH, subsequent_indent="  ")]
     return {"description": desc, "epilog": "\n".join(lines), "formatter_class": argparse.RawDescriptionHelpFormatter}
+
+
+def rule_id(value: str) -> str:
+    """The argparse type of ``--disable``: an id the rule catalogue knows. An unknown one is refused
+    (exit 2) with the nearest known id, as a typo would otherwise turn nothing off."""
+    from accelconf import catalogue
+
+    if catalogue.get(value) is None:
+        near = catalogue.nearest(value)
+        raise argparse.ArgumentTypeError(f"unknown rule id {value!r}" + (f" (did you mean {near!r}?)" if near else "")
+                                         + "; `accelconf rules` lists them")
+    return value

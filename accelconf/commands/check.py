@@ -64,7 +64,7 @@ def _profile_names() -> list[str]:
 
 
 def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentParser:
-    from accelconf.commands import help_texts
+    from accelconf.commands import help_texts, rule_id
 
     p = subparsers.add_parser(name, help=help_text, **help_texts(
         """Check accelerate config files against the environment that will train: this machine's
@@ -100,7 +100,8 @@ def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentP
     t.add_argument("--python", metavar="PATH",
                    help="read package versions from this interpreter's installed packages (its dist-info "
                    "folders; nothing is imported there), e.g. the venv that runs accelerate launch")
-    p.add_argument("--disable", action="append", default=[], metavar="RULE", help="turn a rule off (repeatable)")
+    p.add_argument("--disable", action="append", default=[], metavar="RULE", type=rule_id,
+                   help="turn a rule off (repeatable; `accelconf rules` lists the ids)")
     d = p.add_argument_group("detection")
     d.add_argument("--probe", choices=PROBE_MODES, default="auto",
                    help="GPU detection when no --gpu/--target is given (default: auto; torch only when asked)")

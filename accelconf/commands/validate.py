@@ -9,7 +9,7 @@ from accelconf.report import FileResult, add_output_options, exit_code, render
 
 
 def add_parser(sub: Any, name: str, help_text: str) -> None:
-    from accelconf.commands import help_texts
+    from accelconf.commands import help_texts, rule_id
 
     p = sub.add_parser(name, help=help_text, **help_texts(
         """Check accelerate config files (YAML or JSON) and DeepSpeed JSON files against accelerate's
@@ -34,7 +34,8 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
     p.add_argument("--world-size", type=int, metavar="N", help="world size for DeepSpeed batch arithmetic")
     p.add_argument("--runtime", choices=("deepspeed", "accelerate", "transformers"), default=None,
                    help="who reads a DeepSpeed JSON (decides where \"auto\" is filled; default: transformers when the file uses \"auto\", else deepspeed)")
-    p.add_argument("--disable", action="append", default=[], metavar="RULE", help="turn a rule off (repeatable)")
+    p.add_argument("--disable", action="append", default=[], metavar="RULE", type=rule_id,
+                   help="turn a rule off (repeatable; `accelconf rules` lists the ids)")
     add_output_options(p)
     p.set_defaults(func=run)
 

@@ -35,10 +35,13 @@ __all__ = [
     "validate_deepspeed", "write_schema", "_UNSET",
 ]
 
-# Every rule id this package reports.
-RULES: tuple[str, ...] = (
-    "ds-accelerate-auto", "ds-accelerate-conflict", "ds-alias-conflict", "ds-auto", "ds-batch", "ds-data-types", "ds-deprecated",
-    "ds-duplicate-key", "ds-enum", "ds-expert-parallel", "ds-fp16-bf16", "ds-fp16-scaling", "ds-json-portability", "ds-nvme-path",
-    "ds-offload-stage", "ds-optimizer", "ds-range", "ds-removed", "ds-stage-requirement", "ds-type", "ds-unknown-key",
-    "ds-version", "ds-zero-missing", "ds-zero-stage", "ds-zero3-save",
-)
+
+
+def __getattr__(name: str) -> tuple[str, ...]:
+    """``RULES``: every rule id this package reports (the catalogue's deepspeed area), read when
+    asked for: loading the catalogue at import would cost every command's start-up."""
+    if name == "RULES":
+        from accelconf import catalogue
+
+        return tuple(sorted(catalogue.ids("deepspeed")))
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable, Iterator
 
-from accelconf import releases
+from accelconf import catalogue, releases
 from accelconf.accelerate import registry as _registry
 from accelconf.accelerate.validate import machine_rank_outside
 from accelconf.text.document import Document
@@ -542,25 +542,7 @@ RULES: tuple[Callable[[ConfigView, Environment], Iterable[Finding]], ...] = (
     rule_torch, rule_deepspeed, rule_rendezvous, rule_rtx40, rule_default_config,
 )
 
-RULE_IDS: dict[str, str] = {
-    "env-probe": "GPU detection failed; the GPU checks may be incomplete",
-    "env-no-gpu": "a GPU distributed_type, but no GPU was found",
-    "env-num-processes": "processes per node (num_processes / num_machines) vs the GPUs on a node",
-    "env-gpu-ids": "gpu_ids names GPUs the node does not have",
-    "env-num-machines": "num_machines differs from the target's",
-    "env-bf16": "bf16 (mixed_precision, or bf16.enabled in a DeepSpeed JSON) on a GPU below compute capability 8.0",
-    "env-fp8-gpu": "fp8 on a GPU below compute capability 8.9 (accelerate falls back to fp16)",
-    "env-fp8-backend": "fp8 without transformer-engine, torchao or ms-amp (or without the one fp8_config.backend names)",
-    "env-torch-missing": "torch is not installed",
-    "env-fsdp-torch": "FSDP1 with a torch older than accelerate's FSDP_PYTORCH_VERSION",
-    "env-fsdp2-torch": "FSDP2 with a torch older than accelerate's FSDP2_PYTORCH_VERSION (2.6.0; 2.5.1 in 1.6)",
-    "env-torch-cpu-only": "a CPU-only torch build on a machine with GPUs",
-    "env-deepspeed-missing": "distributed_type DEEPSPEED without deepspeed installed",
-    "env-deepspeed-version": "deepspeed older than accelerate or the config's DeepSpeed features need",
-    "env-rendezvous": "multi-node settings incomplete (main_process_ip/port, machine_rank, hostfile)",
-    "env-rtx40-p2p": "several RTX 40 series GPUs with a driver before 550.40.07 (NCCL P2P/IB turned off)",
-    "env-default-config": "a multi-node config on a host with its own accelerate default config",
-}
+RULE_IDS: dict[str, str] = {k: v for k, v in catalogue.describe("environment").items() if k.startswith("env-")}
 
 
 def check_environment(doc: Document, env: Environment, *, validated: bool = False) -> list[Finding]:

@@ -40,7 +40,7 @@ import os
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Literal
 
-from accelconf import releases
+from accelconf import catalogue, releases
 from accelconf.accelerate import registry
 from accelconf.deepspeed.keys import Paths
 from accelconf.environment.modelsize import ModelSize
@@ -48,11 +48,7 @@ from accelconf.findings import Finding
 from accelconf.kinds import is_deepspeed_data
 
 GiB = float(1 << 30)
-RULE_IDS: dict[str, str] = {
-    "mem-gpu": "the estimated memory per GPU (model states, plus activations when given) is over 90% (warning) "
-               "or 100% (error) of the target GPU's",
-    "mem-host": "offloaded states need over 90% (warning) or 100% (error) of the node's host RAM",
-}
+RULE_IDS: dict[str, str] = catalogue.describe("memory")
 WARN_FRACTION = 0.90
 Kind = Literal["single", "ddp", "deepspeed", "fsdp1", "fsdp2"]
 SHARDED_GROUP = {name: group for name, (_, group) in registry.SHARDING.items()}

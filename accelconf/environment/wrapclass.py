@@ -26,14 +26,13 @@ import os
 from functools import lru_cache
 from typing import Any, Iterator
 
+from accelconf import catalogue
 from accelconf.findings import Finding
 
 DATA = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "transformers_layers.json")
 KEY = "fsdp_config.fsdp_transformer_layer_cls_to_wrap"
 _SHAPE_KEYS = frozenset({"hidden_size", "num_hidden_layers", "num_attention_heads", "d_model"})
-RULE_IDS: dict[str, str] = {
-    "model-wrap-class": "fsdp_transformer_layer_cls_to_wrap names a class the model (--model) does not have",
-}
+RULE_IDS: dict[str, str] = {"model-wrap-class": catalogue.describe("environment")["model-wrap-class"]}
 
 
 @lru_cache(maxsize=1)

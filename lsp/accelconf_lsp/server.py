@@ -24,7 +24,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
-from accelconf import __version__, assist
+from accelconf import __version__, assist, catalogue
 from accelconf.assist import memhint
 
 from accelconf.accelerate import registry
@@ -82,6 +82,10 @@ def parse_settings(raw: Any) -> tuple[Settings, list[str]]:
     if not isinstance(rules, (list, tuple)) or not all(isinstance(r, str) for r in rules):
         problems.append(f"accelconf.disabledRules {rules!r} is not a list of rule names; no rule is disabled")
         rules = ()
+    unknown_ids = catalogue.unknown_message(rules, "accelconf.disabledRules")
+    if unknown_ids:  # a typo would turn nothing off without a word: said, and the known ids still apply
+        problems.append(unknown_ids + "; it is not disabled")
+        rules = tuple(r for r in rules if catalogue.get(r) is not None)
     known = {k for k in raw if k in ("accelerateVersion", "target", "disabledRules", *memhint.SETTINGS)}
     unknown = sorted(str(k) for k in raw if k not in known)
     if unknown:
