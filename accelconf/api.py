@@ -85,17 +85,32 @@ def validate_source(text: str, path: str = "<text>", env: "Environment | None" =
     rec = recognise(text, path, assume_deepspeed=assume)
     if rec.format in ("env", "cli", "kwargs"):
         refuse_empty(text, path)
-        found = _read_findings(text, rec.format, path, opts.get("accelerate_version")) if rec.checked else [_named(rec)]
-        found += _check_references(in_script(text), path, env, opts)
+        found = _read_findings(text, rec.format, path, opts.get("accelerate_version")) if rec.checked else []
+        trainer = _trainer_findings(text, path, rec.kind, opts) if rec.format in ("cli", "kwargs") else []
+        if not rec.checked and not trainer:
+            found.append(_named(rec))
+        found += trainer + _check_references(in_script(text), path, env, opts)
     else:
         doc = load_bytes(raw, path, rec.format) if raw is not None else load_text(text, path, rec.format)  # type: ignore[arg-type]
         if doc.root is None:
             raise InputError("empty document: nothing to validate", path, 1, 1)
-        if rec.checked or rec.kind == "unknown":
+        if rec.checked and rec.kind not in _TRAINER_KINDS or rec.kind == "unknown":
             return check_document(doc, env, **opts)
-        found = [_named(rec)] + _check_references(in_document(doc), path, env, opts)
+        found = _trainer_findings(doc.text, path, rec.kind, opts) if rec.kind in _TRAINER_KINDS else [_named(rec)]
+        found += _check_references(in_document(doc), path, env, opts)
     off = frozenset(opts.get("disabled", ()))
     return sort_findings(f for f in found if f.rule not in off)
+
+
+from accelconf.trainer.validate import KINDS as _TRAINER_KINDS  # noqa: E402  (the kinds accelconf.trainer checks)
+
+
+def _trainer_findings(text: str, path: str, kind: str, opts: dict[str, Any]) -> list[Finding]:
+    """The Trainer-arguments rules (:mod:`accelconf.trainer.validate`) of a file of any kind that
+    can hold them; a script without any gives none."""
+    from accelconf.trainer.validate import findings
+
+    return findings(text, path, kind, opts)
 
 
 def _named(rec: Any) -> Finding:

@@ -43,11 +43,14 @@ LABELS: dict[str, str] = {
     "script-args": "a training script's own arguments file (its `train_batch_size` is not DeepSpeed's)",
     "unknown": "a file of no kind accelconf knows",
 }
-CHECKED = frozenset({"accelerate", "deepspeed", "env", "launch", "python"})
-# What validate says it leaves alone in a kind it only names.
+CHECKED = frozenset({"accelerate", "deepspeed", "env", "launch", "python", "trainer-args", "llama-factory", "axolotl",
+                     "fsdp-config"})
+# What validate says it leaves alone in a kind it only names (or, for a framework YAML, in part).
 NOT_CHECKED: dict[str, str] = {
     "other-launch": "its launch lines are not checked",
     "other-python": "it has no accelerate settings to check",
+    "llama-factory": "LLaMA-Factory's own keys are not checked; its TrainingArguments fields and referenced files are",
+    "axolotl": "axolotl's own keys are not checked; its TrainingArguments fields and referenced files are",
 }
 # Script suffixes: the name says what the file is before any content does.
 SCRIPT_SUFFIXES: dict[str, str] = {".py": "kwargs", ".sh": "cli", ".bash": "cli", ".sbatch": "cli", ".slurm": "cli"}

@@ -32,6 +32,11 @@ def names(version: str | None = None) -> frozenset[str]:
     return trainer_fields.FIELDS
 
 
+def version(requested: str | None = None) -> str:
+    """The transformers release judged: the one asked for, else the one the field data describes."""
+    return requested or trainer_fields.VERSION
+
+
 @lru_cache(maxsize=None)
 def types(version: str | None = None) -> dict[str, str]:
     """Field name -> type (``bool``, ``int``, ``float``, ``str``, ``dict``, ``list``, ``optional bool`` ...);
@@ -68,4 +73,4 @@ FSDP1_ONLY = frozenset({"forward_prefetch", "backward_prefetch", "use_orig_param
 FSDP_KEYS = trainer_fields.FSDP_CONFIG_KEYS
 
 
-__all__ = ["FSDP1_ONLY", "FSDP_KEYS", "names", "removed", "types"]
+__all__ = ["FSDP1_ONLY", "FSDP_KEYS", "names", "removed", "types", "version"]
