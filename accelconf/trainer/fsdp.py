@@ -84,7 +84,7 @@ def check_config(entries: list[Arg], where: str, fsdp_on: bool) -> list[Finding]
             out.append(_f("trainer-fsdp-prefix-collision", "warning",
                           f"`{e.name}` and `{key}` are both given: transformers drops the `fsdp_` prefix and the prefixed one "
                           f"overwrites `{key}` ({e.value!r} wins)", e, k))
-        if key in ACCELERATE_CONFIG_KEYS:
+        if key in ACCELERATE_CONFIG_KEYS or e.name in ACCELERATE_CONFIG_KEYS:
             out.append(_f("trainer-fsdp-accelerate-config", "warning",
                           f"`{e.name}` belongs to an accelerate config, not a Trainer `fsdp_config`: TrainingArguments never reads "
                           "it, so this configures nothing; give the keys transformers reads (cpu_offload, version, ...) at the top",

@@ -240,12 +240,20 @@ def _accumulation(group: TrainerArgs, ctx: dict[str, Any]) -> list[Finding]:
                       "`accelerator_config.gradient_accumulation_kwargs.num_steps` and `gradient_accumulation_steps` > 1: "
                       "the Trainer raises ValueError at Trainer init", gas))
     other = ctx.get("accelerate_gas")
-    if gas is not None and other is not None:
+    if gas is not None and other is not None and str(other[0]) != str(gas.value) and str(other[0]) != "auto":
         value, where = other
+        # accelerate's DeepSpeedPlugin writes the config's value into the DeepSpeed config it builds;
+        # the Trainer's fill_match records the mismatch and deepspeed_init raises it
+        out.append(_f("trainer-accumulation-twice", "error",
+                      f"gradient accumulation is {gas.value} here and {value} in the accelerate config {where} "
+                      "(deepspeed_config.gradient_accumulation_steps): accelerate puts its value in the DeepSpeed config and "
+                      "transformers raises ValueError (DeepSpeed config mismatch) in train(), after the model loads", gas))
+    env = group.env.get("ACCELERATE_GRADIENT_ACCUMULATION_STEPS")
+    if gas is not None and env is not None and other is None and ctx.get("zero_stage") is None:
         out.append(_f("trainer-accumulation-twice", "warning",
-                      f"gradient accumulation is set here ({gas.value}) and in the accelerate config {where} ({value}): the "
-                      f"Trainer's wins; it accumulates {gas.value} steps itself and builds the Accelerator with "
-                      "GradientAccumulationPlugin(num_steps=1), so the config's value is ignored", gas))
+                      f"gradient accumulation is {gas.value} here and ACCELERATE_GRADIENT_ACCUMULATION_STEPS={env.value} "
+                      f"(line {env.line}): the Trainer's wins; it accumulates itself and builds the Accelerator with "
+                      "GradientAccumulationPlugin(num_steps=1), so the variable is ignored", gas))
     return out
 
 

@@ -93,8 +93,9 @@ def _accelerate_context(cfg: Arg, path: str, ctx: dict[str, Any]) -> None:
         return
     if not isinstance(data, dict):
         return
-    if "gradient_accumulation_steps" in data:
-        ctx["accelerate_gas"] = (data["gradient_accumulation_steps"], where)
+    ds = data.get("deepspeed_config")
+    if isinstance(ds, dict) and "gradient_accumulation_steps" in ds and str(data.get("distributed_type", "")).upper() == "DEEPSPEED":
+        ctx["accelerate_gas"] = (ds["gradient_accumulation_steps"], where)
     if data.get("mixed_precision") not in (None, "no"):
         ctx["accelerate_precision"] = (data["mixed_precision"], f"the accelerate config {where}")
     if "zero_stage" not in ctx and isinstance(data.get("deepspeed_config"), dict) and "zero_stage" in data["deepspeed_config"]:
