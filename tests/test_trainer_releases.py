@@ -111,3 +111,46 @@ def test_the_data_matches_the_installed_transformers_own_dataclasses() -> None:
         mine = {n: (f.type, f.default, list(f.choices) if f.choices is not None else None) for n, f in ours.items()}
         assert mine == got, f"{cls} of transformers {minor} drifted: python tests/oracle/transformers_releases_gen.py"
     assert releases.fsdp_config_keys(minor) == frozenset(theirs["fsdp_config_keys"])
+
+
+def test_an_unknown_transformers_or_trl_version_is_a_usage_error_naming_the_known_ones(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from accelconf.cli import main
+
+    for command in ("validate", "explain", "diff", "convert"):
+        assert main([command, "--transformers-version", "3.1", "x.yaml", "y.yaml"]) == 2
+        err = capsys.readouterr().err
+        assert "unknown transformers version '3.1'" in err and releases.NEWEST in err, command
+    assert main(["validate", "--trl-version", "0.1", "x.yaml"]) == 2
+    assert releases.TRL_NEWEST in capsys.readouterr().err
+
+
+def test_validate_passes_the_given_or_installed_releases_to_validate_source(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from accelconf import api
+    from accelconf.cli import main
+
+    seen: list[dict[str, object]] = []
+    real = api.validate_source
+
+    def spy(text: str, path: str = "<text>", env: object = None, **opts: object) -> list[object]:
+        seen.append(opts)
+        return real(text, path, env, **opts)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(api, "validate_source", spy)
+    f = tmp_path / "args.yaml"
+    f.write_text("output_dir: out\nlearning_rate: 2.0e-5\nper_device_train_batch_size: 4\n", encoding="utf-8")
+    newest = releases.NEWEST
+    assert main(["validate", "--transformers-version", f"{newest}.0", "--trl-version", releases.TRL_NEWEST, str(f)]) in (0, 1)
+    assert seen[-1]["transformers_version"] == newest and seen[-1]["trl_version"] == releases.TRL_NEWEST
+    assert main(["validate", str(f)]) in (0, 1)
+    assert seen[-1]["transformers_version"] == releases.resolve(releases.installed_version())
+    assert seen[-1]["trl_version"] == releases.resolve(None, "trl")
+
+
+def test_diff_takes_a_range_of_two_transformers_releases() -> None:
+    from accelconf.cli import build_parser
+
+    first, newest = releases.RELEASES[0], releases.NEWEST
+    args = build_parser("diff").parse_args(["diff", "--transformers-version", f"{first}.0..{newest}", "a", "b"])
+    assert args.transformers_version == f"{first}..{newest}"

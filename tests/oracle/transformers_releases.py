@@ -4,8 +4,10 @@
 ``pip index versions transformers``), ``TRL_RELEASES`` the latest patch of the recent TRL minors.
 :func:`ensure` installs one with ``pip install --no-deps --target DIR transformers==V`` into
 ``<venv>/accelconf-cache/transformers/V`` (``.../trl/V`` for TRL) and returns DIR; a release already
-there is not installed again. Their dependencies (torch, accelerate, tokenizers, huggingface_hub,
-safetensors) come from the venv.
+there is not installed again. Their dependencies come from the venv where its versions meet the
+release's own requirements (``Requires-Dist``); the ones that do not (an older release pins
+``tokenizers`` and ``huggingface-hub`` below the venv's, and needs ``requests`` or ``httpx``) are
+installed with pip into ``DIR/_deps``, which :func:`sys_path` puts after DIR.
 
     python tests/oracle/transformers_releases.py              # install every release (what CI does once)
     python tests/oracle/transformers_releases.py 4.57 5.24    # only these
@@ -14,7 +16,10 @@ safetensors) come from the venv.
 
 from __future__ import annotations
 
+import importlib.metadata as md
+import subprocess
 import sys
+from pathlib import Path
 
 try:
     from tests.oracle.release_cache import ReleaseCache
@@ -34,7 +39,49 @@ TRL_RELEASES: dict[str, str] = {
     "1.16": "1.16.0",
 }
 
-CACHE = ReleaseCache("transformers", RELEASES)
+DEPS = "_deps"
+DONE = ".done"
+
+
+def unmet(target: Path) -> list[str]:
+    """The release's requirements (no extras) that the venv's installed versions do not meet."""
+    from packaging.requirements import Requirement
+
+    meta = next(target.glob("*.dist-info/METADATA"))
+    out = []
+    for line in meta.read_text(encoding="utf-8").splitlines():
+        if not line.startswith("Requires-Dist:"):
+            continue
+        req = Requirement(line.split(":", 1)[1].strip())
+        if req.marker is not None and not req.marker.evaluate({"extra": ""}):
+            continue
+        try:
+            have = md.version(req.name)
+        except md.PackageNotFoundError:
+            have = None
+        if have is None or not req.specifier.contains(have, prereleases=True):
+            out.append(str(req).split(";")[0].strip())
+    return out
+
+
+def _deps(minor: str, target: Path) -> None:
+    deps = target / DEPS
+    if (deps / DONE).exists():
+        return
+    need = unmet(target)
+    if need:
+        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-compile", "--disable-pip-version-check",
+                        "--target", str(deps), *need], check=True)
+    deps.mkdir(exist_ok=True)
+    (deps / DONE).write_text("\n".join(need) + "\n", encoding="utf-8")
+
+
+def sys_path(target: Path) -> list[str]:
+    """What goes first on sys.path for that release: its directory, then its own dependencies."""
+    return [str(target), str(target / DEPS)]
+
+
+CACHE = ReleaseCache("transformers", RELEASES, after=_deps)
 TRL_CACHE = ReleaseCache("trl", TRL_RELEASES)
 cache_root, path_of, installed, ensure = CACHE.cache_root, CACHE.path_of, CACHE.installed, CACHE.ensure
 

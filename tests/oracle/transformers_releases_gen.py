@@ -78,9 +78,9 @@ def _own(cls_fields: list[dict[str, Any]], base: dict[str, dict[str, Any]]) -> l
 
 
 def transformers_part(minors: list[str], jobs: int) -> dict[str, Any]:
-    dirs = {m: str(tr.CACHE.ensure(m)) for m in minors}
+    dirs = {m: tr.sys_path(tr.CACHE.ensure(m)) for m in minors}
     with ThreadPoolExecutor(jobs) as pool:
-        got = dict(zip(minors, pool.map(lambda m: run_worker("fields", [dirs[m]]), minors)))
+        got = dict(zip(minors, pool.map(lambda m: run_worker("fields", dirs[m]), minors)))
     ok = [m for m in minors if "error" not in got[m]]
     base = [(m, got[m]["classes"]["TrainingArguments"]) for m in ok]
     seq2seq = [(m, _own(got[m]["classes"]["Seq2SeqTrainingArguments"],
@@ -135,7 +135,7 @@ def dump(data: dict[str, Any]) -> str:
 def generate(jobs: int = 2, minors: list[str] | None = None, trl_minors: list[str] | None = None) -> str:
     minors = minors or list(tr.RELEASES)
     trl_minors = trl_minors or list(tr.TRL_RELEASES)
-    newest_dir = [str(tr.CACHE.ensure(list(tr.RELEASES)[-1]))]
+    newest_dir = tr.sys_path(tr.CACHE.ensure(list(tr.RELEASES)[-1]))
     data = {"generated_by": "python tests/oracle/transformers_releases_gen.py",
             "transformers": transformers_part(minors, jobs), "trl": trl_part(trl_minors, jobs, newest_dir)}
     return dump(data)
