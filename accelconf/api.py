@@ -32,7 +32,8 @@ def _doc(source: Document | str | os.PathLike[str]) -> Document:
 
 def check_document(doc: Document, env: "Environment | None" = None, *, accelerate_version: str | None = None,
                    deepspeed_version: str | None = None, world_size: int | None = None, runtime: str | None = None,
-                   disabled: Iterable[str] = ()) -> list[Finding]:
+                   disabled: Iterable[str] = (), transformers_version: str | None = None,
+                   trl_version: str | None = None) -> list[Finding]:
     """validate's findings for one document and, when ``env`` is given, the ``env-*`` findings.
 
     The accelerate version checked is ``accelerate_version``, else the one ``env`` knows, else the
@@ -42,6 +43,8 @@ def check_document(doc: Document, env: "Environment | None" = None, *, accelerat
     validate and the environment checks judge one version. The environment checks
     run with ``validated=True``: the config-only multi-node checks are validate's, said once.
     Rules named in ``disabled`` are left out of both. Sorted as the CLI prints them.
+    ``transformers_version``/``trl_version`` are the Trainer path's (:mod:`accelconf.trainer`):
+    accepted here so that one set of options serves every kind of file.
     """
     from accelconf.accelerate.validate import validate_any
 
