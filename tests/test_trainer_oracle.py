@@ -40,13 +40,6 @@ def _real_types() -> dict[str, str]:
     return out
 
 
-@pytest.fixture(autouse=True)
-def real_field_types(monkeypatch):
-    """The rules judge types with the installed release's own annotations (one source: the dataclass)."""
-    if not fields.types():
-        monkeypatch.setattr(fields, "types", lambda version=None: _real_types())
-
-
 def _parse(tmp_path: Path, text: str) -> Any:
     p = tmp_path / "args.yaml"
     p.write_text(text)
@@ -263,3 +256,25 @@ def test_validate_imports_no_training_library():
     assert out.stdout.strip() == "[]"
 
 
+
+
+ENUMS = sorted(n for n, t in fields.types().items() if t == "enum")
+
+
+@pytest.mark.parametrize("name", ENUMS)
+def test_an_enum_field_outside_its_choices_is_judged_as_the_release_does(name):
+    from accelconf.trainer.rules import CONVERTED_ENUMS
+
+    (f,) = _findings(BASE + f"{name}: not_a_choice\n")["trainer-wrong-type"]
+    try:
+        transformers.TrainingArguments(output_dir="o", use_cpu=True, **{name: "not_a_choice"})
+        raised = False
+    except ValueError:
+        raised = True
+    assert raised is (name in CONVERTED_ENUMS)
+    assert ("raises ValueError at construction" in f.message) is raised
+
+
+def test_the_releases_data_types_are_the_installed_dataclass_annotations():
+    real = _real_types()
+    assert real and all(fields.types()[n] == t for n, t in real.items())

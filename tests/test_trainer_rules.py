@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from accelconf.api import validate_source
-from accelconf.trainer import fields
 
 
 def _rules(text: str, path: str, **opts) -> dict[str, list]:
@@ -137,9 +136,7 @@ def test_accelerate_mixed_precision_env_against_bf16():
     assert (f.severity, f.line) == ("warning", 2)
 
 
-def test_wrong_types_in_a_file_and_on_a_command_line(monkeypatch):
-    monkeypatch.setattr(fields, "types", lambda version=None: {"learning_rate": "float", "bf16": "bool",
-                                                               "gradient_accumulation_steps": "int"})
+def test_wrong_types_in_a_file_and_on_a_command_line():
     got = _rules("learning_rate: 5e-5\nbf16: auto\noutput_dir: o\nper_device_train_batch_size: 2\n", "a.yaml")
     lr, bf = got["trainer-wrong-type"]
     assert (lr.line, lr.column) == (1, 16) and "5.0e-5" in lr.message
@@ -154,3 +151,14 @@ def test_input_that_does_not_parse_is_an_input_error(name):
 
     with pytest.raises(InputError):
         validate_source('{"fsdp_offload_params": tru' if name.endswith("json") else "learning_rate: [\n", name)
+
+
+def test_an_enum_value_outside_its_choices():
+    (f,) = _rules("eval_strategy: step\noutput_dir: o\nlearning_rate: 1.0e-5\n", "a.yaml")["trainer-wrong-type"]
+    assert (f.line, f.column) == (1, 16) and "steps" in f.message and "at construction" in f.message
+
+
+def test_a_trl_config_call_knows_its_own_fields():
+    text = "from trl import SFTConfig\nSFTConfig(output_dir='o', max_length=1024, max_lenght=3)\n"
+    (f,) = _rules(text, "train.py")["trainer-unknown-field"]
+    assert f.column == 44 and "SFTConfig" in f.message and f.suggestion == "max_length"

@@ -16,7 +16,7 @@ from typing import Any
 
 from accelconf.findings import Finding
 from accelconf.trainer.args import Arg
-from accelconf.trainer.fields import FSDP1_ONLY, FSDP_KEYS
+from accelconf.trainer.fields import FSDP1_ONLY, fsdp_keys
 
 # accelerate's FSDP plugin constants (accelerate/utils/constants.py), which transformers checks against.
 SHARDING = ("full_shard", "shard_grad_op", "no_shard", "hybrid_shard", "hybrid_shard_zero2")
@@ -89,17 +89,17 @@ def check_config(entries: list[Arg], where: str, fsdp_on: bool) -> list[Finding]
                           f"`{e.name}` belongs to an accelerate config, not a Trainer `fsdp_config`: TrainingArguments never reads "
                           "it, so this configures nothing; give the keys transformers reads (cpu_offload, version, ...) at the top",
                           e, k))
-        elif key in ACCELERATE_NAMES and key not in FSDP_KEYS:
+        elif key in ACCELERATE_NAMES and key not in fsdp_keys():
             target = ACCELERATE_NAMES[key]
             what = " offload is silently off" if key == "offload_params" else ""
             out.append(_f("trainer-fsdp-accelerate-name", "warning",
                           f"`{e.name}` is accelerate's name: TrainingArguments reads `{target}` and never this key;{what}"
                           if what else f"`{e.name}` is accelerate's name: TrainingArguments reads `{target}` and never this key",
                           e, k))
-        elif key not in FSDP_KEYS:
+        elif key not in fsdp_keys():
             from accelconf.formats.kwargs import ranked_matches
 
-            guess = ranked_matches(key, FSDP_KEYS)
+            guess = ranked_matches(key, fsdp_keys())
             hint = f"; did you mean `{guess[0]}`?" if guess else ""
             out.append(_f("trainer-fsdp-unknown-key", "warning",
                           f"`{e.name}` is not a key TrainingArguments reads from `fsdp_config`: silently ignored{hint}", e, k))

@@ -35,7 +35,7 @@ def check(group: TrainerArgs, version: str | None = None, context: dict[str, Any
     files say (``zero_stage``, ``accelerate_gas``: (value, path), ``accelerate_precision``)."""
     ctx = context or {}
     out: list[Finding] = []
-    out += unknown_fields(group, version)
+    out += unknown_fields(group, version, ctx.get("trl_version"))
     out += wrong_types(group, version)
     out += fsdp_findings(group)
     out += combinations(group, ctx)
@@ -44,9 +44,11 @@ def check(group: TrainerArgs, version: str | None = None, context: dict[str, Any
 
 # -- unknown fields ----------------------------------------------------------------------------
 
-def unknown_fields(group: TrainerArgs, version: str | None) -> list[Finding]:
-    known = fields.names(version)
-    strict = group.kind in ARGS_FILE_KINDS or group.cls in _CLASSES_EXACT
+def unknown_fields(group: TrainerArgs, version: str | None, trl_version: str | None = None) -> list[Finding]:
+    own = fields.class_fields(group.cls, version, trl_version) if group.cls else None
+    exact = own is not None  # a call of a class the data holds takes no other keyword
+    known = frozenset(own) if own is not None else fields.names(version) | fields.trl_names(trl_version)
+    strict = group.kind in ARGS_FILE_KINDS or exact
     out: list[Finding] = []
     other: list[Arg] = []
     for a in group.args:
@@ -60,11 +62,12 @@ def unknown_fields(group: TrainerArgs, version: str | None) -> list[Finding]:
         from accelconf.formats.kwargs import ranked_matches
 
         guess = [g for g in ranked_matches(a.name, known, 1) if _close(a.name, g)]
-        if (guess and strict) or group.cls in _CLASSES_EXACT:
+        if (guess and strict) or exact:
             # a call of transformers' own class takes no other keyword; a file's key only a misspelling is sure
             hint = f"; did you mean `{guess[0]}`?" if guess else ""
+            cls = group.cls or "TrainingArguments"
             out.append(Finding("trainer-unknown-field", "error",
-                               f"`{a.name}` is not a TrainingArguments field (transformers {fields.version(version)}): "
+                               f"`{a.name}` is not a {cls} field (transformers {fields.version(version)}): "
                                f"{_refusal(group)}{hint}",
                                a.name, a.line, a.column, suggestion=guess[0] if guess else None,
                                end_line=a.end_line, end_column=a.end_column))
@@ -103,11 +106,34 @@ def wrong_types(group: TrainerArgs, version: str | None) -> list[Finding]:
         t = types.get(a.name)
         if t is None or a.value is None:
             continue
-        base = t.removeprefix("optional ").removesuffix(" | None")
-        msg = _cli_type(a, base) if not a.typed else _file_type(a, base)
+        base = t.removeprefix("optional-")
+        if base == "enum":
+            msg = _choice(a, fields.choices(a.name, version))
+        else:
+            msg = _cli_type(a, base) if not a.typed else _file_type(a, base)
         if msg:
             out.append(_f("trainer-wrong-type", "error", msg, a, value=True))
     return out
+
+
+# The enum fields TrainingArguments.__post_init__ converts to their Enum (another value raises
+# ValueError at construction); the others keep any string (the oracle test checks each enum field).
+CONVERTED_ENUMS = frozenset({"eval_strategy", "logging_strategy", "save_strategy", "hub_strategy", "lr_scheduler_type",
+                             "optim", "ddp_backend"})
+
+
+def _choice(a: Arg, choices: tuple[Any, ...] | None) -> str | None:
+    """An enum field: argparse refuses another word (exit 2); in a file, the dataclass's conversion raises."""
+    if not choices or a.value in choices or str(a.value) in {str(c) for c in choices}:
+        return None
+    shown = ", ".join(str(c) for c in choices)
+    if not a.typed:
+        when = "HfArgumentParser's argparse refuses it (exit 2) before training starts"
+    elif a.name in CONVERTED_ENUMS:
+        when = "TrainingArguments raises ValueError at construction"
+    else:
+        when = "TrainingArguments keeps it unchecked and it fails (or is ignored) where it is used"
+    return f"`{a.name}: {a.value}` is not one of {shown}: {when}"
 
 
 def _cli_type(a: Arg, t: str) -> str | None:
@@ -295,4 +321,4 @@ def basename(path: str) -> str:
     return os.path.basename(path)
 
 
-__all__ = ["check", "check_fsdp_file", "combinations", "fsdp_findings", "unknown_fields", "wrong_types"]
+__all__ = ["CONVERTED_ENUMS", "check", "check_fsdp_file", "combinations", "fsdp_findings", "unknown_fields", "wrong_types"]

@@ -30,6 +30,7 @@ def findings(text: str, path: str, kind: str, opts: dict[str, Any]) -> list[Find
     groups = read_all(text, path, kind)
     for group in groups:
         ctx, extra = _context(group, path)
+        ctx["trl_version"] = opts.get("trl_version")
         out += extra
         out += rules.check(group, version, ctx)
         out += _framework_note(group)
