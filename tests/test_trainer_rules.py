@@ -139,8 +139,8 @@ def test_accelerate_mixed_precision_env_against_bf16():
 def test_wrong_types_in_a_file_and_on_a_command_line():
     got = _rules("learning_rate: 5e-5\nbf16: auto\noutput_dir: o\nper_device_train_batch_size: 2\n", "a.yaml")
     lr, bf = got["trainer-wrong-type"]
-    assert (lr.line, lr.column) == (1, 16) and "5.0e-5" in lr.message
-    assert bf.line == 2 and "silently on" in bf.message
+    assert (lr.severity, lr.line, lr.column) == ("warning", 1, 16) and "write 5.0e-5" in lr.message
+    assert (bf.severity, bf.line) == ("error", 2) and "silently on" in bf.message
     (cli,) = _rules("torchrun train.py --bf16 auto --learning_rate 5e-5\n", "run.sh")["trainer-wrong-type"]
     assert "argparse refuses it" in cli.message  # 5e-5 is a fine float for argparse
 
@@ -162,3 +162,8 @@ def test_a_trl_config_call_knows_its_own_fields():
     text = "from trl import SFTConfig\nSFTConfig(output_dir='o', max_length=1024, max_lenght=3)\n"
     (f,) = _rules(text, "train.py")["trainer-unknown-field"]
     assert f.column == 44 and "SFTConfig" in f.message and f.suggestion == "max_length"
+
+
+def test_axolotl_types_are_its_own():
+    text = "base_model: m\ndatasets: []\nsequence_len: 2048\nlearning_rate: 2e-5\nbf16: auto\n"
+    assert [f.rule for f in validate_source(text, "axolotl.yaml")] == ["trainer-framework-keys"]

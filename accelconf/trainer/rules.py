@@ -100,6 +100,8 @@ def _refusal(group: TrainerArgs) -> str:
 # -- types ---------------------------------------------------------------------------------------
 
 def wrong_types(group: TrainerArgs, version: str | None) -> list[Finding]:
+    if group.kind == "axolotl":
+        return []  # axolotl validates its YAML with its own pydantic models (coercing, with its own "auto")
     types = fields.types(version)
     out: list[Finding] = []
     for a in group.args:
@@ -108,11 +110,11 @@ def wrong_types(group: TrainerArgs, version: str | None) -> list[Finding]:
             continue
         base = t.removeprefix("optional-")
         if base == "enum":
-            msg = _choice(a, fields.choices(a.name, version))
+            got = _choice(a, fields.choices(a.name, version))
         else:
-            msg = _cli_type(a, base) if not a.typed else _file_type(a, base)
-        if msg:
-            out.append(_f("trainer-wrong-type", "error", msg, a, value=True))
+            got = _cli_type(a, base) if not a.typed else _file_type(a, base)
+        if got:
+            out.append(_f("trainer-wrong-type", got[0], got[1], a, value=True))
     return out
 
 
@@ -122,7 +124,7 @@ CONVERTED_ENUMS = frozenset({"eval_strategy", "logging_strategy", "save_strategy
                              "optim", "ddp_backend"})
 
 
-def _choice(a: Arg, choices: tuple[Any, ...] | None) -> str | None:
+def _choice(a: Arg, choices: tuple[Any, ...] | None) -> tuple[str, str] | None:
     """An enum field: argparse refuses another word (exit 2); in a file, the dataclass's conversion raises."""
     if not choices or a.value in choices or str(a.value) in {str(c) for c in choices}:
         return None
@@ -133,10 +135,16 @@ def _choice(a: Arg, choices: tuple[Any, ...] | None) -> str | None:
         when = "TrainingArguments raises ValueError at construction"
     else:
         when = "TrainingArguments keeps it unchecked and it fails (or is ignored) where it is used"
-    return f"`{a.name}: {a.value}` is not one of {shown}: {when}"
+    return "error", f"`{a.name}: {a.value}` is not one of {shown}: {when}"
 
 
-def _cli_type(a: Arg, t: str) -> str | None:
+def _dotted(v: str) -> str:
+    """``5e-5`` as YAML 1.1 reads a float: ``5.0e-5``."""
+    mantissa, _, exp = v.lower().partition("e")
+    return f"{mantissa}.0e{exp}" if "." not in mantissa else v
+
+
+def _cli_type(a: Arg, t: str) -> tuple[str, str] | None:
     """A command-line word HfArgumentParser's argparse converts with the field's type."""
     v = str(a.value)
     try:
@@ -147,26 +155,29 @@ def _cli_type(a: Arg, t: str) -> str | None:
         if t == "float":
             float(v)
     except ValueError:
-        return f"`--{a.name} {v}` is not a {t}: HfArgumentParser's argparse refuses it (exit 2) before training starts"
+        return "error", f"`--{a.name} {v}` is not a {t}: HfArgumentParser's argparse refuses it (exit 2) before training starts"
     return None
 
 
-def _file_type(a: Arg, t: str) -> str | None:
+def _file_type(a: Arg, t: str) -> tuple[str, str] | None:
     """A file's or a call's value: HfArgumentParser and TrainingArguments pass it on unconverted."""
     v = a.value
     if t == "float" and isinstance(v, str):
         try:
             float(v)
         except ValueError:
-            return f"`{a.name}: {v!r}` is a string, not a float: TrainingArguments keeps it and it fails where it is used"
-        fix = " (YAML 1.1 reads a float only with a dot: write 5.0e-5)" if "e" in v.lower() and "." not in v else ""
-        return (f"`{a.name}: {v}` is a string{fix}: HfArgumentParser passes it unconverted and TrainingArguments keeps "
-                "it; the optimizer refuses it in train() (TypeError)")
+            return "error", f"`{a.name}: {v!r}` is a string, not a float: TrainingArguments keeps it and it fails where it is used"
+        fix = f" (YAML 1.1 reads a float only with a dot: write {_dotted(v)})" if "e" in v.lower() and "." not in v else ""
+        # only HfArgumentParser.parse_yaml_file's path refuses it; TRL's --config sets it as an
+        # argparse default, which argparse converts: a warning
+        return "error" if a.source == "python" else "warning", (f"`{a.name}: {v}` is a string{fix}: HfArgumentParser.parse_yaml_file passes it unconverted "
+                "and TrainingArguments keeps it; the optimizer refuses it in train() (TypeError). TRL's --config "
+                "converts it (argparse types a string default)")
     if t == "int" and (isinstance(v, str) or isinstance(v, float) or isinstance(v, bool)):
-        return f"`{a.name}: {v!r}` is a {type(v).__name__}, not an int: TrainingArguments keeps it unconverted and train() fails where it computes with it"
+        return "error", f"`{a.name}: {v!r}` is a {type(v).__name__}, not an int: TrainingArguments keeps it unconverted and train() fails where it computes with it"
     if t == "bool" and not isinstance(v, bool):
         on = "on" if v else "off"
-        return (f"`{a.name}: {v!r}` is not a boolean: TrainingArguments takes its truth value, so it is silently {on} "
+        return "error", (f"`{a.name}: {v!r}` is not a boolean: TrainingArguments takes its truth value, so it is silently {on} "
                 "(a string such as 'auto' or 'false' is true)")
     return None
 
