@@ -278,3 +278,24 @@ def test_an_enum_field_outside_its_choices_is_judged_as_the_release_does(name):
 def test_the_releases_data_types_are_the_installed_dataclass_annotations():
     real = _real_types()
     assert real and all(fields.types()[n] == t for n, t in real.items())
+
+
+def test_the_corpus_true_errors_raise_in_transformers():
+    from tests.conftest import corpus_files
+
+    files = [p for sub in ("python", "scripts") for p in corpus_files(f"trainer/{sub}")]
+    if not files:
+        pytest.skip("the shared corpus has no trainer/ folder here")
+    checked = 0
+    for path in files:
+        for f in validate_source(path.read_text(), str(path)):
+            if f.rule == "trainer-unknown-field":
+                with pytest.raises(TypeError, match=f.key):
+                    transformers.TrainingArguments(output_dir="o", use_cpu=True, **{f.key: 0.1})
+                checked += 1
+            elif f.rule == "trainer-fsdp-option" and f.severity == "error":
+                value = path.read_text().splitlines()[f.line - 1].split("--fsdp", 1)[1].strip().split('"')[1]
+                with pytest.raises(ValueError, match="Unknown `fsdp` option"):
+                    transformers.TrainingArguments(output_dir="o", use_cpu=True, fsdp=value)
+                checked += 1
+    assert checked >= 5
