@@ -15,6 +15,7 @@ import json
 from typing import Any
 
 from accelconf.findings import Finding
+from accelconf.kinds import ACCELERATE_MARKERS
 from accelconf.trainer.args import Arg
 from accelconf.trainer.fields import FSDP1_ONLY, fsdp_keys
 
@@ -29,8 +30,9 @@ ACCELERATE_NAMES = {
     "offload_params": "cpu_offload", "sharding_strategy": "reshard_after_forward",
     "reshard_after_forward": "reshard_after_forward",
 }
-# keys that mark an accelerate config (or its fsdp_config section) pasted as a Trainer fsdp_config
-ACCELERATE_CONFIG_KEYS = frozenset({"fsdp_config", "distributed_type", "compute_environment", "num_processes", "mixed_precision"})
+# keys that mark an accelerate config (or its fsdp_config section) pasted as a Trainer fsdp_config:
+# the recogniser's markers (identity keys and sections) and the launch settings every config has
+ACCELERATE_CONFIG_KEYS = frozenset(ACCELERATE_MARKERS) | {"num_processes", "mixed_precision"}
 
 
 def _f(rule: str, severity: str, message: str, a: Arg, key: str, value: bool = False) -> Finding:
