@@ -167,3 +167,14 @@ def test_a_trl_config_call_knows_its_own_fields():
 def test_axolotl_types_are_its_own():
     text = "base_model: m\ndatasets: []\nsequence_len: 2048\nlearning_rate: 2e-5\nbf16: auto\n"
     assert [f.rule for f in validate_source(text, "axolotl.yaml")] == ["trainer-framework-keys"]
+
+
+def test_an_arguments_file_handed_to_the_script_meets_the_launchs_accelerate_config(tmp_path):
+    (tmp_path / "accel.yaml").write_text("distributed_type: DEEPSPEED\ndeepspeed_config:\n  gradient_accumulation_steps: 2\n"
+                                         "  zero_stage: 3\nmixed_precision: bf16\nnum_processes: 2\n")
+    (tmp_path / "sft.yaml").write_text("stage: sft\nfinetuning_type: lora\ntemplate: llama3\n"
+                                       "gradient_accumulation_steps: 8\nlearning_rate: 1.0e-4\n")
+    text = "accelerate launch --config_file accel.yaml src/train.py sft.yaml\n"
+    found = [f for f in validate_source(text, str(tmp_path / "train.sh")) if f.rule == "trainer-accumulation-twice"]
+    (f,) = found
+    assert f.path.endswith("sft.yaml") and (f.line, f.column) == (4, 1) and f.severity == "error"

@@ -111,7 +111,12 @@ def from_script(text: str, path: str, kind: str) -> list[TrainerArgs]:
             value = t.partition("=")[2] if t is not None else None
             group.env[m.group(1)] = Arg(m.group(1), value, w.line, w.column, w.line, w.column + len(w.raw), w.raw, "cli", typed=False)
         group.args = _cli_args(words[at + 1:], texts[at + 1:])
-        group.references = [Reference(a.name, a.value, a.value_line, a.value_column, role)
+        first = texts[at + 1] if len(texts) > at + 1 else None
+        if first is not None and first.endswith((".yaml", ".yml", ".json")) and not first.startswith("-"):
+            # `train.py args.yaml`: the script hands the file to HfArgumentParser.parse_yaml_file (LLaMA-Factory, TRL)
+            w = words[at + 1]
+            group.references.append(Reference("arguments", first, w.line, w.column, "arguments"))
+        group.references += [Reference(a.name, a.value, a.value_line, a.value_column, role)
                             for a in group.args for key, role in _REF_ROLES.items()
                             if a.name == key and isinstance(a.value, str) and a.value.endswith((".json", ".yaml", ".yml"))]
         out.append(group)

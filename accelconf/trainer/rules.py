@@ -231,6 +231,11 @@ def combinations(group: TrainerArgs, ctx: dict[str, Any]) -> list[Finding]:
     return out
 
 
+def launch_findings(group: TrainerArgs, ctx: dict[str, Any]) -> list[Finding]:
+    """The findings that depend on what the launch gives (its accelerate config, its environment)."""
+    return _accumulation(group, ctx, launch_only=True) + _precision(group, ctx)
+
+
 def _checkpointing(group: TrainerArgs, ctx: dict[str, Any]) -> list[Finding]:
     entries = fsdp_entries(group) or ctx.get("fsdp_entries") or []
     fsdp_ac = next((e for e in entries if e.name.removeprefix("fsdp_") == "activation_checkpointing"), None)
@@ -267,10 +272,10 @@ def _save_only_model(group: TrainerArgs, ctx: dict[str, Any]) -> list[Finding]:
     return out
 
 
-def _accumulation(group: TrainerArgs, ctx: dict[str, Any]) -> list[Finding]:
+def _accumulation(group: TrainerArgs, ctx: dict[str, Any], launch_only: bool = False) -> list[Finding]:
     gas = group.get("gradient_accumulation_steps")
     out: list[Finding] = []
-    acc = group.value("accelerator_config")
+    acc = None if launch_only else group.value("accelerator_config")
     if isinstance(acc, dict) and isinstance(acc.get("gradient_accumulation_kwargs"), dict) and \
             "num_steps" in acc["gradient_accumulation_kwargs"] and gas is not None and _int(gas.value) > 1:
         out.append(_f("trainer-accumulation-twice", "error",
@@ -332,4 +337,4 @@ def basename(path: str) -> str:
     return os.path.basename(path)
 
 
-__all__ = ["CONVERTED_ENUMS", "check", "check_fsdp_file", "combinations", "fsdp_findings", "unknown_fields", "wrong_types"]
+__all__ = ["CONVERTED_ENUMS", "check", "check_fsdp_file", "launch_findings", "combinations", "fsdp_findings", "unknown_fields", "wrong_types"]
