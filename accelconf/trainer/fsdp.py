@@ -61,9 +61,8 @@ def version_of(entries: list[Arg]) -> tuple[int, Arg | None]:
     """The FSDP version the config selects (``version`` after the prefix rule; default 2)."""
     chosen = None
     for e in entries:
-        if e.name.removeprefix("fsdp_") == "version":
-            if chosen is None or e.name.startswith("fsdp_"):
-                chosen = e
+        if e.name.removeprefix("fsdp_") == "version" and (chosen is None or e.name.startswith("fsdp_")):
+            chosen = e
     if chosen is None:
         return 2, None
     try:

@@ -141,6 +141,7 @@ def _cli_args(words: list[shell.Word], texts: list[str | None]) -> list[Arg]:
             continue
         name, eq, inline = t[2:].partition("=")
         name = name.replace("-", "_")
+        value: str | None
         if eq:
             vline, vcol, value, end = w.line, w.column + len(name) + 3, inline, w.column + len(w.raw)
         elif i < len(words) and not (texts[i] or "").startswith("--") and not _bare_flag(name):

@@ -11,7 +11,8 @@ it builds with ``num_steps=1``). The tests compare each finding with the real cl
 from __future__ import annotations
 
 import os
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from accelconf.findings import Finding
 from accelconf.trainer import fields, fsdp
@@ -173,7 +174,7 @@ def _file_type(a: Arg, t: str) -> tuple[str, str] | None:
         return "error" if a.source == "python" else "warning", (f"`{a.name}: {v}` is a string{fix}: HfArgumentParser.parse_yaml_file passes it unconverted "
                 "and TrainingArguments keeps it; the optimizer refuses it in train() (TypeError). TRL's --config "
                 "converts it (argparse types a string default)")
-    if t == "int" and (isinstance(v, str) or isinstance(v, float) or isinstance(v, bool)):
+    if t == "int" and isinstance(v, (str, float, bool)):
         return "error", f"`{a.name}: {v!r}` is a {type(v).__name__}, not an int: TrainingArguments keeps it unconverted and train() fails where it computes with it"
     if t == "bool" and not isinstance(v, bool):
         on = "on" if v else "off"
@@ -337,4 +338,4 @@ def basename(path: str) -> str:
     return os.path.basename(path)
 
 
-__all__ = ["CONVERTED_ENUMS", "check", "check_fsdp_file", "launch_findings", "combinations", "fsdp_findings", "unknown_fields", "wrong_types"]
+__all__ = ["CONVERTED_ENUMS", "check", "check_fsdp_file", "combinations", "fsdp_findings", "launch_findings", "unknown_fields", "wrong_types"]
