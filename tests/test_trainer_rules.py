@@ -178,3 +178,13 @@ def test_an_arguments_file_handed_to_the_script_meets_the_launchs_accelerate_con
     found = [f for f in validate_source(text, str(tmp_path / "train.sh")) if f.rule == "trainer-accumulation-twice"]
     (f,) = found
     assert f.path.endswith("sft.yaml") and (f.line, f.column) == (4, 1) and f.severity == "error"
+
+
+def test_a_referenced_fsdp_config_file_is_checked_in_place_and_joins_the_rules(tmp_path):
+    (tmp_path / "fsdp.json").write_text('{\n  "fsdp_offload_params": true,\n  "activation_checkpointing": true\n}\n')
+    text = "fsdp: full_shard\nfsdp_config: fsdp.json\ngradient_checkpointing: true\noutput_dir: o\n"
+    found = validate_source(text, str(tmp_path / "args.yaml"))
+    (off,) = [f for f in found if f.rule == "trainer-fsdp-accelerate-name"]
+    assert off.path.endswith("fsdp.json") and (off.line, off.column) == (2, 3)
+    (ac,) = [f for f in found if f.rule == "trainer-fsdp-checkpointing"]
+    assert not ac.path and ac.line == 3

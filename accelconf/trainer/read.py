@@ -63,13 +63,20 @@ def from_document(text: str, path: str, kind: str, doc: Document | None = None) 
 
 # -- launch scripts --------------------------------------------------------------------------
 
+# TRL's command line (trl/cli.py): `trl sft --config recipe.yaml ...` launches its own script.
+TRL_COMMANDS = ("sft", "dpo", "grpo", "kto", "reward", "rloo", "env", "vllm-serve")
+
+
 def _script_index(words: list[str | None]) -> tuple[str, int] | None:
-    """The launcher of a command and the index of its training script (the first ``.py`` word)."""
+    """The launcher of a command and the index of its training script (the first ``.py`` word,
+    or TRL's subcommand)."""
     launcher = None
     for i, w in enumerate(words):
         if w is None:
             continue
         base = w.rsplit("/", 1)[-1]
+        if launcher is None and base == "trl" and i + 1 < len(words) and words[i + 1] in TRL_COMMANDS:
+            return "trl", i + 1
         if launcher is None and (base in LAUNCHERS or base.startswith("python3.")):
             launcher = "python" if base.startswith("python") else base
             continue
@@ -117,8 +124,10 @@ def from_script(text: str, path: str, kind: str) -> list[TrainerArgs]:
             w = words[at + 1]
             group.references.append(Reference("arguments", first, w.line, w.column, "arguments"))
         group.references += [Reference(a.name, a.value, a.value_line, a.value_column, role)
-                            for a in group.args for key, role in _REF_ROLES.items()
+                            for a in group.args for key, role in {**_REF_ROLES, "config": "arguments"}.items()
                             if a.name == key and isinstance(a.value, str) and a.value.endswith((".json", ".yaml", ".yml"))]
+        # TRL's `--config FILE` is the parser's own option (TrlParser), not an argument
+        group.args = [a for a in group.args if not (a.name == "config" and any(r.key == "config" for r in group.references))]
         out.append(group)
     return out
 
