@@ -90,7 +90,7 @@ def validate_source(text: str, path: str = "<text>", env: "Environment | None" =
         refuse_empty(text, path)
         found = _read_findings(text, rec.format, path, opts.get("accelerate_version")) if rec.checked else []
         trainer = _trainer_findings(text, path, rec.kind, opts) if rec.format in ("cli", "kwargs") else []
-        if not rec.checked and not trainer:
+        if not rec.checked and not trainer and not _has_trainer_arguments(text, path, rec.kind):
             found.append(_named(rec))
         found += trainer + _check_references(in_script(text), path, env, opts)
     else:
@@ -120,6 +120,12 @@ def _trainer_findings(text: str, path: str, kind: str, opts: dict[str, Any]) -> 
     from accelconf.trainer.validate import findings
 
     return findings(text, path, kind, opts)
+
+
+def _has_trainer_arguments(text: str, path: str, kind: str) -> bool:
+    from accelconf.trainer.validate import has_arguments
+
+    return has_arguments(text, path, kind)
 
 
 def _named(rec: Any) -> Finding:

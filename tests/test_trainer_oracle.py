@@ -299,3 +299,21 @@ def test_the_corpus_true_errors_raise_in_transformers():
                     transformers.TrainingArguments(output_dir="o", use_cpu=True, fsdp=value)
                 checked += 1
     assert checked >= 5
+
+
+def test_broken_json_string_for_a_dict_field_raises_at_construction():
+    script = "torchrun train.py --fsdp full_shard --fsdp_config '{\"cpu_offload\": true,}' --output_dir o\n"
+    assert "JSONDecodeError" in _findings(script, "run.sh")["trainer-wrong-type"][0].message
+    import json
+
+    with pytest.raises(json.JSONDecodeError):
+        transformers.TrainingArguments(output_dir="o", use_cpu=True, fsdp="full_shard", fsdp_config='{"cpu_offload": true,}')
+
+
+def test_inline_json_fsdp_config_on_the_command_line_with_accelerates_name():
+    script = "torchrun train.py --fsdp full_shard --fsdp_config '{\"offload_params\": true}' --output_dir o\n"
+    assert "offload is silently off" in _findings(script, "run.sh")["trainer-fsdp-accelerate-name"][0].message
+    parser = transformers.HfArgumentParser(transformers.TrainingArguments)
+    (args,) = parser.parse_args_into_dataclasses(["--output_dir", "o", "--use_cpu", "True", "--fsdp", "full_shard",
+                                                  "--fsdp_config", '{"offload_params": true}'])
+    assert "cpu_offload" not in args.fsdp_plugin_args

@@ -188,3 +188,14 @@ def test_a_referenced_fsdp_config_file_is_checked_in_place_and_joins_the_rules(t
     assert off.path.endswith("fsdp.json") and (off.line, off.column) == (2, 3)
     (ac,) = [f for f in found if f.rule == "trainer-fsdp-checkpointing"]
     assert not ac.path and ac.line == 3
+
+
+def test_a_dict_argument_given_as_broken_json_raises_at_construction():
+    text = "torchrun train.py --fsdp full_shard --fsdp_config '{\"cpu_offload\": true,}' --output_dir o\n"
+    (f,) = _rules(text, "run.sh")["trainer-wrong-type"]
+    assert f.severity == "error" and "JSONDecodeError" in f.message
+
+
+def test_a_python_script_with_clean_training_arguments_is_not_called_argument_free():
+    text = "from transformers import TrainingArguments\nTrainingArguments(output_dir='o', bf16=True)\n"
+    assert validate_source(text, "train.py") == []

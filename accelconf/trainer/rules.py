@@ -110,7 +110,9 @@ def wrong_types(group: TrainerArgs, version: str | None) -> list[Finding]:
         if t is None or a.value is None:
             continue
         base = t.removeprefix("optional-")
-        if base == "enum":
+        if base == "dict" and isinstance(a.value, str) and a.value.startswith("{"):
+            got = _json_string(a)
+        elif base == "enum":
             got = _choice(a, fields.choices(a.name, version))
         else:
             got = _cli_type(a, base) if not a.typed else _file_type(a, base)
@@ -123,6 +125,18 @@ def wrong_types(group: TrainerArgs, version: str | None) -> list[Finding]:
 # ValueError at construction); the others keep any string (the oracle test checks each enum field).
 CONVERTED_ENUMS = frozenset({"eval_strategy", "logging_strategy", "save_strategy", "hub_strategy", "lr_scheduler_type",
                              "optim", "ddp_backend"})
+
+
+def _json_string(a: Arg) -> tuple[str, str] | None:
+    """A dict field given as a string starting with ``{``: ``__post_init__`` parses it with json.loads."""
+    import json
+
+    try:
+        json.loads(a.value)
+    except ValueError as exc:
+        return "error", (f"`{a.name}` is a string starting with '{{' that is not JSON ({exc.msg}): TrainingArguments "
+                         "raises JSONDecodeError at construction")
+    return None
 
 
 def _choice(a: Arg, choices: tuple[Any, ...] | None) -> tuple[str, str] | None:
