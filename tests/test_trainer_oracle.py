@@ -317,3 +317,29 @@ def test_inline_json_fsdp_config_on_the_command_line_with_accelerates_name():
     (args,) = parser.parse_args_into_dataclasses(["--output_dir", "o", "--use_cpu", "True", "--fsdp", "full_shard",
                                                   "--fsdp_config", '{"offload_params": true}'])
     assert "cpu_offload" not in args.fsdp_plugin_args
+
+
+@pytest.mark.parametrize("config, stage", [
+    ("{reshard_after_forward: full_shard}", "construction"),
+    ("{version: 1, reshard_after_forward: true}", "Trainer init"),
+    ("{version: 1, reshard_after_forward: hybrid_shard}", None),
+    ("{cpu_ram_efficient_loading: maybe}", "construction"),
+])
+def test_fsdp_version_forms_of_a_value(tmp_path, monkeypatch, config, stage):
+    text = BASE + f"fsdp: true\nfsdp_config: {config}\n"
+    got = _findings(text).get("trainer-fsdp-invalid-value", [])
+    if stage is None:
+        assert not got
+        from torch.distributed.fsdp import ShardingStrategy
+
+        # what accelerate's FSDP1 plugin looks up (building one needs an accelerator device)
+        assert _parse(tmp_path, text).fsdp_plugin_args["reshard_after_forward"].upper() in ShardingStrategy.__members__
+        return
+    (f,) = got
+    assert (f"({stage})" if stage == "Trainer init" else "at construction") in f.message
+    if stage == "construction":
+        with pytest.raises(ValueError, match="invalid truth value"):
+            _parse(tmp_path, text)
+    else:
+        with pytest.raises(KeyError):
+            _trainer(_parse(tmp_path, text), monkeypatch)

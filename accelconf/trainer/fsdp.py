@@ -116,9 +116,26 @@ def check_config(entries: list[Arg], where: str, fsdp_on: bool) -> list[Finding]
     return out
 
 
+# The keys _process_fsdp_args reads with its str_to_bool (str(value).lower()), per FSDP version read.
+BOOL_KEYS: dict[str, tuple[int, ...]] = {
+    "cpu_ram_efficient_loading": (1, 2), "activation_checkpointing": (1, 2), "reshard_after_forward": (2,),
+    "forward_prefetch": (1,), "use_orig_params": (1,), "sync_module_states": (1,), "limit_all_gathers": (1,),
+}
+_TRUTH = ("y", "yes", "t", "true", "on", "1", "n", "no", "f", "false", "off", "0")
+
+
 def _value_checks(key: str, e: Arg, k: str, entries: list[Arg], version: int) -> list[Finding]:
     out: list[Finding] = []
     given = {x.name.removeprefix("fsdp_"): x for x in entries}
+    if version in BOOL_KEYS.get(key, ()) and str(e.value).lower() not in _TRUTH:
+        hint = " (a sharding strategy is FSDP1's form: FSDP2 takes true/false)" if key == "reshard_after_forward" else ""
+        out.append(_f("trainer-fsdp-invalid-value", "error",
+                      f"`{e.name}: {e.value}` is not a truth value{hint}: TrainingArguments raises ValueError (invalid "
+                      "truth value) at construction", e, k, value=True))
+    if key == "reshard_after_forward" and version == 1 and str(e.value).lower() in _TRUTH:
+        out.append(_f("trainer-fsdp-invalid-value", "error",
+                      f"`{e.name}: {e.value}` is FSDP2's form; FSDP1 reads a sharding strategy here ({', '.join(SHARDING)}): "
+                      "accelerate's FSDP plugin raises KeyError when the Trainer builds it (Trainer init)", e, k, value=True))
     if key == "auto_wrap_policy" and e.value not in WRAP_POLICIES:
         out.append(_f("trainer-fsdp-invalid-value", "error",
                       f"`{e.name}: {e.value}` must be one of {', '.join(WRAP_POLICIES)}: TrainingArguments raises ValueError at construction",
