@@ -343,3 +343,44 @@ def test_fsdp_version_forms_of_a_value(tmp_path, monkeypatch, config, stage):
     else:
         with pytest.raises(KeyError):
             _trainer(_parse(tmp_path, text), monkeypatch)
+
+
+ZERO3_TRAINER = """\
+import os, sys, warnings
+warnings.simplefilter("ignore")
+os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT="29541", WORLD_SIZE="1", RANK="0", LOCAL_RANK="0")
+import torch, transformers
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.l = torch.nn.Linear(2, 2)
+(args,) = transformers.HfArgumentParser(transformers.TrainingArguments).parse_yaml_file(sys.argv[1])
+try:
+    transformers.Trainer(model=M(), args=args)
+    print("OK")
+except ValueError as e:
+    print("ValueError", e)
+"""
+
+
+def test_zero3_with_auto_find_batch_size_raises_at_trainer_init(tmp_path):
+    import subprocess
+    import sys
+
+    pytest.importorskip("deepspeed", reason="the ZeRO-3 case needs DeepSpeed installed")
+    (tmp_path / "ds.json").write_text('{"zero_optimization": {"stage": 3}, "train_micro_batch_size_per_gpu": "auto"}')
+    text = BASE + f"deepspeed: {tmp_path / 'ds.json'}\nauto_find_batch_size: true\n"
+    (tmp_path / "args.yaml").write_text(text)
+    (f,) = _findings(text, str(tmp_path / "args.yaml"))["trainer-zero3-auto-batch"]
+    assert "at Trainer init" in f.message
+    (tmp_path / "run.py").write_text(ZERO3_TRAINER)
+    out = subprocess.run([sys.executable, str(tmp_path / "run.py"), str(tmp_path / "args.yaml")], capture_output=True,
+                         text=True, timeout=300, cwd=tmp_path)
+    assert "auto_find_batch_size` isn't supported yet with DeepSpeed Zero-3" in out.stdout, out.stderr[-2000:]
+
+
+def test_activation_checkpointing_wins_over_its_deprecated_alias(tmp_path):
+    text = BASE + "gradient_checkpointing: true\nactivation_checkpointing: false\n"
+    assert "the new name wins" in _findings(text)["trainer-checkpointing-alias"][0].message
+    args = _parse(tmp_path, text)
+    assert args.activation_checkpointing is False and args.gradient_checkpointing is False
