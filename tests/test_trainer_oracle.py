@@ -375,7 +375,7 @@ def test_zero3_with_auto_find_batch_size_raises_at_trainer_init(tmp_path):
     assert "at Trainer init" in f.message
     (tmp_path / "run.py").write_text(ZERO3_TRAINER)
     out = subprocess.run([sys.executable, str(tmp_path / "run.py"), str(tmp_path / "args.yaml")], capture_output=True,
-                         text=True, timeout=300, cwd=tmp_path)
+                         text=True, timeout=300, cwd=tmp_path, check=False)
     assert "auto_find_batch_size` isn't supported yet with DeepSpeed Zero-3" in out.stdout, out.stderr[-2000:]
 
 

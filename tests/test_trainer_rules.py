@@ -199,3 +199,9 @@ def test_a_dict_argument_given_as_broken_json_raises_at_construction():
 def test_a_python_script_with_clean_training_arguments_is_not_called_argument_free():
     text = "from transformers import TrainingArguments\nTrainingArguments(output_dir='o', bf16=True)\n"
     assert validate_source(text, "train.py") == []
+
+
+def test_launch_flag_mixed_precision_against_fp16():
+    text = "accelerate launch --mixed_precision bf16 train.py --fp16 True --output_dir o\n"
+    (f,) = _rules(text, "run.sh")["trainer-mixed-precision"]
+    assert "--mixed_precision" in f.message and "'fp16' over it" in f.message

@@ -10,7 +10,6 @@ words through :mod:`accelconf.formats.shell`, Python through :mod:`ast` and the 
 from __future__ import annotations
 
 import ast
-import os
 from typing import Any
 
 from accelconf.formats import shell
@@ -136,7 +135,8 @@ _REF_ROLES = {"deepspeed": "deepspeed", "fsdp_config": "fsdp", "accelerate_confi
 
 
 def _launcher_args(words: list[shell.Word], texts: list[str | None]) -> dict[str, Arg]:
-    return {a.name: a for a in _cli_args(words, texts) if a.name in ("config_file", "config-file")}
+    # accelerate launch's own flags the rules compare with the arguments (it exports them to the script)
+    return {a.name: a for a in _cli_args(words, texts) if a.name in ("config_file", "mixed_precision")}
 
 
 def _cli_args(words: list[shell.Word], texts: list[str | None]) -> list[Arg]:
@@ -231,7 +231,3 @@ def _kw_child(k: ast.Constant, v: ast.expr, lines: list[str]) -> Arg:
         value = None
     return Arg(str(k.value), value, k.lineno, k.col_offset + 1, v.end_lineno or v.lineno, (v.end_col_offset or 0) + 1,
                str(k.value), "python", v.lineno, v.col_offset + 1)
-
-
-def basename(path: str) -> str:
-    return os.path.basename(path)

@@ -10,7 +10,6 @@ it builds with ``num_steps=1``). The tests compare each finding with the real cl
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from typing import Any
 
@@ -20,9 +19,6 @@ from accelconf.trainer.args import Arg, TrainerArgs
 
 # Kinds whose every key HfArgumentParser receives (an unknown one is its error).
 ARGS_FILE_KINDS = ("trainer-args",)
-# Fields of TRL's ModelConfig and ScriptArguments and of the recipes' own script dataclasses, which
-# the same parser takes next to TrainingArguments (trl/trainer/model_config.py, trl/scripts/utils.py).
-_CLASSES_EXACT = ("TrainingArguments", "Seq2SeqTrainingArguments")
 _BOOL_WORDS = ("yes", "true", "t", "y", "1", "no", "false", "f", "n", "0")
 
 
@@ -133,7 +129,7 @@ def _json_string(a: Arg) -> tuple[str, str] | None:
 
     try:
         json.loads(a.value)
-    except ValueError as exc:
+    except json.JSONDecodeError as exc:
         return "error", (f"`{a.name}` is a string starting with '{{' that is not JSON ({exc.msg}): TrainingArguments "
                          "raises JSONDecodeError at construction")
     return None
@@ -324,7 +320,14 @@ def _int(v: Any) -> int:
 def _precision(group: TrainerArgs, ctx: dict[str, Any]) -> list[Finding]:
     """``mixed_precision`` is ``ACCELERATE_MIXED_PRECISION`` (default "no"), then ``fp16``/``bf16`` when true."""
     env = group.env.get("ACCELERATE_MIXED_PRECISION")
-    given = (env.value, f"ACCELERATE_MIXED_PRECISION at line {env.line}") if env is not None and env.value else ctx.get("accelerate_precision")
+    launch_flag = group.launcher.get("mixed_precision")
+    given: tuple[Any, str] | None
+    if launch_flag is not None and launch_flag.value:  # accelerate launch exports it as ACCELERATE_MIXED_PRECISION
+        given = (launch_flag.value, f"`accelerate launch --mixed_precision` at line {launch_flag.line}")
+    elif env is not None and env.value:
+        given = (env.value, f"ACCELERATE_MIXED_PRECISION at line {env.line}")
+    else:
+        given = ctx.get("accelerate_precision")
     if not given:
         return []
     value, where = given
@@ -346,10 +349,6 @@ def check_fsdp_file(entries: Iterable[Arg]) -> list[Finding]:
     """A ``fsdp_config`` JSON on its own: its keys as TrainingArguments reads them (``fsdp`` is
     assumed set: a file of these keys is meant for it)."""
     return fsdp.check_config(list(entries), "fsdp_config", True)
-
-
-def basename(path: str) -> str:
-    return os.path.basename(path)
 
 
 __all__ = ["CONVERTED_ENUMS", "check", "check_fsdp_file", "combinations", "fsdp_findings", "launch_findings", "unknown_fields", "wrong_types"]
