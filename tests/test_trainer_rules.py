@@ -205,3 +205,9 @@ def test_launch_flag_mixed_precision_against_fp16():
     text = "accelerate launch --mixed_precision bf16 train.py --fp16 True --output_dir o\n"
     (f,) = _rules(text, "run.sh")["trainer-mixed-precision"]
     assert "--mixed_precision" in f.message and "'fp16' over it" in f.message
+
+
+@pytest.mark.parametrize("value, severity", [('"true"', "warning"), ('"false"', "error"), ("auto", "error")])
+def test_a_boolean_written_as_a_string(value, severity):
+    (f,) = _rules(f"bf16: {value}\noutput_dir: o\nlearning_rate: 1.0e-5\n", "a.yaml")["trainer-wrong-type"]
+    assert f.severity == severity and "silently on" in f.message

@@ -188,8 +188,10 @@ def _file_type(a: Arg, t: str) -> tuple[str, str] | None:
         return "error", f"`{a.name}: {v!r}` is a {type(v).__name__}, not an int: TrainingArguments keeps it unconverted and train() fails where it computes with it"
     if t == "bool" and not isinstance(v, bool):
         on = "on" if v else "off"
-        return "error", (f"`{a.name}: {v!r}` is not a boolean: TrainingArguments takes its truth value, so it is silently {on} "
-                "(a string such as 'auto' or 'false' is true)")
+        meant_on = isinstance(v, str) and v.lower() in ("yes", "true", "t", "y", "1")
+        return "warning" if meant_on else "error", (
+            f"`{a.name}: {v!r}` is not a boolean: TrainingArguments takes its truth value, so it is silently {on} "
+            "(a string such as 'auto' or 'false' is true)")
     return None
 
 
