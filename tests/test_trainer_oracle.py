@@ -384,3 +384,23 @@ def test_activation_checkpointing_wins_over_its_deprecated_alias(tmp_path):
     assert "the new name wins" in _findings(text)["trainer-checkpointing-alias"][0].message
     args = _parse(tmp_path, text)
     assert args.activation_checkpointing is False and args.gradient_checkpointing is False
+
+
+def test_trl_resolves_its_accelerate_config_preset_to_the_file_accelconf_reads(monkeypatch, tmp_path):
+    import subprocess
+    import sys
+
+    from tests.oracle.transformers_releases import TRL_CACHE, TRL_RELEASES
+
+    newest = sorted(TRL_RELEASES, key=lambda v: tuple(int(p) for p in v.split(".")))[-1]
+    if not TRL_CACHE.installed(newest):
+        pytest.skip(f"TRL {newest} is not in the release cache (python tests/oracle/transformers_releases.py --trl)")
+    root = str(TRL_CACHE.path_of(newest))
+    monkeypatch.syspath_prepend(root)
+    from accelconf.trainer.validate import trl_preset
+
+    ours = trl_preset("zero3")
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); from trl.cli.accelerate_config import "
+            "resolve_accelerate_config_argument as r; print(r(['--accelerate_config', 'zero3'])[1])")
+    theirs = subprocess.run([sys.executable, "-c", code, root], capture_output=True, text=True, check=True, cwd=tmp_path)
+    assert ours is not None and Path(ours).resolve() == Path(theirs.stdout.strip()).resolve()
