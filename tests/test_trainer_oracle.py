@@ -404,3 +404,37 @@ def test_trl_resolves_its_accelerate_config_preset_to_the_file_accelconf_reads(m
             "resolve_accelerate_config_argument as r; print(r(['--accelerate_config', 'zero3'])[1])")
     theirs = subprocess.run([sys.executable, "-c", code, root], capture_output=True, text=True, check=True, cwd=tmp_path)
     assert ours is not None and Path(ours).resolve() == Path(theirs.stdout.strip()).resolve()
+
+
+TRL_PARSE = """\
+import sys, warnings
+warnings.simplefilter("ignore")
+sys.path.insert(0, sys.argv[1])
+from trl import SFTConfig, TrlParser
+try:
+    (a,) = TrlParser((SFTConfig,)).parse_args_and_config(args=["--config", sys.argv[2]])
+    print(repr(a.learning_rate))
+except SystemExit as e:
+    print("exit", e.code)
+"""
+
+
+@pytest.mark.parametrize("line, answer", [("learning_rate: 5e-5", "5e-05"), ("bf16: auto", "exit 2")])
+def test_trl_config_converts_a_number_string_and_refuses_a_non_boolean(tmp_path, line, answer):
+    import subprocess
+    import sys
+
+    from tests.oracle.transformers_releases import TRL_CACHE, TRL_RELEASES
+
+    newest = sorted(TRL_RELEASES, key=lambda v: tuple(int(p) for p in v.split(".")))[-1]
+    if not TRL_CACHE.installed(newest):
+        pytest.skip(f"TRL {newest} is not in the release cache (python tests/oracle/transformers_releases.py --trl)")
+    text = BASE + line + "\n"
+    (f,) = _findings(text)["trainer-wrong-type"]
+    assert ("TRL's --config converts it" in f.message) is (answer != "exit 2")
+    assert ("TRL's --config refuses it" in f.message) is (answer == "exit 2")
+    (tmp_path / "recipe.yaml").write_text(text)
+    (tmp_path / "parse.py").write_text(TRL_PARSE)
+    out = subprocess.run([sys.executable, str(tmp_path / "parse.py"), str(TRL_CACHE.path_of(newest)), str(tmp_path / "recipe.yaml")],
+                         capture_output=True, text=True, timeout=300, cwd=tmp_path, check=False)
+    assert out.stdout.strip().splitlines()[-1] == answer, out.stderr[-1500:]
