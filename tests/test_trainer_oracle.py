@@ -438,3 +438,48 @@ def test_trl_config_converts_a_number_string_and_refuses_a_non_boolean(tmp_path,
     out = subprocess.run([sys.executable, str(tmp_path / "parse.py"), str(TRL_CACHE.path_of(newest)), str(tmp_path / "recipe.yaml")],
                          capture_output=True, text=True, timeout=300, cwd=tmp_path, check=False)
     assert out.stdout.strip().splitlines()[-1] == answer, out.stderr[-1500:]
+
+
+DS_ACCUMULATION = """\
+import os, sys, warnings
+warnings.simplefilter("ignore")
+os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT="29543", WORLD_SIZE="1", RANK="0", LOCAL_RANK="0")
+import torch, transformers
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.l = torch.nn.Linear(2, 2)
+(args,) = transformers.HfArgumentParser(transformers.TrainingArguments).parse_args_into_dataclasses(sys.argv[1:])
+trainer = transformers.Trainer(model=M(), args=args)
+try:  # what deepspeed_init does at the start of train()
+    trainer.accelerator.state.deepspeed_plugin.hf_ds_config.trainer_config_finalize(args, trainer.model, 10)
+    print("OK")
+except ValueError as e:
+    print("ValueError", str(e).splitlines()[1])
+"""
+
+
+def test_accumulation_in_the_arguments_and_the_accelerate_deepspeed_config_raises_in_train(tmp_path):
+    import subprocess
+    import sys
+
+    from accelconf.accelerate import registry
+    from accelconf.accelerate.launch import launch_env
+    from accelconf.accelerate.model import from_document
+    from accelconf.text.document import load_text
+
+    pytest.importorskip("deepspeed", reason="the DeepSpeed case needs DeepSpeed installed")
+    config = "distributed_type: DEEPSPEED\ndeepspeed_config:\n  gradient_accumulation_steps: 4\n  zero_stage: 2\nnum_processes: 1\n"
+    (tmp_path / "accel.yaml").write_text(config)
+    script = "accelerate launch --config_file accel.yaml train.py --gradient_accumulation_steps 8 --output_dir o\n"
+    (f,) = _findings(script, str(tmp_path / "run.sh"))["trainer-accumulation-twice"]
+    assert f.severity == "error" and "in train()" in f.message
+    # what accelerate launch exports for that config (accelconf's launcher model, itself proven against accelerate's)
+    launched = launch_env(from_document(load_text(config, "accel.yaml"))).env
+    env = {k: v for k, v in launched.items() if k.startswith("ACCELERATE_")}
+    assert env[registry.get("deepspeed_config", "gradient_accumulation_steps").env] == "4"
+    (tmp_path / "run.py").write_text(DS_ACCUMULATION)
+    out = subprocess.run([sys.executable, str(tmp_path / "run.py"), "--gradient_accumulation_steps", "8", "--output_dir", "o",
+                          "--use_cpu", "True", "--report_to", "none"], capture_output=True, text=True, timeout=300,
+                         cwd=tmp_path, env={**os.environ, **env}, check=False)
+    assert out.stdout.strip().splitlines()[-1] == "ValueError - ds gradient_accumulation_steps=4 vs hf gradient_accumulation_steps=8", out.stderr[-1500:]
