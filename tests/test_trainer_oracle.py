@@ -392,7 +392,7 @@ def test_trl_resolves_its_accelerate_config_preset_to_the_file_accelconf_reads(m
 
     from tests.oracle.transformers_releases import TRL_CACHE, TRL_RELEASES
 
-    newest = sorted(TRL_RELEASES, key=lambda v: tuple(int(p) for p in v.split(".")))[-1]
+    newest = max(TRL_RELEASES, key=lambda v: tuple(int(p) for p in v.split(".")))
     if not TRL_CACHE.installed(newest):
         pytest.skip(f"TRL {newest} is not in the release cache (python tests/oracle/transformers_releases.py --trl)")
     root = str(TRL_CACHE.path_of(newest))
@@ -426,7 +426,7 @@ def test_trl_config_converts_a_number_string_and_refuses_a_non_boolean(tmp_path,
 
     from tests.oracle.transformers_releases import TRL_CACHE, TRL_RELEASES
 
-    newest = sorted(TRL_RELEASES, key=lambda v: tuple(int(p) for p in v.split(".")))[-1]
+    newest = max(TRL_RELEASES, key=lambda v: tuple(int(p) for p in v.split(".")))
     if not TRL_CACHE.installed(newest):
         pytest.skip(f"TRL {newest} is not in the release cache (python tests/oracle/transformers_releases.py --trl)")
     text = BASE + line + "\n"
