@@ -483,3 +483,14 @@ def test_accumulation_in_the_arguments_and_the_accelerate_deepspeed_config_raise
                           "--use_cpu", "True", "--report_to", "none"], capture_output=True, text=True, timeout=300,
                          cwd=tmp_path, env={**os.environ, **env}, check=False)
     assert out.stdout.strip().splitlines()[-1] == "ValueError - ds gradient_accumulation_steps=4 vs hf gradient_accumulation_steps=8", out.stderr[-1500:]
+
+
+def test_a_yaml_file_as_fsdp_config_raises_at_construction(tmp_path):
+    import json
+
+    (tmp_path / "fsdp.yaml").write_text("fsdp_config:\n  fsdp_offload_params: true\n")
+    text = BASE + f"fsdp: true\nfsdp_config: {tmp_path / 'fsdp.yaml'}\n"
+    (f,) = _findings(text, str(tmp_path / "args.yaml"))["trainer-fsdp-config-file"]
+    assert f.severity == "error" and "JSONDecodeError at construction" in f.message
+    with pytest.raises(json.JSONDecodeError):
+        _parse(tmp_path, text)

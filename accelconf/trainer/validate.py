@@ -97,6 +97,12 @@ def _context(group: TrainerArgs, path: str) -> tuple[dict[str, Any], list[Findin
             zo = doc.data.get("zero_optimization")
             if isinstance(zo, dict):
                 ctx["zero_stage"] = _int(zo.get("stage"))
+        elif ref.role == "fsdp" and doc.format == "yaml" and rules.fsdp_on(group):
+            # _process_fsdp_args opens the file with json.load
+            extra.append(Finding("trainer-fsdp-config-file", "error",
+                                 f"`fsdp_config` names the YAML file {ref.value!r}: TrainingArguments reads it with json.load "
+                                 "and raises JSONDecodeError at construction (an accelerate config goes to `accelerate "
+                                 "launch --config_file`)", ref.key, ref.line, ref.column))
         elif ref.role == "fsdp" and isinstance(doc.data, dict):
             sub = from_document(doc.text, where, "fsdp-config", doc)
             ctx["fsdp_entries"] = sub.args
