@@ -232,3 +232,11 @@ def test_trl_accelerate_config_preset_without_trl_is_named_not_guessed(monkeypat
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None)
     (f,) = _rules("trl sft --accelerate_config zero3 --output_dir o\n", "run.sh")["file-reference"]
     assert f.severity == "info" and "not installed" in f.message
+
+
+def test_a_field_a_release_removed_is_named_with_that_release(monkeypatch):
+    from accelconf.trainer import releases
+
+    monkeypatch.setattr(releases, "removed", lambda name: ("5.20", "5.21") if name == "old_knob" else None)
+    (f,) = _rules("old_knob: 1\noutput_dir: o\nlearning_rate: 1.0e-5\n", "a.yaml")["trainer-removed-field"]
+    assert f.severity == "error" and "removed in transformers 5.21" in f.message and "HfArgumentParser refuses it" in f.message
