@@ -58,7 +58,8 @@ def validate_any(doc: Document, *, accelerate_version: str | None = None, deepsp
 
 def check_document(doc: Document, env: "Environment | None" = None, *, accelerate_version: str | None = None,
                    deepspeed_version: str | None = None, world_size: int | None = None, runtime: str | None = None,
-                   disabled: Iterable[str] = (), memory: "Question | None" = None) -> list[Finding]:
+                   disabled: Iterable[str] = (), memory: "Question | None" = None,
+                   transformers_version: str | None = None, trl_version: str | None = None) -> list[Finding]:
     """validate's findings for one document and, when ``env`` is given, the ``env-*`` findings; with a
     ``memory`` question ("will it fit?"), the ``mem-*`` and ``model-wrap-class`` findings too.
 
@@ -69,6 +70,8 @@ def check_document(doc: Document, env: "Environment | None" = None, *, accelerat
     validate and the environment checks judge one version. The environment checks
     run with ``validated=True``: the config-only multi-node checks are validate's, said once.
     Rules named in ``disabled`` are left out of both. Sorted as the CLI prints them.
+    ``transformers_version``/``trl_version`` are the Trainer path's (:mod:`accelconf.trainer`):
+    accepted here so that one set of options serves every kind of file.
     """
     if env is not None:
         if accelerate_version is not None and not (env.knows("accelerate_version") and env.accelerate_version == accelerate_version):
@@ -115,17 +118,44 @@ def validate_source(text: str, path: str = "<text>", env: "Environment | None" =
     rec = recognise(text, path, assume_deepspeed=assume)
     if rec.format in ("env", "cli", "kwargs"):
         refuse_empty(text, path)
-        found = _read_findings(text, rec.format, path, opts.get("accelerate_version")) if rec.checked else [_named(rec)]
-        found += _check_references(in_script(text), path, env, opts)
+        found = _read_findings(text, rec.format, path, opts.get("accelerate_version")) if rec.checked else []
+        trainer = _trainer_findings(text, path, rec.kind, opts) if rec.format in ("cli", "kwargs") else []
+        if not rec.checked and not trainer and not _has_trainer_arguments(text, path, rec.kind):
+            found.append(_named(rec))
+        found += trainer + _check_references(in_script(text), path, env, opts)
     else:
         doc = load_bytes(raw, path, rec.format) if raw is not None else load_text(text, path, rec.format)  # type: ignore[arg-type]
         if doc.root is None:
             raise InputError("empty document: nothing to validate", path, 1, 1)
-        if rec.checked or rec.kind == "unknown":
+        trainer_kind = rec.kind in _trainer_kinds()
+        if rec.checked and not trainer_kind or rec.kind == "unknown":
             return check_document(doc, env, **opts)
-        found = [_named(rec)] + _check_references(in_document(doc), path, env, opts)
+        found = _trainer_findings(doc.text, path, rec.kind, opts) if trainer_kind else [_named(rec)]
+        found += _check_references(in_document(doc), path, env, opts)
     off = frozenset(opts.get("disabled", ()))
     return sort_findings(f for f in found if f.rule not in off)
+
+
+def _trainer_kinds() -> frozenset[str]:
+    """The kinds :mod:`accelconf.trainer` checks (imported when a file is judged: its releases data
+    costs an accelerate config's validate nothing)."""
+    from accelconf.trainer.validate import KINDS
+
+    return KINDS
+
+
+def _trainer_findings(text: str, path: str, kind: str, opts: dict[str, Any]) -> list[Finding]:
+    """The Trainer-arguments rules (:mod:`accelconf.trainer.validate`) of a file of any kind that
+    can hold them; a script without any gives none."""
+    from accelconf.trainer.validate import findings
+
+    return findings(text, path, kind, opts)
+
+
+def _has_trainer_arguments(text: str, path: str, kind: str) -> bool:
+    from accelconf.trainer.validate import has_arguments
+
+    return has_arguments(text, path, kind)
 
 
 def _named(rec: Any) -> Finding:
