@@ -112,6 +112,9 @@ def test_fsdp_plugin_fields_equal_the_plugin_transformers_builds(tmp_path):
             continue
         assert not stages, (case, [r.message for r in runs.raises])
         assert runs.mixed_precision.value == real["mixed_precision"], case
+        if real["plugin_args"] is None:  # fsdp_config turns on xla: torch_xla wraps, no accelerate plugin
+            assert runs.fsdp is None and runs.notes, case
+            continue
         assert runs.fsdp is not None
         mine = {k: v.value for k, v in runs.fsdp.items()}
         assert mine == real["fields"], (case, {k: (mine.get(k), real["fields"].get(k)) for k in real["fields"] if mine.get(k) != real["fields"].get(k)})
