@@ -119,7 +119,7 @@ def test_fsdp_plugin_fields_equal_the_plugin_transformers_builds(tmp_path):
         mine = {k: v.value for k, v in runs.fsdp.items()}
         assert mine == real["fields"], (case, {k: (mine.get(k), real["fields"].get(k)) for k in real["fields"] if mine.get(k) != real["fields"].get(k)})
         compared += 1
-    assert compared >= len(cases) * 2 // 3, compared
+    assert compared >= len(cases) // 2, compared  # the others raise (hybrid_shard on FSDP2, ...) or run xla
 
 
 _DS_MINIMAL = {"zero_optimization": {"stage": 2}}
