@@ -32,7 +32,8 @@ def _doc(source: Document | str | os.PathLike[str]) -> Document:
 
 def check_document(doc: Document, env: "Environment | None" = None, *, accelerate_version: str | None = None,
                    deepspeed_version: str | None = None, world_size: int | None = None, runtime: str | None = None,
-                   disabled: Iterable[str] = ()) -> list[Finding]:
+                   disabled: Iterable[str] = (), transformers_version: str | None = None,
+                   trl_version: str | None = None) -> list[Finding]:
     """validate's findings for one document and, when ``env`` is given, the ``env-*`` findings.
 
     The accelerate version checked is ``accelerate_version``, else the one ``env`` knows, else the
@@ -42,6 +43,8 @@ def check_document(doc: Document, env: "Environment | None" = None, *, accelerat
     validate and the environment checks judge one version. The environment checks
     run with ``validated=True``: the config-only multi-node checks are validate's, said once.
     Rules named in ``disabled`` are left out of both. Sorted as the CLI prints them.
+    ``transformers_version``/``trl_version`` are the Trainer path's (:mod:`accelconf.trainer`):
+    accepted here so that one set of options serves every kind of file.
     """
     from accelconf.accelerate.validate import validate_any
 
@@ -85,17 +88,32 @@ def validate_source(text: str, path: str = "<text>", env: "Environment | None" =
     rec = recognise(text, path, assume_deepspeed=assume)
     if rec.format in ("env", "cli", "kwargs"):
         refuse_empty(text, path)
-        found = _read_findings(text, rec.format, path, opts.get("accelerate_version")) if rec.checked else [_named(rec)]
-        found += _check_references(in_script(text), path, env, opts)
+        found = _read_findings(text, rec.format, path, opts.get("accelerate_version")) if rec.checked else []
+        trainer = _trainer_findings(text, path, rec.kind, opts) if rec.format in ("cli", "kwargs") else []
+        if not rec.checked and not trainer:
+            found.append(_named(rec))
+        found += trainer + _check_references(in_script(text), path, env, opts)
     else:
         doc = load_bytes(raw, path, rec.format) if raw is not None else load_text(text, path, rec.format)  # type: ignore[arg-type]
         if doc.root is None:
             raise InputError("empty document: nothing to validate", path, 1, 1)
-        if rec.checked or rec.kind == "unknown":
+        if rec.checked and rec.kind not in _TRAINER_KINDS or rec.kind == "unknown":
             return check_document(doc, env, **opts)
-        found = [_named(rec)] + _check_references(in_document(doc), path, env, opts)
+        found = _trainer_findings(doc.text, path, rec.kind, opts) if rec.kind in _TRAINER_KINDS else [_named(rec)]
+        found += _check_references(in_document(doc), path, env, opts)
     off = frozenset(opts.get("disabled", ()))
     return sort_findings(f for f in found if f.rule not in off)
+
+
+from accelconf.trainer.validate import KINDS as _TRAINER_KINDS  # noqa: E402  (the kinds accelconf.trainer checks)
+
+
+def _trainer_findings(text: str, path: str, kind: str, opts: dict[str, Any]) -> list[Finding]:
+    """The Trainer-arguments rules (:mod:`accelconf.trainer.validate`) of a file of any kind that
+    can hold them; a script without any gives none."""
+    from accelconf.trainer.validate import findings
+
+    return findings(text, path, kind, opts)
 
 
 def _named(rec: Any) -> Finding:

@@ -28,3 +28,39 @@ def help_texts(description: str, examples: Sequence[tuple[str, str]], exit_codes
             lines += textwrap.wrap(what, WIDTH, initial_indent="      ", subsequent_indent="      ")
     lines += ["", textwrap.fill("exit codes: " + exit_codes, WIDTH, subsequent_indent="  ")]
     return {"description": desc, "epilog": "\n".join(lines), "formatter_class": argparse.RawDescriptionHelpFormatter}
+
+
+def _release(part: str, allow_range: bool) -> Any:
+    """An argparse ``type``: the known minor release a version names (``5.24.0`` -> ``5.24``), or
+    ``A..B`` for two; an unknown one is a usage error (exit 2) naming the known ones."""
+    def parse(value: str) -> str:
+        from accelconf.trainer import releases
+
+        sides = value.split("..") if allow_range and ".." in value else [value]
+        try:
+            return "..".join(releases.resolve(v, part) for v in sides)
+        except releases.UnknownRelease as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    parse.__name__ = f"{part} version"
+    return parse
+
+
+def add_trainer_version_options(p: argparse.ArgumentParser, allow_range: bool = False) -> None:
+    """``--transformers-version V`` and ``--trl-version V``: the releases whose TrainingArguments and
+    TRL configs arguments files are checked against (default: the installed ones, read from their
+    metadata, never imported; else the newest known). With ``allow_range``, ``A..B`` compares two."""
+    span = " (A..B: across two releases)" if allow_range else ""
+    p.add_argument("--transformers-version", metavar="V", type=_release("transformers", allow_range),
+                   help=f"transformers release for Trainer arguments{span} (default: installed, else newest known)")
+    p.add_argument("--trl-version", metavar="V", type=_release("trl", allow_range),
+                   help=f"TRL release for TRL config classes{span} (default: installed, else newest known)")
+
+
+def trainer_versions(args: Any) -> dict[str, str]:
+    """The ``transformers_version``/``trl_version`` options of the API for parsed arguments: the
+    given releases, else the installed ones (read from metadata), else the newest known."""
+    from accelconf.trainer import releases
+
+    return {"transformers_version": getattr(args, "transformers_version", None) or releases.resolve(None),
+            "trl_version": getattr(args, "trl_version", None) or releases.resolve(None, "trl")}

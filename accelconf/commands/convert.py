@@ -52,7 +52,7 @@ def _exit_codes(target: str | None) -> str:
 
 
 def add_parser(sub: Any, name: str, help_text: str) -> None:
-    from accelconf.commands import help_texts
+    from accelconf.commands import add_trainer_version_options, help_texts
     from accelconf.formats import FORMATS
 
     target = SHORTCUTS.get(name)
@@ -77,6 +77,7 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
         p.add_argument("--to", dest="target_format", required=True, choices=FORMATS, help="output format")
     p.add_argument("--from", dest="source_format", choices=FORMATS, help="input format (default: from the suffix or content)")
     p.add_argument("--accelerate-version", metavar="V", help="accelerate version to model (default: installed, else newest known)")
+    add_trainer_version_options(p)
     # options offered only where they mean something: ranks for per-node outputs, export for env
     if target is None or target in _RANKED:
         ranks = p.add_mutually_exclusive_group()

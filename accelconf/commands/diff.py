@@ -41,7 +41,7 @@ SECTION_TITLES = {"": "top level"}
 
 
 def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentParser:
-    from accelconf.commands import help_texts
+    from accelconf.commands import add_trainer_version_options, help_texts
 
     p = subparsers.add_parser(name, help=help_text, **help_texts(
         """Compare two configs by meaning for one accelerate version: key order, quoting, comments,
@@ -58,6 +58,7 @@ def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentP
                    "(with --git-driver: git's seven arguments)")
     p.add_argument("--accelerate-version", metavar="V", default=None,
                    help="compare for this accelerate version (default: installed, else newest known)")
+    add_trainer_version_options(p, allow_range=True)
     p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
     p.add_argument("--ignore", action="append", default=[], metavar="KEY",
                    help="leave out a key: full path, last part, section name or glob (repeatable)")

@@ -214,7 +214,7 @@ def _shell_env(path: str) -> dict[str, tuple[str, str]]:
 
 
 def add_parser(sub: Any, name: str, help_text: str) -> None:
-    from accelconf.commands import help_texts
+    from accelconf.commands import add_trainer_version_options, help_texts
 
     p = sub.add_parser(name, help=help_text, **help_texts(
         """Show the effective value of every setting the training process sees, and where it comes
@@ -238,6 +238,7 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                    help="bold table header (default: only on a TTY; NO_COLOR turns it off)")
     p.add_argument("--accelerate-version", metavar="V", help="accelerate version to model (default: installed, else newest known)")
+    add_trainer_version_options(p)
     p.set_defaults(func=run)
 
 

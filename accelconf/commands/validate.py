@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from accelconf.commands import add_trainer_version_options, trainer_versions
 from accelconf.report import FileResult, add_output_options, exit_code, render
 
 
@@ -23,6 +24,7 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
         [("accelconf validate default_config.yaml", "one file"),
          ("accelconf validate --accelerate-version 1.4 configs/*.yaml", "as accelerate 1.4 reads them"),
          ("accelconf validate --format github configs/*.yaml", "GitHub Actions annotations"),
+         ("accelconf validate --transformers-version 4.57 train_args.yaml", "Trainer arguments as transformers 4.57 reads them"),
          ("accelconf validate --world-size 16 ds_config.json", "DeepSpeed batch arithmetic for 16 ranks"),
          ("accelconf validate train.sh launch.env", "a launch script's flags, an env file's variables"),
          ("cat config.yaml | accelconf validate -", "standard input")],
@@ -31,6 +33,7 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
     p.add_argument("files", nargs="+", metavar="FILE", help="config files; '-' reads standard input")
     p.add_argument("--accelerate-version", metavar="V", help="accelerate version to check against (default: installed, else newest known)")
     p.add_argument("--deepspeed-version", metavar="V", help="DeepSpeed version for DeepSpeed JSON files (default: the installed DeepSpeed, read from its metadata; keys it rejects are errors)")
+    add_trainer_version_options(p)
     p.add_argument("--world-size", type=int, metavar="N", help="world size for DeepSpeed batch arithmetic")
     p.add_argument("--runtime", choices=("deepspeed", "accelerate", "transformers"), default=None,
                    help="who reads a DeepSpeed JSON (decides where \"auto\" is filled; default: transformers when the file uses \"auto\", else deepspeed)")
@@ -50,7 +53,7 @@ def validate_path(path: str, args: Any) -> FileResult:
         refuse_empty(text, name)
         findings = validate_source(text, name, raw=raw, accelerate_version=args.accelerate_version,
                                    deepspeed_version=args.deepspeed_version, world_size=args.world_size,
-                                   runtime=args.runtime, disabled=args.disable)
+                                   runtime=args.runtime, disabled=args.disable, **trainer_versions(args))
     except InputError as exc:
         return FileResult(STDIN if path == "-" else path, error=exc)
     return FileResult(name, findings)

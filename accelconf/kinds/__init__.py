@@ -8,8 +8,8 @@ format detection of the converters (:func:`accelconf.formats.detect_format`) and
 detection (:func:`accelconf.assist.document_kind`) all ask it, so they never disagree.
 
 The markers come from real field lists: accelerate's keys from the settings registry, DeepSpeed's
-from its key table, the Trainer's from transformers' ``TrainingArguments`` (:mod:`.trainer_fields`,
-generated from the installed transformers and compared with it by a test), LLaMA-Factory's and
+from its key table, the Trainer's from transformers' ``TrainingArguments`` (every field of every release the
+releases data knows, :mod:`accelconf.trainer.releases`, generated from each release's own code), LLaMA-Factory's and
 axolotl's from their documented example configs. Nothing here imports transformers or any other
 training library.
 """
@@ -23,8 +23,8 @@ from typing import Any
 
 from accelconf.accelerate import registry
 from accelconf.errors import InputError
-from accelconf.kinds import trainer_fields
 from accelconf.text.document import FILE_SUFFIXES, Document, load_text, looks_like_json
+from accelconf.trainer import releases as trainer_releases
 
 # What validate says each kind is; the kinds accelconf checks itself are CHECKED.
 LABELS: dict[str, str] = {
@@ -43,11 +43,14 @@ LABELS: dict[str, str] = {
     "script-args": "a training script's own arguments file (its `train_batch_size` is not DeepSpeed's)",
     "unknown": "a file of no kind accelconf knows",
 }
-CHECKED = frozenset({"accelerate", "deepspeed", "env", "launch", "python"})
-# What validate says it leaves alone in a kind it only names.
+CHECKED = frozenset({"accelerate", "deepspeed", "env", "launch", "python", "trainer-args", "llama-factory", "axolotl",
+                     "fsdp-config"})
+# What validate says it leaves alone in a kind it only names (or, for a framework YAML, in part).
 NOT_CHECKED: dict[str, str] = {
     "other-launch": "its launch lines are not checked",
     "other-python": "it has no accelerate settings to check",
+    "llama-factory": "LLaMA-Factory's own keys are not checked; its TrainingArguments fields and referenced files are",
+    "axolotl": "axolotl's own keys are not checked; its TrainingArguments fields and referenced files are",
 }
 # Script suffixes: the name says what the file is before any content does.
 SCRIPT_SUFFIXES: dict[str, str] = {".py": "kwargs", ".sh": "cli", ".bash": "cli", ".sbatch": "cli", ".slurm": "cli"}
@@ -86,7 +89,7 @@ SCRIPT_ARG_KEYS = frozenset({
 })
 # The keys of a Trainer ``fsdp_config``: what transformers reads, and accelerate's FSDP names
 # (people write those too), all without the ``fsdp_`` prefix transformers drops.
-FSDP_CONFIG_KEYS = trainer_fields.FSDP_CONFIG_KEYS | frozenset(
+FSDP_CONFIG_KEYS = trainer_releases.all_fsdp_config_keys() | frozenset(
     k.removeprefix("fsdp_") for k in registry.all_keys("fsdp_config"))
 
 _DS_MARKERS = ("zero_optimization", "train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps",
@@ -245,8 +248,9 @@ def _other_kind(data: dict[Any, Any], keys: list[str]) -> str | None:
 def _is_trainer_args(keys: list[str]) -> bool:
     """Mostly ``TrainingArguments`` fields: at least two that accelerate does not share, and more of
     them than keys only accelerate has."""
-    trainer = sum(1 for k in keys if k in trainer_fields.FIELDS and not _accelerate_top(k))
-    accelerate = sum(1 for k in keys if _accelerate_top(k) and k not in trainer_fields.FIELDS)
+    names = trainer_releases.all_field_names()
+    trainer = sum(1 for k in keys if k in names and not _accelerate_top(k))
+    accelerate = sum(1 for k in keys if _accelerate_top(k) and k not in names)
     return trainer >= 2 and trainer > accelerate
 
 

@@ -101,6 +101,8 @@ class Analysis:
     doc: Document | None
     findings: list[Finding] = field(default_factory=list)
     diagnostics: list[types.Diagnostic] = field(default_factory=list)
+    # Trainer / TRL arguments (an arguments file, a framework YAML, a fsdp_config JSON): diagnostics only
+    trainer: bool = False
 
 
 class AccelconfLanguageServer(LanguageServer):
@@ -187,7 +189,9 @@ class AccelconfLanguageServer(LanguageServer):
             kind = assist.document_kind(path, text, result.doc)
             if kind is None and result.doc is None and assist.modeline(text) != "disable":
                 kind = self.kinds.get(uri)  # half-typed text that no longer parses keeps its kind
-            if kind is None:
+            if kind is None and result.doc is not None and self._trainer(result, path, text, encoding):
+                pass
+            elif kind is None:
                 result.diagnostics = []
                 self.kinds.pop(uri, None)
             else:
@@ -203,6 +207,21 @@ class AccelconfLanguageServer(LanguageServer):
         self.analyses[uri] = result
         return result
 
+    def _trainer(self, result: Analysis, path: str, text: str, encoding: str) -> bool:
+        """Diagnostics of Trainer / TRL arguments through validate's one dispatch; False for a file of another kind."""
+        from accelconf.api import validate_source
+        from accelconf.kinds import recognise
+        from accelconf.trainer.validate import KINDS
+
+        if recognise(text, path, result.doc).kind not in KINDS:
+            return False
+        s = self.settings
+        result.trainer = True
+        result.findings = [f for f in validate_source(text, path, accelerate_version=s.accelerate_version,
+                                                      disabled=s.disabled_rules) if not f.path]
+        result.diagnostics = protocol.lsp_diagnostics(result.findings, text, encoding)
+        return True
+
     def _findings(self, doc: Document) -> list[Finding]:
         from accelconf.api import check_document
 
@@ -217,7 +236,7 @@ class AccelconfLanguageServer(LanguageServer):
             result = self.analyze(uri)
             if result is None:
                 return
-            if result.kind is None and uri not in self._published:
+            if result.kind is None and not result.trainer and uri not in self._published:
                 return  # not a config accelconf knows, and never was: say nothing about it
             # Once published, every later version is published too (an empty list clears what
             # the client shows when the document becomes clean or stops being a config).

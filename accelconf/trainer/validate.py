@@ -1,0 +1,122 @@
+"""validate for the files that hold Trainer / TRL arguments: the findings of each group of
+arguments a file gives, with what its referenced files (a DeepSpeed JSON, an ``fsdp_config``
+JSON, the accelerate config a launch names) contribute to the rules. Called by
+:func:`accelconf.api.validate_source`, the one dispatch of the CLI, the API and the server.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from accelconf.errors import InputError
+from accelconf.findings import Finding
+from accelconf.trainer import rules
+from accelconf.trainer.args import Arg, TrainerArgs, read_all
+from accelconf.trainer.read import from_document
+
+# The kinds whose Trainer arguments validate checks (a launch or Python script's are checked too).
+KINDS = frozenset({"trainer-args", "llama-factory", "axolotl", "fsdp-config"})
+_FRAMEWORK = {"llama-factory": "LLaMA-Factory", "axolotl": "axolotl"}
+
+
+def findings(text: str, path: str, kind: str, opts: dict[str, Any]) -> list[Finding]:
+    """Every Trainer-arguments finding of a file of ``kind`` (findings in referenced files carry
+    their path). Raises :class:`InputError` for text its reader refuses."""
+    version = opts.get("transformers_version")
+    if kind == "fsdp-config":
+        group = from_document(text, path, kind)
+        return rules.check_fsdp_file(group.args)
+    out: list[Finding] = []
+    groups = read_all(text, path, kind)
+    for group in groups:
+        ctx, extra = _context(group, path)
+        ctx["trl_version"] = opts.get("trl_version")
+        out += extra
+        out += rules.check(group, version, ctx)
+        out += _framework_note(group)
+    return out
+
+
+def _framework_note(group: TrainerArgs) -> list[Finding]:
+    name = _FRAMEWORK.get(group.kind)
+    if name is None:
+        return []
+    n = len(group.ignored)
+    keys = ", ".join(f"`{a.name}`" for a in group.ignored[:5]) + (" ..." if n > 5 else "")
+    what = " and its own accelerate-style `fsdp_config`, which it translates itself" if group.kind == "axolotl" else ""
+    return [Finding("trainer-framework-keys", "info",
+                    f"{name}'s own keys ({n}: {keys}){what} are not modelled by accelconf; its TrainingArguments fields "
+                    "and referenced files are checked", "", 1, 1)]
+
+
+def _context(group: TrainerArgs, path: str) -> tuple[dict[str, Any], list[Finding]]:
+    """What the referenced files tell the rules, and the findings of a referenced ``fsdp_config``
+    file (reported against that file)."""
+    from accelconf.kinds.references import locate
+    from accelconf.text.document import load_file
+
+    ctx: dict[str, Any] = {}
+    extra: list[Finding] = []
+    for ref in group.references:
+        where = locate(ref.value, path)
+        if where is None:
+            continue
+        try:
+            doc = load_file(where)
+        except InputError:
+            continue
+        if ref.role == "deepspeed" and isinstance(doc.data, dict):
+            zo = doc.data.get("zero_optimization")
+            if isinstance(zo, dict):
+                ctx["zero_stage"] = _int(zo.get("stage"))
+        elif ref.role == "fsdp" and isinstance(doc.data, dict):
+            sub = from_document(doc.text, where, "fsdp-config", doc)
+            ctx["fsdp_entries"] = sub.args
+            from accelconf.trainer import fsdp
+
+            extra += [f.with_path(where) for f in fsdp.check_config(sub.args, "fsdp_config", rules.fsdp_on(group))]
+    cfg = group.launcher.get("config_file") or group.launcher.get("config-file")
+    if cfg is not None and isinstance(cfg.value, str):
+        _accelerate_context(cfg, path, ctx)
+    return ctx, extra
+
+
+def _accelerate_context(cfg: Arg, path: str, ctx: dict[str, Any]) -> None:
+    from accelconf.kinds.references import locate
+    from accelconf.text.document import load_file
+
+    where = locate(cfg.value, path)
+    if where is None:
+        return
+    try:
+        data = load_file(where).data
+    except InputError:
+        return
+    if not isinstance(data, dict):
+        return
+    ds = data.get("deepspeed_config")
+    if isinstance(ds, dict) and "gradient_accumulation_steps" in ds and str(data.get("distributed_type", "")).upper() == "DEEPSPEED":
+        ctx["accelerate_gas"] = (ds["gradient_accumulation_steps"], where)
+    if data.get("mixed_precision") not in (None, "no"):
+        ctx["accelerate_precision"] = (data["mixed_precision"], f"the accelerate config {where}")
+    if "zero_stage" not in ctx and isinstance(data.get("deepspeed_config"), dict) and "zero_stage" in data["deepspeed_config"]:
+        ctx["zero_stage"] = _int(data["deepspeed_config"]["zero_stage"])
+
+
+def _int(v: Any) -> int | None:
+    try:
+        return int(v)
+    except (TypeError, ValueError):
+        return None
+
+
+def has_arguments(text: str, path: str, kind: str) -> bool:
+    """Whether a script holds any Trainer arguments (a launch of a training script with
+    arguments, a ``TrainingArguments(...)``-like call)."""
+    try:
+        return any(g.args for g in read_all(text, path, kind))
+    except InputError:
+        return False
+
+
+__all__ = ["KINDS", "findings", "has_arguments"]

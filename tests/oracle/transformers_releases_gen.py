@@ -1,0 +1,153 @@
+"""The generator of ``accelconf/data/transformers_releases.json``: the fields of every transformers
+release's ``TrainingArguments``/``Seq2SeqTrainingArguments`` and TRL's config classes, read by each
+release's own dataclasses in its own process (tests/oracle/transformers_release_worker.py), merged
+into one entry per field form with the first release that has it (``since``) and the first that
+no longer does (``until``).
+
+    python tests/oracle/transformers_releases_gen.py              # every release (installs the missing ones)
+    python tests/oracle/transformers_releases_gen.py --installed  # only the venv's transformers/TRL
+
+A release that does not import here is listed with the reason, not skipped silently.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.oracle import transformers_releases as tr  # noqa: E402
+
+OUT = ROOT / "accelconf" / "data" / "transformers_releases.json"
+WORKER = HERE / "transformers_release_worker.py"
+Seg = dict[str, Any]
+
+
+def run_worker(mode: str, dirs: list[str], stdin: str | None = None, timeout: float = 600) -> dict[str, Any]:
+    proc = subprocess.run([sys.executable, str(WORKER), mode, *dirs], input=stdin, capture_output=True, text=True,
+                          timeout=timeout)
+    lines = proc.stdout.strip().splitlines()
+    if not lines:
+        return {"error": (proc.stderr.strip().splitlines() or [f"exit {proc.returncode}"])[-1][:500]}
+    return json.loads(lines[-1])  # type: ignore[no-any-return]
+
+
+def _minor(version: str) -> str:
+    return ".".join(version.split(".")[:2])
+
+
+def merge(per_release: list[tuple[str, list[dict[str, Any]]]]) -> dict[str, list[Seg]]:
+    """One segment per field form: releases in order, a field unchanged from the previous release
+    extends its segment, a changed or returning one starts a new one."""
+    out: dict[str, list[Seg]] = {}
+    previous: set[str] = set()
+    for i, (minor, fields) in enumerate(per_release):
+        present = set()
+        for f in fields:
+            present.add(f["name"])
+            form = {"type": f["type"], "default": f["default"], "choices": f["choices"]}
+            segs = out.setdefault(f["name"], [])
+            last = segs[-1] if segs else None
+            if last and last["until"] is None and {k: last[k] for k in form} == form:
+                continue
+            if last and last["until"] is None:
+                last["until"] = minor
+            segs.append({"since": minor, "until": None, **form})
+        for name in previous - present:
+            out[name][-1]["until"] = minor
+        previous = present
+    return dict(sorted(out.items()))
+
+
+def merge_keys(per_release: list[tuple[str, list[str]]]) -> dict[str, list[Seg]]:
+    as_fields = [(m, [{"name": k, "type": None, "default": None, "choices": None} for k in keys])
+                 for m, keys in per_release]
+    return {k: [{"since": s["since"], "until": s["until"]} for s in segs] for k, segs in merge(as_fields).items()}
+
+
+def _own(cls_fields: list[dict[str, Any]], base: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """The fields a TRL config adds to, or changes in, TrainingArguments."""
+    return [f for f in cls_fields if base.get(f["name"]) != f]
+
+
+def transformers_part(minors: list[str], jobs: int) -> dict[str, Any]:
+    dirs = {m: tr.sys_path(tr.CACHE.ensure(m)) for m in minors}
+    with ThreadPoolExecutor(jobs) as pool:
+        got = dict(zip(minors, pool.map(lambda m: run_worker("fields", dirs[m]), minors)))
+    ok = [m for m in minors if "error" not in got[m]]
+    base = [(m, got[m]["classes"]["TrainingArguments"]) for m in ok]
+    seq2seq = [(m, _own(got[m]["classes"]["Seq2SeqTrainingArguments"],
+                        {f["name"]: f for f in got[m]["classes"]["TrainingArguments"]})) for m in ok]
+    return {"releases": {m: got[m]["version"] for m in ok},
+            "unavailable": {m: got[m]["error"] for m in minors if m not in ok},
+            "fields": {"TrainingArguments": merge(base), "Seq2SeqTrainingArguments": merge(seq2seq)},
+            "fsdp_config_keys": merge_keys([(m, got[m]["fsdp_config_keys"]) for m in ok])}
+
+
+def trl_part(minors: list[str], jobs: int, transformers_dir: list[str]) -> dict[str, Any]:
+    dirs = {m: str(tr.TRL_CACHE.ensure(m)) for m in minors}
+    with ThreadPoolExecutor(jobs) as pool:
+        got = dict(zip(minors, pool.map(lambda m: run_worker("trl", [dirs[m], *transformers_dir]), minors)))
+    ok = [m for m in minors if "error" not in got[m]]
+    base_fields = run_worker("fields", transformers_dir)
+    base = {f["name"]: f for f in base_fields["classes"]["TrainingArguments"]}
+    names = sorted({c for m in ok for c in got[m]["classes"]})
+    classes: dict[str, Any] = {}
+    for name in names:
+        per = [(m, _own(got[m]["classes"][name], base)) for m in ok if name in got[m]["classes"]]
+        have = [m for m in ok if name in got[m]["classes"]]
+        gone = next((m for m in ok[ok.index(have[-1]) + 1:]), None)
+        classes[name] = {"since": have[0], "until": gone, "fields": merge(per)}
+    return {"releases": {m: got[m]["version"] for m in ok}, "transformers": base_fields["version"],
+            "unavailable": {m: got[m]["error"] for m in minors if m not in ok}, "classes": classes}
+
+
+def dump(data: dict[str, Any]) -> str:
+    """One field per line, so a regenerated file diffs by field."""
+    def block(obj: dict[str, Any], indent: str) -> str:
+        rows = [f"{indent}{json.dumps(k)}: {json.dumps(v, sort_keys=True)}" for k, v in obj.items()]
+        return "{\n" + ",\n".join(rows) + "\n" + indent[:-1] + "}"
+
+    tf = data["transformers"]
+    parts = [f'"generated_by": {json.dumps(data["generated_by"])}',
+             '"transformers": {\n  "releases": ' + json.dumps(tf["releases"]) +
+             ',\n  "unavailable": ' + json.dumps(tf["unavailable"], sort_keys=True) +
+             ',\n  "fsdp_config_keys": ' + block(tf["fsdp_config_keys"], "   ") +
+             ',\n  "fields": {\n' + ",\n".join(f'   {json.dumps(c)}: ' + block(v, "    ")
+                                               for c, v in tf["fields"].items()) + "\n  }\n }"]
+    trl = data["trl"]
+    parts.append('"trl": {\n  "releases": ' + json.dumps(trl["releases"]) +
+                 ',\n  "transformers": ' + json.dumps(trl["transformers"]) +
+                 ',\n  "unavailable": ' + json.dumps(trl["unavailable"], sort_keys=True) +
+                 ',\n  "classes": {\n' + ",\n".join(
+                     f'   {json.dumps(c)}: {{"since": {json.dumps(v["since"])}, "until": {json.dumps(v["until"])}, '
+                     f'"fields": ' + block(v["fields"], "    ") + "}" for c, v in trl["classes"].items()) + "\n  }\n }")
+    return "{\n" + ",\n".join(parts) + "\n}\n"
+
+
+def generate(jobs: int = 2, minors: list[str] | None = None, trl_minors: list[str] | None = None) -> str:
+    minors = minors or list(tr.RELEASES)
+    trl_minors = trl_minors or list(tr.TRL_RELEASES)
+    newest_dir = tr.sys_path(tr.CACHE.ensure(list(tr.RELEASES)[-1]))
+    data = {"generated_by": "python tests/oracle/transformers_releases_gen.py",
+            "transformers": transformers_part(minors, jobs), "trl": trl_part(trl_minors, jobs, newest_dir)}
+    return dump(data)
+
+
+def main(argv: list[str]) -> None:
+    text = generate()
+    tmp = OUT.with_suffix(".json.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(OUT)
+    print(f"wrote {OUT.relative_to(ROOT)} ({len(text)} bytes)")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,280 @@
+"""The Trainer-arguments rules proven against transformers itself (the installed release, CPU).
+
+Each case is one input: accelconf's finding for it (rule and what it says happens) and what the
+real code does with the same input: ``HfArgumentParser.parse_yaml_file`` (or the class called
+with the keywords), the ``TrainingArguments`` it builds, the FSDP plugin arguments it derives, and
+the Trainer's own init. FSDP only becomes active on accelerators, so the Trainer is built with an
+``Accelerator`` whose state holds the FSDP plugin the Trainer built (what a GPU run holds): the
+Trainer's own checks then run as they run there.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import typing
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from accelconf.api import validate_source
+from accelconf.trainer import fields
+
+transformers = pytest.importorskip("transformers", reason="the oracle needs transformers (test extras)")
+torch = pytest.importorskip("torch", reason="the oracle needs torch (test extras)")
+
+pytestmark = pytest.mark.oracle
+
+
+def _real_types() -> dict[str, str]:
+    """TrainingArguments' field types as HfArgumentParser reads them (Optional[X] is X)."""
+    hints = typing.get_type_hints(transformers.TrainingArguments)
+    out = {}
+    for f in dataclasses.fields(transformers.TrainingArguments):
+        members = [a for a in typing.get_args(hints[f.name]) if a is not type(None)] or [hints[f.name]]
+        names = {m.__name__ for m in members if isinstance(m, type)}
+        for t in ("bool", "int", "float"):
+            if names == {t}:
+                out[f.name] = t
+    return out
+
+
+def _parse(tmp_path: Path, text: str) -> Any:
+    p = tmp_path / "args.yaml"
+    p.write_text(text)
+    (args,) = transformers.HfArgumentParser(transformers.TrainingArguments).parse_yaml_file(str(p))
+    return args
+
+
+class _Model(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.lin = torch.nn.Linear(2, 2)
+
+    def forward(self, x: Any = None, labels: Any = None) -> dict[str, Any]:
+        return {"loss": self.lin(x).sum()}
+
+
+def _trainer(args: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """A real Trainer; its Accelerator's state holds the FSDP plugin as on GPUs."""
+    import transformers.trainer as trainer_mod
+    from accelerate.state import AcceleratorState, PartialState
+
+    base = trainer_mod.Accelerator
+
+    class FSDPState(base):  # type: ignore[misc, valid-type]
+        def __init__(self, *a: Any, fsdp_plugin: Any = None, **kw: Any) -> None:
+            super().__init__(*a, **kw)
+            self.state.fsdp_plugin = fsdp_plugin
+
+    AcceleratorState._reset_state(True)
+    PartialState._reset_state()
+    monkeypatch.setattr(trainer_mod, "Accelerator", FSDPState)
+    return transformers.Trainer(model=_Model(), args=args)
+
+
+def _findings(text: str, name: str = "args.yaml") -> dict[str, list[Any]]:
+    out: dict[str, list[Any]] = {}
+    for f in validate_source(text, name):
+        out.setdefault(f.rule, []).append(f)
+    return out
+
+
+BASE = "output_dir: out\nuse_cpu: true\nreport_to: none\n"
+
+
+def test_yaml_learning_rate_5e_5_is_a_string_the_optimizer_refuses_in_train(tmp_path, monkeypatch):
+    text = BASE + "learning_rate: 5e-5\n"
+    (f,) = _findings(text)["trainer-wrong-type"]
+    assert "optimizer refuses it in train() (TypeError)" in f.message
+    args = _parse(tmp_path, text)
+    assert args.learning_rate == "5e-5"  # construction keeps it
+    with pytest.raises(TypeError):
+        _trainer(args, monkeypatch).create_optimizer()
+
+
+def test_bf16_auto_is_silently_on(tmp_path):
+    text = BASE + "bf16: auto\n"
+    (f,) = _findings(text)["trainer-wrong-type"]
+    assert "silently on" in f.message
+    args = _parse(tmp_path, text)
+    assert args.bf16 == "auto" and args.mixed_precision == "bf16"
+
+
+def test_misspelled_key_is_refused_by_hfargumentparser(tmp_path):
+    text = BASE + "learning_rat: 1.0e-5\n"
+    (f,) = _findings(text)["trainer-unknown-field"]
+    assert f.severity == "error" and "Some keys are not used" in f.message
+    with pytest.raises(ValueError, match="Some keys are not used"):
+        _parse(tmp_path, text)
+
+
+def test_removed_keyword_in_a_call_raises_type_error():
+    text = "from transformers import TrainingArguments\nTrainingArguments(output_dir='o', evaluation_strategy='no')\n"
+    (f,) = _findings(text, "train.py")["trainer-unknown-field"]
+    assert "TypeError" in f.message
+    with pytest.raises(TypeError, match="evaluation_strategy"):
+        transformers.TrainingArguments(output_dir="o", evaluation_strategy="no")
+
+
+@pytest.mark.parametrize("fsdp, config, raises", [
+    ("full_shard auto_wrapp", "{}", "Unknown `fsdp` option"),
+    ("hybrid_shard", "{}", "only available with FSDP1"),
+    ("hybrid_shard", "{version: 1}", None),
+    ("true", "{}", "Unknown `fsdp` option"),
+])
+def test_fsdp_option_strings(tmp_path, fsdp, config, raises):
+    text = BASE + f'fsdp: "{fsdp}"\nfsdp_config: {config}\n'
+    got = _findings(text).get("trainer-fsdp-option", [])
+    if raises is None:
+        assert not got
+        assert _parse(tmp_path, text).fsdp_plugin_args["reshard_after_forward"] == fsdp
+        return
+    assert got and "raises ValueError at construction" in got[0].message
+    with pytest.raises(ValueError, match=raises):
+        _parse(tmp_path, text)
+
+
+def test_two_strategies_keep_the_first(tmp_path):
+    text = BASE + 'fsdp: "full_shard shard_grad_op"\n'
+    assert "keeps the first (full_shard)" in _findings(text)["trainer-fsdp-option-conflict"][0].message
+    assert _parse(tmp_path, text).fsdp_plugin_args["reshard_after_forward"] is True
+
+
+def test_offload_params_leaves_offload_off(tmp_path):
+    text = BASE + "fsdp: true\nfsdp_config: {fsdp_offload_params: true}\n"
+    assert "offload is silently off" in _findings(text)["trainer-fsdp-accelerate-name"][0].message
+    assert "cpu_offload" not in _parse(tmp_path, text).fsdp_plugin_args
+
+
+def test_fsdp1_only_keys_are_ignored_without_a_version(tmp_path):
+    text = BASE + "fsdp: true\nfsdp_config: {use_orig_params: false, fsdp_backward_prefetch: BACKWARD_PRE}\n"
+    assert len(_findings(text)["trainer-fsdp-version-key"]) == 2
+    plugin = _parse(tmp_path, text).fsdp_plugin_args
+    assert plugin["fsdp_version"] == 2 and "use_orig_params" not in plugin and "backward_prefetch" not in plugin
+
+
+def test_prefixed_key_overwrites_its_twin(tmp_path):
+    text = BASE + "fsdp: true\nfsdp_config: {cpu_offload: false, fsdp_cpu_offload: true}\n"
+    assert "True wins" in _findings(text)["trainer-fsdp-prefix-collision"][0].message
+    assert _parse(tmp_path, text).fsdp_plugin_args["cpu_offload"] is True
+
+
+def test_fsdp_config_without_fsdp_configures_nothing(tmp_path):
+    text = BASE + "fsdp_config: {cpu_offload: true}\n"
+    assert _findings(text)["trainer-fsdp-config-unused"]
+    assert _parse(tmp_path, text).fsdp_plugin_args is None
+
+
+def test_nested_accelerate_config_configures_nothing(tmp_path):
+    text = BASE + "fsdp: true\nfsdp_config: {fsdp_config: {fsdp_offload_params: true}, distributed_type: FSDP}\n"
+    assert _findings(text)["trainer-fsdp-accelerate-config"]
+    plugin = _parse(tmp_path, text).fsdp_plugin_args
+    assert "cpu_offload" not in plugin
+
+
+def test_min_num_params_is_ignored_with_a_wrap_class(tmp_path):
+    text = BASE + "fsdp: true\nfsdp_config: {min_num_params: 1000, transformer_layer_cls_to_wrap: [LlamaDecoderLayer]}\n"
+    assert "`min_num_params` is silently ignored" in _findings(text)["trainer-fsdp-wrap-conflict"][0].message
+    plugin = _parse(tmp_path, text).fsdp_plugin_args
+    assert "min_num_params" not in plugin and plugin["transformer_cls_names_to_wrap"] == "LlamaDecoderLayer"
+
+
+def test_invalid_wrap_policy_raises_at_construction(tmp_path):
+    text = BASE + "fsdp: true\nfsdp_config: {auto_wrap_policy: transformer_based_wrap}\n"
+    assert "at construction" in _findings(text)["trainer-fsdp-invalid-value"][0].message
+    with pytest.raises(ValueError, match="auto_wrap_policy"):
+        _parse(tmp_path, text)
+
+
+def test_state_dict_type_full_raises_at_trainer_init(tmp_path, monkeypatch):
+    text = BASE + "fsdp: true\nfsdp_config: {state_dict_type: full}\n"
+    assert "(Trainer init)" in _findings(text)["trainer-fsdp-invalid-value"][0].message
+    args = _parse(tmp_path, text)  # construction accepts it
+    with pytest.raises(KeyError):
+        _trainer(args, monkeypatch)
+
+
+def test_fsdp_and_argument_activation_checkpointing_raise_at_trainer_init(tmp_path, monkeypatch):
+    text = BASE + "fsdp: true\nfsdp_config: {activation_checkpointing: true}\ngradient_checkpointing: true\n"
+    assert "at Trainer init" in _findings(text)["trainer-fsdp-checkpointing"][0].message
+    with pytest.raises(ValueError, match="can't both be set"):
+        _trainer(_parse(tmp_path, text), monkeypatch)
+
+
+def test_save_only_model_with_sharded_state_dict_raises_at_trainer_init(tmp_path, monkeypatch):
+    text = BASE + "fsdp: true\nfsdp_config: {state_dict_type: SHARDED_STATE_DICT}\nsave_only_model: true\n"
+    assert "SHARDED_STATE_DICT" in _findings(text)["trainer-save-only-model"][0].message
+    with pytest.raises(ValueError, match="save_only_model option is not compatible"):
+        _trainer(_parse(tmp_path, text), monkeypatch)
+
+
+def test_save_only_model_with_load_best_under_fsdp_raises_at_trainer_init(tmp_path, monkeypatch):
+    text = BASE + ("fsdp: true\nsave_only_model: true\nload_best_model_at_end: true\neval_strategy: steps\n"
+                   "save_strategy: steps\neval_steps: 10\nsave_steps: 10\n")
+    assert "load_best_model_at_end" in _findings(text)["trainer-save-only-model"][0].message
+    with pytest.raises(ValueError, match="can't be used with `save_only_model`"):
+        _trainer(_parse(tmp_path, text), monkeypatch)
+
+
+def test_accelerator_config_num_steps_with_accumulation_raises_at_trainer_init(tmp_path, monkeypatch):
+    text = BASE + "gradient_accumulation_steps: 4\naccelerator_config: {gradient_accumulation_kwargs: {num_steps: 2}}\n"
+    assert _findings(text)["trainer-accumulation-twice"][0].severity == "error"
+    with pytest.raises(ValueError, match="num_steps"):
+        _trainer(_parse(tmp_path, text), monkeypatch)
+
+
+def test_bf16_wins_over_accelerate_mixed_precision(tmp_path, monkeypatch):
+    script = "export ACCELERATE_MIXED_PRECISION=fp16\ntorchrun train.py --bf16 True --output_dir o\n"
+    assert "sets mixed_precision to 'bf16' over it" in _findings(script, "run.sh")["trainer-mixed-precision"][0].message
+    monkeypatch.setenv("ACCELERATE_MIXED_PRECISION", "fp16")
+    assert _parse(tmp_path, BASE + "bf16: true\n").mixed_precision == "bf16"
+
+
+@pytest.mark.parametrize("words, refused", [(["--bf16", "auto"], True), (["--learning_rate", "5e-5"], False),
+                                            (["--gradient_accumulation_steps", "2.5"], True)])
+def test_command_line_types_as_argparse_converts_them(words, refused):
+    script = "torchrun train.py " + " ".join(words) + " --output_dir o\n"
+    assert bool(_findings(script, "run.sh").get("trainer-wrong-type")) is refused
+    parser = transformers.HfArgumentParser(transformers.TrainingArguments)
+    if refused:
+        with pytest.raises(SystemExit):
+            parser.parse_args_into_dataclasses(words + ["--output_dir", "o", "--use_cpu", "True"])
+    else:
+        parser.parse_args_into_dataclasses(words + ["--output_dir", "o", "--use_cpu", "True"])
+
+
+def test_validate_imports_no_training_library():
+    import subprocess
+    import sys
+
+    code = ("import sys; from accelconf.api import validate_source; "
+            "validate_source('learning_rate: 5e-5\\nfsdp: full_shard\\noutput_dir: o\\n', 'a.yaml'); "
+            "print(sorted(m for m in ('transformers', 'torch', 'accelerate', 'deepspeed') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ}, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+
+
+ENUMS = sorted(n for n, t in fields.types().items() if t == "enum")
+
+
+@pytest.mark.parametrize("name", ENUMS)
+def test_an_enum_field_outside_its_choices_is_judged_as_the_release_does(name):
+    from accelconf.trainer.rules import CONVERTED_ENUMS
+
+    (f,) = _findings(BASE + f"{name}: not_a_choice\n")["trainer-wrong-type"]
+    try:
+        transformers.TrainingArguments(output_dir="o", use_cpu=True, **{name: "not_a_choice"})
+        raised = False
+    except ValueError:
+        raised = True
+    assert raised is (name in CONVERTED_ENUMS)
+    assert ("raises ValueError at construction" in f.message) is raised
+
+
+def test_the_releases_data_types_are_the_installed_dataclass_annotations():
+    real = _real_types()
+    assert real and all(fields.types()[n] == t for n, t in real.items())
