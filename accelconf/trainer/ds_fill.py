@@ -77,7 +77,8 @@ class _Filler:
             return
         if node.get(last) == "auto":
             node[last] = hf_val
-            src = [self.args.origin(f) for f in fields] if fields else [("transformers default", "trainer_config_process")]
+            given = [f for f in fields if self.args.given(f)] or list(fields)
+            src = [self.args.origin(f) for f in given] if given else [("transformers default", "trainer_config_process")]
             source = "argument" if any(s == "argument" for s, _ in src) else src[0][0]
             self.out.provenance[key] = Provenance(key, hf_val, source, ", ".join(w for _, w in src), overrode='"auto"')
             return

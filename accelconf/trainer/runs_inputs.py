@@ -1,0 +1,134 @@
+"""The inputs of what runs for one group of Trainer arguments: the files they name (``fsdp_config``,
+``deepspeed``), read as transformers opens them, and the launcher's config; and the findings of
+what runs (a refusal at its stage, each DeepSpeed value the arguments contradict).
+
+Shared by ``explain``, ``diff`` and the conversions; nothing here imports transformers.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from accelconf.errors import InputError
+from accelconf.findings import Finding
+from accelconf.text.document import Document, load_source
+from accelconf.trainer.args import TrainerArgs
+from accelconf.trainer.argvalues import ArgValues, from_trainer_args
+from accelconf.trainer.fsdp_plugin import TrainerRaises
+from accelconf.trainer.runs import Env, Runs, deepspeed_mismatches, what_runs
+
+TRAINER_KINDS = ("trainer-args", "llama-factory", "axolotl")
+
+
+@dataclass
+class Inputs:
+    group: TrainerArgs
+    args: ArgValues
+    fsdp_config: dict[str, Any] | None = None
+    fsdp_config_path: str = ""
+    ds_doc: Document | None = None
+
+
+def _locate(value: str, referrer: str) -> str:
+    from accelconf.kinds.references import locate
+
+    found = locate(value, referrer)
+    if found is None:
+        raise InputError(f"{value!r} not found beside {referrer} or in the working directory (transformers opens it "
+                         "when TrainingArguments is built)", referrer)
+    return found
+
+
+def inputs(group: TrainerArgs, version: str | None = None) -> Inputs:
+    """The arguments of a group and the files they name; raises :class:`InputError` for a named file
+    that is missing or not a JSON/YAML mapping."""
+    args = from_trainer_args(group, version)
+    out = Inputs(group, args)
+    cfg = args.get("fsdp_config")
+    if isinstance(cfg, str) and cfg.strip():
+        if cfg.lstrip().startswith("{"):
+            out.fsdp_config = json.loads(cfg)
+        else:
+            out.fsdp_config_path = _locate(cfg, group.path)
+            doc = load_source(out.fsdp_config_path)
+            out.fsdp_config = doc.data if isinstance(doc.data, dict) else {}
+    elif isinstance(cfg, dict):
+        out.fsdp_config = cfg
+    ds = args.get("deepspeed")
+    if isinstance(ds, str) and ds.strip():
+        path = _locate(ds, group.path)
+        out.ds_doc = load_source(path)
+        if not isinstance(out.ds_doc.data, dict):
+            raise InputError("a DeepSpeed config must be a JSON object", path)
+    return out
+
+
+def world_size(result: Any) -> int:
+    """The processes of a launch (``num_processes``: accelerate launch counts all machines' processes)."""
+    if result is None:
+        return 1
+    n = result.namespace.get("num_processes")
+    try:
+        return max(1, int(n)) if n is not None else 1
+    except (TypeError, ValueError):
+        return 1
+
+
+def runs_of(inp: Inputs, env: Env, *, world: int = 1, hidden_size: int | None = None, hidden_where: str = "") -> Runs:
+    ds = inp.ds_doc.data if inp.ds_doc is not None else None
+    runs = what_runs(inp.args, env=env, fsdp_config=inp.fsdp_config, ds_config=ds, world_size=world,
+                     hidden_size=hidden_size, hidden_where=hidden_where)
+    for p in (runs.fsdp or {}).values():
+        p.where = _fsdp_where(inp, p.where)
+    return runs
+
+
+def _fsdp_where(inp: Inputs, where: str) -> str:
+    """``file:line:col`` of the ``fsdp_config`` key or the ``fsdp`` option a plugin field came from."""
+    g = inp.group
+    if where.startswith("fsdp_config."):
+        key = where.split(".", 1)[1]
+        if inp.fsdp_config_path:
+            from accelconf.text.document import load_source
+
+            line, col = load_source(inp.fsdp_config_path).position((key,))
+            return f"{relative(inp.fsdp_config_path)}:{line}:{col}"
+        arg = g.get("fsdp_config")
+        child = arg.child(key) if arg is not None else None
+        if child is not None:
+            return f"{g.path}:{child.line}:{child.column}"
+        return f"{g.path}:{arg.line}:{arg.column} ({where})" if arg is not None else where
+    if where.startswith("fsdp "):
+        arg = g.get("fsdp")
+        return f"{g.path}:{arg.line}:{arg.column} ({where})" if arg is not None else where
+    return where
+
+
+def findings(inp: Inputs, runs: Runs, world: int = 1) -> list[Finding]:
+    """What transformers or accelerate refuse (at its stage) and the DeepSpeed values the arguments contradict."""
+    out: list[Finding] = []
+    for r in runs.raises:
+        out.append(_raise_finding(inp, r))
+    if inp.ds_doc is not None:
+        out += deepspeed_mismatches(inp.args, inp.ds_doc, world)
+    return out
+
+
+def _raise_finding(inp: Inputs, r: TrainerRaises) -> Finding:
+    """A refusal, at the DeepSpeed key, the fsdp_config key or the argument it is about."""
+    key = r.key
+    if inp.ds_doc is not None and ("." in key or key == "zero_optimization"):
+        doc = inp.ds_doc
+        line, col, el, ec = doc.span(tuple(key.split(".")))  # type: ignore[union-attr]
+        return Finding("trainer-raises", "error", f"{r.message} (transformers/accelerate raise at {r.stage})", key,
+                       line, col, end_line=el, end_column=ec, path=doc.path)  # type: ignore[union-attr]
+    a = inp.group.get(key) or inp.group.get("fsdp_config" if key not in ("fsdp", "bf16") else key) or inp.group.get("fsdp")
+    line, col = (a.line, a.column) if a is not None else (inp.group.line, inp.group.column)
+    return Finding("trainer-raises", "error", f"{r.message} (raised at {r.stage})", key, line, col, path=inp.group.path)
+
+
+def relative(path: str) -> str:
+    return os.path.relpath(path) if os.path.isabs(path) else path
