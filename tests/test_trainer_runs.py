@@ -1,0 +1,144 @@
+"""What runs on the Trainer path, from the CLI: ``explain`` of arguments files and launch scripts with an
+accelerate config, the DeepSpeed mismatches at their JSON keys, and the pure functions behind them.
+(The values themselves are proven against transformers in ``test_trainer_runs_oracle.py``.)"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from accelconf.text.document import load_text
+from accelconf.trainer.argvalues import ArgValues
+from accelconf.trainer.runs import deepspeed_mismatches, hidden_size_of, what_runs
+
+ARGS = """per_device_train_batch_size: 4
+gradient_accumulation_steps: 8
+bf16: true
+fsdp: "full_shard auto_wrap"
+fsdp_config:
+  fsdp_transformer_layer_cls_to_wrap: LlamaDecoderLayer
+  offload_params: true
+output_dir: out
+"""
+ACCEL = """compute_environment: LOCAL_MACHINE
+distributed_type: FSDP
+mixed_precision: fp16
+num_processes: 8
+fsdp_config:
+  fsdp_version: 2
+  fsdp_offload_params: false
+  fsdp_auto_wrap_policy: TRANSFORMER_BASED_WRAP
+  fsdp_state_dict_type: SHARDED_STATE_DICT
+"""
+DS = """{
+  "train_micro_batch_size_per_gpu": "4",
+  "gradient_accumulation_steps": 4,
+  "gradient_clipping": "auto",
+  "bf16": {"enabled": "auto"},
+  "optimizer": {"type": "AdamW", "params": {"lr": "auto", "betas": [0.9, 0.95]}},
+  "zero_optimization": {"stage": 3, "reduce_bucket_size": "auto", "stage3_prefetch_bucket_size": "auto"}
+}
+"""
+
+
+@pytest.fixture
+def files(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "args.yaml").write_text(ARGS)
+    (tmp_path / "accel.yaml").write_text(ACCEL)
+    (tmp_path / "ds.json").write_text(DS)
+    (tmp_path / "ds_args.yaml").write_text("per_device_train_batch_size: 4\ngradient_accumulation_steps: 8\nbf16: true\n"
+                                           "deepspeed: ds.json\noutput_dir: out\n")
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "config.json").write_text(json.dumps({"model_type": "llama", "hidden_size": 64, "intermediate_size": 128,
+                                                   "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 128}))
+    return tmp_path
+
+
+def _rows(out: dict, prefix: str) -> dict:
+    return {r["setting"]: r for r in out["trainer_settings"] if r["setting"].startswith(prefix)}
+
+
+def test_explain_arguments_with_an_accelerate_config_shows_the_plugin_fields_and_what_they_override(files, cli):
+    r = cli("explain", "args.yaml", "--config", "accel.yaml", "--format", "json")
+    assert r.code == 0, r.err
+    out = json.loads(r.out)
+    fsdp = _rows(out, "fsdp_plugin.")
+    # offload_params is accelerate's name: transformers never reads it, the accelerate config's false wins
+    assert fsdp["fsdp_plugin.cpu_offload"]["value"] is False
+    assert fsdp["fsdp_plugin.cpu_offload"]["source"] == "accelerate config"
+    # the Trainer passes state_dict_type itself: the accelerate config's SHARDED_STATE_DICT is overridden
+    sd = fsdp["fsdp_plugin.state_dict_type"]
+    assert sd["value"] == "FULL_STATE_DICT" and "FSDP_STATE_DICT_TYPE=SHARDED_STATE_DICT" in sd["note"]
+    assert fsdp["fsdp_plugin.transformer_cls_names_to_wrap"]["where"] == "args.yaml:6:3"
+    mp = _rows(out, "Accelerator.mixed_precision")["Accelerator.mixed_precision"]
+    assert (mp["value"], mp["where"]) == ("bf16", "args.yaml:3:1") and "ACCELERATE_MIXED_PRECISION=fp16" in mp["note"]
+    ga = _rows(out, "Accelerator.gradient_accumulation_steps")["Accelerator.gradient_accumulation_steps"]
+    assert ga["value"] == 1
+    assert any(s["setting"] == "mixed_precision" for s in out["settings"])  # the launcher's own rows come first
+
+
+def test_explain_text_table_holds_the_launcher_rows_then_the_trainer_rows(files, cli):
+    r = cli("explain", "args.yaml", "--config", "accel.yaml")
+    assert r.code == 0, r.err
+    lines = r.out.splitlines()
+    assert lines[0].split()[:3] == ["SETTING", "VALUE", "FROM"]
+    names = [ln.split()[0] for ln in lines[1:]]
+    assert names.index("num_processes") < names.index("Accelerator.mixed_precision") < names.index("fsdp_plugin.cpu_offload")
+
+
+def test_explain_deepspeed_arguments_fills_auto_and_reports_each_mismatch_at_its_json_key(files, cli):
+    r = cli("explain", "ds_args.yaml", "--model", "model", "--format", "json")
+    assert r.code == 1
+    out = json.loads(r.out)
+    cfg = out["trainer"]["deepspeed_config"]
+    assert cfg["zero_optimization"]["reduce_bucket_size"] == 64 * 64
+    assert cfg["zero_optimization"]["stage3_prefetch_bucket_size"] == int(0.9 * 64 * 64)
+    assert cfg["gradient_clipping"] == 1.0 and cfg["bf16"]["enabled"] is True
+    found = {(f["key"], f["line"]) for f in out["findings"] if f["rule"] == "trainer-deepspeed-mismatch"}
+    assert found == {("train_micro_batch_size_per_gpu", 2), ("gradient_accumulation_steps", 3), ("optimizer.params.betas", 6)}
+    assert "ds.json:2:37: error:" in r.err and "raises in train()" in r.err
+
+
+def test_explain_without_a_model_says_the_model_size_entries_are_filled_at_train(files, cli):
+    out = json.loads(cli("explain", "ds_args.yaml", "--format", "json").out)
+    assert out["trainer"]["deepspeed_config"]["zero_optimization"]["reduce_bucket_size"] == "filled from the model at train()"
+
+
+def test_explain_launch_script_types_command_line_words_and_finds_the_deepspeed_json(files, cli):
+    (files / "run.sh").write_text("torchrun --nproc_per_node 4 train.py \\\n  --deepspeed ds.json --bf16 True "
+                                  "--per_device_train_batch_size 4 --gradient_accumulation_steps 4 --adam_beta2 0.95 --output_dir o\n")
+    out = json.loads(cli("explain", "run.sh", "--format", "json").out)
+    keys = {f["key"] for f in out["findings"]}
+    assert keys == {"train_micro_batch_size_per_gpu"}  # "4" in the JSON is not 4: the rest agree once typed
+
+
+def test_a_missing_deepspeed_json_is_bad_input(files, cli):
+    (files / "bad.yaml").write_text("deepspeed: nowhere.json\nbf16: true\noutput_dir: o\n")
+    r = cli("explain", "bad.yaml")
+    assert r.code == 2 and "nowhere.json" in r.err and "Traceback" not in r.err
+
+
+def test_model_options_need_trainer_arguments(files, cli):
+    r = cli("explain", "accel.yaml", "--model", "model")
+    assert r.code == 2 and "--model" in r.err
+
+
+def test_string_and_number_differ_as_transformers_compares_them():
+    doc = load_text('{"train_micro_batch_size_per_gpu": "8", "gradient_clipping": 1, "zero_optimization": {}}', "ds.json")
+    found = deepspeed_mismatches(ArgValues({}), doc)
+    # 1 == 1.0 in Python (no mismatch); "8" != 8 (a mismatch)
+    assert [(f.key, f.line, f.column) for f in found] == [("train_micro_batch_size_per_gpu", 1, 36)]
+
+
+def test_fp16_and_bf16_together_raise_at_construction():
+    runs = what_runs(ArgValues({"fp16": True, "bf16": True}))
+    assert [r.stage for r in runs.raises] == ["construction"]
+
+
+def test_hidden_size_read_as_trainer_config_finalize_reads_it():
+    assert hidden_size_of({"hidden_sizes": [32, 96, 64]}) == 96
+    assert hidden_size_of({"text_config": {"hidden_size": 40}}) == 40
+    assert hidden_size_of({"vocab_size": 3}) is None
