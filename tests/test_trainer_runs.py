@@ -142,3 +142,75 @@ def test_hidden_size_read_as_trainer_config_finalize_reads_it():
     assert hidden_size_of({"hidden_sizes": [32, 96, 64]}) == 96
     assert hidden_size_of({"text_config": {"hidden_size": 40}}) == 40
     assert hidden_size_of({"vocab_size": 3}) is None
+
+
+def _validate_clean(cli, path) -> None:
+    r = cli("validate", str(path))
+    assert r.code == 0 and "error" not in r.out + r.err and "warning" not in r.out + r.err, r.out + r.err
+
+
+def test_to_yaml_of_arguments_launches_the_same_fsdp_plugin_and_validates_clean(files, cli):
+    r = cli("to-yaml", "args.yaml")
+    assert r.code == 0, r.err
+    (files / "back.yaml").write_text(r.out)
+    _validate_clean(cli, files / "back.yaml")
+    out = json.loads(cli("explain", "args.yaml", "--format", "json").out)
+    plugin = {k.split(".", 1)[1]: v["value"] for k, v in _rows(out, "fsdp_plugin.").items()}
+    import yaml
+
+    written = yaml.safe_load(r.out)["fsdp_config"]
+    assert written["fsdp_state_dict_type"] == plugin["state_dict_type"] == "FULL_STATE_DICT"
+    assert written["fsdp_offload_params"] is plugin["cpu_offload"] is False  # offload_params was never read
+    assert written["fsdp_transformer_layer_cls_to_wrap"] == "LlamaDecoderLayer"
+    assert "num_processes" in r.err  # what the arguments cannot tell is said
+
+
+def test_to_args_of_an_accelerate_config_builds_the_same_plugin_and_validates_clean(files, cli):
+    r = cli("to-args", "accel.yaml")
+    assert r.code == 0, r.err
+    (files / "targs.yaml").write_text(r.out)
+    _validate_clean(cli, files / "targs.yaml")
+    from accelconf.accelerate.launch import launch_env
+    from accelconf import formats
+
+    cfg = formats.read(ACCEL, None, "accel.yaml")
+    env = {k: (v, "launch", "") for k, v in launch_env(cfg).env.items()}
+    import yaml
+
+    runs_launch = what_runs(ArgValues({"fsdp": True}), env=env)  # the Trainer without fsdp_config, under accelerate launch
+    runs_args = what_runs(ArgValues(yaml.safe_load(r.out)))  # the converted arguments, without accelerate launch
+    keep = ("fsdp_version", "cpu_offload", "auto_wrap_policy", "state_dict_type", "reshard_after_forward")
+    assert {k: runs_args.fsdp[k].value for k in keep}["state_dict_type"] == "SHARDED_STATE_DICT"
+    assert runs_args.fsdp["cpu_offload"].value == runs_launch.fsdp["cpu_offload"].value is False
+    assert runs_args.mixed_precision.value == "fp16"
+
+
+def test_to_args_of_inline_deepspeed_writes_a_deepspeed_dict_with_auto_entries(files, cli):
+    (files / "dsacc.yaml").write_text("compute_environment: LOCAL_MACHINE\ndistributed_type: DEEPSPEED\nmixed_precision: bf16\n"
+                                      "num_processes: 4\ndeepspeed_config:\n  zero_stage: 3\n  offload_optimizer_device: cpu\n"
+                                      "  gradient_accumulation_steps: 4\n  zero3_save_16bit_model: true\n")
+    r = cli("to-args", "dsacc.yaml")
+    import yaml
+
+    out = yaml.safe_load(r.out)
+    assert out["deepspeed"]["zero_optimization"] == {"stage": 3, "offload_optimizer": {"device": "cpu"},
+                                                     "stage3_gather_16bit_weights_on_model_save": True}
+    assert (out["bf16"], out["gradient_accumulation_steps"]) == (True, 4)
+    (files / "dsargs_out.yaml").write_text(r.out)
+    _validate_clean(cli, files / "dsargs_out.yaml")
+
+
+def test_to_cli_of_arguments_is_a_torchrun_command_whose_words_read_back_as_the_same_arguments(files, cli):
+    import shlex
+
+    r = cli("to-cli", "args.yaml")
+    words = shlex.split(r.out)
+    assert words[:1] == ["torchrun"] and "accelerate" not in words
+    (files / "run.sh").write_text(r.out)
+    from accelconf.trainer.args import read_all
+    from accelconf.trainer.argvalues import from_trainer_args
+
+    group = [g for g in read_all(r.out, "run.sh", "launch") if g.args][0]
+    back = from_trainer_args(group)
+    assert back.get("fsdp_config") == {"fsdp_transformer_layer_cls_to_wrap": "LlamaDecoderLayer", "offload_params": True}
+    assert (back.get("bf16"), back.get("gradient_accumulation_steps")) == (True, 8)

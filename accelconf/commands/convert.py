@@ -18,7 +18,7 @@ from accelconf.accelerate.model import Config
 from accelconf.errors import InputError, UsageError
 from accelconf.findings import Finding
 
-SHORTCUTS = {"to-env": "env", "to-cli": "cli", "to-kwargs": "kwargs", "to-yaml": "yaml", "to-json": "json"}
+SHORTCUTS = {"to-env": "env", "to-cli": "cli", "to-kwargs": "kwargs", "to-yaml": "yaml", "to-json": "json", "to-args": "args"}
 
 
 # What each output is, and the examples of its --help (convert's own help shows them all).
@@ -36,6 +36,11 @@ _OUTPUTS = {
     "yaml": ("an accelerate config file (YAML) that accelerate launch reads the same way",
              [("accelconf to-yaml launch.env > config.yaml", "the config behind a job's environment"),
               ("accelconf to-yaml --from cli launch.sh", "from an accelerate launch command line")]),
+    "args": ("the Hugging Face TrainingArguments fields (fsdp, fsdp_config, deepspeed, bf16/fp16) that build the "
+             "Accelerator the accelerate config launches, as an arguments YAML",
+             [("accelconf to-args fsdp.yaml > args.yaml", ""),
+              ("accelconf to-yaml args.yaml", "the other way: the accelerate config of an arguments file"),
+              ("accelconf to-cli args.yaml", "from Trainer arguments: a torchrun command without accelerate launch")]),
     "json": ("an accelerate config file in JSON",
              [("accelconf to-json config.yaml", ""), ("echo 'ACCELERATE_USE_FSDP=true' | accelconf to-json --from env -", "")]),
 }
@@ -74,7 +79,7 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
     p = sub.add_parser(name, help=help_text, **texts)
     p.add_argument("input", metavar="INPUT", help="config (yaml/json), .env, accelerate launch command line or Python file; '-' is stdin")
     if target is None:
-        p.add_argument("--to", dest="target_format", required=True, choices=FORMATS, help="output format")
+        p.add_argument("--to", dest="target_format", required=True, choices=(*FORMATS, "args"), help="output format")
     p.add_argument("--from", dest="source_format", choices=FORMATS, help="input format (default: from the suffix or content)")
     p.add_argument("--accelerate-version", metavar="V", help="accelerate version to model (default: installed, else newest known)")
     add_trainer_version_options(p)
@@ -171,6 +176,12 @@ def run(args: argparse.Namespace) -> int:
     from accelconf.text.document import read_text
 
     text, source = read_text(args.input)
+    trainer = _trainer_convert(text, source, args)
+    if trainer is not None:
+        out, findings = trainer
+        sys.stdout.write(out)
+        print_findings(findings, source, args.quiet)
+        return exit_code([FileResult(source, findings)], args.strict)
     out, findings = convert_text(text, source, args.target_format, args.source_format, args.accelerate_version,
                                  args.machine_rank, args.all_ranks, args.export)
     if args.preflight and args.target_format == "cli":
@@ -186,3 +197,46 @@ def run(args: argparse.Namespace) -> int:
     if withheld:
         print(f"accelconf: {source}: no command printed: fix the errors above first", file=sys.stderr)
     return exit_code([FileResult(source, findings)], args.strict)
+
+
+def _trainer_convert(text: str, source: str, args: argparse.Namespace) -> tuple[str, list[Finding]] | None:
+    """Conversions on the Trainer path: Trainer arguments to an accelerate config (yaml/json) or a torchrun
+    command (cli); an accelerate config to Trainer arguments (args). ``None``: not a Trainer conversion."""
+    from accelconf import formats, kinds
+    from accelconf.accelerate.launch import resolve
+    from accelconf.trainer import convert as tconvert
+    from accelconf.trainer.runs_inputs import TRAINER_KINDS
+
+    kind = kinds.recognise(text, source).kind
+    target = args.target_format
+    if target == "args":
+        if kind in TRAINER_KINDS:
+            raise UsageError(f"{source} holds Trainer arguments already; to-args converts an accelerate config")
+        return tconvert.to_arguments(formats.read(text, args.source_format, source, resolve(args.accelerate_version)))
+    if kind not in TRAINER_KINDS or args.source_format:
+        return None
+    from accelconf.commands import trainer_versions
+    from accelconf.trainer.args import read_args
+    from accelconf.trainer.runs_inputs import inputs, runs_of
+
+    inp = inputs(read_args(text, source, kind), trainer_versions(args)["transformers_version"])
+    runs = runs_of(inp, {})
+    if target == "cli":
+        return tconvert.to_torchrun(dict(inp.args.values), "train.py")
+    if target not in ("yaml", "json"):
+        raise UsageError(f"Trainer arguments convert to yaml or json (an accelerate config) or cli (torchrun), not {target}")
+    ds = str(inp.args.get("deepspeed")) if isinstance(inp.args.get("deepspeed"), str) else ""
+    out, notes = tconvert.to_accelerate(runs, ds)
+    if target == "json":
+        import json
+
+        import yaml
+
+        out = json.dumps(yaml.safe_load(out), indent=2) + "\n"
+    return out, notes + [f for f in _raise_findings(inp, runs)]
+
+
+def _raise_findings(inp: Any, runs: Any) -> list[Finding]:
+    from accelconf.trainer.runs_inputs import findings
+
+    return [f for f in findings(inp, runs) if f.rule == "trainer-raises"]
