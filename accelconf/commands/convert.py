@@ -212,7 +212,12 @@ def _trainer_convert(text: str, source: str, args: argparse.Namespace) -> tuple[
     if target == "args":
         if kind in TRAINER_KINDS:
             raise UsageError(f"{source} holds Trainer arguments already; to-args converts an accelerate config")
-        return tconvert.to_arguments(formats.read(text, args.source_format, source, resolve(args.accelerate_version)))
+        from accelconf.api import input_findings
+
+        ver = resolve(args.accelerate_version)
+        cfg = formats.read(text, args.source_format, source, ver)
+        out, notes = tconvert.to_arguments(cfg)
+        return out, input_findings(cfg, ver) + notes
     if kind not in TRAINER_KINDS or args.source_format:
         return None
     from accelconf.commands import trainer_versions
