@@ -214,3 +214,25 @@ def test_to_cli_of_arguments_is_a_torchrun_command_whose_words_read_back_as_the_
     back = from_trainer_args(group)
     assert back.get("fsdp_config") == {"fsdp_transformer_layer_cls_to_wrap": "LlamaDecoderLayer", "offload_params": True}
     assert (back.get("bf16"), back.get("gradient_accumulation_steps")) == (True, 8)
+
+
+def test_diff_of_arguments_and_an_accelerate_config_compares_what_the_accelerator_is_built_with(files, cli):
+    r = cli("diff", "args.yaml", "accel.yaml", "--format", "json")
+    assert r.code == 1, r.err
+    changes = {c["key"]: (c["a"], c["b"]) for c in json.loads(r.out)}
+    assert changes["fsdp_plugin.state_dict_type"] == ("FULL_STATE_DICT", "SHARDED_STATE_DICT")
+    assert changes["Accelerator.mixed_precision"] == ("bf16", "fp16")
+    # neither offloads: the arguments' offload_params is never read, the config says false
+    assert "fsdp_plugin.cpu_offload" not in changes
+
+
+def test_diff_of_two_arguments_files_is_by_meaning(files, cli):
+    (files / "same.yaml").write_text('fsdp_config: {fsdp_transformer_layer_cls_to_wrap: [LlamaDecoderLayer]}\n'
+                                     'fsdp: full_shard auto_wrap\nbf16: true\ngradient_accumulation_steps: 8\n'
+                                     'per_device_train_batch_size: 4\noutput_dir: elsewhere\n')
+    r = cli("diff", "args.yaml", "same.yaml")
+    assert r.code == 0, r.out + r.err
+    (files / "other.yaml").write_text(ARGS.replace("full_shard auto_wrap", "shard_grad_op auto_wrap"))
+    r = cli("diff", "args.yaml", "other.yaml", "--format", "json")
+    assert r.code == 1
+    assert {c["key"] for c in json.loads(r.out)} == {"fsdp_plugin.reshard_after_forward"}
