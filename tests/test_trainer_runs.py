@@ -115,10 +115,20 @@ def test_explain_launch_script_types_command_line_words_and_finds_the_deepspeed_
     assert keys == {"train_micro_batch_size_per_gpu"}  # "4" in the JSON is not 4: the rest agree once typed
 
 
-def test_a_missing_deepspeed_json_is_bad_input(files, cli):
-    (files / "bad.yaml").write_text("deepspeed: nowhere.json\nbf16: true\noutput_dir: o\n")
+def test_a_deepspeed_json_not_found_is_a_warning_at_the_argument_and_the_rest_is_shown(files, cli):
+    (files / "bad.yaml").write_text("bf16: true\ndeepspeed: nowhere.json\noutput_dir: o\n")
     r = cli("explain", "bad.yaml")
-    assert r.code == 2 and "nowhere.json" in r.err and "Traceback" not in r.err
+    assert r.code == 0 and "bad.yaml:2:12: warning: 'nowhere.json' is not found" in r.err, r.err
+    assert "Accelerator.mixed_precision" in r.out and "DeepSpeed config was not read" in r.out
+
+
+def test_a_fsdp_config_file_alone_is_explained_as_fsdp_true_with_it(files, cli):
+    (files / "fsdp.json").write_text('{\n  "fsdp_version": 1,\n  "backward_prefetch": "backward_pre",\n  "offload_params": true\n}\n')
+    out = json.loads(cli("explain", "fsdp.json", "--format", "json").out)
+    fsdp = _rows(out, "fsdp_plugin.")
+    assert fsdp["fsdp_plugin.backward_prefetch"]["value"] == "BACKWARD_PRE"
+    assert fsdp["fsdp_plugin.backward_prefetch"]["where"] == "fsdp.json:3:3"
+    assert fsdp["fsdp_plugin.cpu_offload"]["value"] is False  # offload_params: accelerate's name, not read
 
 
 def test_model_options_need_trainer_arguments(files, cli):

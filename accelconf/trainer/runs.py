@@ -149,6 +149,8 @@ def what_runs(args: ArgValues, *, env: Env | None = None, fsdp_config: Mapping[s
             runs.raises.append(exc)
         if runs.deepspeed is not None:
             runs.mixed_precision = _ds_precision(runs.deepspeed.config, mp)
+    elif args.get("deepspeed"):
+        runs.notes.append("the DeepSpeed config was not read: the Trainer runs DeepSpeed, with what that file says")
     runs.gradient_accumulation = gradient_accumulation(args, env, runs.deepspeed)
     return runs
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from accelconf.errors import InputError
@@ -20,7 +20,7 @@ from accelconf.trainer.argvalues import ArgValues, from_trainer_args
 from accelconf.trainer.fsdp_plugin import TrainerRaises
 from accelconf.trainer.runs import Env, Runs, deepspeed_mismatches, what_runs
 
-TRAINER_KINDS = ("trainer-args", "llama-factory", "axolotl")
+TRAINER_KINDS = ("trainer-args", "llama-factory", "axolotl", "fsdp-config")
 
 
 @dataclass
@@ -30,39 +30,44 @@ class Inputs:
     fsdp_config: dict[str, Any] | None = None
     fsdp_config_path: str = ""
     ds_doc: Document | None = None
+    missing: list[tuple[str, str]] = field(default_factory=list)  # (argument, file name) not found from here
 
 
-def _locate(value: str, referrer: str) -> str:
+def _locate(value: str, referrer: str) -> str | None:
     from accelconf.kinds.references import locate
 
-    found = locate(value, referrer)
-    if found is None:
-        raise InputError(f"{value!r} not found beside {referrer} or in the working directory (transformers opens it "
-                         "when TrainingArguments is built)", referrer)
-    return found
+    return locate(value, referrer)
 
 
 def inputs(group: TrainerArgs, version: str | None = None) -> Inputs:
     """The arguments of a group and the files they name; raises :class:`InputError` for a named file
     that is missing or not a JSON/YAML mapping."""
-    args = from_trainer_args(group, version)
+    if group.kind == "fsdp-config":  # a fsdp_config file alone: what `fsdp=True, fsdp_config=FILE` builds
+        args = ArgValues({"fsdp": True, "fsdp_config": {a.name: a.value for a in group.args}},
+                         {a.name: f"{group.path}:{a.line}:{a.column}" for a in group.args}, group.path, version)
+    else:
+        args = from_trainer_args(group, version)
     out = Inputs(group, args)
     cfg = args.get("fsdp_config")
     if isinstance(cfg, str) and cfg.strip():
         if cfg.lstrip().startswith("{"):
             out.fsdp_config = json.loads(cfg)
+        elif (path := _locate(cfg, group.path)) is None:
+            out.missing.append(("fsdp_config", cfg))
         else:
-            out.fsdp_config_path = _locate(cfg, group.path)
-            doc = load_source(out.fsdp_config_path)
+            out.fsdp_config_path = path
+            doc = load_source(path)
             out.fsdp_config = doc.data if isinstance(doc.data, dict) else {}
     elif isinstance(cfg, dict):
         out.fsdp_config = cfg
     ds = args.get("deepspeed")
     if isinstance(ds, str) and ds.strip():
-        path = _locate(ds, group.path)
-        out.ds_doc = load_source(path)
-        if not isinstance(out.ds_doc.data, dict):
-            raise InputError("a DeepSpeed config must be a JSON object", path)
+        if (path := _locate(ds, group.path)) is None:
+            out.missing.append(("deepspeed", ds))
+        else:
+            out.ds_doc = load_source(path)
+            if not isinstance(out.ds_doc.data, dict):
+                raise InputError("a DeepSpeed config must be a JSON object", path)
     return out
 
 
@@ -96,6 +101,8 @@ def _fsdp_where(inp: Inputs, where: str) -> str:
 
             line, col = load_source(inp.fsdp_config_path).position((key,))
             return f"{relative(inp.fsdp_config_path)}:{line}:{col}"
+        if g.kind == "fsdp-config" and g.get(key) is not None:
+            return f"{g.path}:{g.get(key).line}:{g.get(key).column}"  # type: ignore[union-attr]
         arg = g.get("fsdp_config")
         child = arg.child(key) if arg is not None else None
         if child is not None:
@@ -110,6 +117,12 @@ def _fsdp_where(inp: Inputs, where: str) -> str:
 def findings(inp: Inputs, runs: Runs, world: int = 1) -> list[Finding]:
     """What transformers or accelerate refuse (at its stage) and the DeepSpeed values the arguments contradict."""
     out: list[Finding] = []
+    for name, value in inp.missing:
+        a = inp.group.get(name)
+        out.append(Finding("trainer-reference", "warning", f"{value!r} is not found beside {inp.group.path} or in the working "
+                           f"directory: what it sets is not shown (transformers opens it from the launch directory, and "
+                           "raises at construction when it is not there either)", name,
+                           a.value_position[0] if a else 0, a.value_position[1] if a else 0, path=inp.group.path))
     for r in runs.raises:
         out.append(_raise_finding(inp, r))
     if inp.ds_doc is not None:
