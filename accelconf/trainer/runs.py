@@ -81,7 +81,7 @@ def gradient_accumulation(args: ArgValues, env: Env, ds: ds_fill.Filled | None) 
         rows.append(Provenance("Trainer.gradient_accumulation_steps", steps, source, where))
     var = env.get("ACCELERATE_GRADIENT_ACCUMULATION_STEPS")
     rows.append(Provenance("Accelerator.gradient_accumulation_steps", 1, "transformers default",
-                           "create_accelerator_and_postprocess: GradientAccumulationPlugin(num_steps=1)",
+                           "Trainer: GradientAccumulationPlugin(num_steps=1)",
                            overrode=f"ACCELERATE_GRADIENT_ACCUMULATION_STEPS={var[0]}" + (f" ({var[2]})" if var[2] else "") if var else "",
                            note="the Trainer accumulates itself"))
     if ds is not None:
