@@ -246,3 +246,43 @@ def test_diff_of_two_arguments_files_is_by_meaning(files, cli):
     r = cli("diff", "args.yaml", "other.yaml", "--format", "json")
     assert r.code == 1
     assert {c["key"] for c in json.loads(r.out)} == {"fsdp_plugin.reshard_after_forward"}
+
+
+def test_every_corpus_trainer_file_explains_without_a_traceback_and_its_conversions_validate_clean(cli, tmp_path, monkeypatch):
+    from tests.conftest import CORPUS
+
+    folder = CORPUS / "trainer"
+    if not folder.is_dir():
+        pytest.skip(f"the shared corpus is not at {folder}")
+    monkeypatch.chdir(folder)
+    files = sorted(str(p.relative_to(folder)) for p in folder.glob("*/*") if not p.name.endswith(".tsv"))
+    assert len(files) >= 60
+    converted = 0
+    for name in files:
+        r = cli("explain", name, "--format", "json")
+        assert r.code in (0, 1, 2) and "Traceback" not in r.err, (name, r.err)
+        if r.code != 2:
+            json.loads(r.out)
+        if name.startswith("refs/"):
+            continue  # DeepSpeed JSONs: explain needs the accelerate config that names them
+        for target in ("to-yaml", "to-args"):
+            r = cli(target, name)
+            if r.code != 0:
+                assert r.code == 2 and "Traceback" not in r.err, (target, name, r.err)
+                continue
+            out = tmp_path / f"{target}.yaml"
+            out.write_text(r.out)
+            v = cli("validate", str(out))
+            assert v.code == 0 and "warning" not in v.out + v.err, (target, name, r.out, v.out + v.err)
+            converted += 1
+    assert converted >= 50
+
+
+def test_deepspeed_mismatches_take_the_arguments_as_validate_reads_them():
+    from accelconf.trainer.args import read_args
+
+    group = read_args("gradient_accumulation_steps: 8\nlearning_rate: 3.0e-5\ndeepspeed: ds.json\n", "a.yaml", "trainer-args")
+    doc = load_text('{"gradient_accumulation_steps": 8, "optimizer": {"params": {"lr": 3e-5}}, "zero_optimization": {}}', "ds.json")
+    assert deepspeed_mismatches(group, doc) == []
+    group = read_args("learning_rate: 3e-5\n", "a.yaml", "trainer-args")  # YAML 1.1: a string, as transformers gets it
+    assert [f.key for f in deepspeed_mismatches(group, doc)] == ["gradient_accumulation_steps", "optimizer.params.lr"]

@@ -210,7 +210,10 @@ def _trainer_convert(text: str, source: str, args: argparse.Namespace) -> tuple[
     kind = kinds.recognise(text, source).kind
     target = args.target_format
     if target == "args":
-        if kind in TRAINER_KINDS:
+        from accelconf.trainer.args import read_all
+
+        scripted = kind in ("launch", "other-launch", "python", "other-python") and any(g.args for g in read_all(text, source, kind))
+        if kind in TRAINER_KINDS or scripted:
             raise UsageError(f"{source} holds Trainer arguments already; to-args converts an accelerate config")
         from accelconf.api import input_findings
 

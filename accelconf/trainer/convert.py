@@ -145,8 +145,8 @@ def to_arguments(cfg: Config) -> tuple[str, list[Finding]]:
     if mp == "fp8":
         notes.append(_note("mixed_precision fp8 has no TrainingArguments field: set ACCELERATE_MIXED_PRECISION=fp8", "mixed_precision"))
     gas = cfg.get("deepspeed_config.gradient_accumulation_steps")
-    if gas not in (None, "auto"):
-        out["gradient_accumulation_steps"] = int(gas)
+    # always written: what the Accelerator accumulates under accelerate launch (1 unless DeepSpeed says)
+    out["gradient_accumulation_steps"] = int(gas) if gas not in (None, "auto") and str(gas).isdigit() else 1
     return yaml.safe_dump(out, sort_keys=False), notes
 
 

@@ -165,10 +165,16 @@ def _ds_precision(config: Mapping[str, Any], given: Provenance) -> Provenance:
     return Provenance("mixed_precision", "no", given.source, given.where, note="DeepSpeed config enables neither fp16 nor bf16")
 
 
-def deepspeed_mismatches(args: ArgValues, ds_doc: Any, world_size: int = 1, num_training_steps: int | None = None) -> list[Finding]:
+def deepspeed_mismatches(args: Any, ds_doc: Any, world_size: int = 1, num_training_steps: int | None = None) -> list[Finding]:
     """The DeepSpeed values transformers' ``trainer_config_process``/``trainer_config_finalize`` find
     different from the arguments, each at its key in the JSON (``ds_doc``: its Document); transformers
-    raises with all of them in ``train()``, after the model has loaded."""
+    raises with all of them in ``train()``, after the model has loaded. ``args``: an :class:`ArgValues`
+    or a read :class:`~accelconf.trainer.args.TrainerArgs` (validate's rules have the latter)."""
+    from accelconf.trainer.args import TrainerArgs
+    from accelconf.trainer.argvalues import from_trainer_args
+
+    if isinstance(args, TrainerArgs):
+        args = from_trainer_args(args)
     data = ds_doc.data if isinstance(ds_doc.data, dict) else {}
     f = ds_fill.process(data, args, world_size)
     ds_fill.finalize(f, None, num_training_steps if num_training_steps is not None else ds_fill.training_steps(args))
