@@ -90,22 +90,28 @@ def validate_source(text: str, path: str = "<text>", env: "Environment | None" =
         refuse_empty(text, path)
         found = _read_findings(text, rec.format, path, opts.get("accelerate_version")) if rec.checked else []
         trainer = _trainer_findings(text, path, rec.kind, opts) if rec.format in ("cli", "kwargs") else []
-        if not rec.checked and not trainer:
+        if not rec.checked and not trainer and not _has_trainer_arguments(text, path, rec.kind):
             found.append(_named(rec))
         found += trainer + _check_references(in_script(text), path, env, opts)
     else:
         doc = load_bytes(raw, path, rec.format) if raw is not None else load_text(text, path, rec.format)  # type: ignore[arg-type]
         if doc.root is None:
             raise InputError("empty document: nothing to validate", path, 1, 1)
-        if rec.checked and rec.kind not in _TRAINER_KINDS or rec.kind == "unknown":
+        trainer_kind = rec.kind in _trainer_kinds()
+        if rec.checked and not trainer_kind or rec.kind == "unknown":
             return check_document(doc, env, **opts)
-        found = _trainer_findings(doc.text, path, rec.kind, opts) if rec.kind in _TRAINER_KINDS else [_named(rec)]
+        found = _trainer_findings(doc.text, path, rec.kind, opts) if trainer_kind else [_named(rec)]
         found += _check_references(in_document(doc), path, env, opts)
     off = frozenset(opts.get("disabled", ()))
     return sort_findings(f for f in found if f.rule not in off)
 
 
-from accelconf.trainer.validate import KINDS as _TRAINER_KINDS  # noqa: E402  (the kinds accelconf.trainer checks)
+def _trainer_kinds() -> frozenset[str]:
+    """The kinds :mod:`accelconf.trainer` checks (imported when a file is judged: its releases data
+    costs an accelerate config's validate nothing)."""
+    from accelconf.trainer.validate import KINDS
+
+    return KINDS
 
 
 def _trainer_findings(text: str, path: str, kind: str, opts: dict[str, Any]) -> list[Finding]:
@@ -114,6 +120,12 @@ def _trainer_findings(text: str, path: str, kind: str, opts: dict[str, Any]) -> 
     from accelconf.trainer.validate import findings
 
     return findings(text, path, kind, opts)
+
+
+def _has_trainer_arguments(text: str, path: str, kind: str) -> bool:
+    from accelconf.trainer.validate import has_arguments
+
+    return has_arguments(text, path, kind)
 
 
 def _named(rec: Any) -> Finding:

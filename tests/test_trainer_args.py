@@ -108,3 +108,12 @@ def test_framework_yaml_keeps_its_own_keys_apart():
     assert g.names() == ["learning_rate", "gradient_accumulation_steps"]
     assert [a.name for a in g.ignored] == ["stage", "finetuning_type", "template"]
     assert g.get("learning_rate").source == "llama-factory"
+
+
+def test_trl_command_line_and_its_config_file():
+    text = "accelerate launch --config_file z3.yaml sft.py --config recipe.yaml --gradient_accumulation_steps 2\ntrl sft --config r2.yaml --bf16\n"
+    first, second = read_all(text, "run.sh", "launch")
+    assert first.names() == ["gradient_accumulation_steps"]
+    assert [(r.value, r.role) for r in first.references] == [("recipe.yaml", "arguments")]
+    assert second.group == "trl sft" and second.value("bf16") is True
+    assert [(r.value, r.role) for r in second.references] == [("r2.yaml", "arguments")]

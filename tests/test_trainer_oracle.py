@@ -278,3 +278,109 @@ def test_an_enum_field_outside_its_choices_is_judged_as_the_release_does(name):
 def test_the_releases_data_types_are_the_installed_dataclass_annotations():
     real = _real_types()
     assert real and all(fields.types()[n] == t for n, t in real.items())
+
+
+def test_the_corpus_true_errors_raise_in_transformers():
+    from tests.conftest import corpus_files
+
+    files = [p for sub in ("python", "scripts") for p in corpus_files(f"trainer/{sub}")]
+    if not files:
+        pytest.skip("the shared corpus has no trainer/ folder here")
+    checked = 0
+    for path in files:
+        for f in validate_source(path.read_text(), str(path)):
+            if f.rule == "trainer-unknown-field":
+                with pytest.raises(TypeError, match=f.key):
+                    transformers.TrainingArguments(output_dir="o", use_cpu=True, **{f.key: 0.1})
+                checked += 1
+            elif f.rule == "trainer-fsdp-option" and f.severity == "error":
+                value = path.read_text().splitlines()[f.line - 1].split("--fsdp", 1)[1].strip().split('"')[1]
+                with pytest.raises(ValueError, match="Unknown `fsdp` option"):
+                    transformers.TrainingArguments(output_dir="o", use_cpu=True, fsdp=value)
+                checked += 1
+    assert checked >= 5
+
+
+def test_broken_json_string_for_a_dict_field_raises_at_construction():
+    script = "torchrun train.py --fsdp full_shard --fsdp_config '{\"cpu_offload\": true,}' --output_dir o\n"
+    assert "JSONDecodeError" in _findings(script, "run.sh")["trainer-wrong-type"][0].message
+    import json
+
+    with pytest.raises(json.JSONDecodeError):
+        transformers.TrainingArguments(output_dir="o", use_cpu=True, fsdp="full_shard", fsdp_config='{"cpu_offload": true,}')
+
+
+def test_inline_json_fsdp_config_on_the_command_line_with_accelerates_name():
+    script = "torchrun train.py --fsdp full_shard --fsdp_config '{\"offload_params\": true}' --output_dir o\n"
+    assert "offload is silently off" in _findings(script, "run.sh")["trainer-fsdp-accelerate-name"][0].message
+    parser = transformers.HfArgumentParser(transformers.TrainingArguments)
+    (args,) = parser.parse_args_into_dataclasses(["--output_dir", "o", "--use_cpu", "True", "--fsdp", "full_shard",
+                                                  "--fsdp_config", '{"offload_params": true}'])
+    assert "cpu_offload" not in args.fsdp_plugin_args
+
+
+@pytest.mark.parametrize("config, stage", [
+    ("{reshard_after_forward: full_shard}", "construction"),
+    ("{version: 1, reshard_after_forward: true}", "Trainer init"),
+    ("{version: 1, reshard_after_forward: hybrid_shard}", None),
+    ("{cpu_ram_efficient_loading: maybe}", "construction"),
+])
+def test_fsdp_version_forms_of_a_value(tmp_path, monkeypatch, config, stage):
+    text = BASE + f"fsdp: true\nfsdp_config: {config}\n"
+    got = _findings(text).get("trainer-fsdp-invalid-value", [])
+    if stage is None:
+        assert not got
+        from torch.distributed.fsdp import ShardingStrategy
+
+        # what accelerate's FSDP1 plugin looks up (building one needs an accelerator device)
+        assert _parse(tmp_path, text).fsdp_plugin_args["reshard_after_forward"].upper() in ShardingStrategy.__members__
+        return
+    (f,) = got
+    assert (f"({stage})" if stage == "Trainer init" else "at construction") in f.message
+    if stage == "construction":
+        with pytest.raises(ValueError, match="invalid truth value"):
+            _parse(tmp_path, text)
+    else:
+        with pytest.raises(KeyError):
+            _trainer(_parse(tmp_path, text), monkeypatch)
+
+
+ZERO3_TRAINER = """\
+import os, sys, warnings
+warnings.simplefilter("ignore")
+os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT="29541", WORLD_SIZE="1", RANK="0", LOCAL_RANK="0")
+import torch, transformers
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.l = torch.nn.Linear(2, 2)
+(args,) = transformers.HfArgumentParser(transformers.TrainingArguments).parse_yaml_file(sys.argv[1])
+try:
+    transformers.Trainer(model=M(), args=args)
+    print("OK")
+except ValueError as e:
+    print("ValueError", e)
+"""
+
+
+def test_zero3_with_auto_find_batch_size_raises_at_trainer_init(tmp_path):
+    import subprocess
+    import sys
+
+    pytest.importorskip("deepspeed", reason="the ZeRO-3 case needs DeepSpeed installed")
+    (tmp_path / "ds.json").write_text('{"zero_optimization": {"stage": 3}, "train_micro_batch_size_per_gpu": "auto"}')
+    text = BASE + f"deepspeed: {tmp_path / 'ds.json'}\nauto_find_batch_size: true\n"
+    (tmp_path / "args.yaml").write_text(text)
+    (f,) = _findings(text, str(tmp_path / "args.yaml"))["trainer-zero3-auto-batch"]
+    assert "at Trainer init" in f.message
+    (tmp_path / "run.py").write_text(ZERO3_TRAINER)
+    out = subprocess.run([sys.executable, str(tmp_path / "run.py"), str(tmp_path / "args.yaml")], capture_output=True,
+                         text=True, timeout=300, cwd=tmp_path, check=False)
+    assert "auto_find_batch_size` isn't supported yet with DeepSpeed Zero-3" in out.stdout, out.stderr[-2000:]
+
+
+def test_activation_checkpointing_wins_over_its_deprecated_alias(tmp_path):
+    text = BASE + "gradient_checkpointing: true\nactivation_checkpointing: false\n"
+    assert "the new name wins" in _findings(text)["trainer-checkpointing-alias"][0].message
+    args = _parse(tmp_path, text)
+    assert args.activation_checkpointing is False and args.gradient_checkpointing is False

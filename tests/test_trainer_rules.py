@@ -139,8 +139,8 @@ def test_accelerate_mixed_precision_env_against_bf16():
 def test_wrong_types_in_a_file_and_on_a_command_line():
     got = _rules("learning_rate: 5e-5\nbf16: auto\noutput_dir: o\nper_device_train_batch_size: 2\n", "a.yaml")
     lr, bf = got["trainer-wrong-type"]
-    assert (lr.line, lr.column) == (1, 16) and "5.0e-5" in lr.message
-    assert bf.line == 2 and "silently on" in bf.message
+    assert (lr.severity, lr.line, lr.column) == ("warning", 1, 16) and "write 5.0e-5" in lr.message
+    assert (bf.severity, bf.line) == ("error", 2) and "silently on" in bf.message
     (cli,) = _rules("torchrun train.py --bf16 auto --learning_rate 5e-5\n", "run.sh")["trainer-wrong-type"]
     assert "argparse refuses it" in cli.message  # 5e-5 is a fine float for argparse
 
@@ -162,3 +162,52 @@ def test_a_trl_config_call_knows_its_own_fields():
     text = "from trl import SFTConfig\nSFTConfig(output_dir='o', max_length=1024, max_lenght=3)\n"
     (f,) = _rules(text, "train.py")["trainer-unknown-field"]
     assert f.column == 44 and "SFTConfig" in f.message and f.suggestion == "max_length"
+
+
+def test_axolotl_types_are_its_own():
+    text = "base_model: m\ndatasets: []\nsequence_len: 2048\nlearning_rate: 2e-5\nbf16: auto\n"
+    assert [f.rule for f in validate_source(text, "axolotl.yaml")] == ["trainer-framework-keys"]
+
+
+def test_an_arguments_file_handed_to_the_script_meets_the_launchs_accelerate_config(tmp_path):
+    (tmp_path / "accel.yaml").write_text("distributed_type: DEEPSPEED\ndeepspeed_config:\n  gradient_accumulation_steps: 2\n"
+                                         "  zero_stage: 3\nmixed_precision: bf16\nnum_processes: 2\n")
+    (tmp_path / "sft.yaml").write_text("stage: sft\nfinetuning_type: lora\ntemplate: llama3\n"
+                                       "gradient_accumulation_steps: 8\nlearning_rate: 1.0e-4\n")
+    text = "accelerate launch --config_file accel.yaml src/train.py sft.yaml\n"
+    found = [f for f in validate_source(text, str(tmp_path / "train.sh")) if f.rule == "trainer-accumulation-twice"]
+    (f,) = found
+    assert f.path.endswith("sft.yaml") and (f.line, f.column) == (4, 1) and f.severity == "error"
+
+
+def test_a_referenced_fsdp_config_file_is_checked_in_place_and_joins_the_rules(tmp_path):
+    (tmp_path / "fsdp.json").write_text('{\n  "fsdp_offload_params": true,\n  "activation_checkpointing": true\n}\n')
+    text = "fsdp: full_shard\nfsdp_config: fsdp.json\ngradient_checkpointing: true\noutput_dir: o\n"
+    found = validate_source(text, str(tmp_path / "args.yaml"))
+    (off,) = [f for f in found if f.rule == "trainer-fsdp-accelerate-name"]
+    assert off.path.endswith("fsdp.json") and (off.line, off.column) == (2, 3)
+    (ac,) = [f for f in found if f.rule == "trainer-fsdp-checkpointing"]
+    assert not ac.path and ac.line == 3
+
+
+def test_a_dict_argument_given_as_broken_json_raises_at_construction():
+    text = "torchrun train.py --fsdp full_shard --fsdp_config '{\"cpu_offload\": true,}' --output_dir o\n"
+    (f,) = _rules(text, "run.sh")["trainer-wrong-type"]
+    assert f.severity == "error" and "JSONDecodeError" in f.message
+
+
+def test_a_python_script_with_clean_training_arguments_is_not_called_argument_free():
+    text = "from transformers import TrainingArguments\nTrainingArguments(output_dir='o', bf16=True)\n"
+    assert validate_source(text, "train.py") == []
+
+
+def test_launch_flag_mixed_precision_against_fp16():
+    text = "accelerate launch --mixed_precision bf16 train.py --fp16 True --output_dir o\n"
+    (f,) = _rules(text, "run.sh")["trainer-mixed-precision"]
+    assert "--mixed_precision" in f.message and "'fp16' over it" in f.message
+
+
+@pytest.mark.parametrize("value, severity", [('"true"', "warning"), ('"false"', "error"), ("auto", "error")])
+def test_a_boolean_written_as_a_string(value, severity):
+    (f,) = _rules(f"bf16: {value}\noutput_dir: o\nlearning_rate: 1.0e-5\n", "a.yaml")["trainer-wrong-type"]
+    assert f.severity == severity and "silently on" in f.message

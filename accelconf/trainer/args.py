@@ -38,9 +38,9 @@ class Arg:
     # A command-line word is a string until HfArgumentParser types it; a file's value is typed.
     typed: bool = True
     # The keys of a mapping value (an inline ``fsdp_config``), each with its own position.
-    children: tuple["Arg", ...] = ()
+    children: tuple[Arg, ...] = ()
 
-    def child(self, name: str) -> "Arg | None":
+    def child(self, name: str) -> Arg | None:
         for c in reversed(self.children):
             if c.name == name:
                 return c

@@ -5,8 +5,9 @@ types, choices, removed fields, ``fsdp_config`` keys. The facts live in :mod:`ac
 
 from __future__ import annotations
 
-from functools import lru_cache
-from typing import Any, Mapping
+from collections.abc import Mapping
+from functools import cache
+from typing import Any
 
 from accelconf.trainer import releases
 
@@ -16,13 +17,13 @@ def version(requested: str | None = None) -> str:
     return releases.resolve(requested)
 
 
-@lru_cache(maxsize=None)
+@cache
 def names(requested: str | None = None) -> frozenset[str]:
     """The fields an arguments file of that release may hold (``Seq2SeqTrainingArguments``'s)."""
     return frozenset(releases.fields(requested))
 
 
-@lru_cache(maxsize=None)
+@cache
 def trl_names(trl_version: str | None = None) -> frozenset[str]:
     """Every field any TRL config class of that TRL release adds (an arguments file may be for any)."""
     out: set[str] = set()

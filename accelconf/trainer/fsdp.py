@@ -15,6 +15,7 @@ import json
 from typing import Any
 
 from accelconf.findings import Finding
+from accelconf.kinds import ACCELERATE_MARKERS
 from accelconf.trainer.args import Arg
 from accelconf.trainer.fields import FSDP1_ONLY, fsdp_keys
 
@@ -29,8 +30,9 @@ ACCELERATE_NAMES = {
     "offload_params": "cpu_offload", "sharding_strategy": "reshard_after_forward",
     "reshard_after_forward": "reshard_after_forward",
 }
-# keys that mark an accelerate config (or its fsdp_config section) pasted as a Trainer fsdp_config
-ACCELERATE_CONFIG_KEYS = frozenset({"fsdp_config", "distributed_type", "compute_environment", "num_processes", "mixed_precision"})
+# keys that mark an accelerate config (or its fsdp_config section) pasted as a Trainer fsdp_config:
+# the recogniser's markers (identity keys and sections) and the launch settings every config has
+ACCELERATE_CONFIG_KEYS = frozenset(ACCELERATE_MARKERS) | {"num_processes", "mixed_precision"}
 
 
 def _f(rule: str, severity: str, message: str, a: Arg, key: str, value: bool = False) -> Finding:
@@ -59,9 +61,8 @@ def version_of(entries: list[Arg]) -> tuple[int, Arg | None]:
     """The FSDP version the config selects (``version`` after the prefix rule; default 2)."""
     chosen = None
     for e in entries:
-        if e.name.removeprefix("fsdp_") == "version":
-            if chosen is None or e.name.startswith("fsdp_"):
-                chosen = e
+        if e.name.removeprefix("fsdp_") == "version" and (chosen is None or e.name.startswith("fsdp_")):
+            chosen = e
     if chosen is None:
         return 2, None
     try:
@@ -115,9 +116,26 @@ def check_config(entries: list[Arg], where: str, fsdp_on: bool) -> list[Finding]
     return out
 
 
+# The keys _process_fsdp_args reads with its str_to_bool (str(value).lower()), per FSDP version read.
+BOOL_KEYS: dict[str, tuple[int, ...]] = {
+    "cpu_ram_efficient_loading": (1, 2), "activation_checkpointing": (1, 2), "reshard_after_forward": (2,),
+    "forward_prefetch": (1,), "use_orig_params": (1,), "sync_module_states": (1,), "limit_all_gathers": (1,),
+}
+_TRUTH = ("y", "yes", "t", "true", "on", "1", "n", "no", "f", "false", "off", "0")
+
+
 def _value_checks(key: str, e: Arg, k: str, entries: list[Arg], version: int) -> list[Finding]:
     out: list[Finding] = []
     given = {x.name.removeprefix("fsdp_"): x for x in entries}
+    if version in BOOL_KEYS.get(key, ()) and str(e.value).lower() not in _TRUTH:
+        hint = " (a sharding strategy is FSDP1's form: FSDP2 takes true/false)" if key == "reshard_after_forward" else ""
+        out.append(_f("trainer-fsdp-invalid-value", "error",
+                      f"`{e.name}: {e.value}` is not a truth value{hint}: TrainingArguments raises ValueError (invalid "
+                      "truth value) at construction", e, k, value=True))
+    if key == "reshard_after_forward" and version == 1 and str(e.value).lower() in _TRUTH:
+        out.append(_f("trainer-fsdp-invalid-value", "error",
+                      f"`{e.name}: {e.value}` is FSDP2's form; FSDP1 reads a sharding strategy here ({', '.join(SHARDING)}): "
+                      "accelerate's FSDP plugin raises KeyError when the Trainer builds it (Trainer init)", e, k, value=True))
     if key == "auto_wrap_policy" and e.value not in WRAP_POLICIES:
         out.append(_f("trainer-fsdp-invalid-value", "error",
                       f"`{e.name}: {e.value}` must be one of {', '.join(WRAP_POLICIES)}: TrainingArguments raises ValueError at construction",

@@ -10,7 +10,6 @@ words through :mod:`accelconf.formats.shell`, Python through :mod:`ast` and the 
 from __future__ import annotations
 
 import ast
-import os
 from typing import Any
 
 from accelconf.formats import shell
@@ -63,13 +62,20 @@ def from_document(text: str, path: str, kind: str, doc: Document | None = None) 
 
 # -- launch scripts --------------------------------------------------------------------------
 
+# TRL's command line (trl/cli.py): `trl sft --config recipe.yaml ...` launches its own script.
+TRL_COMMANDS = ("sft", "dpo", "grpo", "kto", "reward", "rloo", "env", "vllm-serve")
+
+
 def _script_index(words: list[str | None]) -> tuple[str, int] | None:
-    """The launcher of a command and the index of its training script (the first ``.py`` word)."""
+    """The launcher of a command and the index of its training script (the first ``.py`` word,
+    or TRL's subcommand)."""
     launcher = None
     for i, w in enumerate(words):
         if w is None:
             continue
         base = w.rsplit("/", 1)[-1]
+        if launcher is None and base == "trl" and i + 1 < len(words) and words[i + 1] in TRL_COMMANDS:
+            return "trl", i + 1
         if launcher is None and (base in LAUNCHERS or base.startswith("python3.")):
             launcher = "python" if base.startswith("python") else base
             continue
@@ -111,9 +117,16 @@ def from_script(text: str, path: str, kind: str) -> list[TrainerArgs]:
             value = t.partition("=")[2] if t is not None else None
             group.env[m.group(1)] = Arg(m.group(1), value, w.line, w.column, w.line, w.column + len(w.raw), w.raw, "cli", typed=False)
         group.args = _cli_args(words[at + 1:], texts[at + 1:])
-        group.references = [Reference(a.name, a.value, a.value_line, a.value_column, role)
-                            for a in group.args for key, role in _REF_ROLES.items()
+        first = texts[at + 1] if len(texts) > at + 1 else None
+        if first is not None and first.endswith((".yaml", ".yml", ".json")) and not first.startswith("-"):
+            # `train.py args.yaml`: the script hands the file to HfArgumentParser.parse_yaml_file (LLaMA-Factory, TRL)
+            w = words[at + 1]
+            group.references.append(Reference("arguments", first, w.line, w.column, "arguments"))
+        group.references += [Reference(a.name, a.value, a.value_line, a.value_column, role)
+                            for a in group.args for key, role in {**_REF_ROLES, "config": "arguments"}.items()
                             if a.name == key and isinstance(a.value, str) and a.value.endswith((".json", ".yaml", ".yml"))]
+        # TRL's `--config FILE` is the parser's own option (TrlParser), not an argument
+        group.args = [a for a in group.args if not (a.name == "config" and any(r.key == "config" for r in group.references))]
         out.append(group)
     return out
 
@@ -122,7 +135,8 @@ _REF_ROLES = {"deepspeed": "deepspeed", "fsdp_config": "fsdp", "accelerate_confi
 
 
 def _launcher_args(words: list[shell.Word], texts: list[str | None]) -> dict[str, Arg]:
-    return {a.name: a for a in _cli_args(words, texts) if a.name in ("config_file", "config-file")}
+    # accelerate launch's own flags the rules compare with the arguments (it exports them to the script)
+    return {a.name: a for a in _cli_args(words, texts) if a.name in ("config_file", "mixed_precision")}
 
 
 def _cli_args(words: list[shell.Word], texts: list[str | None]) -> list[Arg]:
@@ -136,6 +150,7 @@ def _cli_args(words: list[shell.Word], texts: list[str | None]) -> list[Arg]:
             continue
         name, eq, inline = t[2:].partition("=")
         name = name.replace("-", "_")
+        value: str | None
         if eq:
             vline, vcol, value, end = w.line, w.column + len(name) + 3, inline, w.column + len(w.raw)
         elif i < len(words) and not (texts[i] or "").startswith("--") and not _bare_flag(name):
@@ -216,7 +231,3 @@ def _kw_child(k: ast.Constant, v: ast.expr, lines: list[str]) -> Arg:
         value = None
     return Arg(str(k.value), value, k.lineno, k.col_offset + 1, v.end_lineno or v.lineno, (v.end_col_offset or 0) + 1,
                str(k.value), "python", v.lineno, v.col_offset + 1)
-
-
-def basename(path: str) -> str:
-    return os.path.basename(path)

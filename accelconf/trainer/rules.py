@@ -10,8 +10,8 @@ it builds with ``num_steps=1``). The tests compare each finding with the real cl
 
 from __future__ import annotations
 
-import os
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from accelconf.findings import Finding
 from accelconf.trainer import fields, fsdp
@@ -19,9 +19,6 @@ from accelconf.trainer.args import Arg, TrainerArgs
 
 # Kinds whose every key HfArgumentParser receives (an unknown one is its error).
 ARGS_FILE_KINDS = ("trainer-args",)
-# Fields of TRL's ModelConfig and ScriptArguments and of the recipes' own script dataclasses, which
-# the same parser takes next to TrainingArguments (trl/trainer/model_config.py, trl/scripts/utils.py).
-_CLASSES_EXACT = ("TrainingArguments", "Seq2SeqTrainingArguments")
 _BOOL_WORDS = ("yes", "true", "t", "y", "1", "no", "false", "f", "n", "0")
 
 
@@ -100,6 +97,8 @@ def _refusal(group: TrainerArgs) -> str:
 # -- types ---------------------------------------------------------------------------------------
 
 def wrong_types(group: TrainerArgs, version: str | None) -> list[Finding]:
+    if group.kind == "axolotl":
+        return []  # axolotl validates its YAML with its own pydantic models (coercing, with its own "auto")
     types = fields.types(version)
     out: list[Finding] = []
     for a in group.args:
@@ -107,12 +106,14 @@ def wrong_types(group: TrainerArgs, version: str | None) -> list[Finding]:
         if t is None or a.value is None:
             continue
         base = t.removeprefix("optional-")
-        if base == "enum":
-            msg = _choice(a, fields.choices(a.name, version))
+        if base == "dict" and isinstance(a.value, str) and a.value.startswith("{"):
+            got = _json_string(a)
+        elif base == "enum":
+            got = _choice(a, fields.choices(a.name, version))
         else:
-            msg = _cli_type(a, base) if not a.typed else _file_type(a, base)
-        if msg:
-            out.append(_f("trainer-wrong-type", "error", msg, a, value=True))
+            got = _cli_type(a, base) if not a.typed else _file_type(a, base)
+        if got:
+            out.append(_f("trainer-wrong-type", got[0], got[1], a, value=True))
     return out
 
 
@@ -122,7 +123,19 @@ CONVERTED_ENUMS = frozenset({"eval_strategy", "logging_strategy", "save_strategy
                              "optim", "ddp_backend"})
 
 
-def _choice(a: Arg, choices: tuple[Any, ...] | None) -> str | None:
+def _json_string(a: Arg) -> tuple[str, str] | None:
+    """A dict field given as a string starting with ``{``: ``__post_init__`` parses it with json.loads."""
+    import json
+
+    try:
+        json.loads(a.value)
+    except json.JSONDecodeError as exc:
+        return "error", (f"`{a.name}` is a string starting with '{{' that is not JSON ({exc.msg}): TrainingArguments "
+                         "raises JSONDecodeError at construction")
+    return None
+
+
+def _choice(a: Arg, choices: tuple[Any, ...] | None) -> tuple[str, str] | None:
     """An enum field: argparse refuses another word (exit 2); in a file, the dataclass's conversion raises."""
     if not choices or a.value in choices or str(a.value) in {str(c) for c in choices}:
         return None
@@ -133,10 +146,16 @@ def _choice(a: Arg, choices: tuple[Any, ...] | None) -> str | None:
         when = "TrainingArguments raises ValueError at construction"
     else:
         when = "TrainingArguments keeps it unchecked and it fails (or is ignored) where it is used"
-    return f"`{a.name}: {a.value}` is not one of {shown}: {when}"
+    return "error", f"`{a.name}: {a.value}` is not one of {shown}: {when}"
 
 
-def _cli_type(a: Arg, t: str) -> str | None:
+def _dotted(v: str) -> str:
+    """``5e-5`` as YAML 1.1 reads a float: ``5.0e-5``."""
+    mantissa, _, exp = v.lower().partition("e")
+    return f"{mantissa}.0e{exp}" if "." not in mantissa else v
+
+
+def _cli_type(a: Arg, t: str) -> tuple[str, str] | None:
     """A command-line word HfArgumentParser's argparse converts with the field's type."""
     v = str(a.value)
     try:
@@ -147,27 +166,32 @@ def _cli_type(a: Arg, t: str) -> str | None:
         if t == "float":
             float(v)
     except ValueError:
-        return f"`--{a.name} {v}` is not a {t}: HfArgumentParser's argparse refuses it (exit 2) before training starts"
+        return "error", f"`--{a.name} {v}` is not a {t}: HfArgumentParser's argparse refuses it (exit 2) before training starts"
     return None
 
 
-def _file_type(a: Arg, t: str) -> str | None:
+def _file_type(a: Arg, t: str) -> tuple[str, str] | None:
     """A file's or a call's value: HfArgumentParser and TrainingArguments pass it on unconverted."""
     v = a.value
     if t == "float" and isinstance(v, str):
         try:
             float(v)
         except ValueError:
-            return f"`{a.name}: {v!r}` is a string, not a float: TrainingArguments keeps it and it fails where it is used"
-        fix = " (YAML 1.1 reads a float only with a dot: write 5.0e-5)" if "e" in v.lower() and "." not in v else ""
-        return (f"`{a.name}: {v}` is a string{fix}: HfArgumentParser passes it unconverted and TrainingArguments keeps "
-                "it; the optimizer refuses it in train() (TypeError)")
-    if t == "int" and (isinstance(v, str) or isinstance(v, float) or isinstance(v, bool)):
-        return f"`{a.name}: {v!r}` is a {type(v).__name__}, not an int: TrainingArguments keeps it unconverted and train() fails where it computes with it"
+            return "error", f"`{a.name}: {v!r}` is a string, not a float: TrainingArguments keeps it and it fails where it is used"
+        fix = f" (YAML 1.1 reads a float only with a dot: write {_dotted(v)})" if "e" in v.lower() and "." not in v else ""
+        # only HfArgumentParser.parse_yaml_file's path refuses it; TRL's --config sets it as an
+        # argparse default, which argparse converts: a warning
+        return "error" if a.source == "python" else "warning", (f"`{a.name}: {v}` is a string{fix}: HfArgumentParser.parse_yaml_file passes it unconverted "
+                "and TrainingArguments keeps it; the optimizer refuses it in train() (TypeError). TRL's --config "
+                "converts it (argparse types a string default)")
+    if t == "int" and isinstance(v, (str, float, bool)):
+        return "error", f"`{a.name}: {v!r}` is a {type(v).__name__}, not an int: TrainingArguments keeps it unconverted and train() fails where it computes with it"
     if t == "bool" and not isinstance(v, bool):
         on = "on" if v else "off"
-        return (f"`{a.name}: {v!r}` is not a boolean: TrainingArguments takes its truth value, so it is silently {on} "
-                "(a string such as 'auto' or 'false' is true)")
+        meant_on = isinstance(v, str) and v.lower() in ("yes", "true", "t", "y", "1")
+        return "warning" if meant_on else "error", (
+            f"`{a.name}: {v!r}` is not a boolean: TrainingArguments takes its truth value, so it is silently {on} "
+            "(a string such as 'auto' or 'false' is true)")
     return None
 
 
@@ -220,6 +244,11 @@ def combinations(group: TrainerArgs, ctx: dict[str, Any]) -> list[Finding]:
     return out
 
 
+def launch_findings(group: TrainerArgs, ctx: dict[str, Any]) -> list[Finding]:
+    """The findings that depend on what the launch gives (its accelerate config, its environment)."""
+    return _accumulation(group, ctx, launch_only=True) + _precision(group, ctx)
+
+
 def _checkpointing(group: TrainerArgs, ctx: dict[str, Any]) -> list[Finding]:
     entries = fsdp_entries(group) or ctx.get("fsdp_entries") or []
     fsdp_ac = next((e for e in entries if e.name.removeprefix("fsdp_") == "activation_checkpointing"), None)
@@ -256,10 +285,10 @@ def _save_only_model(group: TrainerArgs, ctx: dict[str, Any]) -> list[Finding]:
     return out
 
 
-def _accumulation(group: TrainerArgs, ctx: dict[str, Any]) -> list[Finding]:
+def _accumulation(group: TrainerArgs, ctx: dict[str, Any], launch_only: bool = False) -> list[Finding]:
     gas = group.get("gradient_accumulation_steps")
     out: list[Finding] = []
-    acc = group.value("accelerator_config")
+    acc = None if launch_only else group.value("accelerator_config")
     if isinstance(acc, dict) and isinstance(acc.get("gradient_accumulation_kwargs"), dict) and \
             "num_steps" in acc["gradient_accumulation_kwargs"] and gas is not None and _int(gas.value) > 1:
         out.append(_f("trainer-accumulation-twice", "error",
@@ -293,7 +322,14 @@ def _int(v: Any) -> int:
 def _precision(group: TrainerArgs, ctx: dict[str, Any]) -> list[Finding]:
     """``mixed_precision`` is ``ACCELERATE_MIXED_PRECISION`` (default "no"), then ``fp16``/``bf16`` when true."""
     env = group.env.get("ACCELERATE_MIXED_PRECISION")
-    given = (env.value, f"ACCELERATE_MIXED_PRECISION at line {env.line}") if env is not None and env.value else ctx.get("accelerate_precision")
+    launch_flag = group.launcher.get("mixed_precision")
+    given: tuple[Any, str] | None
+    if launch_flag is not None and launch_flag.value:  # accelerate launch exports it as ACCELERATE_MIXED_PRECISION
+        given = (launch_flag.value, f"`accelerate launch --mixed_precision` at line {launch_flag.line}")
+    elif env is not None and env.value:
+        given = (env.value, f"ACCELERATE_MIXED_PRECISION at line {env.line}")
+    else:
+        given = ctx.get("accelerate_precision")
     if not given:
         return []
     value, where = given
@@ -317,8 +353,4 @@ def check_fsdp_file(entries: Iterable[Arg]) -> list[Finding]:
     return fsdp.check_config(list(entries), "fsdp_config", True)
 
 
-def basename(path: str) -> str:
-    return os.path.basename(path)
-
-
-__all__ = ["CONVERTED_ENUMS", "check", "check_fsdp_file", "combinations", "fsdp_findings", "unknown_fields", "wrong_types"]
+__all__ = ["CONVERTED_ENUMS", "check", "check_fsdp_file", "combinations", "fsdp_findings", "launch_findings", "unknown_fields", "wrong_types"]

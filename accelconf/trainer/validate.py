@@ -34,6 +34,33 @@ def findings(text: str, path: str, kind: str, opts: dict[str, Any]) -> list[Find
         out += extra
         out += rules.check(group, version, ctx)
         out += _framework_note(group)
+        out += _arguments_file(group, path, ctx)
+    return out
+
+
+def _arguments_file(group: TrainerArgs, path: str, ctx: dict[str, Any]) -> list[Finding]:
+    """The arguments file a launch hands its training script (``train.py sft.yaml``): what this
+    launch's accelerate config and environment do to those arguments, reported in that file (its
+    own findings are its own validate's)."""
+    from accelconf.kinds import recognise
+    from accelconf.kinds.references import locate
+    from accelconf.text.document import load_file
+
+    out: list[Finding] = []
+    for ref in group.references:
+        where = locate(ref.value, path) if ref.role == "arguments" else None
+        if where is None:
+            continue
+        try:
+            doc = load_file(where)
+            kind = recognise(doc.text, where, doc).kind
+            sub = from_document(doc.text, where, kind, doc)
+        except InputError:
+            continue
+        sub.env, sub.launcher = group.env, group.launcher
+        sub_ctx, _ = _context(sub, where)
+        merged = {**sub_ctx, **{k: v for k, v in ctx.items() if k.startswith("accelerate")}}
+        out += [f.with_path(where) for f in rules.launch_findings(sub, merged)]
     return out
 
 
