@@ -286,3 +286,18 @@ def test_deepspeed_mismatches_take_the_arguments_as_validate_reads_them():
     assert deepspeed_mismatches(group, doc) == []
     group = read_args("learning_rate: 3e-5\n", "a.yaml", "trainer-args")  # YAML 1.1: a string, as transformers gets it
     assert [f.key for f in deepspeed_mismatches(group, doc)] == ["gradient_accumulation_steps", "optimizer.params.lr"]
+
+
+def test_explain_of_an_accelerate_launch_line_takes_its_config_file_and_flags(files, cli):
+    (files / "al.sh").write_text("accelerate launch --num_processes 2 --mixed_precision bf16 --config_file accel.yaml train.py \\\n"
+                                 "  --deepspeed ds.json --per_device_train_batch_size 4 --output_dir o\n")
+    (files / "ds.json").write_text('{"train_batch_size": 8, "zero_optimization": {"stage": 2}}\n')
+    out = json.loads(cli("explain", "al.sh", "--format", "json").out)
+    launcher = {r["setting"]: r for r in out["settings"]}
+    assert launcher["num_processes"]["value"] == 2 and launcher["num_processes"]["where"] == "--num_processes"
+    mp = _rows(out, "Accelerator.mixed_precision")["Accelerator.mixed_precision"]
+    # the flag reaches the Trainer as ACCELERATE_MIXED_PRECISION; DeepSpeed adds the bf16 section it enables
+    assert mp["value"] == "bf16" and mp["where"] == "--mixed_precision"
+    assert out["trainer"]["deepspeed_config"]["bf16"] == {"enabled": True}
+    # train_batch_size = world size (2 processes) * 4 * 1: the JSON's 8 agrees
+    assert not [f for f in out["findings"] if f["rule"] == "trainer-deepspeed-mismatch"]

@@ -435,12 +435,24 @@ def _trainer_groups(text: str, source: str, args: argparse.Namespace) -> list[An
     from accelconf.trainer.args import read_all
     from accelconf.trainer.runs_inputs import TRAINER_KINDS
 
+    from accelconf.trainer.releases import all_field_names
+
     kind = kinds.recognise(text, source).kind
     if kind in TRAINER_KINDS:
         return read_all(text, source, kind)
     if kind in ("launch", "other-launch"):
-        return [g for g in read_all(text, source, kind) if g.args]
+        names = all_field_names()
+        groups = [g for g in read_all(text, source, kind) if any(a.name in names for a in g.args)]
+        if groups and kind == "launch":
+            _launches(text, source, accelerate_resolve(args.accelerate_version))  # accelerate launch's refusals: exit 2
+        return groups
     return []
+
+
+def accelerate_resolve(version: str | None) -> str:
+    from accelconf.accelerate.launch import resolve
+
+    return resolve(version)
 
 
 def _trainer_launcher(group: Any, args: argparse.Namespace, ver: str, cli: Config | None,
@@ -450,22 +462,36 @@ def _trainer_launcher(group: Any, args: argparse.Namespace, ver: str, cli: Confi
     from accelconf import formats
     from accelconf.kinds.references import locate
 
-    name = getattr(args, "accelerate_config", None)
-    named = group.launcher.get("config_file") or group.launcher.get("config-file")
-    path = name or (locate(str(named.value), group.path) if named is not None else None)
-    if not path:
-        return [], None, {k: (v, "shell", w) for k, (v, w) in shell.items()}
     from accelconf.accelerate.launch import LaunchError
 
-    text, src = read_text(path)
-    cfg = formats.read(text, None, src, ver)
+    name = getattr(args, "accelerate_config", None)
+    launch = _accelerate_launch_of(group, ver)
+    if name:
+        text, src = read_text(name)
+        cfg, flags = formats.read(text, None, src, ver), cli
+    elif launch is not None:  # `accelerate launch [--config_file X] FLAGS train.py ARGS`: its file and flags
+        cfg, flags, _ = _script_launch(launch, group.path, ver, cli)
+        src = group.path
+    else:
+        return [], None, {k: (v, "shell", w) for k, (v, w) in shell.items()}
     try:
-        rows, result = explain(cfg, ver, cli, shell or None)
+        rows, result = explain(cfg, ver, flags, shell or None)
     except LaunchError as exc:
         raise InputError(f"accelerate launch would fail: {exc.message}", src) from exc
     where = {r.env: r.where for r in rows if r.env}
     env, _ = _process_env(result, shell)
     return rows, result, {k: (v, how, w or where.get(k, "")) for k, (v, how, w) in env.items()}
+
+
+def _accelerate_launch_of(group: Any, ver: str) -> Any:
+    """The ``accelerate launch`` command of a launch script's group (None: torchrun, deepspeed, a file of arguments)."""
+    if group.kind not in ("launch", "other-launch"):
+        return None
+    from accelconf.formats.cli import read_launches
+
+    text, _ = read_text(group.path)
+    found = [la for la in read_launches(text, group.path, ver) if la.line == group.line]
+    return found[0] if found and (found[0].config_file or found[0].config.entries) else None
 
 
 def _prov_rows(prefix: str, items: Any) -> list[Row]:
