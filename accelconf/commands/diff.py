@@ -76,9 +76,12 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("diff needs two files, A and B")
     if args.files.count("-") > 1:
         raise UsageError("only one of A and B can be '-' (standard input)")
-    result = _trainer_diff(args)
+    from accelconf.text.document import read_text
+
+    texts = [read_text(path) for path in args.files]  # once: a side may be standard input
+    result = _trainer_diff(args, texts)
     if result is None:
-        sa, sb = (read_input(path, args.accelerate_version) for path in args.files)
+        sa, sb = (semdiff.read_side(name, args.accelerate_version, text=text) for text, name in texts)
         result = semdiff.diff_sides(sa, sb, version=args.accelerate_version, ignore=args.ignore)
     out = sys.stdout
     if args.format == "json":
@@ -88,15 +91,13 @@ def run(args: argparse.Namespace) -> int:
     return 0 if result.equivalent else 1
 
 
-def _trainer_diff(args: argparse.Namespace) -> semdiff.DiffResult | None:
+def _trainer_diff(args: argparse.Namespace, texts: list[tuple[str, str]]) -> semdiff.DiffResult | None:
     """Where a side is Trainer arguments: both compared by what the Accelerator is built with
     (:mod:`accelconf.trainer.diff`); ``None`` for two accelerate-side files."""
     from accelconf import kinds
-    from accelconf.text.document import read_text
     from accelconf.trainer import diff as tdiff
     from accelconf.trainer.runs_inputs import TRAINER_KINDS
 
-    texts = [read_text(p) for p in args.files]
     if not any(kinds.recognise(t, n).kind in TRAINER_KINDS for t, n in texts):
         return None
     tver = getattr(args, "transformers_version", None)
