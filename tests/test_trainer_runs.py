@@ -301,3 +301,14 @@ def test_explain_of_an_accelerate_launch_line_takes_its_config_file_and_flags(fi
     assert out["trainer"]["deepspeed_config"]["bf16"] == {"enabled": True}
     # train_batch_size = world size (2 processes) * 4 * 1: the JSON's 8 agrees
     assert not [f for f in out["findings"] if f["rule"] == "trainer-deepspeed-mismatch"]
+
+
+def test_a_torchrun_line_gives_the_world_size_of_the_train_batch_size_check(files, cli):
+    (files / "ds.json").write_text('{"train_batch_size": 32, "zero_optimization": {"stage": 2}}\n')
+    (files / "tr.sh").write_text("torchrun --nnodes=2 --nproc_per_node 4 train.py --deepspeed ds.json "
+                                 "--per_device_train_batch_size 4 --output_dir o\n")
+    out = json.loads(cli("explain", "tr.sh", "--format", "json").out)
+    assert not out["findings"]  # 2 nodes x 4 processes x 4 x 1 = 32
+    (files / "tr.sh").write_text("torchrun --nproc_per_node 4 train.py --deepspeed ds.json --per_device_train_batch_size 4 --output_dir o\n")
+    out = json.loads(cli("explain", "tr.sh", "--format", "json").out)
+    assert [f["key"] for f in out["findings"]] == ["train_batch_size"]

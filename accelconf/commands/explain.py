@@ -559,7 +559,7 @@ def _run_trainer(args: argparse.Namespace, groups: list[Any], ver: str, cli: Con
         own = {**shell, **{n: (str(a.value), f"{group.path}:{a.line}") for n, a in group.env.items() if a.value is not None}}
         acc_rows, result, env = _trainer_launcher(group, args, ver, cli, own)
         inp = runs_inputs.inputs(group, tver)
-        world = runs_inputs.world_size(result)
+        world = runs_inputs.world_size(result, group)
         runs = runs_inputs.runs_of(inp, env, world=world, hidden_size=hidden, hidden_where=hidden_where)
         found = runs_inputs.findings(inp, runs, world)
         findings += [f for f in found if f not in findings]

@@ -71,10 +71,44 @@ def inputs(group: TrainerArgs, version: str | None = None) -> Inputs:
     return out
 
 
-def world_size(result: Any) -> int:
-    """The processes of a launch (``num_processes``: accelerate launch counts all machines' processes)."""
+# launcher flags that give the processes per node and the nodes: torchrun (both spellings) and deepspeed
+_PER_NODE = ("--nproc_per_node", "--nproc-per-node", "--num_gpus", "--num-gpus")
+_NODES = ("--nnodes", "--num_nodes", "--num-nodes")
+
+
+def launcher_world_size(group: TrainerArgs) -> int | None:
+    """The processes a torchrun/deepspeed line starts (per node x nodes) when its words say so literally."""
+    from accelconf.formats import shell
+    from accelconf.text.document import read_text
+
+    if group.kind not in ("launch", "other-launch"):
+        return None
+    text, _ = read_text(group.path)
+    words = next((w for w in shell.commands(text, group.path) if w and w[0].line == group.line), None)
+    if words is None:
+        return None
+    texts = [shell.resolve(w, {}) for w in words]
+
+    def flag(names: tuple[str, ...]) -> int | None:
+        for i, t in enumerate(texts):
+            if t is None:
+                continue
+            name, eq, value = t.partition("=")
+            if name in names:
+                raw = value if eq else (texts[i + 1] if i + 1 < len(texts) else None)
+                return int(raw) if raw is not None and raw.isdigit() else None
+        return None
+
+    per_node = flag(_PER_NODE)
+    nodes = flag(_NODES) or 1
+    return per_node * nodes if per_node else None
+
+
+def world_size(result: Any, group: TrainerArgs | None = None) -> int:
+    """The processes of a launch (``num_processes``: accelerate launch counts all machines' processes;
+    else a torchrun/deepspeed line's own flags; else 1)."""
     if result is None:
-        return 1
+        return (launcher_world_size(group) if group is not None else None) or 1
     n = result.namespace.get("num_processes")
     try:
         return max(1, int(n)) if n is not None else 1
