@@ -180,8 +180,8 @@ def test_to_args_of_an_accelerate_config_builds_the_same_plugin_and_validates_cl
     assert r.code == 0, r.err
     (files / "targs.yaml").write_text(r.out)
     _validate_clean(cli, files / "targs.yaml")
-    from accelconf.accelerate.launch import launch_env
     from accelconf import formats
+    from accelconf.accelerate.launch import launch_env
 
     cfg = formats.read(ACCEL, None, "accel.yaml")
     env = {k: (v, "launch", "") for k, v in launch_env(cfg).env.items()}
@@ -220,7 +220,7 @@ def test_to_cli_of_arguments_is_a_torchrun_command_whose_words_read_back_as_the_
     from accelconf.trainer.args import read_all
     from accelconf.trainer.argvalues import from_trainer_args
 
-    group = [g for g in read_all(r.out, "run.sh", "launch") if g.args][0]
+    group = next(g for g in read_all(r.out, "run.sh", "launch") if g.args)
     back = from_trainer_args(group)
     assert back.get("fsdp_config") == {"fsdp_transformer_layer_cls_to_wrap": "LlamaDecoderLayer", "offload_params": True}
     assert (back.get("bf16"), back.get("gradient_accumulation_steps")) == (True, 8)

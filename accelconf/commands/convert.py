@@ -36,8 +36,8 @@ _OUTPUTS = {
     "yaml": ("an accelerate config file (YAML) that accelerate launch reads the same way",
              [("accelconf to-yaml launch.env > config.yaml", "the config behind a job's environment"),
               ("accelconf to-yaml --from cli launch.sh", "from an accelerate launch command line")]),
-    "args": ("the Hugging Face TrainingArguments fields (fsdp, fsdp_config, deepspeed, bf16/fp16) that build the "
-             "Accelerator the accelerate config launches, as an arguments YAML",
+    "args": (("the Hugging Face TrainingArguments fields (fsdp, fsdp_config, deepspeed, bf16/fp16) that build the "
+              "Accelerator the accelerate config launches, as an arguments YAML"),
              [("accelconf to-args fsdp.yaml > args.yaml", ""),
               ("accelconf to-yaml args.yaml", "the other way: the accelerate config of an arguments file"),
               ("accelconf to-cli args.yaml", "from Trainer arguments: a torchrun command without accelerate launch")]),
@@ -144,8 +144,8 @@ def convert_text(text: str, source: str, target: str, source_format: str | None 
                  machine_rank: int | None = None, all_ranks: bool = False, export: bool = False) -> tuple[str, list[Finding]]:
     """The converted text and its findings: :func:`accelconf.api.convert_text` once per rank."""
     from accelconf import formats
-    from accelconf.api import convert_text as convert_one
     from accelconf.accelerate.launch import LaunchError, resolve
+    from accelconf.api import convert_text as convert_one
 
     ver = resolve(version)
     findings: list[Finding] = []

@@ -23,8 +23,8 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from accelconf.accelerate import registry
-from accelconf.errors import InputError, UsageError
 from accelconf.accelerate.model import Config
+from accelconf.errors import InputError, UsageError
 from accelconf.findings import Finding
 from accelconf.text.document import read_text
 
@@ -330,7 +330,7 @@ def _input_findings(ver: str, *configs: Config | None) -> list[Finding]:
 def _refuse_machine_rank(result: Any, cfg: Config, cli: Config | None) -> None:
     """``--launch-args '--machine_rank N'`` names a machine of the job, as ``to-env --machine-rank`` must
     (a rank in the input itself is validate's finding, as in to-env)."""
-    from accelconf.commands.convert import where_set, refuse_machine_rank
+    from accelconf.commands.convert import refuse_machine_rank, where_set
 
     if cli is None or "machine_rank" not in cli.entries:
         return
@@ -433,9 +433,8 @@ def _trainer_groups(text: str, source: str, args: argparse.Namespace) -> list[An
     """The groups of Trainer arguments a file gives (none: the file is explained as an accelerate config)."""
     from accelconf import kinds
     from accelconf.trainer.args import read_all
-    from accelconf.trainer.runs_inputs import TRAINER_KINDS
-
     from accelconf.trainer.releases import all_field_names
+    from accelconf.trainer.runs_inputs import TRAINER_KINDS
 
     kind = kinds.recognise(text, source).kind
     if kind in TRAINER_KINDS:
@@ -460,8 +459,6 @@ def _trainer_launcher(group: Any, args: argparse.Namespace, ver: str, cli: Confi
     """The accelerate side of one group: ``--config`` or the launch line's ``--config_file``, explained as
     for an accelerate config; (rows, launch result, the process environment with where each variable came from)."""
     from accelconf import formats
-    from accelconf.kinds.references import locate
-
     from accelconf.accelerate.launch import LaunchError
 
     name = getattr(args, "accelerate_config", None)

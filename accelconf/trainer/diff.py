@@ -81,7 +81,10 @@ def _accelerate_deepspeed(variables: dict[str, str], env: Any, mp: str, source: 
     name = variables.get("ACCELERATE_DEEPSPEED_CONFIG_FILE")
     if name:
         path = config_file_path(name, source)
-        config: dict[str, Any] = json.loads(open(path, encoding="utf-8").read()) if path else {"zero_optimization": {}}
+        config: dict[str, Any] = {"zero_optimization": {}}
+        if path:
+            with open(path, encoding="utf-8") as fh:
+                config = json.load(fh)
     else:
         stage = int(variables.get("ACCELERATE_DEEPSPEED_ZERO_STAGE", 2))
         config = {"train_batch_size": "auto", "train_micro_batch_size_per_gpu": "auto",

@@ -62,7 +62,7 @@ def normalise_fsdp_config(fsdp_config: Mapping[str, Any] | None) -> tuple[dict[s
     out: dict[str, Any] = {}
     written: dict[str, str] = {}
     for k, v in (fsdp_config or {}).items():
-        short = k[5:] if k.startswith("fsdp_") else k
+        short = k.removeprefix("fsdp_")
         out[short] = v
         written[short] = k
     return out, written
@@ -149,7 +149,7 @@ class _Fields:
         self.rows[field] = Provenance(field, value, "argument" if where else "transformers default", where or "_process_fsdp_args")
         var = registry.by_plugin(registry.FSDP, field)
         if var is not None and var.env and var.env in self.env:
-            v, how, w = self.env[var.env]
+            v, _, w = self.env[var.env]
             self.rows[field].overrode = f"{var.env}={v}" + (f" ({w})" if w else "")
 
     def from_env(self, field: str, var: str, default: Any, convert: Any = None) -> Any:

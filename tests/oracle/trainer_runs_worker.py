@@ -26,8 +26,8 @@ BASE_ENV = dict(os.environ)
 
 
 def _patch() -> None:
-    import torch
     import accelerate.utils.dataclasses as adc
+    import torch
     import transformers.training_args as ta
 
     ta.is_torch_bf16_gpu_available = lambda: True
@@ -44,7 +44,10 @@ def _name(value: Any) -> Any:
 
 
 def plugin_fields(p: Any) -> dict[str, Any]:
-    from torch.distributed.fsdp.wrap import size_based_auto_wrap_policy, transformer_auto_wrap_policy
+    from torch.distributed.fsdp.wrap import (
+        size_based_auto_wrap_policy,
+        transformer_auto_wrap_policy,
+    )
 
     policy = {transformer_auto_wrap_policy: "TRANSFORMER_BASED_WRAP", size_based_auto_wrap_policy: "SIZE_BASED_WRAP",
               None: "NO_WRAP"}.get(p.auto_wrap_policy, repr(p.auto_wrap_policy))
