@@ -312,3 +312,13 @@ def test_a_torchrun_line_gives_the_world_size_of_the_train_batch_size_check(file
     (files / "tr.sh").write_text("torchrun --nproc_per_node 4 train.py --deepspeed ds.json --per_device_train_batch_size 4 --output_dir o\n")
     out = json.loads(cli("explain", "tr.sh", "--format", "json").out)
     assert [f["key"] for f in out["findings"]] == ["train_batch_size"]
+
+
+def test_the_api_gives_what_runs_for_each_group_with_the_launchers_variables():
+    import accelconf
+
+    [(runs, findings)] = accelconf.trainer_runs("fsdp: true\nbf16: true\ngradient_accumulation_steps: 2\n", "a.yaml",
+                                                env={"FSDP_OFFLOAD_PARAMS": "true", "ACCELERATE_MIXED_PRECISION": "fp16"})
+    assert runs.fsdp["cpu_offload"].value is True and runs.fsdp["cpu_offload"].source == "accelerate config"
+    assert runs.mixed_precision.value == "bf16" and "ACCELERATE_MIXED_PRECISION=fp16" in runs.mixed_precision.overrode
+    assert findings == []

@@ -555,10 +555,9 @@ def _run_trainer(args: argparse.Namespace, groups: list[Any], ver: str, cli: Con
     for group in groups:
         own = {**shell, **{n: (str(a.value), f"{group.path}:{a.line}") for n, a in group.env.items() if a.value is not None}}
         acc_rows, result, env = _trainer_launcher(group, args, ver, cli, own)
-        inp = runs_inputs.inputs(group, tver)
         world = runs_inputs.world_size(result, group)
-        runs = runs_inputs.runs_of(inp, env, world=world, hidden_size=hidden, hidden_where=hidden_where)
-        found = runs_inputs.findings(inp, runs, world)
+        inp, runs, found = runs_inputs.what_runs_group(group, env, version=tver, world=world, hidden_size=hidden,
+                                                       hidden_where=hidden_where)
         findings += [f for f in found if f not in findings]
         blocks.append((group, acc_rows, runs, trainer_rows(runs, inp.ds_doc), result))
     _print_trainer(blocks, ver, tver, args, findings)

@@ -179,3 +179,12 @@ def _raise_finding(inp: Inputs, r: TrainerRaises) -> Finding:
 
 def relative(path: str) -> str:
     return os.path.relpath(path) if os.path.isabs(path) else path
+
+
+def what_runs_group(group: TrainerArgs, env: Env, *, version: str | None = None, world: int = 1,
+                    hidden_size: int | None = None, hidden_where: str = "") -> tuple[Inputs, Runs, list[Finding]]:
+    """One group of read arguments: its inputs, what runs from them, and the findings of what runs:
+    the one job behind ``explain``, the API's :func:`accelconf.api.trainer_runs` and the conversions."""
+    inp = inputs(group, version)
+    runs = runs_of(inp, env, world=world, hidden_size=hidden_size, hidden_where=hidden_where)
+    return inp, runs, findings(inp, runs, world)
