@@ -322,3 +322,17 @@ def test_the_api_gives_what_runs_for_each_group_with_the_launchers_variables():
     assert runs.fsdp["cpu_offload"].value is True and runs.fsdp["cpu_offload"].source == "accelerate config"
     assert runs.mixed_precision.value == "bf16" and "ACCELERATE_MIXED_PRECISION=fp16" in runs.mixed_precision.overrode
     assert findings == []
+
+
+def test_explain_json_of_trainer_arguments_follows_the_published_output_schema(files, cli):
+    import jsonschema
+
+    from tests.conftest import ROOT
+
+    schema = json.loads((ROOT / "schemas" / "accelconf-output.schema.json").read_text(encoding="utf-8"))
+    schema.pop("oneOf")
+    for argv in (["args.yaml", "--config", "accel.yaml"], ["ds_args.yaml"]):
+        data = json.loads(cli("explain", "--format", "json", *argv).out)
+        jsonschema.Draft7Validator({**schema, "$ref": "#/$defs/explain"}).validate(data)
+        for row in data["trainer_settings"]:
+            jsonschema.Draft7Validator({**schema, "$ref": "#/$defs/explain_row"}).validate(row)

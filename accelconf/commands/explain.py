@@ -570,8 +570,10 @@ def _print_trainer(blocks: list[Any], ver: str, tver: str, args: argparse.Namesp
     if args.format == "json":
         from accelconf.report import findings_json
 
-        out = [{"line": g.line, "launch": g.group, "settings": [asdict(r) for r in acc], "trainer": runs.to_json(),
-                "trainer_settings": [asdict(r) for r in rows]} for g, acc, runs, rows, _ in blocks]
+        out = [{"line": g.line, "launch": g.group, "mode": result.mode if result is not None else "none",
+                "settings": [asdict(r) for r in acc], "torchrun": result.torchrun if result is not None else None,
+                "trainer": runs.to_json(), "trainer_settings": [asdict(r) for r in rows]}
+               for g, acc, runs, rows, result in blocks]
         print(json.dumps({"accelerate_version": ver, "transformers_version": tver, **{k: v for k, v in out[0].items() if k != "line"},
                           **({"launches": out} if len(out) > 1 else {}), "findings": findings_json(findings, source)},
                          indent=2, default=str))
