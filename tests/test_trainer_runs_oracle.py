@@ -149,6 +149,9 @@ def _ds_cases() -> list[dict[str, Any]]:
                                           "max_steps": 100, "warmup_steps": 10},
                                      {"fp16": True, "per_device_train_batch_size": "4", "warmup_steps": 0.1, "save_on_each_node": True}]
     argsets += _corpus_args()[:6]
+    # accumulation set twice: in accelerator_config and in the arguments (Trainer init refuses), or only there
+    argsets += [{"accelerator_config": {"gradient_accumulation_kwargs": {"num_steps": 4}}, "gradient_accumulation_steps": 2},
+                {"accelerator_config": {"gradient_accumulation_kwargs": {"num_steps": 4}}}]
     cases = []
     for n, ds in enumerate(dss):
         for m, args in enumerate(argsets):

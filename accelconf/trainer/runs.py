@@ -152,6 +152,11 @@ def what_runs(args: ArgValues, *, env: Env | None = None, fsdp_config: Mapping[s
     elif args.get("deepspeed"):
         runs.notes.append("the DeepSpeed config was not read: the Trainer runs DeepSpeed, with what that file says")
     runs.gradient_accumulation = gradient_accumulation(args, env, runs.deepspeed)
+    acc = args.get("accelerator_config")
+    gak = (acc.get("gradient_accumulation_kwargs") or {}) if isinstance(acc, dict) else {}
+    if "num_steps" in gak and isinstance(args.get("gradient_accumulation_steps"), int) and args.get("gradient_accumulation_steps") > 1:
+        runs.raises.append(TrainerRaises("The `AcceleratorConfig`'s `num_steps` is set but `gradient_accumulation_steps` is "
+                                         "greater than 1 in the passed `TrainingArguments`", "Trainer init", "accelerator_config"))
     return runs
 
 
