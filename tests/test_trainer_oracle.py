@@ -384,3 +384,113 @@ def test_activation_checkpointing_wins_over_its_deprecated_alias(tmp_path):
     assert "the new name wins" in _findings(text)["trainer-checkpointing-alias"][0].message
     args = _parse(tmp_path, text)
     assert args.activation_checkpointing is False and args.gradient_checkpointing is False
+
+
+def test_trl_resolves_its_accelerate_config_preset_to_the_file_accelconf_reads(monkeypatch, tmp_path):
+    import subprocess
+    import sys
+
+    from tests.oracle.transformers_releases import TRL_CACHE, TRL_RELEASES
+
+    newest = max(TRL_RELEASES, key=lambda v: tuple(int(p) for p in v.split(".")))
+    if not TRL_CACHE.installed(newest):
+        pytest.skip(f"TRL {newest} is not in the release cache (python tests/oracle/transformers_releases.py --trl)")
+    root = str(TRL_CACHE.path_of(newest))
+    monkeypatch.syspath_prepend(root)
+    from accelconf.trainer.validate import trl_preset
+
+    ours = trl_preset("zero3")
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); from trl.cli.accelerate_config import "
+            "resolve_accelerate_config_argument as r; print(r(['--accelerate_config', 'zero3'])[1])")
+    theirs = subprocess.run([sys.executable, "-c", code, root], capture_output=True, text=True, check=True, cwd=tmp_path)
+    assert ours is not None and Path(ours).resolve() == Path(theirs.stdout.strip()).resolve()
+
+
+TRL_PARSE = """\
+import sys, warnings
+warnings.simplefilter("ignore")
+sys.path.insert(0, sys.argv[1])
+from trl import SFTConfig, TrlParser
+try:
+    (a,) = TrlParser((SFTConfig,)).parse_args_and_config(args=["--config", sys.argv[2]])
+    print(repr(a.learning_rate))
+except SystemExit as e:
+    print("exit", e.code)
+"""
+
+
+@pytest.mark.parametrize("line, answer", [("learning_rate: 5e-5", "5e-05"), ("bf16: auto", "exit 2")])
+def test_trl_config_converts_a_number_string_and_refuses_a_non_boolean(tmp_path, line, answer):
+    import subprocess
+    import sys
+
+    from tests.oracle.transformers_releases import TRL_CACHE, TRL_RELEASES
+
+    newest = max(TRL_RELEASES, key=lambda v: tuple(int(p) for p in v.split(".")))
+    if not TRL_CACHE.installed(newest):
+        pytest.skip(f"TRL {newest} is not in the release cache (python tests/oracle/transformers_releases.py --trl)")
+    text = BASE + line + "\n"
+    (f,) = _findings(text)["trainer-wrong-type"]
+    assert ("TRL's --config converts it" in f.message) is (answer != "exit 2")
+    assert ("TRL's --config refuses it" in f.message) is (answer == "exit 2")
+    (tmp_path / "recipe.yaml").write_text(text)
+    (tmp_path / "parse.py").write_text(TRL_PARSE)
+    out = subprocess.run([sys.executable, str(tmp_path / "parse.py"), str(TRL_CACHE.path_of(newest)), str(tmp_path / "recipe.yaml")],
+                         capture_output=True, text=True, timeout=300, cwd=tmp_path, check=False)
+    assert out.stdout.strip().splitlines()[-1] == answer, out.stderr[-1500:]
+
+
+DS_ACCUMULATION = """\
+import os, sys, warnings
+warnings.simplefilter("ignore")
+os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT="29543", WORLD_SIZE="1", RANK="0", LOCAL_RANK="0")
+import torch, transformers
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.l = torch.nn.Linear(2, 2)
+(args,) = transformers.HfArgumentParser(transformers.TrainingArguments).parse_args_into_dataclasses(sys.argv[1:])
+trainer = transformers.Trainer(model=M(), args=args)
+try:  # what deepspeed_init does at the start of train()
+    trainer.accelerator.state.deepspeed_plugin.hf_ds_config.trainer_config_finalize(args, trainer.model, 10)
+    print("OK")
+except ValueError as e:
+    print("ValueError", str(e).splitlines()[1])
+"""
+
+
+def test_accumulation_in_the_arguments_and_the_accelerate_deepspeed_config_raises_in_train(tmp_path):
+    import subprocess
+    import sys
+
+    from accelconf.accelerate import registry
+    from accelconf.accelerate.launch import launch_env
+    from accelconf.accelerate.model import from_document
+    from accelconf.text.document import load_text
+
+    pytest.importorskip("deepspeed", reason="the DeepSpeed case needs DeepSpeed installed")
+    config = "distributed_type: DEEPSPEED\ndeepspeed_config:\n  gradient_accumulation_steps: 4\n  zero_stage: 2\nnum_processes: 1\n"
+    (tmp_path / "accel.yaml").write_text(config)
+    script = "accelerate launch --config_file accel.yaml train.py --gradient_accumulation_steps 8 --output_dir o\n"
+    (f,) = _findings(script, str(tmp_path / "run.sh"))["trainer-accumulation-twice"]
+    assert f.severity == "error" and "in train()" in f.message
+    # what accelerate launch exports for that config (accelconf's launcher model, itself proven against accelerate's)
+    launched = launch_env(from_document(load_text(config, "accel.yaml"))).env
+    env = {k: v for k, v in launched.items() if k.startswith("ACCELERATE_")}
+    assert env[registry.get("deepspeed_config", "gradient_accumulation_steps").env] == "4"
+    (tmp_path / "run.py").write_text(DS_ACCUMULATION)
+    out = subprocess.run([sys.executable, str(tmp_path / "run.py"), "--gradient_accumulation_steps", "8", "--output_dir", "o",
+                          "--use_cpu", "True", "--report_to", "none"], capture_output=True, text=True, timeout=300,
+                         cwd=tmp_path, env={**os.environ, **env}, check=False)
+    assert out.stdout.strip().splitlines()[-1] == "ValueError - ds gradient_accumulation_steps=4 vs hf gradient_accumulation_steps=8", out.stderr[-1500:]
+
+
+def test_a_yaml_file_as_fsdp_config_raises_at_construction(tmp_path):
+    import json
+
+    (tmp_path / "fsdp.yaml").write_text("fsdp_config:\n  fsdp_offload_params: true\n")
+    text = BASE + f"fsdp: true\nfsdp_config: {tmp_path / 'fsdp.yaml'}\n"
+    (f,) = _findings(text, str(tmp_path / "args.yaml"))["trainer-fsdp-config-file"]
+    assert f.severity == "error" and "JSONDecodeError at construction" in f.message
+    with pytest.raises(json.JSONDecodeError):
+        _parse(tmp_path, text)

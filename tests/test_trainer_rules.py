@@ -211,3 +211,24 @@ def test_launch_flag_mixed_precision_against_fp16():
 def test_a_boolean_written_as_a_string(value, severity):
     (f,) = _rules(f"bf16: {value}\noutput_dir: o\nlearning_rate: 1.0e-5\n", "a.yaml")["trainer-wrong-type"]
     assert f.severity == severity and "silently on" in f.message
+
+
+def test_trl_accelerate_config_preset_is_the_file_the_installed_trl_ships(tmp_path, monkeypatch):
+    pkg = tmp_path / "site" / "trl"
+    (pkg / "accelerate_configs").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("raise ImportError('never imported')\n")
+    (pkg / "accelerate_configs" / "zero3.yaml").write_text(
+        "distributed_type: DEEPSPEED\ndeepspeed_config:\n  zero_stage: 3\nmixed_precision: bf16\nnum_processes: 8\n")
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    text = "trl sft --accelerate_config zero3 --auto_find_batch_size --fp16 True --output_dir o\n"
+    got = _rules(text, "run.sh")
+    assert got["trainer-zero3-auto-batch"][0].severity == "error"
+    assert "the accelerate config" in got["trainer-mixed-precision"][0].message
+
+
+def test_trl_accelerate_config_preset_without_trl_is_named_not_guessed(monkeypatch):
+    import importlib.util
+
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None)
+    (f,) = _rules("trl sft --accelerate_config zero3 --output_dir o\n", "run.sh")["file-reference"]
+    assert f.severity == "info" and "not installed" in f.message

@@ -191,7 +191,9 @@ def _file_type(a: Arg, t: str) -> tuple[str, str] | None:
         meant_on = isinstance(v, str) and v.lower() in ("yes", "true", "t", "y", "1")
         return "warning" if meant_on else "error", (
             f"`{a.name}: {v!r}` is not a boolean: TrainingArguments takes its truth value, so it is silently {on} "
-            "(a string such as 'auto' or 'false' is true)")
+            "(a string such as 'auto' or 'false' is true)"
+            + ("" if meant_on or not isinstance(v, str) or a.source == "python" else
+               "; TRL's --config refuses it (argparse: Truthy value expected)"))
     return None
 
 

@@ -6,6 +6,7 @@ JSON, the accelerate config a launch names) contribute to the rules. Called by
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from accelconf.errors import InputError
@@ -96,31 +97,64 @@ def _context(group: TrainerArgs, path: str) -> tuple[dict[str, Any], list[Findin
             zo = doc.data.get("zero_optimization")
             if isinstance(zo, dict):
                 ctx["zero_stage"] = _int(zo.get("stage"))
+        elif ref.role == "fsdp" and doc.format == "yaml" and rules.fsdp_on(group):
+            # _process_fsdp_args opens the file with json.load
+            extra.append(Finding("trainer-fsdp-config-file", "error",
+                                 f"`fsdp_config` names the YAML file {ref.value!r}: TrainingArguments reads it with json.load "
+                                 "and raises JSONDecodeError at construction (an accelerate config goes to `accelerate "
+                                 "launch --config_file`)", ref.key, ref.line, ref.column))
         elif ref.role == "fsdp" and isinstance(doc.data, dict):
             sub = from_document(doc.text, where, "fsdp-config", doc)
             ctx["fsdp_entries"] = sub.args
             from accelconf.trainer import fsdp
 
             extra += [f.with_path(where) for f in fsdp.check_config(sub.args, "fsdp_config", rules.fsdp_on(group))]
-    cfg = group.launcher.get("config_file") or group.launcher.get("config-file")
+    cfg = group.launcher.get("config_file") or group.get("accelerate_config")
     if cfg is not None and isinstance(cfg.value, str):
-        _accelerate_context(cfg, path, ctx)
+        extra += _accelerate_context(cfg, path, ctx)
     return ctx, extra
 
 
-def _accelerate_context(cfg: Arg, path: str, ctx: dict[str, Any]) -> None:
+def trl_preset(name: str) -> str | None:
+    """The accelerate config TRL ships under a preset name (``zero3``: trl/accelerate_configs/zero3.yaml,
+    as trl/cli/accelerate_config.py resolves ``--accelerate_config``), in the installed TRL; found
+    without importing it. None when TRL is not installed or has no such preset."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec("trl")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for base in spec.submodule_search_locations:
+        candidate = os.path.join(base, "accelerate_configs", f"{name}.yaml")
+        if os.path.isfile(candidate):
+            return candidate
+    return None
+
+
+def _accelerate_context(cfg: Arg, path: str, ctx: dict[str, Any]) -> list[Finding]:
+    """What the launch's accelerate config says (``accelerate launch --config_file``, TRL's
+    ``accelerate_config`` file or preset name), for the rules."""
     from accelconf.kinds.references import locate
     from accelconf.text.document import load_file
 
     where = locate(cfg.value, path)
+    if where is None and cfg.name == "accelerate_config" and not cfg.value.endswith((".yaml", ".yml", ".json")):
+        where = trl_preset(cfg.value)
+        if where is None:
+            line, col = cfg.value_position
+            return [Finding("file-reference", "info", f"`accelerate_config: {cfg.value}` is a preset of the TRL release "
+                            "that launches it; TRL is not installed here, so it is not checked", cfg.name, line, col)]
     if where is None:
-        return
+        return []
     try:
         data = load_file(where).data
     except InputError:
-        return
+        return []
     if not isinstance(data, dict):
-        return
+        return []
     ds = data.get("deepspeed_config")
     if isinstance(ds, dict) and "gradient_accumulation_steps" in ds and str(data.get("distributed_type", "")).upper() == "DEEPSPEED":
         ctx["accelerate_gas"] = (ds["gradient_accumulation_steps"], where)
@@ -128,6 +162,7 @@ def _accelerate_context(cfg: Arg, path: str, ctx: dict[str, Any]) -> None:
         ctx["accelerate_precision"] = (data["mixed_precision"], f"the accelerate config {where}")
     if "zero_stage" not in ctx and isinstance(data.get("deepspeed_config"), dict) and "zero_stage" in data["deepspeed_config"]:
         ctx["zero_stage"] = _int(data["deepspeed_config"]["zero_stage"])
+    return []
 
 
 def _int(v: Any) -> int | None:
