@@ -336,3 +336,10 @@ def test_explain_json_of_trainer_arguments_follows_the_published_output_schema(f
         jsonschema.Draft7Validator({**schema, "$ref": "#/$defs/explain"}).validate(data)
         for row in data["trainer_settings"]:
             jsonschema.Draft7Validator({**schema, "$ref": "#/$defs/explain_row"}).validate(row)
+
+
+def test_a_yaml_file_named_as_fsdp_config_raises_at_construction(files, cli):
+    (files / "fsdp.yaml").write_text("version: 2\ncpu_offload: true\n")
+    (files / "y.yaml").write_text("fsdp: true\nfsdp_config: fsdp.yaml\nbf16: true\n")
+    r = cli("explain", "y.yaml")
+    assert r.code == 1 and "y.yaml:2:1: error:" in r.err and "json.load" in r.err and "construction" in r.err, r.err

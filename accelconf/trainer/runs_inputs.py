@@ -31,6 +31,7 @@ class Inputs:
     fsdp_config_path: str = ""
     ds_doc: Document | None = None
     missing: list[tuple[str, str]] = field(default_factory=list)  # (argument, file name) not found from here
+    raises: list[TrainerRaises] = field(default_factory=list)  # refusals of reading the named files
 
 
 def _locate(value: str, referrer: str) -> str | None:
@@ -58,6 +59,11 @@ def inputs(group: TrainerArgs, version: str | None = None) -> Inputs:
             out.fsdp_config_path = path
             doc = load_source(path)
             out.fsdp_config = doc.data if isinstance(doc.data, dict) else {}
+            try:  # transformers opens it with json.load, whatever its name
+                json.loads(doc.text)
+            except ValueError as exc:
+                out.raises.append(TrainerRaises(f"{cfg} is not JSON ({exc.__class__.__name__}): TrainingArguments reads "
+                                                "fsdp_config with json.load", "construction", "fsdp_config"))
     elif isinstance(cfg, dict):
         out.fsdp_config = cfg
     ds = args.get("deepspeed")
@@ -122,6 +128,7 @@ def runs_of(inp: Inputs, env: Env, *, world: int = 1, hidden_size: int | None = 
                      hidden_size=hidden_size, hidden_where=hidden_where)
     for p in (runs.fsdp or {}).values():
         p.where = _fsdp_where(inp, p.where)
+    runs.raises = inp.raises + runs.raises
     return runs
 
 
