@@ -40,6 +40,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "read_config": ("accelconf.api", "read_config"),
     "recognise": ("accelconf.kinds", "recognise"),
     "target_from_args": ("accelconf.environment.targets", "target_from_args"),
+    "trainer_runs": ("accelconf.api", "trainer_runs"),
     "validate_config": ("accelconf.api", "validate_config"),
 }
 

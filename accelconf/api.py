@@ -283,6 +283,25 @@ def explain(source: Config | Document | str | os.PathLike[str], *, version: str 
     return explain_rows(cfg, version, cli, shell, kwargs)[0]
 
 
+def trainer_runs(text: str, path: str = "<text>", *, env: dict[str, str] | None = None, world_size: int = 1,
+                 hidden_size: int | None = None, transformers_version: str | None = None) -> list[tuple[Any, list[Finding]]]:
+    """What the Accelerator of a Trainer is built with, for each group of Trainer arguments a text gives
+    (an arguments YAML/JSON, a launch script's training-script arguments, a ``fsdp_config`` file):
+    ``(Runs, findings)`` per group, with ``env`` the variables the training process sees (what
+    ``accelerate launch`` writes from an accelerate config: ``to-env``'s output)."""
+    from accelconf import kinds
+    from accelconf.trainer.args import read_all
+    from accelconf.trainer.runs_inputs import what_runs_group
+
+    process = {k: (v, "launch", k) for k, v in (env or {}).items()}
+    kind = kinds.recognise(text, path).kind
+    out = []
+    for group in read_all(text, path, kind):
+        _, runs, found = what_runs_group(group, process, version=transformers_version, world=world_size, hidden_size=hidden_size)
+        out.append((runs, found))
+    return out
+
+
 def diff_configs(a: Any, b: Any, *, version: str | None = None, ignore: tuple[str, ...] = ()) -> Any:
     """Semantic diff of two configs (paths, texts or Configs)."""
     from accelconf import diff as diffmod

@@ -26,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "to-kwargs": ("convert", "shortcut: convert --to kwargs"),
     "to-yaml": ("convert", "shortcut: convert --to yaml"),
     "to-json": ("convert", "shortcut: convert --to json"),
+    "to-args": ("convert", "shortcut: convert --to args (an accelerate config to Trainer arguments)"),
     "explain": ("explain", "show every effective setting and where it comes from"),
     "diff": ("diff", "semantic diff of two configs, in any formats"),
     "check": ("check", "check a config against installed versions and GPUs, or a target machine"),

@@ -157,7 +157,7 @@ class _Launch:
                 f"(from {'the config' if src == 'config' else 'the flag' if src == 'cli' else 'its default'}), the shell value never reaches the process")
 
 
-def _process_env(result: Any, shell: dict[str, tuple[str, str]]
+def launch_process_env(result: Any, shell: dict[str, tuple[str, str]]
                  ) -> tuple[dict[str, tuple[str, str, str]], dict[str, tuple[str, str]]]:
     """Every variable of the process -> (value, "shell"|"launch", where), and the shell values the launcher replaces."""
     process_env = {k: (v, "shell", w) for k, (v, w) in shell.items()}
@@ -177,7 +177,7 @@ def explain(cfg: Config, version: str | None = None, cli: Config | None = None, 
     result = launch_env(cfg, version=ver, cli_overrides=cli)
     seen: set[str] = set()
     rows: list[Row] = _layout_rows(cfg, result, ver)  # 1. the process layout (not in env)
-    process_env, replaced = _process_env(result, shell or {})  # 2. every variable of the process
+    process_env, replaced = launch_process_env(result, shell or {})  # 2. every variable of the process
     launch = _Launch(cfg, result, ver, process_env, replaced, kwargs)
     for var in sorted(process_env):
         row = launch.variable_row(var)

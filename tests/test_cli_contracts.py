@@ -296,7 +296,7 @@ def _battery(files: dict[str, str]) -> dict[str, list[tuple[str, list[str]]]]:
         "fmt": checked[:4] + [("changes", ["--check", legacy])],
         "migrate": [(case, ["--to", "fsdp2", *argv]) for case, argv in checked[:4]] + [("changes", ["--to", "fsdp2", files["fsdp1.yaml"]])],
         "convert": [(case, ["--to", "env", *argv]) for case, argv in checked],
-        **{name: checked for name in ("to-env", "to-cli", "to-kwargs", "to-yaml", "to-json")},
+        **{name: checked for name in ("to-env", "to-cli", "to-kwargs", "to-yaml", "to-json", "to-args")},
         "explain": checked[:4],
         "diff": [("clean", [clean, clean]), ("changes", [clean, legacy]), ("changes", [clean, files["half.yaml"]]),
                  ("unreadable", [clean, files["folder"]])],

@@ -19,7 +19,7 @@ from accelconf.errors import InputError
 from accelconf.findings import Finding
 from accelconf.accelerate.launch import refuse_machine_rank
 
-SHORTCUTS = {"to-env": "env", "to-cli": "cli", "to-kwargs": "kwargs", "to-yaml": "yaml", "to-json": "json"}
+SHORTCUTS = {"to-env": "env", "to-cli": "cli", "to-kwargs": "kwargs", "to-yaml": "yaml", "to-json": "json", "to-args": "args"}
 
 
 # What each output is, and the examples of its --help (convert's own help shows them all).
@@ -37,6 +37,11 @@ _OUTPUTS = {
     "yaml": ("an accelerate config file (YAML) that accelerate launch reads the same way",
              [("accelconf to-yaml launch.env > config.yaml", "the config behind a job's environment"),
               ("accelconf to-yaml --from cli launch.sh", "from an accelerate launch command line")]),
+    "args": (("the Hugging Face TrainingArguments fields (fsdp, fsdp_config, deepspeed, bf16/fp16) that build the "
+              "Accelerator the accelerate config launches, as an arguments YAML"),
+             [("accelconf to-args fsdp.yaml > args.yaml", ""),
+              ("accelconf to-yaml args.yaml", "the other way: the accelerate config of an arguments file"),
+              ("accelconf to-cli args.yaml", "from Trainer arguments: a torchrun command without accelerate launch")]),
     "json": ("an accelerate config file in JSON",
              [("accelconf to-json config.yaml", ""), ("echo 'ACCELERATE_USE_FSDP=true' | accelconf to-json --from env -", "")]),
 }
@@ -75,7 +80,7 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
     p = sub.add_parser(name, help=help_text, **texts)
     p.add_argument("input", metavar="INPUT", help="config (yaml/json), .env, accelerate launch command line or Python file; '-' is stdin")
     if target is None:
-        p.add_argument("--to", dest="target_format", required=True, choices=FORMATS, help="output format")
+        p.add_argument("--to", dest="target_format", required=True, choices=(*FORMATS, "args"), help="output format")
     p.add_argument("--from", dest="source_format", choices=FORMATS, help="input format (default: from the suffix or content)")
     p.add_argument("--accelerate-version", metavar="V", help="accelerate version to model (default: installed, else newest known)")
     add_trainer_version_options(p)
@@ -129,8 +134,8 @@ def convert_text(text: str, source: str, target: str, source_format: str | None 
                  machine_rank: int | None = None, all_ranks: bool = False, export: bool = False) -> tuple[str, list[Finding]]:
     """The converted text and its findings: :func:`accelconf.api.convert_text` once per rank."""
     from accelconf import formats
-    from accelconf.api import convert_text as convert_one
     from accelconf.accelerate.launch import LaunchError, resolve
+    from accelconf.api import convert_text as convert_one
 
     ver = resolve(version)
     findings: list[Finding] = []
@@ -161,6 +166,12 @@ def run(args: argparse.Namespace) -> int:
     from accelconf.text.document import read_text
 
     text, source = read_text(args.input)
+    trainer = _trainer_convert(text, source, args)
+    if trainer is not None:
+        out, findings = trainer
+        sys.stdout.write(out)
+        print_findings(findings, source, args.quiet)
+        return exit_code([FileResult(source, findings)], args.strict)
     out, findings = convert_text(text, source, args.target_format, args.source_format, args.accelerate_version,
                                  args.machine_rank, args.all_ranks, args.export)
     if args.preflight and args.target_format == "cli":
@@ -176,3 +187,54 @@ def run(args: argparse.Namespace) -> int:
     if withheld:
         print(f"accelconf: {source}: no command printed: fix the errors above first", file=sys.stderr)
     return exit_code([FileResult(source, findings)], args.strict)
+
+
+def _trainer_convert(text: str, source: str, args: argparse.Namespace) -> tuple[str, list[Finding]] | None:
+    """Conversions on the Trainer path: Trainer arguments to an accelerate config (yaml/json) or a torchrun
+    command (cli); an accelerate config to Trainer arguments (args). ``None``: not a Trainer conversion."""
+    from accelconf import formats, kinds
+    from accelconf.accelerate.launch import resolve
+    from accelconf.trainer import convert as tconvert
+    from accelconf.trainer.runs_inputs import TRAINER_KINDS
+
+    kind = kinds.recognise(text, source).kind
+    target = args.target_format
+    if target == "args":
+        from accelconf.trainer.args import read_all
+
+        scripted = kind in ("launch", "other-launch", "python", "other-python") and any(g.args for g in read_all(text, source, kind))
+        if kind in TRAINER_KINDS or scripted:
+            raise UsageError(f"{source} holds Trainer arguments already; to-args converts an accelerate config")
+        from accelconf.api import input_findings
+
+        ver = resolve(args.accelerate_version)
+        cfg = formats.read(text, args.source_format, source, ver)
+        out, notes = tconvert.to_arguments(cfg)
+        return out, input_findings(cfg, ver) + notes
+    if kind not in TRAINER_KINDS or args.source_format:
+        return None
+    from accelconf.commands import trainer_versions
+    from accelconf.trainer.args import read_args
+    from accelconf.trainer.runs_inputs import inputs, runs_of
+
+    inp = inputs(read_args(text, source, kind), trainer_versions(args)["transformers_version"])
+    runs = runs_of(inp, {})
+    if target == "cli":
+        return tconvert.to_torchrun(dict(inp.args.values), "train.py")
+    if target not in ("yaml", "json"):
+        raise UsageError(f"Trainer arguments convert to yaml or json (an accelerate config) or cli (torchrun), not {target}")
+    ds = str(inp.args.get("deepspeed")) if isinstance(inp.args.get("deepspeed"), str) else ""
+    out, notes = tconvert.to_accelerate(runs, ds)
+    if target == "json":
+        import json
+
+        import yaml
+
+        out = json.dumps(yaml.safe_load(out), indent=2) + "\n"
+    return out, notes + [f for f in _raise_findings(inp, runs)]
+
+
+def _raise_findings(inp: Any, runs: Any) -> list[Finding]:
+    from accelconf.trainer.runs_inputs import findings
+
+    return [f for f in findings(inp, runs) if f.rule == "trainer-raises"]

@@ -76,14 +76,39 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("diff needs two files, A and B")
     if args.files.count("-") > 1:
         raise UsageError("only one of A and B can be '-' (standard input)")
-    sa, sb = (read_input(path, args.accelerate_version) for path in args.files)
-    result = semdiff.diff_sides(sa, sb, version=args.accelerate_version, ignore=args.ignore)
+    from accelconf.text.document import read_text
+
+    texts = [read_text(path) for path in args.files]  # once: a side may be standard input
+    result = _trainer_diff(args, texts)
+    if result is None:
+        sa, sb = (semdiff.read_side(name, args.accelerate_version, text=text) for text, name in texts)
+        result = semdiff.diff_sides(sa, sb, version=args.accelerate_version, ignore=args.ignore)
     out = sys.stdout
     if args.format == "json":
         out.write(render_json(result))
     else:
         out.write(render_text(result, use_color(out, args.color)))
     return 0 if result.equivalent else 1
+
+
+def _trainer_diff(args: argparse.Namespace, texts: list[tuple[str, str]]) -> semdiff.DiffResult | None:
+    """Where a side is Trainer arguments: both compared by what the Accelerator is built with
+    (:mod:`accelconf.trainer.diff`); ``None`` for two accelerate-side files."""
+    from accelconf import kinds
+    from accelconf.trainer import diff as tdiff
+    from accelconf.trainer.runs_inputs import TRAINER_KINDS
+
+    if not any(kinds.recognise(t, n).kind in TRAINER_KINDS for t, n in texts):
+        return None
+    tver = getattr(args, "transformers_version", None)
+    if tver and ".." in str(tver):
+        raise UsageError("--transformers-version A..B compares releases for arguments files: give one release here")
+    sides = [tdiff.side(t, n, tver, args.accelerate_version) for t, n in texts]
+    for (t, n), s in zip(texts, sides):
+        if s is None:
+            raise UsageError(f"{n}: neither Trainer arguments nor an accelerate config: diff compares what the "
+                             "Accelerator is built with from each")
+    return tdiff.compare(sides[0], sides[1], texts[0][1], texts[1][1], args.ignore)  # type: ignore[arg-type]
 
 
 def read_input(path: str, version: str | None) -> semdiff.Side:
@@ -152,7 +177,8 @@ def _change_line(c: semdiff.Change, color: bool) -> list[str]:
 def render_text(result: semdiff.DiffResult, color: bool = False, header: bool = True) -> str:
     lines: list[str] = []
     what = {"accelerate": f"accelerate {result.version}", "deepspeed": "DeepSpeed JSON",
-            "accelerate-deepspeed": f"accelerate {result.version} vs DeepSpeed JSON, shared settings"}[result.mode]
+            "accelerate-deepspeed": f"accelerate {result.version} vs DeepSpeed JSON, shared settings",
+            "trainer": "what the Accelerator is built with (Trainer arguments)"}[result.mode]
     if header:
         title = f"--- {result.a_source}\n+++ {result.b_source}\n({what})"
         lines.append(f"{_BOLD}{title}{_RESET}" if color else title)

@@ -11,10 +11,10 @@ import sys
 from dataclasses import asdict
 from typing import Any
 
-from accelconf.errors import InputError
+from accelconf.errors import InputError, UsageError
 from accelconf.accelerate.model import Config
 from accelconf.findings import Finding
-from accelconf.precedence import Row, explain, mark_errors
+from accelconf.precedence import Row, explain, launch_process_env, mark_errors
 from accelconf.text.document import read_text
 
 def _shell_env(path: str) -> dict[str, tuple[str, str]]:
@@ -49,6 +49,10 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                    help="bold table header (default: only on a TTY; NO_COLOR turns it off)")
     p.add_argument("--accelerate-version", metavar="V", help="accelerate version to model (default: installed, else newest known)")
+    p.add_argument("--config", dest="accelerate_config", metavar="ACCEL.yaml",
+                   help="with Trainer arguments: the accelerate config the launcher gets (a launch script names its own)")
+    p.add_argument("--model", metavar="DIR", help="with Trainer arguments: a model folder whose config.json gives the "
+                   "hidden size DeepSpeed's model-size \"auto\" entries are filled from")
     add_trainer_version_options(p)
     p.set_defaults(func=run)
 
@@ -176,6 +180,12 @@ def run(args: argparse.Namespace) -> int:
     if args.launch_args.strip():
         given = _launches(args.launch_args, "--launch-args", ver)[0]
         cli, flag_findings = given.config, [f.with_path("--launch-args") for f in given.findings]
+    groups = _trainer_groups(text, source, args)
+    if groups:
+        return _run_trainer(args, groups, ver, cli, flag_findings)
+    if getattr(args, "accelerate_config", None) or getattr(args, "model", None):
+        raise UsageError("--config and --model explain Trainer arguments: give an arguments file, or a launch "
+                         "script whose training script takes them")
     if formats.detect_format(text, source) == "cli":
         read = _launches(text, source, ver)
         flag_findings += [f for la in read for f in la.findings]
@@ -219,3 +229,163 @@ def _print(explained: list[tuple[Any, list[Row], Any]], ver: str, source: str, a
         if several:
             sys.stdout.write(("\n" if n else "") + f"# {source}:{la.line}: accelerate launch\n")
         sys.stdout.write(render_table(rows, use_color(sys.stdout, args.color)))
+
+
+# ---- Trainer arguments: what the Trainer's Accelerator is built with --------------------------------
+
+def _trainer_groups(text: str, source: str, args: argparse.Namespace) -> list[Any]:
+    """The groups of Trainer arguments a file gives (none: the file is explained as an accelerate config)."""
+    from accelconf import kinds
+    from accelconf.trainer.args import read_all
+    from accelconf.trainer.releases import all_field_names
+    from accelconf.trainer.runs_inputs import TRAINER_KINDS
+
+    kind = kinds.recognise(text, source).kind
+    if kind in TRAINER_KINDS:
+        return read_all(text, source, kind)
+    if kind in ("launch", "other-launch"):
+        names = all_field_names()
+        groups = [g for g in read_all(text, source, kind) if any(a.name in names for a in g.args)]
+        if groups and kind == "launch":
+            _launches(text, source, accelerate_resolve(args.accelerate_version))  # accelerate launch's refusals: exit 2
+        return groups
+    return []
+
+
+def accelerate_resolve(version: str | None) -> str:
+    from accelconf.accelerate.launch import resolve
+
+    return resolve(version)
+
+
+def _trainer_launcher(group: Any, args: argparse.Namespace, ver: str, cli: Config | None,
+                      shell: dict[str, tuple[str, str]]) -> tuple[list[Row], Any, dict[str, tuple[str, str, str]]]:
+    """The accelerate side of one group: ``--config`` or the launch line's ``--config_file``, explained as
+    for an accelerate config; (rows, launch result, the process environment with where each variable came from)."""
+    from accelconf import formats
+    from accelconf.accelerate.launch import LaunchError
+
+    name = getattr(args, "accelerate_config", None)
+    launch = _accelerate_launch_of(group, ver)
+    if name:
+        text, src = read_text(name)
+        cfg, flags = formats.read(text, None, src, ver), cli
+    elif launch is not None:  # `accelerate launch [--config_file X] FLAGS train.py ARGS`: its file and flags
+        cfg, flags, _ = _script_launch(launch, group.path, ver, cli)
+        src = group.path
+    else:
+        return [], None, {k: (v, "shell", w) for k, (v, w) in shell.items()}
+    try:
+        rows, result = explain(cfg, ver, flags, shell or None)
+    except LaunchError as exc:
+        raise InputError(f"accelerate launch would fail: {exc.message}", src) from exc
+    where = {r.env: r.where for r in rows if r.env}
+    env, _ = launch_process_env(result, shell)
+    return rows, result, {k: (v, how, w or where.get(k, "")) for k, (v, how, w) in env.items()}
+
+
+def _accelerate_launch_of(group: Any, ver: str) -> Any:
+    """The ``accelerate launch`` command of a launch script's group (None: torchrun, deepspeed, a file of arguments)."""
+    if group.kind not in ("launch", "other-launch"):
+        return None
+    from accelconf.formats.cli import read_launches
+
+    text, _ = read_text(group.path)
+    found = [la for la in read_launches(text, group.path, ver) if la.line == group.line]
+    return found[0] if found and (found[0].config_file or found[0].config.entries) else None
+
+
+def _prov_rows(prefix: str, items: Any) -> list[Row]:
+    return [Row(f"{prefix}{p.name}", p.value, p.source, p.where, "",
+                "; ".join(x for x in (f"overrides {p.overrode}" if p.overrode else "", p.note) if x)) for p in items]
+
+
+def _ds_rows(runs: Any, ds_doc: Any) -> list[Row]:
+    """Every entry of the DeepSpeed config the Trainer runs with: filled ones with their source, the rest from the JSON."""
+    rows: list[Row] = []
+
+    def walk(node: Any, path: tuple[str, ...]) -> None:
+        for k, v in node.items():
+            if isinstance(v, dict) and v:
+                walk(v, path + (k,))
+                continue
+            key = ".".join(path + (k,))
+            if key == "gradient_accumulation_steps":
+                continue  # shown with the other accumulation rows
+            p = runs.deepspeed.provenance.get(key)
+            if p is not None:
+                rows.extend(_prov_rows("deepspeed.", [p]))
+            elif ds_doc.node(path + (k,)) is not None:
+                rows.append(Row(f"deepspeed.{key}", v, "deepspeed json", f"{ds_doc.path}:{ds_doc.position(path + (k,))[0]}"))
+            else:
+                rows.append(Row(f"deepspeed.{key}", v, "plugin default", "DeepSpeedPlugin", "", "added by accelerate"))
+
+    walk(runs.deepspeed.config, ())
+    return rows
+
+
+def trainer_rows(runs: Any, ds_doc: Any) -> list[Row]:
+    """The rows of what the Trainer's Accelerator is built with."""
+    rows = _prov_rows("Accelerator.", [runs.mixed_precision])
+    rows += _prov_rows("", runs.gradient_accumulation)
+    if ds_doc is not None and rows[-1].source == "deepspeed json":
+        rows[-1].where = f"{ds_doc.path}:{ds_doc.position(('gradient_accumulation_steps',))[0]}"
+    if runs.fsdp is not None:
+        rows += _prov_rows("fsdp_plugin.", runs.fsdp.values())
+    if runs.deepspeed is not None:
+        rows += _ds_rows(runs, ds_doc)
+    rows += [Row("(note)", "", "", "", "", n) for n in runs.notes]
+    return rows
+
+
+def _hidden(args: argparse.Namespace) -> tuple[int | None, str]:
+    if not getattr(args, "model", None):
+        return None, ""
+    from accelconf.trainer.runs import model_hidden_size
+
+    return model_hidden_size(args.model)
+
+
+def _run_trainer(args: argparse.Namespace, groups: list[Any], ver: str, cli: Config | None, findings: list[Finding]) -> int:
+    """``explain`` of Trainer arguments: the launcher's settings, then what the Trainer's Accelerator is built with."""
+    from accelconf.commands import trainer_versions
+    from accelconf.commands.convert import print_findings
+    from accelconf.trainer import runs_inputs
+
+    tver = trainer_versions(args)["transformers_version"]
+    shell = _shell_env(args.env_file) if args.env_file else {}
+    hidden, hidden_where = _hidden(args)
+    blocks = []
+    for group in groups:
+        own = {**shell, **{n: (str(a.value), f"{group.path}:{a.line}") for n, a in group.env.items() if a.value is not None}}
+        acc_rows, result, env = _trainer_launcher(group, args, ver, cli, own)
+        world = runs_inputs.world_size(result, group)
+        inp, runs, found = runs_inputs.what_runs_group(group, env, version=tver, world=world, hidden_size=hidden,
+                                                       hidden_where=hidden_where)
+        findings += [f for f in found if f not in findings]
+        blocks.append((group, acc_rows, runs, trainer_rows(runs, inp.ds_doc), result))
+    _print_trainer(blocks, ver, tver, args, findings)
+    print_findings(findings, groups[0].path)
+    return 1 if any(f.severity == "error" for f in findings) else 0
+
+
+def _print_trainer(blocks: list[Any], ver: str, tver: str, args: argparse.Namespace, findings: list[Finding]) -> None:
+    source = blocks[0][0].path
+    if args.format == "json":
+        from accelconf.report import findings_json
+
+        out = [{"line": g.line, "launch": g.group, "mode": result.mode if result is not None else "none",
+                "settings": [asdict(r) for r in acc], "torchrun": result.torchrun if result is not None else None,
+                "trainer": runs.to_json(), "trainer_settings": [asdict(r) for r in rows]}
+               for g, acc, runs, rows, result in blocks]
+        print(json.dumps({"accelerate_version": ver, "transformers_version": tver, **{k: v for k, v in out[0].items() if k != "line"},
+                          **({"launches": out} if len(out) > 1 else {}), "findings": findings_json(findings, source)},
+                         indent=2, default=str))
+        return
+    from accelconf.report import use_color
+
+    color = use_color(sys.stdout, args.color)
+    for n, (g, acc, _, rows, _) in enumerate(blocks):
+        if len(blocks) > 1 or g.group:
+            sys.stdout.write(("\n" if n else "") + f"# {source}:{g.line}: {g.group or 'arguments'}\n")
+        sys.stdout.write(render_table(acc + rows, color))

@@ -1,0 +1,137 @@
+"""``diff`` on the Trainer path: two sides compared by what the Accelerator is built with.
+
+A side is an arguments file (what a Trainer builds from it, :func:`accelconf.trainer.runs.what_runs`)
+or an accelerate config (what ``Accelerator()`` builds under ``accelerate launch`` with it: every
+plugin field from the variables the launcher writes). The settings compared are the FSDP plugin
+fields, the DeepSpeed config entries, mixed precision and the gradient accumulation that runs, so
+``fsdp_config: {offload_params: true}`` in arguments and ``fsdp_offload_params: false`` in an
+accelerate config are no difference: neither offloads.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from accelconf.diff.result import Change, DiffResult, same
+from accelconf.trainer import ds_fill
+from accelconf.trainer.argvalues import ArgValues
+from accelconf.trainer.fsdp_plugin import Provenance, TrainerRaises, plugin_fields
+
+Flat = dict[str, tuple[Any, str]]  # setting -> (value, where)
+
+
+def _flatten(prefix: str, data: Any, where: str, out: Flat) -> None:
+    for k, v in data.items():
+        if isinstance(v, dict) and v:
+            _flatten(f"{prefix}{k}.", v, where, out)
+        elif k != "steps_per_print":
+            out[f"{prefix}{k}"] = (v, where)
+
+
+def _from_provenance(out: Flat, prefix: str, rows: Any) -> None:
+    for p in rows:
+        out[f"{prefix}{p.name}"] = (p.value, p.where)
+
+
+def trainer_side(text: str, source: str, kind: str, version: str | None = None) -> Flat:
+    """What a Trainer's Accelerator is built with from an arguments file (no accelerate config)."""
+    from accelconf.trainer.args import read_args
+    from accelconf.trainer.runs_inputs import inputs, runs_of
+
+    inp = inputs(read_args(text, source, kind), version)
+    runs = runs_of(inp, {})
+    out: Flat = {"distributed": ("DEEPSPEED" if runs.deepspeed else "FSDP" if runs.fsdp else "none", source)}
+    _from_provenance(out, "Accelerator.", [runs.mixed_precision])
+    out["gradient_accumulation_steps"] = (runs.gradient_accumulation[0].value, runs.gradient_accumulation[0].where)
+    if runs.fsdp is not None:
+        _from_provenance(out, "fsdp_plugin.", runs.fsdp.values())
+    if runs.deepspeed is not None:
+        _flatten("deepspeed.", runs.deepspeed.config, inp.ds_doc.path if inp.ds_doc else source, out)
+    return out
+
+
+def accelerate_side(text: str, source: str, version: str | None = None) -> Flat:
+    """What ``Accelerator()`` is built with under ``accelerate launch`` with this config."""
+    from accelconf import formats
+    from accelconf.accelerate.launch import launch_env, resolve
+
+    ver = resolve(version)
+    cfg = formats.read(text, None, source, ver)
+    result = launch_env(cfg, version=ver)
+    env = {k: (v, "launch", source) for k, v in result.env.items()}
+    mp = result.env.get("ACCELERATE_MIXED_PRECISION", "no")
+    out: Flat = {"Accelerator.mixed_precision": (mp, source),
+                 "gradient_accumulation_steps": (int(result.env.get("ACCELERATE_GRADIENT_ACCUMULATION_STEPS", 1)), source)}
+    if result.env.get("ACCELERATE_USE_DEEPSPEED") == "true":
+        out["distributed"] = ("DEEPSPEED", source)
+        _flatten("deepspeed.", _accelerate_deepspeed(result.env, env, mp, source), source, out)
+    elif result.env.get("ACCELERATE_USE_FSDP") == "true":
+        out["distributed"] = ("FSDP", source)
+        _from_provenance(out, "fsdp_plugin.", plugin_fields({}, {}, env).values())
+    else:
+        out["distributed"] = ("none", source)
+    return out
+
+
+def _accelerate_deepspeed(variables: dict[str, str], env: Any, mp: str, source: str) -> dict[str, Any]:
+    """The DeepSpeed config ``DeepSpeedPlugin()`` builds from the launcher's variables (a named JSON, else its own)."""
+    from accelconf.deepspeed.accelerate import config_file_path
+
+    name = variables.get("ACCELERATE_DEEPSPEED_CONFIG_FILE")
+    if name:
+        path = config_file_path(name, source)
+        config: dict[str, Any] = {"zero_optimization": {}}
+        if path:
+            with open(path, encoding="utf-8") as fh:
+                config = json.load(fh)
+    else:
+        stage = int(variables.get("ACCELERATE_DEEPSPEED_ZERO_STAGE", 2))
+        config = {"train_batch_size": "auto", "train_micro_batch_size_per_gpu": "auto",
+                  "gradient_accumulation_steps": int(variables.get("ACCELERATE_GRADIENT_ACCUMULATION_STEPS", 1)),
+                  "zero_optimization": {"stage": stage,
+                                        "offload_optimizer": {"device": variables.get("ACCELERATE_DEEPSPEED_OFFLOAD_OPTIMIZER_DEVICE", "none")},
+                                        "offload_param": {"device": variables.get("ACCELERATE_DEEPSPEED_OFFLOAD_PARAM_DEVICE", "none")},
+                                        "stage3_gather_16bit_weights_on_model_save":
+                                            variables.get("ACCELERATE_DEEPSPEED_ZERO3_SAVE_16BIT_MODEL", "false") == "true"}}
+    f = ds_fill._Filler(config, ArgValues({}))
+    try:
+        ds_fill.plugin_post_init(f, env)
+        ds_fill.set_mixed_precision(f, mp)
+    except TrainerRaises:
+        pass  # a refusal is validate's and explain's to report; the diff compares what is written
+    return f.out.config
+
+
+def compare(a: Flat, b: Flat, a_source: str, b_source: str, ignore: list[str] | None = None) -> DiffResult:
+    from accelconf.diff.result import matches
+
+    result = DiffResult(a_source=a_source, b_source=b_source, mode="trainer")
+    for key in sorted(set(a) | set(b)):
+        if matches(key, ignore or []):
+            continue
+        if key in a and key in b:
+            (va, wa), (vb, wb) = a[key], b[key]
+            if not same(va, vb):
+                result.changes.append(Change(key, va, vb, "changed", a_where=wa, b_where=wb))
+        elif key in a:
+            result.changes.append(Change(key, a[key][0], None, "removed", a_where=a[key][1]))
+        else:
+            result.changes.append(Change(key, None, b[key][0], "added", b_where=b[key][1]))
+    return result
+
+
+def side(text: str, source: str, version: str | None = None, accelerate_version: str | None = None) -> Flat | None:
+    """The settings of one side, or ``None`` when it is neither Trainer arguments nor an accelerate config."""
+    from accelconf import kinds
+    from accelconf.trainer.runs_inputs import TRAINER_KINDS
+
+    kind = kinds.recognise(text, source).kind
+    if kind in TRAINER_KINDS:
+        return trainer_side(text, source, kind, version)
+    if kind in ("accelerate", "unknown"):
+        return accelerate_side(text, source, accelerate_version)
+    return None
+
+
+__all__ = ["Provenance", "accelerate_side", "compare", "side", "trainer_side"]
