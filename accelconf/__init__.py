@@ -31,6 +31,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "detect_environment": ("accelconf.environment.probe", "probe"),
     "diff_configs": ("accelconf.api", "diff_configs"),
     "estimate_memory": ("accelconf.api", "estimate_memory"),
+    "fit": ("accelconf.api", "fit"),
     "format_text": ("accelconf.accelerate.fmt", "format_text"),
     "load": ("accelconf.text.document", "load_file"),
     "load_target": ("accelconf.environment.targets", "load_target"),

@@ -253,3 +253,37 @@ def estimate_memory(config: Document | str | os.PathLike[str], *, params: int | 
         target = load_target(target)
     return memory.check_memory(_doc(config), target, size, seq_len=seq_len, micro_batch=micro_batch,
                                host_ram_gib=host_ram_gib)[0]
+
+
+def fit(model: Any, *, gpu: str | None = None, gpus: int = 1, nodes: int = 1, gpu_memory_gib: float | None = None,
+        seq_len: int | None = None, micro_batch: int | None = None, attn: str | None = None,
+        host_ram_gib: float | None = None, mixed_precision: str | None = None) -> Any:
+    """Every strategy accelconf models for ``model`` (a :class:`~accelconf.environment.modelsize.ModelSize`,
+    a model folder, or a parameter count such as ``"8B"``) on ``nodes`` x ``gpus`` GPUs of model
+    ``gpu`` (or of ``gpu_memory_gib``): the table ``accelconf fit`` prints, as an
+    :class:`accelconf.environment.fit.FitTable` (``.rows``, ``.cheapest``, ``.to_json()``).
+    ``mixed_precision`` defaults to bf16 where the GPU has it, else fp16."""
+    from accelconf.environment import fit as fitmod, modelsize
+    from accelconf.environment.gpus import lookup
+    from accelconf.environment.memory import GiB, Layout
+    from accelconf.errors import UsageError
+
+    if isinstance(model, modelsize.ModelSize):
+        size = model
+    elif isinstance(model, (str, os.PathLike)) and os.path.isdir(os.fspath(model)):
+        size = modelsize.from_model_dir(os.fspath(model))
+    else:
+        size = modelsize.from_count(model)  # type: ignore[arg-type]
+    size = modelsize.with_attention(size, attn)
+    known = lookup(gpu) if gpu else None
+    if gpu and known is None:
+        raise UsageError(f"unknown GPU model {gpu!r}")
+    memory_gib = gpu_memory_gib or (known.memory_gib if known else None)
+    if not memory_gib:
+        raise UsageError("fit needs a GPU model (gpu=...) or gpu_memory_gib=...")
+    if gpus < 1 or nodes < 1:
+        raise UsageError("gpus and nodes must be 1 or more")
+    precision = mixed_precision or ("fp16" if known is not None and not known.bf16 else "bf16")
+    return fitmod.table(size, Layout(gpus, nodes), gpu_name=known.key if known else gpu, gpu_bytes=memory_gib * GiB,
+                        host_bytes=host_ram_gib * GiB if host_ram_gib else None, precision=precision,
+                        seq_len=seq_len, micro_batch=micro_batch)

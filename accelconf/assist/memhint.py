@@ -142,7 +142,24 @@ def hover_markdown(doc: Any, key: str, mem: Memory, env: Any) -> str | None:
         rows.append(f"- `{label}`: {gib(v.per_gpu)}{share}")
     if rows:
         lines += ["", *rows]
-    return "\n".join(lines)
+    return "\n".join(lines + _fitting(report))
+
+
+def _fitting(report: memory.Report) -> list[str]:
+    """Under a config that does not fit (or is tight): the strategies of ``accelconf fit`` that fit, cheapest first."""
+    from accelconf.environment import fit
+
+    if report.gpu_bytes is None or report.verdict == "fits":
+        return []
+    e = report.estimate
+    act = e.activation_detail
+    t = fit.table(e.model, e.layout, gpu_name=report.gpu_name, gpu_bytes=report.gpu_bytes, host_bytes=report.host_bytes,
+                  precision="bf16" if e.strategy.precision == "no" else e.strategy.precision,
+                  seq_len=act.seq_len if act is not None else None, micro_batch=act.micro_batch if act is not None else None)
+    if t.cheapest is None:
+        return ["", "No strategy of `accelconf fit` fits on this machine."]
+    return ["", "Strategies that fit here, cheapest first (`accelconf fit`):"] + [
+        f"- {r.short()}: {gib(r.estimate.per_gpu)} ({r.gpu_fraction:.0%}), comm {r.comm:.1f}x" for r in t.fitting[:3]]
 
 
 def add_to_hover(md: str | None, text: str, line: int, col: int, doc: Any, mem: Memory | None, env: Any,

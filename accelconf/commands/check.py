@@ -236,8 +236,50 @@ def add_memory_options(p: argparse.ArgumentParser) -> None:
 def memory_reports(args: argparse.Namespace, env: Environment, results: list[FileResult]) -> list[Any] | None:
     """With --params/--model: add the mem-* findings to each result; print the tables (text format);
     return the JSON data. ``None`` when no model was given."""
+    from accelconf.environment import memory
+
+    size = model_size(args)
+    if size is None:
+        return None
+    out: list[Any] = []
+    from accelconf.environment.wrapclass import model_classes, wrap_findings
+
+    classes = model_classes(args.model) if args.model else None
+    for r in results:
+        if r.error is not None:
+            continue
+        doc = r.document
+        report, found = memory.check_memory(doc, env, size, seq_len=args.seq_len,
+                                            micro_batch=args.micro_batch, host_ram_gib=args.host_ram)
+        off = set(getattr(args, "disable", None) or ())
+        r.findings.extend(f for f in found + wrap_findings(doc, classes) if f.rule not in off)
+        out.append({"path": r.path, **report.to_json()})
+        if args.format == "text":
+            head = f"{r.path}: " if len(results) > 1 else ""
+            sys.stdout.write(head + memory.render_table(report) + _fitting_table(report))
+    return out
+
+
+def _fitting_table(report: Any) -> str:
+    """Below a config that does not fit (or is tight): the strategies that fit, cheapest first (five)."""
+    from accelconf.environment import fit
+
+    if report.gpu_bytes is None or report.verdict == "fits":
+        return ""
+    e = report.estimate
+    t = fit.table(e.model, e.layout, gpu_name=report.gpu_name, gpu_bytes=report.gpu_bytes,
+                  host_bytes=report.host_bytes, precision="bf16" if e.strategy.precision == "no" else e.strategy.precision,
+                  seq_len=e.activation_detail.seq_len if e.activation_detail is not None else None,
+                  micro_batch=e.activation_detail.micro_batch if e.activation_detail is not None else None)
+    return "  strategies that fit here, cheapest first (accelconf fit lists all):\n" + "".join(
+        "  " + line + "\n" for line in fit.render(t, limit=5, only_fitting=True, legend=False).splitlines()[1:])
+
+
+def model_size(args: argparse.Namespace) -> Any:
+    """The model of --params/--model (with --attn), checked with the options that need it; ``None``
+    without either. Raises ``UsageError`` on a bad combination."""
     from accelconf.errors import UsageError
-    from accelconf.environment import memory, modelsize
+    from accelconf.environment import modelsize
 
     if getattr(args, "params", None) is None and getattr(args, "model", None) is None:
         for flag in ("seq_len", "micro_batch", "largest_layer", "host_ram", "attn"):
@@ -255,24 +297,7 @@ def memory_reports(args: argparse.Namespace, env: Environment, results: list[Fil
     if args.host_ram is not None and args.host_ram <= 0:
         raise UsageError("--host-ram must be a positive number of GiB")
     size = modelsize.from_model_dir(args.model) if args.model else modelsize.from_count(args.params, args.largest_layer)
-    size = modelsize.with_attention(size, getattr(args, "attn", None))
-    out: list[Any] = []
-    from accelconf.environment.wrapclass import model_classes, wrap_findings
-
-    classes = model_classes(args.model) if args.model else None
-    for r in results:
-        if r.error is not None:
-            continue
-        doc = r.document
-        report, found = memory.check_memory(doc, env, size, seq_len=args.seq_len,
-                                            micro_batch=args.micro_batch, host_ram_gib=args.host_ram)
-        off = set(getattr(args, "disable", None) or ())
-        r.findings.extend(f for f in found + wrap_findings(doc, classes) if f.rule not in off)
-        out.append({"path": r.path, **report.to_json()})
-        if args.format == "text":
-            head = f"{r.path}: " if len(results) > 1 else ""
-            sys.stdout.write(head + memory.render_table(report))
-    return out
+    return modelsize.with_attention(size, getattr(args, "attn", None))
 
 
 def main(argv: Sequence[str]) -> int:

@@ -30,8 +30,12 @@ The arithmetic, and where it comes from:
   backward tensor by tensor, the fp32 logits of the loss and the largest transient; checkpointing
   keeps the layer inputs and recomputes one layer at a time.
 
-Outside the estimate, as in DeepSpeed's: the CUDA context, allocator fragmentation, communication
-buckets and the optimizer step's temporaries.
+The peak of the step (:attr:`Estimate.per_gpu`) is the larger of two phases plus two per-GPU
+constants: forward/backward (the states above, the gathered unit, the communication buckets, the
+activations) and the optimizer step (the sharded states and AdamW's temporaries), plus the CUDA
+context and NCCL's buffers per communicator, both estimated (see their definitions for the sources).
+The verdict (:func:`verdict`) judges that peak: under 80% fits, 80-100% tight. Outside the estimate:
+allocator fragmentation.
 """
 
 from __future__ import annotations
@@ -45,12 +49,40 @@ from accelconf.findings import Finding
 from accelconf.kinds import is_deepspeed_data
 
 GiB = float(1 << 30)
+MiB = float(1 << 20)
 RULE_IDS: dict[str, str] = {
-    "mem-gpu": "the estimated memory per GPU (model states, plus activations when given) is over 90% (warning) "
-               "or 100% (error) of the target GPU's",
-    "mem-host": "offloaded states need over 90% (warning) or 100% (error) of the node's host RAM",
+    "mem-gpu": "the estimated peak memory per GPU (model states by phase, activations when given, CUDA context and "
+               "NCCL buffers) is over 80% (warning) or 100% (error) of the target GPU's",
+    "mem-host": "offloaded states need over 80% (warning) or 100% (error) of the node's host RAM",
 }
-WARN_FRACTION = 0.90
+# Under 80% of the GPU's memory "fits": the share under which Fujii et al. (2024, "Accelerating Large
+# Language Model Training with 4D Parallelism and Memory Consumption Estimator") saw no out-of-memory
+# in 454 runs; 80-100% is "tight" (allocator fragmentation decides), over 100% "does not fit".
+WARN_FRACTION = 0.80
+VERDICTS = ("fits", "tight", "does not fit")
+
+# Outside the model states, each labelled "estimated" where it is shown:
+# * the CUDA context and the libraries' handles and workspaces of one process on one GPU (the driver's
+#   context with lazy module loading, which torch turns on by setting CUDA_MODULE_LOADING=LAZY in
+#   torch/cuda/__init__.py, plus cuBLAS's workspace, 32 MiB per handle on Hopper by PyTorch's default
+#   CUBLAS_WORKSPACE_CONFIG, and cuDNN's): about 0.5-0.8 GiB on current GPUs, outside the caching allocator;
+CUDA_CONTEXT = 640 * MiB
+# * NCCL's buffers per communicator: NCCL_BUFFSIZE (4 MiB by default, NCCL's environment-variable
+#   docs) for the SIMPLE protocol plus LL128's and LL's smaller buffers (about 9 MiB per channel), over
+#   the channels NCCL opens on an NVLink node (16 assumed; NCCL_MAX_NCHANNELS caps them).
+NCCL_PER_COMMUNICATOR = 16 * 9 * MiB
+# DeepSpeed's ZeroConfig defaults (deepspeed/runtime/zero/config.py): reduce_bucket_size 5e8 elements,
+# stage3_prefetch_bucket_size 5e7; overlap_comm defaults to true for stage 3 only (its validator).
+DS_REDUCE_BUCKET = 500_000_000
+DS_PREFETCH_BUCKET = 50_000_000
+
+
+def verdict(fraction: float | None) -> str:
+    """The one verdict of a share of memory (per GPU, or of the node's RAM): under 80% "fits",
+    80-100% "tight", over 100% "does not fit"; ``None`` when the memory is not known."""
+    if fraction is None:
+        return "unknown"
+    return "does not fit" if fraction > 1 else ("tight" if fraction >= WARN_FRACTION else "fits")
 Kind = Literal["single", "ddp", "deepspeed", "fsdp1", "fsdp2"]
 SHARDED_GROUP = {"FULL_SHARD": "world", "SHARD_GRAD_OP": "world", "HYBRID_SHARD": "node",
                  "HYBRID_SHARD_ZERO2": "node", "NO_SHARD": "one"}
@@ -72,6 +104,8 @@ class Strategy:
     activation_checkpointing: bool = False
     cpu_ram_efficient_loading: bool = False
     activation_checkpointing_offload: bool = False  # FSDP2: the checkpointed layer inputs go to host RAM
+    reduce_bucket: int | str | None = None  # DeepSpeed's reduce_bucket_size (elements, "auto"; None: default)
+    overlap_comm: bool | None = None        # DeepSpeed's overlap_comm (None: its default)
 
     def label(self) -> str:
         p = "fp32" if self.precision == "no" else self.precision
@@ -121,14 +155,33 @@ class Estimate:
     notes: tuple[str, ...] = ()
     elements: dict[str, int] | None = None
     activation_detail: Any = None  # an activations.Activations, for its labelled lines
+    buckets: float = 0.0        # communication buckets alive in backward (DDP's, ZeRO's, a prefetched unit)
+    step_buckets: float = 0.0   # of those, what stays through the optimizer step (DDP's bucket copy)
+    step_temporaries: float = 0.0
+    cuda_context: float = 0.0
+    nccl: float = 0.0
+    communicators: int = 0
 
     @property
     def model_states(self) -> float:
+        """Parameters, gradients, optimizer state and the gathered unit: DeepSpeed's estimators' figure."""
         return self.params + self.grads + self.optimizer + self.gathered
 
     @property
+    def forward_backward(self) -> float:
+        """The peak of forward and backward: the states, the gathered unit, the buckets, the activations."""
+        return self.model_states + self.buckets + (self.activations or 0.0)
+
+    @property
+    def optimizer_step(self) -> float:
+        """The peak of the optimizer step: the sharded states and the step's temporaries (activations
+        and gathered units are freed by then)."""
+        return self.params + self.grads + self.optimizer + self.step_buckets + self.step_temporaries
+
+    @property
     def per_gpu(self) -> float:
-        return self.model_states + (self.activations or 0.0)
+        """The peak of the step on the busiest GPU: the larger phase, the CUDA context and NCCL's buffers."""
+        return max(self.forward_backward, self.optimizer_step) + self.cuda_context + self.nccl
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -136,7 +189,12 @@ class Estimate:
             "per_gpu_bytes": {"params": int(self.params), "grads": int(self.grads), "optimizer": int(self.optimizer),
                               "gathered": int(self.gathered), "model_states": int(self.model_states),
                               "activations": None if self.activations is None else int(self.activations),
+                              "buckets": int(self.buckets), "step_temporaries": int(self.step_temporaries),
+                              "forward_backward": int(self.forward_backward),
+                              "optimizer_step": int(self.optimizer_step),
+                              "cuda_context_estimated": int(self.cuda_context), "nccl_estimated": int(self.nccl),
                               "total": int(self.per_gpu)},
+            "nccl_communicators": self.communicators,
             "host_ram_per_node_bytes": int(self.host), "nvme_per_node_bytes": int(self.nvme),
             "activation_formula": self.activation_formula, "notes": list(self.notes),
             **({"elements_per_rank": self.elements} if self.elements else {}),
@@ -220,8 +278,10 @@ def strategy_of(data: dict[str, Any], path: str | None = None) -> tuple[Strategy
         off_o = str(sec.get("offload_optimizer_device") or "none").lower()
         off_p = str(sec.get("offload_param_device") or "none").lower()
         init = _bool(sec.get("zero3_init_flag"), stage == 3) and stage == 3
+        bucket, overlap = _buckets_of(ds)
         return Strategy("deepspeed", precision, stage, off_o if off_o in ("cpu", "nvme") else "none",
-                        off_p if off_p in ("cpu", "nvme") and stage == 3 else "none", init), notes
+                        off_p if off_p in ("cpu", "nvme") and stage == 3 else "none", init,
+                        reduce_bucket=bucket, overlap_comm=overlap), notes
     if dt == "FSDP":
         f: dict[str, Any] = data["fsdp_config"] if isinstance(data.get("fsdp_config"), dict) else {}
 
@@ -250,6 +310,22 @@ def strategy_of(data: dict[str, Any], path: str | None = None) -> tuple[Strategy
             notes.append("Megatron-LM tensor/pipeline parallelism is not modelled: estimated as data parallel")
         return Strategy("ddp", precision), notes
     return Strategy("single", precision), notes
+
+
+def _buckets_of(ds: dict[str, Any] | None) -> tuple[int | str | None, bool | None]:
+    """``reduce_bucket_size`` and ``overlap_comm`` of a DeepSpeed JSON's ``zero_optimization`` (only
+    there: accelerate's plugin writes neither, so DeepSpeed's defaults apply without a JSON)."""
+    z = ds.get("zero_optimization") if isinstance(ds, dict) else None
+    if not isinstance(z, dict):
+        return None, None
+    raw = z.get("reduce_bucket_size")
+    bucket: int | str | None = None
+    if raw == "auto":
+        bucket = "auto"
+    elif isinstance(raw, (int, float)) and not isinstance(raw, bool) and raw > 0:
+        bucket = int(raw)
+    overlap = z.get("overlap_comm")
+    return bucket, overlap if isinstance(overlap, bool) else None
 
 
 def layout_of(data: dict[str, Any], gpus_per_node: int | None, nodes: int | None) -> Layout:
@@ -392,6 +468,55 @@ def _fsdp(s: Strategy, lay: Layout, m: ModelSize) -> Estimate:
     return Estimate(s, lay, m, params, grads, optim, gathered, None, host, notes=tuple(notes), elements=elements)
 
 
+def _reduce_bucket(s: Strategy, m: ModelSize) -> int:
+    """DeepSpeed's reduce bucket in elements: as configured, ``"auto"`` as accelerate fills it
+    (``hidden_size * hidden_size``, ``accelerator.py``), else DeepSpeed's default; never more than the model."""
+    bucket = s.reduce_bucket
+    if bucket == "auto":
+        hidden = m.structure.hidden if m.structure is not None else (m.arch.hidden if m.arch is not None else None)
+        bucket = hidden * hidden if hidden else DS_REDUCE_BUCKET
+    return min(int(bucket if isinstance(bucket, int) else DS_REDUCE_BUCKET), m.params)
+
+
+def _buckets(s: Strategy, m: ModelSize) -> tuple[float, float]:
+    """Communication buffers alive in backward, and those still alive at the optimizer step."""
+    c, P = _compute_bytes(s.precision), m.params
+    if s.kind == "ddp":
+        # accelerate's DistributedDataParallelKwargs keeps gradient_as_bucket_view=False: the reducer's
+        # buckets are a second copy of the (fp32) gradients for the whole run (torch/nn/parallel/distributed.py:
+        # "the saved memory size will be equal to the total gradients size" with it on)
+        return 4.0 * P, 4.0 * P
+    if s.kind == "deepspeed":
+        bucket = _reduce_bucket(s, m)
+        overlap = s.overlap_comm if s.overlap_comm is not None else s.zero_stage == 3
+        if s.zero_stage == 3:
+            # stage3.py: one contiguous reduce bucket, plus the parameters prefetched ahead of use
+            return float(c * bucket + c * min(DS_PREFETCH_BUCKET, P)), 0.0
+        # stage_1_and_2.py setup_buckets: buf_0, and buf_1 under overlap_comm; stage 0: the engine's
+        # buffered all-reduce flattens buckets of the same size
+        return float(c * bucket * (2 if overlap and s.zero_stage else 1)), 0.0
+    resharded = (s.kind == "fsdp1" and s.sharding in ("FULL_SHARD", "HYBRID_SHARD")) or (
+        s.kind == "fsdp2" and s.reshard_after_forward)
+    # the next unit all-gathered while this one computes its gradients: FSDP1's default
+    # BackwardPrefetch.BACKWARD_PRE, FSDP2's implicit backward prefetch of one unit
+    return (float(c * m.largest_unit) if resharded else 0.0), 0.0
+
+
+def _step_terms(est: Estimate) -> Estimate:
+    """The estimate with the phases' extra terms: buckets, the optimizer step's temporaries, the CUDA
+    context and NCCL's buffers (estimated constants, see their definitions)."""
+    s, lay = est.strategy, est.layout
+    buckets, step_buckets = _buckets(s, est.model)
+    # PyTorch's AdamW (foreach, the default on CUDA) takes the square root of exp_avg_sq into a new
+    # tensor per parameter (torch/optim/adam.py, _multi_tensor_adam): one fp32 copy of the local
+    # parameters. DeepSpeed's FusedAdam updates in place (multi_tensor_apply); offloaded steps run on the CPU.
+    temps = est.params if s.kind != "deepspeed" and not s.offload_params else 0.0
+    comms = 0 if s.kind == "single" or lay.world == 1 else (
+        2 if s.kind == "fsdp1" and s.sharding.startswith("HYBRID") and lay.nodes > 1 else 1)
+    return replace(est, buckets=buckets, step_buckets=step_buckets, step_temporaries=float(temps),
+                   cuda_context=CUDA_CONTEXT, nccl=comms * NCCL_PER_COMMUNICATOR, communicators=comms)
+
+
 def activations(m: ModelSize, s: Strategy, seq_len: int, micro_batch: int) -> Any:
     """What one micro batch's activations take per GPU (an :class:`~accelconf.environment.activations.Activations`),
     from the model's structure, the compute dtype and the checkpointing of ``s``."""
@@ -408,6 +533,7 @@ def estimate(strategy: Strategy, layout: Layout, model: ModelSize, *, seq_len: i
     """The estimate for one strategy on one layout. Activations need ``seq_len``, ``micro_batch``
     and a model whose shape is known (``--model``); otherwise they are left out (``None``)."""
     est = _zero(strategy, layout, model) if strategy.kind == "deepspeed" else _fsdp(strategy, layout, model)
+    est = _step_terms(est)
     if strategy.precision == "fp8":
         est = replace(est, notes=est.notes + (
             "fp8 is used inside the matmuls; weights, gradients and optimizer state are counted as under bf16",))
@@ -653,10 +779,10 @@ def apply_change(change: Change, data: dict[str, Any], ds_data: dict[str, Any] |
 
 
 def _fits(e: Estimate, gpu_bytes: float, host_bytes: float | None) -> bool:
-    """Under 90% of the GPU, and of the node's RAM when the strategy offloads to it (without offload
-    the host figure is DeepSpeed's load-time copy, shown but not judged)."""
-    host_ok = host_bytes is None or not offloads(e.strategy) or e.host <= WARN_FRACTION * host_bytes
-    return e.per_gpu <= WARN_FRACTION * gpu_bytes and host_ok
+    """"fits" (under 80%) on the GPU, and on the node's RAM when the strategy offloads to it (without
+    offload the host figure is DeepSpeed's load-time copy, shown but not judged)."""
+    host_ok = host_bytes is None or not offloads(e.strategy) or verdict(e.host / host_bytes) == "fits"
+    return verdict(e.per_gpu / gpu_bytes) == "fits" and host_ok
 
 
 def offloads(s: Strategy) -> bool:
@@ -666,7 +792,7 @@ def offloads(s: Strategy) -> bool:
 def cheapest_fit(est: Estimate, gpu_bytes: float, host_bytes: float | None, *, bf16_ok: bool = True,
                  seq_len: int | None = None, micro_batch: int | None = None,
                  offload: bool = True) -> tuple[Change, Estimate] | None:
-    """The cheapest alternative (by :func:`_alternatives`' cost) whose estimate is under 90% of the
+    """The cheapest alternative (by :func:`_alternatives`' cost) whose estimate is under 80% of the
     GPU memory and of the host RAM, or ``None`` when nothing tried fits. ``offload=False`` leaves
     out the alternatives that offload to the host."""
     best: tuple[Change, Estimate] | None = None
@@ -710,8 +836,7 @@ class Report:
         fr = [f for f in (self.gpu_fraction, self.host_fraction) if f is not None]
         if not fr:
             return "unknown (no GPU memory known: give --gpu MODEL)"
-        worst = max(fr)
-        return "does not fit" if worst > 1 else ("tight (over 90%)" if worst > WARN_FRACTION else "fits")
+        return verdict(max(fr))
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -759,18 +884,19 @@ def findings_for(report: Report, finding_at: Any) -> list[Finding]:
     fr = report.gpu_fraction
     sug = _suggestion_text(report.suggestion, report.gpu_bytes or 1.0, report.without_offload)
     fallback = "nothing tried fits (ZeRO/FSDP stages, offload, bf16, up to 8x the GPUs): a smaller model or bigger GPUs"
-    if fr is not None and fr > WARN_FRACTION:
+    if fr is not None and verdict(fr) != "fits":
         states = e.model_states / (report.gpu_bytes or 1)
         what = "model states" if states > 1 or e.activations is None else "model states + activations"
-        sev = "error" if fr > 1 else "warning"
-        msg = (f"{what} need {gib(e.per_gpu)} per GPU with {e.strategy.label()} on {e.layout.world} GPUs; "
-               f"{report.gpu_name} has {gib(report.gpu_bytes or 0)} ({fr:.0%})")
+        sev = "error" if verdict(fr) == "does not fit" else "warning"
+        msg = (f"the step's peak ({what}, buffers, CUDA context) needs {gib(e.per_gpu)} per GPU with "
+               f"{e.strategy.label()} on {e.layout.world} GPUs; {report.gpu_name} has {gib(report.gpu_bytes or 0)} "
+               f"({fr:.0%})")
         if sev == "warning":
-            msg += "; over 90% leaves little for the CUDA context, fragmentation and buffers"
+            msg += "; 80-100% is tight: allocator fragmentation decides"
         out.append(finding_at("mem-gpu", sev, msg, sug or fallback))
     hf = report.host_fraction
-    if hf is not None and hf > WARN_FRACTION:
-        sev = "error" if hf > 1 else "warning"
+    if hf is not None and verdict(hf) != "fits":
+        sev = "error" if verdict(hf) == "does not fit" else "warning"
         msg = f"host RAM per node: {gib(e.host)} needed with {e.strategy.label()}, the node has {gib(report.host_bytes or 0)} ({hf:.0%})"
         out.append(finding_at("mem-host", sev, msg, sug or fallback))
     return out
@@ -812,16 +938,13 @@ def render_table(report: Report) -> str:
     m = e.model
     lines = [f"memory: {m.params:,} parameters ({m.source}); {e.strategy.label()} on "
              f"{e.layout.nodes} node{'s' if e.layout.nodes != 1 else ''} x {e.layout.gpus_per_node} GPUs"]
-    rows: list[tuple[str, float | None]] = [
-        ("parameters", e.params), ("gradients", e.grads), ("optimizer state (AdamW)", e.optimizer),
-        ("gathered layer/model", e.gathered), ("activations", e.activations)]
     lines.append("  per GPU")
-    for name, v in rows:
-        lines.append(f"  {name:<26}{'not included' if v is None else gib(v):>14}")
-    lines.append(f"  {'total':<26}{gib(e.per_gpu):>14}" + (
+    for name, v in phase_rows(e):
+        lines.append(f"  {name:<34}{'not included' if v is None else gib(v):>14}")
+    lines.append(f"  {'peak of the step':<34}{gib(e.per_gpu):>14}" + (
         f"   of {report.gpu_name} {gib(report.gpu_bytes)}: {report.gpu_fraction:.0%}, "
         f"headroom {gib(report.gpu_bytes - e.per_gpu)}" if report.gpu_bytes else ""))
-    host = f"  {'host RAM per node':<26}{gib(e.host):>14}"
+    host = f"  {'host RAM per node':<34}{gib(e.host):>14}"
     if report.host_fraction is not None and report.host_bytes:
         host += f"   of {gib(report.host_bytes)}: {report.host_fraction:.0%}, headroom {gib(report.host_bytes - e.host)}"
     elif not offloads(e.strategy):
@@ -831,7 +954,7 @@ def render_table(report: Report) -> str:
         host += "   (node RAM unknown: --host-ram GIB)"
     lines.append(host)
     if e.nvme:
-        lines.append(f"  {'NVMe per node':<26}{gib(e.nvme):>14}")
+        lines.append(f"  {'NVMe per node':<34}{gib(e.nvme):>14}")
     if e.activation_detail is not None:
         lines += [f"    {name:<56}{gib(v):>12}" for name, v in e.activation_detail.lines()]
     if e.activation_formula:
@@ -842,8 +965,22 @@ def render_table(report: Report) -> str:
         lines.append(f"  {sug}")
     for n in e.notes + m.notes + report.notes:
         lines.append(f"  note: {n}")
-    lines.append("  not in the estimate: CUDA context, fragmentation, communication buffers (as DeepSpeed's)")
+    lines.append("  not in the estimate: allocator fragmentation (the reason for the 80% margin)")
     return "\n".join(lines) + "\n"
+
+
+def phase_rows(e: Estimate) -> list[tuple[str, float | None]]:
+    """The labelled lines of the peak: the states, each phase's extra terms, the two phases, and the
+    per-GPU constants (labelled estimated)."""
+    rows: list[tuple[str, float | None]] = [
+        ("parameters", e.params), ("gradients", e.grads), ("optimizer state (AdamW)", e.optimizer),
+        ("gathered layer/model", e.gathered), ("communication buckets", e.buckets), ("activations", e.activations),
+        ("= forward/backward", e.forward_backward),
+        ("optimizer step temporaries", e.step_temporaries), ("= optimizer step", e.optimizer_step),
+        ("CUDA context (estimated)", e.cuda_context)]
+    if e.communicators:
+        rows.append((f"NCCL, {e.communicators} communicator{'s' if e.communicators > 1 else ''} (estimated)", e.nccl))
+    return rows
 
 
 # -- against a document and an environment --------------------------------------------------------
