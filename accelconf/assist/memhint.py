@@ -134,7 +134,8 @@ def hover_markdown(doc: Any, key: str, mem: Memory, env: Any) -> str | None:
     lines = [head, "",
              f"parameters {gib(e.params)}, gradients {gib(e.grads)}, optimizer {gib(e.optimizer)}, "
              f"gathered {gib(e.gathered)}, activations " + ("not included" if e.activations is None else gib(e.activations))
-             + f"; host RAM per node {gib(e.host)}"]
+             + f", buckets {gib(e.buckets)}, optimizer step temporaries {gib(e.step_temporaries)}, CUDA context "
+             f"{gib(e.cuda_context)} and NCCL {gib(e.nccl)} (both estimated); host RAM per node {gib(e.host)}"]
     rows = []
     for label, s, lay in _variants(key, e.strategy, e.layout):
         v = memory.estimate(s, lay, mem.model, seq_len=mem.seq_len, micro_batch=mem.micro_batch)

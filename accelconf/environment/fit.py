@@ -14,8 +14,8 @@ counts it (Rajbhandari et al. 2020, section 7: ZeRO-1 and ZeRO-2 move 2 x, ZeRO-
 the FSDP paper (Zhao et al. 2023: FULL_SHARD gathers the weights again in backward, 1.5; SHARD_GRAD_OP
 and NO_SHARD do not, 1.0). HYBRID strategies move the same volume, most of it inside the node.
 Offload adds host-device copies over PCIe, checkpointing one more forward of compute; both are
-flagged, not priced. The cheapest row that fits is the first by (offloads, checkpoints, communication
-cost, peak per GPU): offload is the slowest lever, recomputation next.
+flagged, not priced. The cheapest row that fits is the first by (what it offloads, checkpointing,
+communication cost, peak per GPU): offload is the slowest lever, recomputation next.
 """
 
 from __future__ import annotations
@@ -93,8 +93,15 @@ class Row:
             name = "DDP" if s.kind == "ddp" else "one process"
         return name + (" +ckpt" if s.activation_checkpointing else "")
 
-    def rank(self) -> tuple[bool, bool, float, float]:
-        return (self.offloads, self.strategy.activation_checkpointing, self.comm, self.estimate.per_gpu)
+    @property
+    def offloaded(self) -> int:
+        """What goes to the host: the optimizer step (1), and the weights too (2; FSDP offloads both)."""
+        s = self.strategy
+        return 2 if s.offload_params else (s.offload_optimizer != "none") + (s.offload_param != "none")
+
+    def rank(self) -> tuple[int, bool, float, float]:
+        """Cheapest first: less offloaded, then no recomputation, then less communication, then more headroom."""
+        return (self.offloaded, self.strategy.activation_checkpointing, self.comm, self.estimate.per_gpu)
 
     def to_json(self) -> dict[str, Any]:
         e = self.estimate
