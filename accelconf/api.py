@@ -233,7 +233,7 @@ def estimate_memory(config: Document | str | os.PathLike[str], *, params: int | 
                     model: str | os.PathLike[str] | None = None, target: Any = None, seq_len: int | None = None,
                     micro_batch: int | None = None, host_ram_gib: float | None = None) -> Any:
     """Training memory per GPU and host RAM per node for a config and a model (``params="8B"`` or
-    ``model=DIR``) on a ``target`` (an Environment from ``target_from_args``/``load_target``, a profile
+    ``model=DIR`` or a well-known model's name, ``model="Llama-3.1-8B"``) on a ``target`` (an Environment from ``target_from_args``/``load_target``, a profile
     path, or ``None``: no machine, figures only). Returns :class:`accelconf.environment.memory.Report`
     (``.estimate``, ``.verdict``, ``.suggestion``, ``.to_json()``)."""
     from accelconf.environment import memory, modelsize
@@ -242,7 +242,7 @@ def estimate_memory(config: Document | str | os.PathLike[str], *, params: int | 
 
     if (params is None) == (model is None):
         raise UsageError("estimate_memory needs params=... or model=..., not both")
-    size = modelsize.from_model_dir(os.fspath(model)) if model is not None else modelsize.from_count(params)  # type: ignore[arg-type]
+    size = modelsize.resolve(model) if model is not None else modelsize.from_count(params)  # type: ignore[arg-type]
     if target is None:
         from accelconf.environment.targets import ALL_FACTS
 

@@ -221,8 +221,9 @@ def add_memory_options(p: argparse.ArgumentParser) -> None:
 
     m = p.add_argument_group("will it fit? (memory per GPU; with --params or --model)")
     m.add_argument("--params", metavar="N", help="the model's parameter count: 8B, 70e9, 350M")
-    m.add_argument("--model", metavar="DIR", help="a local Hugging Face model folder (safetensors index or headers, "
-                   "else config.json); nothing is downloaded")
+    m.add_argument("--model", metavar="DIR|NAME", help="a local Hugging Face model folder (safetensors index or "
+                   "headers, else config.json), or a well-known model's name (Llama-3.1-8B, Qwen/Qwen2.5-7B: "
+                   "accelconf's bundled config.json table; a folder wins); nothing is downloaded")
     m.add_argument("--largest-layer", metavar="N", help="with --params: the largest layer's parameters "
                    "(default: 1/32 of --params)")
     m.add_argument("--seq-len", type=int, metavar="S", help="sequence length, for activations (with --micro-batch)")
@@ -254,7 +255,7 @@ def memory_reports(args: argparse.Namespace, env: Environment, results: list[Fil
         raise UsageError("activations need both --seq-len and --micro-batch")
     if args.host_ram is not None and args.host_ram <= 0:
         raise UsageError("--host-ram must be a positive number of GiB")
-    size = modelsize.from_model_dir(args.model) if args.model else modelsize.from_count(args.params, args.largest_layer)
+    size = modelsize.resolve(args.model) if args.model else modelsize.from_count(args.params, args.largest_layer)
     size = modelsize.with_attention(size, getattr(args, "attn", None))
     out: list[Any] = []
     from accelconf.environment.wrapclass import model_classes, wrap_findings
