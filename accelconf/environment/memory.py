@@ -121,6 +121,7 @@ class Estimate:
     notes: tuple[str, ...] = ()
     elements: dict[str, int] | None = None
     activation_detail: Any = None  # an activations.Activations, for its labelled lines
+    lora: Any = None  # a lora.Split: trainable adapters and the frozen base, when LoRA/QLoRA runs
 
     @property
     def model_states(self) -> float:
@@ -140,6 +141,7 @@ class Estimate:
             "host_ram_per_node_bytes": int(self.host), "nvme_per_node_bytes": int(self.nvme),
             "activation_formula": self.activation_formula, "notes": list(self.notes),
             **({"elements_per_rank": self.elements} if self.elements else {}),
+            **({"lora": self.lora.to_json()} if self.lora is not None else {}),
         }
 
 
@@ -404,10 +406,16 @@ def activations(m: ModelSize, s: Strategy, seq_len: int, micro_batch: int) -> An
 
 
 def estimate(strategy: Strategy, layout: Layout, model: ModelSize, *, seq_len: int | None = None,
-             micro_batch: int | None = None) -> Estimate:
+             micro_batch: int | None = None, lora: Any = None) -> Estimate:
     """The estimate for one strategy on one layout. Activations need ``seq_len``, ``micro_batch``
-    and a model whose shape is known (``--model``); otherwise they are left out (``None``)."""
+    and a model whose shape is known (``--model``); otherwise they are left out (``None``).
+    ``lora`` (a :class:`~accelconf.environment.lora.Adapter`) trains adapters on a frozen base."""
+    from accelconf.environment import lora as lora_mod
+
     est = _zero(strategy, layout, model) if strategy.kind == "deepspeed" else _fsdp(strategy, layout, model)
+    split = lora_mod.split(model, lora, _compute_bytes(strategy.precision)) if lora is not None else None
+    if split is not None:
+        est = lora_mod.apply(est, split)
     if strategy.precision == "fp8":
         est = replace(est, notes=est.notes + (
             "fp8 is used inside the matmuls; weights, gradients and optimizer state are counted as under bf16",))
@@ -418,7 +426,8 @@ def estimate(strategy: Strategy, layout: Layout, model: ModelSize, *, seq_len: i
         act = activations(model, strategy, seq_len, micro_batch)
         notes = est.notes + (f"activations counted for {'fp32' if act.dtype_bytes == 4 else '16-bit'} compute "
                              "(weights in the compute dtype, as FSDP/DeepSpeed mixed precision runs them)",)
-        return replace(est, activations=act.peak, activation_formula=act.formula(), notes=notes,
+        peak = act.peak + (lora_mod.activation_extra(split, act) if split is not None else 0.0)
+        return replace(est, activations=peak, activation_formula=act.formula(), notes=notes,
                        host=est.host + act.host * layout.gpus_per_node, activation_detail=act)
     return est
 
@@ -673,7 +682,8 @@ def cheapest_fit(est: Estimate, gpu_bytes: float, host_bytes: float | None, *, b
     for ch in _alternatives(est.strategy, est.layout, bf16_ok):
         if not ch.words or (not offload and offloads(ch.strategy)):
             continue
-        e = estimate(ch.strategy, ch.layout, est.model, seq_len=seq_len, micro_batch=micro_batch)
+        e = estimate(ch.strategy, ch.layout, est.model, seq_len=seq_len, micro_batch=micro_batch,
+                     lora=est.lora.adapter if est.lora is not None else None)
         if _fits(e, gpu_bytes, host_bytes) and (best is None or (ch.cost, e.per_gpu) < (best[0].cost, best[1].per_gpu)):
             best = (ch, e)
     return best
@@ -787,11 +797,11 @@ def host_ram_here() -> float | None:
 def assess(data: dict[str, Any], model: ModelSize, *, gpu_name: str | None, gpu_memory_gib: float | None,
            gpus_per_node: int | None, nodes: int | None, host_ram_gib: float | None = None,
            bf16_ok: bool = True, seq_len: int | None = None, micro_batch: int | None = None,
-           path: str | None = None) -> Report:
+           path: str | None = None, lora: Any = None) -> Report:
     """Estimate a loaded config on a machine and pick the cheapest change when it does not fit."""
     strategy, notes = strategy_of(data, path)
     layout = layout_of(data, gpus_per_node, nodes)
-    est = estimate(strategy, layout, model, seq_len=seq_len, micro_batch=micro_batch)
+    est = estimate(strategy, layout, model, seq_len=seq_len, micro_batch=micro_batch, lora=lora)
     if not (seq_len and micro_batch):
         notes.append("activations not included (give --seq-len and --micro-batch, with --model)")
     gpu_bytes = gpu_memory_gib * GiB if gpu_memory_gib else None
@@ -813,7 +823,7 @@ def render_table(report: Report) -> str:
     lines = [f"memory: {m.params:,} parameters ({m.source}); {e.strategy.label()} on "
              f"{e.layout.nodes} node{'s' if e.layout.nodes != 1 else ''} x {e.layout.gpus_per_node} GPUs"]
     rows: list[tuple[str, float | None]] = [
-        ("parameters", e.params), ("gradients", e.grads), ("optimizer state (AdamW)", e.optimizer),
+        ("parameters" if e.lora is None else "weights: base + adapters", e.params), ("gradients", e.grads), ("optimizer state (AdamW)", e.optimizer),
         ("gathered layer/model", e.gathered), ("activations", e.activations)]
     lines.append("  per GPU")
     for name, v in rows:
@@ -879,12 +889,12 @@ def machine_of(env: Any, host_ram_gib: float | None = None) -> dict[str, Any]:
 
 
 def check_memory(doc: Any, env: Any, model: ModelSize, *, seq_len: int | None = None, micro_batch: int | None = None,
-                 host_ram_gib: float | None = None) -> tuple[Report, list[Finding]]:
+                 host_ram_gib: float | None = None, lora: Any = None) -> tuple[Report, list[Finding]]:
     """The memory report and the ``mem-*`` findings (1-based positions) for one loaded document."""
     from accelconf.environment.checks import ConfigView as _Cfg
 
     data = doc.data if isinstance(doc.data, dict) else {}
-    report = assess(data, model, seq_len=seq_len, micro_batch=micro_batch, path=doc.path,
+    report = assess(data, model, seq_len=seq_len, micro_batch=micro_batch, path=doc.path, lora=lora,
                     **machine_of(env, host_ram_gib))
     cfg = _Cfg(doc, data)
 
