@@ -231,11 +231,13 @@ def check_config(source: Document | str | os.PathLike[str], env: Any = None, **k
 
 def estimate_memory(config: Document | str | os.PathLike[str], *, params: int | str | None = None,
                     model: str | os.PathLike[str] | None = None, target: Any = None, seq_len: int | None = None,
-                    micro_batch: int | None = None, host_ram_gib: float | None = None) -> Any:
+                    micro_batch: int | None = None, host_ram_gib: float | None = None, lora_rank: int | None = None,
+                    lora_targets: Any = None, quant: str | None = None) -> Any:
     """Training memory per GPU and host RAM per node for a config and a model (``params="8B"`` or
     ``model=DIR`` or a well-known model's name, ``model="Llama-3.1-8B"``) on a ``target`` (an Environment from ``target_from_args``/``load_target``, a profile
     path, or ``None``: no machine, figures only). Returns :class:`accelconf.environment.memory.Report`
-    (``.estimate``, ``.verdict``, ``.suggestion``, ``.to_json()``)."""
+    (``.estimate``, ``.verdict``, ``.suggestion``, ``.to_json()``). ``lora_rank`` (with optional
+    ``lora_targets``, a list or ``"q_proj,v_proj"``, and ``quant="4bit"|"8bit"``) estimates LoRA/QLoRA."""
     from accelconf.environment import memory, modelsize
     from accelconf.environment.probe import Environment
     from accelconf.errors import UsageError
@@ -251,5 +253,8 @@ def estimate_memory(config: Document | str | os.PathLike[str], *, params: int | 
         from accelconf.environment.targets import load_target
 
         target = load_target(target)
+    from accelconf.environment.lora import adapter_of
+
+    adapter = adapter_of(lora_rank, lora_targets, quant)
     return memory.check_memory(_doc(config), target, size, seq_len=seq_len, micro_batch=micro_batch,
-                               host_ram_gib=host_ram_gib)[0]
+                               host_ram_gib=host_ram_gib, lora=adapter)[0]

@@ -230,6 +230,14 @@ def add_memory_options(p: argparse.ArgumentParser) -> None:
     m.add_argument("--micro-batch", type=int, metavar="B", help="micro batch per GPU, for activations")
     m.add_argument("--attn", choices=ATTN_CHOICES, help="the attention kernel, for activations "
                    "(default: the config.json's attn_implementation, else sdpa as transformers picks)")
+    from accelconf.environment.lora import QUANT_CHOICES
+
+    m.add_argument("--lora-rank", type=int, metavar="R", help="LoRA: train rank-R adapters on a frozen base "
+                   "(no gradients or optimizer state for it); needs --model")
+    m.add_argument("--lora-targets", metavar="NAMES", help="with --lora-rank: comma-separated module names "
+                   "(default: every attention and MLP projection of the family, as peft's all-linear)")
+    m.add_argument("--quant", choices=QUANT_CHOICES, help="with --lora-rank: QLoRA, the base in NF4 (4bit, double "
+                   "quantisation) or LLM.int8 (8bit), as bitsandbytes stores it")
     m.add_argument("--host-ram", type=float, metavar="GIB", help="host RAM per node in GiB (default: this "
                    "machine's when checking against it, else unknown)")
 
@@ -241,7 +249,8 @@ def memory_reports(args: argparse.Namespace, env: Environment, results: list[Fil
     from accelconf.environment import memory, modelsize
 
     if getattr(args, "params", None) is None and getattr(args, "model", None) is None:
-        for flag in ("seq_len", "micro_batch", "largest_layer", "host_ram", "attn"):
+        for flag in ("seq_len", "micro_batch", "largest_layer", "host_ram", "attn", "lora_rank", "lora_targets",
+                     "quant"):
             if getattr(args, flag, None) is not None:
                 raise UsageError(f"--{flag.replace('_', '-')} needs --params or --model")
         return None
@@ -257,6 +266,10 @@ def memory_reports(args: argparse.Namespace, env: Environment, results: list[Fil
         raise UsageError("--host-ram must be a positive number of GiB")
     size = modelsize.resolve(args.model) if args.model else modelsize.from_count(args.params, args.largest_layer)
     size = modelsize.with_attention(size, getattr(args, "attn", None))
+    from accelconf.environment.lora import adapter_of
+
+    adapter = adapter_of(getattr(args, "lora_rank", None), getattr(args, "lora_targets", None),
+                         getattr(args, "quant", None))
     out: list[Any] = []
     from accelconf.environment.wrapclass import model_classes, wrap_findings
 
@@ -265,8 +278,8 @@ def memory_reports(args: argparse.Namespace, env: Environment, results: list[Fil
         if r.error is not None:
             continue
         doc = r.document
-        report, found = memory.check_memory(doc, env, size, seq_len=args.seq_len,
-                                            micro_batch=args.micro_batch, host_ram_gib=args.host_ram)
+        report, found = memory.check_memory(doc, env, size, seq_len=args.seq_len, micro_batch=args.micro_batch,
+                                            host_ram_gib=args.host_ram, lora=adapter)
         off = set(getattr(args, "disable", None) or ())
         r.findings.extend(f for f in found + wrap_findings(doc, classes) if f.rule not in off)
         out.append({"path": r.path, **report.to_json()})
