@@ -27,7 +27,7 @@ def test_a_name_reads_as_its_folder_would():
 
 @pytest.mark.parametrize("spelling", ["meta-llama/Llama-3.1-8B", "llama-3.1-8b", "LLAMA-3.1-8B"])
 def test_names_match_the_repository_id_or_its_last_part_in_any_case(spelling):
-    assert modelsize.resolve(spelling).source == "bundled config.json of meta-llama/Llama-3.1-8B (llama)"
+    assert modelsize.resolve(spelling).source == "bundled config.json of meta-llama/Llama-3.1-8B, llama"
 
 
 def test_a_local_folder_wins_over_a_name(tmp_path, monkeypatch):

@@ -215,8 +215,9 @@ def apply(est: Any, sp: Split) -> Any:
     note = (f"{sp.adapter.label()} on {', '.join(sp.targets)} ({sp.matched} layers): {sp.trainable:,} trainable "
             f"parameters ({share:.2%}); the {sp.frozen:,} base parameters are frozen (no gradients, no optimizer "
             f"state), stored in {_gib(sp.base_bytes)}")
+    kept = tuple(n for n in est.notes if "autocasts: weights, gradients and optimizer state stay fp32" not in n)
     return replace(est, params=params, grads=grads, optimizer=optim, gathered=gathered, host=float(host),
-                   nvme=0.0, elements=None, lora=sp, notes=est.notes + (note,))
+                   nvme=0.0, elements=None, lora=sp, notes=kept + (note,))
 
 
 def activation_extra(sp: Split, act: Any) -> float:

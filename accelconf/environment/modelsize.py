@@ -555,7 +555,7 @@ def from_name(name: str) -> ModelSize:
     big, unit = largest_layers(tensors)
     notes = (f"shape fields of {repo} from accelconf's table ({entry['source']})",) + (
         (entry["note"],) if entry.get("note") else ())
-    return ModelSize(sum(_numel(sh) for _, sh in tensors), big, unit, f"bundled config.json of {repo} ({fam})",
+    return ModelSize(sum(_numel(sh) for _, sh in tensors), big, unit, f"bundled config.json of {repo}, {fam}",
                      tuple(tensors), arch, fam, config.get("torch_dtype"), notes, structure=_structure(config))
 
 
