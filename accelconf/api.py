@@ -231,18 +231,20 @@ def check_config(source: Document | str | os.PathLike[str], env: Any = None, **k
 
 def estimate_memory(config: Document | str | os.PathLike[str], *, params: int | str | None = None,
                     model: str | os.PathLike[str] | None = None, target: Any = None, seq_len: int | None = None,
-                    micro_batch: int | None = None, host_ram_gib: float | None = None) -> Any:
+                    micro_batch: int | None = None, host_ram_gib: float | None = None, lora_rank: int | None = None,
+                    lora_targets: Any = None, quant: str | None = None) -> Any:
     """Training memory per GPU and host RAM per node for a config and a model (``params="8B"`` or
-    ``model=DIR``) on a ``target`` (an Environment from ``target_from_args``/``load_target``, a profile
+    ``model=DIR`` or a well-known model's name, ``model="Llama-3.1-8B"``) on a ``target`` (an Environment from ``target_from_args``/``load_target``, a profile
     path, or ``None``: no machine, figures only). Returns :class:`accelconf.environment.memory.Report`
-    (``.estimate``, ``.verdict``, ``.suggestion``, ``.to_json()``)."""
+    (``.estimate``, ``.verdict``, ``.suggestion``, ``.to_json()``). ``lora_rank`` (with optional
+    ``lora_targets``, a list or ``"q_proj,v_proj"``, and ``quant="4bit"|"8bit"``) estimates LoRA/QLoRA."""
     from accelconf.environment import memory, modelsize
     from accelconf.environment.probe import Environment
     from accelconf.errors import UsageError
 
     if (params is None) == (model is None):
         raise UsageError("estimate_memory needs params=... or model=..., not both")
-    size = modelsize.from_model_dir(os.fspath(model)) if model is not None else modelsize.from_count(params)  # type: ignore[arg-type]
+    size = modelsize.resolve(model) if model is not None else modelsize.from_count(params)  # type: ignore[arg-type]
     if target is None:
         from accelconf.environment.targets import ALL_FACTS
 
@@ -251,29 +253,37 @@ def estimate_memory(config: Document | str | os.PathLike[str], *, params: int | 
         from accelconf.environment.targets import load_target
 
         target = load_target(target)
+    from accelconf.environment.lora import adapter_of
+
+    adapter = adapter_of(lora_rank, lora_targets, quant)
     return memory.check_memory(_doc(config), target, size, seq_len=seq_len, micro_batch=micro_batch,
-                               host_ram_gib=host_ram_gib)[0]
+                               host_ram_gib=host_ram_gib, lora=adapter)[0]
 
 
 def fit(model: Any, *, gpu: str | None = None, gpus: int = 1, nodes: int = 1, gpu_memory_gib: float | None = None,
         seq_len: int | None = None, micro_batch: int | None = None, attn: str | None = None,
-        host_ram_gib: float | None = None, mixed_precision: str | None = None) -> Any:
+        host_ram_gib: float | None = None, mixed_precision: str | None = None, lora_rank: int | None = None,
+        lora_targets: Any = None, quant: str | None = None) -> Any:
     """Every strategy accelconf models for ``model`` (a :class:`~accelconf.environment.modelsize.ModelSize`,
-    a model folder, or a parameter count such as ``"8B"``) on ``nodes`` x ``gpus`` GPUs of model
-    ``gpu`` (or of ``gpu_memory_gib``): the table ``accelconf fit`` prints, as an
+    a model folder or a well-known model's name, or a parameter count such as ``"8B"``) on ``nodes`` x
+    ``gpus`` GPUs of model ``gpu`` (or of ``gpu_memory_gib``): the table ``accelconf fit`` prints, as an
     :class:`accelconf.environment.fit.FitTable` (``.rows``, ``.cheapest``, ``.to_json()``).
-    ``mixed_precision`` defaults to bf16 where the GPU has it, else fp16."""
+    ``mixed_precision`` defaults to bf16 where the GPU has it, else fp16; ``lora_rank`` (with
+    ``lora_targets`` and ``quant``) as :func:`estimate_memory`."""
     from accelconf.environment import fit as fitmod, modelsize
     from accelconf.environment.gpus import lookup
     from accelconf.environment.memory import GiB, Layout
     from accelconf.errors import UsageError
 
+    from accelconf.environment.lora import adapter_of
+
+    adapter = adapter_of(lora_rank, lora_targets, quant)
     if isinstance(model, modelsize.ModelSize):
         size = model
-    elif isinstance(model, (str, os.PathLike)) and os.path.isdir(os.fspath(model)):
-        size = modelsize.from_model_dir(os.fspath(model))
+    elif isinstance(model, int) or (isinstance(model, str) and _is_count(model)):
+        size = modelsize.from_count(model)
     else:
-        size = modelsize.from_count(model)  # type: ignore[arg-type]
+        size = modelsize.resolve(model)
     size = modelsize.with_attention(size, attn)
     known = lookup(gpu) if gpu else None
     if gpu and known is None:
@@ -286,4 +296,16 @@ def fit(model: Any, *, gpu: str | None = None, gpus: int = 1, nodes: int = 1, gp
     precision = mixed_precision or ("fp16" if known is not None and not known.bf16 else "bf16")
     return fitmod.table(size, Layout(gpus, nodes), gpu_name=known.key if known else gpu, gpu_bytes=memory_gib * GiB,
                         host_bytes=host_ram_gib * GiB if host_ram_gib else None, precision=precision,
-                        seq_len=seq_len, micro_batch=micro_batch)
+                        seq_len=seq_len, micro_batch=micro_batch, lora=adapter)
+
+
+def _is_count(text: str) -> bool:
+    """``"8B"``, ``"70e9"``: a parameter count rather than a model's folder or name."""
+    from accelconf.environment.modelsize import parse_count
+    from accelconf.errors import UsageError
+
+    try:
+        parse_count(text)
+    except UsageError:
+        return False
+    return not os.path.isdir(text)

@@ -163,7 +163,7 @@ def test_exit_1_when_nothing_fits_and_nothing_is_written(cli, tmp_path):
     (["--gpus", "8", "--gpu", "H100"], "needs the model"),
     (["--params", "8B", "--gpus", "0", "--gpu", "H100"], "--gpus must be 1 or more"),
     (["--params", "8B", "--gpu", "H100", "--seq-len", "4096"], "both --seq-len and --micro-batch"),
-    (["--model", "/nonexistent/model", "--gpu", "H100"], "not a folder"),
+    (["--model", "/nonexistent/model", "--gpu", "H100"], "not a local folder"),
     (["--params", "8B", "--gpu", "H100", "--write-config", "/nonexistent/dir/x.yaml"], "cannot write"),
     (["--params", "8B", "--gpu", "H100", "--mixed-precision", "fp64"], "invalid choice"),
 ])
@@ -214,3 +214,28 @@ def test_api_fit_takes_a_count_a_folder_or_a_size():
     assert {r.strategy.precision for r in on_v100.rows} == {"fp16"}  # no bf16 on Volta
     with pytest.raises(accelconf.UsageError):
         accelconf.fit("8B")
+
+
+def test_lora_rows_train_adapters_and_price_the_weight_gathers(cli):
+    from accelconf.environment.lora import adapter_of
+
+    m = from_model_dir(str(QWEN))
+    adapter = adapter_of(16, None, "4bit")
+    t = fit.table(m, Layout(8), gpu_name="H100-80GB", gpu_bytes=80 * GiB, seq_len=2048, micro_batch=1, lora=adapter)
+    full = fit.table(m, Layout(8), gpu_name="H100-80GB", gpu_bytes=80 * GiB, seq_len=2048, micro_batch=1)
+    for r, f in zip(t.rows, full.rows):
+        assert r.estimate == memory.estimate(r.strategy, Layout(8), m, seq_len=2048, micro_batch=1, lora=adapter)
+        assert r.estimate.model_states < f.estimate.model_states  # a frozen NF4 base, no base gradients or moments
+    share = t.rows[0].estimate.lora.trainable / m.params
+    zero3 = next(r for r in t.rows if r.short() == "ZeRO-3")
+    assert zero3.comm == pytest.approx((2 + share) / (2 * share)) and zero3.comm > 50  # gathers the whole base twice
+    assert next(r for r in t.rows if r.short() == "ZeRO-2").comm == 1.0
+    r = cli("fit", "--model", str(QWEN), *MACHINE, "--lora-rank", "16", "--quant", "4bit", "--format", "json")
+    assert r.code == 0 and json.loads(r.out)["rows"][0]["per_gpu_bytes"] == int(
+        memory.estimate(t.rows[0].strategy, Layout(8), m, lora=adapter).per_gpu)
+    assert cli("fit", "--params", "8B", *MACHINE, "--quant", "4bit").code == 2  # --quant needs --lora-rank
+
+
+def test_model_by_name_is_the_bundled_table(cli):
+    r = cli("fit", "--model", "meta-llama/Llama-3.1-8B", *MACHINE, "--format", "json")
+    assert r.code == 0 and json.loads(r.out)["model"]["params"] == 8_030_261_248

@@ -65,7 +65,7 @@ def from_settings(raw: Any) -> tuple[Memory | None, list[str]]:
             from accelconf.environment.wrapclass import model_classes
 
             folder = os.path.expanduser(str(raw["model"]))
-            size = modelsize.from_model_dir(folder)
+            size = modelsize.resolve(folder)
             classes = model_classes(folder)
         else:
             size = modelsize.from_count(raw["params"])

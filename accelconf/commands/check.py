@@ -221,14 +221,23 @@ def add_memory_options(p: argparse.ArgumentParser) -> None:
 
     m = p.add_argument_group("will it fit? (memory per GPU; with --params or --model)")
     m.add_argument("--params", metavar="N", help="the model's parameter count: 8B, 70e9, 350M")
-    m.add_argument("--model", metavar="DIR", help="a local Hugging Face model folder (safetensors index or headers, "
-                   "else config.json); nothing is downloaded")
+    m.add_argument("--model", metavar="DIR|NAME", help="a local Hugging Face model folder (safetensors index or "
+                   "headers, else config.json), or a well-known model's name (Llama-3.1-8B, Qwen/Qwen2.5-7B: "
+                   "accelconf's bundled config.json table; a folder wins); nothing is downloaded")
     m.add_argument("--largest-layer", metavar="N", help="with --params: the largest layer's parameters "
                    "(default: 1/32 of --params)")
     m.add_argument("--seq-len", type=int, metavar="S", help="sequence length, for activations (with --micro-batch)")
     m.add_argument("--micro-batch", type=int, metavar="B", help="micro batch per GPU, for activations")
     m.add_argument("--attn", choices=ATTN_CHOICES, help="the attention kernel, for activations "
                    "(default: the config.json's attn_implementation, else sdpa as transformers picks)")
+    from accelconf.environment.lora import QUANT_CHOICES
+
+    m.add_argument("--lora-rank", type=int, metavar="R", help="LoRA: train rank-R adapters on a frozen base "
+                   "(no gradients or optimizer state for it); needs --model")
+    m.add_argument("--lora-targets", metavar="NAMES", help="with --lora-rank: comma-separated module names "
+                   "(default: every attention and MLP projection of the family, as peft's all-linear)")
+    m.add_argument("--quant", choices=QUANT_CHOICES, help="with --lora-rank: QLoRA, the base in NF4 (4bit, double "
+                   "quantisation) or LLM.int8 (8bit), as bitsandbytes stores it")
     m.add_argument("--host-ram", type=float, metavar="GIB", help="host RAM per node in GiB (default: this "
                    "machine's when checking against it, else unknown)")
 
@@ -241,6 +250,7 @@ def memory_reports(args: argparse.Namespace, env: Environment, results: list[Fil
     size = model_size(args)
     if size is None:
         return None
+    adapter = adapter_of_args(args)
     out: list[Any] = []
     from accelconf.environment.wrapclass import model_classes, wrap_findings
 
@@ -249,18 +259,18 @@ def memory_reports(args: argparse.Namespace, env: Environment, results: list[Fil
         if r.error is not None:
             continue
         doc = r.document
-        report, found = memory.check_memory(doc, env, size, seq_len=args.seq_len,
-                                            micro_batch=args.micro_batch, host_ram_gib=args.host_ram)
+        report, found = memory.check_memory(doc, env, size, seq_len=args.seq_len, micro_batch=args.micro_batch,
+                                            host_ram_gib=args.host_ram, lora=adapter)
         off = set(getattr(args, "disable", None) or ())
         r.findings.extend(f for f in found + wrap_findings(doc, classes) if f.rule not in off)
         out.append({"path": r.path, **report.to_json()})
         if args.format == "text":
             head = f"{r.path}: " if len(results) > 1 else ""
-            sys.stdout.write(head + memory.render_table(report) + _fitting_table(report))
+            sys.stdout.write(head + memory.render_table(report) + _fitting_table(report, adapter))
     return out
 
 
-def _fitting_table(report: Any) -> str:
+def _fitting_table(report: Any, lora: Any = None) -> str:
     """Below a config that does not fit (or is tight): the strategies that fit, cheapest first (five)."""
     from accelconf.environment import fit
 
@@ -270,7 +280,7 @@ def _fitting_table(report: Any) -> str:
     t = fit.table(e.model, e.layout, gpu_name=report.gpu_name, gpu_bytes=report.gpu_bytes,
                   host_bytes=report.host_bytes, precision="bf16" if e.strategy.precision == "no" else e.strategy.precision,
                   seq_len=e.activation_detail.seq_len if e.activation_detail is not None else None,
-                  micro_batch=e.activation_detail.micro_batch if e.activation_detail is not None else None)
+                  micro_batch=e.activation_detail.micro_batch if e.activation_detail is not None else None, lora=lora)
     return "  strategies that fit here, cheapest first (accelconf fit lists all):\n" + "".join(
         "  " + line + "\n" for line in fit.render(t, limit=5, only_fitting=True, legend=False).splitlines()[1:])
 
@@ -282,7 +292,8 @@ def model_size(args: argparse.Namespace) -> Any:
     from accelconf.environment import modelsize
 
     if getattr(args, "params", None) is None and getattr(args, "model", None) is None:
-        for flag in ("seq_len", "micro_batch", "largest_layer", "host_ram", "attn"):
+        for flag in ("seq_len", "micro_batch", "largest_layer", "host_ram", "attn", "lora_rank", "lora_targets",
+                     "quant"):
             if getattr(args, flag, None) is not None:
                 raise UsageError(f"--{flag.replace('_', '-')} needs --params or --model")
         return None
@@ -296,8 +307,15 @@ def model_size(args: argparse.Namespace) -> Any:
         raise UsageError("activations need both --seq-len and --micro-batch")
     if args.host_ram is not None and args.host_ram <= 0:
         raise UsageError("--host-ram must be a positive number of GiB")
-    size = modelsize.from_model_dir(args.model) if args.model else modelsize.from_count(args.params, args.largest_layer)
+    size = modelsize.resolve(args.model) if args.model else modelsize.from_count(args.params, args.largest_layer)
     return modelsize.with_attention(size, getattr(args, "attn", None))
+
+
+def adapter_of_args(args: argparse.Namespace) -> Any:
+    """The LoRA/QLoRA adapter of --lora-rank/--lora-targets/--quant, or ``None``."""
+    from accelconf.environment.lora import adapter_of
+
+    return adapter_of(getattr(args, "lora_rank", None), getattr(args, "lora_targets", None), getattr(args, "quant", None))
 
 
 def main(argv: Sequence[str]) -> int:

@@ -75,17 +75,20 @@ def _machine(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
 def fit_table(args: argparse.Namespace) -> Any:
     """The :class:`~accelconf.environment.fit.FitTable` the options describe."""
     from accelconf.api import fit
-    from accelconf.commands.check import model_size
+    from accelconf.commands.check import adapter_of_args, model_size
     from accelconf.errors import UsageError
 
     size = model_size(args)
     if size is None:
-        raise UsageError("fit needs the model: --model DIR or --params N")
+        raise UsageError("fit needs the model: --model DIR|NAME or --params N")
+    adapter = adapter_of_args(args)
     _, facts = _machine(args)
     return fit(size, gpu=facts["gpu_name"], gpu_memory_gib=facts["gpu_memory_gib"],
                gpus=facts["gpus_per_node"] or 1, nodes=facts["nodes"] or 1, seq_len=args.seq_len,
                micro_batch=args.micro_batch, host_ram_gib=facts["host_ram_gib"],
-               mixed_precision=args.mixed_precision or ("bf16" if facts["bf16_ok"] else "fp16"))
+               mixed_precision=args.mixed_precision or ("bf16" if facts["bf16_ok"] else "fp16"),
+               lora_rank=adapter.rank if adapter else None, lora_targets=adapter.targets if adapter else None,
+               quant=adapter.quant if adapter else None)
 
 
 def write_config(path: str, t: Any) -> str | None:

@@ -12,7 +12,8 @@ The communication cost is the volume each rank sends per step, in parameters, re
 all-reduce of the gradients (2 x parameters, a reduce-scatter and an all-gather), as the ZeRO paper
 counts it (Rajbhandari et al. 2020, section 7: ZeRO-1 and ZeRO-2 move 2 x, ZeRO-3 3 x, i.e. 1.5) and
 the FSDP paper (Zhao et al. 2023: FULL_SHARD gathers the weights again in backward, 1.5; SHARD_GRAD_OP
-and NO_SHARD do not, 1.0). HYBRID strategies move the same volume, most of it inside the node.
+and NO_SHARD do not, 1.0). HYBRID strategies move the same volume, most of it inside the node. Under LoRA only the adapters'
+gradients are reduced while sharded strategies still gather every weight (:func:`comm_cost`).
 Offload adds host-device copies over PCIe, checkpointing one more forward of compute; both are
 flagged, not priced. The cheapest row that fits is the first by (what it offloads, checkpointing,
 communication cost, peak per GPU): offload is the slowest lever, recomputation next.
@@ -48,17 +49,24 @@ def strategies(precision: str, world: int) -> list[Strategy]:
     return base + [replace(s, activation_checkpointing=True) for s in base]
 
 
-def comm_cost(s: Strategy) -> float:
-    """Parameters each rank sends per step, relative to DDP's all-reduce (see the module doc)."""
+def comm_cost(s: Strategy, trained: float = 1.0) -> float:
+    """Parameters each rank sends per step, relative to DDP's all-reduce (see the module doc).
+    ``trained`` is the share of the parameters that train (LoRA: the adapters): gradients are
+    reduced for those only, while a sharded strategy still gathers every weight, so with P
+    parameters and T = trained x P, DDP, ZeRO-1/2 and NO_SHARD move 2T, a strategy that gathers the
+    weights once per step P + T, and one that gathers them in forward and again in backward 2P + T."""
     if s.kind == "single":
         return 0.0
-    if s.kind == "deepspeed":
-        return 1.5 if s.zero_stage == 3 else 1.0
-    if s.kind == "fsdp1":
-        return 1.5 if s.sharding in ("FULL_SHARD", "HYBRID_SHARD") else 1.0
-    if s.kind == "fsdp2":
-        return 1.5 if s.reshard_after_forward else 1.0
-    return 1.0
+    gathers = 0
+    if s.kind == "deepspeed" and s.zero_stage == 3:
+        gathers = 2
+    elif s.kind == "fsdp1" and s.sharding != "NO_SHARD":
+        gathers = 2 if s.sharding in ("FULL_SHARD", "HYBRID_SHARD") else 1
+    elif s.kind == "fsdp2":
+        gathers = 2 if s.reshard_after_forward else 1
+    if not gathers:
+        return 1.0
+    return (gathers + trained) / (2 * trained)
 
 
 @dataclass(frozen=True)
@@ -149,20 +157,22 @@ class FitTable:
 
 
 def row(s: Strategy, layout: Layout, model: ModelSize, gpu_bytes: float | None, host_bytes: float | None, *,
-        seq_len: int | None = None, micro_batch: int | None = None) -> Row:
+        seq_len: int | None = None, micro_batch: int | None = None, lora: Any = None) -> Row:
     """One strategy estimated and judged: the worse of the GPU's share and, with offload, the host's."""
-    e = memory.estimate(s, layout, model, seq_len=seq_len, micro_batch=micro_batch)
+    e = memory.estimate(s, layout, model, seq_len=seq_len, micro_batch=micro_batch, lora=lora)
     gpu = e.per_gpu / gpu_bytes if gpu_bytes else None
     host = e.host / host_bytes if host_bytes and memory.offloads(s) else None
     shares = [f for f in (gpu, host) if f is not None]
-    return Row(s, e, gpu, host, memory.verdict(max(shares)) if gpu is not None else "unknown", comm_cost(s))
+    trained = e.lora.trainable / max(1, model.params) if e.lora is not None else 1.0
+    return Row(s, e, gpu, host, memory.verdict(max(shares)) if gpu is not None else "unknown", comm_cost(s, trained))
 
 
 def table(model: ModelSize, layout: Layout, *, gpu_name: str | None, gpu_bytes: float | None,
           host_bytes: float | None = None, precision: str = "bf16", seq_len: int | None = None,
-          micro_batch: int | None = None) -> FitTable:
-    """Every strategy of :func:`strategies` for ``model`` on ``layout`` GPUs of ``gpu_bytes``."""
-    rows = tuple(row(s, layout, model, gpu_bytes, host_bytes, seq_len=seq_len, micro_batch=micro_batch)
+          micro_batch: int | None = None, lora: Any = None) -> FitTable:
+    """Every strategy of :func:`strategies` for ``model`` on ``layout`` GPUs of ``gpu_bytes`` (training
+    ``lora``'s adapters on a frozen base when given, a :class:`~accelconf.environment.lora.Adapter`)."""
+    rows = tuple(row(s, layout, model, gpu_bytes, host_bytes, seq_len=seq_len, micro_batch=micro_batch, lora=lora)
                  for s in strategies(precision, layout.world))
     notes: list[str] = []
     if not (seq_len and micro_batch):
@@ -261,14 +271,14 @@ def render(t: FitTable, *, bars: bool = False, limit: int | None = None, only_fi
            f"{'s' if t.layout.nodes != 1 else ''} x {t.layout.gpus_per_node} {gpu}"]
     width = max([len(r.short()) for r in rows] + [8])
     chart = f"  {'':<{BAR_WIDTH + 1}}" if bars else ""
-    out.append(f"  {'strategy':<{width}}  {'per GPU':>10}  {'share':>5}{chart}  {'host/node':>11}  {'comm':>5}  verdict")
+    out.append(f"  {'strategy':<{width}}  {'per GPU':>10}  {'share':>5}{chart}  {'host/node':>11}  {'comm':>6}  verdict")
     for r in rows:
         share = f"{r.gpu_fraction:.0%}" if r.gpu_fraction is not None else "-"
         flags = "".join(f" +{w}" for w, on in (("PCIe", r.offloads), ("recompute", r.strategy.activation_checkpointing))
                         if on)
         chart = f"  {bar(r.gpu_fraction):<{BAR_WIDTH + 1}}" if bars else ""
         out.append(f"  {r.short():<{width}}  {memory.gib(r.estimate.per_gpu):>10}  {share:>5}{chart}  "
-                   f"{memory.gib(r.estimate.host):>11}  {r.comm:>4.1f}x  {r.verdict}{flags}")
+                   f"{memory.gib(r.estimate.host):>11}  {r.comm:>5.1f}x  {r.verdict}{flags}")
     best = t.cheapest
     out.append(f"  cheapest that fits: {best.label()}" if best else "  nothing fits: a smaller model, more or bigger GPUs")
     if legend:

@@ -155,6 +155,7 @@ class Estimate:
     notes: tuple[str, ...] = ()
     elements: dict[str, int] | None = None
     activation_detail: Any = None  # an activations.Activations, for its labelled lines
+    lora: Any = None  # a lora.Split: trainable adapters and the frozen base, when LoRA/QLoRA runs
     buckets: float = 0.0        # communication buckets alive in backward (DDP's, ZeRO's, a prefetched unit)
     step_buckets: float = 0.0   # of those, what stays through the optimizer step (DDP's bucket copy)
     step_temporaries: float = 0.0
@@ -198,6 +199,7 @@ class Estimate:
             "host_ram_per_node_bytes": int(self.host), "nvme_per_node_bytes": int(self.nvme),
             "activation_formula": self.activation_formula, "notes": list(self.notes),
             **({"elements_per_rank": self.elements} if self.elements else {}),
+            **({"lora": self.lora.to_json()} if self.lora is not None else {}),
         }
 
 
@@ -478,20 +480,23 @@ def _reduce_bucket(s: Strategy, m: ModelSize) -> int:
     return min(int(bucket if isinstance(bucket, int) else DS_REDUCE_BUCKET), m.params)
 
 
-def _buckets(s: Strategy, m: ModelSize) -> tuple[float, float]:
-    """Communication buffers alive in backward, and those still alive at the optimizer step."""
-    c, P = _compute_bytes(s.precision), m.params
+def _buckets(est: Estimate) -> tuple[float, float]:
+    """Communication buffers alive in backward, and those still alive at the optimizer step (for
+    LoRA, of the trainable adapters' gradients; a prefetched unit in the frozen base's bytes)."""
+    s, m = est.strategy, est.model
+    c = _compute_bytes(s.precision)
+    trained = est.lora.trainable if est.lora is not None else m.params
     if s.kind == "ddp":
         # accelerate's DistributedDataParallelKwargs keeps gradient_as_bucket_view=False: the reducer's
         # buckets are a second copy of the (fp32) gradients for the whole run (torch/nn/parallel/distributed.py:
         # "the saved memory size will be equal to the total gradients size" with it on)
-        return 4.0 * P, 4.0 * P
+        return est.grads, est.grads
     if s.kind == "deepspeed":
-        bucket = _reduce_bucket(s, m)
+        bucket = min(_reduce_bucket(s, m), trained)
         overlap = s.overlap_comm if s.overlap_comm is not None else s.zero_stage == 3
         if s.zero_stage == 3:
             # stage3.py: one contiguous reduce bucket, plus the parameters prefetched ahead of use
-            return float(c * bucket + c * min(DS_PREFETCH_BUCKET, P)), 0.0
+            return float(c * bucket + c * min(DS_PREFETCH_BUCKET, m.params)), 0.0
         # stage_1_and_2.py setup_buckets: buf_0, and buf_1 under overlap_comm; stage 0: the engine's
         # buffered all-reduce flattens buckets of the same size
         return float(c * bucket * (2 if overlap and s.zero_stage else 1)), 0.0
@@ -499,18 +504,21 @@ def _buckets(s: Strategy, m: ModelSize) -> tuple[float, float]:
         s.kind == "fsdp2" and s.reshard_after_forward)
     # the next unit all-gathered while this one computes its gradients: FSDP1's default
     # BackwardPrefetch.BACKWARD_PRE, FSDP2's implicit backward prefetch of one unit
-    return (float(c * m.largest_unit) if resharded else 0.0), 0.0
+    unit_bytes = c * m.largest_unit if est.lora is None else \
+        (est.lora.base_bytes - est.lora.constants) * m.largest_unit / max(1, m.params)
+    return (float(unit_bytes) if resharded else 0.0), 0.0
 
 
 def _step_terms(est: Estimate) -> Estimate:
     """The estimate with the phases' extra terms: buckets, the optimizer step's temporaries, the CUDA
     context and NCCL's buffers (estimated constants, see their definitions)."""
     s, lay = est.strategy, est.layout
-    buckets, step_buckets = _buckets(s, est.model)
+    buckets, step_buckets = _buckets(est)
     # PyTorch's AdamW (foreach, the default on CUDA) takes the square root of exp_avg_sq into a new
-    # tensor per parameter (torch/optim/adam.py, _multi_tensor_adam): one fp32 copy of the local
-    # parameters. DeepSpeed's FusedAdam updates in place (multi_tensor_apply); offloaded steps run on the CPU.
-    temps = est.params if s.kind != "deepspeed" and not s.offload_params else 0.0
+    # tensor per parameter (torch/optim/adam.py, _multi_tensor_adam): one fp32 copy of what the rank
+    # optimizes, half its two moments. DeepSpeed's FusedAdam updates in place (multi_tensor_apply);
+    # offloaded steps run on the CPU (their optimizer state is then 0 here).
+    temps = est.optimizer / 2 if s.kind != "deepspeed" else 0.0
     comms = 0 if s.kind == "single" or lay.world == 1 else (
         2 if s.kind == "fsdp1" and s.sharding.startswith("HYBRID") and lay.nodes > 1 else 1)
     return replace(est, buckets=buckets, step_buckets=step_buckets, step_temporaries=float(temps),
@@ -529,10 +537,16 @@ def activations(m: ModelSize, s: Strategy, seq_len: int, micro_batch: int) -> An
 
 
 def estimate(strategy: Strategy, layout: Layout, model: ModelSize, *, seq_len: int | None = None,
-             micro_batch: int | None = None) -> Estimate:
+             micro_batch: int | None = None, lora: Any = None) -> Estimate:
     """The estimate for one strategy on one layout. Activations need ``seq_len``, ``micro_batch``
-    and a model whose shape is known (``--model``); otherwise they are left out (``None``)."""
+    and a model whose shape is known (``--model``); otherwise they are left out (``None``).
+    ``lora`` (a :class:`~accelconf.environment.lora.Adapter`) trains adapters on a frozen base."""
+    from accelconf.environment import lora as lora_mod
+
     est = _zero(strategy, layout, model) if strategy.kind == "deepspeed" else _fsdp(strategy, layout, model)
+    split = lora_mod.split(model, lora, _compute_bytes(strategy.precision)) if lora is not None else None
+    if split is not None:
+        est = lora_mod.apply(est, split)
     est = _step_terms(est)
     if strategy.precision == "fp8":
         est = replace(est, notes=est.notes + (
@@ -544,7 +558,8 @@ def estimate(strategy: Strategy, layout: Layout, model: ModelSize, *, seq_len: i
         act = activations(model, strategy, seq_len, micro_batch)
         notes = est.notes + (f"activations counted for {'fp32' if act.dtype_bytes == 4 else '16-bit'} compute "
                              "(weights in the compute dtype, as FSDP/DeepSpeed mixed precision runs them)",)
-        return replace(est, activations=act.peak, activation_formula=act.formula(), notes=notes,
+        peak = act.peak + (lora_mod.activation_extra(split, act) if split is not None else 0.0)
+        return replace(est, activations=peak, activation_formula=act.formula(), notes=notes,
                        host=est.host + act.host * layout.gpus_per_node, activation_detail=act)
     return est
 
@@ -799,7 +814,8 @@ def cheapest_fit(est: Estimate, gpu_bytes: float, host_bytes: float | None, *, b
     for ch in _alternatives(est.strategy, est.layout, bf16_ok):
         if not ch.words or (not offload and offloads(ch.strategy)):
             continue
-        e = estimate(ch.strategy, ch.layout, est.model, seq_len=seq_len, micro_batch=micro_batch)
+        e = estimate(ch.strategy, ch.layout, est.model, seq_len=seq_len, micro_batch=micro_batch,
+                     lora=est.lora.adapter if est.lora is not None else None)
         if _fits(e, gpu_bytes, host_bytes) and (best is None or (ch.cost, e.per_gpu) < (best[0].cost, best[1].per_gpu)):
             best = (ch, e)
     return best
@@ -913,11 +929,11 @@ def host_ram_here() -> float | None:
 def assess(data: dict[str, Any], model: ModelSize, *, gpu_name: str | None, gpu_memory_gib: float | None,
            gpus_per_node: int | None, nodes: int | None, host_ram_gib: float | None = None,
            bf16_ok: bool = True, seq_len: int | None = None, micro_batch: int | None = None,
-           path: str | None = None) -> Report:
+           path: str | None = None, lora: Any = None) -> Report:
     """Estimate a loaded config on a machine and pick the cheapest change when it does not fit."""
     strategy, notes = strategy_of(data, path)
     layout = layout_of(data, gpus_per_node, nodes)
-    est = estimate(strategy, layout, model, seq_len=seq_len, micro_batch=micro_batch)
+    est = estimate(strategy, layout, model, seq_len=seq_len, micro_batch=micro_batch, lora=lora)
     if not (seq_len and micro_batch):
         notes.append("activations not included (give --seq-len and --micro-batch, with --model)")
     gpu_bytes = gpu_memory_gib * GiB if gpu_memory_gib else None
@@ -973,8 +989,9 @@ def phase_rows(e: Estimate) -> list[tuple[str, float | None]]:
     """The labelled lines of the peak: the states, each phase's extra terms, the two phases, and the
     per-GPU constants (labelled estimated)."""
     rows: list[tuple[str, float | None]] = [
-        ("parameters", e.params), ("gradients", e.grads), ("optimizer state (AdamW)", e.optimizer),
-        ("gathered layer/model", e.gathered), ("communication buckets", e.buckets), ("activations", e.activations),
+        ("parameters" if e.lora is None else "weights: base + adapters", e.params), ("gradients", e.grads),
+        ("optimizer state (AdamW)", e.optimizer), ("gathered layer/model", e.gathered),
+        ("communication buckets", e.buckets), ("activations", e.activations),
         ("= forward/backward", e.forward_backward),
         ("optimizer step temporaries", e.step_temporaries), ("= optimizer step", e.optimizer_step),
         ("CUDA context (estimated)", e.cuda_context)]
@@ -1016,12 +1033,12 @@ def machine_of(env: Any, host_ram_gib: float | None = None) -> dict[str, Any]:
 
 
 def check_memory(doc: Any, env: Any, model: ModelSize, *, seq_len: int | None = None, micro_batch: int | None = None,
-                 host_ram_gib: float | None = None) -> tuple[Report, list[Finding]]:
+                 host_ram_gib: float | None = None, lora: Any = None) -> tuple[Report, list[Finding]]:
     """The memory report and the ``mem-*`` findings (1-based positions) for one loaded document."""
     from accelconf.environment.checks import ConfigView as _Cfg
 
     data = doc.data if isinstance(doc.data, dict) else {}
-    report = assess(data, model, seq_len=seq_len, micro_batch=micro_batch, path=doc.path,
+    report = assess(data, model, seq_len=seq_len, micro_batch=micro_batch, path=doc.path, lora=lora,
                     **machine_of(env, host_ram_gib))
     cfg = _Cfg(doc, data)
 
