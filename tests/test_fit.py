@@ -239,3 +239,19 @@ def test_lora_rows_train_adapters_and_price_the_weight_gathers(cli):
 def test_model_by_name_is_the_bundled_table(cli):
     r = cli("fit", "--model", "meta-llama/Llama-3.1-8B", *MACHINE, "--format", "json")
     assert r.code == 0 and json.loads(r.out)["model"]["params"] == 8_030_261_248
+
+
+def test_check_json_carries_the_rows_that_fit(cli):
+    r = cli("check", str(ROOT / "examples" / "memory" / "zero2-8gpu.yaml"), "--model", str(QWEN), *MACHINE,
+            "--seq-len", "4096", "--micro-batch", "2", "--format", "json")
+    (mem,) = json.loads(r.out)["memory"]
+    t = accelconf.fit(str(QWEN), gpu="H100-80GB", gpus=8, seq_len=4096, micro_batch=2)
+    assert [row["strategy"] for row in mem["strategies_that_fit"]] == [row.strategy.label() for row in t.fitting[:5]]
+
+
+def test_a_profile_gives_the_machine(cli):
+    r = cli("fit", "--params", "70B", "--target", "h100-node", "--format", "json")
+    data = json.loads(r.out)
+    assert (data["gpu"], data["gpus_per_node"], data["nodes"]) == ("H100-80GB", 8, 2)
+    assert json.loads(cli("fit", "--params", "70B", "--target", "h100-node", "--nodes", "4", "--format", "json").out)[
+        "nodes"] == 4

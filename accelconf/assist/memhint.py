@@ -150,13 +150,9 @@ def _fitting(report: memory.Report) -> list[str]:
     """Under a config that does not fit (or is tight): the strategies of ``accelconf fit`` that fit, cheapest first."""
     from accelconf.environment import fit
 
-    if report.gpu_bytes is None or report.verdict == "fits":
+    t = fit.table_for(report)
+    if t is None:
         return []
-    e = report.estimate
-    act = e.activation_detail
-    t = fit.table(e.model, e.layout, gpu_name=report.gpu_name, gpu_bytes=report.gpu_bytes, host_bytes=report.host_bytes,
-                  precision="bf16" if e.strategy.precision == "no" else e.strategy.precision,
-                  seq_len=act.seq_len if act is not None else None, micro_batch=act.micro_batch if act is not None else None)
     if t.cheapest is None:
         return ["", "No strategy of `accelconf fit` fits on this machine."]
     return ["", "Strategies that fit here, cheapest first (`accelconf fit`):"] + [

@@ -245,7 +245,7 @@ def add_memory_options(p: argparse.ArgumentParser) -> None:
 def memory_reports(args: argparse.Namespace, env: Environment, results: list[FileResult]) -> list[Any] | None:
     """With --params/--model: add the mem-* findings to each result; print the tables (text format);
     return the JSON data. ``None`` when no model was given."""
-    from accelconf.environment import memory
+    from accelconf.environment import fit, memory
 
     size = model_size(args)
     if size is None:
@@ -263,26 +263,25 @@ def memory_reports(args: argparse.Namespace, env: Environment, results: list[Fil
                                             host_ram_gib=args.host_ram, lora=adapter)
         off = set(getattr(args, "disable", None) or ())
         r.findings.extend(f for f in found + wrap_findings(doc, classes) if f.rule not in off)
-        out.append({"path": r.path, **report.to_json()})
+        entry = {"path": r.path, **report.to_json()}
+        table = fit.table_for(report, adapter)
+        if table is not None:
+            entry["strategies_that_fit"] = [row.to_json() for row in table.fitting[:5]]
+        out.append(entry)
         if args.format == "text":
             head = f"{r.path}: " if len(results) > 1 else ""
-            sys.stdout.write(head + memory.render_table(report) + _fitting_table(report, adapter))
+            sys.stdout.write(head + memory.render_table(report) + _fitting_text(table))
     return out
 
 
-def _fitting_table(report: Any, lora: Any = None) -> str:
-    """Below a config that does not fit (or is tight): the strategies that fit, cheapest first (five)."""
+def _fitting_text(table: Any) -> str:
+    """The table's rows that fit, cheapest first (five), indented under check's memory table."""
     from accelconf.environment import fit
 
-    if report.gpu_bytes is None or report.verdict == "fits":
+    if table is None:
         return ""
-    e = report.estimate
-    t = fit.table(e.model, e.layout, gpu_name=report.gpu_name, gpu_bytes=report.gpu_bytes,
-                  host_bytes=report.host_bytes, precision="bf16" if e.strategy.precision == "no" else e.strategy.precision,
-                  seq_len=e.activation_detail.seq_len if e.activation_detail is not None else None,
-                  micro_batch=e.activation_detail.micro_batch if e.activation_detail is not None else None, lora=lora)
     return "  strategies that fit here, cheapest first (accelconf fit lists all):\n" + "".join(
-        "  " + line + "\n" for line in fit.render(t, limit=5, only_fitting=True, legend=False).splitlines()[1:])
+        "  " + line + "\n" for line in fit.render(table, limit=5, only_fitting=True, legend=False).splitlines()[1:])
 
 
 def model_size(args: argparse.Namespace) -> Any:

@@ -185,6 +185,20 @@ def table(model: ModelSize, layout: Layout, *, gpu_name: str | None, gpu_bytes: 
                     tuple(notes) + model.notes)
 
 
+def table_for(report: memory.Report, lora: Any = None) -> FitTable | None:
+    """Under a config that does not fit (or is tight): the table for the same model, machine and
+    shapes (``check`` and the language server's hover show its rows that fit); ``None`` when the
+    config fits or the GPU is unknown. A config in fp32 gets the bf16 rows, the precision to switch to."""
+    if report.gpu_bytes is None or report.verdict == "fits":
+        return None
+    e = report.estimate
+    act = e.activation_detail
+    return table(e.model, e.layout, gpu_name=report.gpu_name, gpu_bytes=report.gpu_bytes,
+                 host_bytes=report.host_bytes, precision="bf16" if e.strategy.precision == "no" else e.strategy.precision,
+                 seq_len=act.seq_len if act is not None else None,
+                 micro_batch=act.micro_batch if act is not None else None, lora=lora)
+
+
 def config_for(s: Strategy, layout: Layout) -> dict[str, Any]:
     """The accelerate config (1.15's keys) that runs ``s`` on ``layout``: :func:`memory.strategy_of`
     reads it back as ``s``, and it validates clean. Checkpointing under DDP or DeepSpeed is in the
