@@ -545,9 +545,10 @@ def from_name(name: str) -> ModelSize:
     """The size of a model of the bundled table, from its config.json shape fields."""
     repo = lookup_name(name)
     if repo is None:
-        near = nearest_names(name)
+        # a path that is not there gets no name suggestions (an id has one "/", a path starts with one)
+        near = [] if name.startswith(("/", ".", "~")) or name.count("/") > 1 else nearest_names(name)
         hint = f"; nearest known: {', '.join(near)}" if near else ""
-        raise UsageError(f"--model {name}: not a local folder and not a model accelconf knows by name{hint} "
+        raise UsageError(f"--model {name}: not a folder and not a model accelconf knows by name{hint} "
                          f"({len(known_models())} known, accelconf/data/models.json)")
     entry = known_models()[repo]
     config = dict(entry["config"])
