@@ -163,7 +163,7 @@ def test_exit_1_when_nothing_fits_and_nothing_is_written(cli, tmp_path):
     (["--gpus", "8", "--gpu", "H100"], "needs the model"),
     (["--params", "8B", "--gpus", "0", "--gpu", "H100"], "--gpus must be 1 or more"),
     (["--params", "8B", "--gpu", "H100", "--seq-len", "4096"], "both --seq-len and --micro-batch"),
-    (["--model", "/nonexistent/model", "--gpu", "H100"], "not a local folder"),
+    (["--model", "/nonexistent/model", "--gpu", "H100"], "not a folder"),
     (["--params", "8B", "--gpu", "H100", "--write-config", "/nonexistent/dir/x.yaml"], "cannot write"),
     (["--params", "8B", "--gpu", "H100", "--mixed-precision", "fp64"], "invalid choice"),
 ])

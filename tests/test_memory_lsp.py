@@ -92,7 +92,7 @@ def test_settings_refused_with_a_message():
     mem, problems = memhint.from_settings({"accelconf": {"params": "8B", "seqLen": 2048}})
     assert mem is not None and mem.seq_len is None and "go together" in problems[0]
     mem, problems = memhint.from_settings({"model": "/nonexistent/model"})
-    assert mem is None and "not a local folder" in problems[0]
+    assert mem is None and "not a folder" in problems[0]
 
 
 def test_findings_hook_respects_disabled_rules():
