@@ -41,11 +41,12 @@ def strategies(precision: str, world: int) -> list[Strategy]:
         base.append(Strategy("deepspeed", precision, stage, zero3_init=stage == 3))
         base.append(Strategy("deepspeed", precision, stage, "cpu", zero3_init=stage == 3))
     base.append(Strategy("deepspeed", precision, 3, "cpu", "cpu", zero3_init=True))
-    fsdp = dict(precision=precision, cpu_ram_efficient_loading=True)
-    base += [Strategy("fsdp1", sharding=name, **fsdp) for name in FSDP1_STRATEGIES]  # type: ignore[arg-type]
-    base.append(Strategy("fsdp1", sharding="FULL_SHARD", offload_params=True, **fsdp))  # type: ignore[arg-type]
-    base += [Strategy("fsdp2", reshard_after_forward=r, **fsdp) for r in (True, False)]  # type: ignore[arg-type]
-    base.append(Strategy("fsdp2", reshard_after_forward=True, offload_params=True, **fsdp))  # type: ignore[arg-type]
+    fsdp1 = Strategy("fsdp1", precision, cpu_ram_efficient_loading=True)
+    fsdp2 = replace(fsdp1, kind="fsdp2")
+    base += [replace(fsdp1, sharding=name) for name in FSDP1_STRATEGIES]
+    base.append(replace(fsdp1, offload_params=True))
+    base += [replace(fsdp2, reshard_after_forward=r) for r in (True, False)]
+    base.append(replace(fsdp2, offload_params=True))
     return base + [replace(s, activation_checkpointing=True) for s in base]
 
 
@@ -280,9 +281,10 @@ def render(t: FitTable, *, bars: bool = False, limit: int | None = None, only_fi
     gpu = f"{t.gpu_name} {memory.gib(t.gpu_bytes)}" if t.gpu_bytes else "GPU memory unknown"
     shape = f", seq {t.seq_len} x micro batch {t.micro_batch}" if t.seq_len and t.micro_batch else ""
     precision = rows[0].strategy.precision if rows else (t.rows[0].strategy.precision if t.rows else "")
-    out = [f"fit: {t.model.params:,} parameters ({t.model.source}){shape}, "
-           f"{'fp32' if precision == 'no' else precision}, on {t.layout.nodes} node"
-           f"{'s' if t.layout.nodes != 1 else ''} x {t.layout.gpus_per_node} {gpu}"]
+    head = (f"fit: {t.model.params:,} parameters ({t.model.source}){shape}, "
+            f"{'fp32' if precision == 'no' else precision}, on {t.layout.nodes} node"
+            f"{'s' if t.layout.nodes != 1 else ''} x {t.layout.gpus_per_node} {gpu}")
+    out = [head]
     width = max([len(r.short()) for r in rows] + [8])
     chart = f"  {'':<{BAR_WIDTH + 1}}" if bars else ""
     out.append(f"  {'strategy':<{width}}  {'per GPU':>10}  {'share':>5}{chart}  {'host/node':>11}  {'comm':>6}  verdict")
