@@ -260,52 +260,15 @@ def estimate_memory(config: Document | str | os.PathLike[str], *, params: int | 
                                host_ram_gib=host_ram_gib, lora=adapter)[0]
 
 
-def fit(model: Any, *, gpu: str | None = None, gpus: int = 1, nodes: int = 1, gpu_memory_gib: float | None = None,
-        seq_len: int | None = None, micro_batch: int | None = None, attn: str | None = None,
-        host_ram_gib: float | None = None, mixed_precision: str | None = None, lora_rank: int | None = None,
-        lora_targets: Any = None, quant: str | None = None) -> Any:
+def fit(model: Any, **kw: Any) -> Any:
     """Every strategy accelconf models for ``model`` (a :class:`~accelconf.environment.modelsize.ModelSize`,
     a model folder or a well-known model's name, or a parameter count such as ``"8B"``) on ``nodes`` x
     ``gpus`` GPUs of model ``gpu`` (or of ``gpu_memory_gib``): the table ``accelconf fit`` prints, as an
-    :class:`accelconf.environment.fit.FitTable` (``.rows``, ``.cheapest``, ``.to_json()``).
-    ``mixed_precision`` defaults to bf16 where the GPU has it, else fp16; ``lora_rank`` (with
-    ``lora_targets`` and ``quant``) as :func:`estimate_memory`."""
-    from accelconf.environment import fit as fitmod, modelsize
-    from accelconf.environment.gpus import lookup
-    from accelconf.environment.memory import GiB, Layout
-    from accelconf.errors import UsageError
+    :class:`accelconf.environment.fit.FitTable` (``.rows``, ``.cheapest``, ``.to_json()``). Keywords:
+    ``gpu``, ``gpus``, ``nodes``, ``gpu_memory_gib``, ``seq_len``, ``micro_batch``, ``attn``,
+    ``host_ram_gib``, ``mixed_precision`` (default: bf16 where the GPU has it, else fp16), and
+    ``lora_rank`` with ``lora_targets`` and ``quant`` as :func:`estimate_memory`
+    (:func:`accelconf.environment.fit.for_model`)."""
+    from accelconf.environment.fit import for_model
 
-    from accelconf.environment.lora import adapter_of
-
-    adapter = adapter_of(lora_rank, lora_targets, quant)
-    if isinstance(model, modelsize.ModelSize):
-        size = model
-    elif isinstance(model, int) or (isinstance(model, str) and _is_count(model)):
-        size = modelsize.from_count(model)
-    else:
-        size = modelsize.resolve(model)
-    size = modelsize.with_attention(size, attn)
-    known = lookup(gpu) if gpu else None
-    if gpu and known is None:
-        raise UsageError(f"unknown GPU model {gpu!r}")
-    memory_gib = gpu_memory_gib or (known.memory_gib if known else None)
-    if not memory_gib:
-        raise UsageError("fit needs a GPU model (gpu=...) or gpu_memory_gib=...")
-    if gpus < 1 or nodes < 1:
-        raise UsageError("gpus and nodes must be 1 or more")
-    precision = mixed_precision or ("fp16" if known is not None and not known.bf16 else "bf16")
-    return fitmod.table(size, Layout(gpus, nodes), gpu_name=known.key if known else gpu, gpu_bytes=memory_gib * GiB,
-                        host_bytes=host_ram_gib * GiB if host_ram_gib else None, precision=precision,
-                        seq_len=seq_len, micro_batch=micro_batch, lora=adapter)
-
-
-def _is_count(text: str) -> bool:
-    """``"8B"``, ``"70e9"``: a parameter count rather than a model's folder or name."""
-    from accelconf.environment.modelsize import parse_count
-    from accelconf.errors import UsageError
-
-    try:
-        parse_count(text)
-    except UsageError:
-        return False
-    return not os.path.isdir(text)
+    return for_model(model, **kw)

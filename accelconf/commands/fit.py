@@ -16,7 +16,7 @@ from typing import Any, Sequence
 
 def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentParser:
     from accelconf.commands import help_texts
-    from accelconf.commands.check import add_memory_options
+    from accelconf.commands.model_options import add_memory_options
 
     p = subparsers.add_parser(name, help=help_text, **help_texts(
         """Estimate every strategy accelconf models (DDP, DeepSpeed ZeRO 1-3 with and without CPU
@@ -74,8 +74,7 @@ def _machine(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
 
 def fit_table(args: argparse.Namespace) -> Any:
     """The :class:`~accelconf.environment.fit.FitTable` the options describe."""
-    from accelconf.api import fit
-    from accelconf.commands.check import adapter_of_args, model_size
+    from accelconf.commands.model_options import adapter_of_args, model_size
     from accelconf.errors import UsageError
 
     size = model_size(args)
@@ -83,7 +82,9 @@ def fit_table(args: argparse.Namespace) -> Any:
         raise UsageError("fit needs the model: --model DIR|NAME or --params N")
     adapter = adapter_of_args(args)
     _, facts = _machine(args)
-    return fit(size, gpu=facts["gpu_name"], gpu_memory_gib=facts["gpu_memory_gib"],
+    from accelconf.environment.fit import for_model
+
+    return for_model(size, gpu=facts["gpu_name"], gpu_memory_gib=facts["gpu_memory_gib"],
                gpus=facts["gpus_per_node"] or 1, nodes=facts["nodes"] or 1, seq_len=args.seq_len,
                micro_batch=args.micro_batch, host_ram_gib=facts["host_ram_gib"],
                mixed_precision=args.mixed_precision or ("bf16" if facts["bf16_ok"] else "fp16"),

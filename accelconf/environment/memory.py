@@ -46,7 +46,6 @@ from typing import Any, Iterable, Literal
 
 from accelconf.environment.modelsize import ModelSize
 from accelconf.findings import Finding
-from accelconf.kinds import is_deepspeed_data
 
 GiB = float(1 << 30)
 MiB = float(1 << 20)
@@ -219,6 +218,8 @@ def _bool(v: Any, default: bool) -> bool:
 
 def _standalone_ds_json(data: dict[str, Any]) -> bool:
     """A DeepSpeed JSON itself rather than an accelerate config (the recogniser decides)."""
+    from accelconf.kinds import is_deepspeed_data  # the recogniser: only a config being read needs it
+
     return not data.get("distributed_type") and is_deepspeed_data(data)
 
 
