@@ -224,14 +224,17 @@ def _targeted(name: str, sp: Split) -> bool:
     return any(t == name or t.rpartition(".")[2] == name for t in sp.targets)
 
 
-def _layer_groups(st: Any) -> list[tuple[int, bool, tuple[tuple[str, int], ...]]]:
+Group = tuple[int, bool, tuple[tuple[str, int], ...]]
+
+
+def _layer_groups(st: Any) -> list[Group]:
     """One decoder layer's inputs of linear layers: (width, whether something else saves that tensor
     anyway, the linear layers reading it with their input width)."""
     from accelconf.environment.activations import _rope_cat
 
     h, q = st.hidden, st.heads * st.head_dim
     fused = st.family == "phi3"
-    groups = [(h, False, (("qkv_proj", h),) if fused else (("q_proj", h), ("k_proj", h), ("v_proj", h))),
+    groups: list[Group] = [(h, False, (("qkv_proj", h),) if fused else (("q_proj", h), ("k_proj", h), ("v_proj", h))),
               (q, st.attn != "eager" and not _rope_cat(st), (("o_proj", q),))]  # SDPA keeps its own output
     if st.experts:  # the router is frozen; only a shared expert has linear layers peft targets
         # frozen experts keep no input for their weights' gradients: the routed products are not kept
