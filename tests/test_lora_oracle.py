@@ -15,6 +15,7 @@ import sys
 import pytest
 
 from accelconf.environment import lora, modelsize
+from accelconf.errors import UsageError
 
 # peft warns that the rank and alpha it sets for fused gate_up_proj tensors matched no module where the
 # model has none to fuse (phi3's gate_up_proj is a plain linear layer): its count is unaffected
@@ -69,6 +70,18 @@ def test_trainable_parameters_equal_peft_for_the_default_targets(family):
 @pytest.mark.parametrize("family", ["llama", "qwen2", "gemma2", "mixtral", "qwen3_moe"])
 def test_trainable_parameters_equal_peft_for_q_and_v(family):
     assert _ours(family, ("q_proj", "v_proj"), 16) == _peft_count(family, ("q_proj", "v_proj"), 16)
+
+
+@pytest.mark.parametrize("targets", [("w1", "w2", "w3"), ("q_proj", "w1", "w3"), ("w2",)])
+def test_mixtral_expert_targets_count_as_peft_fuses_them(targets):
+    assert _ours("mixtral", targets, 8) == _peft_count("mixtral", targets, 8)
+
+
+def test_mixtral_w1_without_w3_is_refused_as_peft_refuses_it():
+    with pytest.raises(ValueError, match="without also targeting"):
+        _peft_count("mixtral", ("w1",), 8)
+    with pytest.raises(UsageError, match="w1 and w3"):
+        _ours("mixtral", ("w1",), 8)
 
 
 def _bnb():

@@ -148,7 +148,10 @@ def split(size: Any, adapter: Adapter, compute_bytes: int) -> Split:
         module, _, leaf = name.rpartition(".")
         linear = leaf == "weight" and len(shape) == 2 and _LAYER_RE.search("." + name) is not None
         if linear and _is_target(module, targets):
-            trainable += adapter.rank * (shape[0] + shape[1])
+            # mixtral's w1 and w3 are one fused gate_up_proj in transformers 5: peft adapts it at twice
+            # the rank, so each expert's B is as wide as both outputs
+            fused_out = 2 if size.family == "mixtral" and module.rpartition(".")[2] in ("w1", "w3") else 1
+            trainable += adapter.rank * (fused_out * shape[0] + shape[1])
             matched += 1
         elif len(shape) == 3 and size.family in _FUSED_EXPERTS and leaf in _FUSED_EXPERTS[size.family]:
             parts = _FUSED_EXPERTS[size.family][leaf]
@@ -163,6 +166,9 @@ def split(size: Any, adapter: Adapter, compute_bytes: int) -> Split:
             consts += stored - packed
         else:
             base += compute_bytes * n
+    if size.family == "mixtral" and ("w1" in targets) != ("w3" in targets):
+        raise UsageError("--lora-targets: mixtral's w1 and w3 are one fused gate_up_proj in transformers 5: "
+                         "target both or neither (as peft requires)")
     if not matched:
         raise UsageError(f"--lora-targets: {', '.join(targets)} match no linear layer of this "
                          f"{size.family or 'model'}; its projections: {', '.join(default_targets(size.family))}")
