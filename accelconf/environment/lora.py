@@ -148,7 +148,10 @@ def split(size: Any, adapter: Adapter, compute_bytes: int) -> Split:
         module, _, leaf = name.rpartition(".")
         linear = leaf == "weight" and len(shape) == 2 and _LAYER_RE.search("." + name) is not None
         if linear and _is_target(module, targets):
-            trainable += adapter.rank * (shape[0] + shape[1])
+            # mixtral's w1 and w3 are one fused gate_up_proj in transformers 5: peft adapts it at twice
+            # the rank, so each expert's B is as wide as both outputs
+            fused_out = 2 if size.family == "mixtral" and module.rpartition(".")[2] in ("w1", "w3") else 1
+            trainable += adapter.rank * (fused_out * shape[0] + shape[1])
             matched += 1
         elif len(shape) == 3 and size.family in _FUSED_EXPERTS and leaf in _FUSED_EXPERTS[size.family]:
             parts = _FUSED_EXPERTS[size.family][leaf]
@@ -163,6 +166,9 @@ def split(size: Any, adapter: Adapter, compute_bytes: int) -> Split:
             consts += stored - packed
         else:
             base += compute_bytes * n
+    if size.family == "mixtral" and ("w1" in targets) != ("w3" in targets):
+        raise UsageError("--lora-targets: mixtral's w1 and w3 are one fused gate_up_proj in transformers 5: "
+                         "target both or neither (as peft requires)")
     if not matched:
         raise UsageError(f"--lora-targets: {', '.join(targets)} match no linear layer of this "
                          f"{size.family or 'model'}; its projections: {', '.join(default_targets(size.family))}")
@@ -220,12 +226,78 @@ def apply(est: Any, sp: Split) -> Any:
                    nvme=0.0, elements=None, lora=sp, notes=kept + (note,))
 
 
-def activation_extra(sp: Split, act: Any) -> float:
-    """The adapters' rank-``r`` intermediates ``A x`` that ``B`` keeps for backward, in the compute
-    dtype: every layer's without checkpointing, one recomputed layer's with it."""
-    per_layer = act.dtype_bytes * act.seq_len * act.micro_batch * sp.adapter.rank * sp.matched / max(
-        1, act.structure.layers)
-    return per_layer * (1 if act.checkpointing else act.structure.layers)
+def _targeted(name: str, sp: Split) -> bool:
+    return any(t == name or t.rpartition(".")[2] == name for t in sp.targets)
+
+
+Group = tuple[int, bool, tuple[tuple[str, int], ...]]
+
+
+def _layer_groups(st: Any) -> list[Group]:
+    """One decoder layer's inputs of linear layers: (width, whether something else saves that tensor
+    anyway, the linear layers reading it with their input width)."""
+    from accelconf.environment.activations import _rope_cat
+
+    h, q = st.hidden, st.heads * st.head_dim
+    fused = st.family == "phi3"
+    groups: list[Group] = [(h, False, (("qkv_proj", h),) if fused else (("q_proj", h), ("k_proj", h), ("v_proj", h))),
+              (q, st.attn != "eager" and not _rope_cat(st), (("o_proj", q),))]  # SDPA keeps its own output
+    if st.experts:  # the router is frozen; only a shared expert has linear layers peft targets
+        # frozen experts keep no input for their weights' gradients: the routed products are not kept
+        groups.append((st.intermediate * st.top_k, False, ()))
+        if st.shared_expert:
+            groups += [(h, False, (("gate_proj", h), ("up_proj", h))),
+                       (st.shared_expert, False, (("down_proj", st.shared_expert),))]
+        else:
+            groups.append((h, False, ()))
+        return groups
+    return groups + [(h, False, (("gate_up_proj", h),) if fused else (("gate_proj", h), ("up_proj", h))),
+                     (st.intermediate, False, (("down_proj", st.intermediate),))]
+
+
+def _frozen_norms(st: Any, t: int, e: int) -> float:
+    """What the norms no longer keep with frozen weights: the normalised tensor the weight's gradient
+    needs (llama-style: in the compute dtype; gemma's ``1 + weight`` form: fp32)."""
+    per = 4 if st.norm == "gemma" else e
+    norms = st.norms_per_layer * t * st.hidden
+    qk = t * (st.heads + st.kv_heads) * st.head_dim if st.qk_norm else 0
+    return float(per * (norms + qk))
+
+
+def activation_lines(sp: Split, act: Any) -> Any:
+    """``act`` (an :class:`~accelconf.environment.activations.Activations` of full training) as LoRA
+    runs it, one line added to the layer's parts and one outside. A frozen linear layer keeps no
+    input and a frozen norm no normalised tensor; each targeted layer's ``A`` keeps its input: the
+    same tensor in fp32 compute, a copy per layer under 16-bit autocast (peft casts the input to the
+    fp32 adapter's dtype, autocast casts it back, and keeps each adapter weight's 16-bit cast);
+    ``B`` keeps the rank-``r`` intermediate. Outside the
+    layers the frozen LM head keeps no input and the frozen embedding no token ids. Modelled for the
+    RMSNorm decoders; for the others only the intermediates are added."""
+    from dataclasses import replace
+
+    st, e = act.structure, act.dtype_bytes
+    t = act.seq_len * act.micro_batch
+    r = sp.adapter.rank
+    if st.norm == "layer":
+        per_layer = e * t * r * sp.matched / max(1, st.layers)
+        return replace(act, layer=act.layer + (("LoRA adapters' rank-r intermediates", per_layer),))
+    # under 16-bit autocast each fp32 adapter weight is cast once per forward, and the cast is kept
+    delta = -_frozen_norms(st, t, e) + (2.0 * sp.trainable / max(1, st.layers) if e == 2 else 0.0)
+    for width, kept, readers in _layer_groups(st):
+        hit = [w for name, w in readers if _targeted(name, sp)]
+        delta += e * t * r * len(hit)
+        if e == 2:
+            delta += e * t * sum(hit) - (0 if kept else e * t * width)
+        elif not hit and not kept:
+            delta -= e * t * width
+    outside = -(e + (4 if st.norm == "gemma" else e)) * t * st.hidden - 8.0 * t
+    if not act.checkpointing:  # the frozen embedding's output needs no gradient: the first norm keeps nothing
+        outside -= 4.0 * t * st.hidden + 4.0 * t
+    label = "LoRA: frozen base, adapters' inputs and intermediates"
+    if st.experts and st.family in _FUSED_EXPERTS:
+        label += " (adapters on fused experts: not measured)"
+    return replace(act, layer=act.layer + ((label, delta),),
+                   outside=act.outside + (("LoRA: frozen head and embedding", outside),))
 
 
 def _gib(x: float) -> str:

@@ -557,10 +557,10 @@ def estimate(strategy: Strategy, layout: Layout, model: ModelSize, *, seq_len: i
             return replace(est, notes=est.notes + (
                 "activations need the model's structure (config.json of a known family): give --model DIR",))
         act = activations(model, strategy, seq_len, micro_batch)
+        act = lora_mod.activation_lines(split, act) if split is not None else act
         notes = est.notes + (f"activations counted for {'fp32' if act.dtype_bytes == 4 else '16-bit'} compute "
                              "(weights in the compute dtype, as FSDP/DeepSpeed mixed precision runs them)",)
-        peak = act.peak + (lora_mod.activation_extra(split, act) if split is not None else 0.0)
-        return replace(est, activations=peak, activation_formula=act.formula(), notes=notes,
+        return replace(est, activations=act.peak, activation_formula=act.formula(), notes=notes,
                        host=est.host + act.host * layout.gpus_per_node, activation_detail=act)
     return est
 
