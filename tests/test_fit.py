@@ -255,3 +255,9 @@ def test_a_profile_gives_the_machine(cli):
     assert (data["gpu"], data["gpus_per_node"], data["nodes"]) == ("H100-80GB", 8, 2)
     assert json.loads(cli("fit", "--params", "70B", "--target", "h100-node", "--nodes", "4", "--format", "json").out)[
         "nodes"] == 4
+
+
+def test_one_gpu_communicates_nothing():
+    t = fit.table(from_count("1B"), Layout(1), gpu_name="A10G", gpu_bytes=24 * GiB)
+    assert {r.comm for r in t.rows} == {0.0} and {r.estimate.nccl for r in t.rows} == {0.0}
+    assert t.rows[0].short() == "one process"

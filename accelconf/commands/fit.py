@@ -31,6 +31,8 @@ def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentP
          ("accelconf fit --params 70B --gpus 8 --gpu H100-80GB --nodes 2 --host-ram 2048", "model states only"),
          ("accelconf fit --model ./Llama-3.1-8B --target h100-node --write-config fit.yaml",
           "write the cheapest strategy that fits as an accelerate config"),
+         ("accelconf fit --model Llama-3.1-8B --lora-rank 16 --quant 4bit --gpus 1 --gpu A10G --seq-len 2048 "
+          "--micro-batch 1", "QLoRA on one 24 GB GPU, a well-known model by name"),
          ("accelconf fit --params 8B --gpus 8 --gpu A100-80GB --format json", "for scripts")],
         "0 something fits, 1 nothing fits, 2 bad input (an unknown GPU or profile, a model folder that "
         "cannot be read, a bad option)"))

@@ -165,7 +165,8 @@ def row(s: Strategy, layout: Layout, model: ModelSize, gpu_bytes: float | None, 
     host = e.host / host_bytes if host_bytes and memory.offloads(s) else None
     shares = [f for f in (gpu, host) if f is not None]
     trained = e.lora.trainable / max(1, model.params) if e.lora is not None else 1.0
-    return Row(s, e, gpu, host, memory.verdict(max(shares)) if gpu is not None else "unknown", comm_cost(s, trained))
+    comm = comm_cost(s, trained) if layout.world > 1 else 0.0  # one GPU: nothing to send
+    return Row(s, e, gpu, host, memory.verdict(max(shares)) if gpu is not None else "unknown", comm)
 
 
 def table(model: ModelSize, layout: Layout, *, gpu_name: str | None, gpu_bytes: float | None,
