@@ -70,3 +70,18 @@ def test_the_server_settings_take_a_name():
     mem, problems = from_settings({"accelconf": {"model": "gemma-2-9b", "seqLen": 1024, "microBatch": 1}})
     assert problems == [] and mem is not None and mem.model.params == 9_241_705_984
     assert mem.classes is not None and "Gemma2DecoderLayer" in mem.classes.layers
+
+
+def test_the_server_settings_take_lora():
+    from accelconf.assist.memhint import findings, from_settings, hover_markdown
+    from accelconf.text.document import load_file
+
+    mem, problems = from_settings({"accelconf": {"model": "Llama-3.1-8B", "loraRank": 16, "quant": "4bit"}})
+    assert problems == [] and mem is not None and mem.lora.rank == 16 and mem.lora.quant == "4bit"
+    doc = load_file(CONFIG, "yaml")
+    md = hover_markdown(doc, "fsdp_sharding_strategy", mem, None)
+    full, _ = from_settings({"accelconf": {"model": "Llama-3.1-8B"}})
+    assert md is not None and md != hover_markdown(doc, "fsdp_sharding_strategy", full, None)
+    assert findings(doc, mem, None) == []  # no GPU known: figures only
+    _, problems = from_settings({"accelconf": {"model": "Llama-3.1-8B", "loraRank": 8, "loraTargets": "query"}})
+    assert problems and "match no linear layer" in problems[0]

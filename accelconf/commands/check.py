@@ -83,7 +83,9 @@ def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentP
          ("accelconf check --torch-version 2.5.1 --deepspeed-version none config.yaml", ""),
          ("accelconf check --params 70B --gpus 8 --gpu H100-80GB config.yaml", "will it fit? memory per GPU"),
          ("accelconf check --model ./Llama-3.1-8B --seq-len 4096 --micro-batch 1 config.yaml",
-          "with the model folder's real shapes, and activations")],
+          "with the model folder's real shapes, and activations"),
+         ("accelconf check --model Qwen2.5-7B --lora-rank 16 --quant 4bit --gpus 1 --gpu A10G config.yaml",
+          "QLoRA on a well-known model, no download")],
         "0 clean, 1 errors (or warnings with --strict), 2 an unreadable or empty file, an unknown profile or "
         "interpreter, or a bad option", extra=_epilog()))
     p.add_argument("configs", nargs="*", metavar="CONFIG",

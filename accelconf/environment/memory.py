@@ -965,7 +965,8 @@ def render_table(report: Report) -> str:
     if report.host_fraction is not None and report.host_bytes:
         host += f"   of {gib(report.host_bytes)}: {report.host_fraction:.0%}, headroom {gib(report.host_bytes - e.host)}"
     elif not offloads(e.strategy):
-        host += "   (no offload: DeepSpeed's load-time figure, not judged)" if e.strategy.kind == "deepspeed" \
+        host += "   (no offload: the frozen base and the adapters loaded per process, not judged)" if e.lora \
+            else "   (no offload: DeepSpeed's load-time figure, not judged)" if e.strategy.kind == "deepspeed" \
             else "   (no offload: the fp32 model loaded per process, not judged)"
     else:
         host += "   (node RAM unknown: --host-ram GIB)"
