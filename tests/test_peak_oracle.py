@@ -100,3 +100,12 @@ def test_a_deepspeed_json_sets_the_buckets_and_auto_is_hidden_squared():
     assert memory.estimate(s, Layout(8), qwen).buckets == 2 * 2 * 3584 * 3584
     s, _ = memory.strategy_of(load_text('{"zero_optimization": {"stage": 2, "reduce_bucket_size": 2e8}}').data)
     assert memory.estimate(s, Layout(8), qwen).buckets == 4 * 200_000_000  # fp32: no bf16/fp16 section
+
+
+def test_zero3_prefetch_auto_is_nine_tenths_of_hidden_squared():
+    qwen = from_model_dir(str(Path(__file__).resolve().parents[1] / "examples" / "memory" / "qwen2-7b"))
+    s, _ = memory.strategy_of(load_text('{"zero_optimization": {"stage": 3, "reduce_bucket_size": "auto", '
+                                        '"stage3_prefetch_bucket_size": "auto"}, "bf16": {"enabled": true}}').data)
+    assert (s.reduce_bucket, s.prefetch_bucket) == ("auto", "auto")
+    h = 3584
+    assert memory.estimate(s, Layout(8), qwen).buckets == 2 * h * h + 2 * int(0.9 * h * h)

@@ -105,6 +105,7 @@ class Strategy:
     activation_checkpointing_offload: bool = False  # FSDP2: the checkpointed layer inputs go to host RAM
     reduce_bucket: int | str | None = None  # DeepSpeed's reduce_bucket_size (elements, "auto"; None: default)
     overlap_comm: bool | None = None        # DeepSpeed's overlap_comm (None: its default)
+    prefetch_bucket: int | str | None = None  # DeepSpeed's stage3_prefetch_bucket_size (as reduce_bucket)
 
     def label(self) -> str:
         p = "fp32" if self.precision == "no" else self.precision
@@ -281,10 +282,10 @@ def strategy_of(data: dict[str, Any], path: str | None = None) -> tuple[Strategy
         off_o = str(sec.get("offload_optimizer_device") or "none").lower()
         off_p = str(sec.get("offload_param_device") or "none").lower()
         init = _bool(sec.get("zero3_init_flag"), stage == 3) and stage == 3
-        bucket, overlap = _buckets_of(ds)
+        bucket, overlap, prefetch = _buckets_of(ds)
         return Strategy("deepspeed", precision, stage, off_o if off_o in ("cpu", "nvme") else "none",
                         off_p if off_p in ("cpu", "nvme") and stage == 3 else "none", init,
-                        reduce_bucket=bucket, overlap_comm=overlap), notes
+                        reduce_bucket=bucket, overlap_comm=overlap, prefetch_bucket=prefetch), notes
     if dt == "FSDP":
         f: dict[str, Any] = data["fsdp_config"] if isinstance(data.get("fsdp_config"), dict) else {}
 
@@ -315,20 +316,22 @@ def strategy_of(data: dict[str, Any], path: str | None = None) -> tuple[Strategy
     return Strategy("single", precision), notes
 
 
-def _buckets_of(ds: dict[str, Any] | None) -> tuple[int | str | None, bool | None]:
-    """``reduce_bucket_size`` and ``overlap_comm`` of a DeepSpeed JSON's ``zero_optimization`` (only
-    there: accelerate's plugin writes neither, so DeepSpeed's defaults apply without a JSON)."""
+def _buckets_of(ds: dict[str, Any] | None) -> tuple[int | str | None, bool | None, int | str | None]:
+    """``reduce_bucket_size``, ``overlap_comm`` and ``stage3_prefetch_bucket_size`` of a DeepSpeed
+    JSON's ``zero_optimization`` (only there: accelerate's plugin writes none of them, so DeepSpeed's
+    defaults apply without a JSON)."""
     z = ds.get("zero_optimization") if isinstance(ds, dict) else None
     if not isinstance(z, dict):
-        return None, None
-    raw = z.get("reduce_bucket_size")
-    bucket: int | str | None = None
-    if raw == "auto":
-        bucket = "auto"
-    elif isinstance(raw, (int, float)) and not isinstance(raw, bool) and raw > 0:
-        bucket = int(raw)
+        return None, None, None
+
+    def size(raw: Any) -> int | str | None:
+        if raw == "auto":
+            return "auto"
+        return int(raw) if isinstance(raw, (int, float)) and not isinstance(raw, bool) and raw > 0 else None
+
     overlap = z.get("overlap_comm")
-    return bucket, overlap if isinstance(overlap, bool) else None
+    return size(z.get("reduce_bucket_size")), overlap if isinstance(overlap, bool) else None, \
+        size(z.get("stage3_prefetch_bucket_size", z.get("prefetch_bucket_size")))
 
 
 def layout_of(data: dict[str, Any], gpus_per_node: int | None, nodes: int | None) -> Layout:
@@ -471,14 +474,14 @@ def _fsdp(s: Strategy, lay: Layout, m: ModelSize) -> Estimate:
     return Estimate(s, lay, m, params, grads, optim, gathered, None, host, notes=tuple(notes), elements=elements)
 
 
-def _reduce_bucket(s: Strategy, m: ModelSize) -> int:
-    """DeepSpeed's reduce bucket in elements: as configured, ``"auto"`` as accelerate fills it
-    (``hidden_size * hidden_size``, ``accelerator.py``), else DeepSpeed's default; never more than the model."""
-    bucket = s.reduce_bucket
-    if bucket == "auto":
+def _bucket_elements(value: int | str | None, auto: float, default: int, m: ModelSize) -> int:
+    """A DeepSpeed bucket in elements: as configured, ``"auto"`` as accelerate fills it from the
+    model's ``hidden_size`` (``accelerator.py``: reduce_bucket_size ``h * h``, stage3_prefetch_bucket_size
+    ``0.9 * h * h``), else DeepSpeed's default; never more than the model."""
+    if value == "auto":
         hidden = m.structure.hidden if m.structure is not None else (m.arch.hidden if m.arch is not None else None)
-        bucket = hidden * hidden if hidden else DS_REDUCE_BUCKET
-    return min(int(bucket if isinstance(bucket, int) else DS_REDUCE_BUCKET), m.params)
+        value = int(auto * hidden * hidden) if hidden else default
+    return min(value if isinstance(value, int) else default, m.params)
 
 
 def _buckets(est: Estimate) -> tuple[float, float]:
@@ -493,11 +496,12 @@ def _buckets(est: Estimate) -> tuple[float, float]:
         # "the saved memory size will be equal to the total gradients size" with it on)
         return est.grads, est.grads
     if s.kind == "deepspeed":
-        bucket = min(_reduce_bucket(s, m), trained)
+        bucket = min(_bucket_elements(s.reduce_bucket, 1.0, DS_REDUCE_BUCKET, m), trained)
         overlap = s.overlap_comm if s.overlap_comm is not None else s.zero_stage == 3
         if s.zero_stage == 3:
             # stage3.py: one contiguous reduce bucket, plus the parameters prefetched ahead of use
-            return float(c * bucket + c * min(DS_PREFETCH_BUCKET, m.params)), 0.0
+            prefetch = _bucket_elements(s.prefetch_bucket, 0.9, DS_PREFETCH_BUCKET, m)
+            return float(c * bucket + c * prefetch), 0.0
         # stage_1_and_2.py setup_buckets: buf_0, and buf_1 under overlap_comm; stage 0: the engine's
         # buffered all-reduce flattens buckets of the same size
         return float(c * bucket * (2 if overlap and s.zero_stage else 1)), 0.0
