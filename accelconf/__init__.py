@@ -32,6 +32,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "diff_configs": ("accelconf.api", "diff_configs"),
     "estimate_memory": ("accelconf.api", "estimate_memory"),
     "explain": ("accelconf.api", "explain"),
+    "fit": ("accelconf.api", "fit"),
     "format_text": ("accelconf.accelerate.fmt", "format_text"),
     "load": ("accelconf.text.document", "load_file"),
     "load_target": ("accelconf.environment.targets", "load_target"),

@@ -322,18 +322,20 @@ def check_config(source: Document | str | os.PathLike[str], env: Any = None, **k
 
 def estimate_memory(config: Document | str | os.PathLike[str], *, params: int | str | None = None,
                     model: str | os.PathLike[str] | None = None, target: Any = None, seq_len: int | None = None,
-                    micro_batch: int | None = None, host_ram_gib: float | None = None) -> Any:
+                    micro_batch: int | None = None, host_ram_gib: float | None = None, lora_rank: int | None = None,
+                    lora_targets: Any = None, quant: str | None = None) -> Any:
     """Training memory per GPU and host RAM per node for a config and a model (``params="8B"`` or
-    ``model=DIR``) on a ``target`` (an Environment from ``target_from_args``/``load_target``, a profile
+    ``model=DIR`` or a well-known model's name, ``model="Llama-3.1-8B"``) on a ``target`` (an Environment from ``target_from_args``/``load_target``, a profile
     path, or ``None``: no machine, figures only). Returns :class:`accelconf.environment.memory.Report`
-    (``.estimate``, ``.verdict``, ``.suggestion``, ``.to_json()``)."""
+    (``.estimate``, ``.verdict``, ``.suggestion``, ``.to_json()``). ``lora_rank`` (with optional
+    ``lora_targets``, a list or ``"q_proj,v_proj"``, and ``quant="4bit"|"8bit"``) estimates LoRA/QLoRA."""
     from accelconf.environment import memory, modelsize
     from accelconf.environment.probe import Environment
     from accelconf.errors import UsageError
 
     if (params is None) == (model is None):
         raise UsageError("estimate_memory needs params=... or model=..., not both")
-    size = modelsize.from_model_dir(os.fspath(model)) if model is not None else modelsize.from_count(params)  # type: ignore[arg-type]
+    size = modelsize.resolve(model) if model is not None else modelsize.from_count(params)  # type: ignore[arg-type]
     if target is None:
         from accelconf.environment.targets import ALL_FACTS
 
@@ -342,5 +344,22 @@ def estimate_memory(config: Document | str | os.PathLike[str], *, params: int | 
         from accelconf.environment.targets import load_target
 
         target = load_target(target)
+    from accelconf.environment.lora import adapter_of
+
+    adapter = adapter_of(lora_rank, lora_targets, quant)
     return memory.check_memory(_doc(config), target, size, seq_len=seq_len, micro_batch=micro_batch,
-                               host_ram_gib=host_ram_gib)[0]
+                               host_ram_gib=host_ram_gib, lora=adapter)[0]
+
+
+def fit(model: Any, **kw: Any) -> Any:
+    """Every strategy accelconf models for ``model`` (a :class:`~accelconf.environment.modelsize.ModelSize`,
+    a model folder or a well-known model's name, or a parameter count such as ``"8B"``) on ``nodes`` x
+    ``gpus`` GPUs of model ``gpu`` (or of ``gpu_memory_gib``): the table ``accelconf fit`` prints, as an
+    :class:`accelconf.environment.fit.FitTable` (``.rows``, ``.cheapest``, ``.to_json()``). Keywords:
+    ``gpu``, ``gpus``, ``nodes``, ``gpu_memory_gib``, ``seq_len``, ``micro_batch``, ``attn``,
+    ``host_ram_gib``, ``mixed_precision`` (default: bf16 where the GPU has it, else fp16), and
+    ``lora_rank`` with ``lora_targets`` and ``quant`` as :func:`estimate_memory`
+    (:func:`accelconf.environment.fit.for_model`)."""
+    from accelconf.environment.fit import for_model
+
+    return for_model(model, **kw)

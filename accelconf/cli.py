@@ -30,6 +30,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "explain": ("explain", "show every effective setting and where it comes from"),
     "diff": ("diff", "semantic diff of two configs, in any formats"),
     "check": ("check", "check a config against installed versions and GPUs, or a target machine"),
+    "fit": ("fit", "every training strategy for a model on a machine: memory per GPU, verdict, cost"),
     "env": ("env", "print the detected environment (versions, GPUs)"),
     "preflight": ("preflight", "check every node of a multi-node job through torch.distributed before it trains"),
     "lsp": ("lsp", "run the language server (stdio, or --tcp)"),
@@ -44,6 +45,7 @@ examples:
   accelconf to-env config.yaml                  the env accelerate launch would set
   accelconf diff a.yaml b.yaml                  what differs in meaning
   accelconf check --target h100-node config.yaml
+  accelconf fit --model ./Llama-3.1-8B --gpus 8 --gpu H100-80GB   which strategies fit, cheapest first
   accelconf explain config.yaml                 every setting the process sees, and from where
   accelconf schema accelerate > accelerate-config.schema.json
   accelconf rules yaml11-scalar                 what a rule catches, and its fix

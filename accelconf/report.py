@@ -196,9 +196,9 @@ def output_schema(schema_id: str) -> dict:
     """The JSON Schema of every command's ``--format json`` output (``schemas/accelconf-output.schema.json``).
 
     ``$defs`` has one entry per output shape: ``report`` (validate, check: files with their findings or
-    their error), ``diff``, ``explain`` and ``env``. Finding and file objects are closed: a field is
-    added here first, so scripts reading the output see every change in one place. ``--format sarif``
-    follows the SARIF 2.1.0 schema instead (:mod:`accelconf.sarif`)."""
+    their error), ``diff``, ``explain``, ``env`` and ``fit`` (the strategy table). Finding and file objects
+    are closed: a field is added here first, so scripts reading the output see every change in one place.
+    ``--format sarif`` follows the SARIF 2.1.0 schema instead (:mod:`accelconf.sarif`)."""
     finding = _obj({"rule": _STR, "severity": {"enum": ["error", "warning", "info"]}, "message": _STR, "key": _STR,
                     "line": _NULL_INT, "column": _NULL_INT, "end_line": _NULL_INT, "end_column": _NULL_INT,
                     "suggestion": {"type": ["string", "null"]}},
@@ -222,12 +222,24 @@ def output_schema(schema_id: str) -> dict:
                 "torch_version": {"type": ["string", "null"]}, "accelerate_version": {"type": ["string", "null"]},
                 "problems": {"type": "array"}, "notes": {"type": "array"}, "unknown": {"type": "array", "items": _STR}},
                closed=False)
+    fit_row = _obj({"strategy": _STR, "kind": _STR, "activation_checkpointing": {"type": "boolean"},
+                    "offload": {"type": "boolean"}, "per_gpu_bytes": {"type": "integer"},
+                    "host_ram_per_node_bytes": {"type": "integer"}, "gpu_fraction": {"type": ["number", "null"]},
+                    "host_fraction": {"type": ["number", "null"]},
+                    "verdict": {"enum": ["fits", "tight", "does not fit", "unknown"]}, "comm_cost": {"type": "number"},
+                    "estimate": {"type": "object"}})
+    fit = _obj({"model": {"type": "object"}, "gpu": {"type": ["string", "null"]}, "gpu_memory_bytes": _NULL_INT,
+                "host_ram_bytes": _NULL_INT, "gpus_per_node": {"type": "integer"}, "nodes": {"type": "integer"},
+                "seq_len": _NULL_INT, "micro_batch": _NULL_INT, "comm_cost_model": _STR,
+                "rows": {"type": "array", "items": {"$ref": "#/$defs/fit_row"}},
+                "cheapest_that_fits": {"type": ["string", "null"]}, "notes": {"type": "array", "items": _STR}},
+               {"written": {"type": ["string", "null"]}})
     return {"$schema": "http://json-schema.org/draft-07/schema#",
             "$id": schema_id,
             "title": "accelconf --format json output",
-            "description": "What `accelconf validate|check|diff|explain|env --format json` print. Pick the definition "
-                           "by command: report (validate, check), diff, explain, env.",
-            "oneOf": [{"$ref": f"#/$defs/{name}"} for name in ("report", "diff", "explain", "env")],
+            "description": "What `accelconf validate|check|diff|explain|env|fit --format json` print. Pick the "
+                           "definition by command: report (validate, check), diff, explain, env, fit.",
+            "oneOf": [{"$ref": f"#/$defs/{name}"} for name in ("report", "diff", "explain", "env", "fit")],
             "$defs": {"finding": finding, "error": error, "file": file, "report": report,
                       "diff": {"type": "array", "items": {"$ref": "#/$defs/change"}}, "change": change,
-                      "explain": explain, "explain_row": row, "env": env}}
+                      "explain": explain, "explain_row": row, "env": env, "fit": fit, "fit_row": fit_row}}

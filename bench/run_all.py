@@ -21,6 +21,7 @@ BENCHES = [
     ("conversions (to-env)", "bench_convert.py", []),
     ("diff", "bench_diff.py", []),
     ("check and env", "bench_check.py", []),
+    ("fit: the strategy table", "bench_fit.py", []),
     ("language server vs yaml-language-server", "bench_lsp.py", []),
     ("two-node preflight on localhost", "bench_preflight.py", ["--runs", "1"]),
 ]

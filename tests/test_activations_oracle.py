@@ -40,6 +40,10 @@ FAMILIES = {
     "gpt_neox": {"num_key_value_heads": 4},                              # parallel residual, fused qkv, rotary 25%
     "falcon": {"num_key_value_heads": 4},                                # multi-query, one LayerNorm, parallel
     "mixtral": {"num_local_experts": 4, "num_experts_per_tok": 2},      # MoE, top-2
+    "gemma3_text": {"head_dim": 64},                                     # four norms, q and k norms
+    "qwen3_moe": {"head_dim": 64, "num_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 256},
+    "qwen2_moe": {"num_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 256,  # shared expert
+                  "shared_expert_intermediate_size": 512},
 }
 CASES = [(64, 2), (128, 1)]
 # Checkpointed fused-qkv families whose measured peak is in some cases above the estimate by 6-12%

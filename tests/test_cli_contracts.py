@@ -303,6 +303,9 @@ def _battery(files: dict[str, str]) -> dict[str, list[tuple[str, list[str]]]]:
         "schema": [("clean", ["accelerate"]), ("clean", ["deepspeed"]), ("usage", ["no-such-schema"])],
         "env": [("clean", ["--probe", "none"]), ("usage", ["--probe", "no-such-probe"])],
         "rules": [("clean", []), ("clean", ["unknown-key"]), ("usage", ["no-such-rule"])],
+        "fit": [("clean", ["--params", "8B", "--gpus", "8", "--gpu", "H100-80GB"]),
+                ("nothing fits", ["--params", "2T", "--gpus", "1", "--gpu", "T4"]),
+                ("usage", ["--params", "8B", "--gpu", "no-such-gpu"])],
         "lsp": [("usage", ["--no-such-option"])],  # its exit 0 (a session that ends) is run below, in a process
         "preflight": [("unreadable", ["--machine-rank", "0", files["folder"]]), ("usage", ["--machine-rank", "0"])],
     }

@@ -59,18 +59,21 @@ async def test_ddp_does_not_fit_is_a_diagnostic_and_hover_on_num_processes(clien
     uri = await _open(client, "ddp.yaml", DDP)
     diag = next(d for d in client.diagnostics[uri] if d.code == "mem-gpu")
     assert diag.severity == types.DiagnosticSeverity.Error
-    assert "119.2 GiB per GPU with DDP, bf16 on 8 GPUs; A100-80GB has 80.0 GiB" in diag.message
+    assert "179.6 GiB per GPU with DDP, bf16 on 8 GPUs; A100-80GB has 80.0 GiB" in diag.message
     md = await _hover(client, uri, 3)
-    assert "**Memory per GPU** (8B parameters, DDP, bf16, 8 GPUs): **119.2 GiB** of A100-80GB" in md
-    assert "does not fit" in md and "- `16 GPUs`: 119.2 GiB" in md  # DDP replicates: more GPUs do not help
+    assert "**Memory per GPU** (8B parameters, DDP, bf16, 8 GPUs): **179.6 GiB** of A100-80GB" in md
+    assert "does not fit" in md and "- `16 GPUs`: 179.6 GiB" in md  # DDP replicates: more GPUs do not help
+    # the strategy table's rows that fit, cheapest first, as accelconf fit ranks them
+    assert "Strategies that fit here, cheapest first (`accelconf fit`):\n- FSDP1 SHARD_GRAD_OP: 31.0 GiB (39%), comm 1.0x" in md
 
 
 async def test_hover_on_zero_stage_lists_the_stages(client: LanguageClient) -> None:
     uri = await _open(client, "zero2.yaml", ZERO2)
     assert "mem-gpu" not in {d.code for d in client.diagnostics[uri]}
     md = await _hover(client, uri, 5)
-    assert "**31.7 GiB** of A100-80GB 80.0 GiB (40%, fits)" in md
-    assert "- `zero_stage: 0`: 149.0 GiB (186%)" in md and "- `zero_stage: 3`: 17.7 GiB (22%)" in md
+    assert "**33.4 GiB** of A100-80GB 80.0 GiB (42%, fits)" in md and "CUDA context 0.6 GiB" in md
+    assert "- `zero_stage: 0`: 150.7 GiB (188%)" in md and "- `zero_stage: 3`: 19.5 GiB (24%)" in md
+    assert "Strategies that fit here" not in md  # only under a config that does not fit
     assert "ZeRO stage" in md  # the key's own documentation is still there
 
 

@@ -100,3 +100,12 @@ def test_exit_code_of_files_that_end_differently_is_the_worst_in_any_order(cli, 
             r = cli("validate", "--format", fmt, *(str(inputs[n]) for n in order))
             assert r.code == code, (order, fmt, r.out)
     assert cli("validate", "--strict", str(inputs["clean"]), str(inputs["warn"])).code == 1
+
+
+def test_fit_json_output_follows_the_contract(cli, tmp_path) -> None:
+    out = tmp_path / "fit.yaml"
+    r = cli("fit", "--format", "json", "--gpus", "8", "--gpu", "H100-80GB", "--params", "7e9", "--write-config", str(out))
+    data = json.loads(r.out)
+    _check("fit", data)
+    assert r.code == 0 and data["written"] == str(out) and data["cheapest_that_fits"]
+    assert {"strategy", "per_gpu_bytes", "host_ram_per_node_bytes", "verdict", "comm_cost"} <= set(data["rows"][0])

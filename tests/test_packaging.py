@@ -220,6 +220,8 @@ SMOKE = [  # (argv, expected exit code, text the output must contain)
     (["env", "--probe", "none"], 0, "accelconf env"),
     (["check", "--probe", "none", "{ex}/fsdp2.yaml"], None, "no accelerate among the packages of"),
     (["lsp", "--help"], 0, "accelconf lsp"),
+    (["fit", "--model", "{ex}/memory/qwen2-7b", "--gpus", "8", "--gpu", "H100-80GB", "--write-config", "fit.yaml"], 0,
+     "cheapest that fits"),
     (["preflight", "{ex}/fsdp2.yaml", "--machine-rank", "0"], 2, "torch is not installed"),
 ]
 

@@ -1,7 +1,8 @@
 """The memory estimate in an editor: hover figures and the ``mem-*`` diagnostics, without LSP types.
 
 This module owns the editor settings for "will it fit?" (``accelconf.params`` or ``accelconf.model``,
-optional ``accelconf.seqLen``, ``accelconf.microBatch``, ``accelconf.hostRamGib``) and what the language
+optional ``accelconf.seqLen``, ``accelconf.microBatch``, ``accelconf.hostRamGib``, and for LoRA/QLoRA
+``accelconf.loraRank``, ``accelconf.loraTargets``, ``accelconf.quant``) and what the language
 server shows with them: hovering ``zero_stage``, ``fsdp_sharding_strategy``, ``fsdp_offload_params``
 or ``num_processes`` gives the per-GPU figure of the config as written and of each value that key
 could take; the fit findings of :mod:`accelconf.environment.memory` join the diagnostics. The GPU
@@ -20,7 +21,8 @@ from accelconf.environment import memory
 from accelconf.environment.memory import Layout, Strategy, gib
 from accelconf.environment.modelsize import human_count
 
-SETTINGS: tuple[str, ...] = ("params", "model", "seqLen", "microBatch", "hostRamGib")
+SETTINGS: tuple[str, ...] = ("params", "model", "seqLen", "microBatch", "hostRamGib", "loraRank", "loraTargets",
+                             "quant")
 HOVER_KEYS = {("deepspeed_config", "zero_stage"), ("fsdp_config", "fsdp_sharding_strategy"),
               ("fsdp_config", "fsdp_offload_params"), ((), "num_processes")}
 
@@ -57,7 +59,7 @@ def from_settings(raw: Any) -> tuple[Memory | None, list[str]]:
             from accelconf.environment.wrapclass import model_classes
 
             folder = os.path.expanduser(str(raw["model"]))
-            size = modelsize.from_model_dir(folder)
+            size = modelsize.resolve(folder)
             classes = model_classes(folder)
         else:
             size = modelsize.from_count(raw["params"])
@@ -67,7 +69,23 @@ def from_settings(raw: Any) -> tuple[Memory | None, list[str]]:
     if (seq is None) != (mb is None):
         problems.append("accelconf.seqLen and accelconf.microBatch go together; activations left out")
         seq = mb = None
-    return Memory(size, seq, mb, positive("hostRamGib", float), classes), problems
+    return Memory(size, seq, mb, positive("hostRamGib", float), classes, _lora(raw, size, problems)), problems
+
+
+def _lora(raw: Any, size: ModelSize, problems: list[str]) -> Any:
+    """The LoRA adapter of ``accelconf.loraRank`` (with ``loraTargets``, ``quant``), or ``None`` with a
+    message when a value is refused."""
+    from accelconf.environment import lora
+    from accelconf.errors import UsageError
+
+    try:
+        adapter = lora.adapter_of(raw.get("loraRank"), raw.get("loraTargets"), raw.get("quant"))
+        if adapter is not None:
+            lora.split(size, adapter, 2)  # refuses targets that match nothing, a count without tensors
+        return adapter
+    except UsageError as exc:
+        problems.append(f"accelconf.loraRank: {exc}; estimated without LoRA")
+        return None
 
 
 def _env(env: Any) -> Any:
@@ -97,7 +115,7 @@ def hover_markdown(doc: Any, key: str, mem: Memory, env: Any) -> str | None:
     if not isinstance(getattr(doc, "data", None), dict):
         return None
     report = memory.assess(doc.data, mem.model, seq_len=mem.seq_len, micro_batch=mem.micro_batch, path=doc.path,
-                           **memory.machine_of(_env(env), mem.host_ram_gib))
+                           lora=mem.lora, **memory.machine_of(_env(env), mem.host_ram_gib))
     e = report.estimate
     head = (f"**Memory per GPU** ({human_count(mem.model.params)} parameters, {e.strategy.label()}, "
             f"{e.layout.world} GPUs): **{gib(e.per_gpu)}**")
@@ -106,15 +124,29 @@ def hover_markdown(doc: Any, key: str, mem: Memory, env: Any) -> str | None:
     lines = [head, "",
              f"parameters {gib(e.params)}, gradients {gib(e.grads)}, optimizer {gib(e.optimizer)}, "
              f"gathered {gib(e.gathered)}, activations " + ("not included" if e.activations is None else gib(e.activations))
-             + f"; host RAM per node {gib(e.host)}"]
+             + f", buckets {gib(e.buckets)}, optimizer step temporaries {gib(e.step_temporaries)}, CUDA context "
+             f"{gib(e.cuda_context)} and NCCL {gib(e.nccl)} (both estimated); host RAM per node {gib(e.host)}"]
     rows = []
     for label, s, lay in _variants(key, e.strategy, e.layout):
-        v = memory.estimate(s, lay, mem.model, seq_len=mem.seq_len, micro_batch=mem.micro_batch)
+        v = memory.estimate(s, lay, mem.model, seq_len=mem.seq_len, micro_batch=mem.micro_batch, lora=mem.lora)
         share = f" ({v.per_gpu / report.gpu_bytes:.0%})" if report.gpu_bytes else ""
         rows.append(f"- `{label}`: {gib(v.per_gpu)}{share}")
     if rows:
         lines += ["", *rows]
-    return "\n".join(lines)
+    return "\n".join(lines + _fitting(report, mem.lora))
+
+
+def _fitting(report: memory.Report, lora: Any = None) -> list[str]:
+    """Under a config that does not fit (or is tight): the strategies of ``accelconf fit`` that fit, cheapest first."""
+    from accelconf.environment import fit
+
+    t = fit.table_for(report, lora)
+    if t is None:
+        return []
+    if t.cheapest is None:
+        return ["", "No strategy of `accelconf fit` fits on this machine."]
+    return ["", "Strategies that fit here, cheapest first (`accelconf fit`):"] + [
+        f"- {r.short()}: {gib(r.estimate.per_gpu)} ({r.gpu_fraction:.0%}), comm {r.comm:.1f}x" for r in t.fitting[:3]]
 
 
 def add_to_hover(md: str | None, text: str, line: int, col: int, doc: Any, mem: Memory | None, env: Any,

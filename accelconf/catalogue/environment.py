@@ -45,8 +45,9 @@ RULES: tuple[Rule, ...] = (
     Rule("model-wrap-class", "environment", "error",
          "fsdp_transformer_layer_cls_to_wrap names a class the model (--model) does not have",
          "FSDP's auto-wrap policy raises: it could not find the transformer layer class in the model."),
-    M("mem-gpu", "error", "the estimated memory per GPU (model states, plus activations when given) is over 90% (warning) "
-      "or 100% (error) of the target GPU's", "The job would run out of GPU memory (or run at the edge of it)."),
-    M("mem-host", "error", "offloaded states need over 90% (warning) or 100% (error) of the node's host RAM",
+    M("mem-gpu", "error", "the estimated peak memory per GPU (model states by phase, activations when given, CUDA "
+      "context and NCCL buffers) is over 80% (warning) or 100% (error) of the target GPU's",
+      "The job would run out of GPU memory (or run at the edge of it)."),
+    M("mem-host", "error", "offloaded states need over 80% (warning) or 100% (error) of the node's host RAM",
       "CPU offload keeps optimizer states (and parameters) in host RAM on every node."),
 )

@@ -15,6 +15,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from accelconf.commands.model_options import add_memory_options, adapter_of_args, model_size
 from accelconf.environment.probe import PROBE_MODES, Environment
 from accelconf.report import FileResult, add_output_options
 
@@ -219,55 +220,25 @@ def run(args: argparse.Namespace) -> int:
     return exit_code(results, args.strict)
 
 
-def add_memory_options(p: argparse.ArgumentParser) -> None:
-    from accelconf.environment.activations import ATTN_CHOICES
-
-    m = p.add_argument_group("will it fit? (memory per GPU; with --params or --model)")
-    m.add_argument("--params", metavar="N", help="the model's parameter count: 8B, 70e9, 350M")
-    m.add_argument("--model", metavar="DIR", help="a local Hugging Face model folder (safetensors index or headers, "
-                   "else config.json); nothing is downloaded")
-    m.add_argument("--largest-layer", metavar="N", help="with --params: the largest layer's parameters "
-                   "(default: 1/32 of --params)")
-    m.add_argument("--seq-len", type=int, metavar="S", help="sequence length, for activations (with --micro-batch)")
-    m.add_argument("--micro-batch", type=int, metavar="B", help="micro batch per GPU, for activations")
-    m.add_argument("--attn", choices=ATTN_CHOICES, help="the attention kernel, for activations "
-                   "(default: the config.json's attn_implementation, else sdpa as transformers picks)")
-    m.add_argument("--host-ram", type=float, metavar="GIB", help="host RAM per node in GiB (default: this "
-                   "machine's when checking against it, else unknown)")
-
-
 def memory_question(args: argparse.Namespace) -> Any:
-    """The "will it fit?" question of --params/--model and the shapes (an
+    """The "will it fit?" question of --params/--model, the shapes and the LoRA adapter (an
     :class:`accelconf.environment.memory.Question`), ``None`` when no model was given."""
-    from accelconf.errors import UsageError
-    from accelconf.environment import memory, modelsize
+    from accelconf.environment import memory
 
-    if getattr(args, "params", None) is None and getattr(args, "model", None) is None:
-        for flag in ("seq_len", "micro_batch", "largest_layer", "host_ram", "attn"):
-            if getattr(args, flag, None) is not None:
-                raise UsageError(f"--{flag.replace('_', '-')} needs --params or --model")
+    size = model_size(args)
+    if size is None:
         return None
-    if args.params is not None and args.model is not None:
-        raise UsageError("give --params or --model, not both")
-    for flag in ("seq_len", "micro_batch"):
-        v = getattr(args, flag)
-        if v is not None and v < 1:
-            raise UsageError(f"--{flag.replace('_', '-')} must be 1 or more")
-    if (args.seq_len is None) != (args.micro_batch is None):
-        raise UsageError("activations need both --seq-len and --micro-batch")
-    if args.host_ram is not None and args.host_ram <= 0:
-        raise UsageError("--host-ram must be a positive number of GiB")
-    size = modelsize.from_model_dir(args.model) if args.model else modelsize.from_count(args.params, args.largest_layer)
-    size = modelsize.with_attention(size, getattr(args, "attn", None))
     from accelconf.environment.wrapclass import model_classes
 
-    return memory.Question(size, args.seq_len, args.micro_batch, args.host_ram, model_classes(args.model) if args.model else None)
+    classes = model_classes(args.model) if args.model else None
+    return memory.Question(size, args.seq_len, args.micro_batch, args.host_ram, classes, adapter_of_args(args))
 
 
 def memory_reports(args: argparse.Namespace, env: Environment, results: list[FileResult], question: Any) -> list[Any] | None:
-    """With a memory question: print the tables (text format) and return the JSON data (the mem-*
-    findings are check_document's). ``None`` when no model was given."""
-    from accelconf.environment import memory
+    """With a memory question: print the tables (text format), with the strategies that fit when the
+    config does not, and return the JSON data (the mem-* findings are check_document's). ``None`` when
+    no model was given."""
+    from accelconf.environment import fit, memory
 
     if question is None:
         return None
@@ -276,12 +247,27 @@ def memory_reports(args: argparse.Namespace, env: Environment, results: list[Fil
         if r.error is not None:
             continue
         report, _ = memory.check_memory(r.document, env, question.model, seq_len=question.seq_len,
-                                        micro_batch=question.micro_batch, host_ram_gib=question.host_ram_gib)
-        out.append({"path": r.path, **report.to_json()})
+                                        micro_batch=question.micro_batch, host_ram_gib=question.host_ram_gib,
+                                        lora=question.lora)
+        entry = {"path": r.path, **report.to_json()}
+        table = fit.table_for(report, question.lora)
+        if table is not None:
+            entry["strategies_that_fit"] = [row.to_json() for row in table.fitting[:5]]
+        out.append(entry)
         if args.format == "text":
             head = f"{r.path}: " if len(results) > 1 else ""
-            sys.stdout.write(head + memory.render_table(report))
+            sys.stdout.write(head + memory.render_table(report) + _fitting_text(table))
     return out
+
+
+def _fitting_text(table: Any) -> str:
+    """The table's rows that fit, cheapest first (five), indented under check's memory table."""
+    from accelconf.environment import fit
+
+    if table is None:
+        return ""
+    return "  strategies that fit here, cheapest first (accelconf fit lists all):\n" + "".join(
+        "  " + line + "\n" for line in fit.render(table, limit=5, only_fitting=True, legend=False).splitlines()[1:])
 
 
 def main(argv: Sequence[str]) -> int:

@@ -130,9 +130,10 @@ def structure_of(data: dict[str, Any], family: str) -> Structure:
     if fam == "mixtral":
         experts, top_k = data.get("num_local_experts") or 8, data.get("num_experts_per_tok") or 2
     elif fam in ("qwen2_moe", "qwen3_moe"):
-        experts, top_k = data.get("num_experts") or 60, data.get("num_experts_per_tok") or 4
+        experts = data.get("num_experts") or (60 if fam == "qwen2_moe" else 128)  # configuration_<family>.py
+        top_k = data.get("num_experts_per_tok") or (4 if fam == "qwen2_moe" else 8)
         inter = data.get("moe_intermediate_size") or inter
-        shared = data.get("shared_expert_intermediate_size") or 0
+        shared = (data.get("shared_expert_intermediate_size") or 5632) if fam == "qwen2_moe" else 0
     return Structure(fam, h, layers, heads, kv, hd, inter, data["vocab_size"], act=act, norm=norm,
                      norms_per_layer=per_layer, qk_norm=fam in ("qwen3", "qwen3_moe", "gemma3", "gemma3_text"),
                      fused_qkv=fam == "phi3", experts=experts, top_k=top_k, shared_expert=shared,

@@ -30,8 +30,12 @@ The arithmetic, and where it comes from:
   backward tensor by tensor, the fp32 logits of the loss and the largest transient; checkpointing
   keeps the layer inputs and recomputes one layer at a time.
 
-Outside the estimate, as in DeepSpeed's: the CUDA context, allocator fragmentation, communication
-buckets and the optimizer step's temporaries.
+The peak of the step (:attr:`Estimate.per_gpu`) is the larger of two phases plus two per-GPU
+constants: forward/backward (the states above, the gathered unit, the communication buckets, the
+activations) and the optimizer step (the sharded states and AdamW's temporaries), plus the CUDA
+context and NCCL's buffers per communicator, both estimated (see their definitions for the sources).
+The verdict (:func:`verdict`) judges that peak: under 80% fits, 80-100% tight. Outside the estimate:
+allocator fragmentation.
 """
 
 from __future__ import annotations
@@ -45,11 +49,38 @@ from accelconf.accelerate import registry
 from accelconf.deepspeed.keys import Paths
 from accelconf.environment.modelsize import ModelSize
 from accelconf.findings import Finding
-from accelconf.kinds import is_deepspeed_data
 
 GiB = float(1 << 30)
+MiB = float(1 << 20)
 RULE_IDS: dict[str, str] = catalogue.describe("memory")
-WARN_FRACTION = 0.90
+# Under 80% of the GPU's memory "fits": the share under which Fujii et al. (2024, "Accelerating Large
+# Language Model Training with 4D Parallelism and Memory Consumption Estimator") saw no out-of-memory
+# in 454 runs; 80-100% is "tight" (allocator fragmentation decides), over 100% "does not fit".
+WARN_FRACTION = 0.80
+VERDICTS = ("fits", "tight", "does not fit")
+
+# Outside the model states, each labelled "estimated" where it is shown:
+# * the CUDA context and the libraries' handles and workspaces of one process on one GPU (the driver's
+#   context with lazy module loading, which torch turns on by setting CUDA_MODULE_LOADING=LAZY in
+#   torch/cuda/__init__.py, plus cuBLAS's workspace, 32 MiB per handle on Hopper by PyTorch's default
+#   CUBLAS_WORKSPACE_CONFIG, and cuDNN's): about 0.5-0.8 GiB on current GPUs, outside the caching allocator;
+CUDA_CONTEXT = 640 * MiB
+# * NCCL's buffers per communicator: NCCL_BUFFSIZE (4 MiB by default, NCCL's environment-variable
+#   docs) for the SIMPLE protocol plus LL128's and LL's smaller buffers (about 9 MiB per channel), over
+#   the channels NCCL opens on an NVLink node (16 assumed; NCCL_MAX_NCHANNELS caps them).
+NCCL_PER_COMMUNICATOR = 16 * 9 * MiB
+# DeepSpeed's ZeroConfig defaults (deepspeed/runtime/zero/config.py): reduce_bucket_size 5e8 elements,
+# stage3_prefetch_bucket_size 5e7; overlap_comm defaults to true for stage 3 only (its validator).
+DS_REDUCE_BUCKET = 500_000_000
+DS_PREFETCH_BUCKET = 50_000_000
+
+
+def verdict(fraction: float | None) -> str:
+    """The one verdict of a share of memory (per GPU, or of the node's RAM): under 80% "fits",
+    80-100% "tight", over 100% "does not fit"; ``None`` when the memory is not known."""
+    if fraction is None:
+        return "unknown"
+    return "does not fit" if fraction > 1 else ("tight" if fraction >= WARN_FRACTION else "fits")
 Kind = Literal["single", "ddp", "deepspeed", "fsdp1", "fsdp2"]
 SHARDED_GROUP = {name: group for name, (_, group) in registry.SHARDING.items()}
 
@@ -70,6 +101,9 @@ class Strategy:
     activation_checkpointing: bool = False
     cpu_ram_efficient_loading: bool = False
     activation_checkpointing_offload: bool = False  # FSDP2: the checkpointed layer inputs go to host RAM
+    reduce_bucket: int | str | None = None  # DeepSpeed's reduce_bucket_size (elements, "auto"; None: default)
+    overlap_comm: bool | None = None        # DeepSpeed's overlap_comm (None: its default)
+    prefetch_bucket: int | str | None = None  # DeepSpeed's stage3_prefetch_bucket_size (as reduce_bucket)
 
     def label(self) -> str:
         p = "fp32" if self.precision == "no" else self.precision
@@ -119,14 +153,34 @@ class Estimate:
     notes: tuple[str, ...] = ()
     elements: dict[str, int] | None = None
     activation_detail: Any = None  # an activations.Activations, for its labelled lines
+    lora: Any = None  # a lora.Split: trainable adapters and the frozen base, when LoRA/QLoRA runs
+    buckets: float = 0.0        # communication buckets alive in backward (DDP's, ZeRO's, a prefetched unit)
+    step_buckets: float = 0.0   # of those, what stays through the optimizer step (DDP's bucket copy)
+    step_temporaries: float = 0.0
+    cuda_context: float = 0.0
+    nccl: float = 0.0
+    communicators: int = 0
 
     @property
     def model_states(self) -> float:
+        """Parameters, gradients, optimizer state and the gathered unit: DeepSpeed's estimators' figure."""
         return self.params + self.grads + self.optimizer + self.gathered
 
     @property
+    def forward_backward(self) -> float:
+        """The peak of forward and backward: the states, the gathered unit, the buckets, the activations."""
+        return self.model_states + self.buckets + (self.activations or 0.0)
+
+    @property
+    def optimizer_step(self) -> float:
+        """The peak of the optimizer step: the sharded states and the step's temporaries (activations
+        and gathered units are freed by then)."""
+        return self.params + self.grads + self.optimizer + self.step_buckets + self.step_temporaries
+
+    @property
     def per_gpu(self) -> float:
-        return self.model_states + (self.activations or 0.0)
+        """The peak of the step on the busiest GPU: the larger phase, the CUDA context and NCCL's buffers."""
+        return max(self.forward_backward, self.optimizer_step) + self.cuda_context + self.nccl
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -134,10 +188,16 @@ class Estimate:
             "per_gpu_bytes": {"params": int(self.params), "grads": int(self.grads), "optimizer": int(self.optimizer),
                               "gathered": int(self.gathered), "model_states": int(self.model_states),
                               "activations": None if self.activations is None else int(self.activations),
+                              "buckets": int(self.buckets), "step_temporaries": int(self.step_temporaries),
+                              "forward_backward": int(self.forward_backward),
+                              "optimizer_step": int(self.optimizer_step),
+                              "cuda_context_estimated": int(self.cuda_context), "nccl_estimated": int(self.nccl),
                               "total": int(self.per_gpu)},
+            "nccl_communicators": self.communicators,
             "host_ram_per_node_bytes": int(self.host), "nvme_per_node_bytes": int(self.nvme),
             "activation_formula": self.activation_formula, "notes": list(self.notes),
             **({"elements_per_rank": self.elements} if self.elements else {}),
+            **({"lora": self.lora.to_json()} if self.lora is not None else {}),
         }
 
 
@@ -161,6 +221,8 @@ _FSDP_PREFIX = registry.SECTIONS["fsdp_config"].prefix
 
 def _standalone_ds_json(data: dict[str, Any]) -> bool:
     """A DeepSpeed JSON itself rather than an accelerate config (the recogniser decides)."""
+    from accelconf.kinds import is_deepspeed_data  # the recogniser: only a config being read needs it
+
     return not data.get("distributed_type") and is_deepspeed_data(data)
 
 
@@ -221,8 +283,10 @@ def strategy_of(data: dict[str, Any], path: str | None = None, accelerate_versio
         off_o = str(sec.get("offload_optimizer_device") or "none").lower()
         off_p = str(sec.get("offload_param_device") or "none").lower()
         init = _bool(sec.get("zero3_init_flag"), stage == 3) and stage == 3
+        bucket, overlap, prefetch = _buckets_of(ds)
         return Strategy("deepspeed", precision, stage, off_o if off_o in ("cpu", "nvme") else "none",
-                        off_p if off_p in ("cpu", "nvme") and stage == 3 else "none", init), notes
+                        off_p if off_p in ("cpu", "nvme") and stage == 3 else "none", init,
+                        reduce_bucket=bucket, overlap_comm=overlap, prefetch_bucket=prefetch), notes
     if dt == "FSDP":
         f: dict[str, Any] = data["fsdp_config"] if isinstance(data.get("fsdp_config"), dict) else {}
 
@@ -251,6 +315,24 @@ def strategy_of(data: dict[str, Any], path: str | None = None, accelerate_versio
             notes.append("Megatron-LM tensor/pipeline parallelism is not modelled: estimated as data parallel")
         return Strategy("ddp", precision), notes
     return Strategy("single", precision), notes
+
+
+def _buckets_of(ds: dict[str, Any] | None) -> tuple[int | str | None, bool | None, int | str | None]:
+    """``reduce_bucket_size``, ``overlap_comm`` and ``stage3_prefetch_bucket_size`` of a DeepSpeed
+    JSON's ``zero_optimization`` (only there: accelerate's plugin writes none of them, so DeepSpeed's
+    defaults apply without a JSON)."""
+    z = ds.get("zero_optimization") if isinstance(ds, dict) else None
+    if not isinstance(z, dict):
+        return None, None, None
+
+    def size(raw: Any) -> int | str | None:
+        if raw == "auto":
+            return "auto"
+        return int(raw) if isinstance(raw, (int, float)) and not isinstance(raw, bool) and raw > 0 else None
+
+    overlap = z.get("overlap_comm")
+    return size(z.get("reduce_bucket_size")), overlap if isinstance(overlap, bool) else None, \
+        size(z.get("stage3_prefetch_bucket_size", z.get("prefetch_bucket_size")))
 
 
 def layout_of(data: dict[str, Any], gpus_per_node: int | None, nodes: int | None) -> Layout:
@@ -393,6 +475,62 @@ def _fsdp(s: Strategy, lay: Layout, m: ModelSize) -> Estimate:
     return Estimate(s, lay, m, params, grads, optim, gathered, None, host, notes=tuple(notes), elements=elements)
 
 
+def _bucket_elements(value: int | str | None, auto: float, default: int, m: ModelSize) -> int:
+    """A DeepSpeed bucket in elements: as configured, ``"auto"`` as accelerate fills it from the
+    model's ``hidden_size`` (``accelerator.py``: reduce_bucket_size ``h * h``, stage3_prefetch_bucket_size
+    ``0.9 * h * h``), else DeepSpeed's default; never more than the model."""
+    if value == "auto":
+        hidden = m.structure.hidden if m.structure is not None else (m.arch.hidden if m.arch is not None else None)
+        value = int(auto * hidden * hidden) if hidden else default
+    return min(value if isinstance(value, int) else default, m.params)
+
+
+def _buckets(est: Estimate) -> tuple[float, float]:
+    """Communication buffers alive in backward, and those still alive at the optimizer step (for
+    LoRA, of the trainable adapters' gradients; a prefetched unit in the frozen base's bytes)."""
+    s, m = est.strategy, est.model
+    c = _compute_bytes(s.precision)
+    trained = est.lora.trainable if est.lora is not None else m.params
+    if s.kind == "ddp":
+        # accelerate's DistributedDataParallelKwargs keeps gradient_as_bucket_view=False: the reducer's
+        # buckets are a second copy of the (fp32) gradients for the whole run (torch/nn/parallel/distributed.py:
+        # "the saved memory size will be equal to the total gradients size" with it on)
+        return est.grads, est.grads
+    if s.kind == "deepspeed":
+        bucket = min(_bucket_elements(s.reduce_bucket, 1.0, DS_REDUCE_BUCKET, m), trained)
+        overlap = s.overlap_comm if s.overlap_comm is not None else s.zero_stage == 3
+        if s.zero_stage == 3:
+            # stage3.py: one contiguous reduce bucket, plus the parameters prefetched ahead of use
+            prefetch = _bucket_elements(s.prefetch_bucket, 0.9, DS_PREFETCH_BUCKET, m)
+            return float(c * bucket + c * prefetch), 0.0
+        # stage_1_and_2.py setup_buckets: buf_0, and buf_1 under overlap_comm; stage 0: the engine's
+        # buffered all-reduce flattens buckets of the same size
+        return float(c * bucket * (2 if overlap and s.zero_stage else 1)), 0.0
+    resharded = (s.kind == "fsdp1" and s.sharding in ("FULL_SHARD", "HYBRID_SHARD")) or (
+        s.kind == "fsdp2" and s.reshard_after_forward)
+    # the next unit all-gathered while this one computes its gradients: FSDP1's default
+    # BackwardPrefetch.BACKWARD_PRE, FSDP2's implicit backward prefetch of one unit
+    unit_bytes = c * m.largest_unit if est.lora is None else \
+        (est.lora.base_bytes - est.lora.constants) * m.largest_unit / max(1, m.params)
+    return (float(unit_bytes) if resharded else 0.0), 0.0
+
+
+def _step_terms(est: Estimate) -> Estimate:
+    """The estimate with the phases' extra terms: buckets, the optimizer step's temporaries, the CUDA
+    context and NCCL's buffers (estimated constants, see their definitions)."""
+    s, lay = est.strategy, est.layout
+    buckets, step_buckets = _buckets(est)
+    # PyTorch's AdamW (foreach, the default on CUDA) takes the square root of exp_avg_sq into a new
+    # tensor per parameter (torch/optim/adam.py, _multi_tensor_adam): one fp32 copy of what the rank
+    # optimizes, half its two moments. DeepSpeed's FusedAdam updates in place (multi_tensor_apply);
+    # offloaded steps run on the CPU (their optimizer state is then 0 here).
+    temps = est.optimizer / 2 if s.kind != "deepspeed" else 0.0
+    comms = 0 if s.kind == "single" or lay.world == 1 else (
+        2 if s.kind == "fsdp1" and s.sharding.startswith("HYBRID") and lay.nodes > 1 else 1)
+    return replace(est, buckets=buckets, step_buckets=step_buckets, step_temporaries=float(temps),
+                   cuda_context=CUDA_CONTEXT, nccl=comms * NCCL_PER_COMMUNICATOR, communicators=comms)
+
+
 def activations(m: ModelSize, s: Strategy, seq_len: int, micro_batch: int) -> Any:
     """What one micro batch's activations take per GPU (an :class:`~accelconf.environment.activations.Activations`),
     from the model's structure, the compute dtype and the checkpointing of ``s``."""
@@ -405,10 +543,17 @@ def activations(m: ModelSize, s: Strategy, seq_len: int, micro_batch: int) -> An
 
 
 def estimate(strategy: Strategy, layout: Layout, model: ModelSize, *, seq_len: int | None = None,
-             micro_batch: int | None = None) -> Estimate:
+             micro_batch: int | None = None, lora: Any = None) -> Estimate:
     """The estimate for one strategy on one layout. Activations need ``seq_len``, ``micro_batch``
-    and a model whose shape is known (``--model``); otherwise they are left out (``None``)."""
+    and a model whose shape is known (``--model``); otherwise they are left out (``None``).
+    ``lora`` (a :class:`~accelconf.environment.lora.Adapter`) trains adapters on a frozen base."""
+    from accelconf.environment import lora as lora_mod
+
     est = _zero(strategy, layout, model) if strategy.kind == "deepspeed" else _fsdp(strategy, layout, model)
+    split = lora_mod.split(model, lora, _compute_bytes(strategy.precision)) if lora is not None else None
+    if split is not None:
+        est = lora_mod.apply(est, split)
+    est = _step_terms(est)
     if strategy.precision == "fp8":
         est = replace(est, notes=est.notes + (
             "fp8 is used inside the matmuls; weights, gradients and optimizer state are counted as under bf16",))
@@ -417,6 +562,7 @@ def estimate(strategy: Strategy, layout: Layout, model: ModelSize, *, seq_len: i
             return replace(est, notes=est.notes + (
                 "activations need the model's structure (config.json of a known family): give --model DIR",))
         act = activations(model, strategy, seq_len, micro_batch)
+        act = lora_mod.activation_lines(split, act) if split is not None else act
         notes = est.notes + (f"activations counted for {'fp32' if act.dtype_bytes == 4 else '16-bit'} compute "
                              "(weights in the compute dtype, as FSDP/DeepSpeed mixed precision runs them)",)
         return replace(est, activations=act.peak, activation_formula=act.formula(), notes=notes,
@@ -654,10 +800,10 @@ def apply_change(change: Change, data: dict[str, Any], ds_data: dict[str, Any] |
 
 
 def _fits(e: Estimate, gpu_bytes: float, host_bytes: float | None) -> bool:
-    """Under 90% of the GPU, and of the node's RAM when the strategy offloads to it (without offload
-    the host figure is DeepSpeed's load-time copy, shown but not judged)."""
-    host_ok = host_bytes is None or not offloads(e.strategy) or e.host <= WARN_FRACTION * host_bytes
-    return e.per_gpu <= WARN_FRACTION * gpu_bytes and host_ok
+    """"fits" (under 80%) on the GPU, and on the node's RAM when the strategy offloads to it (without
+    offload the host figure is DeepSpeed's load-time copy, shown but not judged)."""
+    host_ok = host_bytes is None or not offloads(e.strategy) or verdict(e.host / host_bytes) == "fits"
+    return verdict(e.per_gpu / gpu_bytes) == "fits" and host_ok
 
 
 def offloads(s: Strategy) -> bool:
@@ -667,14 +813,15 @@ def offloads(s: Strategy) -> bool:
 def cheapest_fit(est: Estimate, gpu_bytes: float, host_bytes: float | None, *, bf16_ok: bool = True,
                  seq_len: int | None = None, micro_batch: int | None = None,
                  offload: bool = True) -> tuple[Change, Estimate] | None:
-    """The cheapest alternative (by :func:`_alternatives`' cost) whose estimate is under 90% of the
+    """The cheapest alternative (by :func:`_alternatives`' cost) whose estimate is under 80% of the
     GPU memory and of the host RAM, or ``None`` when nothing tried fits. ``offload=False`` leaves
     out the alternatives that offload to the host."""
     best: tuple[Change, Estimate] | None = None
     for ch in _alternatives(est.strategy, est.layout, bf16_ok):
         if not ch.words or (not offload and offloads(ch.strategy)):
             continue
-        e = estimate(ch.strategy, ch.layout, est.model, seq_len=seq_len, micro_batch=micro_batch)
+        e = estimate(ch.strategy, ch.layout, est.model, seq_len=seq_len, micro_batch=micro_batch,
+                     lora=est.lora.adapter if est.lora is not None else None)
         if _fits(e, gpu_bytes, host_bytes) and (best is None or (ch.cost, e.per_gpu) < (best[0].cost, best[1].per_gpu)):
             best = (ch, e)
     return best
@@ -711,8 +858,7 @@ class Report:
         fr = [f for f in (self.gpu_fraction, self.host_fraction) if f is not None]
         if not fr:
             return "unknown (no GPU memory known: give --gpu MODEL)"
-        worst = max(fr)
-        return "does not fit" if worst > 1 else ("tight (over 90%)" if worst > WARN_FRACTION else "fits")
+        return verdict(max(fr))
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -760,18 +906,19 @@ def findings_for(report: Report, finding_at: Any) -> list[Finding]:
     fr = report.gpu_fraction
     sug = _suggestion_text(report.suggestion, report.gpu_bytes or 1.0, report.without_offload)
     fallback = "nothing tried fits (ZeRO/FSDP stages, offload, bf16, up to 8x the GPUs): a smaller model or bigger GPUs"
-    if fr is not None and fr > WARN_FRACTION:
+    if fr is not None and verdict(fr) != "fits":
         states = e.model_states / (report.gpu_bytes or 1)
         what = "model states" if states > 1 or e.activations is None else "model states + activations"
-        sev = "error" if fr > 1 else "warning"
-        msg = (f"{what} need {gib(e.per_gpu)} per GPU with {e.strategy.label()} on {e.layout.world} GPUs; "
-               f"{report.gpu_name} has {gib(report.gpu_bytes or 0)} ({fr:.0%})")
+        sev = "error" if verdict(fr) == "does not fit" else "warning"
+        msg = (f"the step's peak ({what}, buffers, CUDA context) needs {gib(e.per_gpu)} per GPU with "
+               f"{e.strategy.label()} on {e.layout.world} GPUs; {report.gpu_name} has {gib(report.gpu_bytes or 0)} "
+               f"({fr:.0%})")
         if sev == "warning":
-            msg += "; over 90% leaves little for the CUDA context, fragmentation and buffers"
+            msg += "; 80-100% is tight: allocator fragmentation decides"
         out.append(finding_at("mem-gpu", sev, msg, sug or fallback))
     hf = report.host_fraction
-    if hf is not None and hf > WARN_FRACTION:
-        sev = "error" if hf > 1 else "warning"
+    if hf is not None and verdict(hf) != "fits":
+        sev = "error" if verdict(hf) == "does not fit" else "warning"
         msg = f"host RAM per node: {gib(e.host)} needed with {e.strategy.label()}, the node has {gib(report.host_bytes or 0)} ({hf:.0%})"
         out.append(finding_at("mem-host", sev, msg, sug or fallback))
     return out
@@ -788,11 +935,11 @@ def host_ram_here() -> float | None:
 def assess(data: dict[str, Any], model: ModelSize, *, gpu_name: str | None, gpu_memory_gib: float | None,
            gpus_per_node: int | None, nodes: int | None, host_ram_gib: float | None = None,
            bf16_ok: bool = True, seq_len: int | None = None, micro_batch: int | None = None,
-           path: str | None = None, accelerate_version: str | None = None) -> Report:
+           path: str | None = None, accelerate_version: str | None = None, lora: Any = None) -> Report:
     """Estimate a loaded config on a machine and pick the cheapest change when it does not fit."""
     strategy, notes = strategy_of(data, path, accelerate_version)
     layout = layout_of(data, gpus_per_node, nodes)
-    est = estimate(strategy, layout, model, seq_len=seq_len, micro_batch=micro_batch)
+    est = estimate(strategy, layout, model, seq_len=seq_len, micro_batch=micro_batch, lora=lora)
     if not (seq_len and micro_batch):
         notes.append("activations not included (give --seq-len and --micro-batch, with --model)")
     gpu_bytes = gpu_memory_gib * GiB if gpu_memory_gib else None
@@ -813,26 +960,24 @@ def render_table(report: Report) -> str:
     m = e.model
     lines = [f"memory: {m.params:,} parameters ({m.source}); {e.strategy.label()} on "
              f"{e.layout.nodes} node{'s' if e.layout.nodes != 1 else ''} x {e.layout.gpus_per_node} GPUs"]
-    rows: list[tuple[str, float | None]] = [
-        ("parameters", e.params), ("gradients", e.grads), ("optimizer state (AdamW)", e.optimizer),
-        ("gathered layer/model", e.gathered), ("activations", e.activations)]
     lines.append("  per GPU")
-    for name, v in rows:
-        lines.append(f"  {name:<26}{'not included' if v is None else gib(v):>14}")
-    lines.append(f"  {'total':<26}{gib(e.per_gpu):>14}" + (
+    for name, v in phase_rows(e):
+        lines.append(f"  {name:<34}{'not included' if v is None else gib(v):>14}")
+    lines.append(f"  {'peak of the step':<34}{gib(e.per_gpu):>14}" + (
         f"   of {report.gpu_name} {gib(report.gpu_bytes)}: {report.gpu_fraction:.0%}, "
         f"headroom {gib(report.gpu_bytes - e.per_gpu)}" if report.gpu_bytes else ""))
-    host = f"  {'host RAM per node':<26}{gib(e.host):>14}"
+    host = f"  {'host RAM per node':<34}{gib(e.host):>14}"
     if report.host_fraction is not None and report.host_bytes:
         host += f"   of {gib(report.host_bytes)}: {report.host_fraction:.0%}, headroom {gib(report.host_bytes - e.host)}"
     elif not offloads(e.strategy):
-        host += "   (no offload: DeepSpeed's load-time figure, not judged)" if e.strategy.kind == "deepspeed" \
+        host += "   (no offload: the frozen base and the adapters loaded per process, not judged)" if e.lora \
+            else "   (no offload: DeepSpeed's load-time figure, not judged)" if e.strategy.kind == "deepspeed" \
             else "   (no offload: the fp32 model loaded per process, not judged)"
     else:
         host += "   (node RAM unknown: --host-ram GIB)"
     lines.append(host)
     if e.nvme:
-        lines.append(f"  {'NVMe per node':<26}{gib(e.nvme):>14}")
+        lines.append(f"  {'NVMe per node':<34}{gib(e.nvme):>14}")
     if e.activation_detail is not None:
         lines += [f"    {name:<56}{gib(v):>12}" for name, v in e.activation_detail.lines()]
     if e.activation_formula:
@@ -843,8 +988,23 @@ def render_table(report: Report) -> str:
         lines.append(f"  {sug}")
     for n in e.notes + m.notes + report.notes:
         lines.append(f"  note: {n}")
-    lines.append("  not in the estimate: CUDA context, fragmentation, communication buffers (as DeepSpeed's)")
+    lines.append("  not in the estimate: allocator fragmentation (the reason for the 80% margin)")
     return "\n".join(lines) + "\n"
+
+
+def phase_rows(e: Estimate) -> list[tuple[str, float | None]]:
+    """The labelled lines of the peak: the states, each phase's extra terms, the two phases, and the
+    per-GPU constants (labelled estimated)."""
+    rows: list[tuple[str, float | None]] = [
+        ("parameters" if e.lora is None else "weights: base + adapters", e.params), ("gradients", e.grads),
+        ("optimizer state (AdamW)", e.optimizer), ("gathered layer/model", e.gathered),
+        ("communication buckets", e.buckets), ("activations", e.activations),
+        ("= forward/backward", e.forward_backward),
+        ("optimizer step temporaries", e.step_temporaries), ("= optimizer step", e.optimizer_step),
+        ("CUDA context (estimated)", e.cuda_context)]
+    if e.communicators:
+        rows.append((f"NCCL, {e.communicators} communicator{'s' if e.communicators > 1 else ''} (estimated)", e.nccl))
+    return rows
 
 
 # -- against a document and an environment --------------------------------------------------------
@@ -881,12 +1041,12 @@ def machine_of(env: Any, host_ram_gib: float | None = None) -> dict[str, Any]:
 
 
 def check_memory(doc: Any, env: Any, model: ModelSize, *, seq_len: int | None = None, micro_batch: int | None = None,
-                 host_ram_gib: float | None = None) -> tuple[Report, list[Finding]]:
+                 host_ram_gib: float | None = None, lora: Any = None) -> tuple[Report, list[Finding]]:
     """The memory report and the ``mem-*`` findings (1-based positions) for one loaded document."""
     from accelconf.environment.checks import ConfigView as _Cfg
 
     data = doc.data if isinstance(doc.data, dict) else {}
-    report = assess(data, model, seq_len=seq_len, micro_batch=micro_batch, path=doc.path,
+    report = assess(data, model, seq_len=seq_len, micro_batch=micro_batch, path=doc.path, lora=lora,
                     **machine_of(env, host_ram_gib))
     cfg = _Cfg(doc, data)
 
@@ -910,6 +1070,7 @@ class Question:
     micro_batch: int | None = None
     host_ram_gib: float | None = None
     classes: Any = None
+    lora: Any = None  # an accelconf.environment.lora.Adapter (--lora-rank, the editor's accelconf.loraRank)
 
 
 def document_findings(doc: Any, env: Any, question: Question) -> list[Finding]:
@@ -920,5 +1081,5 @@ def document_findings(doc: Any, env: Any, question: Question) -> list[Finding]:
     if not isinstance(getattr(doc, "data", None), dict):
         return []
     _, found = check_memory(doc, env, question.model, seq_len=question.seq_len, micro_batch=question.micro_batch,
-                            host_ram_gib=question.host_ram_gib)
+                            host_ram_gib=question.host_ram_gib, lora=question.lora)
     return found + wrap_findings(doc, question.classes)

@@ -180,7 +180,8 @@ def _header_tensors(paths: list[str]) -> tuple[list[tuple[str, Shape]], set[str]
 
 # Defaults of the optional keys, from transformers' configuration_<family>.py (transformers 5.x).
 _TIE = {"llama": False, "mistral": False, "mixtral": False, "qwen2": False, "qwen3": False, "gemma": True,
-        "gemma2": True, "phi": False, "phi3": False, "gpt2": True, "gpt_neox": False, "falcon": True}
+        "gemma2": True, "gemma3_text": True, "phi": False, "phi3": False, "gpt2": True, "gpt_neox": False,
+        "falcon": True, "qwen2_moe": False, "qwen3_moe": False}
 FAMILIES: tuple[str, ...] = tuple(sorted(_TIE))
 
 
@@ -208,46 +209,76 @@ def _norm(name: str, size: int, bias: bool = False) -> list[tuple[str, Shape]]:
 
 
 def _llama_like(c: _Cfg) -> tuple[list[tuple[str, Shape]], Arch]:
-    """llama, mistral, mixtral, qwen2, qwen3, gemma, gemma2, phi3 (modeling_<family>.py)."""
+    """llama, mistral, mixtral, qwen2, qwen3, qwen2-moe, qwen3-moe, gemma, gemma2, gemma3 (text), phi3
+    (modeling_<family>.py)."""
     fam = c.family
     h, v, layers = c("hidden_size"), c("vocab_size"), c("num_hidden_layers")
     heads = c("num_attention_heads")
     kv = c("num_key_value_heads", default=heads)
     hd = c("head_dim", default=h // heads)
-    inter = c("intermediate_size")
-    qkv_bias = fam == "qwen2" or c("attention_bias", default=False)
-    o_bias = fam != "qwen2" and c("attention_bias", default=False)
-    mlp_bias = c("mlp_bias", default=False)
+    qkv_bias = fam == "qwen2" or c("qkv_bias" if fam == "qwen2_moe" else "attention_bias", default=fam == "qwen2_moe")
+    o_bias = fam not in ("qwen2", "qwen2_moe") and c("attention_bias", default=False)
     out: list[tuple[str, Shape]] = [("model.embed_tokens.weight", (v, h))]
     for i in range(layers):
         p = f"model.layers.{i}"
         if fam == "phi3":
             out += _linear(f"{p}.self_attn.qkv_proj", (heads + 2 * kv) * hd, h, False)
             out += _linear(f"{p}.self_attn.o_proj", h, heads * hd, False)
-            out += _linear(f"{p}.mlp.gate_up_proj", 2 * inter, h, False)
-            out += _linear(f"{p}.mlp.down_proj", h, inter, False)
         else:
             out += _linear(f"{p}.self_attn.q_proj", heads * hd, h, qkv_bias)
             out += _linear(f"{p}.self_attn.k_proj", kv * hd, h, qkv_bias)
             out += _linear(f"{p}.self_attn.v_proj", kv * hd, h, qkv_bias)
             out += _linear(f"{p}.self_attn.o_proj", h, heads * hd, o_bias)
-            if fam == "qwen3":
-                out += _norm(f"{p}.self_attn.q_norm", hd) + _norm(f"{p}.self_attn.k_norm", hd)
-            if fam == "mixtral":
-                experts = c("num_local_experts")
-                out += _linear(f"{p}.block_sparse_moe.gate", experts, h, False)
-                for e in range(experts):  # as the checkpoints store them (w1, w2, w3 per expert)
-                    q = f"{p}.block_sparse_moe.experts.{e}"
-                    out += _linear(f"{q}.w1", inter, h, False) + _linear(f"{q}.w2", h, inter, False)
-                    out += _linear(f"{q}.w3", inter, h, False)
-            else:
-                out += _linear(f"{p}.mlp.gate_proj", inter, h, mlp_bias) + _linear(f"{p}.mlp.up_proj", inter, h, mlp_bias)
-                out += _linear(f"{p}.mlp.down_proj", h, inter, mlp_bias)
+        if fam in ("qwen3", "qwen3_moe", "gemma3_text"):
+            out += _norm(f"{p}.self_attn.q_norm", hd) + _norm(f"{p}.self_attn.k_norm", hd)
+        out += _mlp_tensors(c, p, i, h)
         out += _norm(f"{p}.input_layernorm", h) + _norm(f"{p}.post_attention_layernorm", h)
-        if fam == "gemma2":
+        if fam in ("gemma2", "gemma3_text"):
             out += _norm(f"{p}.pre_feedforward_layernorm", h) + _norm(f"{p}.post_feedforward_layernorm", h)
     out += _norm("model.norm", h)
     return out, Arch(h, layers, heads)
+
+
+# (num_experts, moe_intermediate_size) when config.json leaves them out: configuration_<family>.py
+_MOE_DEFAULTS = {"qwen2_moe": (60, 1408), "qwen3_moe": (128, 768)}
+
+
+def moe_layer(c: Any, index: int) -> bool:
+    """Whether decoder layer ``index`` of a qwen2-moe/qwen3-moe config is sparse (the rule of their
+    ``DecoderLayer.__init__``: not in ``mlp_only_layers`` and on the ``decoder_sparse_step``)."""
+    step = c("decoder_sparse_step", default=1) or 1
+    return index not in (c("mlp_only_layers", default=None) or []) and (index + 1) % step == 0
+
+
+def _mlp_tensors(c: _Cfg, p: str, i: int, h: int) -> list[tuple[str, Shape]]:
+    """One layer's feed-forward tensors: dense, fused (phi3), mixtral's experts as its checkpoints
+    store them, or the qwen-moe experts as transformers 5 builds them (one fused tensor per kind)."""
+    fam, inter = c.family, c("intermediate_size")
+    if fam == "phi3":
+        return _linear(f"{p}.mlp.gate_up_proj", 2 * inter, h, False) + _linear(f"{p}.mlp.down_proj", h, inter, False)
+    if fam == "mixtral":
+        experts = c("num_local_experts")
+        out = _linear(f"{p}.block_sparse_moe.gate", experts, h, False)
+        for e in range(experts):  # as the checkpoints store them (w1, w2, w3 per expert)
+            q = f"{p}.block_sparse_moe.experts.{e}"
+            out += _linear(f"{q}.w1", inter, h, False) + _linear(f"{q}.w2", h, inter, False)
+            out += _linear(f"{q}.w3", inter, h, False)
+        return out
+    if fam in ("qwen2_moe", "qwen3_moe") and c("num_experts", default=_MOE_DEFAULTS[fam][0]) and moe_layer(c, i):
+        experts = c("num_experts", default=_MOE_DEFAULTS[fam][0])
+        moe = c("moe_intermediate_size", default=_MOE_DEFAULTS[fam][1])
+        out = [(f"{p}.mlp.gate.weight", (experts, h)), (f"{p}.mlp.experts.gate_up_proj", (experts, 2 * moe, h)),
+               (f"{p}.mlp.experts.down_proj", (experts, h, moe))]
+        if fam == "qwen2_moe":
+            shared = c("shared_expert_intermediate_size", default=5632)
+            out += _linear(f"{p}.mlp.shared_expert.gate_proj", shared, h, False)
+            out += _linear(f"{p}.mlp.shared_expert.up_proj", shared, h, False)
+            out += _linear(f"{p}.mlp.shared_expert.down_proj", h, shared, False)
+            out += _linear(f"{p}.mlp.shared_expert_gate", 1, h, False)
+        return out
+    bias = c("mlp_bias", default=False)
+    return (_linear(f"{p}.mlp.gate_proj", inter, h, bias) + _linear(f"{p}.mlp.up_proj", inter, h, bias)
+            + _linear(f"{p}.mlp.down_proj", h, inter, bias))
 
 
 def _phi(c: _Cfg) -> tuple[list[tuple[str, Shape]], Arch]:
@@ -458,6 +489,84 @@ def _from_parts(path: str, config: dict[str, Any] | None, cfg_path: str, cfg_dty
     big, unit = largest_layers(tensors)
     return ModelSize(sum(_numel(s) for _, s in tensors), big, unit, f"config.json ({fam})", tuple(tensors), arch2,
                      fam, cfg_dtype)
+
+
+# -- well-known models by name ---------------------------------------------------------------
+
+_TABLE: dict[str, Any] | None = None
+
+
+def known_models() -> dict[str, Any]:
+    """The bundled table (``accelconf/data/models.json``): Hugging Face repository id -> its ``source``
+    (the config.json the values come from), ``config`` (the shape fields) and an optional ``note``."""
+    global _TABLE
+    if _TABLE is None:
+        with open(os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "models.json"),
+                  encoding="utf-8") as fh:
+            _TABLE = json.load(fh)["models"]
+    return _TABLE
+
+
+def _key(name: str) -> str:
+    return name.strip().lower()
+
+
+def lookup_name(name: str) -> str | None:
+    """The table's repository id for ``name``: the id itself or its part after the ``/``, any case."""
+    want = _key(name)
+    for repo in known_models():
+        if want in (_key(repo), _key(repo.rpartition("/")[2])):
+            return repo
+    return None
+
+
+def nearest_names(name: str, n: int = 3) -> list[str]:
+    import difflib
+
+    short = {_key(r.rpartition("/")[2]): r for r in known_models()}
+    want = _key(name).rpartition("/")[2]
+    return [short[k] for k in difflib.get_close_matches(want, list(short), n=n, cutoff=0.3)]
+
+
+def model_config(spec: str) -> dict[str, Any] | None:
+    """The config.json of ``--model SPEC``: a local folder's (it wins over a name), else the table's."""
+    if os.path.isdir(spec):
+        try:
+            with open(os.path.join(spec, "config.json"), encoding="utf-8") as fh:
+                data = json.load(fh)
+        except (OSError, ValueError):
+            return None
+        return data if isinstance(data, dict) else None
+    repo = lookup_name(spec)
+    return None if repo is None else dict(known_models()[repo]["config"])
+
+
+def from_name(name: str) -> ModelSize:
+    """The size of a model of the bundled table, from its config.json shape fields."""
+    repo = lookup_name(name)
+    if repo is None:
+        # a path that is not there gets no name suggestions (an id has one "/", a path starts with one)
+        near = [] if name.startswith(("/", ".", "~")) or name.count("/") > 1 else nearest_names(name)
+        hint = f"; nearest known: {', '.join(near)}" if near else ""
+        raise UsageError(f"--model {name}: not a folder and not a model accelconf knows by name{hint} "
+                         f"({len(known_models())} known, accelconf/data/models.json)")
+    entry = known_models()[repo]
+    config = dict(entry["config"])
+    tensors, arch, fam = tensors_from_config(config, f"{repo} (bundled config.json)")
+    big, unit = largest_layers(tensors)
+    notes = (f"shape fields of {repo} from accelconf's table ({entry['source']})",) + (
+        (entry["note"],) if entry.get("note") else ())
+    return ModelSize(sum(_numel(sh) for _, sh in tensors), big, unit, f"bundled config.json of {repo}, {fam}",
+                     tuple(tensors), arch, fam, config.get("torch_dtype"), notes, structure=_structure(config))
+
+
+def resolve(spec: str | os.PathLike[str]) -> ModelSize:
+    """``--model SPEC``: a local Hugging Face model folder, else a well-known model's name
+    (:func:`known_models`). Raises :class:`UsageError` naming the nearest names for an unknown one."""
+    path = os.fspath(spec)
+    if os.path.isdir(path):
+        return from_model_dir(path)
+    return from_name(path)
 
 
 def with_attention(size: ModelSize, attn: str | None) -> ModelSize:

@@ -80,14 +80,13 @@ class ModelClasses:
         return self.main in _data()["package"]
 
 
-def model_classes(model_dir: str) -> ModelClasses | None:
-    """The classes of a local model folder, or ``None`` without a readable ``config.json``."""
-    try:
-        with open(os.path.join(model_dir, "config.json"), encoding="utf-8") as fh:
-            config = json.load(fh)
-    except (OSError, ValueError):
-        return None
-    return ModelClasses(config) if isinstance(config, dict) else None
+def model_classes(model: str) -> ModelClasses | None:
+    """The classes of ``--model``'s config.json (a local folder's, else a well-known model's), or
+    ``None`` without a readable one."""
+    from accelconf.environment.modelsize import model_config
+
+    config = model_config(model)
+    return ModelClasses(config) if config is not None else None
 
 
 def _wrap_value(data: dict[str, Any]) -> str | None:

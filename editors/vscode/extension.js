@@ -21,7 +21,7 @@ const LANGUAGES = ["yaml", "json"];
 // Settings the server reads. The others in the section (server.command, trace.server) are the
 // client's own, and the server would warn about them as unknown.
 // The memory keys ("will it fit?") are read by the server's accelconf/assist/memhint.py.
-const MEMORY_KEYS = ["params", "model", "seqLen", "microBatch", "hostRamGib"];
+const MEMORY_KEYS = ["params", "model", "seqLen", "microBatch", "hostRamGib", "loraRank", "loraTargets", "quant"];
 const SERVER_KEYS = ["accelerateVersion", "target", "disabledRules", ...MEMORY_KEYS];
 // Settings that need a new server process when they change.
 const RESTART_KEYS = ["server.command"];
