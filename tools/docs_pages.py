@@ -87,7 +87,8 @@ def _section_title(name: str) -> str:
 
 def settings_page() -> str:
     """One table per registry section, one row per setting, with a filter box over all rows."""
-    out = [HEADER.format(source="accelconf/accelerate/registry.py"), "# Settings reference\n\n",
+    out = ["---\nhide:\n  - navigation\n  - toc\n---\n\n",  # the table needs the page's whole width
+           HEADER.format(source="accelconf/accelerate/registry.py"), "# Settings reference\n\n",
            f"Every setting of an accelerate config file that accelconf knows ({len(registry.SETTINGS)} settings, "
            f"accelerate {registry.OLDEST} to {registry.NEWEST}): its YAML key, the `accelerate launch` flag, "
            "the environment variable the launcher writes for the training process, the plugin field that reads "

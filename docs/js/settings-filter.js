@@ -1,5 +1,5 @@
-// The settings reference's filter box: hides the rows (and the section headings of sections left
-// empty) whose text does not contain every word typed. Other pages have no #settings-filter.
+// The settings reference's filter box: hides the rows whose text does not contain every word typed,
+// and the tables left without a row. Other pages have no #settings-filter.
 document.addEventListener("DOMContentLoaded", function () {
   var box = document.getElementById("settings-filter");
   if (!box) return;
