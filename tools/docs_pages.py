@@ -17,9 +17,15 @@ time). Two pages come from other tables when they exist: the rules reference fro
 from __future__ import annotations
 
 import argparse
+import contextlib
+import importlib
+import io
+import os
 import sys
+import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -171,17 +177,104 @@ def releases_page() -> str:
     return "".join(out).rstrip() + "\n"
 
 
+def _catalogue() -> ModuleType | None:
+    """The rule catalogue (``accelconf.catalogue``), where this checkout has one."""
+    try:
+        catalogue = importlib.import_module("accelconf.catalogue")
+    except ImportError:
+        return None
+    return catalogue if hasattr(catalogue, "all_rules") else None
+
+
+def _example_argv(example: Any) -> list[str]:
+    argv = ["check", "--target", example.target] if example.target else ["validate"]
+    argv += ["--accelerate-version", example.accelerate or registry.NEWEST]
+    if example.deepspeed:
+        argv += ["--deepspeed-version", example.deepspeed]
+    if example.runtime:
+        argv += ["--runtime", example.runtime]
+    return argv + [example.file]
+
+
+def _run_example(example: Any, text: str) -> tuple[str, int]:
+    """What `accelconf validate` (or `check --target`) prints for the example, run in a scratch folder,
+    and its exit code."""
+    from accelconf.cli import main as cli_main
+
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, content in example.files:
+            Path(tmp, name).write_text(content, encoding="utf-8")
+        Path(tmp, example.file).write_text(text, encoding="utf-8")
+        out, cwd = io.StringIO(), os.getcwd()
+        try:
+            os.chdir(tmp)
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+                code = cli_main(_example_argv(example) + ["--color", "never"])
+        finally:
+            os.chdir(cwd)
+    return out.getvalue(), code
+
+
+def _shown_run(example: Any, text: str) -> str:
+    command = "accelconf " + " ".join(_example_argv(example))
+    output, code = _run_example(example, text)
+    if not output:
+        return f"`{command}` prints nothing (exit {code}).\n\n"
+    return f"`{command}` prints (exit {code}):\n\n" + _fence(output, "text")
+
+
+def _fence(text: str, lang: str) -> str:
+    return f"```{lang}\n{text.rstrip(chr(10))}\n```\n\n"
+
+
+def rule_page(rule: Any) -> str:
+    out = [HEADER.format(source="accelconf/catalogue/"), f"# `{rule.id}`\n\n{rule.summary}\n\n",
+           f"Area: {rule.area}. Default severity: **{rule.severity}**. "
+           f"{'`accelconf fmt` applies its fix.' if rule.fmt_safe else 'Not fixed by `accelconf fmt`.'}\n\n"]
+    if rule.why:
+        out.append(f"## Why\n\n{rule.why}\n\n")
+    for example in rule.examples:
+        lang = "json" if example.file.endswith(".json") else "yaml"
+        out.append(f"## Example: {example.case or rule.id}\n\n`{example.file}`:\n\n" + _fence(example.text, lang))
+        out.append(_shown_run(example, example.text))
+        if example.fixed is not None:
+            out.append("The fix:\n\n" + _fence(example.fixed, lang) + "Then " + _shown_run(example, example.fixed))
+    return "".join(out).rstrip() + "\n"
+
+
+def rules_pages() -> dict[str, str]:
+    """One page per rule id of the catalogue and an index, or nothing without a catalogue."""
+    catalogue = _catalogue()
+    if catalogue is None:
+        return {}
+    rules = catalogue.all_rules()
+    index = [HEADER.format(source="accelconf/catalogue/"), "# Rules\n\n",
+             "Every finding accelconf reports has a rule id (`--disable ID`, the editor's `disabledRules`). "
+             "Each page says what the rule catches, why, and shows an example with what accelconf prints for it "
+             "and for the fixed file, as this checkout prints them.\n\n"]
+    for area in catalogue.AREAS:
+        rows = [r for r in rules if r.area == area]
+        if rows:
+            index.append(f"## {area}\n\n| rule | severity | summary |\n|---|---|---|\n"
+                         + "".join(f"| [`{r.id}`]({r.id}.md) | {r.severity} | {_cell(r.summary)} |\n" for r in rows) + "\n")
+    pages = {"rules/index.md": "".join(index).rstrip() + "\n"}
+    pages.update({f"rules/{r.id}.md": rule_page(r) for r in rules})
+    return pages
+
+
+def memory_chart_pages() -> dict[str, str]:
+    """The memory strategy chart, from `accelconf fit`'s table where this checkout has it (nothing yet)."""
+    try:
+        fit = importlib.import_module("accelconf.commands.fit")
+    except ImportError:
+        return {}
+    render = getattr(fit, "docs_chart", None)
+    return render() if callable(render) else {}
+
+
 def optional_pages() -> dict[str, str]:
     """Pages rendered from tables that other parts of the project provide once they exist."""
-    pages: dict[str, str] = {}
-    try:
-        from accelconf import catalogue  # type: ignore[attr-defined]  # the rule catalogue, when present
-    except ImportError:
-        catalogue = None
-    render = getattr(catalogue, "docs_pages", None)
-    if callable(render):
-        pages.update(render())
-    return pages
+    return {**rules_pages(), **memory_chart_pages()}
 
 
 # The site's copies of the top-level files, with links rewritten from the repository's layout
@@ -217,7 +310,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="exit 1 when a committed page differs")
     args = parser.parse_args(argv)
     stale = []
-    for name, text in generated_pages().items():
+    pages = generated_pages()
+    for name, text in pages.items():
         path = ROOT / "docs" / name
         if path.exists() and path.read_text(encoding="utf-8") == text:
             continue
@@ -225,6 +319,11 @@ def main(argv: list[str] | None = None) -> int:
         if args.write:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
+    for path in sorted((ROOT / "docs" / "rules").glob("*.md")):  # a rule the catalogue no longer has
+        if f"rules/{path.name}" not in pages:
+            stale.append(f"rules/{path.name}")
+            if args.write:
+                path.unlink()
     for name in stale:
         print(f"docs/{name}: {'written' if args.write else 'stale'}")
     return 1 if stale and args.check else 0

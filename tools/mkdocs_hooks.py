@@ -17,3 +17,14 @@ def on_files(files: Files, config: Any) -> Files:
     for page in docs_pages.SITE_COPIES:
         files.append(File.generated(config, page, content=docs_pages.site_copy(docs_pages.SITE_COPIES[page])))
     return files
+
+
+def on_config(config: Any) -> Any:
+    """One page per rule (docs/rules/, written by tools/docs_pages.py from the rule catalogue) joins the
+    nav under "Rules", so that no page is left out of it however many rules there are."""
+    rules = sorted(p.name for p in (Path(config["docs_dir"]) / "rules").glob("*.md"))
+    if rules and config["nav"] is not None:
+        pages: list[Any] = ["rules/index.md"] * ("index.md" in rules)
+        pages += [{name.removesuffix(".md"): f"rules/{name}"} for name in rules if name != "index.md"]  # titled by id
+        config["nav"].append({"Rules": pages})
+    return config
