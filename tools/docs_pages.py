@@ -262,14 +262,57 @@ def rules_pages() -> dict[str, str]:
     return pages
 
 
+# The reference models of the memory chart (config.json files shipped in examples/memory/) and the
+# machine each is judged on: nodes of 8 H100-80GB, sequence 4096, micro batch 1.
+CHART_MODELS = (("Llama-3.1-8B", "examples/memory/llama-3.1-8b", 1), ("Qwen2-7B", "examples/memory/qwen2-7b", 1),
+                ("Llama-3.1-70B", "examples/memory/llama-3.1-70b", 2))
+_VERDICT_COLOUR = {"fits": "#2e7d32", "does not fit": "#c62828"}
+
+
+def _bar_chart(table: dict[str, Any]) -> str:
+    """An SVG bar per strategy: memory per GPU against the GPU's memory (bars past 3x it are cut)."""
+    gpu = table["gpu_memory_bytes"]
+    rows = table["rows"]
+    scale, left, width, height = 3 * gpu, 440, 380, 15
+    lines = [f'<svg class="memory-chart" viewBox="0 0 {left + width + 120} {height * len(rows) + 30}" '
+             f'role="img" aria-label="memory per GPU of each strategy" xmlns="http://www.w3.org/2000/svg">']
+    for i, row in enumerate(rows):
+        y = 20 + i * height
+        label = row["strategy"] + (", checkpointing" if row["activation_checkpointing"] else "")
+        share = row["per_gpu_bytes"] / gpu
+        bar = min(row["per_gpu_bytes"], scale) / scale * width
+        colour = _VERDICT_COLOUR.get(row["verdict"], "#f9a825")
+        lines.append(f'<text x="{left - 6}" y="{y + 11}" text-anchor="end" font-size="10">{label}</text>'
+                     f'<rect x="{left}" y="{y + 2}" width="{bar:.1f}" height="{height - 4}" fill="{colour}">'
+                     f'<title>{label}: {row["per_gpu_bytes"] / 2**30:.1f} GiB, {row["verdict"]}</title></rect>'
+                     f'<text x="{left + bar + 4:.1f}" y="{y + 11}" font-size="10">{row["per_gpu_bytes"] / 2**30:.1f} GiB '
+                     f'({share:.0%})</text>')
+    x = left + gpu / scale * width
+    lines.append(f'<line x1="{x:.1f}" y1="12" x2="{x:.1f}" y2="{20 + height * len(rows)}" stroke="currentColor" '
+                 f'stroke-dasharray="4 3"/><text x="{x:.1f}" y="10" text-anchor="middle" font-size="10">'
+                 f'{table["gpu"]} {gpu / 2**30:.0f} GiB</text></svg>')
+    return "\n".join(lines) + "\n\n"
+
+
 def memory_chart_pages() -> dict[str, str]:
-    """The memory strategy chart, from `accelconf fit`'s table where this checkout has it (nothing yet)."""
-    try:
-        fit = importlib.import_module("accelconf.commands.fit")
-    except ImportError:
+    """The memory strategy chart, from `accelconf fit`'s table (``accelconf.api.fit``) where this
+    checkout has it; nothing otherwise."""
+    api = importlib.import_module("accelconf.api")
+    fit = getattr(api, "fit", None)
+    if fit is None:
         return {}
-    render = getattr(fit, "docs_chart", None)
-    return render() if callable(render) else {}
+    out = [HEADER.format(source="accelconf.api.fit (the table `accelconf fit` prints)"), "# Memory strategies\n\n",
+           "Memory per GPU of every strategy accelconf models, for three reference models (their `config.json` "
+           "in `examples/memory/`) on nodes of 8 H100-80GB, sequence length 4096, micro batch 1: the table "
+           "`accelconf fit` prints, as bars: green fits (under 80% of the GPU), amber is tight (80-100%), red does not fit; the dashed line is the GPU's memory, and bars past 3x it are cut.\n\n"]
+    for name, folder, nodes in CHART_MODELS:
+        table = fit(str(ROOT / folder), gpu="H100-80GB", gpus=8, nodes=nodes, seq_len=4096, micro_batch=1).to_json()
+        cheapest = table.get("cheapest_that_fits")
+        cheapest = cheapest.get("strategy") if isinstance(cheapest, dict) else cheapest
+        out.append(f"## {name} on {nodes} x 8 H100-80GB\n\n"
+                   f"`accelconf fit --model {folder} --gpu H100-80GB --gpus 8 --nodes {nodes} --seq-len 4096 --micro-batch 1`; "
+                   f"the cheapest that fits: {cheapest or 'none'}.\n\n" + _bar_chart(table))
+    return {"reference/memory.md": "".join(out).rstrip() + "\n"}
 
 
 def optional_pages() -> dict[str, str]:
