@@ -121,7 +121,8 @@ def _accelerate_release_lines(version: str) -> list[str]:
         if change.since == version:
             lines.append(f"- from {version}: {change.doc} (`{name}`, `{change.file}`)")
         if change.until == version:
-            lines.append(f"- until {_last_release(version)} (gone in {version}): {change.doc} (`{name}`, `{change.file}`)")
+            last = _last_release(version)
+            lines.append(f"- until {last} (gone in {version}): {change.doc} (`{name}`, `{change.file}`)")
     for s in registry.SETTINGS:
         if s.since == version:
             lines.append(f"- new setting `{s.path}`" + (f" (`{s.cli_flag}`)" if s.cli_flag else ""))
@@ -255,8 +256,8 @@ def rules_pages() -> dict[str, str]:
     for area in catalogue.AREAS:
         rows = [r for r in rules if r.area == area]
         if rows:
-            index.append(f"## {area}\n\n| rule | severity | summary |\n|---|---|---|\n"
-                         + "".join(f"| [`{r.id}`]({r.id}.md) | {r.severity} | {_cell(r.summary)} |\n" for r in rows) + "\n")
+            table = "".join(f"| [`{r.id}`]({r.id}.md) | {r.severity} | {_cell(r.summary)} |\n" for r in rows)
+            index.append(f"## {area}\n\n| rule | severity | summary |\n|---|---|---|\n{table}\n")
     pages = {"rules/index.md": "".join(index).rstrip() + "\n"}
     pages.update({f"rules/{r.id}.md": rule_page(r) for r in rules})
     return pages
@@ -285,8 +286,8 @@ def _bar_chart(table: dict[str, Any]) -> str:
         lines.append(f'<text x="{left - 6}" y="{y + 11}" text-anchor="end" font-size="10">{label}</text>'
                      f'<rect x="{left}" y="{y + 2}" width="{bar:.1f}" height="{height - 4}" fill="{colour}">'
                      f'<title>{label}: {row["per_gpu_bytes"] / 2**30:.1f} GiB, {row["verdict"]}</title></rect>'
-                     f'<text x="{left + bar + 4:.1f}" y="{y + 11}" font-size="10">{row["per_gpu_bytes"] / 2**30:.1f} GiB '
-                     f'({share:.0%})</text>')
+                     f'<text x="{left + bar + 4:.1f}" y="{y + 11}" font-size="10">'
+                     f'{row["per_gpu_bytes"] / 2**30:.1f} GiB ({share:.0%})</text>')
     x = left + gpu / scale * width
     lines.append(f'<line x1="{x:.1f}" y1="12" x2="{x:.1f}" y2="{20 + height * len(rows)}" stroke="currentColor" '
                  f'stroke-dasharray="4 3"/><text x="{x:.1f}" y="10" text-anchor="middle" font-size="10">'
@@ -304,13 +305,15 @@ def memory_chart_pages() -> dict[str, str]:
     out = [HEADER.format(source="accelconf.api.fit (the table `accelconf fit` prints)"), "# Memory strategies\n\n",
            "Memory per GPU of every strategy accelconf models, for three reference models (their `config.json` "
            "in `examples/memory/`) on nodes of 8 H100-80GB, sequence length 4096, micro batch 1: the table "
-           "`accelconf fit` prints, as bars: green fits (under 80% of the GPU), amber is tight (80-100%), red does not fit; the dashed line is the GPU's memory, and bars past 3x it are cut.\n\n"]
+           "`accelconf fit` prints, as bars: green fits (under 80% of the GPU), amber is tight (80-100%), red "
+           "does not fit; the dashed line is the GPU's memory, and bars past 3x it are cut.\n\n"]
     for name, folder, nodes in CHART_MODELS:
         table = fit(str(ROOT / folder), gpu="H100-80GB", gpus=8, nodes=nodes, seq_len=4096, micro_batch=1).to_json()
         cheapest = table.get("cheapest_that_fits")
         cheapest = cheapest.get("strategy") if isinstance(cheapest, dict) else cheapest
         out.append(f"## {name} on {nodes} x 8 H100-80GB\n\n"
-                   f"`accelconf fit --model {folder} --gpu H100-80GB --gpus 8 --nodes {nodes} --seq-len 4096 --micro-batch 1`; "
+                   f"`accelconf fit --model {folder} --gpu H100-80GB --gpus 8 --nodes {nodes} "
+                   "--seq-len 4096 --micro-batch 1`; "
                    f"the cheapest that fits: {cheapest or 'none'}.\n\n" + _bar_chart(table))
     return {"reference/memory.md": "".join(out).rstrip() + "\n"}
 

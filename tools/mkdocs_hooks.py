@@ -20,7 +20,8 @@ def on_files(files: Files, config: Any) -> Files:
 
 
 def on_config(config: Any) -> Any:
-    """Pages that exist only where the tables behind them do join the nav. One page per rule (docs/rules/, written by tools/docs_pages.py from the rule catalogue) joins the
+    """Pages that exist only where the tables behind them do join the nav. One page per rule
+    (docs/rules/, written by tools/docs_pages.py from the rule catalogue) joins the
     nav under "Rules", so that no page is left out of it however many rules there are."""
     rules = sorted(p.name for p in (Path(config["docs_dir"]) / "rules").glob("*.md"))
     if rules and config["nav"] is not None:
