@@ -49,7 +49,7 @@ def test_api_page_python_examples_run_as_doctests():
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
     shared: dict = {}  # the blocks read as one session, as the page reads
     for i, block in enumerate(blocks):
-        test = parser.get_doctest(block, shared, f"README-python-{i}", str(readme), 0)
+        test = parser.get_doctest(block, shared, f"api.md-python-{i}", str(readme), 0)
         test.globs = shared
         runner.run(test, clear_globs=False)
     assert runner.failures == 0 and runner.tries >= 10
