@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test e2e editors install schemas bench versions mutants vsix clean
+.PHONY: demo test e2e editors install schemas docs bench versions mutants vsix clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -56,6 +56,11 @@ e2e: editors
 
 schemas: $(LIB_STAMP)
 	$(BIN)/accelconf schema --write schemas/
+
+# The documentation site: the generated pages rewritten, then a strict build into build/site/.
+docs: $(STAMP)
+	$(BIN)/python tools/docs_pages.py --write
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir build/site
 
 bench: $(STAMP)
 	$(BIN)/python bench/run_all.py

@@ -1,4 +1,4 @@
-"""The public API: a sorted ``__all__`` whose every name resolves, and the README's doctests."""
+"""The public API: a sorted ``__all__`` whose every name resolves, and the doctests of docs/api.md."""
 
 from __future__ import annotations
 
@@ -36,20 +36,20 @@ def test_validate_accepts_path_text_and_document(tmp_path):
     assert [f.rule for f in a] == [f.rule for f in b] == [f.rule for f in c] == ["enum-case"]
 
 
-def test_readme_python_examples():
+def test_api_page_python_examples_run_as_doctests():
     from pathlib import Path
 
-    readme = Path(__file__).resolve().parents[1] / "README.md"
+    readme = Path(__file__).resolve().parents[1] / "docs" / "api.md"
     text = readme.read_text(encoding="utf-8")
-    section = text[text.index("## Python API"):]
-    section = section[: section.index("\n## ", 5)] if "\n## " in section[5:] else section
+    section = text[text.index("# Python API"):]
+    section = section[: section.index("\n# ", 5)] if "\n# " in section[5:] else section
     blocks = [b.split("```", 1)[0] for b in section.split("```python\n")[1:]]
     assert len(blocks) >= 5
     parser = doctest.DocTestParser()
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
-    shared: dict = {}  # the blocks read as one session, like the README
+    shared: dict = {}  # the blocks read as one session, as the page reads
     for i, block in enumerate(blocks):
-        test = parser.get_doctest(block, shared, f"README-python-{i}", str(readme), 0)
+        test = parser.get_doctest(block, shared, f"api.md-python-{i}", str(readme), 0)
         test.globs = shared
         runner.run(test, clear_globs=False)
     assert runner.failures == 0 and runner.tries >= 10

@@ -219,11 +219,11 @@ def test_document_kind(path: str, text: str, kind: str | None) -> None:
 
 
 def test_modeline_lines_is_five() -> None:
-    # The README and the editor clients' comments say 5; change them together.
+    # The editors page and the editor clients' comments say 5; change them together.
     assert assist.MODELINE_LINES == 5
     assert assist.modeline("\n" * 4 + "# accelconf: disable\n") == "disable"
     assert assist.modeline("\n" * 5 + "# accelconf: disable\n") is None
-    for doc in ("README.md", "editors/vscode/README.md", "editors/nvim/README.md", "editors/emacs/accelconf-eglot.el"):
+    for doc in ("docs/editors.md", "editors/vscode/README.md", "editors/nvim/README.md", "editors/emacs/accelconf-eglot.el"):
         assert f"first {assist.MODELINE_LINES} lines" in (ROOT / doc).read_text(encoding="utf-8"), doc
 
 

@@ -99,7 +99,7 @@ def test_eval_of_to_cli_under_set_e_does_not_launch_an_invalid_config(files, tmp
     bad = job(files["half.yaml"], eval_idiom)
     assert not marker.exists(), "an invalid config was launched"
     assert bad.returncode != 0 and "after" not in bad.stdout and "[invalid-value]" in bad.stderr
-    # the README's form that stops at the substitution itself
+    # the form docs/conversions.md shows, which stops at the substitution itself
     assigned = job(files["half.yaml"], 'cmd="$({accelconf} to-cli -q {config})"\neval "$cmd train.py"')
     assert not marker.exists() and assigned.returncode == 1 and "after" not in assigned.stdout
 

@@ -52,7 +52,7 @@ def _corpus() -> list[Path]:
 
 
 # accelconf errors that DeepSpeed's config parser and initialize's config checks cannot see: they fail
-# later, in training (each named in the README's DeepSpeed section).
+# later, in training (each named in docs/deepspeed.md).
 TRAINING_TIME = {
     "ds-nvme-path",  # swapping to "" or "none" fails at the first NVMe write
     "ds-auto",  # plain DeepSpeed keeps an unfilled "auto" string in a hand-parsed key; it fails where the value is used

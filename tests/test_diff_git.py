@@ -1,6 +1,6 @@
 """``accelconf diff --git-driver`` as git's external diff driver, in a real temporary repository.
 
-Setup under test (the README documents the same two steps)::
+Setup under test (docs/diff.md documents the same two steps)::
 
     echo '*.yaml diff=accelconf' >> .gitattributes
     git config diff.accelconf.command "accelconf diff --git-driver"

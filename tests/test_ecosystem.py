@@ -133,22 +133,23 @@ def test_pre_commit_fmt_hook_fixes_in_place(hook_repo, work):
     assert _try(pre_commit, snap, work, "accelconf-fmt").returncode == 0
 
 
-def _readme_block(after: str, lang: str) -> str:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+def _readme_block(after: str, lang: str, page: str) -> str:
+    """The first ```lang block after the heading ``after`` of a documentation page."""
+    readme = (ROOT / "docs" / page).read_text(encoding="utf-8")
     start = readme.index(after)
     begin = readme.index(f"```{lang}\n", start) + len(lang) + 4
     return readme[begin:readme.index("```", begin)]
 
 
-def test_readme_local_hooks_work_as_written(tmp_path):
-    """The README's `repo: local` snippet, copied as is: same entry/files as .pre-commit-hooks.yaml,
+def test_ci_page_local_hooks_work_as_written(tmp_path):
+    """The CI page's `repo: local` snippet, copied as is: same entry/files as .pre-commit-hooks.yaml,
     and the real pre-commit runs it (language: system needs no package index)."""
     import yaml
 
     pre_commit = Path(sys.executable).with_name("pre-commit")
     if shutil.which("git") is None or not pre_commit.exists():
         pytest.skip("git or pre-commit (test extras) is not installed")
-    snippet = _readme_block("## pre-commit, CI and schema catalogs", "yaml")
+    snippet = _readme_block("# pre-commit, CI and schema catalogs", "yaml", "ci.md")
     config = yaml.safe_load(snippet)
     published = {h["id"]: h for h in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
     hooks = config["repos"][0]["hooks"]
@@ -215,15 +216,15 @@ def test_yaml_language_server_finds_no_false_errors_in_the_corpus(yls, tmp_path)
             assert ours, f"{path.name}: yaml-language-server says {schema_errors[0]['message']!r}; accelconf finds nothing"
 
 
-def test_readme_modeline_works_as_written(yls, tmp_path):
-    """The README's modeline pair: the schema written by the command shown, a relative $schema path."""
+def test_editors_page_modeline_works_as_written(yls, tmp_path):
+    """The editors page's modeline pair: the schema written by the command shown, a relative $schema path."""
     from tests.ylsp import diagnostics_for
 
-    command = _readme_block("### Without the server: a schema modeline", "sh").strip()
+    command = _readme_block("## Without the server: a schema modeline", "sh", "editors.md").strip()
     assert command == "accelconf schema accelerate > accelerate-config.schema.json"
     r = subprocess.run([sys.executable, "-m", "accelconf", "schema", "accelerate"], capture_output=True, text=True, check=True)
     (tmp_path / "accelerate-config.schema.json").write_text(r.stdout)
-    modeline = _readme_block("### Without the server: a schema modeline", "yaml").splitlines()[0]
+    modeline = _readme_block("## Without the server: a schema modeline", "yaml", "editors.md").splitlines()[0]
     config = tmp_path / "train.yaml"
     config.write_text(modeline + "\ndistributed_type: MULTI_GPU\nnum_gpus: 2\n")
     permissive = tmp_path / "anything.json"

@@ -1000,7 +1000,7 @@ def test_vscode_end_to_end(tmp_path: Path) -> None:
     files = _session_files(tmp_path)
     ws = files[0].parent
     (ws / ".vscode").mkdir()
-    # The workspace points the extension at this checkout's accelconf, as the README says.
+    # The workspace points the extension at this checkout's accelconf, as docs/editors.md says.
     (ws / ".vscode" / "settings.json").write_text(json.dumps({"accelconf.server.command": SERVER}), encoding="utf-8")
     vsix = tmp_path / "accelconf.vsix"
     build = subprocess.run(["bash", str(VSCODE / "build.sh"), str(vsix)], capture_output=True, text=True, timeout=600, cwd=ROOT)

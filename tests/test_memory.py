@@ -254,9 +254,9 @@ def test_every_memory_rule_is_documented_and_reached(cli, tmp_path):
 def _readme_examples() -> list[tuple[list[str], str]]:
     import shlex
 
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = text[text.index("### Will it fit?"):]
-    section = section[:section.index("\n## ")]
+    text = (ROOT / "docs" / "check.md").read_text(encoding="utf-8")
+    section = text[text.index("## Will it fit?"):]
+    section = section[:section.index("\n## ")] if "\n## " in section[3:] else section
     out = []
     for block in section.split("```console\n")[1:]:
         block = block[:block.index("```")]
@@ -270,7 +270,7 @@ def _readme_examples() -> list[tuple[list[str], str]]:
 
 
 @pytest.mark.parametrize("argv,expected", _readme_examples())
-def test_readme_memory_examples_are_real_output(cli, monkeypatch, argv, expected):
+def test_check_page_memory_examples_are_real_output(cli, monkeypatch, argv, expected):
     monkeypatch.chdir(ROOT)
     r = cli(*argv)
     assert r.out == expected

@@ -474,7 +474,7 @@ def table(results: list[ReleaseResult], seconds: float, jobs: int) -> str:
              "where the writer reports an error. *fmt/migrate same env*: the output of `fmt --accelerate-version V`",
              "(configs it changes) launches to the same env, a respelled value counted only where the release's own",
              "plugins are equal; `migrate --to fsdp2` output (1.6 on) to the same env but for the variables of the",
-             "keys one of its notes names. See README \"Versions: every release against its own code\".", "",
+             "keys one of its notes names. See docs/versions.md.", "",
              "| release | configs | launched | to-env exact | verdicts agreeing | errors added | machine "
              "| to-cli same env | fmt/migrate same env |",
              "|---|---|---|---|---|---|---|---|---|"]
