@@ -32,7 +32,8 @@ class Field:
     """One argument field in one form. ``type`` is how ``HfArgumentParser`` reads it: ``bool``,
     ``int``, ``float``, ``str``, ``list`` (also one string), ``dict`` (also a JSON string),
     ``enum`` (one of ``choices``), ``union``, ``object``; ``optional-`` in front when ``None`` is
-    accepted too. ``since``/``until``: the first release with this form, the first without."""
+    accepted too. ``since``/``until``: the first release with this form, the first without.
+    ``required``: the field has no default (``output_dir`` before transformers 5)."""
 
     name: str
     type: str
@@ -40,6 +41,7 @@ class Field:
     choices: tuple[Any, ...] | None
     since: str
     until: str | None
+    required: bool = False
 
     @property
     def optional(self) -> bool:
@@ -114,7 +116,7 @@ def _in(seg: Mapping[str, Any], minor: str) -> bool:
 def _field(name: str, seg: Mapping[str, Any]) -> Field:
     choices = seg.get("choices")
     return Field(name, seg["type"], seg["default"], tuple(choices) if choices is not None else None,
-                 seg["since"], seg["until"])
+                 seg["since"], seg["until"], bool(seg.get("required", False)))
 
 
 def _pick(table: Mapping[str, list[dict[str, Any]]], minor: str) -> dict[str, Field]:
