@@ -13,16 +13,18 @@ the same one. A version the data does not know raises :class:`UnknownRelease` na
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from types import MappingProxyType
 from typing import Any
 
 from accelconf import versions
 
+# Read by path, not importlib.resources: that import costs start-up time on every command.
+DATA = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "transformers_releases.json")
 BASE_CLASS = "TrainingArguments"
 SEQ2SEQ_CLASS = "Seq2SeqTrainingArguments"
 
@@ -58,8 +60,8 @@ class UnknownRelease(ValueError):
 
 @lru_cache(maxsize=1)
 def _data() -> dict[str, Any]:
-    text = resources.files("accelconf").joinpath("data/transformers_releases.json").read_text(encoding="utf-8")
-    return json.loads(text)  # type: ignore[no-any-return]
+    with open(DATA, encoding="utf-8") as fh:
+        return json.load(fh)  # type: ignore[no-any-return]
 
 
 def _key(minor: str) -> tuple[int, ...]:
