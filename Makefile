@@ -65,9 +65,11 @@ docs: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/run_all.py
 
-# Every accelerate minor release 0.20-1.15 against its own launcher (installed once under the venv).
+# Every accelerate minor release 0.20-1.15 against its own launcher, and every transformers release
+# 4.46-newest (and the TRL releases) against the releases data (installed once under the venv).
 versions: $(STAMP)
 	$(BIN)/python tests/oracle/matrix.py --write bench/VERSIONS.md --jobs 2
+	$(BIN)/python tests/oracle/transformers_matrix.py --write bench/TRANSFORMERS.md --jobs 2
 
 # Mutation testing of the core (not in CI; takes hours for every mutant on 2 cores). Writes
 # bench/MUTANTS.md. MUTANTS="pattern ..." limits the run to mutant names matching mutmut globs,

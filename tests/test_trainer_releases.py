@@ -107,8 +107,9 @@ def test_the_data_matches_the_installed_transformers_own_dataclasses() -> None:
     assert releases.full_version(minor) == theirs["version"], "the data was generated from another patch release"
     for cls in ("TrainingArguments", "Seq2SeqTrainingArguments"):
         ours = releases.fields(minor, cls=cls)
-        got = {f["name"]: (f["type"], f["default"], f["choices"]) for f in theirs["classes"][cls]}
-        mine = {n: (f.type, f.default, list(f.choices) if f.choices is not None else None) for n, f in ours.items()}
+        got = {f["name"]: (f["type"], f["default"], f["choices"], bool(f.get("required"))) for f in theirs["classes"][cls]}
+        mine = {n: (f.type, f.default, list(f.choices) if f.choices is not None else None, f.required)
+                for n, f in ours.items()}
         assert mine == got, f"{cls} of transformers {minor} drifted: python tests/oracle/transformers_releases_gen.py"
     assert releases.fsdp_config_keys(minor) == frozenset(theirs["fsdp_config_keys"])
 

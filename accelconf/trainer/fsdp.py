@@ -98,7 +98,7 @@ def check_config(entries: list[Arg], where: str, fsdp_on: bool) -> list[Finding]
                           if what else f"`{e.name}` is accelerate's name: TrainingArguments reads `{target}` and never this key",
                           e, k))
         elif key not in fsdp_keys():
-            from accelconf.formats.kwargs import ranked_matches
+            from accelconf.text.suggest import ranked
 
             guess = ranked_matches(key, fsdp_keys())
             hint = f"; did you mean `{guess[0]}`?" if guess else ""
@@ -182,9 +182,9 @@ def check_option_string(arg: Arg, entries: list[Arg]) -> list[Finding]:
                               f"`fsdp: {item}` is only available with FSDP1 and FSDP2 runs (no `fsdp_config` version 1): "
                               "TrainingArguments raises ValueError at construction", arg, "fsdp", value=True))
         elif item not in OPTIONS:
-            from accelconf.formats.kwargs import ranked_matches
+            from accelconf.text.suggest import ranked
 
-            guess = ranked_matches(item, OPTIONS)
+            guess = ranked(item, OPTIONS, fold_case=True, abbreviations=True)
             hint = f"; did you mean `{guess[0]}`?" if guess else ""
             what = " (a boolean `fsdp` is `fsdp: true` unquoted, or `--fsdp` alone)" if item.lower() in ("true", "false") else hint
             out.append(_f("trainer-fsdp-option", "error",

@@ -13,16 +13,18 @@ the same one. A version the data does not know raises :class:`UnknownRelease` na
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from types import MappingProxyType
 from typing import Any
 
 from accelconf import versions
 
+# Read by path, not importlib.resources: that import costs start-up time on every command.
+DATA = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "transformers_releases.json")
 BASE_CLASS = "TrainingArguments"
 SEQ2SEQ_CLASS = "Seq2SeqTrainingArguments"
 
@@ -32,7 +34,8 @@ class Field:
     """One argument field in one form. ``type`` is how ``HfArgumentParser`` reads it: ``bool``,
     ``int``, ``float``, ``str``, ``list`` (also one string), ``dict`` (also a JSON string),
     ``enum`` (one of ``choices``), ``union``, ``object``; ``optional-`` in front when ``None`` is
-    accepted too. ``since``/``until``: the first release with this form, the first without."""
+    accepted too. ``since``/``until``: the first release with this form, the first without.
+    ``required``: the field has no default (``output_dir`` before transformers 5)."""
 
     name: str
     type: str
@@ -40,6 +43,7 @@ class Field:
     choices: tuple[Any, ...] | None
     since: str
     until: str | None
+    required: bool = False
 
     @property
     def optional(self) -> bool:
@@ -56,8 +60,8 @@ class UnknownRelease(ValueError):
 
 @lru_cache(maxsize=1)
 def _data() -> dict[str, Any]:
-    text = resources.files("accelconf").joinpath("data/transformers_releases.json").read_text(encoding="utf-8")
-    return json.loads(text)  # type: ignore[no-any-return]
+    with open(DATA, encoding="utf-8") as fh:
+        return json.load(fh)  # type: ignore[no-any-return]
 
 
 def _key(minor: str) -> tuple[int, ...]:
@@ -114,7 +118,7 @@ def _in(seg: Mapping[str, Any], minor: str) -> bool:
 def _field(name: str, seg: Mapping[str, Any]) -> Field:
     choices = seg.get("choices")
     return Field(name, seg["type"], seg["default"], tuple(choices) if choices is not None else None,
-                 seg["since"], seg["until"])
+                 seg["since"], seg["until"], bool(seg.get("required", False)))
 
 
 def _pick(table: Mapping[str, list[dict[str, Any]]], minor: str) -> dict[str, Field]:

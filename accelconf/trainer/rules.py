@@ -56,9 +56,9 @@ def unknown_fields(group: TrainerArgs, version: str | None, trl_version: str | N
             out.append(_f("trainer-removed-field", "error",
                           f"`{a.name}` was removed in transformers {gone}: {_refusal(group)}", a))
             continue
-        from accelconf.formats.kwargs import ranked_matches
+        from accelconf.text.suggest import ranked
 
-        guess = [g for g in ranked_matches(a.name, known, 1) if _close(a.name, g)]
+        guess = [g for g in ranked(a.name, known, 1, fold_case=True, abbreviations=True) if _close(a.name, g)]
         if (guess and strict) or exact:
             # a call of transformers' own class takes no other keyword; a file's key only a misspelling is sure
             hint = f"; did you mean `{guess[0]}`?" if guess else ""

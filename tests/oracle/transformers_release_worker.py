@@ -10,8 +10,9 @@ one JSON object on stdout:
   (every ``*Config`` dataclass the package exports that derives from ``TrainingArguments``);
   each field is ``{"name", "type", "default", "choices"}``, its type as ``HfArgumentParser`` reads it.
 - ``construct``: reads a JSON list of cases on stdin, each ``{"id", "cls", "kind", "args"}`` with kind
-  ``kwargs`` (``cls(**args)``) or ``yaml`` (``HfArgumentParser(cls).parse_yaml_file`` of a file
-  holding ``args``, or of ``path``), and answers ``{"version", "results": {id: {"ok", "error",
+  ``kwargs`` (``cls(**args)``) or ``yaml``/``json`` (``HfArgumentParser(cls).parse_yaml_file`` /
+  ``parse_json_file`` of a file holding ``args``, or of ``path``; ``output_dir: true`` adds one),
+  and answers ``{"version", "results": {id: {"ok", "error",
   "message"}}}``: whether that release raised, and with which exception.
 
 Nothing here is imported by accelconf: the library reads the JSON this generates.
@@ -32,8 +33,12 @@ import typing
 import warnings
 from typing import Any
 
-# How training_args.py reads a key of ``fsdp_config``: .get("k"), ["k"], .setdefault("k"), .pop("k").
-FSDP_KEY = re.compile(r"""(?<!\w)fsdp_config(?:\.get\(|\.setdefault\(|\.pop\(|\[)\s*["'](\w+)["']""")
+# How training_args.py and trainer.py read a key of ``fsdp_config``: .get("k"), ["k"] (not as the
+# target of an assignment: the XLA branch writes keys of its own), .setdefault("k"), .pop("k"), and
+# a loop over names (``for param in ["limit_all_gathers", ...]: ... fsdp_config.get(param``).
+FSDP_KEY = re.compile(r"""(?<!\w)fsdp_config(?:(?:\.get\(|\.setdefault\(|\.pop\()\s*["'](\w+)["']|\[\s*["'](\w+)["']\s*\](?!\s*=[^=]))""")
+FSDP_LOOP = re.compile(r"""for (\w+) in [\[(]([^\])]+)[\])]:\s*\n[^\n]*fsdp_config\.get\(\1\b""")
+FSDP_SOURCES = ("training_args.py", "trainer.py")
 TRANSFORMERS_CLASSES = ("TrainingArguments", "Seq2SeqTrainingArguments")
 SCALARS = {bool: "bool", int: "int", float: "float", str: "str"}
 
@@ -119,7 +124,10 @@ def describe(cls: type) -> list[dict[str, Any]]:
         if not f.init:
             continue
         kind, choices = classify(hints.get(f.name, f.type), f.metadata)
-        out.append({"name": f.name, "type": kind, "default": _default(f), "choices": choices})
+        entry = {"name": f.name, "type": kind, "default": _default(f), "choices": choices}
+        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+            entry["required"] = True
+        out.append(entry)
     return out
 
 
@@ -143,10 +151,23 @@ def transformers_fields() -> dict[str, Any]:
         for f in fields:
             if f["name"] == "report_to" and reporters:
                 f["choices"] = reporters
-    with open(training_args.__file__, encoding="utf-8") as fh:
-        source = fh.read()
     return {"version": transformers.__version__, "classes": classes,
-            "fsdp_config_keys": sorted(set(FSDP_KEY.findall(source)))}
+            "fsdp_config_keys": fsdp_config_keys(os.path.dirname(training_args.__file__))}
+
+
+def fsdp_config_keys(package_dir: str) -> list[str]:
+    """The keys of ``fsdp_config`` the release reads, from its own source."""
+    keys: set[str] = set()
+    for name in FSDP_SOURCES:
+        path = os.path.join(package_dir, name)
+        if not os.path.isfile(path):
+            continue
+        with open(path, encoding="utf-8") as fh:
+            source = fh.read()
+        keys.update(a or b for a, b in FSDP_KEY.findall(source))
+        for _, names in FSDP_LOOP.findall(source):
+            keys.update(re.findall(r"""["'](\w+)["']""", names))
+    return sorted(keys)
 
 
 def trl_fields() -> dict[str, Any]:
@@ -176,10 +197,20 @@ def _resolve(cls_name: str) -> type:
     raise LookupError(cls_name)
 
 
+UNUSED = re.compile(r"Some keys are not used by the HfArgumentParser: (\[.*\])", re.S)
+UNEXPECTED = re.compile(r"unexpected keyword argument '(\w+)'")
+
+
 def construct_one(case: dict[str, Any], tmp: str) -> dict[str, Any]:
+    """``cls(**args)`` (kind ``kwargs``) or HfArgumentParser's own reading of a YAML/JSON file
+    (``yaml``/``json``: ``path``, or ``args`` written to a file): what the release raised."""
+    import ast
+
     try:
         cls = _resolve(case["cls"])
-        args = {"output_dir": os.path.join(tmp, "out"), **case["args"]} if case.get("args") is not None else None
+        args = case.get("args")
+        if args is not None and case.get("output_dir"):
+            args = {"output_dir": os.path.join(tmp, "out"), **args}
         if case["kind"] == "kwargs":
             cls(**args)
         else:
@@ -188,13 +219,20 @@ def construct_one(case: dict[str, Any], tmp: str) -> dict[str, Any]:
 
             path = case.get("path")
             if path is None:
-                path = os.path.join(tmp, f"{case['id'].replace('/', '_')}.yaml")
+                path = os.path.join(tmp, f"case.{case['kind']}")
                 with open(path, "w", encoding="utf-8") as fh:
-                    yaml.safe_dump(args, fh)
-            transformers.HfArgumentParser(cls).parse_yaml_file(path, allow_extra_keys=False)
-        return {"ok": True, "error": None, "message": ""}
+                    if case["kind"] == "json":
+                        json.dump(args, fh)
+                    else:
+                        yaml.safe_dump(args, fh)
+            parser = transformers.HfArgumentParser(cls)
+            read = parser.parse_json_file if case["kind"] == "json" else parser.parse_yaml_file
+            read(path, allow_extra_keys=False)
+        return {"ok": True, "error": None, "message": "", "unused": None}
     except BaseException as exc:  # the oracle records what the release raised, SystemExit included
-        return {"ok": False, "error": type(exc).__name__, "message": str(exc)[:300]}
+        m, kw = UNUSED.search(str(exc)), UNEXPECTED.search(str(exc))
+        unused = sorted(ast.literal_eval(m.group(1))) if m else [kw.group(1)] if kw else None
+        return {"ok": False, "error": type(exc).__name__, "message": str(exc)[:300], "unused": unused}
 
 
 def construct() -> dict[str, Any]:
@@ -203,6 +241,7 @@ def construct() -> dict[str, Any]:
     cases = json.load(sys.stdin)
     results = {}
     with tempfile.TemporaryDirectory() as tmp:
+        os.chdir(tmp)  # an output_dir or logging_dir a release creates lands here
         for case in cases:
             results[case["id"]] = construct_one(case, tmp)
     return {"version": transformers.__version__, "results": results}

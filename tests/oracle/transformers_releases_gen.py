@@ -52,10 +52,11 @@ def merge(per_release: list[tuple[str, list[dict[str, Any]]]]) -> dict[str, list
         present = set()
         for f in fields:
             present.add(f["name"])
-            form = {"type": f["type"], "default": f["default"], "choices": f["choices"]}
+            form = {"type": f["type"], "default": f["default"], "choices": f["choices"],
+                    **({"required": True} if f.get("required") else {})}
             segs = out.setdefault(f["name"], [])
             last = segs[-1] if segs else None
-            if last and last["until"] is None and {k: last[k] for k in form} == form:
+            if last and last["until"] is None and {k: v for k, v in last.items() if k not in ("since", "until")} == form:
                 continue
             if last and last["until"] is None:
                 last["until"] = minor
