@@ -16,9 +16,11 @@ def _rules(text: str, path: str, **opts) -> dict[str, list]:
 
 def test_unknown_field_in_a_call_of_training_arguments_is_an_error_at_its_position():
     text = "from transformers import TrainingArguments\nargs = TrainingArguments(output_dir='o', evaluation_strategy='no')\n"
-    (f,) = _rules(text, "train.py")["trainer-unknown-field"]
+    (f,) = _rules(text, "train.py")["trainer-removed-field"]
     assert (f.severity, f.line, f.column) == ("error", 2, 42)
-    assert "TypeError" in f.message
+    assert "removed in transformers 4.51" in f.message and "TypeError" in f.message
+    (f,) = _rules(text.replace("evaluation_strategy", "evaluation_strateg"), "train.py")["trainer-unknown-field"]
+    assert (f.severity, f.line, f.column) == ("error", 2, 42) and "TypeError" in f.message
 
 
 def test_misspelled_field_in_an_arguments_file_is_an_error_with_did_you_mean():
@@ -240,3 +242,18 @@ def test_a_field_a_release_removed_is_named_with_that_release(monkeypatch):
     monkeypatch.setattr(releases, "removed", lambda name: ("5.20", "5.21") if name == "old_knob" else None)
     (f,) = _rules("old_knob: 1\noutput_dir: o\nlearning_rate: 1.0e-5\n", "a.yaml")["trainer-removed-field"]
     assert f.severity == "error" and "removed in transformers 5.21" in f.message and "HfArgumentParser refuses it" in f.message
+
+
+def test_validate_reports_deepspeed_json_values_that_contradict_the_arguments_at_the_json_key(tmp_path):
+    """The referenced DeepSpeed JSON compared as transformers compares it: a fixed value that differs from
+    the arguments is an error at its key in the JSON; "auto" and equal values are not."""
+    (tmp_path / "ds.json").write_text('{"train_micro_batch_size_per_gpu": 4,\n "gradient_accumulation_steps": "auto",\n'
+                                      ' "zero_optimization": {"stage": 2}}\n')
+    args = tmp_path / "train_args.yaml"
+    args.write_text("per_device_train_batch_size: 2\ngradient_accumulation_steps: 4\ndeepspeed: ds.json\nbf16: true\n")
+    found = [f for f in validate_source(args.read_text(), str(args)) if f.rule == "trainer-deepspeed-mismatch"]
+    assert [(f.path, f.line, f.severity, f.key) for f in found] == [
+        (str(tmp_path / "ds.json"), 1, "error", "train_micro_batch_size_per_gpu")], found
+    assert "per_device_train_batch_size=2" in found[0].message
+    args.write_text("per_device_train_batch_size: 4\ngradient_accumulation_steps: 4\ndeepspeed: ds.json\nbf16: true\n")
+    assert not [f for f in validate_source(args.read_text(), str(args)) if f.rule == "trainer-deepspeed-mismatch"]

@@ -79,9 +79,9 @@ def register(*rules: Rule) -> None:
 def _load() -> None:
     if _RULES:
         return
-    from accelconf.catalogue import accelerate, conversion, deepspeed, document, environment, preflight
+    from accelconf.catalogue import accelerate, conversion, deepspeed, document, environment, preflight, trainer
 
-    for module in (document, accelerate, deepspeed, environment, conversion, preflight):
+    for module in (document, accelerate, deepspeed, environment, conversion, preflight, trainer):
         register(*module.RULES)
 
 

@@ -15,7 +15,7 @@ import sys
 from typing import Any
 
 from accelconf.accelerate.model import Config
-from accelconf.errors import InputError
+from accelconf.errors import InputError, UsageError
 from accelconf.findings import Finding
 from accelconf.accelerate.launch import refuse_machine_rank
 

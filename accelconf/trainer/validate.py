@@ -97,6 +97,14 @@ def _context(group: TrainerArgs, path: str) -> tuple[dict[str, Any], list[Findin
             zo = doc.data.get("zero_optimization")
             if isinstance(zo, dict):
                 ctx["zero_stage"] = _int(zo.get("stage"))
+            # the JSON's values against the arguments, as transformers' DeepSpeed integration compares
+            # them: only for the `deepspeed` argument itself (a file a script's own nested config names
+            # is passed with arguments accelconf cannot see)
+            given = group.get("deepspeed")
+            if given is not None and given.line == ref.line:
+                from accelconf.trainer.runs import deepspeed_mismatches
+
+                extra += [f.with_path(where) for f in deepspeed_mismatches(group, doc)]
         elif ref.role == "fsdp" and doc.format == "yaml" and rules.fsdp_on(group):
             # _process_fsdp_args opens the file with json.load
             extra.append(Finding("trainer-fsdp-config-file", "error",
