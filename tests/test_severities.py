@@ -181,6 +181,7 @@ def test_severity_table(rule: str, case: str, text: str, version: str, key: str,
     assert {f.severity for f in got} == {severity}, f"{case}: {[(f.severity, f.message) for f in got]}"
 
 
+@pytest.mark.oracle
 def test_unquoted_no_error_is_where_the_launcher_fails(tmp_path: Path) -> None:
     """The two yaml-bool-value rows for ``distributed_type: NO``, against accelerate's launcher."""
     from tests.oracle.run import oracle
