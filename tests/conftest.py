@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib.abc
 import io
+import os
 import sys
 from pathlib import Path
 
@@ -12,6 +14,21 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 CORPUS = SHARED / "corpus"
 DATA = Path(__file__).resolve().parent / "data"
+
+# `make test-fast` sets this: the unit core must not need the heavy releases, so importing one fails
+# there (a test that needs one is an oracle test and carries the mark that test-fast leaves out).
+HEAVY = ("torch", "accelerate", "deepspeed", "transformers", "trl", "peft")
+
+
+class _NoHeavyImports(importlib.abc.MetaPathFinder):
+    def find_spec(self, name: str, path: object = None, target: object = None) -> None:
+        if name.split(".")[0] in HEAVY:
+            raise ImportError(f"{name} is not importable under ACCELCONF_TEST_FAST (the unit core must not need it)")
+        return None
+
+
+if os.environ.get("ACCELCONF_TEST_FAST"):
+    sys.meta_path.insert(0, _NoHeavyImports())
 
 
 def corpus_files(kind: str) -> list[Path]:

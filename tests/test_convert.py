@@ -458,7 +458,7 @@ def test_python_only_arguments_never_reach_a_config_file(tmp_path, capsys):
 
 # -- exit codes and output, one rule for every command -----------------------------------
 
-def test_item15_an_error_finding_exits_1_in_every_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_error_finding_exits_1_in_every_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # a value the FSDP plugin refuses is an error finding: exit 1, whatever the command
     path = tmp_path / "odd.yaml"
     path.write_text("distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  fsdp_sharding_strategy: HALF_SHARD\n")
@@ -480,7 +480,7 @@ def test_item15_an_error_finding_exits_1_in_every_command(tmp_path: Path, capsys
     assert exit_code([FileResult("x", [Finding("r", "warning", "m")])], strict=True) == 1
 
 
-def test_item16_whole_file_findings_have_no_position() -> None:
+def test_whole_file_findings_have_no_position() -> None:
     from accelconf.findings import Finding
     from accelconf.report import FileResult, render
 
@@ -497,13 +497,13 @@ def test_item16_whole_file_findings_have_no_position() -> None:
     assert "::notice file=c.yaml,title=convert.lossy::whole file" in gh
 
 
-def test_item16_convert_prints_whole_file_findings_without_0_0(capsys: pytest.CaptureFixture[str]) -> None:
+def test_convert_prints_whole_file_findings_without_0_0(capsys: pytest.CaptureFixture[str]) -> None:
     main(["to-kwargs", str(FSDP2)])
     err = capsys.readouterr().err
     assert ":0:0:" not in err and f"{FSDP2}: info:" in err
 
 
-def test_item17_a_finding_is_printed_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_finding_is_printed_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "sn.yaml"
     path.write_text("distributed_type: MULTI_GPU\nnum_processes: 16\nnum_machines: 2\nmain_process_ip: 10.0.0.1\nsame_network: true\n")
     # (to-kwargs has no --all-ranks: Accelerator arguments are the same on every node)
@@ -522,7 +522,7 @@ def test_item17_a_finding_is_printed_once(tmp_path: Path, capsys: pytest.Capture
     ("distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  fsdp_sharding_strategy: HALF_SHARD\n", "yaml"),
 ])
 @pytest.mark.parametrize("target", ["env", "cli", "yaml"])
-def test_item12_converters_check_values_as_validate_does(source: str, fmt: str, target: str) -> None:
+def test_converters_check_values_as_validate_does(source: str, fmt: str, target: str) -> None:
     from accelconf.commands.convert import convert_text
 
     _, findings = convert_text(source, "in", target, fmt, "1.15")
@@ -585,13 +585,13 @@ CLEAN_CORPUS = _clean_corpus()
 
 
 @pytest.mark.parametrize("path", CLEAN_CORPUS, ids=lambda p: p.name[:70])
-def test_item11_everything_written_from_the_corpus_validates_clean(path: Path) -> None:
+def test_everything_written_from_the_corpus_validates_clean(path: Path) -> None:
     for name, (text, fmt, allowed) in _outputs(path.read_text(encoding="utf-8-sig"), str(path)).items():
         bad = [f for f in _errors(text, fmt) if f.rule not in allowed]
         assert not bad, f"{name}:\n{text}\n{bad}"
 
 
-def test_item11_env_to_yaml_leaves_out_mixed_precision_beside_a_deepspeed_file() -> None:
+def test_env_to_yaml_leaves_out_mixed_precision_beside_a_deepspeed_file() -> None:
     from accelconf.commands.convert import convert_text
 
     env = "ACCELERATE_USE_DEEPSPEED=true\nACCELERATE_DEEPSPEED_CONFIG_FILE=ds.json\nACCELERATE_MIXED_PRECISION=no\n"
@@ -631,7 +631,7 @@ def _clean_generated() -> st.SearchStrategy[str]:
 
 @settings(max_examples=40, deadline=None)
 @given(_clean_generated())
-def test_item11_everything_written_from_generated_configs_validates_clean(text: str) -> None:
+def test_everything_written_from_generated_configs_validates_clean(text: str) -> None:
     from hypothesis import assume
 
     assume(not _errors(text, "yaml"))  # the property is about configs accelerate accepts
@@ -642,7 +642,7 @@ def test_item11_everything_written_from_generated_configs_validates_clean(text: 
 
 # -- Python names accelerate lacks are errors with a ranked did-you-mean ----------
 
-def test_item13_python_names_accelerate_lacks_are_errors_with_ranked_did_you_mean() -> None:
+def test_python_names_accelerate_lacks_are_errors_with_ranked_did_you_mean() -> None:
     src = ("from accelerate import Accelerator, FSDPPlugin\n"
            "from accelerate.utils import FullyShardedDataParallelPlugin as FSDP\n"
            "plugin = FSDPPlugin(sharding_strategy='FULL_SHARD')\n"
@@ -664,7 +664,8 @@ def test_item13_python_names_accelerate_lacks_are_errors_with_ranked_did_you_mea
     assert suggest.ranked("mixed_precison", ["mixed_precision", "cpu", "split_batches"]) == ["mixed_precision"]
 
 
-def test_item13_python_names_match_the_installed_accelerate() -> None:
+@pytest.mark.oracle
+def test_python_names_match_the_installed_accelerate() -> None:
     """The committed table of names is what the installed accelerate has (regenerate on drift)."""
     from accelconf.formats import pynames
     from tests.oracle.pynames_gen import generate
@@ -676,7 +677,7 @@ def test_item13_python_names_match_the_installed_accelerate() -> None:
 
 # -- explain shows the shell values the launcher replaces --------------------------
 
-def test_item14_explain_shows_replaced_shell_values_and_variables_nothing_reads(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_explain_shows_replaced_shell_values_and_variables_nothing_reads(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     cfg = tmp_path / "c.yaml"
     cfg.write_text("distributed_type: FSDP\nnum_processes: 2\nmixed_precision: bf16\nfsdp_config:\n  fsdp_sharding_strategy: FULL_SHARD\n")
     env = tmp_path / "shell.env"
@@ -694,7 +695,8 @@ def test_item14_explain_shows_replaced_shell_values_and_variables_nothing_reads(
     assert len(err) == 1 and "did you mean FSDP_SHARDING_STRATEGY" in err[0]
 
 
-def test_item14_the_launcher_really_replaces_the_shell_value(tmp_path: Path) -> None:
+@pytest.mark.oracle
+def test_the_launcher_really_replaces_the_shell_value(tmp_path: Path) -> None:
     """The oracle: accelerate's launcher, started from a shell that sets ACCELERATE_MIXED_PRECISION=fp16,
     gives the process the config's bf16."""
     from tests.oracle.run import have_accelerate
@@ -718,6 +720,7 @@ COMMANDS_OVER_CORPUS = (["validate"], ["fmt", "--check"], ["migrate"], ["to-env"
                         ["to-json"], ["explain"], ["check", "--gpus", "8", "--gpu", "H100"])
 
 
+@pytest.mark.oracle
 def test_every_command_over_the_corpus_gives_no_traceback_and_no_error_on_what_accelerate_launches(capsys) -> None:
     """Exit 0/1/2 and no traceback for every command and corpus file; for a file accelerate's launcher
     accepts, no error finding and no exit 1 (fmt --check and migrate report changes, not errors; check

@@ -3,8 +3,10 @@ yaml-language-server 1.25.0 given accelconf's schema over the corpus."""
 
 from __future__ import annotations
 
+import csv
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -231,3 +233,84 @@ def test_editors_page_modeline_works_as_written(yls, tmp_path):
     permissive.write_text("{}")  # the settings' schema accepts anything: only the modeline can complain
     results = diagnostics_for(yls, permissive, [config])
     assert any("num_gpus" in d["message"] for d in results[config]), results
+
+
+# -- the SchemaStore catalog ---------------------------------------------------------------------
+
+def _corpus_paths(kind: str) -> list[tuple[Path, str]]:
+    """(file, its path in the repository it came from) for the corpus files of ``kind``."""
+    manifest = ROOT.parent / "shared" / "corpus" / "MANIFEST.tsv"
+    if not manifest.is_file():
+        pytest.skip(f"the shared corpus manifest is not at {manifest}")
+    with manifest.open(encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh, delimiter="\t"))
+    return [(manifest.parent / r["file"], r["path"]) for r in rows if r["file"].startswith(kind + "/")]
+
+
+def _glob_regex(glob: str) -> re.Pattern[str]:
+    """A fileMatch glob as SchemaStore documents them: ``**/`` is any number of folders, ``*`` no slash."""
+    out, i = "", 0
+    while i < len(glob):
+        if glob.startswith("**/", i):
+            out, i = out + "(?:.*/)?", i + 3
+        elif glob[i] == "*":
+            out, i = out + "[^/]*", i + 1
+        else:
+            out, i = out + re.escape(glob[i]), i + 1
+    return re.compile(out + "$")
+
+
+def _matched(entry: dict, path: str) -> bool:
+    return any(_glob_regex(g).match(path) for g in entry["fileMatch"])
+
+
+def test_catalog_globs_match_real_config_paths_and_no_trainer_file():
+    """The globs, on the paths the corpus files have in their own repositories: at least half of each
+    kind is matched (the rest are named only `fsdp.yaml` and the like), and no Trainer-path file that is
+    not itself a DeepSpeed JSON."""
+    accel, ds = catalog()["schemas"]
+    for entry, kind, least in ((accel, "accelerate", 46), (ds, "deepspeed", 49)):
+        paths = [p for _, p in _corpus_paths(kind)]
+        hits = [p for p in paths if _matched(entry, p)]
+        assert len(hits) >= least, (kind, len(hits), sorted(set(paths) - set(hits))[:10])
+    trainer = ROOT.parent / "shared" / "corpus" / "trainer" / "MANIFEST.tsv"
+    with trainer.open(encoding="utf-8") as fh:
+        rows = [r for r in csv.DictReader(fh, delimiter="\t") if r["kind"] != "refs"]
+    for entry in (accel, ds):
+        wrong = [r["path"] for r in rows if _matched(entry, r["path"])]
+        assert not wrong, (entry["name"], wrong)
+
+
+def test_yaml_language_server_applies_the_catalog_by_file_name(yls, tmp_path):
+    """The catalog served over HTTP as SchemaStore serves its own: yaml-language-server, told only the
+    catalog's address, puts the accelerate schema on a config under its real repository path (an unknown
+    key is reported) and no schema on a YAML the globs do not name (a LLaMA-Factory training file)."""
+    import functools
+    import http.server
+    import threading
+
+    from tests.ylsp import diagnostics_for
+
+    root = tmp_path / "site"
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(
+        http.server.SimpleHTTPRequestHandler, directory=str(root)))
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    shutil.copytree(ROOT / "schemas", root)
+    from accelconf.accelerate.schema import FUTURE_BASE_URL
+
+    (root / "catalog.json").write_text((ROOT / "schemas" / "catalog.json").read_text().replace(FUTURE_BASE_URL, base))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        work = tmp_path / "repo"
+        src, rel = next((f, p) for f, p in _corpus_paths("accelerate") if p.endswith("accelerate_configs/fsdp.yaml"))
+        config = work / rel
+        config.parent.mkdir(parents=True)
+        config.write_text(src.read_text(encoding="utf-8") + "num_gpus: 2\n", encoding="utf-8")
+        other = work / "examples" / "train_lora" / "llama3_lora_sft.yaml"
+        other.parent.mkdir(parents=True)
+        other.write_text("model_name_or_path: meta-llama/Meta-Llama-3-8B-Instruct\nstage: sft\nnum_gpus: 2\n")
+        results = diagnostics_for(yls, None, [config, other], catalog_url=f"{base}/catalog.json")
+    finally:
+        server.shutdown()
+    assert any("num_gpus" in d["message"] for d in results[config]), results[config]
+    assert results[other] == [], results[other]

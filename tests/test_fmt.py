@@ -124,7 +124,7 @@ def test_registry_enums_are_complete_for_fmt():
     assert s is not None and s.canonical_value(5) == "HYBRID_SHARD_ZERO2" and s.canonical_value("hybrid_shard") == "HYBRID_SHARD"
 
 
-def test_item18_fmt_keeps_aligned_comments_aligned():
+def test_fmt_keeps_aligned_comments_aligned():
     """examples/mistakes.yaml: FULL_SHARD is longer than `1` plus its padding; the whole group of
     aligned comments moves with it instead of one comment leaving the column."""
     from pathlib import Path

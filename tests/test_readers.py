@@ -236,6 +236,7 @@ def test_the_env_writer_says_what_env_cannot_carry() -> None:
                       "export ACCELERATE_USE_CPU=False\nexport OMP_NUM_THREADS=1\n", [])
 
 
+@pytest.mark.oracle
 def test_names_said_to_be_read_by_nothing_are_not_in_accelerates_source() -> None:
     """Every name of ``NEVER_READ`` appears in no string literal of the installed accelerate (1.15), so
     no code looks it up; every name the launcher writes does (the search would find them). accelerate's

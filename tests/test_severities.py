@@ -70,6 +70,7 @@ def test_each_rule_s_default_severity_is_one_of_its_cases() -> None:
     assert not wrong
 
 
+@pytest.mark.oracle
 def test_unquoted_no_error_is_where_the_launcher_fails(tmp_path: Path) -> None:
     """The two yaml-bool-value rows for ``distributed_type: NO``, against accelerate's launcher."""
     from tests.oracle.run import oracle

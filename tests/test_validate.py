@@ -124,8 +124,9 @@ NULL_COUNTS = {
 }
 
 
+@pytest.mark.oracle
 @pytest.mark.parametrize("case", sorted(NULL_COUNTS))
-def test_item01_null_process_counts_are_errors(case: str, tmp_path: Path) -> None:
+def test_null_process_counts_are_errors(case: str, tmp_path: Path) -> None:
     text, keys = NULL_COUNTS[case]
     got = [f for f in _found(text) if f.rule == "null-count"]
     assert [(f.key, f.severity) for f in got] == [(k, "error") for k in keys]
@@ -145,7 +146,7 @@ def test_item01_null_process_counts_are_errors(case: str, tmp_path: Path) -> Non
 
 @pytest.mark.parametrize("command", ["to-env", "to-cli", "to-kwargs"])
 @pytest.mark.parametrize("case", ["machines-null", "processes-null-gpu"])
-def test_item01_converters_refuse_null_counts_with_exit_2(command: str, case: str, tmp_path: Path, cli) -> None:
+def test_converters_refuse_null_counts_with_exit_2(command: str, case: str, tmp_path: Path, cli) -> None:
     path = tmp_path / "c.yaml"
     path.write_text(NULL_COUNTS[case][0])
     r = cli(command, str(path))
@@ -153,7 +154,7 @@ def test_item01_converters_refuse_null_counts_with_exit_2(command: str, case: st
     assert "null" in r.err and ":2:1:" in r.err
 
 
-def test_item06_process_counts_that_do_not_fit_are_warnings_with_the_count_that_fits(tmp_path: Path, cli) -> None:
+def test_process_counts_that_do_not_fit_are_warnings_with_the_count_that_fits(tmp_path: Path, cli) -> None:
     odd = "distributed_type: MULTI_GPU\nnum_processes: 12\nnum_machines: 8\nmain_process_ip: 10.0.0.1\n"
     [f] = [f for f in _found(odd) if f.rule == "process-layout"]
     assert (f.severity, f.suggestion) == ("warning", "8")
@@ -189,7 +190,7 @@ NO_EFFECT = {
 
 
 @pytest.mark.parametrize("case", sorted(NO_EFFECT))
-def test_item02_a_key_with_no_effect_gets_one_finding_never_a_value_error(case: str, tmp_path: Path) -> None:
+def test_a_key_with_no_effect_gets_one_finding_never_a_value_error(case: str, tmp_path: Path) -> None:
     text, rule = NO_EFFECT[case]
     last = text.strip().splitlines()[-1].strip().split(":")[0]
     got = [f for f in _found(text) if f.key.endswith(last)]
@@ -218,7 +219,7 @@ SECTION_SHAPES = {
 
 
 @pytest.mark.parametrize("case", sorted(SECTION_SHAPES))
-def test_item03_unused_section_written_as_non_mapping_is_a_warning(case: str) -> None:
+def test_unused_section_written_as_non_mapping_is_a_warning(case: str) -> None:
     text, rule, severity = SECTION_SHAPES[case]
     got = [f for f in _found(text) if f.severity != "info"]
     assert [(f.rule, f.severity) for f in got] == [(rule, severity)], got
@@ -231,13 +232,13 @@ def test_item03_unused_section_written_as_non_mapping_is_a_warning(case: str) ->
     ("json", '{"distributed_type": "MULTI_GPU",\n "num_processes": 2,\n "num_processes": 4}\n', (2, 3)),
     ("yaml", "distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  fsdp_version: 2\n  fsdp_version: 1\n", (4, 5)),
 ])
-def test_item04_duplicate_keys_are_errors_naming_both_lines(fmt: str, text: str, lines: tuple[int, int]) -> None:
+def test_duplicate_keys_are_errors_naming_both_lines(fmt: str, text: str, lines: tuple[int, int]) -> None:
     [f] = [f for f in validate_document(load_text(text, "<t>", fmt)) if f.rule == "duplicate-key"]
     assert f.severity == "error" and f.line == lines[1]
     assert f"lines {lines[0]} and {lines[1]}" in f.message
 
 
-def test_item05_key_too_new_is_an_error_only_when_ignoring_it_changes_what_runs() -> None:
+def test_key_too_new_is_an_error_only_when_ignoring_it_changes_what_runs() -> None:
     import json
 
     from tests.conftest import CORPUS, DATA as TESTDATA

@@ -77,12 +77,16 @@ class Client:
         self.proc.wait()
 
 
-def diagnostics_for(server: Path, schema: Path, files: list[Path], timeout: float = 60.0) -> dict[Path, list[dict[str, Any]]]:
-    """Diagnostics yaml-language-server publishes for each file, with ``schema`` applied to all of them."""
+def diagnostics_for(server: Path, schema: Path | None, files: list[Path], timeout: float = 60.0, *,
+                    catalog_url: str | None = None) -> dict[Path, list[dict[str, Any]]]:
+    """Diagnostics yaml-language-server publishes for each file, with ``schema`` applied to all of them,
+    or (``schema`` None) with the schemas a SchemaStore-style catalog at ``catalog_url`` assigns by name."""
     client = Client(["node", str(server), "--stdio"])
     try:
+        schemas = {schema.resolve().as_uri(): ["*.yaml", "*.yml"]} if schema is not None else {}
+        store = {"enable": True, "url": catalog_url} if catalog_url else {"enable": False}
         yaml_settings = {"validate": True, "hover": True, "completion": True, "yamlVersion": "1.1",
-                         "schemas": {schema.resolve().as_uri(): ["*.yaml", "*.yml"]}, "schemaStore": {"enable": False}}
+                         "schemas": schemas, "schemaStore": store}
         client.settings = {"yaml": yaml_settings}
         client.request("initialize", {"processId": None, "rootUri": None, "capabilities": {
             "workspace": {"configuration": True}, "textDocument": {"publishDiagnostics": {}}}})
