@@ -11,7 +11,8 @@ the same document and options. :func:`convert_text` is the one conversion path (
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, Iterable
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from accelconf.accelerate.model import Config
 from accelconf.findings import Finding, sort_findings
@@ -32,8 +33,15 @@ def _doc(source: Document | str | os.PathLike[str]) -> Document:
     return load_file(s)
 
 
-def validate_any(doc: Document, *, accelerate_version: str | None = None, deepspeed_version: str | None = None,
-                 world_size: int | None = None, runtime: str | None = None, disabled: Iterable[str] = ()) -> list[Finding]:
+def validate_any(
+    doc: Document,
+    *,
+    accelerate_version: str | None = None,
+    deepspeed_version: str | None = None,
+    world_size: int | None = None,
+    runtime: str | None = None,
+    disabled: Iterable[str] = (),
+) -> list[Finding]:
     """Validate an accelerate config, or a DeepSpeed JSON recognized by its content (the composition of
     :mod:`accelconf.accelerate.validate` and :mod:`accelconf.deepspeed`, which do not import each other's rules)."""
     # the rule packages load on first use: every command imports this module, few validate
@@ -51,15 +59,26 @@ def validate_any(doc: Document, *, accelerate_version: str | None = None, deepsp
                 # "auto" values only make sense for a Hugging Face runtime; a file without any is
                 # read by DeepSpeed itself.
                 runtime = "transformers" if '"auto"' in doc.text else "deepspeed"
-            found = dsmod.validate_deepspeed(doc, world_size=world_size, runtime=runtime, deepspeed_version=deepspeed_version)
+            found = dsmod.validate_deepspeed(
+                doc, world_size=world_size, runtime=runtime, deepspeed_version=deepspeed_version
+            )
             return [f for f in found if f.rule not in off]
     return validate.validate_document(doc, accelerate_version=accelerate_version, disabled=disabled)
 
 
-def check_document(doc: Document, env: "Environment | None" = None, *, accelerate_version: str | None = None,
-                   deepspeed_version: str | None = None, world_size: int | None = None, runtime: str | None = None,
-                   disabled: Iterable[str] = (), memory: "Question | None" = None,
-                   transformers_version: str | None = None, trl_version: str | None = None) -> list[Finding]:
+def check_document(
+    doc: Document,
+    env: Environment | None = None,
+    *,
+    accelerate_version: str | None = None,
+    deepspeed_version: str | None = None,
+    world_size: int | None = None,
+    runtime: str | None = None,
+    disabled: Iterable[str] = (),
+    memory: Question | None = None,
+    transformers_version: str | None = None,
+    trl_version: str | None = None,
+) -> list[Finding]:
     """validate's findings for one document and, when ``env`` is given, the ``env-*`` findings; with a
     ``memory`` question ("will it fit?"), the ``mem-*`` and ``model-wrap-class`` findings too.
 
@@ -74,7 +93,9 @@ def check_document(doc: Document, env: "Environment | None" = None, *, accelerat
     accepted here so that one set of options serves every kind of file.
     """
     if env is not None:
-        if accelerate_version is not None and not (env.knows("accelerate_version") and env.accelerate_version == accelerate_version):
+        if accelerate_version is not None and not (
+            env.knows("accelerate_version") and env.accelerate_version == accelerate_version
+        ):
             from accelconf.environment.targets import target_from_args
 
             env = target_from_args(accelerate_version=accelerate_version, base=env)
@@ -83,8 +104,16 @@ def check_document(doc: Document, env: "Environment | None" = None, *, accelerat
         if deepspeed_version is None and env.knows("deepspeed_version"):
             deepspeed_version = env.deepspeed_version
     off = frozenset(disabled)
-    found = list(validate_any(doc, accelerate_version=accelerate_version, deepspeed_version=deepspeed_version,
-                              world_size=world_size, runtime=runtime, disabled=off))
+    found = list(
+        validate_any(
+            doc,
+            accelerate_version=accelerate_version,
+            deepspeed_version=deepspeed_version,
+            world_size=world_size,
+            runtime=runtime,
+            disabled=off,
+        )
+    )
     if env is not None:
         from accelconf.environment.checks import check_environment
 
@@ -93,12 +122,17 @@ def check_document(doc: Document, env: "Environment | None" = None, *, accelerat
         from accelconf.environment.memory import document_findings
         from accelconf.environment.targets import unknown_environment
 
-        found += [f for f in document_findings(doc, env if env is not None else unknown_environment(), memory) if f.rule not in off]
+        found += [
+            f
+            for f in document_findings(doc, env if env is not None else unknown_environment(), memory)
+            if f.rule not in off
+        ]
     return sort_findings(found)
 
 
-def validate_source(text: str, path: str = "<text>", env: "Environment | None" = None, *, raw: bytes | None = None,
-                    **opts: Any) -> list[Finding]:
+def validate_source(
+    text: str, path: str = "<text>", env: Environment | None = None, *, raw: bytes | None = None, **opts: Any
+) -> list[Finding]:
     """validate's findings for any file accelconf reads, recognised by content and name
     (:func:`accelconf.kinds.recognise`): the one dispatch of ``validate``, the API and the server.
 
@@ -175,7 +209,7 @@ def _read_findings(text: str, fmt: str, path: str, version: str | None) -> list[
     return list(cfg.notes) + formats.value_findings(cfg, version)
 
 
-def _check_references(refs: Iterable[Any], path: str, env: "Environment | None", opts: dict[str, Any]) -> list[Finding]:
+def _check_references(refs: Iterable[Any], path: str, env: Environment | None, opts: dict[str, Any]) -> list[Finding]:
     """The findings of the DeepSpeed and accelerate files a file names, reported against those files;
     a file that is missing or unreadable is a warning where it is named."""
     from accelconf.errors import InputError
@@ -190,8 +224,16 @@ def _check_references(refs: Iterable[Any], path: str, env: "Environment | None",
                 raise InputError("not found next to this file or in the working directory", ref.value)
             doc = load_file(where)
         except InputError as exc:
-            out.append(Finding("file-reference", "warning", f"`{ref.key}` names {ref.value!r}: {exc.message}; it is not checked",
-                               ref.key, ref.line, ref.column))
+            out.append(
+                Finding(
+                    "file-reference",
+                    "warning",
+                    f"`{ref.key}` names {ref.value!r}: {exc.message}; it is not checked",
+                    ref.key,
+                    ref.line,
+                    ref.column,
+                )
+            )
             continue
         kind = recognise(doc.text, where, doc, assume_deepspeed=ref.role == "deepspeed").kind
         if kind not in ("accelerate", "deepspeed") or (ref.role == "fsdp" and kind != "accelerate"):
@@ -205,7 +247,9 @@ def _check_references(refs: Iterable[Any], path: str, env: "Environment | None",
     return out
 
 
-def validate_config(source: Document | str | os.PathLike[str], *, accelerate_version: str | None = None, **kw: Any) -> list[Finding]:
+def validate_config(
+    source: Document | str | os.PathLike[str], *, accelerate_version: str | None = None, **kw: Any
+) -> list[Finding]:
     """Findings for any file accelconf reads (a path, text or Document): an accelerate config, a
     DeepSpeed JSON, an env file, a launch script, a Python script, or a file of another kind, named
     (see :func:`validate_source`)."""
@@ -220,7 +264,9 @@ def validate_config(source: Document | str | os.PathLike[str], *, accelerate_ver
     return validate_source(decode(raw, s)[0], s, raw=raw, accelerate_version=accelerate_version, **kw)
 
 
-def read_config(source: Document | str | os.PathLike[str], fmt: str | None = None, *, version: str | None = None) -> Config:
+def read_config(
+    source: Document | str | os.PathLike[str], fmt: str | None = None, *, version: str | None = None
+) -> Config:
     """Read any supported format (yaml, json, env, cli, kwargs) into the one model."""
     from accelconf import formats
 
@@ -244,8 +290,16 @@ def input_findings(cfg: Config, version: str | None = None) -> list[Finding]:
     return list(cfg.notes) + formats.value_findings(cfg, version)
 
 
-def convert_text(text: str, to: str, *, fmt: str | None = None, path: str = "<text>", version: str | None = None,
-                 machine_rank: int | None = None, export: bool = False) -> tuple[str, list[Finding]]:
+def convert_text(
+    text: str,
+    to: str,
+    *,
+    fmt: str | None = None,
+    path: str = "<text>",
+    version: str | None = None,
+    machine_rank: int | None = None,
+    export: bool = False,
+) -> tuple[str, list[Finding]]:
     """Convert a text to another format: ``(text, findings)``, the reader's findings (``Config.notes``,
     such as ``env.never-read``) first, then the writer's lossy steps. Raises ``LaunchError`` when
     accelerate launch would refuse the config."""
@@ -253,12 +307,16 @@ def convert_text(text: str, to: str, *, fmt: str | None = None, path: str = "<te
 
     cfg = formats.read(text, fmt, path, version)
     findings = input_findings(cfg, version)
-    out, written = formats.write(cfg, to, version, machine_rank=machine_rank, **({"export": export} if to == "env" else {}))
+    out, written = formats.write(
+        cfg, to, version, machine_rank=machine_rank, **({"export": export} if to == "env" else {})
+    )
     findings += [f for f in written if f not in findings]
     return out, findings
 
 
-def convert(source: Document | str | os.PathLike[str], to: str, *, fmt: str | None = None, version: str | None = None) -> tuple[str, list[Finding]]:
+def convert(
+    source: Document | str | os.PathLike[str], to: str, *, fmt: str | None = None, version: str | None = None
+) -> tuple[str, list[Finding]]:
     """Convert a config to another format: returns (text, the reader's and the writer's findings)."""
     if isinstance(source, Document):
         text, path = source.text, source.path
@@ -271,8 +329,14 @@ def convert(source: Document | str | os.PathLike[str], to: str, *, fmt: str | No
     return convert_text(text, to, fmt=fmt, path=path, version=version)
 
 
-def explain(source: Config | Document | str | os.PathLike[str], *, version: str | None = None, cli: Config | None = None,
-            shell: dict[str, tuple[str, str]] | None = None, kwargs: Config | None = None) -> "list[Row]":
+def explain(
+    source: Config | Document | str | os.PathLike[str],
+    *,
+    version: str | None = None,
+    cli: Config | None = None,
+    shell: dict[str, tuple[str, str]] | None = None,
+    kwargs: Config | None = None,
+) -> list[Row]:
     """Every effective setting the training process sees and where it comes from (a flag, the file,
     the shell, a Python argument or a default), by accelerate's precedence: :func:`accelconf.precedence.explain`
     (``accelconf explain``). ``shell``: variable -> (value, where). Raises ``LaunchError`` when accelerate
@@ -283,8 +347,15 @@ def explain(source: Config | Document | str | os.PathLike[str], *, version: str 
     return explain_rows(cfg, version, cli, shell, kwargs)[0]
 
 
-def trainer_runs(text: str, path: str = "<text>", *, env: dict[str, str] | None = None, world_size: int = 1,
-                 hidden_size: int | None = None, transformers_version: str | None = None) -> list[tuple[Any, list[Finding]]]:
+def trainer_runs(
+    text: str,
+    path: str = "<text>",
+    *,
+    env: dict[str, str] | None = None,
+    world_size: int = 1,
+    hidden_size: int | None = None,
+    transformers_version: str | None = None,
+) -> list[tuple[Any, list[Finding]]]:
     """What the Accelerator of a Trainer is built with, for each group of Trainer arguments a text gives
     (an arguments YAML/JSON, a launch script's training-script arguments, a ``fsdp_config`` file):
     ``(Runs, findings)`` per group, with ``env`` the variables the training process sees (what
@@ -297,7 +368,9 @@ def trainer_runs(text: str, path: str = "<text>", *, env: dict[str, str] | None 
     kind = kinds.recognise(text, path).kind
     out = []
     for group in read_all(text, path, kind):
-        _, runs, found = what_runs_group(group, process, version=transformers_version, world=world_size, hidden_size=hidden_size)
+        _, runs, found = what_runs_group(
+            group, process, version=transformers_version, world=world_size, hidden_size=hidden_size
+        )
         out.append((runs, found))
     return out
 
@@ -320,10 +393,19 @@ def check_config(source: Document | str | os.PathLike[str], env: Any = None, **k
     return check_document(_doc(source), env if env is not None else probe(), **kw)
 
 
-def estimate_memory(config: Document | str | os.PathLike[str], *, params: int | str | None = None,
-                    model: str | os.PathLike[str] | None = None, target: Any = None, seq_len: int | None = None,
-                    micro_batch: int | None = None, host_ram_gib: float | None = None, lora_rank: int | None = None,
-                    lora_targets: Any = None, quant: str | None = None) -> Any:
+def estimate_memory(
+    config: Document | str | os.PathLike[str],
+    *,
+    params: int | str | None = None,
+    model: str | os.PathLike[str] | None = None,
+    target: Any = None,
+    seq_len: int | None = None,
+    micro_batch: int | None = None,
+    host_ram_gib: float | None = None,
+    lora_rank: int | None = None,
+    lora_targets: Any = None,
+    quant: str | None = None,
+) -> Any:
     """Training memory per GPU and host RAM per node for a config and a model (``params="8B"`` or
     ``model=DIR`` or a well-known model's name, ``model="Llama-3.1-8B"``) on a ``target`` (an Environment from ``target_from_args``/``load_target``, a profile
     path, or ``None``: no machine, figures only). Returns :class:`accelconf.environment.memory.Report`
@@ -347,8 +429,9 @@ def estimate_memory(config: Document | str | os.PathLike[str], *, params: int | 
     from accelconf.environment.lora import adapter_of
 
     adapter = adapter_of(lora_rank, lora_targets, quant)
-    return memory.check_memory(_doc(config), target, size, seq_len=seq_len, micro_batch=micro_batch,
-                               host_ram_gib=host_ram_gib, lora=adapter)[0]
+    return memory.check_memory(
+        _doc(config), target, size, seq_len=seq_len, micro_batch=micro_batch, host_ram_gib=host_ram_gib, lora=adapter
+    )[0]
 
 
 def fit(model: Any, **kw: Any) -> Any:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 # name -> (module, one-line help). Adding a command is adding one entry here and one module.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -60,7 +60,8 @@ def _available() -> dict[str, tuple[str, str]]:
     import importlib.util
 
     return {
-        name: spec for name, spec in COMMANDS.items()
+        name: spec
+        for name, spec in COMMANDS.items()
         if importlib.util.find_spec(f"accelconf.commands.{spec[0]}") is not None
     }
 

@@ -6,8 +6,9 @@ them (``FILE:LINE:COL``); 0 means "no position" (for example a setting that is m
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any, Iterable, Literal
+from typing import Any, Literal
 
 Severity = Literal["error", "warning", "info"]
 SEVERITY_ORDER: dict[str, int] = {"error": 0, "warning": 1, "info": 2}
@@ -40,7 +41,7 @@ class Finding:
         d.pop("path")
         return d
 
-    def with_path(self, path: str) -> "Finding":
+    def with_path(self, path: str) -> Finding:
         return replace(self, path=path)
 
 

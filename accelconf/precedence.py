@@ -28,7 +28,15 @@ from accelconf.accelerate.model import Config
 from accelconf.findings import Finding
 
 PARADIGM_VARS = set(registry.USE_ENV.values()) | {registry.USE_PARALLELISM_CONFIG_ENV}
-LAYOUT_KEYS = ("num_processes", "num_machines", "machine_rank", "main_process_ip", "main_process_port", "rdzv_backend", "same_network")
+LAYOUT_KEYS = (
+    "num_processes",
+    "num_machines",
+    "machine_rank",
+    "main_process_ip",
+    "main_process_port",
+    "rdzv_backend",
+    "same_network",
+)
 
 
 @dataclass
@@ -73,16 +81,28 @@ def _layout_rows(cfg: Config, result: Any, ver: str) -> list[Row]:
         src, where = _launch_source(cfg, result, ver, s)
         note = "ignored in a config file" if s is not None and s.file_ignored and key in cfg.entries else ""
         rows.append(Row(key, value, src, where, "", note or "torchrun/launcher argument, not env"))
-    rows.append(Row("(launcher)", result.mode, "config" if "distributed_type" in cfg.entries else "default",
-                    _file_where(cfg, "distributed_type"), "", "launch path"))
+    rows.append(
+        Row(
+            "(launcher)",
+            result.mode,
+            "config" if "distributed_type" in cfg.entries else "default",
+            _file_where(cfg, "distributed_type"),
+            "",
+            "launch path",
+        )
+    )
     return rows
 
 
 def _plugin_default_rows(ver: str, process_env: dict[str, tuple[str, str, str]], seen: set[str]) -> list[Row]:
     """Plugin defaults of the plugins the process builds."""
     rows: list[Row] = []
-    active = {registry.FSDP: registry.USE_ENV["FSDP"], registry.DS: registry.USE_ENV["DEEPSPEED"],
-              registry.MEG: registry.USE_ENV["MEGATRON_LM"], registry.PAR: registry.USE_PARALLELISM_CONFIG_ENV}
+    active = {
+        registry.FSDP: registry.USE_ENV["FSDP"],
+        registry.DS: registry.USE_ENV["DEEPSPEED"],
+        registry.MEG: registry.USE_ENV["MEGATRON_LM"],
+        registry.PAR: registry.USE_PARALLELISM_CONFIG_ENV,
+    }
     for s in registry.SETTINGS:
         if not s.exists_in(ver) or not s.plugin or s.path in seen or s.lost:
             continue
@@ -94,8 +114,12 @@ def _plugin_default_rows(ver: str, process_env: dict[str, tuple[str, str, str]],
 
 # Variables shown although no setting reads them (besides PARADIGM_VARS).
 _SHOWN_PREFIXES = registry.READ_PREFIXES
-_SHOWN_VARS = (registry.THREADS_ENV, *registry.RENDEZVOUS_ENV, registry.PYTHONPATH_ENV,
-               *(s.env for s in (registry.get("", "gpu_ids"),) if s is not None and s.env))
+_SHOWN_VARS = (
+    registry.THREADS_ENV,
+    *registry.RENDEZVOUS_ENV,
+    registry.PYTHONPATH_ENV,
+    *(s.env for s in (registry.get("", "gpu_ids"),) if s is not None and s.env),
+)
 _DS_FILE_ENV = registry.get("deepspeed_config", "deepspeed_config_file").env  # type: ignore[union-attr]
 _GA_ENV = registry.get("deepspeed_config", "gradient_accumulation_steps").env  # type: ignore[union-attr]
 
@@ -131,9 +155,13 @@ class _Launch:
                 note = f"{var}={value} forces the CPU even with cpu=False ({self.kwargs.source}:{e.line})"  # type: ignore[union-attr]
             else:
                 return Row(path, e.value, "kwarg", f"{self.kwargs.source}:{e.line}", var, f"beats {var}={value}")  # type: ignore[union-attr]
-        if s is not None and s.section == "deepspeed_config" and s.key != "deepspeed_config_file" and \
-                _DS_FILE_ENV in self.process_env:
-            note = "the DeepSpeed JSON file wins unless its entry is \"auto\""
+        if (
+            s is not None
+            and s.section == "deepspeed_config"
+            and s.key != "deepspeed_config_file"
+            and _DS_FILE_ENV in self.process_env
+        ):
+            note = 'the DeepSpeed JSON file wins unless its entry is "auto"'
         return Row(path, value, src, wh, var, note)
 
     def source(self, var: str, s: registry.Setting | None, how: str, where: str) -> tuple[str, str]:
@@ -142,23 +170,31 @@ class _Launch:
         if how == "shell":
             return "shell", where or var
         if var in PARADIGM_VARS or var == registry.CONFIG_DS_FIELDS_ENV:
-            flag = next((f for f in ("use_fsdp", "use_deepspeed", "use_megatron_lm") if result.origins.get(f) == "cli"), None)
+            flag = next(
+                (f for f in ("use_fsdp", "use_deepspeed", "use_megatron_lm") if result.origins.get(f) == "cli"), None
+            )
             return ("cli", f"--{flag}") if flag else ("config", _file_where(self.cfg, "distributed_type"))
         if var == registry.THREADS_ENV:
-            return ("cli", "--num_cpu_threads_per_process") if "num_cpu_threads_per_process" in result.explicit else (
-                "default", "accelerate launch (1, or cores / processes with use_cpu)")
+            return (
+                ("cli", "--num_cpu_threads_per_process")
+                if "num_cpu_threads_per_process" in result.explicit
+                else ("default", "accelerate launch (1, or cores / processes with use_cpu)")
+            )
         return _launch_source(self.cfg, result, self.ver, s)
 
     def replaced_note(self, var: str, src: str) -> str:
         if var not in self.replaced:
             return ""
         old_value, old_where = self.replaced[var]
-        return (f"replaces {var}={old_value} from {old_where}: accelerate launch writes this variable itself "
-                f"(from {'the config' if src == 'config' else 'the flag' if src == 'cli' else 'its default'}), the shell value never reaches the process")
+        return (
+            f"replaces {var}={old_value} from {old_where}: accelerate launch writes this variable itself "
+            f"(from {'the config' if src == 'config' else 'the flag' if src == 'cli' else 'its default'}), the shell value never reaches the process"
+        )
 
 
-def launch_process_env(result: Any, shell: dict[str, tuple[str, str]]
-                 ) -> tuple[dict[str, tuple[str, str, str]], dict[str, tuple[str, str]]]:
+def launch_process_env(
+    result: Any, shell: dict[str, tuple[str, str]]
+) -> tuple[dict[str, tuple[str, str, str]], dict[str, tuple[str, str]]]:
     """Every variable of the process -> (value, "shell"|"launch", where), and the shell values the launcher replaces."""
     process_env = {k: (v, "shell", w) for k, (v, w) in shell.items()}
     # accelerate launch builds the process env as os.environ.copy() and then assigns its own
@@ -170,8 +206,13 @@ def launch_process_env(result: Any, shell: dict[str, tuple[str, str]]
     return process_env, replaced
 
 
-def explain(cfg: Config, version: str | None = None, cli: Config | None = None, shell: dict[str, tuple[str, str]] | None = None,
-            kwargs: Config | None = None) -> tuple[list[Row], Any]:
+def explain(
+    cfg: Config,
+    version: str | None = None,
+    cli: Config | None = None,
+    shell: dict[str, tuple[str, str]] | None = None,
+    kwargs: Config | None = None,
+) -> tuple[list[Row], Any]:
     """Rows for every setting the process sees. ``shell``: variable -> (value, where)."""
     ver = resolve(version)
     result = launch_env(cfg, version=ver, cli_overrides=cli)
@@ -190,18 +231,36 @@ def explain(cfg: Config, version: str | None = None, cli: Config | None = None, 
     return rows, result
 
 
-def _add_kwarg_rows(rows: list[Row], kwargs: Config, process_env: dict[str, tuple[str, str, str]], seen: set[str]) -> None:
+def _add_kwarg_rows(
+    rows: list[Row], kwargs: Config, process_env: dict[str, tuple[str, str, str]], seen: set[str]
+) -> None:
     """The script's explicit arguments that no variable of the process carries, and those accelconf does not model."""
     for path, e in kwargs.entries.items():
         if path in seen or path == "distributed_type":
             continue
-        rows.append(Row(path, e.value, "kwarg", f"{kwargs.source}:{e.line}", e.setting.env if e.setting and e.setting.env else ""))
+        rows.append(
+            Row(
+                path,
+                e.value,
+                "kwarg",
+                f"{kwargs.source}:{e.line}",
+                e.setting.env if e.setting and e.setting.env else "",
+            )
+        )
         seen.add(path)
     for path, e in kwargs.unknown.items():
         if path == "Accelerator.gradient_accumulation_steps" and _GA_ENV in process_env:
             ga = next(r for r in rows if r.env == _GA_ENV)
-            rows.append(Row(path, ga.value, ga.source, ga.where, ga.env,
-                            f"replaces gradient_accumulation_steps={e.value} ({kwargs.source}:{e.line})"))
+            rows.append(
+                Row(
+                    path,
+                    ga.value,
+                    ga.source,
+                    ga.where,
+                    ga.env,
+                    f"replaces gradient_accumulation_steps={e.value} ({kwargs.source}:{e.line})",
+                )
+            )
         else:
             rows.append(Row(path, e.value, "kwarg", f"{kwargs.source}:{e.line}", "", "not a setting accelconf models"))
 
@@ -212,5 +271,3 @@ def mark_errors(rows: list[Row], findings: list[Finding]) -> None:
     for r in rows:
         if r.setting in rules:
             r.note = "; ".join(x for x in (f"error [{rules[r.setting]}]", r.note) if x)
-
-

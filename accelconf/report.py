@@ -9,8 +9,9 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import IO, Any, Iterable
+from typing import IO, Any
 
 from accelconf.errors import InputError
 from accelconf.findings import Finding, sort_findings
@@ -112,7 +113,11 @@ def render_text(results: list[FileResult], color: bool = False, summary: bool = 
                 text += f"\n    suggestion: {f.suggestion}"
             lines.append(text)
     if summary and (len(results) > 1 or lines):
-        parts = [f"{len(results)} file{'s' if len(results) != 1 else ''} checked", f"{nerr} error{'s' if nerr != 1 else ''}", f"{nwarn} warning{'s' if nwarn != 1 else ''}"]
+        parts = [
+            f"{len(results)} file{'s' if len(results) != 1 else ''} checked",
+            f"{nerr} error{'s' if nerr != 1 else ''}",
+            f"{nwarn} warning{'s' if nwarn != 1 else ''}",
+        ]
         if ninfo:
             parts.append(f"{ninfo} info")
         if nbad:
@@ -131,7 +136,11 @@ def render_json(results: list[FileResult], extra: dict | None = None) -> str:
     for r in results:
         entry: dict = {"path": r.path, "findings": findings_json(r.findings, r.path)}
         if r.error is not None:
-            entry["error"] = {"message": r.error.message, "line": r.error.line or None, "column": r.error.column or None}
+            entry["error"] = {
+                "message": r.error.message,
+                "line": r.error.line or None,
+                "column": r.error.column or None,
+            }
         files.append(entry)
     return json.dumps({"files": files, **(extra or {})}, indent=2, default=str) + "\n"
 
@@ -156,8 +165,13 @@ def render_github(results: list[FileResult]) -> str:
     return "\n".join(out) + ("\n" if out else "")
 
 
-def render(results: list[FileResult], fmt: str = "text", stream: IO[str] | None = None, color: str = "auto",
-           extra: dict | None = None) -> str:
+def render(
+    results: list[FileResult],
+    fmt: str = "text",
+    stream: IO[str] | None = None,
+    color: str = "auto",
+    extra: dict | None = None,
+) -> str:
     """Findings in a format; ``extra`` adds top-level members to the JSON form (e.g. the environment)."""
     stream = stream or sys.stdout
     if fmt == "json":
@@ -174,11 +188,14 @@ def render(results: list[FileResult], fmt: str = "text", stream: IO[str] | None 
 
 def add_output_options(parser) -> None:  # type: ignore[no-untyped-def]
     parser.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
-    parser.add_argument("--color", choices=("auto", "always", "never"), default="auto", help="colors (default: only on a TTY)")
+    parser.add_argument(
+        "--color", choices=("auto", "always", "never"), default="auto", help="colors (default: only on a TTY)"
+    )
     parser.add_argument("--strict", action="store_true", help="exit 1 on warnings too")
 
 
 # -- the JSON output contract -----------------------------------------------------------------------
+
 
 def _obj(required: dict, optional: dict | None = None, closed: bool = True) -> dict:
     props = {**required, **(optional or {})}
@@ -199,47 +216,114 @@ def output_schema(schema_id: str) -> dict:
     their error), ``diff``, ``explain``, ``env`` and ``fit`` (the strategy table). Finding and file objects
     are closed: a field is added here first, so scripts reading the output see every change in one place.
     ``--format sarif`` follows the SARIF 2.1.0 schema instead (:mod:`accelconf.sarif`)."""
-    finding = _obj({"rule": _STR, "severity": {"enum": ["error", "warning", "info"]}, "message": _STR, "key": _STR,
-                    "line": _NULL_INT, "column": _NULL_INT, "end_line": _NULL_INT, "end_column": _NULL_INT,
-                    "suggestion": {"type": ["string", "null"]}},
-                   {"file": {"type": "string", "description": "the file the finding is about, when not the one checked"}})
+    finding = _obj(
+        {
+            "rule": _STR,
+            "severity": {"enum": ["error", "warning", "info"]},
+            "message": _STR,
+            "key": _STR,
+            "line": _NULL_INT,
+            "column": _NULL_INT,
+            "end_line": _NULL_INT,
+            "end_column": _NULL_INT,
+            "suggestion": {"type": ["string", "null"]},
+        },
+        {"file": {"type": "string", "description": "the file the finding is about, when not the one checked"}},
+    )
     error = _obj({"message": _STR, "line": _NULL_INT, "column": _NULL_INT})
-    file = _obj({"path": _STR, "findings": {"type": "array", "items": {"$ref": "#/$defs/finding"}}},
-                {"error": {"$ref": "#/$defs/error"}})
-    report = _obj({"files": {"type": "array", "items": {"$ref": "#/$defs/file"}}},
-                  {"environment": {"$ref": "#/$defs/env"}, "memory": {"type": "array", "items": {"type": "object"}}},
-                  closed=False)
-    change = _obj({"key": _STR, "a": {}, "b": {}, "kind": _STR, "a_line": {"type": "integer"}, "b_line": {"type": "integer"}},
-                  {"note": _STR, "a_key": {"type": ["string", "null"]}, "b_key": {"type": ["string", "null"]}})
+    file = _obj(
+        {"path": _STR, "findings": {"type": "array", "items": {"$ref": "#/$defs/finding"}}},
+        {"error": {"$ref": "#/$defs/error"}},
+    )
+    report = _obj(
+        {"files": {"type": "array", "items": {"$ref": "#/$defs/file"}}},
+        {"environment": {"$ref": "#/$defs/env"}, "memory": {"type": "array", "items": {"type": "object"}}},
+        closed=False,
+    )
+    change = _obj(
+        {"key": _STR, "a": {}, "b": {}, "kind": _STR, "a_line": {"type": "integer"}, "b_line": {"type": "integer"}},
+        {"note": _STR, "a_key": {"type": ["string", "null"]}, "b_key": {"type": ["string", "null"]}},
+    )
     row = _obj({"setting": _STR, "value": {}, "source": _STR, "where": _STR, "env": _STR, "note": _STR})
     settings = {"type": "array", "items": {"$ref": "#/$defs/explain_row"}}
     # a launch script with several launches: the first at the top, every one (with its line) in `launches`
-    launch = _obj({"line": {"type": "integer"}, "mode": _STR, "settings": settings, "torchrun": {"type": ["object", "null"]}})
-    explain = _obj({"accelerate_version": _STR, "mode": _STR, "settings": settings, "torchrun": {"type": ["object", "null"]},
-                    "findings": {"type": "array", "items": {"$ref": "#/$defs/finding"}}},
-                   {"launches": {"type": "array", "items": launch}}, closed=False)
-    env = _obj({"python_version": _STR, "platform": _STR, "gpus": {"type": "array", "items": {"type": "object"}},
-                "torch_version": {"type": ["string", "null"]}, "accelerate_version": {"type": ["string", "null"]},
-                "problems": {"type": "array"}, "notes": {"type": "array"}, "unknown": {"type": "array", "items": _STR}},
-               closed=False)
-    fit_row = _obj({"strategy": _STR, "kind": _STR, "activation_checkpointing": {"type": "boolean"},
-                    "offload": {"type": "boolean"}, "per_gpu_bytes": {"type": "integer"},
-                    "host_ram_per_node_bytes": {"type": "integer"}, "gpu_fraction": {"type": ["number", "null"]},
-                    "host_fraction": {"type": ["number", "null"]},
-                    "verdict": {"enum": ["fits", "tight", "does not fit", "unknown"]}, "comm_cost": {"type": "number"},
-                    "estimate": {"type": "object"}})
-    fit = _obj({"model": {"type": "object"}, "gpu": {"type": ["string", "null"]}, "gpu_memory_bytes": _NULL_INT,
-                "host_ram_bytes": _NULL_INT, "gpus_per_node": {"type": "integer"}, "nodes": {"type": "integer"},
-                "seq_len": _NULL_INT, "micro_batch": _NULL_INT, "comm_cost_model": _STR,
-                "rows": {"type": "array", "items": {"$ref": "#/$defs/fit_row"}},
-                "cheapest_that_fits": {"type": ["string", "null"]}, "notes": {"type": "array", "items": _STR}},
-               {"written": {"type": ["string", "null"]}})
-    return {"$schema": "http://json-schema.org/draft-07/schema#",
-            "$id": schema_id,
-            "title": "accelconf --format json output",
-            "description": "What `accelconf validate|check|diff|explain|env|fit --format json` print. Pick the "
-                           "definition by command: report (validate, check), diff, explain, env, fit.",
-            "oneOf": [{"$ref": f"#/$defs/{name}"} for name in ("report", "diff", "explain", "env", "fit")],
-            "$defs": {"finding": finding, "error": error, "file": file, "report": report,
-                      "diff": {"type": "array", "items": {"$ref": "#/$defs/change"}}, "change": change,
-                      "explain": explain, "explain_row": row, "env": env, "fit": fit, "fit_row": fit_row}}
+    launch = _obj(
+        {"line": {"type": "integer"}, "mode": _STR, "settings": settings, "torchrun": {"type": ["object", "null"]}}
+    )
+    explain = _obj(
+        {
+            "accelerate_version": _STR,
+            "mode": _STR,
+            "settings": settings,
+            "torchrun": {"type": ["object", "null"]},
+            "findings": {"type": "array", "items": {"$ref": "#/$defs/finding"}},
+        },
+        {"launches": {"type": "array", "items": launch}},
+        closed=False,
+    )
+    env = _obj(
+        {
+            "python_version": _STR,
+            "platform": _STR,
+            "gpus": {"type": "array", "items": {"type": "object"}},
+            "torch_version": {"type": ["string", "null"]},
+            "accelerate_version": {"type": ["string", "null"]},
+            "problems": {"type": "array"},
+            "notes": {"type": "array"},
+            "unknown": {"type": "array", "items": _STR},
+        },
+        closed=False,
+    )
+    fit_row = _obj(
+        {
+            "strategy": _STR,
+            "kind": _STR,
+            "activation_checkpointing": {"type": "boolean"},
+            "offload": {"type": "boolean"},
+            "per_gpu_bytes": {"type": "integer"},
+            "host_ram_per_node_bytes": {"type": "integer"},
+            "gpu_fraction": {"type": ["number", "null"]},
+            "host_fraction": {"type": ["number", "null"]},
+            "verdict": {"enum": ["fits", "tight", "does not fit", "unknown"]},
+            "comm_cost": {"type": "number"},
+            "estimate": {"type": "object"},
+        }
+    )
+    fit = _obj(
+        {
+            "model": {"type": "object"},
+            "gpu": {"type": ["string", "null"]},
+            "gpu_memory_bytes": _NULL_INT,
+            "host_ram_bytes": _NULL_INT,
+            "gpus_per_node": {"type": "integer"},
+            "nodes": {"type": "integer"},
+            "seq_len": _NULL_INT,
+            "micro_batch": _NULL_INT,
+            "comm_cost_model": _STR,
+            "rows": {"type": "array", "items": {"$ref": "#/$defs/fit_row"}},
+            "cheapest_that_fits": {"type": ["string", "null"]},
+            "notes": {"type": "array", "items": _STR},
+        },
+        {"written": {"type": ["string", "null"]}},
+    )
+    return {
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "$id": schema_id,
+        "title": "accelconf --format json output",
+        "description": "What `accelconf validate|check|diff|explain|env|fit --format json` print. Pick the "
+        "definition by command: report (validate, check), diff, explain, env, fit.",
+        "oneOf": [{"$ref": f"#/$defs/{name}"} for name in ("report", "diff", "explain", "env", "fit")],
+        "$defs": {
+            "finding": finding,
+            "error": error,
+            "file": file,
+            "report": report,
+            "diff": {"type": "array", "items": {"$ref": "#/$defs/change"}},
+            "change": change,
+            "explain": explain,
+            "explain_row": row,
+            "env": env,
+            "fit": fit,
+            "fit_row": fit_row,
+        },
+    }

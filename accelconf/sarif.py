@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 from urllib.parse import quote
 
 from accelconf import catalogue
@@ -33,11 +34,16 @@ def artifact_uri(path: str, cwd: str | None = None) -> str:
 
 
 def rule_descriptor(r: catalogue.Rule) -> dict[str, Any]:
-    return {"id": r.id, "name": "".join(p.capitalize() for p in r.id.replace(".", "-").split("-")),
-            "shortDescription": {"text": r.summary}, "fullDescription": {"text": r.why or r.summary},
-            "helpUri": r.help_uri, "help": {"text": f"{r.summary} {r.why}".strip()},
-            "defaultConfiguration": {"level": LEVELS[r.severity]},
-            "properties": {"tags": [r.area], "fmtSafe": r.fmt_safe}}
+    return {
+        "id": r.id,
+        "name": "".join(p.capitalize() for p in r.id.replace(".", "-").split("-")),
+        "shortDescription": {"text": r.summary},
+        "fullDescription": {"text": r.why or r.summary},
+        "helpUri": r.help_uri,
+        "help": {"text": f"{r.summary} {r.why}".strip()},
+        "defaultConfiguration": {"level": LEVELS[r.severity]},
+        "properties": {"tags": [r.area], "fmtSafe": r.fmt_safe},
+    }
 
 
 def _region(f: Finding) -> dict[str, int] | None:
@@ -55,8 +61,12 @@ def result(f: Finding, path: str, index: dict[str, int]) -> dict[str, Any]:
     if region is not None:
         physical["region"] = region
     message = f.message + (f" (suggestion: {f.suggestion})" if f.suggestion else "")
-    out: dict[str, Any] = {"ruleId": f.rule, "level": LEVELS[f.severity], "message": {"text": message},
-                           "locations": [{"physicalLocation": physical}]}
+    out: dict[str, Any] = {
+        "ruleId": f.rule,
+        "level": LEVELS[f.severity],
+        "message": {"text": message},
+        "locations": [{"physicalLocation": physical}],
+    }
     if f.rule in index:
         out["ruleIndex"] = index[f.rule]
     return out
@@ -71,8 +81,12 @@ def sarif_log(files: Iterable[tuple[str, list[Finding], Any]], version: str) -> 
         if error is not None:
             findings = [Finding("parse-error", "error", error.message, "", error.line, error.column)]
         results += [result(f, path, index) for f in findings]
-    driver = {"name": "accelconf", "version": version, "informationUri": "https://accelconf.dev/",
-              "rules": [rule_descriptor(r) for r in rules]}
+    driver = {
+        "name": "accelconf",
+        "version": version,
+        "informationUri": "https://accelconf.dev/",
+        "rules": [rule_descriptor(r) for r in rules],
+    }
     return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [{"tool": {"driver": driver}, "results": results}]}
 
 

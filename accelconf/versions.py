@@ -23,7 +23,7 @@ def _dist_infos() -> dict[str, str]:
     return scan_dist_infos(sys.path)
 
 
-def scan_dist_infos(paths: "list[str] | tuple[str, ...]") -> dict[str, str]:
+def scan_dist_infos(paths: list[str] | tuple[str, ...]) -> dict[str, str]:
     """Normalized distribution name -> version, from the ``*.dist-info`` folders in ``paths`` (the
     first one wins, as for imports). Also serves ``check --python``: another interpreter's sys.path."""
     found: dict[str, str] = {}

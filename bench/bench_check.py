@@ -31,8 +31,6 @@ fsdp_config:
 """
 
 
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("config", nargs="?", help="config to check (default: a built-in FSDP2 config)")
@@ -51,7 +49,10 @@ def main() -> int:
             ("python -c pass", [py, "-c", "pass"]),
             ("accelconf env", [py, "-m", "accelconf", "env"]),
             ("accelconf check (detect)", [py, "-m", "accelconf", "check", config]),
-            ("accelconf check --gpus 8 --gpu H100", [py, "-m", "accelconf", "check", "--gpus", "8", "--gpu", "H100", config]),
+            (
+                "accelconf check --gpus 8 --gpu H100",
+                [py, "-m", "accelconf", "check", "--gpus", "8", "--gpu", "H100", config],
+            ),
             ("accelconf check --probe none", [py, "-m", "accelconf", "check", "--probe", "none", config]),
         ]
         for _, argv in cases:  # warm the file cache and the bytecode cache

@@ -25,14 +25,15 @@ PAIRS = (
 )
 
 
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("files", nargs="*", metavar="FILE", help="A and B (default: the pairs under tests/data/diff)")
     parser.add_argument("--runs", type=int, default=15)
-    parser.add_argument("--no-bytecode", action="store_true",
-                        help="keep PYTHONDONTWRITEBYTECODE: every run compiles accelconf from source")
+    parser.add_argument(
+        "--no-bytecode",
+        action="store_true",
+        help="keep PYTHONDONTWRITEBYTECODE: every run compiles accelconf from source",
+    )
     args = parser.parse_args()
     import tempfile
 
@@ -42,15 +43,32 @@ def main() -> int:
     py = sys.executable
     cases = [("python -c pass", [py, "-c", "pass"])]
     if args.files:
-        cases.append((f"accelconf diff {' '.join(os.path.basename(f) for f in args.files)}",
-                      [py, "-m", "accelconf", "diff", *args.files]))
+        cases.append(
+            (
+                f"accelconf diff {' '.join(os.path.basename(f) for f in args.files)}",
+                [py, "-m", "accelconf", "diff", *args.files],
+            )
+        )
     else:
         for folder, a, b in PAIRS:
             pa, pb = os.path.join(CASES, folder, a), os.path.join(CASES, folder, b)
             cases.append((f"accelconf diff ({folder})", [py, "-m", "accelconf", "diff", pa, pb]))
         folder, a, b = PAIRS[0]
-        cases.append(("accelconf diff --format json (fsdp)", [py, "-m", "accelconf", "diff", "--format", "json",
-                                                            os.path.join(CASES, folder, a), os.path.join(CASES, folder, b)]))
+        cases.append(
+            (
+                "accelconf diff --format json (fsdp)",
+                [
+                    py,
+                    "-m",
+                    "accelconf",
+                    "diff",
+                    "--format",
+                    "json",
+                    os.path.join(CASES, folder, a),
+                    os.path.join(CASES, folder, b),
+                ],
+            )
+        )
     for _, argv in cases:  # warm the file cache (and write the .pyc files)
         timed(argv, 1, env)
     rows = [(name, timed(argv, args.runs, env)) for name, argv in cases]

@@ -30,9 +30,14 @@ def main() -> int:
     cases = [
         ("python -c pass", [py, "-c", "pass"]),
         ("accelconf fit --params 70B", fit + ["--params", "70B"]),
-        ("accelconf fit --model qwen2-7b (activations)", fit + ["--model", QWEN, "--seq-len", "4096", "--micro-batch", "2"]),
-        ("accelconf fit --model qwen2-7b --format json", fit + ["--model", QWEN, "--seq-len", "4096", "--micro-batch", "2",
-                                                         "--format", "json"]),
+        (
+            "accelconf fit --model qwen2-7b (activations)",
+            fit + ["--model", QWEN, "--seq-len", "4096", "--micro-batch", "2"],
+        ),
+        (
+            "accelconf fit --model qwen2-7b --format json",
+            fit + ["--model", QWEN, "--seq-len", "4096", "--micro-batch", "2", "--format", "json"],
+        ),
     ]
     with tempfile.TemporaryDirectory() as tmp:
         env = bench_env(tmp, args.no_bytecode)

@@ -105,7 +105,9 @@ class Client:
     """A minimal LSP client over a subprocess's stdio."""
 
     def __init__(self, cmd: list[str], settings: dict[str, Any], cwd: Path) -> None:
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=cwd)
+        self.proc = subprocess.Popen(
+            cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=cwd
+        )
         self.settings = settings
         self.next_id = 0
         self.responses: dict[int, queue.Queue[Any]] = {}
@@ -209,9 +211,17 @@ def measure(name: str, cmd: list[str], settings: dict[str, Any], rounds: int, wo
     uri = path.as_uri()
     t0 = time.perf_counter()
     c = Client(cmd, settings, workdir)
-    c.request("initialize", {"processId": os.getpid(), "rootUri": workdir.as_uri(), "capabilities": CAPS,
-                             "initializationOptions": settings.get("init"),
-                             "workspaceFolders": [{"uri": workdir.as_uri(), "name": "bench"}]}, timeout=60)
+    c.request(
+        "initialize",
+        {
+            "processId": os.getpid(),
+            "rootUri": workdir.as_uri(),
+            "capabilities": CAPS,
+            "initializationOptions": settings.get("init"),
+            "workspaceFolders": [{"uri": workdir.as_uri(), "name": "bench"}],
+        },
+        timeout=60,
+    )
     c.notify("initialized", {})
     startup = time.perf_counter() - t0
     if "yaml" in settings:
@@ -227,8 +237,10 @@ def measure(name: str, cmd: list[str], settings: dict[str, Any], rounds: int, wo
         version += 1
         edited = text.replace("num_processes: 8", f"num_processes: {8 + (i % 2) * 8}")
         sent = time.perf_counter()
-        c.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
-                                            "contentChanges": [{"text": edited}]})
+        c.notify(
+            "textDocument/didChange",
+            {"textDocument": {"uri": uri, "version": version}, "contentChanges": [{"text": edited}]},
+        )
         at, diags = c.wait_diagnostics(uri)
         diag_ms.append((at - sent) * 1000)
         last = diags
@@ -239,7 +251,9 @@ def measure(name: str, cmd: list[str], settings: dict[str, Any], rounds: int, wo
     n_items = 0
     for _ in range(rounds):
         t = time.perf_counter()
-        res = c.request("textDocument/completion", {**doc, "position": {"line": COMPLETION_AT[0], "character": COMPLETION_AT[1]}})
+        res = c.request(
+            "textDocument/completion", {**doc, "position": {"line": COMPLETION_AT[0], "character": COMPLETION_AT[1]}}
+        )
         comp_ms.append((time.perf_counter() - t) * 1000)
         items = res.get("items", []) if isinstance(res, dict) else (res or [])
         n_items = len(items)
@@ -250,11 +264,17 @@ def measure(name: str, cmd: list[str], settings: dict[str, Any], rounds: int, wo
     c.close()
     q = statistics.quantiles(diag_ms, n=10)
     return {
-        "server": name, "startup_ms": round(startup * 1000, 1),
-        "diagnostics_median_ms": round(statistics.median(diag_ms), 2), "diagnostics_p90_ms": round(q[-1], 2),
-        "diagnostics": len(last), "diagnostic_codes": sorted({str(d.get("code") or d.get("message", "")[:40]) for d in last}),
-        "completion_median_ms": round(statistics.median(comp_ms), 2), "completion_items": n_items,
-        "hover_median_ms": round(statistics.median(hover_ms), 2), "rss_mb": round(rss, 1), "rounds": rounds,
+        "server": name,
+        "startup_ms": round(startup * 1000, 1),
+        "diagnostics_median_ms": round(statistics.median(diag_ms), 2),
+        "diagnostics_p90_ms": round(q[-1], 2),
+        "diagnostics": len(last),
+        "diagnostic_codes": sorted({str(d.get("code") or d.get("message", "")[:40]) for d in last}),
+        "completion_median_ms": round(statistics.median(comp_ms), 2),
+        "completion_items": n_items,
+        "hover_median_ms": round(statistics.median(hover_ms), 2),
+        "rss_mb": round(rss, 1),
+        "rounds": rounds,
     }
 
 
@@ -264,8 +284,13 @@ def install_yamlls(into: Path) -> Path | None:
     if not npm or not node:
         print("yaml-language-server: skipped (node/npm not found)")
         return None
-    proc = subprocess.run([npm, "install", "--no-audit", "--no-fund", "--silent", f"yaml-language-server@{YAMLLS_VERSION}"],
-                          cwd=into, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [npm, "install", "--no-audit", "--no-fund", "--silent", f"yaml-language-server@{YAMLLS_VERSION}"],
+        cwd=into,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     server = into / "node_modules" / "yaml-language-server" / "bin" / "yaml-language-server"
     if proc.returncode != 0 or not server.exists():
         print(f"yaml-language-server: skipped (npm install failed: {proc.stderr.strip()[:200]})")
@@ -283,8 +308,15 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp) / "ws"
         work.mkdir()
-        results.append(measure("accelconf lsp", [sys.executable, "-m", "accelconf", "lsp"],
-                               {"accelconf": {}, "init": {"accelerateVersion": "1.15"}}, args.rounds, work))
+        results.append(
+            measure(
+                "accelconf lsp",
+                [sys.executable, "-m", "accelconf", "lsp"],
+                {"accelconf": {}, "init": {"accelerateVersion": "1.15"}},
+                args.rounds,
+                work,
+            )
+        )
         if not args.no_yamlls:
             if not SCHEMA.exists():
                 print(f"yaml-language-server: skipped ({SCHEMA.relative_to(ROOT)} is missing)")
@@ -293,20 +325,47 @@ def main() -> int:
                 npm_dir.mkdir()
                 server = install_yamlls(npm_dir)
                 if server is not None:
-                    yaml_settings = {"validate": True, "hover": True, "completion": True, "format": {"enable": True},
-                                     "schemaStore": {"enable": False}, "schemas": {SCHEMA.as_uri(): ["*.yaml"]}}
-                    results.append(measure(f"yaml-language-server {YAMLLS_VERSION}", [shutil.which("node") or "node", str(server), "--stdio"],
-                                           {"yaml": yaml_settings, "init": None}, args.rounds, work))
-    cols = [("server", "server", 26), ("diagnostics_median_ms", "diag median ms", 15), ("diagnostics_p90_ms", "diag p90 ms", 12),
-            ("completion_median_ms", "completion ms", 14), ("hover_median_ms", "hover ms", 9), ("rss_mb", "RSS MB", 8),
-            ("startup_ms", "startup ms", 11), ("diagnostics", "diagnostics", 11)]
+                    yaml_settings = {
+                        "validate": True,
+                        "hover": True,
+                        "completion": True,
+                        "format": {"enable": True},
+                        "schemaStore": {"enable": False},
+                        "schemas": {SCHEMA.as_uri(): ["*.yaml"]},
+                    }
+                    results.append(
+                        measure(
+                            f"yaml-language-server {YAMLLS_VERSION}",
+                            [shutil.which("node") or "node", str(server), "--stdio"],
+                            {"yaml": yaml_settings, "init": None},
+                            args.rounds,
+                            work,
+                        )
+                    )
+    cols = [
+        ("server", "server", 26),
+        ("diagnostics_median_ms", "diag median ms", 15),
+        ("diagnostics_p90_ms", "diag p90 ms", 12),
+        ("completion_median_ms", "completion ms", 14),
+        ("hover_median_ms", "hover ms", 9),
+        ("rss_mb", "RSS MB", 8),
+        ("startup_ms", "startup ms", 11),
+        ("diagnostics", "diagnostics", 11),
+    ]
     print(" | ".join(h.ljust(w) for _, h, w in cols))
     print("-+-".join("-" * w for *_, w in cols))
     for r in results:
         print(" | ".join(str(r[k]).ljust(w) for k, _, w in cols))
-    meta = {"python": platform.python_version(), "platform": platform.platform(), "cpus": os.cpu_count(),
-            "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "config_lines": CONFIG_60.count("\n") + 1,
-            "node": subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip() if shutil.which("node") else None}
+    meta = {
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "cpus": os.cpu_count(),
+        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "config_lines": CONFIG_60.count("\n") + 1,
+        "node": subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip()
+        if shutil.which("node")
+        else None,
+    }
     Path(args.out).write_text(json.dumps({"meta": meta, "results": results}, indent=2) + "\n")
     print(f"wrote {os.path.relpath(args.out)}")
     return 0

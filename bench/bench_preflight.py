@@ -54,8 +54,15 @@ def one_run(tmp: str) -> tuple[float, float, list[int]]:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPATH"] = os.pathsep.join([REPO, os.path.join(REPO, "lsp")])
     cpu, start = _cpu(), time.perf_counter()
-    procs = [subprocess.Popen([sys.executable, "-m", "accelconf", "preflight", path, "--machine-rank", str(n), "--size", "1"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env) for n in (0, 1)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "accelconf", "preflight", path, "--machine-rank", str(n), "--size", "1"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env=env,
+        )
+        for n in (0, 1)
+    ]
     codes = [p.wait(timeout=600) for p in procs]
     return time.perf_counter() - start, _cpu() - cpu, codes
 
@@ -73,8 +80,10 @@ def main() -> int:
     load = os.getloadavg()[0]
     print("| what | median | best | CPU s, all processes | runs | exit codes 0 | load average |")
     print("|---|---|---|---|---|---|---|")
-    print(f"| clean two-node preflight, 2 x 2 ranks on localhost | {statistics.median(times):.1f} s | {min(times):.1f} s "
-          f"| {cpu:.1f} s | {len(times)} | {'yes' if ok else 'no'} | {load:.1f} |")
+    print(
+        f"| clean two-node preflight, 2 x 2 ranks on localhost | {statistics.median(times):.1f} s | {min(times):.1f} s "
+        f"| {cpu:.1f} s | {len(times)} | {'yes' if ok else 'no'} | {load:.1f} |"
+    )
     return 0 if ok else 1
 
 

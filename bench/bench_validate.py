@@ -61,12 +61,24 @@ def main() -> int:
     base = median_ms([py, "-c", "pass"], args.runs, env)
     rows = [("python -c pass", base)]
     rows.append(("accelconf validate (1 file)", median_ms([py, "-m", "accelconf", "validate", one], args.runs, env)))
-    rows.append(("accelconf fmt --check (1 file)", median_ms([py, "-m", "accelconf", "fmt", "--check", one], args.runs, env)))
+    rows.append(
+        ("accelconf fmt --check (1 file)", median_ms([py, "-m", "accelconf", "fmt", "--check", one], args.runs, env))
+    )
     if corpus:
-        rows.append((f"accelconf validate ({len(corpus)} corpus files, one call)", median_ms([py, "-m", "accelconf", "validate", *corpus], max(3, args.runs // 3), env)))
+        rows.append(
+            (
+                f"accelconf validate ({len(corpus)} corpus files, one call)",
+                median_ms([py, "-m", "accelconf", "validate", *corpus], max(3, args.runs // 3), env),
+            )
+        )
     accelerate = shutil.which("accelerate", path=os.path.dirname(py)) or shutil.which("accelerate")
     if accelerate:
-        rows.append(("accelerate env --config_file (1 file)", median_ms([accelerate, "env", "--config_file", one], max(3, args.runs // 3), env)))
+        rows.append(
+            (
+                "accelerate env --config_file (1 file)",
+                median_ms([accelerate, "env", "--config_file", one], max(3, args.runs // 3), env),
+            )
+        )
     print("| command | median (ms) | x python -c pass |\n|---|---:|---:|")
     for name, t in rows:
         print(f"| {name} | {t * 1000:.0f} | {t / base:.1f} |")
@@ -75,8 +87,11 @@ def main() -> int:
     if accelerate and corpus:
         acc = rows[-1][1]
         whole = rows[3][1]
-        print(f"\ncorpus in one call vs one `accelerate env`: {acc / whole:.1f}x faster" if whole < acc else
-              f"\ncorpus in one call vs one `accelerate env`: {whole / acc:.1f}x SLOWER")
+        print(
+            f"\ncorpus in one call vs one `accelerate env`: {acc / whole:.1f}x faster"
+            if whole < acc
+            else f"\ncorpus in one call vs one `accelerate env`: {whole / acc:.1f}x SLOWER"
+        )
     return 0
 
 

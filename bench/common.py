@@ -36,7 +36,7 @@ def bench_env(tmp: str, no_bytecode: bool = False, **extra: str) -> dict[str, st
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def shown(path: "str | os.PathLike[str]") -> str:
+def shown(path: str | os.PathLike[str]) -> str:
     """A path as reports name it: relative to the repository (``examples/fsdp2.yaml``,
     ``../shared/corpus/...``), never an absolute path of the machine that ran the benchmark."""
     return os.path.relpath(os.fspath(path), REPO).replace(os.sep, "/")

@@ -60,11 +60,22 @@ def machine() -> list[str]:
 
 
 def main() -> int:
-    out = ["# Benchmark results", "", "Written by `make bench` (`bench/run_all.py`). Medians of fresh processes; ratios are",
-           "against `python -c pass` unless a column says otherwise.", "", "## Machine", "", *machine(), ""]
+    out = [
+        "# Benchmark results",
+        "",
+        "Written by `make bench` (`bench/run_all.py`). Medians of fresh processes; ratios are",
+        "against `python -c pass` unless a column says otherwise.",
+        "",
+        "## Machine",
+        "",
+        *machine(),
+        "",
+    ]
     for title, script, extra in BENCHES:
         print(f"== {title} ({script})", file=sys.stderr, flush=True)
-        proc = subprocess.run([sys.executable, str(HERE / script), *extra], capture_output=True, text=True, cwd=HERE.parent)
+        proc = subprocess.run(
+            [sys.executable, str(HERE / script), *extra], capture_output=True, text=True, cwd=HERE.parent
+        )
         out += [f"## {title}", "", f"`python bench/{script}`", ""]
         text = proc.stdout.strip() or "(no output)"
         out += [text if text.startswith("|") else f"```\n{text}\n```", ""]

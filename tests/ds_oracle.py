@@ -21,7 +21,15 @@ import types
 from collections.abc import Callable, Iterator
 from typing import Any
 
-_OPS = ("FusedAdam", "DeepSpeedCPUAdam", "ZenFlowCPUAdam", "FusedLamb", "FusedLion", "DeepSpeedCPULion", "DeepSpeedCPUAdagrad")
+_OPS = (
+    "FusedAdam",
+    "DeepSpeedCPUAdam",
+    "ZenFlowCPUAdam",
+    "FusedLamb",
+    "FusedLion",
+    "DeepSpeedCPULion",
+    "DeepSpeedCPUAdagrad",
+)
 
 
 def make_oracle() -> Callable[..., str | None]:
@@ -46,6 +54,7 @@ def make_oracle() -> Callable[..., str | None]:
             def __init__(self, *args: Any, **kwargs: Any) -> None:
                 inspect.signature(real).bind(*args, **kwargs)
                 super().__init__(args[0], {"lr": 1e-3})
+
         Stub.__name__ = real.__name__
         return Stub
 
@@ -54,8 +63,11 @@ def make_oracle() -> Callable[..., str | None]:
     @contextlib.contextmanager
     def patched(world_size: int) -> Iterator[None]:
         fake = types.SimpleNamespace(get_rank=lambda *a, **k: 0, get_world_size=lambda *a, **k: world_size)
-        saved: list[tuple[Any, str, Any]] = [(ds_cfg, "dist", ds_cfg.dist), (zero_utils, "dist", zero_utils.dist),
-                                            (zero_utils, "ZERO_SUPPORTED_OPTIMIZERS", zero_utils.ZERO_SUPPORTED_OPTIMIZERS)]
+        saved: list[tuple[Any, str, Any]] = [
+            (ds_cfg, "dist", ds_cfg.dist),
+            (zero_utils, "dist", zero_utils.dist),
+            (zero_utils, "ZERO_SUPPORTED_OPTIMIZERS", zero_utils.ZERO_SUPPORTED_OPTIMIZERS),
+        ]
         for mod in modules:
             for name in _OPS:
                 if hasattr(mod, name):
@@ -64,7 +76,8 @@ def make_oracle() -> Callable[..., str | None]:
             ds_cfg.dist = zero_utils.dist = fake
             # ZeRO's supported list holds the real classes: the stubs stand for them (FusedLamb is not on it)
             zero_utils.ZERO_SUPPORTED_OPTIMIZERS = list(zero_utils.ZERO_SUPPORTED_OPTIMIZERS) + [
-                s for n, s in stubs.items() if n != "FusedLamb"]
+                s for n, s in stubs.items() if n != "FusedLamb"
+            ]
             for mod in modules:
                 for name in _OPS:
                     if hasattr(mod, name):

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import difflib
 import os
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 import pytest
 

@@ -45,8 +45,13 @@ def _run(tmp_path: Path, **inputs: str) -> tuple[int, str, str]:
     (shim / "accelconf").chmod(0o755)
     out_file = tmp_path / "github_output"
     out_file.unlink(missing_ok=True)
-    env = {**os.environ, "PATH": f"{shim}{os.pathsep}{os.environ['PATH']}", "GITHUB_OUTPUT": str(out_file),
-           "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "lsp")]), "NO_COLOR": "1"}
+    env = {
+        **os.environ,
+        "PATH": f"{shim}{os.pathsep}{os.environ['PATH']}",
+        "GITHUB_OUTPUT": str(out_file),
+        "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "lsp")]),
+        "NO_COLOR": "1",
+    }
     env.update({f"INPUT_{k.upper()}": v for k, v in inputs.items()})
     r = subprocess.run(["bash", str(SCRIPT)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     recorded = out_file.read_text() if out_file.exists() else ""

@@ -34,13 +34,16 @@ def test_attn_implementation_from_the_config_is_used(tmp_path):
 
 def test_checkpointing_offload_moves_the_kept_inputs_to_host_ram():
     size = from_model_dir(str(QWEN2_7B))
-    data = load_text("distributed_type: FSDP\nmixed_precision: bf16\nfsdp_config:\n  fsdp_version: 2\n"
-                     "  fsdp_activation_checkpointing: true\n  fsdp_activation_checkpointing_offload: true\n").data
+    data = load_text(
+        "distributed_type: FSDP\nmixed_precision: bf16\nfsdp_config:\n  fsdp_version: 2\n"
+        "  fsdp_activation_checkpointing: true\n  fsdp_activation_checkpointing_offload: true\n"
+    ).data
     s, _ = strategy_of(data)
     assert s.activation_checkpointing and s.activation_checkpointing_offload
     off = estimate(s, Layout(8), size, seq_len=4096, micro_batch=2)
-    on_gpu = estimate(Strategy("fsdp2", "bf16", activation_checkpointing=True), Layout(8), size, seq_len=4096,
-                      micro_batch=2)
+    on_gpu = estimate(
+        Strategy("fsdp2", "bf16", activation_checkpointing=True), Layout(8), size, seq_len=4096, micro_batch=2
+    )
     kept = 28 * 2 * 4096 * 2 * 3584
     assert on_gpu.activations - off.activations == kept
     assert off.host - on_gpu.host == 8 * kept  # one copy per process on the node
@@ -49,8 +52,22 @@ def test_checkpointing_offload_moves_the_kept_inputs_to_host_ram():
 def test_check_prints_the_activation_lines_and_refuses_attn_without_a_model(cli, tmp_path):
     cfg = tmp_path / "c.yaml"
     cfg.write_text("distributed_type: FSDP\nmixed_precision: bf16\nnum_processes: 8\nfsdp_config:\n  fsdp_version: 2\n")
-    r = cli("check", "--model", str(QWEN2_7B), "--seq-len", "4096", "--micro-batch", "2", "--attn", "eager",
-            "--gpu", "H100-80GB", "--gpus", "8", str(cfg))
+    r = cli(
+        "check",
+        "--model",
+        str(QWEN2_7B),
+        "--seq-len",
+        "4096",
+        "--micro-batch",
+        "2",
+        "--attn",
+        "eager",
+        "--gpu",
+        "H100-80GB",
+        "--gpus",
+        "8",
+        str(cfg),
+    )
     assert "logits and loss (fp32, vocabulary 152,064)" in r.out
     assert "largest transient:" in r.out and "qwen2 structure (eager attention)" in r.out
     bad = cli("check", "--attn", "eager", str(cfg))

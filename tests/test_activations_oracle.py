@@ -24,26 +24,38 @@ pytestmark = pytest.mark.oracle
 torch = pytest.importorskip("torch", reason="torch is in the test extras: it is the activation oracle")
 transformers = pytest.importorskip("transformers", reason="transformers builds the models")
 
-SMALL = dict(hidden_size=256, intermediate_size=688, num_attention_heads=4, num_key_value_heads=2, vocab_size=1024,
-             pad_token_id=0, bos_token_id=1, eos_token_id=2)
+SMALL = dict(
+    hidden_size=256,
+    intermediate_size=688,
+    num_attention_heads=4,
+    num_key_value_heads=2,
+    vocab_size=1024,
+    pad_token_id=0,
+    bos_token_id=1,
+    eos_token_id=2,
+)
 # family -> config overrides; the structure each one exercises is named in the comment
 FAMILIES = {
-    "llama": {},                                                         # GQA, SwiGLU, RMSNorm
+    "llama": {},  # GQA, SwiGLU, RMSNorm
     "mistral": {},
-    "qwen2": {},                                                         # q/k/v biases
-    "qwen3": {"head_dim": 64},                                           # q and k norms
-    "gemma": {"head_dim": 64},                                           # (1 + w) RMSNorm, GeGLU
-    "gemma2": {"head_dim": 64},                                          # four norms, eager only, soft-capped logits
-    "phi": {"num_key_value_heads": 4, "resid_pdrop": 0.1},               # LayerNorm, parallel, partial rotary, gelu_new
-    "phi3": {},                                                          # fused qkv and gate_up
-    "gpt2": {"n_embd": 256, "n_head": 4},                                # learned positions, Conv1D, dropout 0.1
-    "gpt_neox": {"num_key_value_heads": 4},                              # parallel residual, fused qkv, rotary 25%
-    "falcon": {"num_key_value_heads": 4},                                # multi-query, one LayerNorm, parallel
-    "mixtral": {"num_local_experts": 4, "num_experts_per_tok": 2},      # MoE, top-2
-    "gemma3_text": {"head_dim": 64},                                     # four norms, q and k norms
+    "qwen2": {},  # q/k/v biases
+    "qwen3": {"head_dim": 64},  # q and k norms
+    "gemma": {"head_dim": 64},  # (1 + w) RMSNorm, GeGLU
+    "gemma2": {"head_dim": 64},  # four norms, eager only, soft-capped logits
+    "phi": {"num_key_value_heads": 4, "resid_pdrop": 0.1},  # LayerNorm, parallel, partial rotary, gelu_new
+    "phi3": {},  # fused qkv and gate_up
+    "gpt2": {"n_embd": 256, "n_head": 4},  # learned positions, Conv1D, dropout 0.1
+    "gpt_neox": {"num_key_value_heads": 4},  # parallel residual, fused qkv, rotary 25%
+    "falcon": {"num_key_value_heads": 4},  # multi-query, one LayerNorm, parallel
+    "mixtral": {"num_local_experts": 4, "num_experts_per_tok": 2},  # MoE, top-2
+    "gemma3_text": {"head_dim": 64},  # four norms, q and k norms
     "qwen3_moe": {"head_dim": 64, "num_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 256},
-    "qwen2_moe": {"num_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 256,  # shared expert
-                  "shared_expert_intermediate_size": 512},
+    "qwen2_moe": {
+        "num_experts": 4,
+        "num_experts_per_tok": 2,
+        "moe_intermediate_size": 256,  # shared expert
+        "shared_expert_intermediate_size": 512,
+    },
 }
 CASES = [(64, 2), (128, 1)]
 # Checkpointed fused-qkv families whose measured peak is in some cases above the estimate by 6-12%
@@ -54,8 +66,11 @@ CKPT_UNDER = {("gpt_neox", "eager"), ("gpt_neox", "sdpa"), ("phi3", "sdpa")}
 def _config(family: str, layers: int, attn: str):
     over = dict(SMALL, **FAMILIES[family])
     if family == "gpt2":
-        over = {k: v for k, v in over.items() if k not in (
-            "hidden_size", "intermediate_size", "num_attention_heads", "num_key_value_heads")}
+        over = {
+            k: v
+            for k, v in over.items()
+            if k not in ("hidden_size", "intermediate_size", "num_attention_heads", "num_key_value_heads")
+        }
         over.update(n_layer=layers, n_positions=256)
         if attn != "eager":
             over["attn_pdrop"] = 0.0  # CPU's flash kernel has no dropout; CUDA's keeps only an RNG seed
@@ -143,8 +158,12 @@ def _quiet(monkeypatch):
 # CPU has no flash kernel for falcon's multi-query mask, and gpt2's split q/k/v go to the math
 # path; transformers refuses SDPA for gemma2 (the estimate runs eager for it, as transformers does).
 # gpt2 eager at micro batch 1 keeps views where micro batch 2 keeps copies; not modelled yet.
-KERNELS = [(f, a) for f in sorted(FAMILIES) for a in ("eager", "sdpa")
-           if not (a == "sdpa" and f in ("falcon", "gpt2", "gemma2")) and (f, a) != ("gpt2", "eager")]
+KERNELS = [
+    (f, a)
+    for f in sorted(FAMILIES)
+    for a in ("eager", "sdpa")
+    if not (a == "sdpa" and f in ("falcon", "gpt2", "gemma2")) and (f, a) != ("gpt2", "eager")
+]
 
 
 def test_gemma2_runs_eager_as_transformers_does():
@@ -233,8 +252,9 @@ def test_qwen2_7b_worked_example_within_5_percent_of_the_measured_bytes():
         cos, sin = rope(x, torch.arange(seq)[None])
         cos, sin = cos.to(bf16), sin.to(bf16)
         with _kernel("sdpa"):
-            per_layer = _count_forward(lambda: layer(x, attention_mask=None, position_embeddings=(cos, sin)),
-                                       params + [cos, sin])
+            per_layer = _count_forward(
+                lambda: layer(x, attention_mask=None, position_embeddings=(cos, sin)), params + [cos, sin]
+            )
         final = _count_forward(lambda: norm(x), params)
         logits = torch.randn(batch, seq, cfg.vocab_size, dtype=bf16, requires_grad=True)
         ids = torch.randint(0, cfg.vocab_size, (batch, seq))

@@ -21,8 +21,16 @@ def test_module_docstring_examples():
 
 
 def test_import_is_light():
-    out = subprocess.run([sys.executable, "-c", "import sys, accelconf; print(sorted(m for m in sys.modules if m.split('.')[0] in ('ruamel', 'jsonschema', 'torch', 'accelerate', 'pygls')))"],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys, accelconf; print(sorted(m for m in sys.modules if m.split('.')[0] in ('ruamel', 'jsonschema', 'torch', 'accelerate', 'pygls')))",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert out.strip() == "[]"
 
 
@@ -41,7 +49,7 @@ def test_api_page_python_examples_run_as_doctests():
 
     readme = Path(__file__).resolve().parents[1] / "docs" / "api.md"
     text = readme.read_text(encoding="utf-8")
-    section = text[text.index("# Python API"):]
+    section = text[text.index("# Python API") :]
     section = section[: section.index("\n# ", 5)] if "\n# " in section[5:] else section
     blocks = [b.split("```", 1)[0] for b in section.split("```python\n")[1:]]
     assert len(blocks) >= 5

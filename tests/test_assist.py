@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from accelconf import assist
-from accelconf.text.document import load_text
 from accelconf.findings import Finding
+from accelconf.text.document import load_text
 from tests.conftest import DATA, ROOT, need_corpus
 
 EXAMPLES = ROOT / "examples"
@@ -31,7 +31,7 @@ def cursor(text: str) -> tuple[str, int, int]:
     """Text with a ``|`` marking the cursor -> (text without it, line, col)."""
     at = text.index("|")
     before = text[:at]
-    return text[:at] + text[at + 1:], before.count("\n"), at - (before.rfind("\n") + 1)
+    return text[:at] + text[at + 1 :], before.count("\n"), at - (before.rfind("\n") + 1)
 
 
 def labels(marked: str, **kw: object) -> list[str]:
@@ -41,17 +41,33 @@ def labels(marked: str, **kw: object) -> list[str]:
 
 # -- context ----------------------------------------------------------------------------------------
 
+
 def test_context_key_inside_section() -> None:
     text, line, col = cursor(CONFIG.replace("  fsdp_cpu", "  fsd|p_cpu"))
     w = assist.context_at(text, line, col)
-    assert (w.path, w.part, w.key, w.prefix, w.start, w.end) == (("fsdp_config",), "key", "fsdp_cpu_offload", "fsd", 2, 18)
+    assert (w.path, w.part, w.key, w.prefix, w.start, w.end) == (
+        ("fsdp_config",),
+        "key",
+        "fsdp_cpu_offload",
+        "fsd",
+        2,
+        18,
+    )
     assert w.present == {"fsdp_sharding_strategy"} and w.has_colon
 
 
 def test_context_value_and_comment() -> None:
     text, line, col = cursor(CONFIG.replace("precision: no", "precision: n|o"))
     w = assist.context_at(text, line, col)
-    assert (w.path, w.part, w.key, w.prefix, w.start, w.end, w.value_text) == ((), "value", "mixed_precision", "n", 17, 19, "no")
+    assert (w.path, w.part, w.key, w.prefix, w.start, w.end, w.value_text) == (
+        (),
+        "value",
+        "mixed_precision",
+        "n",
+        17,
+        19,
+        "no",
+    )
     assert "mixed_precision" not in w.present and "fsdp_config" in w.present
     text, line, col = cursor(CONFIG.replace("# offload", "# off|load"))
     assert assist.context_at(text, line, col).part == "none"
@@ -75,6 +91,7 @@ def test_context_json() -> None:
 
 # -- completion -------------------------------------------------------------------------------------
 
+
 def test_keys_in_section_exclude_present_and_other_sections() -> None:
     got = labels(CONFIG + "  |\n")
     assert "fsdp_offload_params" in got and "fsdp_sharding_strategy" not in got and "mixed_precision" not in got
@@ -95,12 +112,15 @@ def test_version_filters_keys() -> None:
     assert "fsdp_version" not in labels("fsdp_config:\n  |\n", version="1.5")
 
 
-@pytest.mark.parametrize(("line", "expected"), [
-    ("mixed_precision: |", ["'no'", "fp16", "bf16", "fp8"]),
-    ("distributed_type: |", ["'NO'", "MULTI_CPU"]),
-    ("fsdp_config:\n  fsdp_version: |", ["2", "1"][::-1]),
-    ("fsdp_config:\n  fsdp_offload_params: |", ["true", "false"]),
-])
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("mixed_precision: |", ["'no'", "fp16", "bf16", "fp8"]),
+        ("distributed_type: |", ["'NO'", "MULTI_CPU"]),
+        ("fsdp_config:\n  fsdp_version: |", ["2", "1"][::-1]),
+        ("fsdp_config:\n  fsdp_offload_params: |", ["true", "false"]),
+    ],
+)
 def test_enum_values_quoted_for_yaml_1_1(line: str, expected: list[str]) -> None:
     assert labels(line)[: len(expected)] == expected
 
@@ -132,10 +152,16 @@ def test_deepspeed_completion() -> None:
     text = '{\n  "train_batch_size": 16,\n  "zero_optimization": {"stage": 3, "|"}\n}'
     got = labels(text, path="ds_config.json")
     assert "overlap_comm" in got and "stage" not in got
-    assert labels('{"train_batch_size": 8, "zero_optimization": {"stage": |}}', path="ds.json")[:4] == ["0", "1", "2", "3"]
+    assert labels('{"train_batch_size": 8, "zero_optimization": {"stage": |}}', path="ds.json")[:4] == [
+        "0",
+        "1",
+        "2",
+        "3",
+    ]
 
 
 # -- hover ------------------------------------------------------------------------------------------
+
 
 def hover(marked: str, **kw: object) -> str | None:
     text, line, col = cursor(marked)
@@ -145,8 +171,14 @@ def hover(marked: str, **kw: object) -> str | None:
 def test_hover_key() -> None:
     md = hover(CONFIG.replace("  fsdp_cpu_offload", "  fsdp_offl|oad_params"))
     assert md is not None
-    for part in ("**fsdp_offload_params**", "`FSDP_OFFLOAD_PARAMS`", "`--fsdp_offload_params`",
-                 "FullyShardedDataParallelPlugin.cpu_offload", "Effective value:** `true`", "Default:** `false`"):
+    for part in (
+        "**fsdp_offload_params**",
+        "`FSDP_OFFLOAD_PARAMS`",
+        "`--fsdp_offload_params`",
+        "FullyShardedDataParallelPlugin.cpu_offload",
+        "Effective value:** `true`",
+        "Default:** `false`",
+    ):
         assert part in md
 
 
@@ -160,7 +192,11 @@ def test_hover_defaults_that_differ_and_version_range() -> None:
 def test_hover_effective_value_of_bare_no() -> None:
     md = hover(CONFIG.replace("precision: no", "precision: n|o"))
     # accelerate 1.15 crashes on the boolean: hover says so instead of naming an effective value
-    assert md is not None and "Effective value:** none: unquoted `no` is the YAML boolean False" in md and "Full precision" not in md
+    assert (
+        md is not None
+        and "Effective value:** none: unquoted `no` is the YAML boolean False" in md
+        and "Full precision" not in md
+    )
     md = assist.hover("mixed_precision: no\n", 0, 18, version="0.30")
     assert md is not None and "YAML 1.1 boolean" in md  # before 0.34 the loader turns it into 'no'
     md = hover("mixed_precision: 'n|o'\n")
@@ -184,36 +220,46 @@ def test_hover_deepspeed() -> None:
 
 # -- symbols, kinds, titles -------------------------------------------------------------------------
 
+
 def test_symbols() -> None:
     syms = assist.symbols(load_text(CONFIG))
-    assert [s.name for s in syms] == ["compute_environment", "distributed_type", "mixed_precision", "num_processes", "fsdp_config"]
+    assert [s.name for s in syms] == [
+        "compute_environment",
+        "distributed_type",
+        "mixed_precision",
+        "num_processes",
+        "fsdp_config",
+    ]
     fsdp = syms[-1]
     assert fsdp.kind == "section" and [c.name for c in fsdp.children] == ["fsdp_cpu_offload", "fsdp_sharding_strategy"]
     assert (fsdp.sel_line, fsdp.sel_col, fsdp.sel_end_col) == (5, 0, 11) and fsdp.end_line == 8
     assert syms[2].detail == "no"
 
 
-@pytest.mark.parametrize(("path", "text", "kind"), [
-    ("x.yaml", "distributed_type: FSDP\n", "accelerate"),
-    ("x.yaml", "fsdp_config:\n  fsdp_version: [\n", "accelerate"),
-    # By content, not by name: a name that looks like a config decides nothing.
-    ("/a/default_config.yaml", "foo: 1\n", None),
-    ("/a/my-accelerate-fsdp.yml", "", None),
-    ("/a/notes.yaml", "distributed_type: NO\nnum_processes: 1\n", "accelerate"),
-    # A marker among mostly foreign keys is a training script's own config, not accelerate's.
-    ("x.yaml", "distributed_type: ddp\nlr: 1\nepochs: 3\nmodel: x\n", None),
-    ("x.yaml", "# accelconf: enable\nfoo: 1\n", "accelerate"),
-    ("x.yaml", "\n\n\n\n#accelconf:enable\nfoo: 1\n", "accelerate"),
-    ("x.yaml", "\n\n\n\n\n# accelconf: enable\nfoo: 1\n", None),  # past MODELINE_LINES
-    ("x.yaml", "# accelconf: enabled\nfoo: 1\n", None),
-    ("default_config.yaml", "# accelconf: disable\ndistributed_type: FSDP\n", None),
-    ("x.json", '{"distributed_type": "NO"}', "accelerate"),
-    ("x.json", '// accelconf: enable\n{"foo": 1}', "accelerate"),
-    ("ds.json", '{"train_batch_size": 8, "zero_optimization": {"stage": 2}}', "deepspeed"),
-    ("ds.json", '{"train_batch_size": 8, "zero_optimization": {', "deepspeed"),
-    ("compose.yaml", "services:\n  web: {}\n", None),
-    ("package.json", '{"name": "x"}', None),
-])
+@pytest.mark.parametrize(
+    ("path", "text", "kind"),
+    [
+        ("x.yaml", "distributed_type: FSDP\n", "accelerate"),
+        ("x.yaml", "fsdp_config:\n  fsdp_version: [\n", "accelerate"),
+        # By content, not by name: a name that looks like a config decides nothing.
+        ("/a/default_config.yaml", "foo: 1\n", None),
+        ("/a/my-accelerate-fsdp.yml", "", None),
+        ("/a/notes.yaml", "distributed_type: NO\nnum_processes: 1\n", "accelerate"),
+        # A marker among mostly foreign keys is a training script's own config, not accelerate's.
+        ("x.yaml", "distributed_type: ddp\nlr: 1\nepochs: 3\nmodel: x\n", None),
+        ("x.yaml", "# accelconf: enable\nfoo: 1\n", "accelerate"),
+        ("x.yaml", "\n\n\n\n#accelconf:enable\nfoo: 1\n", "accelerate"),
+        ("x.yaml", "\n\n\n\n\n# accelconf: enable\nfoo: 1\n", None),  # past MODELINE_LINES
+        ("x.yaml", "# accelconf: enabled\nfoo: 1\n", None),
+        ("default_config.yaml", "# accelconf: disable\ndistributed_type: FSDP\n", None),
+        ("x.json", '{"distributed_type": "NO"}', "accelerate"),
+        ("x.json", '// accelconf: enable\n{"foo": 1}', "accelerate"),
+        ("ds.json", '{"train_batch_size": 8, "zero_optimization": {"stage": 2}}', "deepspeed"),
+        ("ds.json", '{"train_batch_size": 8, "zero_optimization": {', "deepspeed"),
+        ("compose.yaml", "services:\n  web: {}\n", None),
+        ("package.json", '{"name": "x"}', None),
+    ],
+)
 def test_document_kind(path: str, text: str, kind: str | None) -> None:
     assert assist.document_kind(path, text) == kind
 
@@ -223,11 +269,18 @@ def test_modeline_lines_is_five() -> None:
     assert assist.MODELINE_LINES == 5
     assert assist.modeline("\n" * 4 + "# accelconf: disable\n") == "disable"
     assert assist.modeline("\n" * 5 + "# accelconf: disable\n") is None
-    for doc in ("docs/editors.md", "editors/vscode/README.md", "editors/nvim/README.md", "editors/emacs/accelconf-eglot.el"):
+    for doc in (
+        "docs/editors.md",
+        "editors/vscode/README.md",
+        "editors/nvim/README.md",
+        "editors/emacs/accelconf-eglot.el",
+    ):
         assert f"first {assist.MODELINE_LINES} lines" in (ROOT / doc).read_text(encoding="utf-8"), doc
 
 
 RECOGNIZE = DATA / "recognize"
+
+
 def _recognize_cases() -> list[object]:
     out: list[object] = []
     for f in sorted((RECOGNIZE / "other").iterdir()):
@@ -261,32 +314,82 @@ def test_recognition_on_the_corpus() -> None:
 def test_fix_titles() -> None:
     text = CONFIG
     start = text.index("fsdp_cpu_offload")
-    rename = Finding("unknown-nested-key", "warning", "m", "fsdp_config.fsdp_cpu_offload", fix=((start, start + 16, "fsdp_offload_params"),))
+    rename = Finding(
+        "unknown-nested-key",
+        "warning",
+        "m",
+        "fsdp_config.fsdp_cpu_offload",
+        fix=((start, start + 16, "fsdp_offload_params"),),
+    )
     assert assist.fix_title(rename, text) == "Did you mean `fsdp_offload_params`? Rename `fsdp_cpu_offload`"
     at = text.index("no\n")
-    assert assist.fix_title(Finding("yaml-bool-value", "error", "m", fix=((at, at + 2, "'no'"),)), text) == "Quote as 'no'"
+    assert (
+        assist.fix_title(Finding("yaml-bool-value", "error", "m", fix=((at, at + 2, "'no'"),)), text) == "Quote as 'no'"
+    )
     line = text.index("num_processes")
-    assert assist.fix_title(Finding("no-effect", "warning", "m", "num_processes", fix=((line, line + 17, ""),)), text) == "Remove `num_processes`"
+    assert (
+        assist.fix_title(Finding("no-effect", "warning", "m", "num_processes", fix=((line, line + 17, ""),)), text)
+        == "Remove `num_processes`"
+    )
     assert assist.fix_title(Finding("x", "info", "m"), text) == ""
 
 
-@pytest.mark.parametrize(("value", "written"), [
-    ("no", "'no'"), ("NO", "'NO'"), ("fp16", "fp16"), (True, "true"), (2, "2"), ("0,1", "0,1"), ("1", "'1'"),
-    ("a: b", "'a: b'"), ("", "''"), ("it's", "it's"), ("'x", "'''x'"),
-])
+@pytest.mark.parametrize(
+    ("value", "written"),
+    [
+        ("no", "'no'"),
+        ("NO", "'NO'"),
+        ("fp16", "fp16"),
+        (True, "true"),
+        (2, "2"),
+        ("0,1", "0,1"),
+        ("1", "'1'"),
+        ("a: b", "'a: b'"),
+        ("", "''"),
+        ("it's", "it's"),
+        ("'x", "'''x'"),
+    ],
+)
 def test_yaml_scalar(value: object, written: str) -> None:
     assert assist.yaml_scalar(value) == written
 
 
 # -- robustness -------------------------------------------------------------------------------------
 
-FRAGMENTS = st.sampled_from(["fsdp_config:", "  ", "\n", ":", "- ", "mixed_precision: no", "'", '"', "{", "}", "[", "#",
-                             "fsdp_version: 2", "\t", "\r\n", "é", "😀", "distributed_type", ",", "  fsdp_", "\x00"])
+FRAGMENTS = st.sampled_from(
+    [
+        "fsdp_config:",
+        "  ",
+        "\n",
+        ":",
+        "- ",
+        "mixed_precision: no",
+        "'",
+        '"',
+        "{",
+        "}",
+        "[",
+        "#",
+        "fsdp_version: 2",
+        "\t",
+        "\r\n",
+        "é",
+        "😀",
+        "distributed_type",
+        ",",
+        "  fsdp_",
+        "\x00",
+    ]
+)
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(FRAGMENTS | st.text(max_size=5), max_size=30), st.integers(0, 40), st.integers(0, 60),
-       st.sampled_from(["x.yaml", "x.json", "ds.json"]))
+@given(
+    st.lists(FRAGMENTS | st.text(max_size=5), max_size=30),
+    st.integers(0, 40),
+    st.integers(0, 60),
+    st.sampled_from(["x.yaml", "x.json", "ds.json"]),
+)
 def test_never_raises(parts: list[str], line: int, col: int, path: str) -> None:
     text = "".join(parts)
     assist.context_at(text, line, col, path=path)

@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from accelconf import assist, deepspeed as ds
+from accelconf import assist
+from accelconf import deepspeed as ds
 from accelconf.accelerate import registry
 from accelconf.accelerate.registry import Setting
 from accelconf.accelerate.validate import validate_document
@@ -36,17 +37,26 @@ def _yaml_at(s: Setting, written: str) -> tuple[str, int, int]:
     return f"{s.key}: {written}\n", 0, len(f"{s.key}: ")
 
 
-def _value_errors(text: str, path: str, s: Setting, line: int, col: int, version: str, *, alone: bool = True) -> list[str]:
+def _value_errors(
+    text: str, path: str, s: Setting, line: int, col: int, version: str, *, alone: bool = True
+) -> list[str]:
     """validate's errors about the value at (line, col); ``alone``: only those about the value itself."""
     doc = load_text(text, path)
-    return [f.message for f in validate_document(doc, accelerate_version=version)
-            if f.severity == "error" and f.key == s.path and (f.line, f.column) == (line + 1, col + 1)
-            and not (alone and f.rule in COMBINATION_RULES)]
+    return [
+        f.message
+        for f in validate_document(doc, accelerate_version=version)
+        if f.severity == "error"
+        and f.key == s.path
+        and (f.line, f.column) == (line + 1, col + 1)
+        and not (alone and f.rule in COMBINATION_RULES)
+    ]
 
 
 def _spellings(choice: Any) -> list[str]:
     text = str(choice)
-    return sorted({text, text.lower(), text.upper(), text.title(), f"'{text}'", f"'{text.lower()}'", f'"{text.upper()}"'})
+    return sorted(
+        {text, text.lower(), text.upper(), text.title(), f"'{text}'", f"'{text.lower()}'", f'"{text.upper()}"'}
+    )
 
 
 def _effective_line(md: str) -> str:
@@ -82,7 +92,7 @@ def test_hover_effective_value_agrees_with_validate_for_every_spelling(s: Settin
 
 @pytest.mark.parametrize("written, refused", [('"multi_gpu"', True), ('"MULTI_GPU"', False)])
 def test_hover_in_json_agrees_with_validate(written: str, refused: bool) -> None:
-    text = '{"distributed_type": %s, "num_processes": 2}' % written
+    text = f'{{"distributed_type": {written}, "num_processes": 2}}'
     col = text.index(written) + 1
     md = assist.hover(text, 0, col, version="1.15", path="accelerate.json")
     assert md is not None
@@ -92,12 +102,18 @@ def test_hover_in_json_agrees_with_validate(written: str, refused: bool) -> None
 
 
 def _value_labels(text: str, line: int, col: int, path: str, version: str | None, kind: str | None = None) -> list[str]:
-    return [c.label for c in assist.complete(text, line, col, version=version, path=path, kind=kind)  # type: ignore[arg-type]
-            if c.kind == "value"]
+    return [
+        c.label
+        for c in assist.complete(text, line, col, version=version, path=path, kind=kind)  # type: ignore[arg-type]
+        if c.kind == "value"
+    ]
 
 
-@pytest.mark.parametrize("s", [s for s in registry.SETTINGS if (s.choices or s.type in ("bool", "boolish")) and s.type != "section"],
-                         ids=lambda s: s.path)
+@pytest.mark.parametrize(
+    "s",
+    [s for s in registry.SETTINGS if (s.choices or s.type in ("bool", "boolish")) and s.type != "section"],
+    ids=lambda s: s.path,
+)
 @pytest.mark.parametrize("version", VERSIONS)
 def test_value_completion_offers_exactly_what_validate_accepts(s: Setting, version: str) -> None:
     if not s.exists_in(version):
@@ -122,7 +138,11 @@ def test_key_completion_lists_every_key_of_the_section(section: str, version: st
         pytest.skip(f"section {section} does not exist in accelerate {version}")
     text = f"{section}:\n  \n" if section else "\n"
     line, col = (1, 2) if section else (0, 0)
-    got = {c.label for c in assist.complete(text, line, col, version=version, path="train.yaml") if c.kind in ("key", "section")}
+    got = {
+        c.label
+        for c in assist.complete(text, line, col, version=version, path="train.yaml")
+        if c.kind in ("key", "section")
+    }
     expected = {s.key for s in registry.settings_in(section, version) if not s.deprecated and not s.lost}
     if section == "":
         expected -= registry.SAGEMAKER_KEYS - registry.CLUSTER_ONLY_KEYS
@@ -137,25 +157,36 @@ def test_key_completion_leaves_out_the_keys_present() -> None:
     got = {c.label for c in assist.complete(text, 2, 2, version="1.15", path="train.yaml")}
     assert "fsdp_version" not in got and "fsdp_offload_params" not in got
     assert got >= {s.key for s in registry.settings_in("fsdp_config", "1.15") if not s.deprecated and not s.lost} - {
-        "fsdp_version", "fsdp_offload_params"}
+        "fsdp_version",
+        "fsdp_offload_params",
+    }
 
 
 # -- DeepSpeed ----------------------------------------------------------------------------------
+
 
 def _nest(path: tuple[str, ...], leaf: str) -> tuple[str, int, int]:
     """A DeepSpeed JSON with ``leaf`` inside ``path``; the 0-based position right after the leaf's ``|``."""
     text = leaf
     for name in reversed(path):
-        text = "{%s: %s}" % (json.dumps(name), text)
+        text = f"{{{json.dumps(name)}: {text}}}"
     text = text if path else leaf
     col = text.index("|")
     return text.replace("|", ""), 0, col
 
 
-SECTIONS_DS = [(p, k) for p, k in ds.iter_keys() if k.children is not None and k.children and not k.removed
-               and not getattr(k, "open", False)]
-LEAVES_DS = [(p, k) for p, k in ds.iter_keys() if k.children is None and not k.removed
-             and (k.enum or k.type == "boolean" or (isinstance(k.type, tuple) and "boolean" in k.type) or k.auto)]
+SECTIONS_DS = [
+    (p, k)
+    for p, k in ds.iter_keys()
+    if k.children is not None and k.children and not k.removed and not getattr(k, "open", False)
+]
+LEAVES_DS = [
+    (p, k)
+    for p, k in ds.iter_keys()
+    if k.children is None
+    and not k.removed
+    and (k.enum or k.type == "boolean" or (isinstance(k.type, tuple) and "boolean" in k.type) or k.auto)
+]
 
 
 @pytest.mark.parametrize("dotted, key", SECTIONS_DS, ids=[p for p, _ in SECTIONS_DS])
@@ -168,15 +199,19 @@ def test_deepspeed_key_completion_lists_every_key_of_the_section(dotted: str, ke
 
 
 def test_deepspeed_top_level_key_completion_lists_every_key() -> None:
-    got = {c.label for c in assist.complete('{"train_batch_size": 8, "|"}', 0, 26, path="ds_config.json", kind="deepspeed")}
+    got = {
+        c.label for c in assist.complete('{"train_batch_size": 8, "|"}', 0, 26, path="ds_config.json", kind="deepspeed")
+    }
     expected = {name for name, k in (ds.TOP.children or {}).items() if not k.removed} - {"train_batch_size"}
     assert got == expected
 
 
 @pytest.mark.parametrize("dotted, key", LEAVES_DS, ids=[p for p, _ in LEAVES_DS])
-def test_deepspeed_value_completion_offers_every_value_and_auto_where_deepspeed_takes_it(dotted: str, key: ds.Key) -> None:
+def test_deepspeed_value_completion_offers_every_value_and_auto_where_deepspeed_takes_it(
+    dotted: str, key: ds.Key
+) -> None:
     path = tuple(dotted.split("."))
-    text, line, col = _nest(path[:-1], '{%s: |}' % json.dumps(path[-1]))
+    text, line, col = _nest(path[:-1], f"{{{json.dumps(path[-1])}: |}}")
     offered = _value_labels(text, line, col, "ds_config.json", None, kind="deepspeed")
     expected = [json_scalar(v) for v in key.enum] if key.enum else []
     if not key.enum and (key.type == "boolean" or (isinstance(key.type, tuple) and "boolean" in key.type)):
@@ -186,6 +221,9 @@ def test_deepspeed_value_completion_offers_every_value_and_auto_where_deepspeed_
     assert offered == expected
     for label in offered:  # each offered value is one DeepSpeed's own rules take at that key
         filled = text[:col] + label + text[col:]
-        errors = [f for f in validate_deepspeed(load_text(filled, "ds_config.json"))
-                  if f.severity == "error" and f.key == dotted and f.rule not in COMBINATION_RULES]
+        errors = [
+            f
+            for f in validate_deepspeed(load_text(filled, "ds_config.json"))
+            if f.severity == "error" and f.key == dotted and f.rule not in COMBINATION_RULES
+        ]
         assert not errors, (dotted, label, [f.message for f in errors])

@@ -10,9 +10,9 @@ import pytest
 
 from accelconf import catalogue
 from accelconf.api import check_document, validate_source
-from accelconf.text.document import load_file
 from accelconf.catalogue import Example, Rule
 from accelconf.errors import InputError
+from accelconf.text.document import load_file
 from tests.conftest import corpus_files
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -77,7 +77,9 @@ def _emitted() -> dict[str, str]:
 
 def test_every_id_written_in_the_source_is_in_the_catalogue() -> None:
     emitted = _emitted()
-    assert {"unknown-key", "ds-batch", "env-bf16", "mem-gpu", "convert.lossy", "preflight.hang"} <= set(emitted)  # the scan sees them
+    assert {"unknown-key", "ds-batch", "env-bf16", "mem-gpu", "convert.lossy", "preflight.hang"} <= set(
+        emitted
+    )  # the scan sees them
     missing = {rid: where for rid, where in emitted.items() if catalogue.get(rid) is None}
     assert not missing, f"ids emitted but not in accelconf/catalogue/: {missing}"
 
@@ -141,8 +143,14 @@ def _run(rule: Rule, example: Example, tmp_path: Path, text: str) -> list:
     env = load_target(example.target) if example.target else None
     if rule.area == "accelerate":  # what validate does with a document it has read (an empty one too)
         return check_document(load_file(path), env, accelerate_version=example.accelerate or "1.15")
-    return validate_source(text, str(path), env, accelerate_version=example.accelerate or "1.15",
-                           deepspeed_version=example.deepspeed, runtime=example.runtime)
+    return validate_source(
+        text,
+        str(path),
+        env,
+        accelerate_version=example.accelerate or "1.15",
+        deepspeed_version=example.deepspeed,
+        runtime=example.runtime,
+    )
 
 
 EXAMPLES = [(r, e) for r in catalogue.all_rules() for e in r.examples]
@@ -150,7 +158,11 @@ EXAMPLES = [(r, e) for r in catalogue.all_rules() for e in r.examples]
 
 @pytest.mark.parametrize("rule,example", EXAMPLES, ids=[f"{r.id}:{e.case}" for r, e in EXAMPLES])
 def test_example_triggers_its_rule_and_the_fixed_example_does_not(rule: Rule, example: Example, tmp_path: Path) -> None:
-    got = [f for f in _run(rule, example, tmp_path, example.text) if f.rule == rule.id and (not example.key or f.key == example.key)]
+    got = [
+        f
+        for f in _run(rule, example, tmp_path, example.text)
+        if f.rule == rule.id and (not example.key or f.key == example.key)
+    ]
     assert got, f"{rule.id} ({example.case}) does not fire"
     if example.severity is not None:
         assert {f.severity for f in got} == {example.severity}, [(f.severity, f.message) for f in got]

@@ -17,13 +17,13 @@ from pathlib import Path
 
 import pytest
 
-from accelconf.environment.checks import RULE_IDS, check_environment
 from accelconf.cli import main
 from accelconf.commands.check import CheckOptions, environment_for, summary
-from accelconf.text.document import load_file, load_text
-from accelconf.errors import InputError, UsageError
+from accelconf.environment.checks import RULE_IDS, check_environment
 from accelconf.environment.probe import Environment, probe
 from accelconf.environment.targets import load_target, target_from_args
+from accelconf.errors import InputError, UsageError
+from accelconf.text.document import load_file, load_text
 
 DATA = Path(__file__).parent / "data" / "check"
 CASES = sorted(p for p in DATA.glob("*.yaml"))
@@ -31,8 +31,14 @@ EXAMPLES = Path(__file__).parent.parent / "accelconf" / "environment" / "profile
 
 # The installation the "# args:" cases are laid over: fixed, so results do not depend on the venv.
 INSTALLED = Environment(
-    python_version="3.11.7", platform="Linux x86_64", torch_version="2.7.1", accelerate_version="1.15.0",
-    deepspeed_version="0.17.2", fp8_backends=(), cuda_version="12.6", source="detected (GPU probe off)",
+    python_version="3.11.7",
+    platform="Linux x86_64",
+    torch_version="2.7.1",
+    accelerate_version="1.15.0",
+    deepspeed_version="0.17.2",
+    fp8_backends=(),
+    cuda_version="12.6",
+    source="detected (GPU probe off)",
     unknown=frozenset({"gpus", "gpu_count"}),
 )
 
@@ -51,8 +57,9 @@ class NoNVML:
 def fake_detect(what: str) -> Environment:
     out = {"none": "", "2xH100": H100_SMI, "2xRTX4090-535": RTX4090_SMI}[what]
     versions = {"torch": "2.7.1+cpu", "accelerate": "1.15.0"}
-    return probe("auto", runner=lambda argv, timeout: out, nvml=NoNVML(), versions=versions.get,
-                 environ={}, build=(None, None))
+    return probe(
+        "auto", runner=lambda argv, timeout: out, nvml=NoNVML(), versions=versions.get, environ={}, build=(None, None)
+    )
 
 
 def _header(path: Path) -> dict[str, str]:
@@ -80,8 +87,9 @@ def _env_for_case(head: dict[str, str]) -> Environment:
     for flag in ("--gpu", "--torch-version", "--accelerate-version", "--deepspeed-version"):
         p.add_argument(flag)
     a = p.parse_args(shlex.split(head.get("args", "")))
-    return target_from_args(a.gpus, a.gpu, a.torch_version, a.accelerate_version, a.deepspeed_version,
-                            a.num_machines, base=INSTALLED)
+    return target_from_args(
+        a.gpus, a.gpu, a.torch_version, a.accelerate_version, a.deepspeed_version, a.num_machines, base=INSTALLED
+    )
 
 
 @pytest.mark.parametrize("case", CASES, ids=[p.stem for p in CASES])
@@ -145,6 +153,7 @@ def test_validated_mode_leaves_multinode_basics_to_validate() -> None:
 
 # -- targets ----------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("name", ["h100-node.yaml", "v100-node.yaml", "a10g-g5.yaml"])
 def test_example_profiles_load(name: str) -> None:
     env = load_target(EXAMPLES / name)
@@ -165,16 +174,21 @@ def test_profile_unquoted_version_keeps_its_digits(tmp_path: Path) -> None:
     assert load_target(p).torch_version == "2.10"
 
 
-@pytest.mark.parametrize("text, line, col, words", [
-    ("gpu: H100\ngpu_per_node: 8\n", 2, 1, "did you mean 'gpus_per_node'"),
-    ("gpu: H1000\n", 1, 6, "unknown GPU model"),
-    ("gpu: H100\ngpus_per_node: -1\n", 2, 16, "whole number"),
-    ("gpu: H100\ntorch_version: latest\n", 2, 16, "not a version"),
-    ("fp8_backends: [te]\n", 1, 15, "fp8_backends"),
-    ("- gpu: H100\n", 1, 1, "mapping"),
-    ("", 1, 1, "empty"),
-])
-def test_bad_profile_is_an_input_error_with_position(tmp_path: Path, text: str, line: int, col: int, words: str) -> None:
+@pytest.mark.parametrize(
+    "text, line, col, words",
+    [
+        ("gpu: H100\ngpu_per_node: 8\n", 2, 1, "did you mean 'gpus_per_node'"),
+        ("gpu: H1000\n", 1, 6, "unknown GPU model"),
+        ("gpu: H100\ngpus_per_node: -1\n", 2, 16, "whole number"),
+        ("gpu: H100\ntorch_version: latest\n", 2, 16, "not a version"),
+        ("fp8_backends: [te]\n", 1, 15, "fp8_backends"),
+        ("- gpu: H100\n", 1, 1, "mapping"),
+        ("", 1, 1, "empty"),
+    ],
+)
+def test_bad_profile_is_an_input_error_with_position(
+    tmp_path: Path, text: str, line: int, col: int, words: str
+) -> None:
     p = tmp_path / "bad.yaml"
     p.write_text(text)
     with pytest.raises(InputError) as info:
@@ -212,9 +226,22 @@ def test_gpu_without_count_leaves_count_unknown() -> None:
 
 # -- command line -----------------------------------------------------------------------------
 
+
 def test_cli_clean_against_target(capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["check", "--gpus", "8", "--gpu", "H100", "--torch-version", "2.7.1", str(DATA / "total-over-machines-ok.yaml"),
-                 "--num-machines", "2"])
+    code = main(
+        [
+            "check",
+            "--gpus",
+            "8",
+            "--gpu",
+            "H100",
+            "--torch-version",
+            "2.7.1",
+            str(DATA / "total-over-machines-ok.yaml"),
+            "--num-machines",
+            "2",
+        ]
+    )
     out, err = capsys.readouterr()
     assert code == 0, out
     assert "checking against" in err and "8x H100-80GB" in err
@@ -272,8 +299,9 @@ def test_cli_help_lists_gpu_models(capsys: pytest.CaptureFixture[str]) -> None:
         assert key in out
 
 
-def test_cli_detection_with_fake_nvidia_smi(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                            capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_detection_with_fake_nvidia_smi(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     smi = tmp_path / "smi.txt"
     smi.write_text(H100_SMI)
     monkeypatch.setenv("ACCELCONF_FAKE_NVIDIA_SMI", str(smi))
@@ -291,6 +319,7 @@ def test_environment_for_and_summary() -> None:
 
 # -- with validate ----------------------------------------------------------------------------
 
+
 def test_check_includes_validate_findings(capsys: pytest.CaptureFixture[str]) -> None:
     try:
         from accelconf.accelerate.validate import validate_document
@@ -299,20 +328,52 @@ def test_check_includes_validate_findings(capsys: pytest.CaptureFixture[str]) ->
     path = DATA / "fsdp2-old-torch.yaml"
     want = {(f.rule, f.line, f.column) for f in validate_document(load_file(path), accelerate_version="1.5.2")}
     assert want, "fsdp_version is unknown to accelerate 1.5: validate should say so"
-    assert main(["check", "--gpus", "8", "--gpu", "H100", "--torch-version", "2.5.1", "--accelerate-version", "1.5.2",
-                 "--format", "json", str(path)]) in (0, 1)
+    assert main(
+        [
+            "check",
+            "--gpus",
+            "8",
+            "--gpu",
+            "H100",
+            "--torch-version",
+            "2.5.1",
+            "--accelerate-version",
+            "1.5.2",
+            "--format",
+            "json",
+            str(path),
+        ]
+    ) in (0, 1)
     got = {(f["rule"], f["line"], f["column"]) for f in json.loads(capsys.readouterr().out)["files"][0]["findings"]}
     assert want <= got
     # accelerate 1.5 ignores fsdp_version and runs FSDP1: torch 2.5.1 is fine for that
     assert not any(rule == "env-fsdp2-torch" for rule, _, _ in got)
-    assert main(["check", "--gpus", "8", "--gpu", "H100", "--torch-version", "2.5.1", "--accelerate-version", "1.15.0",
-                 "--format", "json", str(path)]) == 1
+    assert (
+        main(
+            [
+                "check",
+                "--gpus",
+                "8",
+                "--gpu",
+                "H100",
+                "--torch-version",
+                "2.5.1",
+                "--accelerate-version",
+                "1.15.0",
+                "--format",
+                "json",
+                str(path),
+            ]
+        )
+        == 1
+    )
     got = {(f["rule"], f["line"], f["column"]) for f in json.loads(capsys.readouterr().out)["files"][0]["findings"]}
     assert ("env-fsdp2-torch", 8, 17) in got
 
 
-def test_cli_without_config_reads_accelerates_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                      capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_without_config_reads_accelerates_default(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setenv("HF_HOME", str(tmp_path))
     assert main(["check", "--gpus", "4", "--gpu", "V100"]) == 2
     assert "default config" in capsys.readouterr().err
@@ -338,8 +399,20 @@ def test_check_json_output_includes_the_environment(capsys):
 
     from accelconf.cli import main as cli_main
 
-    code = cli_main(["check", "--format", "json", "--gpus", "4", "--gpu", "V100", "--torch-version", "2.4.1",
-                     str(Path(__file__).resolve().parents[1] / "examples" / "fsdp2.yaml")])
+    code = cli_main(
+        [
+            "check",
+            "--format",
+            "json",
+            "--gpus",
+            "4",
+            "--gpu",
+            "V100",
+            "--torch-version",
+            "2.4.1",
+            str(Path(__file__).resolve().parents[1] / "examples" / "fsdp2.yaml"),
+        ]
+    )
     out = _json.loads(capsys.readouterr().out)
     assert code == 1
     assert out["environment"]["gpus"][0]["model"].startswith("V100") and len(out["environment"]["gpus"]) == 4
@@ -348,16 +421,29 @@ def test_check_json_output_includes_the_environment(capsys):
 
 # -- a torch version given on the command line describes that torch's build -----------------------
 
-H100_HERE_CPU_TORCH = Environment(torch_version="2.13.0+cpu", accelerate_version="1.15.0", deepspeed_version="0.17.2",
-                                  gpus=fake_detect("2xH100").gpus, source="detected via nvidia-smi")
+H100_HERE_CPU_TORCH = Environment(
+    torch_version="2.13.0+cpu",
+    accelerate_version="1.15.0",
+    deepspeed_version="0.17.2",
+    gpus=fake_detect("2xH100").gpus,
+    source="detected via nvidia-smi",
+)
 ONE_GPU_DDP = "distributed_type: MULTI_GPU\nnum_processes: 2\n"
 
 
-@pytest.mark.parametrize(("version", "cuda", "rocm", "warns"), [
-    ("2.7.1+cu126", "12.6", None, False), ("2.4.1+cu118", "11.8", None, False), ("2.5.1+rocm6.2", None, "6.2", False),
-    ("2.7.1+cpu", None, None, True), ("2.7.1", None, None, False)])
+@pytest.mark.parametrize(
+    ("version", "cuda", "rocm", "warns"),
+    [
+        ("2.7.1+cu126", "12.6", None, False),
+        ("2.4.1+cu118", "11.8", None, False),
+        ("2.5.1+rocm6.2", None, "6.2", False),
+        ("2.7.1+cpu", None, None, True),
+        ("2.7.1", None, None, False),
+    ],
+)
 def test_torch_version_flag_takes_the_build_from_its_local_suffix_not_from_the_local_torch(
-        version: str, cuda: str | None, rocm: str | None, warns: bool) -> None:
+    version: str, cuda: str | None, rocm: str | None, warns: bool
+) -> None:
     env = target_from_args(torch_version=version, base=H100_HERE_CPU_TORCH)
     assert (env.cuda_version, env.rocm_version) == (cuda, rocm)
     assert env.knows("cuda_version") == ("+" in version)  # no suffix: the build is unknown, nothing is said
@@ -366,7 +452,8 @@ def test_torch_version_flag_takes_the_build_from_its_local_suffix_not_from_the_l
 
 
 def test_check_with_a_cuda_torch_version_on_a_machine_with_a_cpu_torch_says_nothing_of_a_cpu_build(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     smi = tmp_path / "smi.txt"
     smi.write_text(H100_SMI)
     monkeypatch.setenv("ACCELCONF_FAKE_NVIDIA_SMI", str(smi))
@@ -389,8 +476,9 @@ def test_a_profile_torch_version_with_a_local_suffix_gives_its_cuda(tmp_path: Pa
 
 # -- packages missing from this interpreter while the flags describe the target -------------------
 
-NO_TORCH_HERE = Environment(accelerate_version="1.15.0", source="detected (GPU probe off)",
-                            unknown=frozenset({"gpus", "gpu_count"}))
+NO_TORCH_HERE = Environment(
+    accelerate_version="1.15.0", source="detected (GPU probe off)", unknown=frozenset({"gpus", "gpu_count"})
+)
 DS_CONFIG = "distributed_type: DEEPSPEED\nnum_processes: 8\ndeepspeed_config:\n  zero_stage: 2\nmixed_precision: bf16\n"
 
 
@@ -401,18 +489,28 @@ def test_packages_missing_here_are_info_naming_python_when_the_flags_describe_th
         assert described[rule].severity == "info" and "--python" in described[rule].message
     here = {f.rule: f.severity for f in check_environment(doc, NO_TORCH_HERE)}  # this machine is the target
     assert here["env-deepspeed-missing"] == "error" and here["env-torch-missing"] == "warning"
-    stated = {f.rule: f.severity for f in check_environment(
-        doc, target_from_args(8, "H100", deepspeed_version="none", base=NO_TORCH_HERE))}
+    stated = {
+        f.rule: f.severity
+        for f in check_environment(doc, target_from_args(8, "H100", deepspeed_version="none", base=NO_TORCH_HERE))
+    }
     assert stated["env-deepspeed-missing"] == "error"  # said on the command line: about the target
 
 
 def test_readme_fit_examples_exit_0_with_no_torch_or_deepspeed_installed(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     real_probe = probe
 
     def no_torch_probe(mode: str = "auto", timeout: float = 2.0) -> Environment:
-        return real_probe(mode, timeout, runner=lambda argv, t: "", nvml=NoNVML(), environ={}, build=(None, None),
-                          versions={"accelconf": "1"}.get)
+        return real_probe(
+            mode,
+            timeout,
+            runner=lambda argv, t: "",
+            nvml=NoNVML(),
+            environ={},
+            build=(None, None),
+            versions={"accelconf": "1"}.get,
+        )
 
     monkeypatch.setattr("accelconf.environment.probe.probe", no_torch_probe)
     cfg = tmp_path / "ds.yaml"
@@ -422,5 +520,7 @@ def test_readme_fit_examples_exit_0_with_no_torch_or_deepspeed_installed(
     assert out["memory"][0]["verdict"] == "fits"
     sev = {f["rule"]: f["severity"] for f in out["files"][0]["findings"]}
     assert sev["env-torch-missing"] == sev["env-deepspeed-missing"] == "info"
-    assert main(["check", "--params", "8B", "--gpus", "8", "--gpu", "H100-80GB", "--deepspeed-version", "none",
-                 str(cfg)]) == 1
+    assert (
+        main(["check", "--params", "8B", "--gpus", "8", "--gpu", "H100-80GB", "--deepspeed-version", "none", str(cfg)])
+        == 1
+    )

@@ -28,15 +28,18 @@ def _config(num_processes: int, gpu_ids: str | None = None, machines: int = 1) -
     return text
 
 
-@pytest.mark.parametrize("gpu_ids, gpus, missing", [
-    ("0,1,2,3", 4, None),       # the last id is count - 1: fine
-    ("0,1,2,4", 4, "4"),        # an id equal to the count does not exist
-    ("3", 4, None),
-    ("4", 4, "4"),
-    ("0", 1, None),
-    ("1", 1, "1"),
-    ("7,8,9", 8, "8, 9"),       # every id at or over the count is named, the ones below are not
-])
+@pytest.mark.parametrize(
+    "gpu_ids, gpus, missing",
+    [
+        ("0,1,2,3", 4, None),  # the last id is count - 1: fine
+        ("0,1,2,4", 4, "4"),  # an id equal to the count does not exist
+        ("3", 4, None),
+        ("4", 4, "4"),
+        ("0", 1, None),
+        ("1", 1, "1"),
+        ("7,8,9", 8, "8, 9"),  # every id at or over the count is named, the ones below are not
+    ],
+)
 def test_gpu_id_equal_to_the_count_is_the_first_missing_one(gpu_ids: str, gpus: int, missing: str | None) -> None:
     n = len(gpu_ids.split(","))
     found = [f for f in _found(_config(n, gpu_ids), gpus) if f[0] == "env-gpu-ids"]
@@ -47,17 +50,22 @@ def test_gpu_id_equal_to_the_count_is_the_first_missing_one(gpu_ids: str, gpus: 
         assert severity == "error" and f"lists GPU {missing}, but the node has {gpus} GPU" in message
 
 
-@pytest.mark.parametrize("num_processes, machines, gpus, expected", [
-    (8, 1, 8, None),                 # processes per node equal to the GPUs: no finding
-    (9, 1, 8, "error"),              # one over
-    (7, 1, 8, "warning"),            # one under: a GPU left idle
-    (16, 2, 8, None),                # the total over two machines, 8 per node
-    (18, 2, 8, "error"),             # 9 per node
-    (14, 2, 8, "warning"),           # 7 per node
-    (1, 1, 1, None),
-    (2, 1, 1, "error"),
-])
-def test_processes_per_node_at_the_gpu_count(num_processes: int, machines: int, gpus: int, expected: str | None) -> None:
+@pytest.mark.parametrize(
+    "num_processes, machines, gpus, expected",
+    [
+        (8, 1, 8, None),  # processes per node equal to the GPUs: no finding
+        (9, 1, 8, "error"),  # one over
+        (7, 1, 8, "warning"),  # one under: a GPU left idle
+        (16, 2, 8, None),  # the total over two machines, 8 per node
+        (18, 2, 8, "error"),  # 9 per node
+        (14, 2, 8, "warning"),  # 7 per node
+        (1, 1, 1, None),
+        (2, 1, 1, "error"),
+    ],
+)
+def test_processes_per_node_at_the_gpu_count(
+    num_processes: int, machines: int, gpus: int, expected: str | None
+) -> None:
     found = [f for f in _found(_config(num_processes, machines=machines), gpus) if f[0] == "env-num-processes"]
     if expected is None:
         assert found == []
@@ -67,14 +75,19 @@ def test_processes_per_node_at_the_gpu_count(num_processes: int, machines: int, 
         assert severity == expected and f"{per_node} process" in message
 
 
-@pytest.mark.parametrize("num_processes, gpu_ids, gpus, expected", [
-    (2, "0,1", 8, None),             # gpu_ids narrows the node: 2 usable, 2 processes
-    (3, "0,1", 8, "error"),          # one over what gpu_ids leaves
-    (1, "0,1", 8, None),             # under what gpu_ids leaves: no idle-GPU warning (the user chose the ids)
-    (2, "6,7", 8, None),
-    (2, "7,8", 8, "error"),          # id 8 does not exist: one usable GPU for two processes
-])
-def test_processes_against_what_gpu_ids_leaves(num_processes: int, gpu_ids: str, gpus: int, expected: str | None) -> None:
+@pytest.mark.parametrize(
+    "num_processes, gpu_ids, gpus, expected",
+    [
+        (2, "0,1", 8, None),  # gpu_ids narrows the node: 2 usable, 2 processes
+        (3, "0,1", 8, "error"),  # one over what gpu_ids leaves
+        (1, "0,1", 8, None),  # under what gpu_ids leaves: no idle-GPU warning (the user chose the ids)
+        (2, "6,7", 8, None),
+        (2, "7,8", 8, "error"),  # id 8 does not exist: one usable GPU for two processes
+    ],
+)
+def test_processes_against_what_gpu_ids_leaves(
+    num_processes: int, gpu_ids: str, gpus: int, expected: str | None
+) -> None:
     found = [f for f in _found(_config(num_processes, gpu_ids), gpus) if f[0] == "env-num-processes"]
     if expected is None:
         assert found == []

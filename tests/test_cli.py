@@ -45,13 +45,16 @@ def test_strict_turns_warnings_into_exit_1(cli, tmp_path):
     assert cli("validate", "--strict", str(f)).code == 1
 
 
-@pytest.mark.parametrize("content, needle", [
-    (b"a: [1,\n", "invalid YAML"),
-    (b"", "empty"),
-    (b"\x00\x01\x02", "binary"),
-    (b"a: !!python/object/apply:os.system [ls]\n", "!!python/object/apply:os.system"),
-    (b'{"a": ', "invalid JSON"),
-])
+@pytest.mark.parametrize(
+    "content, needle",
+    [
+        (b"a: [1,\n", "invalid YAML"),
+        (b"", "empty"),
+        (b"\x00\x01\x02", "binary"),
+        (b"a: !!python/object/apply:os.system [ls]\n", "!!python/object/apply:os.system"),
+        (b'{"a": ', "invalid JSON"),
+    ],
+)
 def test_bad_input_exits_2_and_other_files_still_run(cli, tmp_path, content, needle):
     bad = tmp_path / ("bad.json" if content.startswith(b"{") else "bad.yaml")
     bad.write_bytes(content)
@@ -83,7 +86,10 @@ def test_fmt_check_diff_and_in_place(cli, tmp_path):
     assert f.read_text() == original
     r = cli("fmt", "--in-place", str(f))
     assert r.code == 0
-    assert f.read_text() == "# keep me\ndistributed_type: MULTI_GPU\nnum_processes: 2\nmixed_precision: bf16  # precision\n"
+    assert (
+        f.read_text()
+        == "# keep me\ndistributed_type: MULTI_GPU\nnum_processes: 2\nmixed_precision: bf16  # precision\n"
+    )
     assert cli("fmt", "--check", str(f)).code == 0
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".accelconf-")]  # no temp file left
 
@@ -104,7 +110,9 @@ def test_fmt_to_stdout_keeps_bom_and_crlf(tmp_path):
 
 def test_migrate_command(cli, tmp_path):
     f = tmp_path / "f.yaml"
-    f.write_text("distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  fsdp_sharding_strategy: SHARD_GRAD_OP  # zero2\n")
+    f.write_text(
+        "distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  fsdp_sharding_strategy: SHARD_GRAD_OP  # zero2\n"
+    )
     r = cli("migrate", "--to", "fsdp2", "--diff", str(f))
     assert "+  fsdp_reshard_after_forward: false" in r.out and r.code == 0
     assert "fsdp_reshard_after_forward: false" in r.err
@@ -124,9 +132,13 @@ def test_help_teaches(cli):
 
 
 def test_validate_does_not_import_heavy_modules():
-    code = ("import sys; from accelconf.cli import main; main(['validate', %r]); "
-            "bad = [m for m in ('torch', 'accelerate', 'deepspeed', 'pygls') if m in sys.modules]; print(bad)") % str(EXAMPLES / "fsdp2.yaml")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ, "NO_COLOR": "1"}).stdout
+    code = (
+        "import sys; from accelconf.cli import main; main(['validate', {!r}]); "
+        "bad = [m for m in ('torch', 'accelerate', 'deepspeed', 'pygls') if m in sys.modules]; print(bad)"
+    ).format(str(EXAMPLES / "fsdp2.yaml"))
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ, "NO_COLOR": "1"}
+    ).stdout
     assert out.strip().splitlines()[-1] == "[]"
 
 

@@ -35,13 +35,21 @@ fsdp_config:
 """
 # a misspelled nested key: validate warns, and the converters report the key they cannot place
 WARNING = "distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  fsdp_cpu_offload: true\n"
-FSDP1 = "distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  fsdp_version: 1\n  fsdp_sharding_strategy: FULL_SHARD\n"
+FSDP1 = (
+    "distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  fsdp_version: 1\n  fsdp_sharding_strategy: FULL_SHARD\n"
+)
 
 
 @pytest.fixture
 def files(tmp_path: Path) -> dict[str, str]:
-    texts = {"two.yaml": TWO_MACHINES, "half.yaml": HALF_SHARD, "warn.yaml": WARNING, "fsdp1.yaml": FSDP1,
-             "empty.yaml": "", "comments.yaml": "# nothing but a comment\n\n---\n"}
+    texts = {
+        "two.yaml": TWO_MACHINES,
+        "half.yaml": HALF_SHARD,
+        "warn.yaml": WARNING,
+        "fsdp1.yaml": FSDP1,
+        "empty.yaml": "",
+        "comments.yaml": "# nothing but a comment\n\n---\n",
+    }
     out = {name: str(tmp_path / name) for name in texts}
     for name, text in texts.items():
         (tmp_path / name).write_text(text)
@@ -53,6 +61,7 @@ def files(tmp_path: Path) -> dict[str, str]:
 
 
 # -- a command line only when it launches ------------------------------------------------------
+
 
 def test_to_cli_prints_no_command_when_the_config_has_errors(cli, files):
     r = cli("to-cli", files["half.yaml"])
@@ -78,8 +87,11 @@ def _fake_accelerate(tmp_path: Path) -> tuple[dict[str, str], Path]:
     fake = bin_dir / "accelerate"
     fake.write_text(f'#!/bin/sh\necho "$@" > "{marker}"\n')
     fake.chmod(0o755)
-    env = dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
-               PYTHONPATH=os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p))
+    env = dict(
+        os.environ,
+        PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
+        PYTHONPATH=os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p),
+    )
     return env, marker
 
 
@@ -106,16 +118,28 @@ def test_eval_of_to_cli_under_set_e_does_not_launch_an_invalid_config(files, tmp
 
 # -- the machine rank --------------------------------------------------------------------------
 
-@pytest.mark.parametrize("argv, refusal", [
-    (("to-env", "{two}", "--machine-rank", "5"), "--machine-rank 5 is outside 0..1: num_machines is 2 ({two}:3)"),
-    (("to-cli", "{two}", "--machine-rank", "-1"), "--machine-rank -1 is outside 0..1"),
-    (("to-cli", "--machine-rank", "2", "-q", "{two}"), "--machine-rank 2 is outside 0..1"),
-    (("convert", "--to", "kwargs", "--machine-rank", "2", "{two}"), "--machine-rank 2 is outside 0..1"),
-    (("explain", "{two}", "--launch-args", "--machine_rank 2"), "--machine_rank 2 is outside 0..1: num_machines is 2 ({two}:3)"),
-    (("explain", "{two}", "--launch-args", "--num_machines 3 --machine_rank 3"),
-     "--machine_rank 3 is outside 0..2: num_machines is 3 (--launch-args)"),
-    (("preflight", "{two}", "--machine-rank", "2", "--timeout", "1"), "--machine-rank 2 is outside 0..1: num_machines is 2 ({two})"),
-])
+
+@pytest.mark.parametrize(
+    "argv, refusal",
+    [
+        (("to-env", "{two}", "--machine-rank", "5"), "--machine-rank 5 is outside 0..1: num_machines is 2 ({two}:3)"),
+        (("to-cli", "{two}", "--machine-rank", "-1"), "--machine-rank -1 is outside 0..1"),
+        (("to-cli", "--machine-rank", "2", "-q", "{two}"), "--machine-rank 2 is outside 0..1"),
+        (("convert", "--to", "kwargs", "--machine-rank", "2", "{two}"), "--machine-rank 2 is outside 0..1"),
+        (
+            ("explain", "{two}", "--launch-args", "--machine_rank 2"),
+            "--machine_rank 2 is outside 0..1: num_machines is 2 ({two}:3)",
+        ),
+        (
+            ("explain", "{two}", "--launch-args", "--num_machines 3 --machine_rank 3"),
+            "--machine_rank 3 is outside 0..2: num_machines is 3 (--launch-args)",
+        ),
+        (
+            ("preflight", "{two}", "--machine-rank", "2", "--timeout", "1"),
+            "--machine-rank 2 is outside 0..1: num_machines is 2 ({two})",
+        ),
+    ],
+)
 def test_a_machine_rank_outside_the_machines_is_refused(cli, files, argv, refusal):
     r = cli(*(a.format(two=files["two.yaml"]) for a in argv))
     assert r.code == 2 and r.out == ""
@@ -151,16 +175,23 @@ def test_a_machine_rank_outside_the_machines_in_the_input_is_validates_error_in_
     in_file = tmp_path / "rank3.yaml"
     in_file.write_text(TWO_MACHINES.replace("machine_rank: 0", "machine_rank: 3"))
     script = tmp_path / "launch.sh"
-    script.write_text("accelerate launch --multi_gpu --num_machines 2 --num_processes 4 --machine_rank 3 "
-                      "--main_process_ip 10.0.0.1 train.py\n")
+    script.write_text(
+        "accelerate launch --multi_gpu --num_machines 2 --num_processes 4 --machine_rank 3 "
+        "--main_process_ip 10.0.0.1 train.py\n"
+    )
     for path in (in_file, script):
         for command in ("to-env", "to-cli", "to-kwargs", "explain"):
             r = cli(command, str(path))
-            assert r.code == 1 and f"error: {'--machine_rank: ' if path == script else ''}{machine_rank_outside(3, 2)} [multi-node]" in r.err, (command, r.err)
+            assert (
+                r.code == 1
+                and f"error: {'--machine_rank: ' if path == script else ''}{machine_rank_outside(3, 2)} [multi-node]"
+                in r.err
+            ), (command, r.err)
         assert cli("to-cli", str(path)).out == ""
 
 
 # -- explain reports what to-env reports -------------------------------------------------------
+
 
 def test_explain_reports_the_error_findings_of_to_env_and_exits_1(cli, files):
     def errors(text: str) -> list[str]:
@@ -186,9 +217,13 @@ def test_explain_json_lists_the_findings_in_the_published_output_schema(cli, fil
     schema = json.loads((ROOT / "schemas" / "accelconf-output.schema.json").read_text(encoding="utf-8"))
     schema.pop("oneOf")
     jsonschema.Draft7Validator({**schema, "$ref": "#/$defs/explain"}).validate(data)
-    assert schema["$defs"]["explain"]["properties"]["findings"] == {"type": "array", "items": {"$ref": "#/$defs/finding"}}
+    assert schema["$defs"]["explain"]["properties"]["findings"] == {
+        "type": "array",
+        "items": {"$ref": "#/$defs/finding"},
+    }
     assert [(f["rule"], f["key"]) for f in data["findings"] if f["severity"] == "error"] == [
-        ("invalid-value", "fsdp_config.fsdp_sharding_strategy")]
+        ("invalid-value", "fsdp_config.fsdp_sharding_strategy")
+    ]
 
 
 def test_explain_reports_a_bad_value_in_the_launch_args_at_the_launch_args(cli, files):
@@ -200,10 +235,20 @@ def test_explain_reports_a_bad_value_in_the_launch_args_at_the_launch_args(cli, 
 
 # Every command that reads a config, with "{}" where the input goes.
 READERS = [
-    ("validate", "{}"), ("check", "--probe", "none", "{}"), ("fmt", "{}"), ("migrate", "--to", "fsdp2", "{}"),
-    ("convert", "--to", "env", "{}"), ("to-env", "{}"), ("to-cli", "{}"), ("to-kwargs", "{}"), ("to-yaml", "{}"),
-    ("to-json", "{}"), ("explain", "{}"), ("diff", "{}", str(EXAMPLES / "fsdp2.yaml")),
-    ("diff", str(EXAMPLES / "fsdp2.yaml"), "{}"), ("preflight", "--machine-rank", "0", "--timeout", "1", "{}"),
+    ("validate", "{}"),
+    ("check", "--probe", "none", "{}"),
+    ("fmt", "{}"),
+    ("migrate", "--to", "fsdp2", "{}"),
+    ("convert", "--to", "env", "{}"),
+    ("to-env", "{}"),
+    ("to-cli", "{}"),
+    ("to-kwargs", "{}"),
+    ("to-yaml", "{}"),
+    ("to-json", "{}"),
+    ("explain", "{}"),
+    ("diff", "{}", str(EXAMPLES / "fsdp2.yaml")),
+    ("diff", str(EXAMPLES / "fsdp2.yaml"), "{}"),
+    ("preflight", "--machine-rank", "0", "--timeout", "1", "{}"),
 ]
 
 
@@ -227,10 +272,13 @@ def test_empty_stdin_is_refused_by_every_command(cli, reader):
 
 
 @pytest.mark.parametrize("reader", READERS, ids=lambda r: " ".join(r))
-@pytest.mark.parametrize("name, message", [
-    ("latin1.yaml", "{path}:3:18: {sev}not UTF-8 text (byte 0xe9 at offset 62)"),
-    ("folder", "{path}: {sev}is a directory"),
-])
+@pytest.mark.parametrize(
+    "name, message",
+    [
+        ("latin1.yaml", "{path}:3:18: {sev}not UTF-8 text (byte 0xe9 at offset 62)"),
+        ("folder", "{path}: {sev}is a directory"),
+    ],
+)
 def test_undecodable_bytes_and_a_directory_get_validates_message_in_every_command(cli, files, reader, name, message):
     r = cli(*_argv(reader, files[name]))
     shown = r.out + r.err
@@ -280,7 +328,11 @@ def _documented_exit_codes(cli, command: str) -> dict[int, str]:
 
 
 # What a run's exit code must be documented as: an error exits 1 without --strict, a warning only with it.
-CASE_WORDS = {"error": ("error", "errors"), "strict-warning": ("--strict",), "unreadable": ("unreadable", "could not be read")}
+CASE_WORDS = {
+    "error": ("error", "errors"),
+    "strict-warning": ("--strict",),
+    "unreadable": ("unreadable", "could not be read"),
+}
 
 
 def _battery(files: dict[str, str]) -> dict[str, list[tuple[str, list[str]]]]:
@@ -288,24 +340,36 @@ def _battery(files: dict[str, str]) -> dict[str, list[tuple[str, list[str]]]]:
     one), an error and an unreadable input, and what else it documents (differences, files to
     reformat, bad arguments)."""
     clean, legacy = str(EXAMPLES / "fsdp2.yaml"), str(EXAMPLES / "legacy.yaml")
-    checked = [("clean", [clean]), ("warning", [files["warn.yaml"]]), ("error", [files["half.yaml"]]),
-               ("unreadable", [files["folder"]]), ("strict-warning", ["--strict", files["warn.yaml"]])]
+    checked = [
+        ("clean", [clean]),
+        ("warning", [files["warn.yaml"]]),
+        ("error", [files["half.yaml"]]),
+        ("unreadable", [files["folder"]]),
+        ("strict-warning", ["--strict", files["warn.yaml"]]),
+    ]
     return {
         "validate": checked,
         "check": [(case, ["--probe", "none", *argv]) for case, argv in checked],
         "fmt": checked[:4] + [("changes", ["--check", legacy])],
-        "migrate": [(case, ["--to", "fsdp2", *argv]) for case, argv in checked[:4]] + [("changes", ["--to", "fsdp2", files["fsdp1.yaml"]])],
+        "migrate": [(case, ["--to", "fsdp2", *argv]) for case, argv in checked[:4]]
+        + [("changes", ["--to", "fsdp2", files["fsdp1.yaml"]])],
         "convert": [(case, ["--to", "env", *argv]) for case, argv in checked],
         **{name: checked for name in ("to-env", "to-cli", "to-kwargs", "to-yaml", "to-json", "to-args")},
         "explain": checked[:4],
-        "diff": [("clean", [clean, clean]), ("changes", [clean, legacy]), ("changes", [clean, files["half.yaml"]]),
-                 ("unreadable", [clean, files["folder"]])],
+        "diff": [
+            ("clean", [clean, clean]),
+            ("changes", [clean, legacy]),
+            ("changes", [clean, files["half.yaml"]]),
+            ("unreadable", [clean, files["folder"]]),
+        ],
         "schema": [("clean", ["accelerate"]), ("clean", ["deepspeed"]), ("usage", ["no-such-schema"])],
         "env": [("clean", ["--probe", "none"]), ("usage", ["--probe", "no-such-probe"])],
         "rules": [("clean", []), ("clean", ["unknown-key"]), ("usage", ["no-such-rule"])],
-        "fit": [("clean", ["--params", "8B", "--gpus", "8", "--gpu", "H100-80GB"]),
-                ("nothing fits", ["--params", "2T", "--gpus", "1", "--gpu", "T4"]),
-                ("usage", ["--params", "8B", "--gpu", "no-such-gpu"])],
+        "fit": [
+            ("clean", ["--params", "8B", "--gpus", "8", "--gpu", "H100-80GB"]),
+            ("nothing fits", ["--params", "2T", "--gpus", "1", "--gpu", "T4"]),
+            ("usage", ["--params", "8B", "--gpu", "no-such-gpu"]),
+        ],
         "lsp": [("usage", ["--no-such-option"])],  # its exit 0 (a session that ends) is run below, in a process
         "preflight": [("unreadable", ["--machine-rank", "0", files["folder"]]), ("usage", ["--machine-rank", "0"])],
     }
@@ -317,8 +381,14 @@ BY_A_JOB = {"preflight": {0, 1}}
 
 def _lsp_session_exit_code() -> int:
     path = os.pathsep.join(p for p in (str(ROOT), str(ROOT / "lsp"), os.environ.get("PYTHONPATH")) if p)
-    return subprocess.run([sys.executable, "-m", "accelconf", "lsp"], stdin=subprocess.DEVNULL, capture_output=True,
-                          timeout=120, cwd=ROOT, env=dict(os.environ, PYTHONPATH=path)).returncode
+    return subprocess.run(
+        [sys.executable, "-m", "accelconf", "lsp"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=120,
+        cwd=ROOT,
+        env=dict(os.environ, PYTHONPATH=path),
+    ).returncode
 
 
 def test_every_command_exits_with_the_codes_its_help_documents(cli, files):
@@ -335,7 +405,10 @@ def test_every_command_exits_with_the_codes_its_help_documents(cli, files):
             what = documented.get(code, "")
             assert what, f"{command} {argv}: exit {code} is not in its --help ({documented})"
             if code == 1 and case == "error":
-                assert any(w in what.split() for w in CASE_WORDS[case]) and not what.startswith("with --strict"), (command, what)
+                assert any(w in what.split() for w in CASE_WORDS[case]) and not what.startswith("with --strict"), (
+                    command,
+                    what,
+                )
             elif case in ("strict-warning", "unreadable") and code != 0:
                 assert any(w in what for w in CASE_WORDS[case]), (command, case, what)
         assert seen | BY_A_JOB.get(command, set()) == set(documented), command

@@ -23,11 +23,13 @@ def _fake_interpreter(tmp_path: Path, packages: dict[str, str], cuda: str | None
         (site / f"{name}-{version}.dist-info").mkdir()
     if cuda and "torch" in packages:
         (site / "torch").mkdir()
-        (site / "torch" / "version.py").write_text(f"__version__ = '{packages['torch']}'\ncuda: Optional[str] = '{cuda}'\nhip = None\n")
+        (site / "torch" / "version.py").write_text(
+            f"__version__ = '{packages['torch']}'\ncuda: Optional[str] = '{cuda}'\nhip = None\n"
+        )
         (site / "torch" / "__init__.py").write_text("raise SystemExit('torch must not be imported')\n")
     exe = tmp_path / "bin" / "python"
     exe.parent.mkdir()
-    exe.write_text(f"#!/bin/sh\necho '[[\"\", \"{site}\"], \"3.9.18\"]'\n")
+    exe.write_text(f'#!/bin/sh\necho \'[["", "{site}"], "3.9.18"]\'\n')
     exe.chmod(exe.stat().st_mode | stat.S_IEXEC)
     return exe
 
@@ -85,7 +87,7 @@ def test_explain_table_columns_line_up(cli):
     env_col = lines[0].index("ENV")
     for line in lines[1:]:
         if len(line) > env_col:
-            assert line[env_col - 2:env_col] == "  " and line[env_col] != " ", line
+            assert line[env_col - 2 : env_col] == "  " and line[env_col] != " ", line
     assert any("(torchrun/launcher argument, not env)" in ln for ln in lines)
 
 

@@ -12,12 +12,11 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from accelconf import formats
-
 from accelconf.accelerate import registry
+from accelconf.accelerate.launch import LaunchError, launch_env
 from accelconf.cli import main
 from accelconf.diff import diff
 from accelconf.errors import InputError
-from accelconf.accelerate.launch import LaunchError, launch_env
 
 DATA = Path(__file__).resolve().parent / "data" / "convert"
 FSDP2 = DATA / "fsdp2_multinode.yaml"
@@ -31,19 +30,31 @@ def read(path: Path, version: str = "1.15"):
 
 # -- format detection and readers -----------------------------------------------------------------
 
-@pytest.mark.parametrize("text,path,fmt", [
-    ("a: 1\n", "x.yaml", "yaml"), ("{}", "x.json", "json"), ("A=1\n", "x.env", "env"), ("x = 1\n", "t.py", "kwargs"),
-    ("accelerate launch --multi_gpu train.py\n", "-", "cli"), ("--num_processes 2\n", "", "cli"),
-    ("export FSDP_VERSION=2\n# c\nA='b c'\n", "", "env"), ('{"distributed_type": "NO"}', "", "json"),
-    ("from accelerate import Accelerator\nAccelerator()\n", "", "kwargs"), ("distributed_type: 'NO'\n", "", "yaml"),
-])
+
+@pytest.mark.parametrize(
+    "text,path,fmt",
+    [
+        ("a: 1\n", "x.yaml", "yaml"),
+        ("{}", "x.json", "json"),
+        ("A=1\n", "x.env", "env"),
+        ("x = 1\n", "t.py", "kwargs"),
+        ("accelerate launch --multi_gpu train.py\n", "-", "cli"),
+        ("--num_processes 2\n", "", "cli"),
+        ("export FSDP_VERSION=2\n# c\nA='b c'\n", "", "env"),
+        ('{"distributed_type": "NO"}', "", "json"),
+        ("from accelerate import Accelerator\nAccelerator()\n", "", "kwargs"),
+        ("distributed_type: 'NO'\n", "", "yaml"),
+    ],
+)
 def test_detect_format(text: str, path: str, fmt: str) -> None:
     assert formats.detect_format(text, path) == fmt
 
 
 def test_env_reader_accepts_export_quotes_comments() -> None:
-    text = ("# launched env\nexport ACCELERATE_MIXED_PRECISION=bf16\nFSDP_VERSION='2'\n"
-            'FSDP_TRANSFORMER_CLS_TO_WRAP="LlamaDecoderLayer"  \nACCELERATE_USE_FSDP=true # inline\nACCELERATE_NUM_PROCESSES=8\n')
+    text = (
+        "# launched env\nexport ACCELERATE_MIXED_PRECISION=bf16\nFSDP_VERSION='2'\n"
+        'FSDP_TRANSFORMER_CLS_TO_WRAP="LlamaDecoderLayer"  \nACCELERATE_USE_FSDP=true # inline\nACCELERATE_NUM_PROCESSES=8\n'
+    )
     cfg = formats.read(text, "env")
     assert cfg.get("mixed_precision") == "bf16"
     assert cfg.get("fsdp_config.fsdp_version") == 2
@@ -59,8 +70,11 @@ def test_env_reader_rejects_garbage() -> None:
 
 
 def test_cli_reader_spellings() -> None:
-    cfg = formats.read("accelerate launch --use-fsdp --num-processes=4 --fsdp_version 2 "
-                       "--fsdp-offload-params true --dynamo_use_fullgraph train.py --lr 1e-4", "cli")
+    cfg = formats.read(
+        "accelerate launch --use-fsdp --num-processes=4 --fsdp_version 2 "
+        "--fsdp-offload-params true --dynamo_use_fullgraph train.py --lr 1e-4",
+        "cli",
+    )
     assert cfg.get("distributed_type") == "FSDP"
     assert cfg.get("num_processes") == 4
     assert cfg.get("fsdp_config.fsdp_version") == "2"  # a string flag, as accelerate parses it
@@ -82,11 +96,13 @@ def test_cli_reader_unknown_flag() -> None:
 
 def test_kwargs_reader_never_executes(tmp_path: Path) -> None:
     marker = tmp_path / "ran"
-    src = (f"open({str(marker)!r}, 'w').write('x')\nfrom accelerate import Accelerator\n"
-           "from accelerate.utils import FullyShardedDataParallelPlugin, TorchDynamoPlugin\n"
-           "p = FullyShardedDataParallelPlugin(fsdp_version=2, cpu_offload=True, transformer_cls_names_to_wrap=['A', 'B'],"
-           " auto_wrap_policy='TRANSFORMER_BASED_WRAP', state_dict_type=compute())\n"
-           "acc = Accelerator(mixed_precision='bf16', fsdp_plugin=p, dynamo_plugin=TorchDynamoPlugin(backend='INDUCTOR'))\n")
+    src = (
+        f"open({str(marker)!r}, 'w').write('x')\nfrom accelerate import Accelerator\n"
+        "from accelerate.utils import FullyShardedDataParallelPlugin, TorchDynamoPlugin\n"
+        "p = FullyShardedDataParallelPlugin(fsdp_version=2, cpu_offload=True, transformer_cls_names_to_wrap=['A', 'B'],"
+        " auto_wrap_policy='TRANSFORMER_BASED_WRAP', state_dict_type=compute())\n"
+        "acc = Accelerator(mixed_precision='bf16', fsdp_plugin=p, dynamo_plugin=TorchDynamoPlugin(backend='INDUCTOR'))\n"
+    )
     cfg = formats.read(src, "kwargs", "train.py")
     assert not marker.exists()
     assert cfg.get("distributed_type") == "FSDP"
@@ -98,6 +114,7 @@ def test_kwargs_reader_never_executes(tmp_path: Path) -> None:
 
 
 # -- writers --------------------------------------------------------------------------------------
+
 
 def test_yaml_writer_quotes_yaml11_words() -> None:
     text, _ = formats.write(read(SINGLE), "yaml")
@@ -119,7 +136,10 @@ def test_to_env_is_the_launcher_env_and_reports_losses() -> None:
     assert env["ACCELERATE_USE_DEEPSPEED"] == "true"
     assert env["ACCELERATE_DEEPSPEED_ZERO_STAGE"] == "3"
     assert env["ACCELERATE_GRADIENT_ACCUMULATION_STEPS"] == "4"
-    assert env["ACCELERATE_CONFIG_DS_FIELDS"] == "zero_stage,gradient_accumulation_steps,offload_param_device,offload_param_nvme_path,zero3_init_flag,mixed_precision"
+    assert (
+        env["ACCELERATE_CONFIG_DS_FIELDS"]
+        == "zero_stage,gradient_accumulation_steps,offload_param_device,offload_param_nvme_path,zero3_init_flag,mixed_precision"
+    )
     assert env["PYTHONPATH"] == "/work"
     assert "ACCELERATE_NUM_PROCESSES" not in env and not any(k.startswith("ACCELERATE_DYNAMO") for k in env)
     rules = {(f.rule, f.key) for f in findings}
@@ -145,7 +165,10 @@ def test_multinode_same_network_is_ignored_in_the_file() -> None:
 
 def test_precedence_changed_in_1_5() -> None:
     cli = formats.read("--fsdp_state_dict_type FULL_STATE_DICT", "cli")
-    assert launch_env(read(FSDP2, "1.4"), version="1.4", cli_overrides=cli).env["FSDP_STATE_DICT_TYPE"] == "SHARDED_STATE_DICT"
+    assert (
+        launch_env(read(FSDP2, "1.4"), version="1.4", cli_overrides=cli).env["FSDP_STATE_DICT_TYPE"]
+        == "SHARDED_STATE_DICT"
+    )
     assert launch_env(read(FSDP2), version="1.15", cli_overrides=cli).env["FSDP_STATE_DICT_TYPE"] == "FULL_STATE_DICT"
 
 
@@ -157,8 +180,12 @@ def test_launch_refusals() -> None:
     with pytest.raises(LaunchError, match="lower"):
         launch_env(formats.read("distributed_type: 'NO'\nmixed_precision: no\n", "yaml"), version="1.15")
     with pytest.raises(LaunchError, match="sync_module_states"):
-        launch_env(formats.read("distributed_type: FSDP\nnum_processes: 2\nfsdp_config: {fsdp_sync_module_states: false}\n", "yaml"),
-                   version="1.15")
+        launch_env(
+            formats.read(
+                "distributed_type: FSDP\nnum_processes: 2\nfsdp_config: {fsdp_sync_module_states: false}\n", "yaml"
+            ),
+            version="1.15",
+        )
 
 
 def test_to_cli_launches_like_the_file() -> None:
@@ -193,9 +220,16 @@ FSDP_KEYS = [s for s in registry.settings_in("fsdp_config", "1.15") if s.flag an
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.dictionaries(st.sampled_from([s.key for s in FSDP_KEYS]), st.none(), max_size=5).flatmap(
-    lambda keys: st.fixed_dictionaries({k: st.sampled_from(registry.get("fsdp_config", k).choices or (True, False))  # type: ignore[union-attr]
-                                        for k in keys})))
+@given(
+    st.dictionaries(st.sampled_from([s.key for s in FSDP_KEYS]), st.none(), max_size=5).flatmap(
+        lambda keys: st.fixed_dictionaries(
+            {
+                k: st.sampled_from(registry.get("fsdp_config", k).choices or (True, False))  # type: ignore[union-attr]
+                for k in keys
+            }
+        )
+    )
+)
 def test_yaml_round_trip_keeps_the_launch(fsdp: dict) -> None:
     from accelconf.formats.yamljson import dump_yaml
 
@@ -213,6 +247,7 @@ def test_yaml_round_trip_keeps_the_launch(fsdp: dict) -> None:
 
 
 # -- the command line -----------------------------------------------------------------------------
+
 
 def test_cli_to_env(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["to-env", str(ZERO3)]) == 0
@@ -240,7 +275,9 @@ def test_cli_all_ranks(capsys: pytest.CaptureFixture[str]) -> None:
 def test_cli_stdin_and_from(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     import io
 
-    monkeypatch.setattr(sys, "stdin", io.StringIO("FSDP_VERSION=2\nACCELERATE_USE_FSDP=true\nACCELERATE_NUM_PROCESSES=4\n"))
+    monkeypatch.setattr(
+        sys, "stdin", io.StringIO("FSDP_VERSION=2\nACCELERATE_USE_FSDP=true\nACCELERATE_NUM_PROCESSES=4\n")
+    )
     assert main(["to-yaml", "-", "--from", "env"]) == 0
     out, err = capsys.readouterr()
     assert "distributed_type: FSDP" in out and "fsdp_version: 2" in out
@@ -267,14 +304,38 @@ def test_explain_json(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> Non
     shell = tmp_path / "shell.env"
     shell.write_text("ACCELERATE_GRADIENT_ACCUMULATION_STEPS=2\nACCELERATE_NUM_PROCESSES=8\n")
     script = tmp_path / "train.py"
-    script.write_text("from accelerate import Accelerator\nAccelerator(mixed_precision='fp16', gradient_accumulation_steps=8)\n")
-    assert main(["explain", str(ZERO3), "--launch-args", "--zero_stage 2", "--env-file", str(shell), "--kwargs", str(script),
-                 "--format", "json"]) == 0
+    script.write_text(
+        "from accelerate import Accelerator\nAccelerator(mixed_precision='fp16', gradient_accumulation_steps=8)\n"
+    )
+    assert (
+        main(
+            [
+                "explain",
+                str(ZERO3),
+                "--launch-args",
+                "--zero_stage 2",
+                "--env-file",
+                str(shell),
+                "--kwargs",
+                str(script),
+                "--format",
+                "json",
+            ]
+        )
+        == 0
+    )
     rows = {r["setting"]: r for r in json.loads(capsys.readouterr().out)["settings"]}
-    assert rows["deepspeed_config.zero_stage"]["value"] == "2" and rows["deepspeed_config.zero_stage"]["source"] == "cli"
+    assert (
+        rows["deepspeed_config.zero_stage"]["value"] == "2" and rows["deepspeed_config.zero_stage"]["source"] == "cli"
+    )
     assert rows["mixed_precision"]["source"] == "kwarg"
-    assert rows["deepspeed_config.gradient_accumulation_steps"]["source"] == "config"  # the launcher overwrites the shell
-    assert rows["ACCELERATE_NUM_PROCESSES"]["note"] == "read by nothing; use torchrun --nproc_per_node / accelerate launch --num_processes"
+    assert (
+        rows["deepspeed_config.gradient_accumulation_steps"]["source"] == "config"
+    )  # the launcher overwrites the shell
+    assert (
+        rows["ACCELERATE_NUM_PROCESSES"]["note"]
+        == "read by nothing; use torchrun --nproc_per_node / accelerate launch --num_processes"
+    )
     assert "replaces" in rows["Accelerator.gradient_accumulation_steps"]["note"]
 
 
@@ -285,17 +346,24 @@ def test_explain_launch_args_that_is_one_flag(capsys: pytest.CaptureFixture[str]
     cfg.write_text("compute_environment: LOCAL_MACHINE\ndistributed_type: MULTI_GPU\nnum_processes: 2\n")
     assert main(["explain", str(cfg), "--launch-args", "--use_fsdp", "--format", "json"]) == 0
     rows = {r["setting"]: r for r in json.loads(capsys.readouterr().out)["settings"]}
-    assert (rows["ACCELERATE_USE_FSDP"]["value"], rows["ACCELERATE_USE_FSDP"]["source"], rows["ACCELERATE_USE_FSDP"]["where"]) == \
-        ("true", "cli", "--use_fsdp")
+    assert (
+        rows["ACCELERATE_USE_FSDP"]["value"],
+        rows["ACCELERATE_USE_FSDP"]["source"],
+        rows["ACCELERATE_USE_FSDP"]["where"],
+    ) == ("true", "cli", "--use_fsdp")
     assert main(["explain", str(cfg), "--launch-args"]) == 2  # no value: argparse's usage error, not a traceback
     assert "expected one argument" in capsys.readouterr().err
 
 
 def test_explain_layout_rows_say_which_come_from_the_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     cfg = tmp_path / "c.yaml"
-    cfg.write_text("compute_environment: LOCAL_MACHINE\ndistributed_type: MULTI_GPU\nnum_processes: 2\nmachine_rank: 0\n")
+    cfg.write_text(
+        "compute_environment: LOCAL_MACHINE\ndistributed_type: MULTI_GPU\nnum_processes: 2\nmachine_rank: 0\n"
+    )
     assert main(["explain", str(cfg), "--format", "json"]) == 0
-    rows = {r["setting"]: (r["value"], r["source"], r["where"]) for r in json.loads(capsys.readouterr().out)["settings"]}
+    rows = {
+        r["setting"]: (r["value"], r["source"], r["where"]) for r in json.loads(capsys.readouterr().out)["settings"]
+    }
     assert rows["num_processes"] == (2, "config", f"{cfg}:3") and rows["machine_rank"] == (0, "config", f"{cfg}:4")
     assert rows["num_machines"] == (1, "default", "flag default of --num_machines")
 
@@ -307,11 +375,13 @@ def test_explain_table(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_library_never_imports_torch_or_accelerate() -> None:
-    code = ("import sys, accelconf.accelerate.launch, accelconf.formats, accelconf.formats.env, accelconf.formats.cli, "
-            "accelconf.formats.kwargs, accelconf.formats.yamljson, accelconf.commands.convert, accelconf.commands.explain\n"
-            "from accelconf.cli import main\n"
-            f"main(['to-kwargs', {str(FSDP2)!r}])\n"
-            "assert 'torch' not in sys.modules and 'accelerate' not in sys.modules, 'heavy import'\n")
+    code = (
+        "import sys, accelconf.accelerate.launch, accelconf.formats, accelconf.formats.env, accelconf.formats.cli, "
+        "accelconf.formats.kwargs, accelconf.formats.yamljson, accelconf.commands.convert, accelconf.commands.explain\n"
+        "from accelconf.cli import main\n"
+        f"main(['to-kwargs', {str(FSDP2)!r}])\n"
+        "assert 'torch' not in sys.modules and 'accelerate' not in sys.modules, 'heavy import'\n"
+    )
     subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
 
 
@@ -366,8 +436,11 @@ def test_multi_xpu_as_flags_is_reported_and_read_back_as_hardware_dependent() ->
 
 
 def test_cli_reads_zero_one_flags_as_booleans_and_launches_them_as_accelerate_parses() -> None:
-    cfg = formats.read("--mixed_precision fp8 --fp8_backend te --fp8_override_linear_precision false,true,0 "
-                       "--fp8_pad_inner_dim 0 --num_processes 1", "cli")
+    cfg = formats.read(
+        "--mixed_precision fp8 --fp8_backend te --fp8_override_linear_precision false,true,0 "
+        "--fp8_pad_inner_dim 0 --num_processes 1",
+        "cli",
+    )
     assert cfg.get("fp8_config.override_linear_precision") == (False, True, False)
     assert cfg.get("fp8_config.pad_inner_dim") is False
     env = launch_env(cfg, version="1.15").env
@@ -385,8 +458,11 @@ def test_fp8_override_round_trips_through_flags() -> None:
 
 
 def test_fp8_override_written_as_a_string_cannot_be_a_flag() -> None:
-    cfg = formats.read("distributed_type: 'NO'\nmixed_precision: fp8\nfp8_config:\n  backend: TE\n"
-                       "  override_linear_precision: (false, false, false)\n", "yaml")
+    cfg = formats.read(
+        "distributed_type: 'NO'\nmixed_precision: fp8\nfp8_config:\n  backend: TE\n"
+        "  override_linear_precision: (false, false, false)\n",
+        "yaml",
+    )
     text, findings = formats.write(cfg, "cli", "1.15")
     assert "override_linear_precision" not in text
     assert any(f.key == "fp8_config.override_linear_precision" and f.severity == "warning" for f in findings)
@@ -394,10 +470,13 @@ def test_fp8_override_written_as_a_string_cannot_be_a_flag() -> None:
 
 
 @needs_corpus
-@pytest.mark.parametrize("path,keys", [
-    (VALIDATE, ["fsdp_config.fsdp_sync_module_states", "deepspeed_config.deepspeed_config_file"]),
-    (BLOCKRANK_DS, ["deepspeed_config.gradient_accumulation_steps", "deepspeed_config.gradient_clipping"]),
-])
+@pytest.mark.parametrize(
+    "path,keys",
+    [
+        (VALIDATE, ["fsdp_config.fsdp_sync_module_states", "deepspeed_config.deepspeed_config_file"]),
+        (BLOCKRANK_DS, ["deepspeed_config.gradient_accumulation_steps", "deepspeed_config.gradient_clipping"]),
+    ],
+)
 def test_sections_the_launch_path_ignores_are_reported_not_rewritten(path: Path, keys: list[str]) -> None:
     """accelerate exports nothing for these (distributed_type is not FSDP/DEEPSPEED): neither do env and cli."""
     for fmt in ("env", "cli"):
@@ -413,7 +492,10 @@ def test_parallelism_without_fsdp_is_reported_key_by_key() -> None:
     cfg = read(ULYSSES)
     text, findings = formats.write(cfg, "cli", "1.15")
     assert "--use_parallelism_config" not in text
-    for path in ("parallelism_config.parallelism_config_sp_size", "parallelism_config.parallelism_config_dp_shard_size"):
+    for path in (
+        "parallelism_config.parallelism_config_sp_size",
+        "parallelism_config.parallelism_config_dp_shard_size",
+    ):
         assert any(f.key == path and f.severity == "warning" and "--use_fsdp" in f.message for f in findings), path
     env_text, _ = formats.write(cfg, "env", "1.15")  # env carries them
     assert "PARALLELISM_CONFIG_SP_SIZE=2" in env_text and "PARALLELISM_CONFIG_DP_SHARD_SIZE=2" in env_text
@@ -438,16 +520,17 @@ def test_omp_num_threads_is_the_launch_flag_not_an_unknown_name() -> None:
 
 def test_python_only_arguments_never_reach_a_config_file(tmp_path, capsys):
     """A kwarg with no config-file key is reported and left out: the YAML must stay loadable."""
+    from accelconf.accelerate.validate import validate_document
     from accelconf.cli import main
     from accelconf.text.document import load_text
-    from accelconf.accelerate.validate import validate_document
 
     src = tmp_path / "train.py"
     src.write_text(
         "from accelerate import Accelerator\n"
         "from accelerate.utils import DataLoaderConfiguration, FullyShardedDataParallelPlugin\n"
         "acc = Accelerator(mixed_precision='bf16', dataloader_config=DataLoaderConfiguration(split_batches=True),\n"
-        "                  fsdp_plugin=FullyShardedDataParallelPlugin(cpu_offload=True, fsdp_version=2))\n")
+        "                  fsdp_plugin=FullyShardedDataParallelPlugin(cpu_offload=True, fsdp_version=2))\n"
+    )
     assert main(["to-yaml", str(src)]) == 0
     cap = capsys.readouterr()
     assert "Accelerator" not in cap.out and "fsdp_offload_params: true" in cap.out
@@ -457,6 +540,7 @@ def test_python_only_arguments_never_reach_a_config_file(tmp_path, capsys):
 
 
 # -- exit codes and output, one rule for every command -----------------------------------
+
 
 def test_an_error_finding_exits_1_in_every_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # a value the FSDP plugin refuses is an error finding: exit 1, whatever the command
@@ -472,8 +556,8 @@ def test_an_error_finding_exits_1_in_every_command(tmp_path: Path, capsys: pytes
     for command in ("to-env", "to-cli", "to-kwargs", "to-yaml", "to-json", "validate"):
         assert main([command, str(clean)]) == 0, command
         capsys.readouterr()
-    from accelconf.report import FileResult, exit_code
     from accelconf.findings import Finding
+    from accelconf.report import FileResult, exit_code
 
     assert exit_code([FileResult("x", [Finding("r", "error", "m")])]) == 1
     assert exit_code([FileResult("x", [Finding("r", "warning", "m")])]) == 0
@@ -484,7 +568,12 @@ def test_whole_file_findings_have_no_position() -> None:
     from accelconf.findings import Finding
     from accelconf.report import FileResult, render
 
-    res = [FileResult("c.yaml", [Finding("convert.lossy", "info", "whole file"), Finding("x", "warning", "here", line=3, column=5)])]
+    res = [
+        FileResult(
+            "c.yaml",
+            [Finding("convert.lossy", "info", "whole file"), Finding("x", "warning", "here", line=3, column=5)],
+        )
+    ]
     text = render(res, "text")
     assert "c.yaml: info: whole file [convert.lossy]" in text and "c.yaml:3:5: warning: here [x]" in text
     assert ":0:0" not in text
@@ -493,7 +582,10 @@ def test_whole_file_findings_have_no_position() -> None:
     assert whole["line"] is None and whole["column"] is None
     assert next(f for f in js if f["rule"] == "x")["line"] == 3
     gh = render(res, "github").splitlines()
-    assert gh[0] == "::warning file=c.yaml,line=3,col=5,title=x::here" or gh[1] == "::warning file=c.yaml,line=3,col=5,title=x::here"
+    assert (
+        gh[0] == "::warning file=c.yaml,line=3,col=5,title=x::here"
+        or gh[1] == "::warning file=c.yaml,line=3,col=5,title=x::here"
+    )
     assert "::notice file=c.yaml,title=convert.lossy::whole file" in gh
 
 
@@ -505,22 +597,29 @@ def test_convert_prints_whole_file_findings_without_0_0(capsys: pytest.CaptureFi
 
 def test_a_finding_is_printed_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "sn.yaml"
-    path.write_text("distributed_type: MULTI_GPU\nnum_processes: 16\nnum_machines: 2\nmain_process_ip: 10.0.0.1\nsame_network: true\n")
+    path.write_text(
+        "distributed_type: MULTI_GPU\nnum_processes: 16\nnum_machines: 2\nmain_process_ip: 10.0.0.1\nsame_network: true\n"
+    )
     # (to-kwargs has no --all-ranks: Accelerator arguments are the same on every node)
-    for argv in (["to-kwargs", str(path)], ["to-env", "--all-ranks", str(path)],
-                 ["to-cli", "--all-ranks", str(path)]):
+    for argv in (["to-kwargs", str(path)], ["to-env", "--all-ranks", str(path)], ["to-cli", "--all-ranks", str(path)]):
         main(argv)
         lines = [ln for ln in capsys.readouterr().err.splitlines() if ln]
         assert len(lines) == len(set(lines)), lines
         assert sum("same_network" in ln for ln in lines) == 1, (argv, lines)
 
 
-@pytest.mark.parametrize("source,fmt", [
-    ("accelerate launch --use_fsdp --num_processes 2 --fsdp_sharding_strategy HALF_SHARD train.py\n", "cli"),
-    ("ACCELERATE_USE_FSDP=true\nFSDP_SHARDING_STRATEGY=HALF_SHARD\n", "env"),
-    ("from accelerate.utils import FullyShardedDataParallelPlugin\nFullyShardedDataParallelPlugin(sharding_strategy='HALF_SHARD')\n", "kwargs"),
-    ("distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  fsdp_sharding_strategy: HALF_SHARD\n", "yaml"),
-])
+@pytest.mark.parametrize(
+    "source,fmt",
+    [
+        ("accelerate launch --use_fsdp --num_processes 2 --fsdp_sharding_strategy HALF_SHARD train.py\n", "cli"),
+        ("ACCELERATE_USE_FSDP=true\nFSDP_SHARDING_STRATEGY=HALF_SHARD\n", "env"),
+        (
+            "from accelerate.utils import FullyShardedDataParallelPlugin\nFullyShardedDataParallelPlugin(sharding_strategy='HALF_SHARD')\n",
+            "kwargs",
+        ),
+        ("distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  fsdp_sharding_strategy: HALF_SHARD\n", "yaml"),
+    ],
+)
 @pytest.mark.parametrize("target", ["env", "cli", "yaml"])
 def test_converters_check_values_as_validate_does(source: str, fmt: str, target: str) -> None:
     from accelconf.commands.convert import convert_text
@@ -533,11 +632,16 @@ def test_converters_check_values_as_validate_does(source: str, fmt: str, target:
 
 # -- everything accelconf writes validates clean --------------------------------
 
+
 def _errors(text: str, fmt: str, version: str = "1.15") -> list:
     from accelconf.accelerate.validate import validate_document
     from accelconf.text.document import load_text
 
-    return [f for f in validate_document(load_text(text, "<written>", fmt), accelerate_version=version) if f.severity == "error"]
+    return [
+        f
+        for f in validate_document(load_text(text, "<written>", fmt), accelerate_version=version)
+        if f.severity == "error"
+    ]
 
 
 def _outputs(text: str, path: str, version: str = "1.15") -> dict[str, tuple[str, str, set[str]]]:
@@ -548,8 +652,10 @@ def _outputs(text: str, path: str, version: str = "1.15") -> dict[str, tuple[str
     from accelconf.text.document import load_text
 
     fmt = "json" if path.endswith(".json") else "yaml"
-    out = {"fmt": (format_document(load_text(text, path)).text, fmt, set()),
-           "migrate": (migrate_text(text, path)[0], fmt, set())}
+    out = {
+        "fmt": (format_document(load_text(text, path)).text, fmt, set()),
+        "migrate": (migrate_text(text, path)[0], fmt, set()),
+    }
     for target in ("yaml", "json"):
         out[f"to-{target}"] = (convert_text(text, path, target, fmt, version)[0], target, set())
     for via in ("env", "cli", "kwargs"):
@@ -606,8 +712,13 @@ def test_env_to_yaml_leaves_out_mixed_precision_beside_a_deepspeed_file() -> Non
 
 def _clean_generated() -> st.SearchStrategy[str]:
     """Generated configs accelerate launches: a paradigm, a process layout and valid values of its section."""
+
     def section(name: str) -> st.SearchStrategy[dict]:
-        settings_ = [s for s in registry.settings_in(name, "1.15") if s.type in ("enum", "bool") and s.choices is not None or s.type == "bool"]
+        settings_ = [
+            s
+            for s in registry.settings_in(name, "1.15")
+            if s.type in ("enum", "bool") and s.choices is not None or s.type == "bool"
+        ]
         values = {s.key: (st.sampled_from(s.choices) if s.choices else st.booleans()) for s in settings_ if not s.lost}
         return st.fixed_dictionaries({}, optional=values)
 
@@ -619,7 +730,11 @@ def _clean_generated() -> st.SearchStrategy[str]:
         data: dict = {"distributed_type": dt, "mixed_precision": draw(st.sampled_from(["no", "fp16", "bf16"]))}
         if dt != "NO":
             machines = draw(st.sampled_from([1, 2]))
-            data.update(num_machines=machines, num_processes=machines * draw(st.sampled_from([2, 4, 8])), main_process_ip="10.0.0.1")
+            data.update(
+                num_machines=machines,
+                num_processes=machines * draw(st.sampled_from([2, 4, 8])),
+                main_process_ip="10.0.0.1",
+            )
         if dt == "FSDP":
             data["fsdp_config"] = draw(section("fsdp_config"))
         if dt == "DEEPSPEED":
@@ -642,24 +757,35 @@ def test_everything_written_from_generated_configs_validates_clean(text: str) ->
 
 # -- Python names accelerate lacks are errors with a ranked did-you-mean ----------
 
+
 def test_python_names_accelerate_lacks_are_errors_with_ranked_did_you_mean() -> None:
-    src = ("from accelerate import Accelerator, FSDPPlugin\n"
-           "from accelerate.utils import FullyShardedDataParallelPlugin as FSDP\n"
-           "plugin = FSDPPlugin(sharding_strategy='FULL_SHARD')\n"
-           "p2 = FSDP(cpu_offload=True)\n"
-           "acc = Accelerator(mixed_precison='bf16', fsdp_plugin=p2)\n")
+    src = (
+        "from accelerate import Accelerator, FSDPPlugin\n"
+        "from accelerate.utils import FullyShardedDataParallelPlugin as FSDP\n"
+        "plugin = FSDPPlugin(sharding_strategy='FULL_SHARD')\n"
+        "p2 = FSDP(cpu_offload=True)\n"
+        "acc = Accelerator(mixed_precison='bf16', fsdp_plugin=p2)\n"
+    )
     cfg = formats.read(src, "kwargs", "train.py")
     errors = [(f.line, f.message) for f in cfg.notes if f.severity == "error"]
     assert len(errors) == 3, cfg.notes
-    assert errors[0][0] == 1 and "ImportError" in errors[0][1] and "did you mean FullyShardedDataParallelPlugin" in errors[0][1]
+    assert (
+        errors[0][0] == 1
+        and "ImportError" in errors[0][1]
+        and "did you mean FullyShardedDataParallelPlugin" in errors[0][1]
+    )
     assert errors[1][0] == 3 and "FSDPPlugin(...)" in errors[1][1]
     assert errors[2][0] == 5 and "TypeError" in errors[2][1] and "did you mean mixed_precision" in errors[2][1]
     assert cfg.get("fsdp_config.fsdp_offload_params") is True  # an aliased import is still read
     assert "Accelerator.mixed_precison" not in cfg.unknown  # reported once, as the error
     from accelconf.text import suggest
 
-    ranked = suggest.ranked("FSDPPlugin", ["DeepSpeedPlugin", "FullyShardedDataParallelPlugin", "TorchDynamoPlugin"],
-                            fold_case=True, abbreviations=True)
+    ranked = suggest.ranked(
+        "FSDPPlugin",
+        ["DeepSpeedPlugin", "FullyShardedDataParallelPlugin", "TorchDynamoPlugin"],
+        fold_case=True,
+        abbreviations=True,
+    )
     assert ranked[0] == "FullyShardedDataParallelPlugin"
     assert suggest.ranked("mixed_precison", ["mixed_precision", "cpu", "split_batches"]) == ["mixed_precision"]
 
@@ -671,17 +797,25 @@ def test_python_names_match_the_installed_accelerate() -> None:
     from tests.oracle.pynames_gen import generate
 
     pytest.importorskip("accelerate", reason="the drift check compares with the installed accelerate")
-    assert generate() == Path(pynames.__file__).read_text(), \
+    assert generate() == Path(pynames.__file__).read_text(), (
         "accelconf/formats/pynames.py is stale: python tests/oracle/pynames_gen.py > accelconf/formats/pynames.py"
+    )
 
 
 # -- explain shows the shell values the launcher replaces --------------------------
 
-def test_explain_shows_replaced_shell_values_and_variables_nothing_reads(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+
+def test_explain_shows_replaced_shell_values_and_variables_nothing_reads(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     cfg = tmp_path / "c.yaml"
-    cfg.write_text("distributed_type: FSDP\nnum_processes: 2\nmixed_precision: bf16\nfsdp_config:\n  fsdp_sharding_strategy: FULL_SHARD\n")
+    cfg.write_text(
+        "distributed_type: FSDP\nnum_processes: 2\nmixed_precision: bf16\nfsdp_config:\n  fsdp_sharding_strategy: FULL_SHARD\n"
+    )
     env = tmp_path / "shell.env"
-    env.write_text("ACCELERATE_MIXED_PRECISION=fp16\nFSDP_SHARDING_STRATEGY=NO_SHARD\nACCELERATE_FSDP_SHARDING_STRATEGY=NO_SHARD\n")
+    env.write_text(
+        "ACCELERATE_MIXED_PRECISION=fp16\nFSDP_SHARDING_STRATEGY=NO_SHARD\nACCELERATE_FSDP_SHARDING_STRATEGY=NO_SHARD\n"
+    )
     assert main(["explain", str(cfg), "--env-file", str(env), "--format", "json"]) == 0
     rows = {r["env"]: r for r in json.loads(capsys.readouterr().out)["settings"]}
     mp = rows["ACCELERATE_MIXED_PRECISION"]
@@ -704,10 +838,14 @@ def test_the_launcher_really_replaces_the_shell_value(tmp_path: Path) -> None:
     if not have_accelerate():
         pytest.skip("accelerate and torch are not installed: the launcher oracle cannot run")
     cfg = tmp_path / "c.yaml"
-    cfg.write_text("distributed_type: FSDP\nnum_processes: 2\nmixed_precision: bf16\nfsdp_config:\n  fsdp_sharding_strategy: FULL_SHARD\n")
-    code = ("import json, os, sys; sys.path.insert(0, 'tests/oracle'); import harness as H; "
-            "os.environ.update(ACCELERATE_MIXED_PRECISION='fp16', FSDP_SHARDING_STRATEGY='NO_SHARD'); "
-            f"print(json.dumps(H.launch(['--config_file', {str(cfg)!r}, 'train.py'])['env']))")
+    cfg.write_text(
+        "distributed_type: FSDP\nnum_processes: 2\nmixed_precision: bf16\nfsdp_config:\n  fsdp_sharding_strategy: FULL_SHARD\n"
+    )
+    code = (
+        "import json, os, sys; sys.path.insert(0, 'tests/oracle'); import harness as H; "
+        "os.environ.update(ACCELERATE_MIXED_PRECISION='fp16', FSDP_SHARDING_STRATEGY='NO_SHARD'); "
+        f"print(json.dumps(H.launch(['--config_file', {str(cfg)!r}, 'train.py'])['env']))"
+    )
     root = Path(__file__).resolve().parents[1]
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root, timeout=300)
     env = json.loads(out.stdout.strip().splitlines()[-1])
@@ -716,8 +854,18 @@ def test_the_launcher_really_replaces_the_shell_value(tmp_path: Path) -> None:
 
 # -- every command over the corpus --------------------------------------------
 
-COMMANDS_OVER_CORPUS = (["validate"], ["fmt", "--check"], ["migrate"], ["to-env"], ["to-cli"], ["to-kwargs"], ["to-yaml"],
-                        ["to-json"], ["explain"], ["check", "--gpus", "8", "--gpu", "H100"])
+COMMANDS_OVER_CORPUS = (
+    ["validate"],
+    ["fmt", "--check"],
+    ["migrate"],
+    ["to-env"],
+    ["to-cli"],
+    ["to-kwargs"],
+    ["to-yaml"],
+    ["to-json"],
+    ["explain"],
+    ["check", "--gpus", "8", "--gpu", "H100"],
+)
 
 
 @pytest.mark.oracle
@@ -737,6 +885,13 @@ def test_every_command_over_the_corpus_gives_no_traceback_and_no_error_on_what_a
             out, err = capsys.readouterr()
             if code not in (0, 1, 2) or "Traceback" in out + err:
                 problems.append(f"{command[0]} {path.name}: exit {code}")
-            elif str(path) in launched and command[0] not in ("fmt", "migrate", "check") and (code == 1 or ": error:" in out + err):
-                problems.append(f"{command[0]} {path.name}: " + next((ln for ln in (out + err).splitlines() if "error" in ln), f"exit {code}"))
+            elif (
+                str(path) in launched
+                and command[0] not in ("fmt", "migrate", "check")
+                and (code == 1 or ": error:" in out + err)
+            ):
+                problems.append(
+                    f"{command[0]} {path.name}: "
+                    + next((ln for ln in (out + err).splitlines() if "error" in ln), f"exit {code}")
+                )
     assert not problems, "\n".join(problems)

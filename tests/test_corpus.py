@@ -7,20 +7,22 @@ from pathlib import Path
 
 import pytest
 
-from accelconf.text.document import load_file
-from accelconf.errors import InputError
 from accelconf.accelerate.fmt import apply_edits, format_document
 from accelconf.accelerate.validate import validate_document
+from accelconf.errors import InputError
+from accelconf.text.document import load_file
 from tests.conftest import corpus_files, need_corpus
 from tests.oracle.run import oracle
 
 ACCEL = corpus_files("accelerate")
 # Corpus files that are templates with placeholders (``BATCH_SIZE_PER_GPU``, ``${zero_stage}``), not
 # JSON: the only files allowed not to parse. Named one by one.
-PLACEHOLDER_TEMPLATES = frozenset({
-    "deepspeedai__DeepSpeedExamples__compression__bert__config__ds_config_TEMPLATE.json",
-    "deepspeedai__DeepSpeedExamples__training__tensor_parallel__hf_integration__configs__ds_config_temp.json",
-})
+PLACEHOLDER_TEMPLATES = frozenset(
+    {
+        "deepspeedai__DeepSpeedExamples__compression__bert__config__ds_config_TEMPLATE.json",
+        "deepspeedai__DeepSpeedExamples__training__tensor_parallel__hf_integration__configs__ds_config_temp.json",
+    }
+)
 DEEPSPEED = corpus_files("deepspeed")
 
 
@@ -63,7 +65,9 @@ def test_validation_agrees_with_accelerates_launcher():
         if ok and errors:
             disagreements.append(f"{path.name}: accelerate launches it, accelconf says {errors[0].message}")
         if not ok and not errors:
-            disagreements.append(f"{path.name}: accelerate fails ({verdicts[str(path)]['error'][:120]}), accelconf reports no error")
+            disagreements.append(
+                f"{path.name}: accelerate fails ({verdicts[str(path)]['error'][:120]}), accelconf reports no error"
+            )
     assert not disagreements, "\n".join(disagreements)
     assert sum(1 for v in verdicts.values() if not v["ok"]) >= 1  # the corpus has rejected files: the test can fail
 

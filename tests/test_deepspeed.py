@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from accelconf.accelerate.deepspeed_file import crosscheck, to_accelerate_section
 from accelconf.deepspeed import (
     RULES,
     SCHEMA_ID,
@@ -26,11 +27,10 @@ from accelconf.deepspeed import (
     validate_deepspeed,
     write_schema,
 )
-from accelconf.accelerate.deepspeed_file import crosscheck, to_accelerate_section
-from accelconf.kinds import is_deepspeed
-from accelconf.text.document import load_file, load_text
 from accelconf.errors import InputError, UsageError
 from accelconf.findings import Finding
+from accelconf.kinds import is_deepspeed
+from accelconf.text.document import load_file, load_text
 
 ROOT = Path(__file__).parents[1]
 DATA = Path(__file__).parent / "data" / "deepspeed"
@@ -44,9 +44,13 @@ TEMPLATES = {
 # that), so accelconf must report them. Everything else in the corpus gives no error.
 TRUE_ERRORS = {
     # typo "persitence": extra_forbidden in zero_optimization in every version
-    "deepspeedai__DeepSpeedExamples__Megatron-LM-v1.1.5-ZeRO3__examples__ds_zero_stage_infinity_config.json": {"ds-unknown-key"},
+    "deepspeedai__DeepSpeedExamples__Megatron-LM-v1.1.5-ZeRO3__examples__ds_zero_stage_infinity_config.json": {
+        "ds-unknown-key"
+    },
     # "cpu_offload_params" is not the deprecated "cpu_offload_param": extra_forbidden
-    "deepspeedai__DeepSpeedExamples__megatron__Megatron-LM-v1.1.5-ZeRO3__examples__ds_zero_stage_3_config_release.json": {"ds-unknown-key"},
+    "deepspeedai__DeepSpeedExamples__megatron__Megatron-LM-v1.1.5-ZeRO3__examples__ds_zero_stage_3_config_release.json": {
+        "ds-unknown-key"
+    },
     # an autotuner template without batch keys: DeepSpeedConfig asserts when it is used alone
     "deepspeedai__DeepSpeed__deepspeed__autotuning__config_templates__template_zero3.json": {"ds-batch"},
     # reduce_bucket_size 0 (rejected from 0.19.6, a division by zero before) and no batch keys
@@ -118,6 +122,7 @@ def test_every_rule_has_a_case() -> None:
 
 # -- positions and suggestions -------------------------------------------------------------------
 
+
 def _check(text: str, **kw: Any) -> list[Finding]:
     return validate_deepspeed(load_text(text, "ds.json", "json"), **kw)
 
@@ -132,14 +137,20 @@ def test_unknown_key_has_exact_range_and_ranked_suggestion() -> None:
 
 
 def test_unknown_top_level_key_is_a_warning_because_deepspeed_ignores_it() -> None:
-    [f] = [f for f in _check('{"train_micro_batch_size_per_gpu": 4, "zero_optimization": {}, "gradient_clipp1ng": 1}')
-           if f.rule == "ds-unknown-key"]
+    [f] = [
+        f
+        for f in _check('{"train_micro_batch_size_per_gpu": 4, "zero_optimization": {}, "gradient_clipp1ng": 1}')
+        if f.rule == "ds-unknown-key"
+    ]
     assert f.severity == "warning" and f.suggestion == "gradient_clipping" and "silently ignores" in f.message
 
 
 def test_key_at_the_wrong_level_names_its_section() -> None:
-    [f] = [f for f in _check('{"train_micro_batch_size_per_gpu": 4, "zero_optimization": {"stage": 3, "aio": {}}}')
-           if f.rule == "ds-unknown-key"]
+    [f] = [
+        f
+        for f in _check('{"train_micro_batch_size_per_gpu": 4, "zero_optimization": {"stage": 3, "aio": {}}}')
+        if f.rule == "ds-unknown-key"
+    ]
     assert "belongs in" in f.message and f.suggestion == "aio"
 
 
@@ -151,10 +162,15 @@ def test_value_findings_point_at_the_value() -> None:
 
 
 def test_lax_coercions_are_warnings_not_errors() -> None:
-    findings = _check('{"train_micro_batch_size_per_gpu": 4, "zero_optimization": {"stage": "3", "reduce_bucket_size": 5e8,'
-                      ' "offload_param": {"device": "cpu", "pin_memory": "yes"}}}')
+    findings = _check(
+        '{"train_micro_batch_size_per_gpu": 4, "zero_optimization": {"stage": "3", "reduce_bucket_size": 5e8,'
+        ' "offload_param": {"device": "cpu", "pin_memory": "yes"}}}'
+    )
     assert not [f for f in findings if f.severity == "error"]
-    assert {f.key for f in findings if f.rule == "ds-type"} == {"zero_optimization.stage", "zero_optimization.offload_param.pin_memory"}
+    assert {f.key for f in findings if f.rule == "ds-type"} == {
+        "zero_optimization.stage",
+        "zero_optimization.offload_param.pin_memory",
+    }
 
 
 def test_fp16_section_strictness_depends_on_the_version() -> None:
@@ -173,14 +189,21 @@ def test_removed_blocks_warn_without_a_version_and_fail_with_one() -> None:
 
 
 def test_auto_depends_on_the_runtime() -> None:
-    text = ('{"train_micro_batch_size_per_gpu": "auto", "zero_optimization": {"stage": "auto"},'
-            ' "optimizer": {"type": "AdamW", "params": {"betas": "auto"}}}')
-    by_runtime = {rt: {(f.key, f.severity) for f in _check(text, runtime=rt) if f.rule == "ds-auto"}
-                  for rt in ("deepspeed", "accelerate", "transformers")}
+    text = (
+        '{"train_micro_batch_size_per_gpu": "auto", "zero_optimization": {"stage": "auto"},'
+        ' "optimizer": {"type": "AdamW", "params": {"betas": "auto"}}}'
+    )
+    by_runtime = {
+        rt: {(f.key, f.severity) for f in _check(text, runtime=rt) if f.rule == "ds-auto"}
+        for rt in ("deepspeed", "accelerate", "transformers")
+    }
     assert by_runtime["transformers"] == set()
     assert by_runtime["accelerate"] == {("optimizer.params.betas", "error")}
-    assert by_runtime["deepspeed"] == {("train_micro_batch_size_per_gpu", "error"), ("zero_optimization.stage", "warning"),
-                                       ("optimizer.params.betas", "error")}
+    assert by_runtime["deepspeed"] == {
+        ("train_micro_batch_size_per_gpu", "error"),
+        ("zero_optimization.stage", "warning"),
+        ("optimizer.params.betas", "error"),
+    }
 
 
 def test_deepspeed_native_auto_is_never_flagged() -> None:
@@ -217,21 +240,26 @@ def test_invalid_runtime_and_version_are_usage_errors() -> None:
 
 # -- recognition ----------------------------------------------------------------------------------
 
+
 def test_is_deepspeed() -> None:
     assert is_deepspeed(load_text('{"zero_optimization": {"stage": 2}}', "a.json", "json"))
     assert is_deepspeed(load_text('{"fp16": {"enabled": true}}', "a.json", "json"))
-    assert not is_deepspeed(load_text("compute_environment: LOCAL_MACHINE\ndistributed_type: DEEPSPEED\n", "a.yaml", "yaml"))
+    assert not is_deepspeed(
+        load_text("compute_environment: LOCAL_MACHINE\ndistributed_type: DEEPSPEED\n", "a.yaml", "yaml")
+    )
     assert not is_deepspeed(load_text('{"name": "x", "version": "1"}', "package.json", "json"))
     assert not is_deepspeed(load_text("[1, 2]", "a.json", "json"))
 
 
 # -- schema ---------------------------------------------------------------------------------------
 
+
 def test_schema_file_is_current(tmp_path: Path) -> None:
     expected = json.dumps(deepspeed_schema(), indent=2, sort_keys=False) + "\n"
-    assert SCHEMA_FILE.read_text(encoding="utf-8") == expected, \
-        "schemas/deepspeed-config.schema.json is stale: run python -c 'from accelconf.deepspeed import write_schema; " \
-        "write_schema(\"schemas/deepspeed-config.schema.json\")'"
+    assert SCHEMA_FILE.read_text(encoding="utf-8") == expected, (
+        "schemas/deepspeed-config.schema.json is stale: run python -c 'from accelconf.deepspeed import write_schema; "
+        'write_schema("schemas/deepspeed-config.schema.json")\''
+    )
     out = tmp_path / "s.json"
     write_schema(str(out))
     assert out.read_text(encoding="utf-8") == expected
@@ -262,10 +290,13 @@ def test_table_lookup_follows_aliases() -> None:
 
 # -- corpus ---------------------------------------------------------------------------------------
 
+
 def _corpus() -> list[Path]:
     if not CORPUS.is_dir():
         return []
-    return sorted(p for p in CORPUS.iterdir() if p.is_file() and p.name not in TEMPLATES and p.suffix in (".json", ".conf"))
+    return sorted(
+        p for p in CORPUS.iterdir() if p.is_file() and p.name not in TEMPLATES and p.suffix in (".json", ".conf")
+    )
 
 
 def test_corpus_is_present() -> None:
@@ -280,8 +311,13 @@ def test_corpus_file_has_no_false_error(path: Path) -> None:
     doc = load_file(path, "json")
     assert is_deepspeed(doc)
     # a file is written for one runtime: it must be clean under at least one of them
-    best = min((sorted({f.rule for f in validate_deepspeed(doc, runtime=rt) if f.severity == "error"}) for rt in
-                ("deepspeed", "accelerate", "transformers")), key=len)
+    best = min(
+        (
+            sorted({f.rule for f in validate_deepspeed(doc, runtime=rt) if f.severity == "error"})
+            for rt in ("deepspeed", "accelerate", "transformers")
+        ),
+        key=len,
+    )
     assert set(best) == TRUE_ERRORS.get(path.name, set())
 
 
@@ -302,7 +338,9 @@ def test_schema_agrees_with_validation_on_corpus(path: Path) -> None:
     jsonschema = pytest.importorskip("jsonschema")
     doc = load_file(path, "json")
     validator = jsonschema.Draft7Validator(deepspeed_schema())
-    reported = {f.key for rt in ("deepspeed", "accelerate", "transformers") for f in validate_deepspeed(doc, runtime=rt)}
+    reported = {
+        f.key for rt in ("deepspeed", "accelerate", "transformers") for f in validate_deepspeed(doc, runtime=rt)
+    }
     for error in validator.iter_errors(doc.data):
         where = ".".join(str(p) for p in error.absolute_path)
         if error.validator == "additionalProperties":
@@ -349,15 +387,29 @@ def test_crosscheck_reports_what_accelerate_raises_on() -> None:
     bf = [f for f in findings if f.key == "mixed_precision" and "fp16.enabled" in f.message]
     assert bf, "bf16 with fp16 enabled in the file raises in set_mixed_precision"
     infos = {f.key: f for f in findings if f.rule == "ds-accelerate-auto"}
-    assert set(infos) >= {"train_micro_batch_size_per_gpu", "train_batch_size", "gradient_clipping", "zero_optimization.reduce_bucket_size"}
-    assert infos["train_micro_batch_size_per_gpu"].path == "ds.json" and "dataloader" in infos["train_micro_batch_size_per_gpu"].message
+    assert set(infos) >= {
+        "train_micro_batch_size_per_gpu",
+        "train_batch_size",
+        "gradient_clipping",
+        "zero_optimization.reduce_bucket_size",
+    }
+    assert (
+        infos["train_micro_batch_size_per_gpu"].path == "ds.json"
+        and "dataloader" in infos["train_micro_batch_size_per_gpu"].message
+    )
     assert all(f.severity == "info" for f in infos.values())
 
 
 def test_crosscheck_clean_pair() -> None:
-    accel_text = "distributed_type: DEEPSPEED\ndeepspeed_config:\n  deepspeed_config_file: ds.json\n  zero3_init_flag: false\n"
+    accel_text = (
+        "distributed_type: DEEPSPEED\ndeepspeed_config:\n  deepspeed_config_file: ds.json\n  zero3_init_flag: false\n"
+    )
     accel = load_text(accel_text, "a.yaml", "yaml")
-    ds = load_text('{"train_micro_batch_size_per_gpu": 2, "gradient_accumulation_steps": 1, "zero_optimization": {"stage": 2}}', "ds.json", "json")
+    ds = load_text(
+        '{"train_micro_batch_size_per_gpu": 2, "gradient_accumulation_steps": 1, "zero_optimization": {"stage": 2}}',
+        "ds.json",
+        "json",
+    )
     assert [f for f in crosscheck(accel.data, accel, ds) if f.severity != "info"] == []
 
 
@@ -380,9 +432,15 @@ def test_to_accelerate_section() -> None:
     }""")
     section, notes = to_accelerate_section(data)
     assert section == {
-        "zero_stage": 3, "offload_optimizer_device": "cpu", "offload_param_device": "nvme",
-        "offload_param_nvme_path": "/nvme", "gradient_accumulation_steps": 4, "gradient_clipping": 1.0,
-        "zero3_save_16bit_model": True, "zero3_init_flag": True, "mixed_precision": "bf16",
+        "zero_stage": 3,
+        "offload_optimizer_device": "cpu",
+        "offload_param_device": "nvme",
+        "offload_param_nvme_path": "/nvme",
+        "gradient_accumulation_steps": 4,
+        "gradient_clipping": 1.0,
+        "zero3_save_16bit_model": True,
+        "zero3_init_flag": True,
+        "mixed_precision": "bf16",
     }
     text = "\n".join(n.message for n in notes)
     for word in ("optimizer", "overlap_comm", "train_micro_batch_size_per_gpu", "pin_memory", "nvme_path"):
@@ -391,9 +449,14 @@ def test_to_accelerate_section() -> None:
 
 
 def test_to_accelerate_section_leaves_auto_to_the_plugin() -> None:
-    section, notes = to_accelerate_section({"gradient_accumulation_steps": "auto", "fp16": {"enabled": "auto"},
-                                            "zero_optimization": {"stage": "auto"}})
-    assert "zero_stage" not in section and "gradient_accumulation_steps" not in section and "mixed_precision" not in section
+    section, notes = to_accelerate_section(
+        {"gradient_accumulation_steps": "auto", "fp16": {"enabled": "auto"}, "zero_optimization": {"stage": "auto"}}
+    )
+    assert (
+        "zero_stage" not in section
+        and "gradient_accumulation_steps" not in section
+        and "mixed_precision" not in section
+    )
     assert any("stage" in n.message for n in notes) and any("mixed_precision" in n.message for n in notes)
     assert {n.rule for n in notes} == {"convert.ds-auto"}
 
@@ -402,12 +465,17 @@ def test_json_quirks_are_portability_warnings_and_duplicates_depend_on_the_loade
     text = '{\n  // comment\n  "train_micro_batch_size_per_gpu": 4,\n  "zero_optimization": {"stage": 1,},\n  "zero_optimization": {"stage": 2}\n}'
     findings = _check(text)
     assert {(f.rule, f.severity, f.line) for f in findings} == {
-        ("ds-json-portability", "warning", 2), ("ds-json-portability", "warning", 4), ("ds-duplicate-key", "warning", 5)}
+        ("ds-json-portability", "warning", 2),
+        ("ds-json-portability", "warning", 4),
+        ("ds-duplicate-key", "warning", 5),
+    }
     assert [f.severity for f in _check(text, runtime="deepspeed") if f.rule == "ds-duplicate-key"] == ["error"]
 
 
 def test_bfloat16_is_the_old_name_of_bf16() -> None:
-    findings = _check('{"train_micro_batch_size_per_gpu": 4, "zero_optimization": {}, "bfloat16": {"enabled": true}, "bf16": {"enabled": false}}')
+    findings = _check(
+        '{"train_micro_batch_size_per_gpu": 4, "zero_optimization": {}, "bfloat16": {"enabled": true}, "bf16": {"enabled": false}}'
+    )
     assert {(f.rule, f.key) for f in findings} == {("ds-deprecated", "bfloat16"), ("ds-alias-conflict", "bfloat16")}
 
 
@@ -431,12 +499,15 @@ def test_legacy_compile_block_is_fine_for_0_15_and_rejected_later() -> None:
 
 
 def test_nvme_offload_conversion_notes_the_launcher_gap() -> None:
-    section, notes = to_accelerate_section({"zero_optimization": {"stage": 3, "offload_optimizer": {"device": "nvme", "nvme_path": "/nvme"}}})
+    section, notes = to_accelerate_section(
+        {"zero_optimization": {"stage": 3, "offload_optimizer": {"device": "nvme", "nvme_path": "/nvme"}}}
+    )
     assert section["offload_optimizer_nvme_path"] == "/nvme" and section["offload_param_device"] == "none"
     assert [n.rule for n in notes if "does not export" in n.message] == ["convert.ds-not-exported"]
 
 
 # -- one home for each fact ----------------------------------------------------------
+
 
 def test_diff_and_assist_use_the_one_detector_and_mapping():
     import accelconf.accelerate.deepspeed_file as ds
@@ -448,18 +519,25 @@ def test_diff_and_assist_use_the_one_detector_and_mapping():
     assert semdiff.is_deepspeed_data({"distributed_type": "DEEPSPEED", "zero_optimization": {}}) is False
     # an editor buffer that does not parse yet is judged by the same module
     from accelconf.assist import document_kind
+
     assert document_kind("x.json", '{"zero_optimization": {"stage": ') == "deepspeed"
     assert document_kind("x.json", '{"distributed_type": "X", "zero_optimization": {') == "accelerate"
 
 
-@pytest.mark.parametrize("alias, canon", [
-    ("zero_optimization.module_granularity_threshold", "zero_optimization.stage3_module_granularity_threshold"),
-    ("zero_optimization.prefetch_bucket_size", "zero_optimization.stage3_prefetch_bucket_size"),
-    ("zero_optimization.stage3_gather_fp16_weights_on_model_save", "zero_optimization.stage3_gather_16bit_weights_on_model_save"),
-    ("tensor_parallel.tp.tp_size", "tensor_parallel.tensor_parallel.tp_size"),
-    ("zero_optimization.cpu_offload", "zero_optimization.cpu_offload"),  # bool vs a section: not one setting
-    ("no_such.key", "no_such.key"),
-])
+@pytest.mark.parametrize(
+    "alias, canon",
+    [
+        ("zero_optimization.module_granularity_threshold", "zero_optimization.stage3_module_granularity_threshold"),
+        ("zero_optimization.prefetch_bucket_size", "zero_optimization.stage3_prefetch_bucket_size"),
+        (
+            "zero_optimization.stage3_gather_fp16_weights_on_model_save",
+            "zero_optimization.stage3_gather_16bit_weights_on_model_save",
+        ),
+        ("tensor_parallel.tp.tp_size", "tensor_parallel.tensor_parallel.tp_size"),
+        ("zero_optimization.cpu_offload", "zero_optimization.cpu_offload"),  # bool vs a section: not one setting
+        ("no_such.key", "no_such.key"),
+    ],
+)
 def test_canonical_path(alias, canon):
     from accelconf.deepspeed import canonical_path
 
@@ -470,11 +548,14 @@ def test_diff_reads_every_alias_of_the_key_table():
     from accelconf import diff as semdiff
 
     a = load_text('{"train_batch_size": 8, "zero_optimization": {"module_granularity_threshold": 5}}', "a.json", "json")
-    b = load_text('{"train_batch_size": 8, "zero_optimization": {"stage3_module_granularity_threshold": 5}}', "b.json", "json")
+    b = load_text(
+        '{"train_batch_size": 8, "zero_optimization": {"stage3_module_granularity_threshold": 5}}', "b.json", "json"
+    )
     assert semdiff.diff_deepspeed(a, b).equivalent
 
 
 # -- DeepSpeed optimizer, scheduler and key-table details ----------------------------------------
+
 
 def test_deepspeed_version_defaults_to_installed(cli, tmp_path, monkeypatch):
     """Without --deepspeed-version, the installed DeepSpeed (0.19.8 in the test extras) is the
@@ -497,14 +578,22 @@ def test_installed_version_comes_from_metadata_without_importing_deepspeed(tmp_p
     import subprocess
     import sys
 
-    code = ("import sys; from accelconf.api import validate_config; from accelconf.text.document import load_text; "
-            "fs = validate_config(load_text('{\"train_micro_batch_size_per_gpu\": 1, \"zero_optimization\": {\"mics_shard_size\": 8}}', 'x.json', 'json')); "
-            "import accelconf.deepspeed as ds; print(ds.installed_version()); "
-            "print([f.severity for f in fs if f.rule == 'ds-removed']); print('deepspeed' in sys.modules, 'torch' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         env={**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).parents[1])] + sys.path)}).stdout.split("\n")
+    code = (
+        "import sys; from accelconf.api import validate_config; from accelconf.text.document import load_text; "
+        "fs = validate_config(load_text('{\"train_micro_batch_size_per_gpu\": 1, \"zero_optimization\": {\"mics_shard_size\": 8}}', 'x.json', 'json')); "
+        "import accelconf.deepspeed as ds; print(ds.installed_version()); "
+        "print([f.severity for f in fs if f.rule == 'ds-removed']); print('deepspeed' in sys.modules, 'torch' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).parents[1])] + sys.path)},
+    ).stdout.split("\n")
     try:
         from importlib.metadata import version
+
         installed = version("deepspeed").split("+")[0]
     except Exception:  # noqa: BLE001
         installed = "None"
@@ -514,14 +603,17 @@ def test_installed_version_comes_from_metadata_without_importing_deepspeed(tmp_p
         assert out[1] == "['error']"
 
 
-@pytest.mark.parametrize("text, flags, kind", [
-    ('{"elasticity": {"enabled": true, "max_train_batch_size": 8}}', (), "deepspeed"),
-    ('{"steps_per_print": 10}', (), "deepspeed"),
-    ('{"elasticity": {}, "my_note": 1}', (), "accelerate"),
-    ('{"elasticity": {}, "my_note": 1}', ("--runtime", "deepspeed"), "deepspeed"),
-    ('{"elasticity": {}, "my_note": 1}', ("--deepspeed-version", "0.18.0"), "deepspeed"),
-    ('{"distributed_type": "DEEPSPEED", "fp16": true}', ("--runtime", "deepspeed"), "accelerate"),
-])
+@pytest.mark.parametrize(
+    "text, flags, kind",
+    [
+        ('{"elasticity": {"enabled": true, "max_train_batch_size": 8}}', (), "deepspeed"),
+        ('{"steps_per_print": 10}', (), "deepspeed"),
+        ('{"elasticity": {}, "my_note": 1}', (), "accelerate"),
+        ('{"elasticity": {}, "my_note": 1}', ("--runtime", "deepspeed"), "deepspeed"),
+        ('{"elasticity": {}, "my_note": 1}', ("--deepspeed-version", "0.18.0"), "deepspeed"),
+        ('{"distributed_type": "DEEPSPEED", "fp16": true}', ("--runtime", "deepspeed"), "accelerate"),
+    ],
+)
 def test_a_file_of_only_deepspeed_blocks_is_deepspeed_json(cli, tmp_path, text, flags, kind):
     """No accelerate key and only DeepSpeed blocks, or --runtime deepspeed / --deepspeed-version."""
     p = tmp_path / "x.json"
@@ -544,24 +636,50 @@ def test_json_comments_are_one_finding_per_file() -> None:
 def test_leaf_module_string_is_one_name() -> None:
     """DeepSpeedZeroLeafModuleConfig wraps a string in a list, without a warning; null is {}."""
     z3 = '"stage": 3, "stage3_gather_16bit_weights_on_model_save": true'
-    text = ('{"train_micro_batch_size_per_gpu": 1, "zero_optimization": {' + z3 + ', "leaf_module": '
-            '{"classes": "my.Block", "names": "layers.0", "name_suffixes": ["mlp"]}}}')
+    text = (
+        '{"train_micro_batch_size_per_gpu": 1, "zero_optimization": {' + z3 + ', "leaf_module": '
+        '{"classes": "my.Block", "names": "layers.0", "name_suffixes": ["mlp"]}}}'
+    )
     assert _check(text, runtime="deepspeed", deepspeed_version="0.19.8") == []
-    assert _check('{"train_micro_batch_size_per_gpu": 1, "zero_optimization": {' + z3 + ', "leaf_module": null}}',
-                  runtime="deepspeed", deepspeed_version="0.19.8") == []
-    (f,) = _check('{"train_micro_batch_size_per_gpu": 1, "zero_optimization": {"leaf_module": {"classes": 3}}}',
-                  runtime="deepspeed", deepspeed_version="0.19.8")
+    assert (
+        _check(
+            '{"train_micro_batch_size_per_gpu": 1, "zero_optimization": {' + z3 + ', "leaf_module": null}}',
+            runtime="deepspeed",
+            deepspeed_version="0.19.8",
+        )
+        == []
+    )
+    (f,) = _check(
+        '{"train_micro_batch_size_per_gpu": 1, "zero_optimization": {"leaf_module": {"classes": 3}}}',
+        runtime="deepspeed",
+        deepspeed_version="0.19.8",
+    )
     assert f.severity == "error" and f.rule == "ds-type"
 
 
-@pytest.mark.parametrize("data, expected", [
-    ({"train_batch_size": 8}, True),
-    ({"train_micro_batch_size_per_gpu": 2, "gradient_accumulation_steps": 4, "my_note": "x"}, True),
-    ({"zero_optimization": {"stage": 2}, "a": 1, "b": 2, "c": 3}, True),
-    # Hugging Face Trainer's trainer_state.json: one batch key among a dozen of its own
-    ({"train_batch_size": 8, "best_metric": None, "epoch": 3.0, "global_step": 300, "log_history": [],
-      "max_steps": 300, "num_train_epochs": 3, "total_flos": 1.0, "trial_name": None}, False),
-])
+@pytest.mark.parametrize(
+    "data, expected",
+    [
+        ({"train_batch_size": 8}, True),
+        ({"train_micro_batch_size_per_gpu": 2, "gradient_accumulation_steps": 4, "my_note": "x"}, True),
+        ({"zero_optimization": {"stage": 2}, "a": 1, "b": 2, "c": 3}, True),
+        # Hugging Face Trainer's trainer_state.json: one batch key among a dozen of its own
+        (
+            {
+                "train_batch_size": 8,
+                "best_metric": None,
+                "epoch": 3.0,
+                "global_step": 300,
+                "log_history": [],
+                "max_steps": 300,
+                "num_train_epochs": 3,
+                "total_flos": 1.0,
+                "trial_name": None,
+            },
+            False,
+        ),
+    ],
+)
 def test_detector_needs_mostly_deepspeed_keys_beside_a_batch_key(data, expected):
     from accelconf.kinds import is_deepspeed_data
 
@@ -573,20 +691,34 @@ def test_zero3_without_16bit_gathering_warns_that_saving_writes_no_weights(runti
     """ZeRO-3 shards the weights: without stage3_gather_16bit_weights_on_model_save (default false)
     Trainer.save_model() falls back to a DeepSpeed checkpoint, accelerator.get_state_dict() raises,
     engine.save_16bit_model() saves nothing. A warning naming the key to set, at the key or the stage."""
+
     def found(zero: str) -> list[tuple[str, str, str | None]]:
-        text = '{"train_micro_batch_size_per_gpu": 1, "zero_optimization": {' + zero + '}}'
-        return [(f.severity, f.key, f.suggestion) for f in _check(text, runtime=runtime, deepspeed_version="0.19.8")
-                if f.rule == "ds-zero3-save"]
+        text = '{"train_micro_batch_size_per_gpu": 1, "zero_optimization": {' + zero + "}}"
+        return [
+            (f.severity, f.key, f.suggestion)
+            for f in _check(text, runtime=runtime, deepspeed_version="0.19.8")
+            if f.rule == "ds-zero3-save"
+        ]
 
     key = "zero_optimization.stage3_gather_16bit_weights_on_model_save"
     assert found('"stage": 3') == [("warning", "zero_optimization.stage", "stage3_gather_16bit_weights_on_model_save")]
     assert found('"stage": 3, "stage3_gather_16bit_weights_on_model_save": false') == [("warning", key, "true")]
     assert found('"stage": 3, "stage3_gather_16bit_weights_on_model_save": "auto"') == [("warning", key, "true")]
-    for on in ('"stage3_gather_16bit_weights_on_model_save": true', '"gather_16bit_weights_on_model_save": true',
-               '"stage3_gather_fp16_weights_on_model_save": true'):
+    for on in (
+        '"stage3_gather_16bit_weights_on_model_save": true',
+        '"gather_16bit_weights_on_model_save": true',
+        '"stage3_gather_fp16_weights_on_model_save": true',
+    ):
         assert found('"stage": 3, ' + on) == [], on
     assert found('"stage": 2') == found('"stage": "auto"') == []
-    (message,) = [f.message for f in _check('{"train_micro_batch_size_per_gpu": 1, "zero_optimization": {"stage": 3}}',
-                                             runtime=runtime) if f.rule == "ds-zero3-save"]
+    (message,) = [
+        f.message
+        for f in _check('{"train_micro_batch_size_per_gpu": 1, "zero_optimization": {"stage": 3}}', runtime=runtime)
+        if f.rule == "ds-zero3-save"
+    ]
     assert "stage3_gather_16bit_weights_on_model_save: true" in message
-    assert {"transformers": "Trainer.save_model()", "accelerate": "get_state_dict()", "deepspeed": "save_16bit_model()"}[runtime] in message
+    assert {
+        "transformers": "Trainer.save_model()",
+        "accelerate": "get_state_dict()",
+        "deepspeed": "save_16bit_model()",
+    }[runtime] in message

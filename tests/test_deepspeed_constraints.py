@@ -21,36 +21,61 @@ from accelconf.text.document import load_text
 
 RANGE_RULES = {"ds-range", "ds-enum", "ds-batch", "ds-zero-stage"}
 # a constraint stated in words (the parenthesis of "(> 0 from DeepSpeed 0.19.3)", "needs ZeRO stage 3")
-_STATED = re.compile(r"(?:> ?0|>= ?\d|< ?\d|\bmust\b|\bneeds?\b|\brequires?\b|\bpositive\b|\bnon-negative\b|"
-                     r"\bonly (?:with|works)\b|\bstages? \d only\b)")
+_STATED = re.compile(
+    r"(?:> ?0|>= ?\d|< ?\d|\bmust\b|\bneeds?\b|\brequires?\b|\bpositive\b|\bnon-negative\b|"
+    r"\bonly (?:with|works)\b|\bstages? \d only\b)"
+)
 
 ZERO0 = {"zero_optimization": {"stage": 0}}
 # dotted key -> (a config breaking what its doc states, the rule that reports it at that key)
 STATED: dict[str, tuple[dict[str, Any], str]] = {
     "fp16.loss_scale_window": ({"fp16": {"enabled": True, "loss_scale_window": 0}}, "ds-fp16-scaling"),
     "fp16.min_loss_scale": ({"fp16": {"enabled": True, "min_loss_scale": 0}}, "ds-fp16-scaling"),
-    "fp16.fp16_master_weights_and_grads": ({**ZERO0, "fp16": {"enabled": True, "fp16_master_weights_and_grads": True}},
-                                           "ds-stage-requirement"),
-    "bf16.bf16_master_weights_and_grads": ({**ZERO0, "bf16": {"enabled": True, "bf16_master_weights_and_grads": True}},
-                                           "ds-stage-requirement"),
-    "bf16.bf16_optimizer_states": ({"zero_optimization": {"stage": 2}, "bf16": {"enabled": True, "bf16_optimizer_states": True}},
-                                   "ds-stage-requirement"),
-    "bfloat16.bf16_master_weights_and_grads": ({**ZERO0, "bfloat16": {"enabled": True, "bf16_master_weights_and_grads": True}},
-                                               "ds-stage-requirement"),
-    "bfloat16.bf16_optimizer_states": ({"zero_optimization": {"stage": 2},
-                                        "bfloat16": {"enabled": True, "bf16_optimizer_states": True}}, "ds-stage-requirement"),
+    "fp16.fp16_master_weights_and_grads": (
+        {**ZERO0, "fp16": {"enabled": True, "fp16_master_weights_and_grads": True}},
+        "ds-stage-requirement",
+    ),
+    "bf16.bf16_master_weights_and_grads": (
+        {**ZERO0, "bf16": {"enabled": True, "bf16_master_weights_and_grads": True}},
+        "ds-stage-requirement",
+    ),
+    "bf16.bf16_optimizer_states": (
+        {"zero_optimization": {"stage": 2}, "bf16": {"enabled": True, "bf16_optimizer_states": True}},
+        "ds-stage-requirement",
+    ),
+    "bfloat16.bf16_master_weights_and_grads": (
+        {**ZERO0, "bfloat16": {"enabled": True, "bf16_master_weights_and_grads": True}},
+        "ds-stage-requirement",
+    ),
+    "bfloat16.bf16_optimizer_states": (
+        {"zero_optimization": {"stage": 2}, "bfloat16": {"enabled": True, "bf16_optimizer_states": True}},
+        "ds-stage-requirement",
+    ),
     "data_types.param_dtype": ({"data_types": {"param_dtype": "bf16"}}, "ds-data-types"),
-    "zero_optimization.offload_param": ({"zero_optimization": {"stage": 2, "offload_param": {"device": "cpu"}}},
-                                        "ds-offload-stage"),
-    "zero_optimization.offload_optimizer": ({"zero_optimization": {"stage": 2, "offload_optimizer": {"device": "nvme", "nvme_path": "/nvme"}}},
-                                            "ds-offload-stage"),
-    "zero_optimization.offload_optimizer.device": ({"zero_optimization": {"stage": 3, "offload_optimizer": {"device": "nvme"}}},
-                                                   "ds-nvme-path"),
-    "zero_optimization.offload_param.device": ({"zero_optimization": {"stage": 3, "offload_param": {"device": "nvme"}}},
-                                               "ds-nvme-path"),
-    "zero_optimization.offload_optimizer.ratio": ({"zero_optimization": {"stage": 2, "offload_optimizer": {"device": "cpu", "ratio": 0.5}}},
-                                                  "ds-offload-stage"),
-    "checkpoint.parallel_write.pipeline_stage": ({"checkpoint": {"parallel_write": {"pipeline_stage": "yes"}}}, "ds-type"),
+    "zero_optimization.offload_param": (
+        {"zero_optimization": {"stage": 2, "offload_param": {"device": "cpu"}}},
+        "ds-offload-stage",
+    ),
+    "zero_optimization.offload_optimizer": (
+        {"zero_optimization": {"stage": 2, "offload_optimizer": {"device": "nvme", "nvme_path": "/nvme"}}},
+        "ds-offload-stage",
+    ),
+    "zero_optimization.offload_optimizer.device": (
+        {"zero_optimization": {"stage": 3, "offload_optimizer": {"device": "nvme"}}},
+        "ds-nvme-path",
+    ),
+    "zero_optimization.offload_param.device": (
+        {"zero_optimization": {"stage": 3, "offload_param": {"device": "nvme"}}},
+        "ds-nvme-path",
+    ),
+    "zero_optimization.offload_optimizer.ratio": (
+        {"zero_optimization": {"stage": 2, "offload_optimizer": {"device": "cpu", "ratio": 0.5}}},
+        "ds-offload-stage",
+    ),
+    "checkpoint.parallel_write.pipeline_stage": (
+        {"checkpoint": {"parallel_write": {"pipeline_stage": "yes"}}},
+        "ds-type",
+    ),
 }
 
 
@@ -75,8 +100,9 @@ def _nest(dotted: str, value: Any) -> dict[str, Any]:
 def _validate(cfg: dict[str, Any]) -> list[Any]:
     base = {"train_micro_batch_size_per_gpu": 1, "zero_optimization": {"stage": 1}}
     merged = {**base, **cfg}
-    return validate_deepspeed(load_text(json.dumps(merged, indent=1), "ds.json", "json"), runtime="deepspeed",
-                              deepspeed_version=keys.NEWEST)
+    return validate_deepspeed(
+        load_text(json.dumps(merged, indent=1), "ds.json", "json"), runtime="deepspeed", deepspeed_version=keys.NEWEST
+    )
 
 
 def _violations(k: Key) -> list[Any]:
@@ -104,7 +130,11 @@ def _scheduler_for(dotted: str) -> dict[str, Any]:
         return {}
     name = dotted.rsplit(".", 1)[1]
     classes = signatures.load()["classes"]
-    t = next(t for t in signatures.load()["deepspeed_schedulers"] if name in classes[f"deepspeed.runtime.lr_schedules.{t}"]["params"])
+    t = next(
+        t
+        for t in signatures.load()["deepspeed_schedulers"]
+        if name in classes[f"deepspeed.runtime.lr_schedules.{t}"]["params"]
+    )
     return {"type": t}
 
 
@@ -117,7 +147,11 @@ def test_every_documented_range_and_choice_has_a_rule_that_reports_it(dotted: st
         cfg = _nest(dotted, value)
         if dotted.startswith("scheduler.params."):
             cfg["scheduler"].update(_scheduler_for(dotted))
-        got = [f for f in _validate(cfg) if f.key == dotted and f.rule in RANGE_RULES and f.severity in ("error", "warning")]
+        got = [
+            f
+            for f in _validate(cfg)
+            if f.key == dotted and f.rule in RANGE_RULES and f.severity in ("error", "warning")
+        ]
         assert got, f"{dotted}: {value!r} breaks what the key table documents, and no rule says so"
 
 
@@ -133,7 +167,9 @@ def test_every_constraint_stated_in_a_doc_has_a_case() -> None:
 @pytest.mark.parametrize("dotted", sorted(STATED))
 def test_every_constraint_stated_in_a_doc_has_a_rule_that_reports_it(dotted: str) -> None:
     cfg, rule = STATED[dotted]
-    got = [f for f in _validate(cfg) if f.rule == rule and f.key.startswith(dotted) and f.severity in ("error", "warning")]
+    got = [
+        f for f in _validate(cfg) if f.rule == rule and f.key.startswith(dotted) and f.severity in ("error", "warning")
+    ]
     assert got, f"{dotted}: {cfg} breaks what its doc says, and {rule} does not report it"
 
 
@@ -148,8 +184,11 @@ def test_warmup_num_steps_0_is_an_error_from_deepspeed_0_19_3(scheduler: str) ->
 
     def found(version: str) -> list[tuple[str, str]]:
         doc = load_text(text, "ds.json", "json")
-        return [(f.rule, f.severity) for f in validate_deepspeed(doc, runtime="deepspeed", deepspeed_version=version)
-                if f.key == "scheduler.params.warmup_num_steps"]
+        return [
+            (f.rule, f.severity)
+            for f in validate_deepspeed(doc, runtime="deepspeed", deepspeed_version=version)
+            if f.key == "scheduler.params.warmup_num_steps"
+        ]
 
     assert found("0.19.3") == found("0.19.8") == [("ds-range", "error")]
     assert found("0.19.2") == [("ds-range", "warning")]

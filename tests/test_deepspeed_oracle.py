@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 from packaging.version import Version
 
 from accelconf.deepspeed import BF16, FP16, OFFLOAD_OPTIMIZER, OFFLOAD_PARAM, TOP, ZERO, validate_deepspeed
-from accelconf.text.document import load_file, load_text
 from accelconf.errors import InputError
+from accelconf.text.document import load_file, load_text
 from tests.ds_oracle import make_oracle
 
 CORPUS = Path(__file__).parents[2] / "shared/corpus/deepspeed"
@@ -40,9 +40,11 @@ def oracle():
 
 def _errors(text: str, version: str, world_size: int = 1) -> list[str]:
     doc = load_text(text, "<oracle>", "json")
-    return [f"{f.rule} {f.key}: {f.message}" for f in
-            validate_deepspeed(doc, world_size=world_size, runtime="deepspeed", deepspeed_version=version)
-            if f.severity == "error"]
+    return [
+        f"{f.rule} {f.key}: {f.message}"
+        for f in validate_deepspeed(doc, world_size=world_size, runtime="deepspeed", deepspeed_version=version)
+        if f.severity == "error"
+    ]
 
 
 def _corpus() -> list[Path]:
@@ -66,9 +68,20 @@ def _training_time(errors: list[str], cfg: dict[str, Any]) -> list[str]:
     # an accumulation boundary (micro_steps % gas); a string gradient_clipping is kept as written and
     # fails at the first step (engine.py: `self.gradient_clipping() > 0.0`, a TypeError); any datastates_ckpt
     # but false turns DataStates checkpointing on, and its engine reads the value when it is built
-    return [e for e in out if not e.startswith(("ds-range zero_optimization.reduce_bucket_size", "ds-type gradient_accumulation_steps",
-                                                "ds-type train_batch_size", "ds-type train_micro_batch_size_per_gpu",
-                                                "ds-type gradient_clipping", "ds-type datastates_ckpt"))]
+    return [
+        e
+        for e in out
+        if not e.startswith(
+            (
+                "ds-range zero_optimization.reduce_bucket_size",
+                "ds-type gradient_accumulation_steps",
+                "ds-type train_batch_size",
+                "ds-type train_micro_batch_size_per_gpu",
+                "ds-type gradient_clipping",
+                "ds-type datastates_ckpt",
+            )
+        )
+    ]
 
 
 def _agree(oracle, text: str, cfg: dict[str, Any], world_size: int = 1, what: str = "") -> None:
@@ -76,9 +89,13 @@ def _agree(oracle, text: str, cfg: dict[str, Any], world_size: int = 1, what: st
     rejected = oracle(json.loads(json.dumps(cfg)), world_size)
     errors = _errors(text, oracle.version, world_size)
     if rejected:
-        assert errors, f"DeepSpeed rejects {what or text} (world size {world_size}): {rejected[:400]}\nbut accelconf reports no error"
+        assert errors, (
+            f"DeepSpeed rejects {what or text} (world size {world_size}): {rejected[:400]}\nbut accelconf reports no error"
+        )
     else:
-        assert not _training_time(errors, cfg), f"DeepSpeed accepts {what or text} (world size {world_size}) but accelconf reports {errors}"
+        assert not _training_time(errors, cfg), (
+            f"DeepSpeed accepts {what or text} (world size {world_size}) but accelconf reports {errors}"
+        )
 
 
 _AUTOTUNER_FILLS = {"train_micro_batch_size_per_gpu": 1, "gradient_accumulation_steps": 1, "train_batch_size": None}
@@ -97,7 +114,9 @@ def test_corpus_verdicts_agree_with_deepspeed(oracle, path: Path) -> None:
     if isinstance(data.get("autotuning"), dict) and data["autotuning"].get("enabled") is True:
         # `deepspeed --autotuning` fills the "auto" batch keys before DeepSpeedConfig sees them: compare
         # DeepSpeed on the filled config with accelconf on the file as written
-        filled = {k: v for k, v in data.items() if not (k in _AUTOTUNER_FILLS and v == "auto" and _AUTOTUNER_FILLS[k] is None)}
+        filled = {
+            k: v for k, v in data.items() if not (k in _AUTOTUNER_FILLS and v == "auto" and _AUTOTUNER_FILLS[k] is None)
+        }
         filled.update({k: v for k, v in _AUTOTUNER_FILLS.items() if data.get(k) == "auto" and v is not None})
         rejected = oracle(filled)
         errors = _errors(doc.text, oracle.version)
@@ -125,16 +144,20 @@ def _values_for(k) -> list[Any]:
     if k.enum:
         return list(k.enum) + ["CPU", "gpu", 4, "3", 2.0, True, None, "auto", "x"]
     return {"integer": _INT_VALUES, "boolean": _BOOL_VALUES, "number": _NUM_VALUES, "string": _STR_VALUES}.get(
-        t, [None, {}, [], "auto", 1])
+        t, [None, {}, [], "auto", 1]
+    )
 
 
 def _section_strategy(section, typos: list[str], max_size: int = 4):
     names = [n for n, k in section.children.items() if k.children is None] + typos
+
     def value(name: str):
         k = section.children.get(name)
         return st.sampled_from(_values_for(k) if k is not None else [1, True, "x"])
+
     return st.lists(st.sampled_from(names), unique=True, max_size=max_size).flatmap(
-        lambda keys: st.fixed_dictionaries({n: value(n) for n in keys}))
+        lambda keys: st.fixed_dictionaries({n: value(n) for n in keys})
+    )
 
 
 _BATCH = st.sampled_from([None, 1, 2, 4, 8, 3, 0, -2, "auto", "4", 2.5, 16])
@@ -148,8 +171,12 @@ def configs(draw) -> dict[str, Any]:
         if v is not None:
             cfg[key] = v
     if draw(st.booleans()):
-        zero = draw(_section_strategy(ZERO, ["overlap_comms", "grad_hooks", "aio", "mics_shard_size", "zeropp_loco_param",
-                                             "prefetch_bucket_size"]))
+        zero = draw(
+            _section_strategy(
+                ZERO,
+                ["overlap_comms", "grad_hooks", "aio", "mics_shard_size", "zeropp_loco_param", "prefetch_bucket_size"],
+            )
+        )
         if draw(st.booleans()):
             zero["offload_optimizer"] = draw(_section_strategy(OFFLOAD_OPTIMIZER, ["buffer_size", "devise"], 3))
         if draw(st.booleans()):
@@ -158,30 +185,69 @@ def configs(draw) -> dict[str, Any]:
     for name, section in (("fp16", FP16), ("bf16", BF16)):
         if draw(st.booleans()):
             cfg[name] = draw(_section_strategy(section, ["loss_scale_windw", "opt_level"], 3))
-    others = [n for n, k in TOP.children.items() if k.children is not None and n not in ("zero_optimization", "fp16", "bf16")]
+    others = [
+        n for n, k in TOP.children.items() if k.children is not None and n not in ("zero_optimization", "fp16", "bf16")
+    ]
     for name in draw(st.lists(st.sampled_from(others), unique=True, max_size=2)):
-        cfg[name] = draw(st.one_of(_section_strategy(TOP.children[name], ["enabeld"], 3), st.sampled_from([None, 1, "x", []])))
-    scalars = [n for n, k in TOP.children.items() if k.children is None and n not in (
-        "train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps")]
+        cfg[name] = draw(
+            st.one_of(_section_strategy(TOP.children[name], ["enabeld"], 3), st.sampled_from([None, 1, "x", []]))
+        )
+    scalars = [
+        n
+        for n, k in TOP.children.items()
+        if k.children is None
+        and n not in ("train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps")
+    ]
     for name in draw(st.lists(st.sampled_from(scalars), unique=True, max_size=2)):
         cfg[name] = draw(st.sampled_from(_values_for(TOP.children[name])))
-    extras = draw(st.lists(st.sampled_from([
-        ("gradient_clipping", 1.0), ("gradient_clipping", "auto"), ("communication_data_type", "int8"),
-        ("communication_data_type", "BF16"), ("communication_data_type", 5), ("gradient_allreduce_op", "sum"),
-        ("gradient_allreduce_op", "max"), ("checkpoint", {"tag_validation": "Sometimes"}), ("checkpoint", {"tag_validation": "fail"}),
-        ("checkpoint", {"parallel_write": {"pipeline_stage": "yes"}}), ("amp", {"enabled": False}), ("elasticity", {}),
-        ("sparse_attention", {"mode": "fixed"}), ("tensorboard", {"enabled": True, "path": "x"}), ("wandb", {"project": 3}),
-        ("comms_logger", {"enabled": "yes"}), ("steps_per_print", 10), ("train_batch_sizee", 8), ("hybrid_engine", {"max_out_tokens": 0}),
-        ("data_types", {"keep_in_fp32_modules": "all"}), ("torch_autocast", {"dtype": "fp8"}), ("timers", {"throughput": {"enabled": "x"}}),
-        ("compile", {"deepcompile": True}), ("compile", {"disable": False}), ("zero_optimization", True),
-        ("bfloat16", {"enabled": True}), ("optimizer", {"type": "Adamm"}), ("scheduler", {"type": "WarmupLR"}),
-    ]), max_size=3, unique_by=lambda kv: kv[0]))
+    extras = draw(
+        st.lists(
+            st.sampled_from(
+                [
+                    ("gradient_clipping", 1.0),
+                    ("gradient_clipping", "auto"),
+                    ("communication_data_type", "int8"),
+                    ("communication_data_type", "BF16"),
+                    ("communication_data_type", 5),
+                    ("gradient_allreduce_op", "sum"),
+                    ("gradient_allreduce_op", "max"),
+                    ("checkpoint", {"tag_validation": "Sometimes"}),
+                    ("checkpoint", {"tag_validation": "fail"}),
+                    ("checkpoint", {"parallel_write": {"pipeline_stage": "yes"}}),
+                    ("amp", {"enabled": False}),
+                    ("elasticity", {}),
+                    ("sparse_attention", {"mode": "fixed"}),
+                    ("tensorboard", {"enabled": True, "path": "x"}),
+                    ("wandb", {"project": 3}),
+                    ("comms_logger", {"enabled": "yes"}),
+                    ("steps_per_print", 10),
+                    ("train_batch_sizee", 8),
+                    ("hybrid_engine", {"max_out_tokens": 0}),
+                    ("data_types", {"keep_in_fp32_modules": "all"}),
+                    ("torch_autocast", {"dtype": "fp8"}),
+                    ("timers", {"throughput": {"enabled": "x"}}),
+                    ("compile", {"deepcompile": True}),
+                    ("compile", {"disable": False}),
+                    ("zero_optimization", True),
+                    ("bfloat16", {"enabled": True}),
+                    ("optimizer", {"type": "Adamm"}),
+                    ("scheduler", {"type": "WarmupLR"}),
+                ]
+            ),
+            max_size=3,
+            unique_by=lambda kv: kv[0],
+        )
+    )
     for k, v in extras:
         cfg.setdefault(k, v)
     return cfg
 
 
-@settings(max_examples=int(os.environ.get("ACCELCONF_ORACLE_EXAMPLES", "60")), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=int(os.environ.get("ACCELCONF_ORACLE_EXAMPLES", "60")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(cfg=configs(), world_size=st.sampled_from([1, 2, 8]))
 def test_generated_verdicts_agree_with_deepspeed(oracle, cfg: dict[str, Any], world_size: int) -> None:
     if isinstance(cfg.get("aio"), dict) and cfg["aio"].get("use_gds") not in (None, False, 0, "no", "false", "auto"):
@@ -191,6 +257,7 @@ def test_generated_verdicts_agree_with_deepspeed(oracle, cfg: dict[str, Any], wo
 
 
 # -- the table against DeepSpeed's pydantic models ---------------------------------------------------
+
 
 def _models():
     import deepspeed.runtime.config as c
@@ -203,16 +270,30 @@ def _models():
     from deepspeed.runtime.zenflow.zenflow_config import ZenFlowConfig
     from deepspeed.runtime.zero.config import DeepSpeedZeroConfig
     from deepspeed.runtime.zero.leaf_module_config import DeepSpeedZeroLeafModuleConfig
-    from deepspeed.runtime.zero.offload_config import DeepSpeedZeroOffloadOptimizerConfig, DeepSpeedZeroOffloadParamConfig
+    from deepspeed.runtime.zero.offload_config import (
+        DeepSpeedZeroOffloadOptimizerConfig,
+        DeepSpeedZeroOffloadParamConfig,
+    )
     from deepspeed.utils.config import DeepSpeedThroughputTimerConfig
 
     return {
-        "zero_optimization": DeepSpeedZeroConfig, "zero_optimization.offload_param": DeepSpeedZeroOffloadParamConfig,
-        "zero_optimization.offload_optimizer": DeepSpeedZeroOffloadOptimizerConfig, "zero_optimization.zenflow": ZenFlowConfig,
-        "zero_optimization.leaf_module": DeepSpeedZeroLeafModuleConfig, "fp16": DeepSpeedFP16Config, "bf16": DeepSpeedBF16Config,
-        "compile": CompileConfig, "hybrid_engine": c.HybridEngineConfig, "weight_quantization": WeightQuantConfig,
-        "tensorboard": TensorBoardConfig, "csv_monitor": CSVConfig, "wandb": WandbConfig, "comet": CometConfig,
-        "comms_logger": CommsLoggerConfig, "tensor_parallel": TPTrainingConfig, "tensor_parallel.tensor_parallel": TPConfig,
+        "zero_optimization": DeepSpeedZeroConfig,
+        "zero_optimization.offload_param": DeepSpeedZeroOffloadParamConfig,
+        "zero_optimization.offload_optimizer": DeepSpeedZeroOffloadOptimizerConfig,
+        "zero_optimization.zenflow": ZenFlowConfig,
+        "zero_optimization.leaf_module": DeepSpeedZeroLeafModuleConfig,
+        "fp16": DeepSpeedFP16Config,
+        "bf16": DeepSpeedBF16Config,
+        "compile": CompileConfig,
+        "hybrid_engine": c.HybridEngineConfig,
+        "weight_quantization": WeightQuantConfig,
+        "tensorboard": TensorBoardConfig,
+        "csv_monitor": CSVConfig,
+        "wandb": WandbConfig,
+        "comet": CometConfig,
+        "comms_logger": CommsLoggerConfig,
+        "tensor_parallel": TPTrainingConfig,
+        "tensor_parallel.tensor_parallel": TPConfig,
         "timers.throughput": DeepSpeedThroughputTimerConfig,
     }
 
@@ -232,7 +313,9 @@ def test_table_matches_pydantic_sections(oracle) -> None:
         theirs = set()
         for name, info in model.model_fields.items():
             theirs |= {name, info.alias or name}
-        assert ours == theirs, f"{path}: only in the table {sorted(ours - theirs)}, only in DeepSpeed {sorted(theirs - ours)}"
+        assert ours == theirs, (
+            f"{path}: only in the table {sorted(ours - theirs)}, only in DeepSpeed {sorted(theirs - ours)}"
+        )
 
 
 def test_table_defaults_match_pydantic_defaults(oracle) -> None:
@@ -250,9 +333,27 @@ def test_table_defaults_match_pydantic_defaults(oracle) -> None:
 
 # -- single faults: a config DeepSpeed accepts, plus one change -------------------------------------
 
-_SECTIONS = ("zero_optimization", "zero_optimization.offload_param", "zero_optimization.offload_optimizer", "fp16", "bf16",
-             "tensorboard", "wandb", "comet", "csv_monitor", "comms_logger", "hybrid_engine", "compile", "checkpoint",
-             "data_types", "aio", "activation_checkpointing", "flops_profiler", "timers.throughput", "torch_autocast")
+_SECTIONS = (
+    "zero_optimization",
+    "zero_optimization.offload_param",
+    "zero_optimization.offload_optimizer",
+    "fp16",
+    "bf16",
+    "tensorboard",
+    "wandb",
+    "comet",
+    "csv_monitor",
+    "comms_logger",
+    "hybrid_engine",
+    "compile",
+    "checkpoint",
+    "data_types",
+    "aio",
+    "activation_checkpointing",
+    "flops_profiler",
+    "timers.throughput",
+    "torch_autocast",
+)
 
 
 def _good_values(k) -> list[Any]:
@@ -270,9 +371,20 @@ def _good_values(k) -> list[Any]:
         out += [1, 8]
     elif t == "number":
         out += [0.5]
-    return [v for v in out if not (isinstance(v, (int, float)) and not isinstance(v, bool) and (
-        (k.minimum is not None and v < k.minimum) or (k.exclusive_minimum is not None and v <= k.exclusive_minimum)
-        or (k.maximum is not None and v > k.maximum) or (k.exclusive_maximum is not None and v >= k.exclusive_maximum)))]
+    return [
+        v
+        for v in out
+        if not (
+            isinstance(v, (int, float))
+            and not isinstance(v, bool)
+            and (
+                (k.minimum is not None and v < k.minimum)
+                or (k.exclusive_minimum is not None and v <= k.exclusive_minimum)
+                or (k.maximum is not None and v > k.maximum)
+                or (k.exclusive_maximum is not None and v >= k.exclusive_maximum)
+            )
+        )
+    ]
 
 
 @st.composite
@@ -282,8 +394,11 @@ def single_fault(draw) -> tuple[dict[str, Any], dict[str, Any]]:
     base: dict[str, Any] = {"train_micro_batch_size_per_gpu": 1}
     for path in draw(st.lists(st.sampled_from(_SECTIONS), unique=True, min_size=1, max_size=3)):
         section = lookup(path)
-        names = [n for n, k in section.children.items() if k.children is None and not k.open and k.removed is None
-                 and k.since is None and _good_values(k)]
+        names = [
+            n
+            for n, k in section.children.items()
+            if k.children is None and not k.open and k.removed is None and k.since is None and _good_values(k)
+        ]
         node = base
         for part in path.split("."):
             node = node.setdefault(part, {})
@@ -297,19 +412,31 @@ def single_fault(draw) -> tuple[dict[str, Any], dict[str, Any]]:
         node = node.setdefault(part, {})
     name = draw(st.sampled_from(sorted(section.children) + ["enabeld", "overlap_comms"]))
     key = section.children.get(name)
-    node[name] = draw(st.sampled_from(_values_for(key) if key is not None and key.children is None else [True, 1, "x", None]))
+    node[name] = draw(
+        st.sampled_from(_values_for(key) if key is not None and key.children is None else [True, 1, "x", None])
+    )
     return base, faulty
 
 
-@settings(max_examples=int(os.environ.get("ACCELCONF_ORACLE_EXAMPLES", "60")), deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=int(os.environ.get("ACCELCONF_ORACLE_EXAMPLES", "60")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.function_scoped_fixture],
+)
 @given(case=single_fault())
 def test_single_fault_verdicts_agree_with_deepspeed(oracle, case: tuple[dict[str, Any], dict[str, Any]]) -> None:
     from hypothesis import assume
 
     base, faulty = case
     assume(oracle(base) is None)
-    if isinstance(faulty.get("aio"), dict) and faulty["aio"].get("use_gds") not in (None, False, 0, "no", "false", "auto"):
+    if isinstance(faulty.get("aio"), dict) and faulty["aio"].get("use_gds") not in (
+        None,
+        False,
+        0,
+        "no",
+        "false",
+        "auto",
+    ):
         return  # GPUDirect Storage: DeepSpeed's answer depends on the machine's accelerator
     text = json.dumps(faulty)
     _agree(oracle, text, json.loads(text))
@@ -317,11 +444,24 @@ def test_single_fault_verdicts_agree_with_deepspeed(oracle, case: tuple[dict[str
 
 # -- the accelerate cross-check against accelerate's DeepSpeedPlugin ----------------------------------
 
-@pytest.mark.parametrize("yaml_keys", [
-    ["zero_stage"], ["gradient_accumulation_steps"], ["gradient_clipping"], ["offload_optimizer_device"],
-    ["offload_param_device"], ["offload_param_nvme_path"], ["offload_optimizer_nvme_path"], ["zero3_save_16bit_model"],
-    ["mixed_precision"], ["zero3_init_flag"], ["deepspeed_hostfile", "deepspeed_multinode_launcher"], [],
-])
+
+@pytest.mark.parametrize(
+    "yaml_keys",
+    [
+        ["zero_stage"],
+        ["gradient_accumulation_steps"],
+        ["gradient_clipping"],
+        ["offload_optimizer_device"],
+        ["offload_param_device"],
+        ["offload_param_nvme_path"],
+        ["offload_optimizer_nvme_path"],
+        ["zero3_save_16bit_model"],
+        ["mixed_precision"],
+        ["zero3_init_flag"],
+        ["deepspeed_hostfile", "deepspeed_multinode_launcher"],
+        [],
+    ],
+)
 def test_crosscheck_conflicts_match_accelerate(monkeypatch: pytest.MonkeyPatch, yaml_keys: list[str]) -> None:
     try:
         from accelerate.utils import DeepSpeedPlugin
@@ -329,13 +469,26 @@ def test_crosscheck_conflicts_match_accelerate(monkeypatch: pytest.MonkeyPatch, 
         pytest.skip(f"accelerate cannot be imported here ({type(exc).__name__}: {exc}); install the test extras")
     from accelconf.accelerate.deepspeed_file import crosscheck
 
-    values = {"zero_stage": 2, "gradient_accumulation_steps": 1, "gradient_clipping": 1.0, "offload_optimizer_device": "none",
-              "offload_param_device": "none", "offload_param_nvme_path": "none", "offload_optimizer_nvme_path": "none",
-              "zero3_save_16bit_model": False, "zero3_init_flag": False, "deepspeed_hostfile": "hosts",
-              "deepspeed_multinode_launcher": "standard"}
-    accel: dict[str, Any] = {"distributed_type": "DEEPSPEED",
-                             "deepspeed_config": {"deepspeed_config_file": "ds.json",
-                                                  **{k: values[k] for k in yaml_keys if k != "mixed_precision"}}}
+    values = {
+        "zero_stage": 2,
+        "gradient_accumulation_steps": 1,
+        "gradient_clipping": 1.0,
+        "offload_optimizer_device": "none",
+        "offload_param_device": "none",
+        "offload_param_nvme_path": "none",
+        "offload_optimizer_nvme_path": "none",
+        "zero3_save_16bit_model": False,
+        "zero3_init_flag": False,
+        "deepspeed_hostfile": "hosts",
+        "deepspeed_multinode_launcher": "standard",
+    }
+    accel: dict[str, Any] = {
+        "distributed_type": "DEEPSPEED",
+        "deepspeed_config": {
+            "deepspeed_config_file": "ds.json",
+            **{k: values[k] for k in yaml_keys if k != "mixed_precision"},
+        },
+    }
     if "mixed_precision" in yaml_keys:
         accel["mixed_precision"] = "no"
     ds_text = '{"train_micro_batch_size_per_gpu": 1, "zero_optimization": {"stage": 2}}'
@@ -358,14 +511,28 @@ def test_crosscheck_conflicts_match_accelerate(monkeypatch: pytest.MonkeyPatch, 
 # one key, and then both must agree, and accelconf's errors must be about the key that changed.
 
 _BASES = {
-    "zero2-bf16": {"train_micro_batch_size_per_gpu": 2, "gradient_accumulation_steps": 4, "gradient_clipping": 1.0,
-                   "bf16": {"enabled": True}, "zero_optimization": {"stage": 2, "overlap_comm": True}},
-    "zero3-fp16-offload": {"train_batch_size": 16, "train_micro_batch_size_per_gpu": 2, "fp16": {"enabled": True},
-                           "zero_optimization": {"stage": 3, "offload_optimizer": {"device": "cpu"},
-                                                 "offload_param": {"device": "cpu"}}},
+    "zero2-bf16": {
+        "train_micro_batch_size_per_gpu": 2,
+        "gradient_accumulation_steps": 4,
+        "gradient_clipping": 1.0,
+        "bf16": {"enabled": True},
+        "zero_optimization": {"stage": 2, "overlap_comm": True},
+    },
+    "zero3-fp16-offload": {
+        "train_batch_size": 16,
+        "train_micro_batch_size_per_gpu": 2,
+        "fp16": {"enabled": True},
+        "zero_optimization": {"stage": 3, "offload_optimizer": {"device": "cpu"}, "offload_param": {"device": "cpu"}},
+    },
 }
-_ONE_CHANGE_SECTIONS = ("", "zero_optimization", "zero_optimization.offload_optimizer", "zero_optimization.offload_param",
-                        "fp16", "bf16")
+_ONE_CHANGE_SECTIONS = (
+    "",
+    "zero_optimization",
+    "zero_optimization.offload_optimizer",
+    "zero_optimization.offload_param",
+    "fp16",
+    "bf16",
+)
 
 
 def _one_changes(base: dict[str, Any], section_path: str) -> list[tuple[str, Any]]:
@@ -375,8 +542,17 @@ def _one_changes(base: dict[str, Any], section_path: str) -> list[tuple[str, Any
     assert section is not None and section.children
     out = []
     for name, key in section.children.items():
-        if key.children is not None or key.removed or name in ("train_batch_size", "train_micro_batch_size_per_gpu",
-                                                               "gradient_accumulation_steps", "sequence_parallel_size"):
+        if (
+            key.children is not None
+            or key.removed
+            or name
+            in (
+                "train_batch_size",
+                "train_micro_batch_size_per_gpu",
+                "gradient_accumulation_steps",
+                "sequence_parallel_size",
+            )
+        ):
             # the batch keys are the bases' own; a sequence parallel size divides the world size in the batch
             # check, which accelconf does not model yet (a size that does not divide it fails there)
             continue

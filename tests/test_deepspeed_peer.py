@@ -50,8 +50,11 @@ def test_peer_cases_cite_their_source() -> None:
 def test_accelconf_agrees_with_the_recorded_verdict(path: Path) -> None:
     case = _case(path)
     doc = load_text(_text(case), path.name, "json")
-    errors = [f"{f.rule} {f.key}: {f.message}" for f in validate_deepspeed(
-        doc, runtime="deepspeed", deepspeed_version="0.19.8", world_size=case["world_size"]) if f.severity == "error"]
+    errors = [
+        f"{f.rule} {f.key}: {f.message}"
+        for f in validate_deepspeed(doc, runtime="deepspeed", deepspeed_version="0.19.8", world_size=case["world_size"])
+        if f.severity == "error"
+    ]
     if case["deepspeed"] == "rejects":
         assert errors, f"DeepSpeed rejects {path.name} ({case['test']}) but accelconf reports no error"
     else:
@@ -59,6 +62,7 @@ def test_accelconf_agrees_with_the_recorded_verdict(path: Path) -> None:
 
 
 # -- the installed DeepSpeed -----------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def deepspeed_verdict():

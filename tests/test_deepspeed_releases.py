@@ -30,15 +30,27 @@ pytestmark = pytest.mark.oracle
 def test_every_deepspeed_release_agrees_with_the_key_table() -> None:
     missing = [m for m in releases.RELEASES if not releases.installed(m)]
     if missing and os.environ.get("CI", "").lower() not in ("1", "true", "yes"):
-        pytest.skip(f"DeepSpeed releases {', '.join(missing)} are not in {releases.cache_root()}: "
-                    "run python tests/oracle/deepspeed_releases.py (CI=true installs them)")
+        pytest.skip(
+            f"DeepSpeed releases {', '.join(missing)} are not in {releases.cache_root()}: "
+            "run python tests/oracle/deepspeed_releases.py (CI=true installs them)"
+        )
     for minor in missing:
         releases.ensure(minor)
     procs = {}
     for minor in releases.RELEASES:
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(releases.path_of(minor)), str(ROOT)]), "DS_ACCELERATOR": "cpu"}
-        procs[minor] = subprocess.Popen([sys.executable, str(WORKER)], cwd=str(ROOT), env=env, text=True,
-                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        env = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join([str(releases.path_of(minor)), str(ROOT)]),
+            "DS_ACCELERATOR": "cpu",
+        }
+        procs[minor] = subprocess.Popen(
+            [sys.executable, str(WORKER)],
+            cwd=str(ROOT),
+            env=env,
+            text=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
     problems = []
     for minor, proc in procs.items():
         out, err = proc.communicate(timeout=300)

@@ -24,8 +24,11 @@ from accelconf.text.document import load_text
 
 def _findings(cfg: dict[str, Any]) -> list[Any]:
     doc = load_text(json.dumps(cfg), "ds.json", "json")
-    return [f for f in validate_deepspeed(doc, runtime="deepspeed", deepspeed_version="0.19.8")
-            if f.key.startswith(("optimizer", "scheduler"))]
+    return [
+        f
+        for f in validate_deepspeed(doc, runtime="deepspeed", deepspeed_version="0.19.8")
+        if f.key.startswith(("optimizer", "scheduler"))
+    ]
 
 
 def _errors(cfg: dict[str, Any]) -> list[str]:
@@ -36,17 +39,45 @@ BASE: dict[str, Any] = {"train_micro_batch_size_per_gpu": 1}
 
 # (optimizer or scheduler block(s), zero_optimization or None)
 CASES: list[tuple[dict[str, Any], dict[str, Any] | None]] = [
-    ({"optimizer": {"type": "AdamW", "params": {"lr": 1e-3, "betas": [0.9, 0.99], "eps": 1e-8, "weight_decay": 0.1}}}, None),
-    ({"optimizer": {"type": "Adam", "params": {"lr": 1e-3, "adam_w_mode": False, "torch_adam": True, "foreach": True}}}, None),
+    (
+        {
+            "optimizer": {
+                "type": "AdamW",
+                "params": {"lr": 1e-3, "betas": [0.9, 0.99], "eps": 1e-8, "weight_decay": 0.1},
+            }
+        },
+        None,
+    ),
+    (
+        {
+            "optimizer": {
+                "type": "Adam",
+                "params": {"lr": 1e-3, "adam_w_mode": False, "torch_adam": True, "foreach": True},
+            }
+        },
+        None,
+    ),
     ({"optimizer": {"type": "adam", "params": {"lr": 1e-3, "momentum": 0.9}}}, None),
     ({"optimizer": {"type": "Adam", "params": {"lr": 1e-3, "set_grad_none": True}}}, None),
-    ({"optimizer": {"type": "Adam", "params": {"lr": 1e-3, "set_grad_none": True}}}, {"stage": 2, "offload_optimizer": {"device": "cpu"}}),
-    ({"optimizer": {"type": "Adam", "params": {"lr": 1e-3, "adamw_mode": True}}}, {"stage": 2, "offload_optimizer": {"device": "cpu"}}),
-    ({"optimizer": {"type": "Adam", "params": {"lr": 1e-3, "fp32_optimizer_states": False}}}, {"stage": 2, "offload_optimizer": {"device": "cpu"}}),
+    (
+        {"optimizer": {"type": "Adam", "params": {"lr": 1e-3, "set_grad_none": True}}},
+        {"stage": 2, "offload_optimizer": {"device": "cpu"}},
+    ),
+    (
+        {"optimizer": {"type": "Adam", "params": {"lr": 1e-3, "adamw_mode": True}}},
+        {"stage": 2, "offload_optimizer": {"device": "cpu"}},
+    ),
+    (
+        {"optimizer": {"type": "Adam", "params": {"lr": 1e-3, "fp32_optimizer_states": False}}},
+        {"stage": 2, "offload_optimizer": {"device": "cpu"}},
+    ),
     ({"optimizer": {"type": "Lamb", "params": {"lr": 1e-3, "max_coeff": 0.3}}}, None),
     ({"optimizer": {"type": "Lion", "params": {"lr": 1e-4, "eps": 1e-8}}}, None),
     ({"optimizer": {"type": "Adagrad", "params": {"lr": 1e-2, "lr_decay": 0.1}}}, None),
-    ({"optimizer": {"type": "Adagrad", "params": {"lr": 1e-2, "lr_decay": 0.1}}}, {"stage": 1, "offload_optimizer": {"device": "cpu"}}),
+    (
+        {"optimizer": {"type": "Adagrad", "params": {"lr": 1e-2, "lr_decay": 0.1}}},
+        {"stage": 1, "offload_optimizer": {"device": "cpu"}},
+    ),
     ({"optimizer": {"type": "SGD", "params": {"lr": 0.1, "momentum": 0.9, "nesterov": True}}}, None),
     ({"optimizer": {"type": "SGD", "params": {"lr": 0.1, "betas": [0.9, 0.99]}}}, None),
     ({"optimizer": {"type": "RMSprop", "params": {"lr": 0.01, "alpha": 0.9}}}, None),
@@ -80,15 +111,22 @@ def engine():
         from deepspeed.runtime.config import DEEPSPEED_OPTIMIZERS
         from deepspeed.runtime.engine import DeepSpeedEngine
     except Exception as exc:  # noqa: BLE001 - any import failure means no oracle
-        pytest.skip(f"DeepSpeed and torch cannot be imported here ({type(exc).__name__}: {exc}); install the test extras")
-    return types.SimpleNamespace(torch=torch, Engine=DeepSpeedEngine, names=DEEPSPEED_OPTIMIZERS,
-                                 modules=(deepspeed.ops.adam, deepspeed.ops.lamb, deepspeed.ops.lion, deepspeed.ops.adagrad))
+        pytest.skip(
+            f"DeepSpeed and torch cannot be imported here ({type(exc).__name__}: {exc}); install the test extras"
+        )
+    return types.SimpleNamespace(
+        torch=torch,
+        Engine=DeepSpeedEngine,
+        names=DEEPSPEED_OPTIMIZERS,
+        modules=(deepspeed.ops.adam, deepspeed.ops.lamb, deepspeed.ops.lion, deepspeed.ops.adagrad),
+    )
 
 
 def _binder(real: type) -> Any:
     def stub(*args: Any, **kwargs: Any) -> Any:
         inspect.signature(real).bind(*args, **kwargs)  # TypeError exactly when calling the class would
         return None
+
     stub.__name__ = real.__name__
     return stub
 
@@ -96,8 +134,15 @@ def _binder(real: type) -> Any:
 def _initialize(engine: Any, monkeypatch: pytest.MonkeyPatch, cfg: dict[str, Any]) -> str | None:
     """What deepspeed.initialize's optimizer and scheduler construction says about cfg: None or the error."""
     for mod in engine.modules:
-        for name in ("FusedAdam", "DeepSpeedCPUAdam", "ZenFlowCPUAdam", "FusedLamb", "FusedLion", "DeepSpeedCPULion",
-                     "DeepSpeedCPUAdagrad"):
+        for name in (
+            "FusedAdam",
+            "DeepSpeedCPUAdam",
+            "ZenFlowCPUAdam",
+            "FusedLamb",
+            "FusedLion",
+            "DeepSpeedCPULion",
+            "DeepSpeedCPUAdagrad",
+        ):
             if hasattr(mod, name) and not getattr(getattr(mod, name), "__wrapped_stub__", False):
                 stub = _binder(getattr(mod, name))
                 stub.__wrapped_stub__ = True  # type: ignore[attr-defined]
@@ -130,7 +175,9 @@ def _initialize(engine: Any, monkeypatch: pytest.MonkeyPatch, cfg: dict[str, Any
 
 @pytest.mark.oracle
 @pytest.mark.parametrize("blocks, zero", CASES, ids=lambda c: json.dumps(c)[:90] if c else "-")
-def test_optimizer_scheduler_kwargs_agree_with_initialize(engine, monkeypatch: pytest.MonkeyPatch, blocks, zero) -> None:
+def test_optimizer_scheduler_kwargs_agree_with_initialize(
+    engine, monkeypatch: pytest.MonkeyPatch, blocks, zero
+) -> None:
     cfg = {**BASE, **blocks, **({"zero_optimization": zero} if zero else {})}
     raised = _initialize(engine, monkeypatch, cfg)
     errors = _errors(cfg)
@@ -144,10 +191,16 @@ def test_torch_names_accepted_and_unknown_params_are_errors() -> None:
     assert _errors({**BASE, "scheduler": {"type": "StepLR", "params": {"step_size": 5}}}) == []
     (err,) = _errors({**BASE, "optimizer": {"type": "SGD", "params": {"lr": 0.1, "beta": 0.9}}})
     assert "SGD" in err and "TypeError" in err and "`beta`" in err
-    (f,) = [f for f in _findings({**BASE, "scheduler": {"type": "StepLR", "params": {"step_sze": 5}}}) if "step_sze" in f.key]
+    (f,) = [
+        f
+        for f in _findings({**BASE, "scheduler": {"type": "StepLR", "params": {"step_sze": 5}}})
+        if "step_sze" in f.key
+    ]
     assert f.severity == "error" and f.suggestion == "step_size"
     # the old "silently ignores it" warning is gone for scheduler params
-    assert not any("ignores" in f.message for f in _findings({**BASE, "scheduler": {"type": "WarmupLR", "params": {"foo": 1}}}))
+    assert not any(
+        "ignores" in f.message for f in _findings({**BASE, "scheduler": {"type": "WarmupLR", "params": {"foo": 1}}})
+    )
 
 
 def test_committed_signatures_match_installed_deepspeed_and_torch() -> None:
@@ -155,10 +208,15 @@ def test_committed_signatures_match_installed_deepspeed_and_torch() -> None:
     try:
         fresh = signatures.generate()
     except Exception as exc:  # noqa: BLE001
-        pytest.skip(f"DeepSpeed and torch cannot be imported here ({type(exc).__name__}: {exc}); install the test extras")
+        pytest.skip(
+            f"DeepSpeed and torch cannot be imported here ({type(exc).__name__}: {exc}); install the test extras"
+        )
     committed = signatures.load()
     if (fresh["deepspeed"], fresh["torch"]) != (committed["deepspeed"], committed["torch"]):
-        pytest.skip(f"installed DeepSpeed {fresh['deepspeed']} / torch {fresh['torch']} differ from the ones the data "
-                    f"was generated with ({committed['deepspeed']} / {committed['torch']})")
-    assert signatures.dumps(fresh) == signatures.dumps(committed), \
+        pytest.skip(
+            f"installed DeepSpeed {fresh['deepspeed']} / torch {fresh['torch']} differ from the ones the data "
+            f"was generated with ({committed['deepspeed']} / {committed['torch']})"
+        )
+    assert signatures.dumps(fresh) == signatures.dumps(committed), (
         "accelconf/data/deepspeed_classes.json is stale: run python -m accelconf.deepspeed.signatures"
+    )

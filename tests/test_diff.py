@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from accelconf.text.document import load_text
 from accelconf.accelerate import registry
 from accelconf.accelerate.model import Config, from_document
+from accelconf.text.document import load_text
 
 # By module path: the package may also export a function named ``diff``.
 semdiff = importlib.import_module("accelconf.diff")
@@ -67,7 +67,8 @@ def test_case(folder: Path, cli) -> None:
     assert r.code == expected["exit"], r.err
     printed = json.loads(r.out)
     assert [{k: c[k] for k in ("key", "a", "b", "kind", "a_line", "b_line")} for c in printed] == [
-        {k: c[k] for k in ("key", "a", "b", "kind", "a_line", "b_line")} for c in expected["changes"]]
+        {k: c[k] for k in ("key", "a", "b", "kind", "a_line", "b_line")} for c in expected["changes"]
+    ]
 
 
 def test_at_least_ten_cases() -> None:
@@ -75,6 +76,7 @@ def test_at_least_ten_cases() -> None:
 
 
 # -- specific meanings --------------------------------------------------------------------------
+
 
 def _cfg(text: str, version: str = VERSION, path: str = "x.yaml") -> Config:
     return from_document(load_text(text, path), version)
@@ -85,15 +87,21 @@ def test_fsdp1_fsdp2_sharding_is_one_change_with_both_spellings() -> None:
     sharding = [c for c in r.changes if "sharding" in c.key or "reshard" in c.key]
     assert len(sharding) == 1
     c = sharding[0]
-    assert (c.a_key, c.a, c.b_key, c.b) == ("fsdp_config.fsdp_sharding_strategy", "FULL_SHARD",
-                                           "fsdp_config.fsdp_reshard_after_forward", False)
+    assert (c.a_key, c.a, c.b_key, c.b) == (
+        "fsdp_config.fsdp_sharding_strategy",
+        "FULL_SHARD",
+        "fsdp_config.fsdp_reshard_after_forward",
+        False,
+    )
     assert any("less sharding, more memory per GPU" in n for n in r.notes)
 
 
 def test_corresponding_fsdp_spellings_are_not_a_change() -> None:
     a = _cfg("distributed_type: FSDP\nfsdp_config:\n  fsdp_sharding_strategy: SHARD_GRAD_OP\n")
-    b = _cfg("distributed_type: FSDP\nfsdp_config:\n  fsdp_version: 2\n  fsdp_reshard_after_forward: false\n"
-             "  fsdp_state_dict_type: FULL_STATE_DICT\n")
+    b = _cfg(
+        "distributed_type: FSDP\nfsdp_config:\n  fsdp_version: 2\n  fsdp_reshard_after_forward: false\n"
+        "  fsdp_state_dict_type: FULL_STATE_DICT\n"
+    )
     r = semdiff.diff(a, b, version=VERSION)
     assert [c.key for c in r.changes] == ["fsdp_config.fsdp_version"]
     assert "SHARD_GRAD_OP" in r.changes[0].note
@@ -125,20 +133,28 @@ def test_an_fsdp1_to_fsdp2_change_counts_the_same_differences_as_env_files_and_a
 
 
 def test_a_key_only_one_fsdp_version_reads_is_a_change_only_away_from_its_default() -> None:
-    fsdp1 = _cfg("distributed_type: FSDP\nfsdp_config:\n  fsdp_activation_checkpointing: true\n"
-                 "  fsdp_use_orig_params: true\n")
-    for extra, changed in (("  fsdp_activation_checkpointing_offload: false\n", []),
-                           ("  fsdp_activation_checkpointing_offload: true\n", ["fsdp_config.fsdp_activation_checkpointing_offload"])):
-        fsdp2 = _cfg("distributed_type: FSDP\nfsdp_config:\n  fsdp_version: 2\n  fsdp_activation_checkpointing: true\n"
-                     "  fsdp_state_dict_type: FULL_STATE_DICT\n" + extra)
+    fsdp1 = _cfg(
+        "distributed_type: FSDP\nfsdp_config:\n  fsdp_activation_checkpointing: true\n  fsdp_use_orig_params: true\n"
+    )
+    for extra, changed in (
+        ("  fsdp_activation_checkpointing_offload: false\n", []),
+        ("  fsdp_activation_checkpointing_offload: true\n", ["fsdp_config.fsdp_activation_checkpointing_offload"]),
+    ):
+        fsdp2 = _cfg(
+            "distributed_type: FSDP\nfsdp_config:\n  fsdp_version: 2\n  fsdp_activation_checkpointing: true\n"
+            "  fsdp_state_dict_type: FULL_STATE_DICT\n" + extra
+        )
         r = semdiff.diff(fsdp1, fsdp2, version=VERSION)
         assert [c.key for c in r.differences] == ["fsdp_config.fsdp_version"] + changed
     # an FSDP1-only key away from its default stays a change
-    r = semdiff.diff(_cfg("distributed_type: FSDP\nfsdp_config:\n  fsdp_use_orig_params: false\n"),
-                     _cfg("distributed_type: FSDP\nfsdp_config:\n  fsdp_version: 2\n  fsdp_state_dict_type: FULL_STATE_DICT\n"),
-                     version=VERSION)
+    r = semdiff.diff(
+        _cfg("distributed_type: FSDP\nfsdp_config:\n  fsdp_use_orig_params: false\n"),
+        _cfg("distributed_type: FSDP\nfsdp_config:\n  fsdp_version: 2\n  fsdp_state_dict_type: FULL_STATE_DICT\n"),
+        version=VERSION,
+    )
     assert [(c.key, c.a, c.kind, c.note) for c in r.differences][1:] == [
-        ("fsdp_config.fsdp_use_orig_params", False, "removed", "FSDP2 has no fsdp_use_orig_params")]
+        ("fsdp_config.fsdp_use_orig_params", False, "removed", "FSDP2 has no fsdp_use_orig_params")
+    ]
 
 
 def test_fsdp1_ignores_reshard_after_forward() -> None:
@@ -161,8 +177,11 @@ def test_versioned_launcher_default() -> None:
 def test_fsdp2_keys_before_accelerate_1_6() -> None:
     # accelerate 1.5 has no fsdp_version: both configs run FSDP1 with the same strategy.
     a = _cfg("distributed_type: FSDP\nfsdp_config:\n  fsdp_sharding_strategy: SHARD_GRAD_OP\n", "1.5")
-    b = _cfg("distributed_type: FSDP\nfsdp_config:\n  fsdp_version: 2\n  fsdp_sharding_strategy: SHARD_GRAD_OP\n"
-             "  fsdp_reshard_after_forward: false\n", "1.5")
+    b = _cfg(
+        "distributed_type: FSDP\nfsdp_config:\n  fsdp_version: 2\n  fsdp_sharding_strategy: SHARD_GRAD_OP\n"
+        "  fsdp_reshard_after_forward: false\n",
+        "1.5",
+    )
     r = semdiff.diff(a, b, version="1.5")
     assert r.equivalent
     assert {c.key for c in r.ignored} == {"fsdp_config.fsdp_version", "fsdp_config.fsdp_reshard_after_forward"}
@@ -194,7 +213,9 @@ def test_section_no_side_uses_has_no_effect() -> None:
     # As soon as one side uses the section, the same difference counts.
     fsdp = _cfg("distributed_type: FSDP\n")
     assert [c.key for c in semdiff.diff(a, fsdp, version=VERSION).changes] == [
-        "distributed_type", "fsdp_config.fsdp_offload_params"]
+        "distributed_type",
+        "fsdp_config.fsdp_offload_params",
+    ]
 
 
 def test_not_comparable_across_formats() -> None:
@@ -220,16 +241,24 @@ def test_mirroring_swaps_the_side_a_note_names() -> None:
     assert change.remark.parts == (semdiff.SideRef.B, " (env) cannot express this setting")
     assert change.mirrored().note == "A (env) cannot express this setting"
     assert change.mirrored().mirrored() == change
-    both = semdiff.Change("--x", 1, None, "not_comparable",
-                          remark=semdiff.Note.of(semdiff.SideRef.A, " (cli) has it; ", semdiff.SideRef.B, " (yaml) cannot express it"))
+    both = semdiff.Change(
+        "--x",
+        1,
+        None,
+        "not_comparable",
+        remark=semdiff.Note.of(semdiff.SideRef.A, " (cli) has it; ", semdiff.SideRef.B, " (yaml) cannot express it"),
+    )
     assert both.note == "A (cli) has it; B (yaml) cannot express it"
     assert both.mirrored().note == "B (cli) has it; A (yaml) cannot express it"
 
 
-@pytest.mark.parametrize("text", [
-    "launch flag --lora_B (no config-file key)",  # a name ending in B before " ("
-    "BATCH (x) and AMP (y): only AMP; DATA (z) holds 80GB (per GPU), only BATCH",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "launch flag --lora_B (no config-file key)",  # a name ending in B before " ("
+        "BATCH (x) and AMP (y): only AMP; DATA (z) holds 80GB (per GPU), only BATCH",
+    ],
+)
 def test_mirroring_leaves_ordinary_words_alone(text: str) -> None:
     # The old text swap turned "DATA (" into "DATB (", "80GB (" into "80GA (" and "only AMP" into "only BMP".
     change = semdiff.Change("k", 1, 2, "changed", remark=semdiff.Note.of(text))
@@ -255,8 +284,11 @@ def test_deepspeed_auto_is_its_own_value() -> None:
     (ch,) = semdiff.diff_deepspeed(a, c).changes
     assert ch.kind == "removed"
     # An explicit DeepSpeed default and an absent key are the same; so are the stage3_ aliases.
-    d = load_text('{"zero_optimization": {"stage": 2, "contiguous_gradients": true, "prefetch_bucket_size": 7},'
-                  ' "bfloat16": {"enabled": false}}', "d.json")
+    d = load_text(
+        '{"zero_optimization": {"stage": 2, "contiguous_gradients": true, "prefetch_bucket_size": 7},'
+        ' "bfloat16": {"enabled": false}}',
+        "d.json",
+    )
     e = load_text('{"zero_optimization": {"stage": 2, "stage3_prefetch_bucket_size": 7}}', "e.json")
     assert semdiff.diff_deepspeed(d, e).equivalent
 
@@ -268,10 +300,12 @@ def test_yaml_against_deepspeed_json_either_order() -> None:
     assert ab.mode == ba.mode == "accelerate-deepspeed"
     assert [c.mirrored() for c in ba.changes] == ab.changes
     assert {c.key for c in ab.changes} <= semdiff.SHARED_WITH_DEEPSPEED | {
-        p for p in (f"deepspeed_config.{s.key}" for s in registry.settings_in("deepspeed_config"))}
+        p for p in (f"deepspeed_config.{s.key}" for s in registry.settings_in("deepspeed_config"))
+    }
 
 
 # -- CLI ----------------------------------------------------------------------------------------
+
 
 def test_cli_text_groups_and_locations(cli) -> None:
     a, b = CASES / "fsdp1-to-fsdp2" / "a.yaml", CASES / "fsdp1-to-fsdp2" / "b.yaml"
@@ -420,6 +454,7 @@ def test_property_mirror(x: dict, y: dict, draw) -> None:
 @given(configs(), st.data())
 def test_property_fmt_keeps_meaning(data: dict, draw) -> None:
     from accelconf.accelerate import fmt
+
     text = _emit(data, draw.draw) + "\n"
     formatted = fmt.format_text(text, "x.yaml", VERSION)
     r = semdiff.diff(_cfg(text), _cfg(formatted), version=VERSION)
@@ -428,9 +463,18 @@ def test_property_fmt_keeps_meaning(data: dict, draw) -> None:
 
 # -- across formats (needs accelconf.formats) ---------------------------------------------------
 
-_ROUND_TRIP_CASES = ("fsdp1-to-fsdp2/a.yaml", "fsdp1-to-fsdp2/b.yaml", "yaml-vs-deepspeed-json/a.yaml", "precision/a.yaml",
-                     "legacy-sharding-int/a.yaml", "unprefixed-keys/a.yaml", "batch-size/b.yaml", "legacy-fp16/a.yaml",
-                     "yaml-vs-env/a.yaml", "legacy-dynamo-backend/a.yaml")
+_ROUND_TRIP_CASES = (
+    "fsdp1-to-fsdp2/a.yaml",
+    "fsdp1-to-fsdp2/b.yaml",
+    "yaml-vs-deepspeed-json/a.yaml",
+    "precision/a.yaml",
+    "legacy-sharding-int/a.yaml",
+    "unprefixed-keys/a.yaml",
+    "batch-size/b.yaml",
+    "legacy-fp16/a.yaml",
+    "yaml-vs-env/a.yaml",
+    "legacy-dynamo-backend/a.yaml",
+)
 
 
 @pytest.mark.parametrize("name", _ROUND_TRIP_CASES)
@@ -488,14 +532,20 @@ def test_use_cpu_in_a_file_has_no_effect_under_a_torchrun_type() -> None:
     b = from_document(load_text("distributed_type: MULTI_GPU\nnum_processes: 2\n", "b.yaml"), VERSION)
     r = semdiff.diff(a, b, version=VERSION)
     assert r.changes == [] and [c.key for c in r.ignored] == ["use_cpu"]
-    cpu_a = from_document(load_text("distributed_type: MULTI_CPU\nnum_processes: 2\nuse_cpu: true\n", "a.yaml"), VERSION)
+    cpu_a = from_document(
+        load_text("distributed_type: MULTI_CPU\nnum_processes: 2\nuse_cpu: true\n", "a.yaml"), VERSION
+    )
     cpu_b = from_document(load_text("distributed_type: MULTI_CPU\nnum_processes: 2\n", "b.yaml"), VERSION)
     assert [c.key for c in semdiff.diff(cpu_a, cpu_b, version=VERSION).changes] == ["use_cpu"]
 
 
 def test_single_machine_main_process_ip_defaults_to_the_local_address() -> None:
     a = from_document(load_text("distributed_type: MULTI_CPU\nnum_processes: 2\n", "a.yaml"), VERSION)
-    b = from_document(load_text("distributed_type: MULTI_CPU\nnum_processes: 2\nmain_process_ip: 127.0.0.1\n", "b.yaml"), VERSION)
+    b = from_document(
+        load_text("distributed_type: MULTI_CPU\nnum_processes: 2\nmain_process_ip: 127.0.0.1\n", "b.yaml"), VERSION
+    )
     assert semdiff.diff(a, b, version=VERSION).changes == []
-    c = from_document(load_text("distributed_type: MULTI_CPU\nnum_processes: 2\nmain_process_ip: 10.0.0.1\n", "c.yaml"), VERSION)
+    c = from_document(
+        load_text("distributed_type: MULTI_CPU\nnum_processes: 2\nmain_process_ip: 10.0.0.1\n", "c.yaml"), VERSION
+    )
     assert [ch.key for ch in semdiff.diff(a, c, version=VERSION).changes] == ["main_process_ip"]

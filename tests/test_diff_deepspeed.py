@@ -24,10 +24,14 @@ semdiff = importlib.import_module("accelconf.diff")
 
 VERSION = "1.15"
 AUTO_NOTE = '"auto" is filled by the HF Trainer or accelerate at prepare time'
-BF16_NOTE = ("precision fp16 -> bf16: numerics change, losses are not directly comparable; bf16 autocast, fp32's "
-             "range without a loss scaler (needs compute capability 8.0+ on NVIDIA)")
-FP16_NOTE = ("precision bf16 -> fp16: numerics change, losses are not directly comparable; fp16 autocast with a "
-             "dynamic loss scaler (overflowing steps are skipped)")
+BF16_NOTE = (
+    "precision fp16 -> bf16: numerics change, losses are not directly comparable; bf16 autocast, fp32's "
+    "range without a loss scaler (needs compute capability 8.0+ on NVIDIA)"
+)
+FP16_NOTE = (
+    "precision bf16 -> fp16: numerics change, losses are not directly comparable; fp16 autocast with a "
+    "dynamic loss scaler (overflowing steps are skipped)"
+)
 NO_TBS = "train_micro_batch_size_per_gpu: no accelerate key (accelerate derives it from the dataloader batch size)"
 NO_WCB = "wall_clock_breakdown: no accelerate key; keep a deepspeed_config_file to use it"
 
@@ -42,25 +46,37 @@ def _where(r: Any) -> list[tuple]:
 
 # -- flatten_deepspeed --------------------------------------------------------------------------
 
-@pytest.mark.parametrize("data", [
-    {"bf16": {"enabled": True}, "bfloat16": {"enabled": False}, "zero_optimization": {"stage": 2}},
-    {"bfloat16": {"enabled": False}, "bf16": {"enabled": True}, "zero_optimization": {"stage": 2}},
-])
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"bf16": {"enabled": True}, "bfloat16": {"enabled": False}, "zero_optimization": {"stage": 2}},
+        {"bfloat16": {"enabled": False}, "bf16": {"enabled": True}, "zero_optimization": {"stage": 2}},
+    ],
+)
 def test_bf16_wins_over_its_alias_bfloat16_in_either_order(data: dict) -> None:
-    assert ds.flatten_deepspeed(data) == {"bf16.enabled": (True, ("bf16", "enabled")),
-                                          "zero_optimization.stage": (2, ("zero_optimization", "stage"))}
+    assert ds.flatten_deepspeed(data) == {
+        "bf16.enabled": (True, ("bf16", "enabled")),
+        "zero_optimization.stage": (2, ("zero_optimization", "stage")),
+    }
 
 
 def test_bfloat16_alone_is_read_as_bf16_and_keeps_its_written_path() -> None:
     assert ds.flatten_deepspeed({"bfloat16": {"enabled": True}, "steps_per_print": 5}) == {
-        "bf16.enabled": (True, ("bfloat16", "enabled")), "steps_per_print": (5, ("steps_per_print",))}
+        "bf16.enabled": (True, ("bfloat16", "enabled")),
+        "steps_per_print": (5, ("steps_per_print",)),
+    }
 
 
 def test_zero_optimization_true_is_stage_1_and_false_or_other_trues_stay_as_written() -> None:
     assert ds.flatten_deepspeed({"zero_optimization": True, "fp16": {"enabled": True}}) == {
-        "zero_optimization.stage": (1, ("zero_optimization",)), "fp16.enabled": (True, ("fp16", "enabled"))}
+        "zero_optimization.stage": (1, ("zero_optimization",)),
+        "fp16.enabled": (True, ("fp16", "enabled")),
+    }
     assert ds.flatten_deepspeed({"zero_optimization": False, "wall_clock_breakdown": True}) == {
-        "zero_optimization": (False, ("zero_optimization",)), "wall_clock_breakdown": (True, ("wall_clock_breakdown",))}
+        "zero_optimization": (False, ("zero_optimization",)),
+        "wall_clock_breakdown": (True, ("wall_clock_breakdown",)),
+    }
 
 
 def test_nested_paths_lists_and_empty_sections_are_leaves() -> None:
@@ -77,14 +93,17 @@ def test_nested_paths_lists_and_empty_sections_are_leaves() -> None:
 
 def test_an_alias_takes_the_canonical_path_unless_that_path_is_written_too() -> None:
     assert ds.flatten_deepspeed({"zero_optimization": {"prefetch_bucket_size": 9}}) == {
-        "zero_optimization.stage3_prefetch_bucket_size": (9, ("zero_optimization", "prefetch_bucket_size"))}
+        "zero_optimization.stage3_prefetch_bucket_size": (9, ("zero_optimization", "prefetch_bucket_size"))
+    }
     both = {"zero_optimization": {"stage3_prefetch_bucket_size": 7, "prefetch_bucket_size": 9}}
     assert ds.flatten_deepspeed(both) == {
         "zero_optimization.stage3_prefetch_bucket_size": (7, ("zero_optimization", "stage3_prefetch_bucket_size")),
-        "zero_optimization.prefetch_bucket_size": (9, ("zero_optimization", "prefetch_bucket_size"))}
+        "zero_optimization.prefetch_bucket_size": (9, ("zero_optimization", "prefetch_bucket_size")),
+    }
 
 
 # -- canonical values, order, precision ---------------------------------------------------------
+
 
 def test_only_device_values_are_compared_without_case() -> None:
     assert ds._ds_canon("zero_optimization.offload_param.device", "CPU") == "cpu"
@@ -93,21 +112,24 @@ def test_only_device_values_are_compared_without_case() -> None:
     assert ds._ds_order({"b": 1, "a": 2}, {"c": 3, "a": 4}) == ["b", "a", "c"]
 
 
-@pytest.mark.parametrize("flat,precision", [
-    ({}, "no"),
-    ({"fp16.enabled": False, "bf16.enabled": False}, "no"),
-    ({"fp16.enabled": True}, "fp16"),
-    ({"fp16.enabled": True, "bf16.enabled": True}, "fp16"),  # DeepSpeed refuses both; fp16 is read first
-    ({"bf16.enabled": True}, "bf16"),
-    ({"fp16.enabled": False, "bf16.enabled": True}, "bf16"),
-    ({"fp16.enabled": "auto", "bf16.enabled": True}, "auto"),
-    ({"bf16.enabled": "auto"}, "auto"),
-    # DeepSpeed's ``enabled`` is a pydantic bool in lax mode: 1, "true", "yes" are true, 0 false
-    ({"fp16.enabled": 1}, "fp16"),
-    ({"bf16.enabled": "true"}, "bf16"),
-    ({"fp16.enabled": 0, "bf16.enabled": "yes"}, "bf16"),
-    ({"fp16.enabled": "maybe"}, "no"),
-])
+@pytest.mark.parametrize(
+    "flat,precision",
+    [
+        ({}, "no"),
+        ({"fp16.enabled": False, "bf16.enabled": False}, "no"),
+        ({"fp16.enabled": True}, "fp16"),
+        ({"fp16.enabled": True, "bf16.enabled": True}, "fp16"),  # DeepSpeed refuses both; fp16 is read first
+        ({"bf16.enabled": True}, "bf16"),
+        ({"fp16.enabled": False, "bf16.enabled": True}, "bf16"),
+        ({"fp16.enabled": "auto", "bf16.enabled": True}, "auto"),
+        ({"bf16.enabled": "auto"}, "auto"),
+        # DeepSpeed's ``enabled`` is a pydantic bool in lax mode: 1, "true", "yes" are true, 0 false
+        ({"fp16.enabled": 1}, "fp16"),
+        ({"bf16.enabled": "true"}, "bf16"),
+        ({"fp16.enabled": 0, "bf16.enabled": "yes"}, "bf16"),
+        ({"fp16.enabled": "maybe"}, "no"),
+    ],
+)
 def test_precision_of_a_flat_deepspeed_config(flat: dict, precision: str) -> None:
     assert ds._ds_precision_of(flat) == precision
 
@@ -182,8 +204,10 @@ def test_diff_deepspeed_rows_kinds_defaults_and_lines() -> None:
 def test_diff_deepspeed_the_other_way_round_mirrors() -> None:
     a, b = _ds_pair()
     ab, ba = ds.diff_deepspeed(a, b), ds.diff_deepspeed(b, a)
-    assert sorted(_rows(ba)) == sorted((k, y, x, {"added": "removed", "removed": "added"}.get(kind, kind), lb, la)
-                                       for k, x, y, kind, la, lb in _rows(ab))
+    assert sorted(_rows(ba)) == sorted(
+        (k, y, x, {"added": "removed", "removed": "added"}.get(kind, kind), lb, la)
+        for k, x, y, kind, la, lb in _rows(ab)
+    )
     assert ba.notes[-2:] == [
         "effective global batch size (processes x gradient accumulation x micro batch): "
         "? x 2 x 8 -> ? x ? x 4, x0.5 for the same processes and accumulation",
@@ -224,19 +248,27 @@ def test_diff_deepspeed_a_key_only_b_sets_has_a_default_a_side() -> None:
     assert r.notes == ["zero_optimization.stage 0 -> 3: more sharding, less memory per GPU and more communication"]
 
 
-@pytest.mark.parametrize("pa,pb,notes", [
-    ('"fp16": {"enabled": true}', '"fp16": {"enabled": true}', []),
-    ('"fp16": {"enabled": "auto"}', '"bf16": {"enabled": true}', []),
-    ('"bf16": {"enabled": true}', '"fp16": {"enabled": "auto"}', []),
-    ('"fp16": {"enabled": true}', '"bf16": {"enabled": true}', [BF16_NOTE]),
-    ('"bf16": {"enabled": true}', '"fp16": {"enabled": true}', [FP16_NOTE]),
-    ('"bf16": {"enabled": true}', '"steps_per_print": 10',
-     ["precision bf16 -> no: numerics change, losses are not directly comparable; "
-      "full fp32: about twice the activation memory of 16-bit, slower matmuls"]),
-])
+@pytest.mark.parametrize(
+    "pa,pb,notes",
+    [
+        ('"fp16": {"enabled": true}', '"fp16": {"enabled": true}', []),
+        ('"fp16": {"enabled": "auto"}', '"bf16": {"enabled": true}', []),
+        ('"bf16": {"enabled": true}', '"fp16": {"enabled": "auto"}', []),
+        ('"fp16": {"enabled": true}', '"bf16": {"enabled": true}', [BF16_NOTE]),
+        ('"bf16": {"enabled": true}', '"fp16": {"enabled": true}', [FP16_NOTE]),
+        (
+            '"bf16": {"enabled": true}',
+            '"steps_per_print": 10',
+            [
+                "precision bf16 -> no: numerics change, losses are not directly comparable; "
+                "full fp32: about twice the activation memory of 16-bit, slower matmuls"
+            ],
+        ),
+    ],
+)
 def test_a_precision_note_when_the_precisions_differ_and_neither_is_auto(pa: str, pb: str, notes: list[str]) -> None:
-    a = load_text('{"gradient_clipping": 1.0, %s}' % pa, "a.json")
-    b = load_text('{"gradient_clipping": 0.5, %s}' % pb, "b.json")
+    a = load_text(f'{{"gradient_clipping": 1.0, {pa}}}', "a.json")
+    b = load_text(f'{{"gradient_clipping": 0.5, {pb}}}', "b.json")
     r = ds.diff_deepspeed(a, b)
     assert r.changes[0].key == "gradient_clipping"
     assert r.notes == notes
@@ -244,10 +276,17 @@ def test_a_precision_note_when_the_precisions_differ_and_neither_is_auto(pa: str
 
 # -- deepspeed_to_accelerate / deepspeed_config -------------------------------------------------
 
-FULL = {"zero_optimization": {"stage": 3, "offload_optimizer": {"device": "CPU", "nvme_path": "/nvme", "pin_memory": True},
-                              "overlap_comm": True},
-        "gradient_accumulation_steps": "auto", "fp16": {"enabled": True, "loss_scale": 0}, "train_batch_size": 64,
-        "optimizer": {"type": "AdamW"}}
+FULL = {
+    "zero_optimization": {
+        "stage": 3,
+        "offload_optimizer": {"device": "CPU", "nvme_path": "/nvme", "pin_memory": True},
+        "overlap_comm": True,
+    },
+    "gradient_accumulation_steps": "auto",
+    "fp16": {"enabled": True, "loss_scale": 0},
+    "train_batch_size": 64,
+    "optimizer": {"type": "AdamW"},
+}
 
 
 def test_deepspeed_to_accelerate_values_and_the_notes_on_what_has_no_accelerate_key() -> None:
@@ -272,10 +311,13 @@ def test_deepspeed_to_accelerate_values_and_the_notes_on_what_has_no_accelerate_
 
 
 def test_deepspeed_to_accelerate_precision_only_when_fp16_or_bf16_is_written() -> None:
-    assert ds.deepspeed_to_accelerate({"zero_optimization": {"stage": 1}}) == (
-        {"deepspeed_config.zero_stage": 1}, [])
-    assert ds.deepspeed_to_accelerate({"fp16": {"enabled": False}, "zero_optimization": {}})[0] == {"mixed_precision": "no"}
-    assert ds.deepspeed_to_accelerate({"bf16": {"enabled": "auto"}, "zero_optimization": {}})[0] == {"mixed_precision": "auto"}
+    assert ds.deepspeed_to_accelerate({"zero_optimization": {"stage": 1}}) == ({"deepspeed_config.zero_stage": 1}, [])
+    assert ds.deepspeed_to_accelerate({"fp16": {"enabled": False}, "zero_optimization": {}})[0] == {
+        "mixed_precision": "no"
+    }
+    assert ds.deepspeed_to_accelerate({"bf16": {"enabled": "auto"}, "zero_optimization": {}})[0] == {
+        "mixed_precision": "auto"
+    }
 
 
 def test_deepspeed_to_accelerate_of_something_that_is_no_mapping_is_empty() -> None:
@@ -301,35 +343,51 @@ def test_deepspeed_config_is_a_config_with_positions_and_notes() -> None:
     assert [(n.rule, n.message) for n in cfg.notes] == [("convert.input", NO_TBS)]
     assert {p: (e.value, e.line, e.origin, e.where, e.written_key) for p, e in cfg.entries.items()} == {
         "deepspeed_config.gradient_clipping": (1.0, 7, "file", "run/ds.json:7", "gradient_clipping"),
-        "deepspeed_config.offload_param_device": ("cpu", 4, "file", "run/ds.json:4", "zero_optimization.offload_param.device"),
+        "deepspeed_config.offload_param_device": (
+            "cpu",
+            4,
+            "file",
+            "run/ds.json:4",
+            "zero_optimization.offload_param.device",
+        ),
         "deepspeed_config.zero_stage": (3, 3, "file", "run/ds.json:3", "zero_optimization.stage"),
         # the deprecated spelling is read as the key it stands for, at its own line
         "deepspeed_config.zero3_save_16bit_model": (
-            True, 5, "file", "run/ds.json:5", "zero_optimization.stage3_gather_16bit_weights_on_model_save"),
+            True,
+            5,
+            "file",
+            "run/ds.json:5",
+            "zero_optimization.stage3_gather_16bit_weights_on_model_save",
+        ),
         "mixed_precision": ("bf16", 8, "file", "run/ds.json:8", "bf16.enabled"),
     }
     assert cfg.entries["deepspeed_config.zero_stage"].setting.key == "zero_stage"
 
 
-@pytest.mark.parametrize("body,value,key,line", [
-    ('"fp16": {"enabled": true}', "fp16", "fp16.enabled", 2),
-    ('"bf16": {"enabled": "auto"}', "auto", "bf16.enabled", 2),
-    ('"bfloat16": {"enabled": true}', "bf16", "bf16.enabled", 2),
-    # the key that decides, in _ds_precision_of's order: "auto", then true, fp16 first
-    ('"fp16": {"enabled": false},\n  "bf16": {"enabled": true}', "bf16", "bf16.enabled", 3),
-    ('"fp16": {"enabled": true},\n  "bf16": {"enabled": false}', "fp16", "fp16.enabled", 2),
-    ('"fp16": {"enabled": true},\n  "bf16": {"enabled": true}', "fp16", "fp16.enabled", 2),
-    ('"bf16": {"enabled": true},\n  "fp16": {"enabled": "auto"}', "auto", "fp16.enabled", 3),
-    ('"fp16": {"enabled": false},\n  "bf16": {"enabled": "auto"}', "auto", "bf16.enabled", 3),
-    ('"fp16": {"enabled": false},\n  "bf16": {"enabled": false}', "no", "fp16.enabled", 2),
-    ('"fp16": {"enabled": 0},\n  "bf16": {"enabled": 1}', "bf16", "bf16.enabled", 3),
-    ('"fp16": {"enabled": "true"},\n  "bf16": {"enabled": false}', "fp16", "fp16.enabled", 2),
-    # only bf16 written, and false: the precision comes from that key (it used to name an absent
-    # fp16.enabled, with no line)
-    ('"bf16": {"enabled": false}', "no", "bf16.enabled", 2),
-])
-def test_deepspeed_config_mixed_precision_points_at_the_key_it_comes_from(body: str, value: str, key: str, line: int) -> None:
-    cfg = ds.deepspeed_config(load_text('{\n  %s\n}\n' % body, "p.json"))
+@pytest.mark.parametrize(
+    "body,value,key,line",
+    [
+        ('"fp16": {"enabled": true}', "fp16", "fp16.enabled", 2),
+        ('"bf16": {"enabled": "auto"}', "auto", "bf16.enabled", 2),
+        ('"bfloat16": {"enabled": true}', "bf16", "bf16.enabled", 2),
+        # the key that decides, in _ds_precision_of's order: "auto", then true, fp16 first
+        ('"fp16": {"enabled": false},\n  "bf16": {"enabled": true}', "bf16", "bf16.enabled", 3),
+        ('"fp16": {"enabled": true},\n  "bf16": {"enabled": false}', "fp16", "fp16.enabled", 2),
+        ('"fp16": {"enabled": true},\n  "bf16": {"enabled": true}', "fp16", "fp16.enabled", 2),
+        ('"bf16": {"enabled": true},\n  "fp16": {"enabled": "auto"}', "auto", "fp16.enabled", 3),
+        ('"fp16": {"enabled": false},\n  "bf16": {"enabled": "auto"}', "auto", "bf16.enabled", 3),
+        ('"fp16": {"enabled": false},\n  "bf16": {"enabled": false}', "no", "fp16.enabled", 2),
+        ('"fp16": {"enabled": 0},\n  "bf16": {"enabled": 1}', "bf16", "bf16.enabled", 3),
+        ('"fp16": {"enabled": "true"},\n  "bf16": {"enabled": false}', "fp16", "fp16.enabled", 2),
+        # only bf16 written, and false: the precision comes from that key (it used to name an absent
+        # fp16.enabled, with no line)
+        ('"bf16": {"enabled": false}', "no", "bf16.enabled", 2),
+    ],
+)
+def test_deepspeed_config_mixed_precision_points_at_the_key_it_comes_from(
+    body: str, value: str, key: str, line: int
+) -> None:
+    cfg = ds.deepspeed_config(load_text(f"{{\n  {body}\n}}\n", "p.json"))
     e = cfg.entries["mixed_precision"]
     assert (e.value, e.written_key, e.line, e.where, e.origin) == (value, key, line, f"p.json:{line}", "file")
 
@@ -337,7 +395,8 @@ def test_deepspeed_config_mixed_precision_points_at_the_key_it_comes_from(body: 
 def test_deepspeed_config_without_fp16_or_bf16_has_no_mixed_precision() -> None:
     cfg = ds.deepspeed_config(load_text('{\n  "zero_optimization": true\n}\n', "p.json"))
     assert {p: (e.value, e.line, e.written_key) for p, e in cfg.entries.items()} == {
-        "deepspeed_config.zero_stage": (1, 2, "zero_optimization.stage")}
+        "deepspeed_config.zero_stage": (1, 2, "zero_optimization.stage")
+    }
     assert cfg.notes == []
 
 
@@ -383,7 +442,12 @@ def test_accelerate_against_deepspeed_json() -> None:
         ("deepspeed_config.offload_param_device", "default", "run/ds.json:2", ""),
         ("deepspeed_config.gradient_accumulation_steps", "run/a.yaml:7", "run/ds.json:4", ""),
         ("deepspeed_config.zero3_init_flag", "run/a.yaml:6", CANNOT, "B (deepspeed) cannot express this setting"),
-        ("deepspeed_config.deepspeed_moe_layer_cls_names", "run/a.yaml:8", CANNOT, "B (deepspeed) cannot express this setting"),
+        (
+            "deepspeed_config.deepspeed_moe_layer_cls_names",
+            "run/a.yaml:8",
+            CANNOT,
+            "B (deepspeed) cannot express this setting",
+        ),
     ]
     assert r.notes == [
         BF16_NOTE,
@@ -391,7 +455,8 @@ def test_accelerate_against_deepspeed_json() -> None:
         # the JSON does not say how many processes: the accelerate side's 8
         "effective global batch size (processes x gradient accumulation x micro batch): "
         "8 x 4 x ? -> 8 x 2 x 16 = 256, x0.5 for the same micro batch",
-        NO_TBS, NO_WCB,  # what the DeepSpeed side cannot carry
+        NO_TBS,
+        NO_WCB,  # what the DeepSpeed side cannot carry
     ]
     assert r.ignored == []
 
@@ -400,7 +465,12 @@ def test_deepspeed_json_against_accelerate_is_the_mirror() -> None:
     acc, js = _acc(), load_text(JSON, "run/ds.json")
     ab = ds.diff_accelerate_deepspeed(acc, js, version=VERSION)
     ba = ds.diff_accelerate_deepspeed(js, acc, version=VERSION)
-    assert (ba.a_source, ba.b_source, ba.mode, ba.version) == ("run/ds.json", "run/a.yaml", "accelerate-deepspeed", VERSION)
+    assert (ba.a_source, ba.b_source, ba.mode, ba.version) == (
+        "run/ds.json",
+        "run/a.yaml",
+        "accelerate-deepspeed",
+        VERSION,
+    )
     assert ba.changes == [c.mirrored() for c in ab.changes]
     assert ba.notes == [
         FP16_NOTE,
@@ -408,7 +478,8 @@ def test_deepspeed_json_against_accelerate_is_the_mirror() -> None:
         # the processes come from B, the accelerate side, this time
         "effective global batch size (processes x gradient accumulation x micro batch): "
         "8 x 2 x 16 = 256 -> 8 x 4 x ?, x2 for the same micro batch",
-        NO_TBS, NO_WCB,
+        NO_TBS,
+        NO_WCB,
     ]
 
 
@@ -420,19 +491,28 @@ def test_the_accelerate_version_decides_what_the_accelerate_side_means(order: st
     r = ds.diff_accelerate_deepspeed(*((acc, js) if order == "acc-ds" else (js, acc)), version="0.29")
     assert r.version == "0.29"
     keys = [c.key for c in r.changes]
-    assert keys == ["mixed_precision", "deepspeed_config.offload_param_device",
-                    "deepspeed_config.gradient_accumulation_steps", "deepspeed_config.zero3_init_flag"]
+    assert keys == [
+        "mixed_precision",
+        "deepspeed_config.offload_param_device",
+        "deepspeed_config.gradient_accumulation_steps",
+        "deepspeed_config.zero3_init_flag",
+    ]
     (ign,) = r.ignored
     side = ("MixtralSparseMoeBlock", None) if order == "acc-ds" else (None, "MixtralSparseMoeBlock")
     assert (ign.key, (ign.a, ign.b), ign.note) == (
-        "deepspeed_config.deepspeed_moe_layer_cls_names", side, "not read by accelerate 0.29")
+        "deepspeed_config.deepspeed_moe_layer_cls_names",
+        side,
+        "not read by accelerate 0.29",
+    )
 
 
 def test_the_deepspeed_side_has_deepspeeds_defaults() -> None:
     """A DeepSpeed JSON without a zero_optimization section runs stage 0 (accelerate's plugin default
     would be 2), without offload, 16-bit save or mixed precision."""
-    acc = _acc("distributed_type: DEEPSPEED\nmixed_precision: bf16\ndeepspeed_config:\n  zero_stage: 2\n"
-               "  offload_optimizer_device: cpu\n  zero3_save_16bit_model: true\n")
+    acc = _acc(
+        "distributed_type: DEEPSPEED\nmixed_precision: bf16\ndeepspeed_config:\n  zero_stage: 2\n"
+        "  offload_optimizer_device: cpu\n  zero3_save_16bit_model: true\n"
+    )
     js = load_text('{"train_micro_batch_size_per_gpu": 4}\n', "run/ds.json")
     r = ds.diff_accelerate_deepspeed(acc, js, version=VERSION)
     assert _rows(r) == [
@@ -478,6 +558,12 @@ def test_auto_on_the_deepspeed_side_is_noted() -> None:
     assert [(c.key, c.a, c.b, c.kind, c.note) for c in r.changes] == [
         # stage 0 written against accelerate's plugin default, 2
         ("deepspeed_config.zero_stage", 0, 2, "removed", ""),
-        ("deepspeed_config.gradient_accumulation_steps", "auto", 4, "changed",
-         '"auto" is filled from the accelerate side at prepare time')]
+        (
+            "deepspeed_config.gradient_accumulation_steps",
+            "auto",
+            4,
+            "changed",
+            '"auto" is filled from the accelerate side at prepare time',
+        ),
+    ]
     assert semdiff.diff_accelerate_deepspeed is ds.diff_accelerate_deepspeed

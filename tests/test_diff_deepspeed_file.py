@@ -17,16 +17,26 @@ from accelconf.deepspeed import config_file_path
 semdiff = importlib.import_module("accelconf.diff")
 
 VERSION = "1.15"
-ZERO3_BF16 = {"zero_optimization": {"stage": 3, "stage3_gather_16bit_weights_on_model_save": True},
-              "bf16": {"enabled": True}, "gradient_accumulation_steps": 4, "train_micro_batch_size_per_gpu": "auto"}
-ZERO2_FP16 = {"zero_optimization": {"stage": 2, "offload_optimizer": {"device": "cpu"}, "overlap_comm": True},
-              "fp16": {"enabled": True}, "optimizer": {"type": "AdamW"},
-              "gradient_accumulation_steps": 4, "train_micro_batch_size_per_gpu": "auto"}
+ZERO3_BF16 = {
+    "zero_optimization": {"stage": 3, "stage3_gather_16bit_weights_on_model_save": True},
+    "bf16": {"enabled": True},
+    "gradient_accumulation_steps": 4,
+    "train_micro_batch_size_per_gpu": "auto",
+}
+ZERO2_FP16 = {
+    "zero_optimization": {"stage": 2, "offload_optimizer": {"device": "cpu"}, "overlap_comm": True},
+    "fp16": {"enabled": True},
+    "optimizer": {"type": "AdamW"},
+    "gradient_accumulation_steps": 4,
+    "train_micro_batch_size_per_gpu": "auto",
+}
 
 
 def _yaml(ref: str, extra: str = "") -> str:
-    return ("compute_environment: LOCAL_MACHINE\ndistributed_type: DEEPSPEED\ndeepspeed_config:\n"
-            f"  deepspeed_config_file: {ref}\n{extra}num_machines: 1\nnum_processes: 8\n")
+    return (
+        "compute_environment: LOCAL_MACHINE\ndistributed_type: DEEPSPEED\ndeepspeed_config:\n"
+        f"  deepspeed_config_file: {ref}\n{extra}num_machines: 1\nnum_processes: 8\n"
+    )
 
 
 def _write(folder: Path, files: dict[str, str | dict]) -> None:
@@ -65,26 +75,44 @@ def test_a_config_against_another_deepspeed_json_shows_the_named_files_settings(
 
 
 def test_two_configs_naming_different_deepspeed_files_differ_by_the_files_settings(tmp_path) -> None:
-    _write(tmp_path, {"a.yaml": _yaml("ds3.json"), "b.yaml": _yaml("ds2.json"), "ds3.json": ZERO3_BF16,
-                      "ds2.json": ZERO2_FP16})
+    _write(
+        tmp_path,
+        {"a.yaml": _yaml("ds3.json"), "b.yaml": _yaml("ds2.json"), "ds3.json": ZERO3_BF16, "ds2.json": ZERO2_FP16},
+    )
     r = semdiff.diff_files(tmp_path / "a.yaml", tmp_path / "b.yaml", version=VERSION)
     assert [c.key for c in r.differences] == [
-        "mixed_precision", "deepspeed_config.zero_stage", "deepspeed_config.offload_optimizer_device",
-        "deepspeed_config.zero3_save_16bit_model", "zero_optimization.overlap_comm", "optimizer.type"]
-    assert [(c.key, c.a, c.b) for c in r.ignored] == [("deepspeed_config.deepspeed_config_file", "ds3.json", "ds2.json")]
+        "mixed_precision",
+        "deepspeed_config.zero_stage",
+        "deepspeed_config.offload_optimizer_device",
+        "deepspeed_config.zero3_save_16bit_model",
+        "zero_optimization.overlap_comm",
+        "optimizer.type",
+    ]
+    assert [(c.key, c.a, c.b) for c in r.ignored] == [
+        ("deepspeed_config.deepspeed_config_file", "ds3.json", "ds2.json")
+    ]
     assert any(n.startswith("zero_stage 3 -> 2") for n in r.notes)
 
 
 def test_two_configs_naming_files_with_the_same_settings_are_equivalent(tmp_path) -> None:
-    _write(tmp_path, {"a.yaml": _yaml("one.json"), "b.yaml": _yaml("conf/two.json"),
-                      "one.json": ZERO3_BF16, "conf/two.json": ZERO3_BF16})
+    _write(
+        tmp_path,
+        {
+            "a.yaml": _yaml("one.json"),
+            "b.yaml": _yaml("conf/two.json"),
+            "one.json": ZERO3_BF16,
+            "conf/two.json": ZERO3_BF16,
+        },
+    )
     r = semdiff.diff_files(tmp_path / "a.yaml", tmp_path / "b.yaml", version=VERSION)
     assert r.equivalent and r.changes == []
 
 
 def test_a_config_with_a_file_equals_one_that_sets_the_same_settings_inline(tmp_path) -> None:
-    inline = ("distributed_type: DEEPSPEED\ndeepspeed_config:\n  zero_stage: 3\n  zero3_save_16bit_model: true\n"
-              "  gradient_accumulation_steps: 4\nmixed_precision: bf16\nnum_machines: 1\nnum_processes: 8\n")
+    inline = (
+        "distributed_type: DEEPSPEED\ndeepspeed_config:\n  zero_stage: 3\n  zero3_save_16bit_model: true\n"
+        "  gradient_accumulation_steps: 4\nmixed_precision: bf16\nnum_machines: 1\nnum_processes: 8\n"
+    )
     _write(tmp_path, {"a.yaml": _yaml("ds.json"), "b.yaml": inline, "ds.json": ZERO3_BF16})
     assert semdiff.diff_files(tmp_path / "a.yaml", tmp_path / "b.yaml", version=VERSION).equivalent
     _write(tmp_path, {"b.yaml": inline.replace("zero_stage: 3", "zero_stage: 2")})
@@ -96,10 +124,14 @@ def test_file_keys_without_an_accelerate_setting_are_named_when_the_other_side_h
     inline = "distributed_type: DEEPSPEED\ndeepspeed_config:\n  zero_stage: 2\nnum_machines: 1\nnum_processes: 8\n"
     _write(tmp_path, {"a.yaml": inline, "b.yaml": _yaml("ds.json"), "ds.json": ZERO2_FP16})
     r = semdiff.diff_files(tmp_path / "a.yaml", tmp_path / "b.yaml", version=VERSION)
-    assert ("B's DeepSpeed file also sets zero_optimization.overlap_comm, optimizer.type, which have no accelerate "
-            "setting: not compared (A has no DeepSpeed file; accelerate builds its DeepSpeed config from the settings "
-            "above)") in r.notes  # train_micro_batch_size_per_gpu "auto" is in accelerate's own config too
-    r = semdiff.diff_files(tmp_path / "a.yaml", tmp_path / "b.yaml", version=VERSION, ignore=["optimizer", "overlap_comm"])
+    assert (
+        "B's DeepSpeed file also sets zero_optimization.overlap_comm, optimizer.type, which have no accelerate "
+        "setting: not compared (A has no DeepSpeed file; accelerate builds its DeepSpeed config from the settings "
+        "above)"
+    ) in r.notes  # train_micro_batch_size_per_gpu "auto" is in accelerate's own config too
+    r = semdiff.diff_files(
+        tmp_path / "a.yaml", tmp_path / "b.yaml", version=VERSION, ignore=["optimizer", "overlap_comm"]
+    )
     assert not any("also sets" in n for n in r.notes)
 
 
@@ -111,10 +143,13 @@ def test_zero3_init_flag_defaults_to_whether_the_named_file_is_zero3(tmp_path) -
     assert semdiff.diff_files(tmp_path / "a.yaml", tmp_path / "ds.json", version=VERSION).changes == []
 
 
-@pytest.mark.parametrize("name, text", [
-    ("launch.env", "ACCELERATE_USE_DEEPSPEED=true\nACCELERATE_DEEPSPEED_CONFIG_FILE=ds.json\n"),
-    ("launch.sh", "accelerate launch --use_deepspeed --deepspeed_config_file ds.json --num_processes 8 train.py\n"),
-])
+@pytest.mark.parametrize(
+    "name, text",
+    [
+        ("launch.env", "ACCELERATE_USE_DEEPSPEED=true\nACCELERATE_DEEPSPEED_CONFIG_FILE=ds.json\n"),
+        ("launch.sh", "accelerate launch --use_deepspeed --deepspeed_config_file ds.json --num_processes 8 train.py\n"),
+    ],
+)
 def test_env_and_launch_inputs_that_name_a_deepspeed_file_are_compared_by_its_settings(tmp_path, name, text) -> None:
     _write(tmp_path, {name: text, "a.yaml": _yaml("ds.json"), "ds.json": ZERO3_BF16, "ds2.json": ZERO2_FP16})
     for other in ("ds.json", "a.yaml"):
@@ -129,14 +164,24 @@ def test_a_deepspeed_file_that_cannot_be_found_is_compared_by_name_with_a_note(t
     r = semdiff.diff_files(tmp_path / "a.yaml", tmp_path / "b.yaml", version=VERSION)
     assert ("deepspeed_config.deepspeed_config_file", "nowhere.json", "ds.json", "changed") in _rows(r)
     assert r.ignored == []
-    assert any(n.startswith("A's deepspeed_config_file 'nowhere.json' was not found next to") and
-               n.endswith("the DeepSpeed settings in it are not compared") for n in r.notes)
+    assert any(
+        n.startswith("A's deepspeed_config_file 'nowhere.json' was not found next to")
+        and n.endswith("the DeepSpeed settings in it are not compared")
+        for n in r.notes
+    )
 
 
 def test_the_named_file_is_read_only_when_the_config_runs_deepspeed(tmp_path) -> None:
     text = _yaml("ds.json").replace("DEEPSPEED", "MULTI_GPU")
-    _write(tmp_path, {"a.yaml": text, "b.yaml": text.replace("ds.json", "other.json"), "ds.json": ZERO3_BF16,
-                      "other.json": ZERO2_FP16})
+    _write(
+        tmp_path,
+        {
+            "a.yaml": text,
+            "b.yaml": text.replace("ds.json", "other.json"),
+            "ds.json": ZERO3_BF16,
+            "other.json": ZERO2_FP16,
+        },
+    )
     r = semdiff.diff_files(tmp_path / "a.yaml", tmp_path / "b.yaml", version=VERSION)
     assert r.equivalent and not any(n.startswith("precision") for n in r.notes)
 
@@ -149,6 +194,7 @@ def test_cli_diff_of_a_config_and_the_file_it_names_exits_0(cli, tmp_path) -> No
 
 
 # -- finding the file ---------------------------------------------------------------------------
+
 
 def test_the_deepspeed_file_is_found_next_to_the_config_before_the_current_directory(tmp_path, monkeypatch) -> None:
     _write(tmp_path, {"conf/a.yaml": "", "conf/ds.json": "{}", "ds.json": "{}", "only_here.json": "{}"})
@@ -171,7 +217,9 @@ def test_validate_reads_a_deepspeed_file_found_in_the_current_directory(cli, tmp
     assert "ds/zero.json" in r.out + r.err and r.code == 1
 
 
-def test_the_memory_estimate_and_check_read_a_deepspeed_file_found_in_the_current_directory(tmp_path, monkeypatch) -> None:
+def test_the_memory_estimate_and_check_read_a_deepspeed_file_found_in_the_current_directory(
+    tmp_path, monkeypatch
+) -> None:
     from accelconf.environment.checks import ConfigView, _referenced_ds_json
     from accelconf.environment.memory import strategy_of
     from accelconf.text.document import load_file
@@ -187,14 +235,19 @@ def test_the_memory_estimate_and_check_read_a_deepspeed_file_found_in_the_curren
 
 
 def test_a_configs_own_keys_beside_the_file_are_listed_without_effect(tmp_path) -> None:
-    _write(tmp_path, {"a.yaml": _yaml("ds.json", "  zero_stage: 2\n") + "mixed_precision: fp16\n", "ds.json": ZERO3_BF16})
+    _write(
+        tmp_path, {"a.yaml": _yaml("ds.json", "  zero_stage: 2\n") + "mixed_precision: fp16\n", "ds.json": ZERO3_BF16}
+    )
     r = semdiff.diff_files(tmp_path / "ds.json", tmp_path / "a.yaml", version=VERSION)
     assert r.equivalent  # the file's values are the ones in effect (validate reports the conflict)
     assert [(c.key, c.a, c.b, c.kind, c.b_line) for c in r.ignored] == [
         ("deepspeed_config.deepspeed_config_file", None, "ds.json", "added", 4),
         ("deepspeed_config.zero_stage", None, 2, "added", 5),
-        ("mixed_precision", None, "fp16", "added", 8)]
-    assert r.ignored[1].note == "beside deepspeed_config_file, accelerate raises ValueError; the file's value is compared"
+        ("mixed_precision", None, "fp16", "added", 8),
+    ]
+    assert (
+        r.ignored[1].note == "beside deepspeed_config_file, accelerate raises ValueError; the file's value is compared"
+    )
 
 
 @pytest.mark.oracle
@@ -207,10 +260,13 @@ def test_accelerate_opens_the_deepspeed_file_relative_to_the_directory_it_runs_i
     import sys
 
     _write(tmp_path, {"run/ds/zero.json": ZERO3_BF16, "configs/ds/zero.json": ZERO2_FP16})
-    code = ("from accelerate.utils.deepspeed import HfDeepSpeedConfig\n"
-            "print(HfDeepSpeedConfig('ds/zero.json').config['zero_optimization']['stage'])\n")
+    code = (
+        "from accelerate.utils.deepspeed import HfDeepSpeedConfig\n"
+        "print(HfDeepSpeedConfig('ds/zero.json').config['zero_optimization']['stage'])\n"
+    )
     env = {k: v for k, v in os.environ.items() if not k.startswith("ACCELERATE_")}
-    run = subprocess.run([sys.executable, "-c", code], cwd=tmp_path / "run", env=env, capture_output=True,
-                         text=True, timeout=300)
+    run = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path / "run", env=env, capture_output=True, text=True, timeout=300
+    )
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout.split()[-1] == "3"  # the launch directory's file, not the one beside configs/

@@ -26,9 +26,16 @@ pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not 
 
 
 def _git(repo: Path, *args: str) -> str:
-    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(repo), "NO_COLOR": "1",
-           "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
-           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
+    env = {
+        **os.environ,
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "HOME": str(repo),
+        "NO_COLOR": "1",
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+    }
     env.pop("GIT_EXTERNAL_DIFF", None)
     done = subprocess.run(["git", *args], cwd=repo, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
@@ -55,8 +62,9 @@ def test_git_diff_shows_meaning(repo: Path) -> None:
     shutil.copyfile(CASES / "fsdp1-to-fsdp2" / "b.yaml", repo / "config.yaml")
     out = _git(repo, "diff")
     assert out.startswith("diff --accelconf a/config.yaml b/config.yaml\n")
-    assert ("fsdp_sharding_strategy: FULL_SHARD (a/config.yaml:6)  ->  "
-            "fsdp_reshard_after_forward: false (b/config.yaml:6)") in out
+    assert (
+        "fsdp_sharding_strategy: FULL_SHARD (a/config.yaml:6)  ->  fsdp_reshard_after_forward: false (b/config.yaml:6)"
+    ) in out
     assert "less sharding, more memory per GPU" in out
     assert "@@" not in out  # no text hunks: the meaning replaces them
 
@@ -75,7 +83,7 @@ def test_git_log_across_commits_and_new_files(repo: Path) -> None:
     out = _git(repo, "log", "-p", "--ext-diff", "--format=commit %s")
     assert "gradient_clipping: auto (a/ds.json:10)  ->  1.0 (b/ds.json:5)" in out
     assert "new file" in out  # the first commit adds the file: a plain text diff follows
-    assert "+  \"bf16\": {\"enabled\": \"auto\"}," in out
+    assert '+  "bf16": {"enabled": "auto"},' in out
 
 
 def test_unreadable_side_falls_back_to_text(repo: Path) -> None:

@@ -56,11 +56,15 @@ def test_generated_pages_are_fresh() -> None:
     a rule catalogue) is committed as rendered, and no page it no longer renders is left behind."""
     generated = _docs_pages_module().generated_pages()
     assert "reference/settings.md" in generated and "reference/releases.md" in generated
-    stale = [name for name, text in sorted(generated.items())
-             if not (DOCS / name).exists() or (DOCS / name).read_text(encoding="utf-8") != text]
+    stale = [
+        name
+        for name, text in sorted(generated.items())
+        if not (DOCS / name).exists() or (DOCS / name).read_text(encoding="utf-8") != text
+    ]
     assert not stale, f"stale pages under docs/: {stale[:10]}: run `make docs` (python tools/docs_pages.py --write)"
-    leftover = sorted(str(p.relative_to(DOCS)) for p in (DOCS / "rules").glob("*.md")
-                      if str(p.relative_to(DOCS)) not in generated)
+    leftover = sorted(
+        str(p.relative_to(DOCS)) for p in (DOCS / "rules").glob("*.md") if str(p.relative_to(DOCS)) not in generated
+    )
     assert not leftover, f"pages of rules the catalogue no longer has: {leftover}"
 
 
@@ -131,8 +135,9 @@ def _matches(shown: list[str], stdout: list[str], stderr: list[str]) -> bool:
             return j == len(stdout) and k == len(stderr)
         if shown[i] == "...":
             return any(match(i + 1, j2, k) for j2 in range(j, len(stdout) + 1))
-        return ((j < len(stdout) and shown[i] == stdout[j] and match(i + 1, j + 1, k))
-                or (k < len(stderr) and shown[i] == stderr[k] and match(i + 1, j, k + 1)))
+        return (j < len(stdout) and shown[i] == stdout[j] and match(i + 1, j + 1, k)) or (
+            k < len(stderr) and shown[i] == stderr[k] and match(i + 1, j, k + 1)
+        )
 
     return match(0, 0, 0)
 
@@ -156,7 +161,8 @@ def test_docs_example_prints_what_the_docs_show(where: str, command: str, shown:
     stdout, stderr = (s.replace(str(ROOT), "/path/to/accelconf").splitlines() for s in (r.stdout, r.stderr))
     assert _matches(shown, stdout, stderr), (
         f"{where}: `{command}` (exit {r.returncode}) printed\n--- stdout\n{r.stdout}--- stderr\n{r.stderr}"
-        f"--- the docs show\n" + "\n".join(shown))
+        f"--- the docs show\n" + "\n".join(shown)
+    )
 
 
 def test_example_matcher_interleaves_streams_and_skips_excerpts() -> None:
@@ -182,8 +188,14 @@ def build_site(dest: Path) -> subprocess.CompletedProcess[str]:
             pytest.fail("mkdocs is not installed in CI (test extras)")
         pytest.skip("mkdocs is not installed (test extras: mkdocs, mkdocs-material)")
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}  # Material's end-of-life banner
-    return subprocess.run([str(mkdocs), "build", "--strict", "--site-dir", str(dest)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=300, env=env)
+    return subprocess.run(
+        [str(mkdocs), "build", "--strict", "--site-dir", str(dest)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
 
 
 def test_site_builds_strict_with_every_page_in_the_nav(tmp_path: Path) -> None:

@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # Run in its own interpreter (as the VS Code session is): a browser that hangs is then killed by the
 # subprocess timeout instead of hanging the suite.
-SESSION = r'''
+SESSION = r"""
 import json, pathlib, shutil, sys
 from playwright.sync_api import sync_playwright
 
@@ -72,7 +72,7 @@ with sync_playwright() as pw:
     result["page_errors"] = errors
     browser.close()
 print(json.dumps(result))
-'''
+"""
 
 
 def _missing() -> str | None:
@@ -119,10 +119,12 @@ def test_site_in_chromium_searches_and_renders_the_settings_table(served_site: s
     shots.mkdir(parents=True, exist_ok=True)
     # one rule page where the checkout has the rule catalogue's pages, else a page of examples
     rule = ROOT / "docs" / "rules" / "yaml-bool-value.md"
-    one_page, title = ("rules/yaml-bool-value/", "yaml-bool-value") if rule.exists() else \
-        ("check/", "Checking against a machine")
-    r = subprocess.run([sys.executable, "-c", SESSION, served_site, str(shots), one_page], capture_output=True,
-                       text=True, timeout=300)
+    one_page, title = (
+        ("rules/yaml-bool-value/", "yaml-bool-value") if rule.exists() else ("check/", "Checking against a machine")
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", SESSION, served_site, str(shots), one_page], capture_output=True, text=True, timeout=300
+    )
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-4000:]
     result = json.loads(r.stdout.strip().splitlines()[-1])
     assert result["index_status"] == 200 and result["index_docs"] > 50, result

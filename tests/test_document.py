@@ -2,19 +2,34 @@
 
 from __future__ import annotations
 
-
 import pytest
 
-from accelconf.text.document import load_bytes, load_text, resolve_yaml11, resolve_yaml12
 from accelconf.errors import InputError
+from accelconf.text.document import load_bytes, load_text, resolve_yaml11, resolve_yaml12
 
 
-@pytest.mark.parametrize("raw, v11, v12", [
-    ("no", False, "no"), ("NO", False, "NO"), ("off", False, "off"), ("yes", True, "yes"), ("on", True, "on"),
-    ("true", True, True), ("010", 8, 10), ("0x1F", 31, 31), ("1_000", 1000, "1_000"), ("1:30", 90, "1:30"),
-    ("1e-5", "1e-5", 1e-5), ("1.0e-5", 1e-5, 1e-5), ("1.5", 1.5, 1.5), ("~", None, None), ("", None, None),
-    ("bf16", "bf16", "bf16"), ("y", "y", "y"),
-])
+@pytest.mark.parametrize(
+    "raw, v11, v12",
+    [
+        ("no", False, "no"),
+        ("NO", False, "NO"),
+        ("off", False, "off"),
+        ("yes", True, "yes"),
+        ("on", True, "on"),
+        ("true", True, True),
+        ("010", 8, 10),
+        ("0x1F", 31, 31),
+        ("1_000", 1000, "1_000"),
+        ("1:30", 90, "1:30"),
+        ("1e-5", "1e-5", 1e-5),
+        ("1.0e-5", 1e-5, 1e-5),
+        ("1.5", 1.5, 1.5),
+        ("~", None, None),
+        ("", None, None),
+        ("bf16", "bf16", "bf16"),
+        ("y", "y", "y"),
+    ],
+)
 def test_scalar_resolution_matches_pyyaml_and_yaml12(raw, v11, v12):
     assert resolve_yaml11(raw) == v11
     assert resolve_yaml12(raw) == v12
@@ -22,7 +37,24 @@ def test_scalar_resolution_matches_pyyaml_and_yaml12(raw, v11, v12):
 
 def test_yaml11_resolution_agrees_with_pyyaml_safe_load():
     yaml = pytest.importorskip("yaml")
-    for raw in ["no", "NO", "off", "Yes", "010", "0b101", "1_000", "1:30", "1e-5", "1.0e-5", ".inf", "-.inf", "0o7", "+12", "0.", "._5"]:
+    for raw in [
+        "no",
+        "NO",
+        "off",
+        "Yes",
+        "010",
+        "0b101",
+        "1_000",
+        "1:30",
+        "1e-5",
+        "1.0e-5",
+        ".inf",
+        "-.inf",
+        "0o7",
+        "+12",
+        "0.",
+        "._5",
+    ]:
         expected = yaml.safe_load(f"k: {raw}\n")["k"]
         got = load_text(f"k: {raw}\n").data["k"]
         assert got == expected and type(got) is type(expected), raw
@@ -34,7 +66,7 @@ def test_positions_are_kept_for_keys_and_values():
     assert doc.position("fsdp_config.fsdp_version", value=True) == (3, 17)
     assert doc.position("missing.key") == (1, 1)
     node = doc.node("fsdp_config.fsdp_version")
-    assert doc.text[node.start:node.end] == "2"
+    assert doc.text[node.start : node.end] == "2"
 
 
 def test_json_positions_comments_and_trailing_commas_are_quirks():
@@ -44,11 +76,14 @@ def test_json_positions_comments_and_trailing_commas_are_quirks():
     assert sorted(q.kind for q in doc.quirks) == ["comment", "trailing-comma", "trailing-comma", "trailing-comma"]
 
 
-@pytest.mark.parametrize("text, where", [
-    ("a: [1, 2\n", (2, 1)),
-    ("a: b: c\n", (1, 5)),
-    ("key: 'unterminated\n", (2, 1)),
-])
+@pytest.mark.parametrize(
+    "text, where",
+    [
+        ("a: [1, 2\n", (2, 1)),
+        ("a: b: c\n", (1, 5)),
+        ("key: 'unterminated\n", (2, 1)),
+    ],
+)
 def test_malformed_yaml_reports_a_position(text, where):
     with pytest.raises(InputError) as exc:
         load_text(text, "bad.yaml")
@@ -86,14 +121,17 @@ def test_deep_nesting_is_refused():
     with pytest.raises(InputError):
         load_text("[" * 5000 + "]" * 5000)
     with pytest.raises(InputError):
-        load_text("{}".join(["{\"a\": "] * 3000), "x.json")
+        load_text("{}".join(['{"a": '] * 3000), "x.json")
 
 
-@pytest.mark.parametrize("raw, needle", [
-    (b"\x00\x01binary", "binary"),
-    (b"a: \xff\xfe\n", "not UTF-8"),
-    (b"a: \x07bell\n", "binary"),
-])
+@pytest.mark.parametrize(
+    "raw, needle",
+    [
+        (b"\x00\x01binary", "binary"),
+        (b"a: \xff\xfe\n", "not UTF-8"),
+        (b"a: \x07bell\n", "binary"),
+    ],
+)
 def test_binary_and_non_utf8_input_is_refused(raw, needle):
     with pytest.raises(InputError) as exc:
         load_bytes(raw, "x.yaml")
@@ -153,9 +191,15 @@ def test_yaml11_reading_matches_pyyaml(raw):
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.recursive(st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=10)),
-                    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.text(min_size=1, max_size=6), inner, max_size=4)),
-                    max_leaves=20))
+@given(
+    st.recursive(
+        st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=10)),
+        lambda inner: st.one_of(
+            st.lists(inner, max_size=4), st.dictionaries(st.text(min_size=1, max_size=6), inner, max_size=4)
+        ),
+        max_leaves=20,
+    )
+)
 def test_json_reader_matches_json_module(value):
     import json
 

@@ -25,7 +25,9 @@ def test_catalog_entries_are_schemastore_shaped():
     names = [s["name"] for s in cat["schemas"]]
     assert names == ["Hugging Face Accelerate config", "DeepSpeed config"]
     acc = cat["schemas"][0]
-    assert acc["url"].endswith("/accelerate-config.schema.json") and "1.4" in acc["versions"] and "0.20" in acc["versions"]
+    assert (
+        acc["url"].endswith("/accelerate-config.schema.json") and "1.4" in acc["versions"] and "0.20" in acc["versions"]
+    )
     for pattern in acc["fileMatch"]:
         assert pattern not in ("*.yaml", "**/*.yaml", "*.json")  # narrow patterns only
     # the urls are the planned public address, marked as not live; each names a committed file
@@ -42,8 +44,13 @@ def test_no_committed_file_points_at_the_planned_address():
     offenders = []
     for path in ROOT.rglob("*"):
         rel = path.relative_to(ROOT).as_posix()
-        if not path.is_file() or rel in allowed or rel.startswith((".git", ".venv", "build/", "bench/.tmp/")) \
-                or "node_modules" in rel or path.suffix not in (".py", ".json", ".yaml", ".yml", ".md", ".lua", ".js", ".toml"):
+        if (
+            not path.is_file()
+            or rel in allowed
+            or rel.startswith((".git", ".venv", "build/", "bench/.tmp/"))
+            or "node_modules" in rel
+            or path.suffix not in (".py", ".json", ".yaml", ".yml", ".md", ".lua", ".js", ".toml")
+        ):
             continue
         if "accelconf.dev" in path.read_text(encoding="utf-8", errors="replace"):
             offenders.append(rel)
@@ -51,6 +58,7 @@ def test_no_committed_file_points_at_the_planned_address():
 
 
 # -- pre-commit ---------------------------------------------------------------------------------
+
 
 def _git(cwd: Path, *args: str) -> None:
     subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
@@ -63,9 +71,26 @@ def _in_ci() -> bool:
 def _index_unreachable(tmp: Path) -> str | None:
     """Why pip cannot fetch from the package index (None when it can). `pre-commit try-repo` builds
     the hook's environment with pip: setuptools (the build backend) and the runtime dependencies."""
-    r = subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", "--timeout", "10",
-                        "--retries", "0", "--dest", str(tmp), "setuptools>=77"],
-                       capture_output=True, text=True, timeout=120)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--quiet",
+            "--timeout",
+            "10",
+            "--retries",
+            "0",
+            "--dest",
+            str(tmp),
+            "setuptools>=77",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     if r.returncode == 0:
         return None
     last = (r.stderr.strip().splitlines() or ["pip download failed"])[-1]
@@ -98,8 +123,14 @@ def hook_repo(tmp_path_factory):
 
 def _try(pre_commit: Path, snap: Path, work: Path, hook: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PRE_COMMIT_HOME": str(snap.parent / "pre-commit-home"), "NO_COLOR": "1"}
-    return subprocess.run([str(pre_commit), "try-repo", str(snap), hook, "--all-files", "--color", "never"],
-                          cwd=work, capture_output=True, text=True, env=env, timeout=600)
+    return subprocess.run(
+        [str(pre_commit), "try-repo", str(snap), hook, "--all-files", "--color", "never"],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
 
 
 @pytest.fixture
@@ -140,7 +171,7 @@ def _readme_block(after: str, lang: str, page: str) -> str:
     readme = (ROOT / "docs" / page).read_text(encoding="utf-8")
     start = readme.index(after)
     begin = readme.index(f"```{lang}\n", start) + len(lang) + 4
-    return readme[begin:readme.index("```", begin)]
+    return readme[begin : readme.index("```", begin)]
 
 
 def test_ci_page_local_hooks_work_as_written(tmp_path):
@@ -167,10 +198,20 @@ def test_ci_page_local_hooks_work_as_written(tmp_path):
     cfg.write_text("distributed_type: multi_gpu\nnum_processes: 2\nmixed_precision: no\n")
     _git(work, "add", "-A")
     # `accelconf` on PATH is the one of this interpreter (what "installed in the environment" means)
-    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "home"), "NO_COLOR": "1",
-           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
-    r = subprocess.run([str(pre_commit), "run", "--all-files", "--color", "never"], cwd=work, capture_output=True,
-                       text=True, env=env, timeout=300)
+    env = {
+        **os.environ,
+        "PRE_COMMIT_HOME": str(tmp_path / "home"),
+        "NO_COLOR": "1",
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+    }
+    r = subprocess.run(
+        [str(pre_commit), "run", "--all-files", "--color", "never"],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     assert r.returncode == 1, r.stdout + r.stderr
     assert "accelerate_config.yaml:3:18: error:" in r.stdout, r.stdout
     assert "distributed_type: MULTI_GPU" in cfg.read_text()  # fmt fixed the case in place
@@ -189,16 +230,28 @@ def yls(tmp_path_factory):
     server = cache / "node_modules" / "yaml-language-server" / "bin" / "yaml-language-server"
     if not server.exists():
         cache.mkdir(parents=True, exist_ok=True)
-        r = subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--prefix", str(cache), f"yaml-language-server@{YLS_VERSION}"],
-                           capture_output=True, text=True, timeout=600)
+        r = subprocess.run(
+            [
+                "npm",
+                "install",
+                "--no-audit",
+                "--no-fund",
+                "--prefix",
+                str(cache),
+                f"yaml-language-server@{YLS_VERSION}",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         if r.returncode != 0 or not server.exists():
             pytest.skip(f"npm could not install yaml-language-server@{YLS_VERSION}: {r.stderr[-300:]}")
     return server
 
 
 def test_yaml_language_server_finds_no_false_errors_in_the_corpus(yls, tmp_path):
-    from accelconf.text.document import load_file
     from accelconf.accelerate.validate import validate_document
+    from accelconf.text.document import load_file
     from tests.ylsp import diagnostics_for
 
     files = [p for p in corpus_files("accelerate") if p.suffix in (".yaml", ".yml")]
@@ -215,7 +268,9 @@ def test_yaml_language_server_finds_no_false_errors_in_the_corpus(yls, tmp_path)
         schema_errors = [d for d in results[path] if d.get("severity", 1) == 1]
         if schema_errors:
             ours = [f for f in validate_document(load_file(path)) if f.severity in ("error", "warning")]
-            assert ours, f"{path.name}: yaml-language-server says {schema_errors[0]['message']!r}; accelconf finds nothing"
+            assert ours, (
+                f"{path.name}: yaml-language-server says {schema_errors[0]['message']!r}; accelconf finds nothing"
+            )
 
 
 def test_editors_page_modeline_works_as_written(yls, tmp_path):
@@ -224,7 +279,9 @@ def test_editors_page_modeline_works_as_written(yls, tmp_path):
 
     command = _readme_block("## Without the server: a schema modeline", "sh", "editors.md").strip()
     assert command == "accelconf schema accelerate > accelerate-config.schema.json"
-    r = subprocess.run([sys.executable, "-m", "accelconf", "schema", "accelerate"], capture_output=True, text=True, check=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "accelconf", "schema", "accelerate"], capture_output=True, text=True, check=True
+    )
     (tmp_path / "accelerate-config.schema.json").write_text(r.stdout)
     modeline = _readme_block("## Without the server: a schema modeline", "yaml", "editors.md").splitlines()[0]
     config = tmp_path / "train.yaml"
@@ -236,6 +293,7 @@ def test_editors_page_modeline_works_as_written(yls, tmp_path):
 
 
 # -- the SchemaStore catalog ---------------------------------------------------------------------
+
 
 def _corpus_paths(kind: str) -> list[tuple[Path, str]]:
     """(file, its path in the repository it came from) for the corpus files of ``kind``."""
@@ -292,8 +350,9 @@ def test_yaml_language_server_applies_the_catalog_by_file_name(yls, tmp_path):
     from tests.ylsp import diagnostics_for
 
     root = tmp_path / "site"
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(
-        http.server.SimpleHTTPRequestHandler, directory=str(root)))
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(root))
+    )
     base = f"http://127.0.0.1:{server.server_address[1]}"
     shutil.copytree(ROOT / "schemas", root)
     from accelconf.accelerate.schema import FUTURE_BASE_URL

@@ -29,7 +29,7 @@ VSCODE = ROOT / "editors" / "vscode"
 NVIM_DIR = ROOT / "editors" / "nvim"
 
 # Settings the server reads (initializationOptions and the `accelconf` configuration section).
-from accelconf.assist.memhint import SETTINGS as MEMORY_SETTINGS
+from accelconf.assist.memhint import SETTINGS as MEMORY_SETTINGS  # noqa: E402 - beside the settings it lists
 
 SERVER_SETTINGS = {"accelerateVersion", "target", "disabledRules", *MEMORY_SETTINGS}
 # Settings only the VS Code client reads.
@@ -42,6 +42,7 @@ def _package_json() -> dict:
 
 # --------------------------------------------------------------------------------------------
 # VS Code: manifest
+
 
 def test_package_json_manifest() -> None:
     pkg = _package_json()
@@ -61,7 +62,10 @@ def test_package_json_manifest() -> None:
     assert pkg["dependencies"]["vscode-languageclient"].startswith("9.")
     assert pkg["devDependencies"]["@vscode/vsce"].startswith("3.")
     lock = json.loads((VSCODE / "package-lock.json").read_text(encoding="utf-8"))
-    assert lock["packages"]["node_modules/vscode-languageclient"]["version"] == pkg["dependencies"]["vscode-languageclient"]
+    assert (
+        lock["packages"]["node_modules/vscode-languageclient"]["version"]
+        == pkg["dependencies"]["vscode-languageclient"]
+    )
 
 
 def test_extension_version_matches_python_package() -> None:
@@ -91,8 +95,9 @@ def test_contributed_settings() -> None:
 def test_server_reads_contributed_settings() -> None:
     # The server's own settings, and the memory ones read by accelconf/assist/memhint.py (outside its SETTINGS list).
     sources = sorted((ROOT / "lsp" / "accelconf_lsp").glob("**/*.py")) + [ROOT / "accelconf" / "assist" / "memhint.py"]
-    text = "\n".join(line for p in sources for line in p.read_text(encoding="utf-8").splitlines()
-                     if not line.startswith("SETTINGS:"))
+    text = "\n".join(
+        line for p in sources for line in p.read_text(encoding="utf-8").splitlines() if not line.startswith("SETTINGS:")
+    )
     if "accelerateVersion" not in text and "accelerate_version" not in text:
         pytest.skip("the accelconf_lsp server does not read settings yet")
     for key in sorted(SERVER_SETTINGS):
@@ -190,9 +195,16 @@ def _run_harness(tmp_path: Path, settings: dict, path_dirs: list[Path], **env: s
     harness.write_text(NODE_HARNESS, encoding="utf-8")
     proc = subprocess.run(
         [node, str(harness), str(VSCODE / "extension.js")],
-        capture_output=True, text=True, timeout=60,
-        env={**os.environ, "ACCELCONF_TEST_SETTINGS": json.dumps(settings), "ACCELCONF_TEST_PYTHON": sys.executable,
-             "PATH": os.pathsep.join(str(p) for p in path_dirs), **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={
+            **os.environ,
+            "ACCELCONF_TEST_SETTINGS": json.dumps(settings),
+            "ACCELCONF_TEST_PYTHON": sys.executable,
+            "PATH": os.pathsep.join(str(p) for p in path_dirs),
+            **env,
+        },
     )
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -228,7 +240,10 @@ def test_extension_js_starts_the_configured_server(tmp_path: Path) -> None:
     assert out["configuration"] == [{"accelerateVersion": "1.15.0", "disabledRules": ["some-rule"]}, {"tabSize": 2}]
     assert options["initializationOptions"] == {"accelerateVersion": "1.15.0", "disabledRules": ["some-rule"]}
     # Every YAML and JSON file, by language: the server decides by content which are configs.
-    assert options["documentSelector"] == [{"scheme": "file", "language": "yaml"}, {"scheme": "file", "language": "json"}]
+    assert options["documentSelector"] == [
+        {"scheme": "file", "language": "yaml"},
+        {"scheme": "file", "language": "json"},
+    ]
     assert not [e for e in out["events"] if e[0] == "error"]
 
 
@@ -256,6 +271,7 @@ def test_extension_js_one_message_when_the_server_exits(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------------------------
 # VS Code: packaging
 
+
 def _npm_registry_reachable(npm: str) -> bool:
     try:
         proc = subprocess.run([npm, "ping"], capture_output=True, text=True, timeout=30, cwd=VSCODE)
@@ -275,7 +291,11 @@ def test_build_sh_packages_a_vsix(tmp_path: Path) -> None:
     out = tmp_path / "accelconf.vsix"
     proc = subprocess.run(
         ["bash", str(VSCODE / "build.sh"), str(out)],
-        capture_output=True, text=True, timeout=600, cwd=ROOT, env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT,
+        env=env,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout.strip().splitlines()[-1] == str(out)
@@ -335,7 +355,9 @@ def nvim() -> tuple[str, tuple[int, int, int]]:
     return found
 
 
-def _run_nvim(exe: str, script: Path, tmp_path: Path, env: dict[str, str], timeout: int = 90) -> subprocess.CompletedProcess[str]:
+def _run_nvim(
+    exe: str, script: Path, tmp_path: Path, env: dict[str, str], timeout: int = 90
+) -> subprocess.CompletedProcess[str]:
     home = tmp_path / "home"
     for sub in ("config", "data", "state", "cache"):
         (home / sub).mkdir(parents=True, exist_ok=True)
@@ -350,7 +372,11 @@ def _run_nvim(exe: str, script: Path, tmp_path: Path, env: dict[str, str], timeo
     }
     return subprocess.run(
         [exe, "--headless", "--clean", "-u", "NONE", "-i", "NONE", "-n", "-c", f"luafile {script}"],
-        capture_output=True, text=True, timeout=timeout, env=full_env, cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=full_env,
+        cwd=tmp_path,
     )
 
 
@@ -411,7 +437,7 @@ CLASSIFY_CASES = [
 def test_lua_modules_load_and_classify(nvim: tuple[str, tuple[int, int, int]], tmp_path: Path) -> None:
     exe, version = nvim
     if version < (0, 11, 0):
-        pytest.skip("lsp/accelconf.lua needs Neovim 0.11 (vim.lsp.config); found %d.%d.%d" % version)
+        pytest.skip("lsp/accelconf.lua needs Neovim 0.11 (vim.lsp.config); found {}.{}.{}".format(*version))
     script = tmp_path / "load.lua"
     script.write_text(LUA_LOAD, encoding="utf-8")
     out = tmp_path / "out.json"
@@ -529,20 +555,30 @@ SETTINGS = {"accelconf": {"accelerateVersion": "1.15.0", "target": "/tmp/profile
 
 
 def _attach(
-    exe: str, tmp_path: Path, mode: str, file: Path, cmd: list[str], wait_ms: int = 15000,
+    exe: str,
+    tmp_path: Path,
+    mode: str,
+    file: Path,
+    cmd: list[str],
+    wait_ms: int = 15000,
     settings: dict | None = None,
 ) -> dict:
     script = tmp_path / "attach.lua"
     script.write_text(LUA_ATTACH, encoding="utf-8")
     out = tmp_path / f"attach-{mode}.json"
-    proc = _run_nvim(exe, script, tmp_path, {
-        "ACCELCONF_OUT": str(out),
-        "ACCELCONF_MODE": mode,
-        "ACCELCONF_FILE": str(file),
-        "ACCELCONF_CMD": json.dumps(cmd),
-        "ACCELCONF_SETTINGS": json.dumps(SETTINGS if settings is None else settings),
-        "ACCELCONF_WAIT_MS": str(wait_ms),
-    })
+    proc = _run_nvim(
+        exe,
+        script,
+        tmp_path,
+        {
+            "ACCELCONF_OUT": str(out),
+            "ACCELCONF_MODE": mode,
+            "ACCELCONF_FILE": str(file),
+            "ACCELCONF_CMD": json.dumps(cmd),
+            "ACCELCONF_SETTINGS": json.dumps(SETTINGS if settings is None else settings),
+            "ACCELCONF_WAIT_MS": str(wait_ms),
+        },
+    )
     assert out.is_file(), f"nvim wrote no result\n{proc.stdout}\n{proc.stderr}"
     result = json.loads(out.read_text(encoding="utf-8"))
     assert result["ok"], result["error"]
@@ -614,14 +650,17 @@ def test_nvim_receives_accelconf_diagnostics(nvim: tuple[str, tuple[int, int, in
     }
     for line, (rule, pattern) in wanted.items():
         found = [
-            d for d in diags
+            d
+            for d in diags
             if d["lnum"] == line and re.search(pattern, d["message"], re.I) and d["code"] in (rule, None)
         ]
         assert found, f"no {rule} diagnostic on line {line + 1}: {diags}"
 
 
 @pytest.mark.parametrize("mode", ["setup", "config"])
-def test_nvim_disabled_rules_reach_the_server(nvim: tuple[str, tuple[int, int, int]], tmp_path: Path, mode: str) -> None:
+def test_nvim_disabled_rules_reach_the_server(
+    nvim: tuple[str, tuple[int, int, int]], tmp_path: Path, mode: str
+) -> None:
     exe, version = nvim
     if mode not in _modes(version):
         pytest.skip("vim.lsp.config needs Neovim 0.11")
@@ -639,14 +678,17 @@ def test_nvim_deepspeed_json_with_lsp_config(nvim: tuple[str, tuple[int, int, in
     if version < (0, 11, 0):
         pytest.skip("vim.lsp.config needs Neovim 0.11")
     ds = tmp_path / "ds_config_zero.json"
-    ds.write_text(textwrap.dedent("""\
+    ds.write_text(
+        textwrap.dedent("""\
         {
           "train_batch_size": 8,
           "zero_optimization": {
             "stage": 4
           }
         }
-    """), encoding="utf-8")
+    """),
+        encoding="utf-8",
+    )
     result = _attach(exe, tmp_path, "config", ds, SERVER, settings={"accelconf": {"disabledRules": []}})
     assert result["filetype"] == "json"
     assert result["attached"], result["log"]
@@ -667,8 +709,12 @@ def _session_files(tmp_path: Path) -> list[Path]:
     proj = tmp_path / "proj"
     (proj / ".git").mkdir(parents=True)
     files = []
-    for src in [*OTHERS, ROOT / "examples" / "mistakes.yaml", RECOGNIZE / "config" / "zero2.json",
-                RECOGNIZE / "config" / "train.yaml"]:
+    for src in [
+        *OTHERS,
+        ROOT / "examples" / "mistakes.yaml",
+        RECOGNIZE / "config" / "zero2.json",
+        RECOGNIZE / "config" / "train.yaml",
+    ]:
         dst = proj / src.name
         shutil.copyfile(src, dst)
         files.append(dst)
@@ -686,7 +732,7 @@ def _expected_codes(path: Path) -> list[str]:
 def _check_session(files: list[Path], diagnostics: dict[str, list[dict]], fixed_text: str, log: str) -> None:
     for other in files[: len(OTHERS)]:
         assert diagnostics.get(str(other), []) == [], f"{other.name} is not a config\n{log}"
-    for config in files[len(OTHERS):]:
+    for config in files[len(OTHERS) :]:
         got = diagnostics.get(str(config), [])
         assert got, f"no diagnostics for {config.name}\n{log}"
         # One diagnostic per problem: exactly the findings, none twice.
@@ -758,10 +804,19 @@ def test_nvim_end_to_end(nvim: tuple[str, tuple[int, int, int]], tmp_path: Path,
     script = tmp_path / "session.lua"
     script.write_text(LUA_SESSION, encoding="utf-8")
     out = tmp_path / "session.json"
-    proc = _run_nvim(exe, script, tmp_path, {
-        "ACCELCONF_OUT": str(out), "ACCELCONF_MODE": mode, "ACCELCONF_FILES": json.dumps([str(f) for f in files]),
-        "ACCELCONF_CMD": json.dumps(SERVER), "ACCELCONF_FIX_LINE": str(FIX_LINE),
-    }, timeout=120)
+    proc = _run_nvim(
+        exe,
+        script,
+        tmp_path,
+        {
+            "ACCELCONF_OUT": str(out),
+            "ACCELCONF_MODE": mode,
+            "ACCELCONF_FILES": json.dumps([str(f) for f in files]),
+            "ACCELCONF_CMD": json.dumps(SERVER),
+            "ACCELCONF_FIX_LINE": str(FIX_LINE),
+        },
+        timeout=120,
+    )
     assert out.is_file(), f"nvim wrote no result\n{proc.stdout}\n{proc.stderr}"
     result = json.loads(out.read_text(encoding="utf-8"))
     assert result["ok"], result["error"]
@@ -837,8 +892,12 @@ def emacs() -> str:
         reason = "no emacs (Debian: apt-get install emacs elpa-eglot elpa-yaml-mode; `make e2e` does it)"
         print(reason)
         pytest.skip(reason)
-    probe = subprocess.run([exe, "--batch", "--eval", "(progn (require 'eglot) (require 'yaml-mode))"],
-                           capture_output=True, text=True, timeout=60)
+    probe = subprocess.run(
+        [exe, "--batch", "--eval", "(progn (require 'eglot) (require 'yaml-mode))"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     if probe.returncode != 0:
         reason = "emacs lacks eglot or yaml-mode (Debian: apt-get install elpa-eglot elpa-yaml-mode)"
         print(reason)
@@ -855,10 +914,20 @@ def test_emacs_eglot_end_to_end(emacs: str, tmp_path: Path) -> None:
     home.mkdir()
     cmd = "(" + " ".join(json.dumps(p) for p in SERVER) + ")"
     proc = subprocess.run(
-        [emacs, "--batch", "-l", str(script)], capture_output=True, text=True, timeout=120, cwd=tmp_path,
-        env={**os.environ, "HOME": str(home), "ACCELCONF_OUT": str(out), "ACCELCONF_CMD": cmd,
-             "ACCELCONF_SNIPPET": str(ROOT / "editors" / "emacs" / "accelconf-eglot.el"),
-             "ACCELCONF_FILES": "\n".join(str(f) for f in files), "ACCELCONF_FIX_LINE": str(FIX_LINE)},
+        [emacs, "--batch", "-l", str(script)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env={
+            **os.environ,
+            "HOME": str(home),
+            "ACCELCONF_OUT": str(out),
+            "ACCELCONF_CMD": cmd,
+            "ACCELCONF_SNIPPET": str(ROOT / "editors" / "emacs" / "accelconf-eglot.el"),
+            "ACCELCONF_FILES": "\n".join(str(f) for f in files),
+            "ACCELCONF_FIX_LINE": str(FIX_LINE),
+        },
     )
     log = proc.stdout + proc.stderr
     _keep_artifact("emacs.log", log)
@@ -955,9 +1024,15 @@ print(json.dumps(result))
 
 
 def _code_server() -> str | None:
-    for exe in (os.environ.get("ACCELCONF_CODE_SERVER"),
-                str(Path(os.environ.get("ACCELCONF_E2E_CACHE", Path.home() / ".cache" / "accelconf-e2e")) / "bin" / "code-server"),
-                shutil.which("code-server")):
+    for exe in (
+        os.environ.get("ACCELCONF_CODE_SERVER"),
+        str(
+            Path(os.environ.get("ACCELCONF_E2E_CACHE", Path.home() / ".cache" / "accelconf-e2e"))
+            / "bin"
+            / "code-server"
+        ),
+        shutil.which("code-server"),
+    ):
         if exe and Path(exe).is_file() and os.access(exe, os.X_OK):
             return exe
     return None
@@ -991,8 +1066,14 @@ def test_vscode_end_to_end(tmp_path: Path) -> None:
             import playwright  # noqa: F401
         except ImportError:
             reason = "Python Playwright is not installed (tools/install-code-server.sh installs it)"
-    if reason is None and not (VSCODE / "node_modules" / "@vscode" / "vsce").is_dir() and not _npm_registry_reachable(shutil.which("npm") or "npm"):
-        reason = "editors/vscode/node_modules is missing and the npm registry cannot be reached (the .vsix cannot be built)"
+    if (
+        reason is None
+        and not (VSCODE / "node_modules" / "@vscode" / "vsce").is_dir()
+        and not _npm_registry_reachable(shutil.which("npm") or "npm")
+    ):
+        reason = (
+            "editors/vscode/node_modules is missing and the npm registry cannot be reached (the .vsix cannot be built)"
+        )
     if reason is not None:
         print(reason)
         pytest.skip(reason)
@@ -1003,18 +1084,31 @@ def test_vscode_end_to_end(tmp_path: Path) -> None:
     # The workspace points the extension at this checkout's accelconf, as docs/editors.md says.
     (ws / ".vscode" / "settings.json").write_text(json.dumps({"accelconf.server.command": SERVER}), encoding="utf-8")
     vsix = tmp_path / "accelconf.vsix"
-    build = subprocess.run(["bash", str(VSCODE / "build.sh"), str(vsix)], capture_output=True, text=True, timeout=600, cwd=ROOT)
+    build = subprocess.run(
+        ["bash", str(VSCODE / "build.sh"), str(vsix)], capture_output=True, text=True, timeout=600, cwd=ROOT
+    )
     assert build.returncode == 0, build.stdout + build.stderr
     home = tmp_path / "cs-home"
     user = home / "user-data" / "User"
     user.mkdir(parents=True)
-    user.joinpath("settings.json").write_text(json.dumps({
-        "files.autoSave": "off", "security.workspace.trust.enabled": False, "workbench.startupEditor": "none",
-        "telemetry.telemetryLevel": "off", "extensions.autoCheckUpdates": False, "extensions.autoUpdate": False,
-    }), encoding="utf-8")
+    user.joinpath("settings.json").write_text(
+        json.dumps(
+            {
+                "files.autoSave": "off",
+                "security.workspace.trust.enabled": False,
+                "workbench.startupEditor": "none",
+                "telemetry.telemetryLevel": "off",
+                "extensions.autoCheckUpdates": False,
+                "extensions.autoUpdate": False,
+            }
+        ),
+        encoding="utf-8",
+    )
     dirs = ["--user-data-dir", str(home / "user-data"), "--extensions-dir", str(home / "extensions")]
     env = {**os.environ, "HOME": str(home)}
-    install = subprocess.run([code_server, *dirs, "--install-extension", str(vsix)], capture_output=True, text=True, timeout=300, env=env)
+    install = subprocess.run(
+        [code_server, *dirs, "--install-extension", str(vsix)], capture_output=True, text=True, timeout=300, env=env
+    )
     assert install.returncode == 0 and "successfully installed" in install.stdout, install.stdout + install.stderr
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -1024,9 +1118,22 @@ def test_vscode_end_to_end(tmp_path: Path) -> None:
     driver = tmp_path / "vscode_session.py"
     driver.write_text(VSCODE_SESSION, encoding="utf-8")
     with open(tmp_path / "code-server.log", "w", encoding="utf-8") as log:
-        server = subprocess.Popen([code_server, "--auth", "none", "--bind-addr", f"127.0.0.1:{port}", *dirs,
-                                   "--disable-telemetry", "--disable-update-check", str(ws)],
-                                  stdout=log, stderr=subprocess.STDOUT, env=env)
+        server = subprocess.Popen(
+            [
+                code_server,
+                "--auth",
+                "none",
+                "--bind-addr",
+                f"127.0.0.1:{port}",
+                *dirs,
+                "--disable-telemetry",
+                "--disable-update-check",
+                str(ws),
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env=env,
+        )
         try:
             for _ in range(600):
                 try:
@@ -1034,9 +1141,21 @@ def test_vscode_end_to_end(tmp_path: Path) -> None:
                     break
                 except OSError:
                     time.sleep(0.1)
-            proc = subprocess.run([sys.executable, str(driver), code_server, str(ws), str(art), str(port),
-                                   json.dumps([f.name for f in files]), str(FIX_LINE)],
-                                  capture_output=True, text=True, timeout=300)
+            proc = subprocess.run(
+                [
+                    sys.executable,
+                    str(driver),
+                    code_server,
+                    str(ws),
+                    str(art),
+                    str(port),
+                    json.dumps([f.name for f in files]),
+                    str(FIX_LINE),
+                ],
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
         finally:
             server.terminate()
             server.wait(30)
@@ -1048,8 +1167,10 @@ def test_vscode_end_to_end(tmp_path: Path) -> None:
     # Nothing from accelconf about the non-configs (VS Code's own JSON support may still say it
     # cannot fetch package.json's schema offline); each config's findings once, and no second
     # checker on a config (no jsonValidation schema repeating the DeepSpeed problems).
-    configs = files[len(OTHERS):]
-    assert {f.name: counts.get(f.name, 0) for f in files} == {f.name: len(_expected_codes(f)) if f in configs else 0 for f in files}, result["rows"]
+    configs = files[len(OTHERS) :]
+    assert {f.name: counts.get(f.name, 0) for f in files} == {
+        f.name: len(_expected_codes(f)) if f in configs else 0 for f in files
+    }, result["rows"]
     assert not [f.name for f in configs if counts.get(f"{f.name} (other checker)")], result["rows"]
     assert result["menu"][:2] == ["Quick Fix", "Did you mean `fsdp_offload_params`? Rename `fsdp_cpu_offload`"]
     assert result["text"].splitlines()[FIX_LINE] == "  fsdp_offload_params: true", result["text"]

@@ -35,22 +35,43 @@ def test_table_lists_every_modelled_strategy_with_and_without_checkpointing():
     t = fit.table(from_count("8B"), Layout(8), gpu_name="H100-80GB", gpu_bytes=80 * GiB)
     labels = [r.short() for r in t.rows]
     assert len(labels) == len(set(labels)) == 34
-    for name in ("DDP", "ZeRO-1", "ZeRO-2 offload opt", "ZeRO-3 offload opt+param", "FSDP1 HYBRID_SHARD_ZERO2",
-                 "FSDP1 NO_SHARD", "FSDP2 reshard", "FSDP2 no reshard", "FSDP2 reshard offload"):
+    for name in (
+        "DDP",
+        "ZeRO-1",
+        "ZeRO-2 offload opt",
+        "ZeRO-3 offload opt+param",
+        "FSDP1 HYBRID_SHARD_ZERO2",
+        "FSDP1 NO_SHARD",
+        "FSDP2 reshard",
+        "FSDP2 no reshard",
+        "FSDP2 reshard offload",
+    ):
         assert name in labels and f"{name} +ckpt" in labels
 
 
 def test_rows_are_the_estimator_of_check_for_the_config_they_write(cli, tmp_path):
     # the row's figure is the one check prints for the config --write-config would write for that row
-    t = fit.table(from_model_dir(str(QWEN)), Layout(8), gpu_name="H100-80GB", gpu_bytes=80 * GiB,
-                  seq_len=2048, micro_batch=1)
+    t = fit.table(
+        from_model_dir(str(QWEN)), Layout(8), gpu_name="H100-80GB", gpu_bytes=80 * GiB, seq_len=2048, micro_batch=1
+    )
     for r in t.rows:
         assert r.estimate == memory.estimate(r.strategy, Layout(8), t.model, seq_len=2048, micro_batch=1)
     for r in [t.rows[i] for i in (0, 3, 5, 8, 14, 15)]:
         cfg = tmp_path / f"{r.short().replace(' ', '_').replace('+', '')}.yaml"
         cfg.write_text(fit.config_text(r.strategy, Layout(8)))
-        out = cli("check", str(cfg), "--model", str(QWEN), *MACHINE, "--seq-len", "2048", "--micro-batch", "1",
-                  "--format", "json")
+        out = cli(
+            "check",
+            str(cfg),
+            "--model",
+            str(QWEN),
+            *MACHINE,
+            "--seq-len",
+            "2048",
+            "--micro-batch",
+            "1",
+            "--format",
+            "json",
+        )
         (mem,) = json.loads(out.out)["memory"]
         assert mem["per_gpu_bytes"]["total"] == int(r.estimate.per_gpu), r.label()
         assert mem["per_gpu_bytes"]["model_states"] == int(r.estimate.model_states)
@@ -62,12 +83,24 @@ def test_zero_rows_keep_deepspeeds_model_states():
     t = fit.table(from_count(P), Layout(8), gpu_name="H100-80GB", gpu_bytes=80 * GiB)
     zero2 = next(r for r in t.rows if r.short() == "ZeRO-2")
     assert zero2.estimate.model_states == 2 * P + 18 * P // 8
-    assert zero2.estimate.per_gpu == zero2.estimate.model_states + 2 * 500_000_000 + memory.CUDA_CONTEXT \
-        + memory.NCCL_PER_COMMUNICATOR
+    assert (
+        zero2.estimate.per_gpu
+        == zero2.estimate.model_states + 2 * 500_000_000 + memory.CUDA_CONTEXT + memory.NCCL_PER_COMMUNICATOR
+    )
 
 
-@pytest.mark.parametrize("fraction,expected", [(0.0, "fits"), (0.7999, "fits"), (0.80, "tight"), (0.95, "tight"),
-                                               (1.0, "tight"), (1.0001, "does not fit"), (None, "unknown")])
+@pytest.mark.parametrize(
+    "fraction,expected",
+    [
+        (0.0, "fits"),
+        (0.7999, "fits"),
+        (0.80, "tight"),
+        (0.95, "tight"),
+        (1.0, "tight"),
+        (1.0001, "does not fit"),
+        (None, "unknown"),
+    ],
+)
 def test_verdict_margins(fraction, expected):
     assert memory.verdict(fraction) == expected
 
@@ -77,14 +110,17 @@ def test_margins_at_the_boundaries_in_the_table_check_and_hover():
     zero3 = Strategy("deepspeed", "bf16", 3, zero3_init=True)
     peak = memory.estimate(zero3, Layout(8), m).per_gpu
     data = load_text(fit.config_text(zero3, Layout(8))).data
-    for gpu_bytes, expected in ((peak / 0.8, "tight"), (peak / 0.8 + 2 * GiB, "fits"), (peak, "tight"),
-                                (peak - 1, "does not fit")):
+    for gpu_bytes, expected in (
+        (peak / 0.8, "tight"),
+        (peak / 0.8 + 2 * GiB, "fits"),
+        (peak, "tight"),
+        (peak - 1, "does not fit"),
+    ):
         row = fit.row(zero3, Layout(8), m, gpu_bytes, None)
         report = memory.assess(data, m, gpu_name="X", gpu_memory_gib=gpu_bytes / GiB, gpus_per_node=8, nodes=1)
         assert row.verdict == report.verdict == expected, gpu_bytes / peak
         found = memory.findings_for(report, lambda *a: a[:2])
-        assert found == ([] if expected == "fits" else
-                         [("mem-gpu", "warning" if expected == "tight" else "error")])
+        assert found == ([] if expected == "fits" else [("mem-gpu", "warning" if expected == "tight" else "error")])
 
 
 @pytest.mark.parametrize("layout", LAYOUTS, ids=lambda lay: f"{lay.nodes}x{lay.gpus_per_node}")
@@ -101,7 +137,9 @@ def test_every_strategys_config_validates_clean_and_reads_back(layout, precision
 def test_write_config_writes_the_cheapest_that_fits(cli, tmp_path):
     out = tmp_path / "fit.yaml"
     out.write_text("old\n")
-    r = cli("fit", "--model", str(QWEN), *MACHINE, "--seq-len", "4096", "--micro-batch", "2", "--write-config", str(out))
+    r = cli(
+        "fit", "--model", str(QWEN), *MACHINE, "--seq-len", "4096", "--micro-batch", "2", "--write-config", str(out)
+    )
     assert r.code == 0
     best = next(line for line in r.out.splitlines() if "cheapest that fits:" in line).split(": ", 1)[1]
     assert f"wrote {out}: {best}" in r.err
@@ -114,16 +152,31 @@ def test_write_config_writes_the_cheapest_that_fits(cli, tmp_path):
 
 def test_checkpointing_lives_in_the_config_for_fsdp_and_in_the_script_otherwise(cli, tmp_path):
     assert "gradient_checkpointing_enable()" in fit.checkpointing_note(
-        Strategy("deepspeed", "bf16", 2, activation_checkpointing=True))
+        Strategy("deepspeed", "bf16", 2, activation_checkpointing=True)
+    )
     assert fit.checkpointing_note(Strategy("fsdp2", "bf16", activation_checkpointing=True)) is None
-    text = fit.config_text(Strategy("fsdp2", "bf16", activation_checkpointing=True, cpu_ram_efficient_loading=True),
-                           Layout(8))
+    text = fit.config_text(
+        Strategy("fsdp2", "bf16", activation_checkpointing=True, cpu_ram_efficient_loading=True), Layout(8)
+    )
     assert "fsdp_activation_checkpointing: true" in text
     # a model whose cheapest fitting row is ZeRO/DDP with checkpointing: the command says where it goes
     out = tmp_path / "ckpt.yaml"
     t = accelconf.fit(str(QWEN), gpu="A100-80GB", gpus=8, seq_len=4096, micro_batch=2)
-    r = cli("fit", "--model", str(QWEN), "--gpus", "8", "--gpu", "A100-80GB", "--seq-len", "4096", "--micro-batch", "2",
-            "--write-config", str(out))
+    r = cli(
+        "fit",
+        "--model",
+        str(QWEN),
+        "--gpus",
+        "8",
+        "--gpu",
+        "A100-80GB",
+        "--seq-len",
+        "4096",
+        "--micro-batch",
+        "2",
+        "--write-config",
+        str(out),
+    )
     note = fit.checkpointing_note(t.cheapest.strategy)
     assert (note in r.err) if note else ("gradient_checkpointing_enable" not in r.err)
 
@@ -143,10 +196,17 @@ def test_json_output(cli):
 
 
 def test_comm_cost_follows_the_papers():
-    assert [fit.comm_cost(s) for s in (Strategy("ddp"), Strategy("deepspeed", zero_stage=2),
-                                       Strategy("deepspeed", zero_stage=3), Strategy("fsdp1", sharding="FULL_SHARD"),
-                                       Strategy("fsdp1", sharding="SHARD_GRAD_OP"),
-                                       Strategy("fsdp2", reshard_after_forward=False))] == [1.0, 1.0, 1.5, 1.5, 1.0, 1.0]
+    assert [
+        fit.comm_cost(s)
+        for s in (
+            Strategy("ddp"),
+            Strategy("deepspeed", zero_stage=2),
+            Strategy("deepspeed", zero_stage=3),
+            Strategy("fsdp1", sharding="FULL_SHARD"),
+            Strategy("fsdp1", sharding="SHARD_GRAD_OP"),
+            Strategy("fsdp2", reshard_after_forward=False),
+        )
+    ] == [1.0, 1.0, 1.5, 1.5, 1.0, 1.0]
 
 
 def test_exit_1_when_nothing_fits_and_nothing_is_written(cli, tmp_path):
@@ -157,16 +217,19 @@ def test_exit_1_when_nothing_fits_and_nothing_is_written(cli, tmp_path):
     assert not out.exists()
 
 
-@pytest.mark.parametrize("argv,message", [
-    (["--params", "8B", "--gpus", "8", "--gpu", "NoSuchGPU"], "NoSuchGPU"),
-    (["--params", "8B", "--gpus", "8"], "needs the GPU model"),
-    (["--gpus", "8", "--gpu", "H100"], "needs the model"),
-    (["--params", "8B", "--gpus", "0", "--gpu", "H100"], "--gpus must be 1 or more"),
-    (["--params", "8B", "--gpu", "H100", "--seq-len", "4096"], "both --seq-len and --micro-batch"),
-    (["--model", "/nonexistent/model", "--gpu", "H100"], "not a folder"),
-    (["--params", "8B", "--gpu", "H100", "--write-config", "/nonexistent/dir/x.yaml"], "cannot write"),
-    (["--params", "8B", "--gpu", "H100", "--mixed-precision", "fp64"], "invalid choice"),
-])
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        (["--params", "8B", "--gpus", "8", "--gpu", "NoSuchGPU"], "NoSuchGPU"),
+        (["--params", "8B", "--gpus", "8"], "needs the GPU model"),
+        (["--gpus", "8", "--gpu", "H100"], "needs the model"),
+        (["--params", "8B", "--gpus", "0", "--gpu", "H100"], "--gpus must be 1 or more"),
+        (["--params", "8B", "--gpu", "H100", "--seq-len", "4096"], "both --seq-len and --micro-batch"),
+        (["--model", "/nonexistent/model", "--gpu", "H100"], "not a folder"),
+        (["--params", "8B", "--gpu", "H100", "--write-config", "/nonexistent/dir/x.yaml"], "cannot write"),
+        (["--params", "8B", "--gpu", "H100", "--mixed-precision", "fp64"], "invalid choice"),
+    ],
+)
 def test_bad_input_exits_2(cli, argv, message):
     r = cli("fit", *argv)
     assert r.code == 2
@@ -183,19 +246,30 @@ def test_bars_only_on_a_tty(cli):
 
 
 def test_fit_does_not_import_heavy_modules():
-    code = ("import sys, io, contextlib; from accelconf.cli import main\n"
-            "with contextlib.redirect_stdout(io.StringIO()):\n"
-            "    main(['fit', '--model', %r, '--gpus', '8', '--gpu', 'H100-80GB', '--seq-len', '4096', '--micro-batch', '2'])\n"
-            "print([m for m in ('torch', 'transformers', 'accelerate', 'deepspeed', 'pygls') if m in sys.modules])"
-            ) % str(QWEN)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         env={**os.environ, "NO_COLOR": "1"}).stdout
+    code = (
+        "import sys, io, contextlib; from accelconf.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    main(['fit', '--model', {str(QWEN)!r}, '--gpus', '8', '--gpu', 'H100-80GB', '--seq-len', '4096', '--micro-batch', '2'])\n"
+        "print([m for m in ('torch', 'transformers', 'accelerate', 'deepspeed', 'pygls') if m in sys.modules])"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ, "NO_COLOR": "1"}
+    ).stdout
     assert out.strip().splitlines()[-1] == "[]"
 
 
 def test_check_shows_the_rows_that_fit_when_a_config_does_not(cli):
-    r = cli("check", str(ROOT / "examples" / "memory" / "zero2-8gpu.yaml"), "--model", str(QWEN), *MACHINE,
-            "--seq-len", "4096", "--micro-batch", "2")
+    r = cli(
+        "check",
+        str(ROOT / "examples" / "memory" / "zero2-8gpu.yaml"),
+        "--model",
+        str(QWEN),
+        *MACHINE,
+        "--seq-len",
+        "4096",
+        "--micro-batch",
+        "2",
+    )
     assert "strategies that fit here, cheapest first (accelconf fit lists all):" in r.out
     block = r.out.split("strategies that fit here", 1)[1]
     assert "FSDP1 SHARD_GRAD_OP +ckpt" in block and "does not fit" not in block.split("cheapest that fits")[0]
@@ -232,7 +306,8 @@ def test_lora_rows_train_adapters_and_price_the_weight_gathers(cli):
     assert next(r for r in t.rows if r.short() == "ZeRO-2").comm == 1.0
     r = cli("fit", "--model", str(QWEN), *MACHINE, "--lora-rank", "16", "--quant", "4bit", "--format", "json")
     assert r.code == 0 and json.loads(r.out)["rows"][0]["per_gpu_bytes"] == int(
-        memory.estimate(t.rows[0].strategy, Layout(8), m, lora=adapter).per_gpu)
+        memory.estimate(t.rows[0].strategy, Layout(8), m, lora=adapter).per_gpu
+    )
     assert cli("fit", "--params", "8B", *MACHINE, "--quant", "4bit").code == 2  # --quant needs --lora-rank
 
 
@@ -242,8 +317,19 @@ def test_model_by_name_is_the_bundled_table(cli):
 
 
 def test_check_json_carries_the_rows_that_fit(cli):
-    r = cli("check", str(ROOT / "examples" / "memory" / "zero2-8gpu.yaml"), "--model", str(QWEN), *MACHINE,
-            "--seq-len", "4096", "--micro-batch", "2", "--format", "json")
+    r = cli(
+        "check",
+        str(ROOT / "examples" / "memory" / "zero2-8gpu.yaml"),
+        "--model",
+        str(QWEN),
+        *MACHINE,
+        "--seq-len",
+        "4096",
+        "--micro-batch",
+        "2",
+        "--format",
+        "json",
+    )
     (mem,) = json.loads(r.out)["memory"]
     t = accelconf.fit(str(QWEN), gpu="H100-80GB", gpus=8, seq_len=4096, micro_batch=2)
     assert [row["strategy"] for row in mem["strategies_that_fit"]] == [row.strategy.label() for row in t.fitting[:5]]
@@ -253,8 +339,12 @@ def test_a_profile_gives_the_machine(cli):
     r = cli("fit", "--params", "70B", "--target", "h100-node", "--format", "json")
     data = json.loads(r.out)
     assert (data["gpu"], data["gpus_per_node"], data["nodes"]) == ("H100-80GB", 8, 2)
-    assert json.loads(cli("fit", "--params", "70B", "--target", "h100-node", "--nodes", "4", "--format", "json").out)[
-        "nodes"] == 4
+    assert (
+        json.loads(cli("fit", "--params", "70B", "--target", "h100-node", "--nodes", "4", "--format", "json").out)[
+            "nodes"
+        ]
+        == 4
+    )
 
 
 def test_one_gpu_communicates_nothing():

@@ -8,10 +8,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from accelconf.accelerate import registry
-from accelconf.text.document import load_text
 from accelconf.accelerate.fmt import format_text
 from accelconf.accelerate.migrate import migrate_text
 from accelconf.accelerate.model import canonical, from_document
+from accelconf.text.document import load_text
 
 LEGACY = """\
 # top comment
@@ -79,8 +79,11 @@ _VALUES = {
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.fixed_dictionaries({}, optional={k: st.sampled_from(v) for k, v in _VALUES.items()}),
-       st.sampled_from(["\n", "\r\n"]), st.booleans())
+@given(
+    st.fixed_dictionaries({}, optional={k: st.sampled_from(v) for k, v in _VALUES.items()}),
+    st.sampled_from(["\n", "\r\n"]),
+    st.booleans(),
+)
 def test_fmt_is_idempotent_and_preserves_meaning(choice, newline, comments):
     lines, nested = [], {}
     for k, v in choice.items():
@@ -121,7 +124,11 @@ def test_migrate_to_fsdp2_keeps_comments_and_reports():
 
 def test_registry_enums_are_complete_for_fmt():
     s = registry.get("fsdp_config", "fsdp_sharding_strategy")
-    assert s is not None and s.canonical_value(5) == "HYBRID_SHARD_ZERO2" and s.canonical_value("hybrid_shard") == "HYBRID_SHARD"
+    assert (
+        s is not None
+        and s.canonical_value(5) == "HYBRID_SHARD_ZERO2"
+        and s.canonical_value("hybrid_shard") == "HYBRID_SHARD"
+    )
 
 
 def test_fmt_keeps_aligned_comments_aligned():

@@ -13,9 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from accelconf.accelerate.fmt import format_document
 from accelconf.cli import main
 from accelconf.text.document import load_bytes
-from accelconf.accelerate.fmt import format_document
 
 BOM = b"\xef\xbb\xbf"
 
@@ -66,16 +66,23 @@ def expected(raw: bytes) -> bytes:
 
 # Each case changes (so --in-place really rewrites the file) and carries one byte-level trait.
 CASES = {
-    "bom": (BOM + b"distributed_type: multi_gpu\nnum_processes: 2\n",
-            BOM + b"distributed_type: MULTI_GPU\nnum_processes: 2\n"),
-    "crlf": (b"distributed_type: multi_gpu\r\nnum_processes: 2\r\nmixed_precision: BF16\r\n",
-             b"distributed_type: MULTI_GPU\r\nnum_processes: 2\r\nmixed_precision: bf16\r\n"),
-    "no-final-newline": (b"num_processes: 2\nmixed_precision: no",
-                         b"num_processes: 2\nmixed_precision: 'no'"),
-    "tab-in-comment": (b"# a\tcomment\ndistributed_type: multi_gpu\t# why:\there\nnum_processes: 2  #\t\n",
-                       b"# a\tcomment\ndistributed_type: MULTI_GPU\t# why:\there\nnum_processes: 2  #\t\n"),
-    "all-at-once": (BOM + b"# top\t\r\ndistributed_type: fsdp  # \tx\r\nnum_processes: 2\r\nmixed_precision: no",
-                    BOM + b"# top\t\r\ndistributed_type: FSDP  # \tx\r\nnum_processes: 2\r\nmixed_precision: 'no'"),
+    "bom": (
+        BOM + b"distributed_type: multi_gpu\nnum_processes: 2\n",
+        BOM + b"distributed_type: MULTI_GPU\nnum_processes: 2\n",
+    ),
+    "crlf": (
+        b"distributed_type: multi_gpu\r\nnum_processes: 2\r\nmixed_precision: BF16\r\n",
+        b"distributed_type: MULTI_GPU\r\nnum_processes: 2\r\nmixed_precision: bf16\r\n",
+    ),
+    "no-final-newline": (b"num_processes: 2\nmixed_precision: no", b"num_processes: 2\nmixed_precision: 'no'"),
+    "tab-in-comment": (
+        b"# a\tcomment\ndistributed_type: multi_gpu\t# why:\there\nnum_processes: 2  #\t\n",
+        b"# a\tcomment\ndistributed_type: MULTI_GPU\t# why:\there\nnum_processes: 2  #\t\n",
+    ),
+    "all-at-once": (
+        BOM + b"# top\t\r\ndistributed_type: fsdp  # \tx\r\nnum_processes: 2\r\nmixed_precision: no",
+        BOM + b"# top\t\r\ndistributed_type: FSDP  # \tx\r\nnum_processes: 2\r\nmixed_precision: 'no'",
+    ),
 }
 
 
@@ -139,4 +146,4 @@ def test_every_fmt_path_gives_the_same_bytes(values, comments, top_comment, newl
         assert body.count(b"\n") == body.count(b"\r\n")
     for c in comments[: len(lines)]:
         if c:  # the comment itself, tabs included; the run of blanks before it may realign
-            assert c[c.index("#"):].encode("utf-8") in body
+            assert c[c.index("#") :].encode("utf-8") in body

@@ -62,13 +62,26 @@ REWRITES = [
     ("distributed_type: TPU\nnum_processes: 8\n", "c.yaml", "0.27", "distributed_type: TPU\nnum_processes: 8\n"),
     ("distributed_type: TPU\nnum_processes: 8\n", "c.yaml", "1.15", "distributed_type: XLA\nnum_processes: 8\n"),
     # integer sharding strategies are the only spelling before 0.26
-    ("fsdp_config:\n  fsdp_sharding_strategy: 1\ndistributed_type: FSDP\n", "c.yaml", "0.25",
-     "fsdp_config:\n  fsdp_sharding_strategy: 1\ndistributed_type: FSDP\n"),
-    ("fsdp_config:\n  fsdp_sharding_strategy: 1\ndistributed_type: FSDP\n", "c.yaml", "0.26",
-     "fsdp_config:\n  fsdp_sharding_strategy: FULL_SHARD\ndistributed_type: FSDP\n"),
+    (
+        "fsdp_config:\n  fsdp_sharding_strategy: 1\ndistributed_type: FSDP\n",
+        "c.yaml",
+        "0.25",
+        "fsdp_config:\n  fsdp_sharding_strategy: 1\ndistributed_type: FSDP\n",
+    ),
+    (
+        "fsdp_config:\n  fsdp_sharding_strategy: 1\ndistributed_type: FSDP\n",
+        "c.yaml",
+        "0.26",
+        "fsdp_config:\n  fsdp_sharding_strategy: FULL_SHARD\ndistributed_type: FSDP\n",
+    ),
     # of the type fixes only gpu_ids' is safe; a quoted number elsewhere is left alone
     ("gpu_ids: 0\nnum_processes: 1\n", "c.yaml", None, "gpu_ids: '0'\nnum_processes: 1\n"),
-    ("num_processes: '2'\ndistributed_type: MULTI_GPU\n", "c.yaml", None, "num_processes: '2'\ndistributed_type: MULTI_GPU\n"),
+    (
+        "num_processes: '2'\ndistributed_type: MULTI_GPU\n",
+        "c.yaml",
+        None,
+        "num_processes: '2'\ndistributed_type: MULTI_GPU\n",
+    ),
     # legacy fp16: only a plain `fp16: true`, only when mixed_precision is not set, only in block YAML
     ("fp16: true\nnum_processes: 1\n", "c.yaml", None, "mixed_precision: fp16\nnum_processes: 1\n"),
     ("fp16: false\nnum_processes: 1\n", "c.yaml", None, "fp16: false\nnum_processes: 1\n"),
@@ -77,8 +90,12 @@ REWRITES = [
     ("{fp16: true, num_processes: 1}", "c.yaml", None, "{fp16: true, num_processes: 1}"),
     ('{"fp16": true, "num_processes": 1}', "c.json", None, '{"fp16": true, "num_processes": 1}'),
     # top-level dynamo_backend moves into dynamo_config, indented under it, unless that exists
-    ("  fp16: true\n  dynamo_backend: eager\n", "c.yaml", None,
-     "  mixed_precision: fp16\n  dynamo_config:\n    dynamo_backend: EAGER\n"),
+    (
+        "  fp16: true\n  dynamo_backend: eager\n",
+        "c.yaml",
+        None,
+        "  mixed_precision: fp16\n  dynamo_config:\n    dynamo_backend: EAGER\n",
+    ),
     ("dynamo_backend: 'NO'\n", "c.yaml", None, "dynamo_config: {}\n"),
     ("dynamo_backend: inductor\ndynamo_config: {}\n", "c.yaml", None, "dynamo_backend: INDUCTOR\ndynamo_config: {}\n"),
     ("dynamo_backend: [a]\n", "c.yaml", None, "dynamo_backend: [a]\n"),
@@ -100,5 +117,7 @@ def test_fmt_says_why_it_rewrites_legacy_keys():
     from accelconf.text.document import load_text
 
     res = format_document(load_text("fp16: true\ndynamo_backend: eager\n", "c.yaml"))
-    assert res.changes == ["fp16: legacy key, written as mixed_precision: fp16",
-                           "dynamo_backend: legacy top-level key, moved into dynamo_config"]
+    assert res.changes == [
+        "fp16: legacy key, written as mixed_precision: fp16",
+        "dynamo_backend: legacy top-level key, moved into dynamo_config",
+    ]

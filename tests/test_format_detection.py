@@ -7,12 +7,22 @@ import pytest
 from accelconf import formats
 
 
-@pytest.mark.parametrize("path,fmt", [
-    ("c.yaml", "yaml"), ("c.YML", "yaml"), ("c.json", "json"), ("launch.env", "env"), ("train.py", "kwargs"),
-    ("run.sh", "cli"),
-    # dotfiles: splitext gives ".env" no suffix, the name still says dotenv
-    (".env", "env"), ("deploy/.env", "env"), ("deploy/..env", "env"), ("X.ENV", "env"),
-])
+@pytest.mark.parametrize(
+    "path,fmt",
+    [
+        ("c.yaml", "yaml"),
+        ("c.YML", "yaml"),
+        ("c.json", "json"),
+        ("launch.env", "env"),
+        ("train.py", "kwargs"),
+        ("run.sh", "cli"),
+        # dotfiles: splitext gives ".env" no suffix, the name still says dotenv
+        (".env", "env"),
+        ("deploy/.env", "env"),
+        ("deploy/..env", "env"),
+        ("X.ENV", "env"),
+    ],
+)
 def test_the_file_name_decides_before_the_content(path: str, fmt: str) -> None:
     # the content looks like YAML every time: only the name can give another answer
     assert formats.detect_format("distributed_type: 'NO'\n", path) == fmt
@@ -24,19 +34,31 @@ def test_names_without_a_known_suffix_leave_it_to_the_content(path: str) -> None
     assert formats.detect_format('{"num_processes": 2}', path) == "json"
 
 
-@pytest.mark.parametrize("text,fmt", [
-    ("", "yaml"), ("\n  \n", "yaml"), ("# only a comment\n", "yaml"),  # nothing to go on: a config file
-    ("accelerate launch --multi_gpu train.py\n", "cli"), ("accelerate-launch --cpu t.py\n", "cli"),
-    ("accelerate  launch t.py\n", "cli"), ("# how we launch\n--num_processes 2 t.py\n", "cli"),
-    ("[]\n", "json"), ("  {\"a\": 1}\n", "json"),
-    ("acc = Accelerator(mixed_precision='bf16')\n", "kwargs"),
-    ("p = FullyShardedDataParallelPlugin(fsdp_version=2)\n", "kwargs"),
-    ("import accelerate\n", "kwargs"), ("from accelerate.utils import X\n", "kwargs"),
-    ("export A=1\nB='2'\n", "env"), ("A=1\nnot an assignment\n", "yaml"),
-    ("accelerator(mixed_precision='no')\n", "yaml"), ("plugin(x=1)\n", "yaml"),
-    ("IMPORT ACCELERATE\n", "yaml"), ("FROM ACCELERATE\n", "yaml"),
-    ("distributed_type: MULTI_GPU\n", "yaml"),
-])
+@pytest.mark.parametrize(
+    "text,fmt",
+    [
+        ("", "yaml"),
+        ("\n  \n", "yaml"),
+        ("# only a comment\n", "yaml"),  # nothing to go on: a config file
+        ("accelerate launch --multi_gpu train.py\n", "cli"),
+        ("accelerate-launch --cpu t.py\n", "cli"),
+        ("accelerate  launch t.py\n", "cli"),
+        ("# how we launch\n--num_processes 2 t.py\n", "cli"),
+        ("[]\n", "json"),
+        ('  {"a": 1}\n', "json"),
+        ("acc = Accelerator(mixed_precision='bf16')\n", "kwargs"),
+        ("p = FullyShardedDataParallelPlugin(fsdp_version=2)\n", "kwargs"),
+        ("import accelerate\n", "kwargs"),
+        ("from accelerate.utils import X\n", "kwargs"),
+        ("export A=1\nB='2'\n", "env"),
+        ("A=1\nnot an assignment\n", "yaml"),
+        ("accelerator(mixed_precision='no')\n", "yaml"),
+        ("plugin(x=1)\n", "yaml"),
+        ("IMPORT ACCELERATE\n", "yaml"),
+        ("FROM ACCELERATE\n", "yaml"),
+        ("distributed_type: MULTI_GPU\n", "yaml"),
+    ],
+)
 def test_the_content_decides_without_a_name(text: str, fmt: str) -> None:
     assert formats.detect_format(text) == fmt
     assert formats.detect_format(text, "-") == fmt

@@ -20,15 +20,20 @@ semdiff = importlib.import_module("accelconf.diff")
 VERSION = "1.15"
 FSDP_ENV = "ACCELERATE_USE_FSDP=true\nFSDP_SHARDING_STRATEGY=FULL_SHARD\nACCELERATE_GRADIENT_ACCUMULATION_STEPS=4\n"
 MULTI_GPU_ENV = "ACCELERATE_GRADIENT_ACCUMULATION_STEPS=4\nACCELERATE_MIXED_PRECISION=bf16\n"
-LOST = ("ACCELERATE_GRADIENT_ACCUMULATION_STEPS=4 is read by the training process under every distributed type, but "
-        "{holder} holds `deepspeed_config.gradient_accumulation_steps` only for DeepSpeed; not written: keep "
-        "ACCELERATE_GRADIENT_ACCUMULATION_STEPS=4 in the environment accelerate launch runs in, or pass "
-        "Accelerator(gradient_accumulation_steps=4)")
+LOST = (
+    "ACCELERATE_GRADIENT_ACCUMULATION_STEPS=4 is read by the training process under every distributed type, but "
+    "{holder} holds `deepspeed_config.gradient_accumulation_steps` only for DeepSpeed; not written: keep "
+    "ACCELERATE_GRADIENT_ACCUMULATION_STEPS=4 in the environment accelerate launch runs in, or pass "
+    "Accelerator(gradient_accumulation_steps=4)"
+)
 
 
 def _lossy(findings) -> list[tuple]:
-    return [(f.rule, f.severity, f.message, f.line) for f in findings if "GRADIENT_ACCUMULATION" in f.message
-            or f.key == "deepspeed_config.gradient_accumulation_steps"]
+    return [
+        (f.rule, f.severity, f.message, f.line)
+        for f in findings
+        if "GRADIENT_ACCUMULATION" in f.message or f.key == "deepspeed_config.gradient_accumulation_steps"
+    ]
 
 
 @pytest.mark.parametrize("text", [FSDP_ENV, MULTI_GPU_ENV], ids=["fsdp", "no-paradigm"])
@@ -46,7 +51,9 @@ def test_to_yaml_of_an_env_file_drops_gradient_accumulation_outside_deepspeed_wi
 
 
 def test_to_yaml_under_deepspeed_keeps_gradient_accumulation() -> None:
-    text = "ACCELERATE_USE_DEEPSPEED=true\nACCELERATE_DEEPSPEED_ZERO_STAGE=2\nACCELERATE_GRADIENT_ACCUMULATION_STEPS=4\n"
+    text = (
+        "ACCELERATE_USE_DEEPSPEED=true\nACCELERATE_DEEPSPEED_ZERO_STAGE=2\nACCELERATE_GRADIENT_ACCUMULATION_STEPS=4\n"
+    )
     out, findings = api.convert_text(text, "yaml", fmt="env", path="launch.env", version=VERSION)
     assert "  gradient_accumulation_steps: 4\n" in out and _lossy(findings) == []
 
@@ -72,8 +79,14 @@ def test_a_config_file_gradient_accumulation_under_fsdp_still_reports_it_unused(
     text = "distributed_type: FSDP\nnum_processes: 2\ndeepspeed_config:\n  gradient_accumulation_steps: 4\n"
     out, findings = api.convert_text(text, "env", fmt="yaml", path="a.yaml", version=VERSION)
     assert "GRADIENT_ACCUMULATION" not in out
-    assert _lossy(findings) == [("launch.unused", "info",
-                                 "`deepspeed_config.gradient_accumulation_steps` is not used: distributed_type is 'FSDP'", 4)]
+    assert _lossy(findings) == [
+        (
+            "launch.unused",
+            "info",
+            "`deepspeed_config.gradient_accumulation_steps` is not used: distributed_type is 'FSDP'",
+            4,
+        )
+    ]
 
 
 @pytest.mark.parametrize("text", [FSDP_ENV, MULTI_GPU_ENV], ids=["fsdp", "no-paradigm"])
@@ -86,8 +99,10 @@ def test_diff_of_an_env_file_and_the_yaml_written_from_it_reports_the_lost_accum
     rows = [(c.key, c.a, c.b, c.kind) for c in r.differences]
     assert ("deepspeed_config.gradient_accumulation_steps", 4, 1, "removed") in rows
     change = next(c for c in r.differences if c.key == "deepspeed_config.gradient_accumulation_steps")
-    assert change.note == ("ACCELERATE_GRADIENT_ACCUMULATION_STEPS reaches Accelerator(gradient_accumulation_steps=) "
-                           "under every distributed type; a config file or launch flag holds it only for DeepSpeed")
+    assert change.note == (
+        "ACCELERATE_GRADIENT_ACCUMULATION_STEPS reaches Accelerator(gradient_accumulation_steps=) "
+        "under every distributed type; a config file or launch flag holds it only for DeepSpeed"
+    )
     # the env written from it carries the variable: no loss
     out, _ = api.convert_text(text, "env", fmt="env", path=str(env), version=VERSION)
     (tmp_path / "out.env").write_text(out)
@@ -102,17 +117,22 @@ def test_a_yaml_key_for_gradient_accumulation_under_fsdp_is_no_difference(tmp_pa
     r = semdiff.diff_files(tmp_path / "a.yaml", tmp_path / "b.yaml", version=VERSION)
     assert r.equivalent
     assert [(c.key, c.note) for c in r.ignored] == [
-        ("deepspeed_config.gradient_accumulation_steps", "a config file holds it only for DeepSpeed")]
+        ("deepspeed_config.gradient_accumulation_steps", "a config file holds it only for DeepSpeed")
+    ]
     # the same number in the environment is in effect: the key in b.yaml is not
     r = semdiff.diff_files(tmp_path / "b.yaml", tmp_path / "c.env", version=VERSION)
-    assert ("deepspeed_config.gradient_accumulation_steps", 1, 4, "added") in [(c.key, c.a, c.b, c.kind) for c in r.changes]
+    assert ("deepspeed_config.gradient_accumulation_steps", 1, 4, "added") in [
+        (c.key, c.a, c.b, c.kind) for c in r.changes
+    ]
 
 
 @pytest.mark.oracle
 def test_accelerator_reads_gradient_accumulation_from_the_environment_outside_deepspeed() -> None:
     pytest.importorskip("accelerate")
-    code = ("from accelerate import Accelerator\nfrom accelerate.state import AcceleratorState\n"
-            "a = Accelerator(cpu=True)\nprint(AcceleratorState().distributed_type, a.gradient_accumulation_steps)\n")
+    code = (
+        "from accelerate import Accelerator\nfrom accelerate.state import AcceleratorState\n"
+        "a = Accelerator(cpu=True)\nprint(AcceleratorState().distributed_type, a.gradient_accumulation_steps)\n"
+    )
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ACCELERATE_", "FSDP_"))}
     env["ACCELERATE_GRADIENT_ACCUMULATION_STEPS"] = "4"
     run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
@@ -131,5 +151,11 @@ def test_diff_reads_the_accelerator_argument_a_kwargs_file_passes(tmp_path) -> N
     r = semdiff.diff_files(tmp_path / "train.py", tmp_path / "a.yaml", version=VERSION)
     line = next(i for i, text in enumerate(out.splitlines(), 1) if "gradient_accumulation_steps=4" in text)
     assert [(c.key, c.a, c.b, c.kind, c.a_where) for c in r.changes if "gradient" in c.key] == [
-        ("deepspeed_config.gradient_accumulation_steps", 4, 1, "removed",
-         f"{tmp_path / 'train.py'}:{line} Accelerator(gradient_accumulation_steps=)")]
+        (
+            "deepspeed_config.gradient_accumulation_steps",
+            4,
+            1,
+            "removed",
+            f"{tmp_path / 'train.py'}:{line} Accelerator(gradient_accumulation_steps=)",
+        )
+    ]

@@ -21,8 +21,12 @@ from tests.conftest import CORPUS, corpus_files
 TRAINER = CORPUS / "trainer"
 # The MANIFEST's folder of each trainer corpus file, and the kinds a file of that folder may be.
 FOLDER_KINDS = {
-    "args": {"trainer-args"}, "frameworks": {"llama-factory", "axolotl"}, "fsdp_config": {"fsdp-config"},
-    "python": {"python", "other-python"}, "refs": {"deepspeed"}, "scripts": {"launch", "other-launch"},
+    "args": {"trainer-args"},
+    "frameworks": {"llama-factory", "axolotl"},
+    "fsdp_config": {"fsdp-config"},
+    "python": {"python", "other-python"},
+    "refs": {"deepspeed"},
+    "scripts": {"launch", "other-launch"},
 }
 # Trainer corpus files with an error DeepSpeed itself raises: WarmupCosineLR takes
 # warmup_min_ratio/warmup_num_steps, and deepspeed.initialize calls it with the file's params as
@@ -64,7 +68,10 @@ TRUE_ERRORS = {
     "refs/vijayvraman__eur-lex-globalization-model__configs__ds_config_zero3_sft.json": {"ds-optimizer"},
     # --fsdp "_hybrid_shard_zero2 auto_wrap": not an fsdp option (ValueError at construction); also
     # evaluation_strategy and warmup_ratio, as above
-    "scripts/Coldog2333__BioMed-LLaMA__pretrain__train_multi_nodes.sh": {"trainer-fsdp-option", "trainer-removed-field"},
+    "scripts/Coldog2333__BioMed-LLaMA__pretrain__train_multi_nodes.sh": {
+        "trainer-fsdp-option",
+        "trainer-removed-field",
+    },
 }
 
 
@@ -76,30 +83,93 @@ def _manifest() -> list[dict[str, str]]:
         return list(csv.DictReader(fh, delimiter="\t"))
 
 
-@pytest.mark.parametrize(("path", "text", "kind", "fmt"), [
-    ("c.yaml", "compute_environment: LOCAL_MACHINE\ndistributed_type: FSDP\nnum_processes: 2\n", "accelerate", "yaml"),
-    ("ds.json", '{"train_micro_batch_size_per_gpu": 1, "zero_optimization": {"stage": 3}}', "deepspeed", "json"),
-    ("launch.env", "ACCELERATE_MIXED_PRECISION=bf16\n", "env", "env"),
-    ("", "export ACCELERATE_USE_FSDP=true\nFSDP_VERSION=2\n", "env", "env"),
-    ("train.sh", "#!/bin/bash\nexport NCCL_DEBUG=INFO\naccelerate launch --num_processes 8 train.py\n", "launch", "cli"),
-    ("", "#!/bin/bash\nexport NCCL_DEBUG=INFO\naccelerate launch --num_processes 8 train.py\n", "launch", "cli"),
-    ("run.sbatch", "#SBATCH -N 2\nsrun torchrun --nnodes 2 train.py --deepspeed ds.json\n", "other-launch", "cli"),
-    ("", "#!/bin/bash\nNCCL_DEBUG=INFO torchrun --nproc_per_node 8 train.py\n", "other-launch", "cli"),
-    ("train.py", "from accelerate import Accelerator\nacc = Accelerator(mixed_precision='bf16')\n", "python", "kwargs"),
-    ("train.py", "from transformers import TrainingArguments\nargs = TrainingArguments(bf16=True)\n", "other-python", "kwargs"),
-    ("sft.yaml", "learning_rate: 2.0e-5\nbf16: true\ndeepspeed: ds.json\nper_device_train_batch_size: 4\n", "trainer-args", "yaml"),
-    ("args.json", '{"output_dir": "out", "deepspeed": "ds_z3.json", "bf16": true}', "trainer-args", "json"),
-    ("cfg.yaml", "model:\n  name: x\ntraining:\n  learning_rate: 1e-5\n  num_train_epochs: 3\n", "trainer-args", "yaml"),
-    ("lf.yaml", "stage: sft\nfinetuning_type: full\ndeepspeed: ds.json\nbf16: true\nlearning_rate: 1.0e-5\n", "llama-factory", "yaml"),
-    ("ax.yaml", "base_model: m\ndatasets:\n  - path: d\nsequence_len: 4096\nmicro_batch_size: 1\n", "axolotl", "yaml"),
-    ("neox.yml", '{"pipe-parallel-size": 1, "model-parallel-size": 1, "zero_optimization": {"stage": 1}}', "gpt-neox", "yaml"),
-    ("neox.json", '{"pipe-parallel-size": 1, "num-layers": 12, "zero_optimization": {"stage": 1}}', "gpt-neox", "json"),
-    ("fsdp.json", '{"fsdp_transformer_layer_cls_to_wrap": ["LlamaDecoderLayer"], "xla": true}', "fsdp-config", "json"),
-    ("config.json", '{"pretrained_model_name_or_path": "sd", "train_batch_size": 4, "resolution": 512}', "script-args", "json"),
-    ("compose.yaml", "services:\n  web: {}\n", "unknown", "yaml"),
-    # a distributed_type among a script's own keys is neither accelerate's nor a Trainer's
-    ("x.yaml", "distributed_type: ddp\nlr: 1\nepochs: 3\nmodel: x\n", "unknown", "yaml"),
-])
+@pytest.mark.parametrize(
+    ("path", "text", "kind", "fmt"),
+    [
+        (
+            "c.yaml",
+            "compute_environment: LOCAL_MACHINE\ndistributed_type: FSDP\nnum_processes: 2\n",
+            "accelerate",
+            "yaml",
+        ),
+        ("ds.json", '{"train_micro_batch_size_per_gpu": 1, "zero_optimization": {"stage": 3}}', "deepspeed", "json"),
+        ("launch.env", "ACCELERATE_MIXED_PRECISION=bf16\n", "env", "env"),
+        ("", "export ACCELERATE_USE_FSDP=true\nFSDP_VERSION=2\n", "env", "env"),
+        (
+            "train.sh",
+            "#!/bin/bash\nexport NCCL_DEBUG=INFO\naccelerate launch --num_processes 8 train.py\n",
+            "launch",
+            "cli",
+        ),
+        ("", "#!/bin/bash\nexport NCCL_DEBUG=INFO\naccelerate launch --num_processes 8 train.py\n", "launch", "cli"),
+        ("run.sbatch", "#SBATCH -N 2\nsrun torchrun --nnodes 2 train.py --deepspeed ds.json\n", "other-launch", "cli"),
+        ("", "#!/bin/bash\nNCCL_DEBUG=INFO torchrun --nproc_per_node 8 train.py\n", "other-launch", "cli"),
+        (
+            "train.py",
+            "from accelerate import Accelerator\nacc = Accelerator(mixed_precision='bf16')\n",
+            "python",
+            "kwargs",
+        ),
+        (
+            "train.py",
+            "from transformers import TrainingArguments\nargs = TrainingArguments(bf16=True)\n",
+            "other-python",
+            "kwargs",
+        ),
+        (
+            "sft.yaml",
+            "learning_rate: 2.0e-5\nbf16: true\ndeepspeed: ds.json\nper_device_train_batch_size: 4\n",
+            "trainer-args",
+            "yaml",
+        ),
+        ("args.json", '{"output_dir": "out", "deepspeed": "ds_z3.json", "bf16": true}', "trainer-args", "json"),
+        (
+            "cfg.yaml",
+            "model:\n  name: x\ntraining:\n  learning_rate: 1e-5\n  num_train_epochs: 3\n",
+            "trainer-args",
+            "yaml",
+        ),
+        (
+            "lf.yaml",
+            "stage: sft\nfinetuning_type: full\ndeepspeed: ds.json\nbf16: true\nlearning_rate: 1.0e-5\n",
+            "llama-factory",
+            "yaml",
+        ),
+        (
+            "ax.yaml",
+            "base_model: m\ndatasets:\n  - path: d\nsequence_len: 4096\nmicro_batch_size: 1\n",
+            "axolotl",
+            "yaml",
+        ),
+        (
+            "neox.yml",
+            '{"pipe-parallel-size": 1, "model-parallel-size": 1, "zero_optimization": {"stage": 1}}',
+            "gpt-neox",
+            "yaml",
+        ),
+        (
+            "neox.json",
+            '{"pipe-parallel-size": 1, "num-layers": 12, "zero_optimization": {"stage": 1}}',
+            "gpt-neox",
+            "json",
+        ),
+        (
+            "fsdp.json",
+            '{"fsdp_transformer_layer_cls_to_wrap": ["LlamaDecoderLayer"], "xla": true}',
+            "fsdp-config",
+            "json",
+        ),
+        (
+            "config.json",
+            '{"pretrained_model_name_or_path": "sd", "train_batch_size": 4, "resolution": 512}',
+            "script-args",
+            "json",
+        ),
+        ("compose.yaml", "services:\n  web: {}\n", "unknown", "yaml"),
+        # a distributed_type among a script's own keys is neither accelerate's nor a Trainer's
+        ("x.yaml", "distributed_type: ddp\nlr: 1\nepochs: 3\nmodel: x\n", "unknown", "yaml"),
+    ],
+)
 def test_the_recogniser_names_each_kind_by_content_and_name(path: str, text: str, kind: str, fmt: str) -> None:
     got = recognise(text, path)
     assert (got.kind, got.format) == (kind, fmt)
@@ -120,13 +190,19 @@ def test_validate_reads_a_llama_factory_yaml_as_trainer_arguments_not_as_an_acce
     text = "stage: sft\nfinetuning_type: full\nbf16: true\nlearning_rate: 1.0e-5\ntemplate: qwen3\ncutoff_len: 2048\n"
     got = api.validate_source(text, "train.yaml")
     assert [(f.rule, f.severity) for f in got] == [("trainer-framework-keys", "info")]
-    assert got[0].message.startswith("LLaMA-Factory's own keys (4: `stage`, `finetuning_type`, `template`, `cutoff_len`)")
+    assert got[0].message.startswith(
+        "LLaMA-Factory's own keys (4: `stage`, `finetuning_type`, `template`, `cutoff_len`)"
+    )
 
 
-def test_validate_checks_the_deepspeed_json_a_trainer_yaml_references_against_that_file(tmp_path: Path, monkeypatch) -> None:
+def test_validate_checks_the_deepspeed_json_a_trainer_yaml_references_against_that_file(
+    tmp_path: Path, monkeypatch
+) -> None:
     (tmp_path / "configs").mkdir()
     ds = tmp_path / "configs" / "ds.json"
-    ds.write_text('{\n  "train_micro_batch_size_per_gpu": 1,\n  "zero_optimization": {"stage": 5}\n}\n', encoding="utf-8")
+    ds.write_text(
+        '{\n  "train_micro_batch_size_per_gpu": 1,\n  "zero_optimization": {"stage": 5}\n}\n', encoding="utf-8"
+    )
     args = tmp_path / "configs" / "sft.yaml"
     args.write_text("learning_rate: 1.0e-5\nbf16: true\ndeepspeed: ds.json\n", encoding="utf-8")
     monkeypatch.chdir(tmp_path)
@@ -137,9 +213,13 @@ def test_validate_checks_the_deepspeed_json_a_trainer_yaml_references_against_th
     assert [f.rule for f in got if not f.path] == []  # the arguments themselves are fine
 
 
-def test_a_reference_is_found_relative_to_the_working_directory_when_not_next_to_the_file(tmp_path: Path, monkeypatch) -> None:
+def test_a_reference_is_found_relative_to_the_working_directory_when_not_next_to_the_file(
+    tmp_path: Path, monkeypatch
+) -> None:
     (tmp_path / "examples" / "deepspeed").mkdir(parents=True)
-    (tmp_path / "examples" / "deepspeed" / "z3.json").write_text('{"zero_optimization": {"stage": 3}}', encoding="utf-8")
+    (tmp_path / "examples" / "deepspeed" / "z3.json").write_text(
+        '{"zero_optimization": {"stage": 3}}', encoding="utf-8"
+    )
     (tmp_path / "recipes").mkdir()
     args = tmp_path / "recipes" / "sft.yaml"
     args.write_text("stage: sft\nfinetuning_type: full\ndeepspeed: examples/deepspeed/z3.json\n", encoding="utf-8")
@@ -161,7 +241,9 @@ def test_an_unreadable_reference_is_a_warning_not_a_traceback(tmp_path: Path, mo
     (tmp_path / "ds.json").write_text('{"zero_optimization": ', encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     got = api.validate_source("learning_rate: 1.0e-5\nbf16: true\ndeepspeed: ds.json\n", "a.yaml")
-    assert [(f.rule, f.severity, f.line) for f in got if f.rule == "file-reference"] == [("file-reference", "warning", 3)]
+    assert [(f.rule, f.severity, f.line) for f in got if f.rule == "file-reference"] == [
+        ("file-reference", "warning", 3)
+    ]
 
 
 def test_references_that_cannot_be_judged_are_left_alone() -> None:
@@ -176,12 +258,25 @@ def test_a_launch_script_flag_reference_is_found_across_a_line_continuation() ->
     assert [(r.value, r.line, r.column) for r in refs] == [("./scripts/zero3.json", 3, 5)]
 
 
-@pytest.mark.parametrize(("name", "text", "rule"), [
-    ("launch.env", "ACCELERATE_MIXED_PRECISION=fp32\n", "invalid-value"),
-    ("train.sh", "#!/bin/bash\naccelerate launch --fsdp_sharding_strategy HALF_SHARD --use_fsdp train.py\n", "invalid-value"),
-    ("train.py", "from accelerate import Accelerator\nacc = Accelerator(mixed_precision='fp32')\n", "invalid-value"),
-])
-def test_validate_reads_an_env_file_a_launch_script_and_a_python_script_with_their_readers(name: str, text: str, rule: str) -> None:
+@pytest.mark.parametrize(
+    ("name", "text", "rule"),
+    [
+        ("launch.env", "ACCELERATE_MIXED_PRECISION=fp32\n", "invalid-value"),
+        (
+            "train.sh",
+            "#!/bin/bash\naccelerate launch --fsdp_sharding_strategy HALF_SHARD --use_fsdp train.py\n",
+            "invalid-value",
+        ),
+        (
+            "train.py",
+            "from accelerate import Accelerator\nacc = Accelerator(mixed_precision='fp32')\n",
+            "invalid-value",
+        ),
+    ],
+)
+def test_validate_reads_an_env_file_a_launch_script_and_a_python_script_with_their_readers(
+    name: str, text: str, rule: str
+) -> None:
     got = api.validate_source(text, name)
     assert rule in {f.rule for f in got if f.severity == "error"}
     assert "not-a-mapping" not in {f.rule for f in got}
@@ -277,7 +372,9 @@ def test_the_corpus_references_are_found_and_checked_where_the_repository_has_th
         for value in values:
             # a Trainer fsdp_config is named, not checked: nothing is reported against it
             alone = {(f.rule, f.line) for f in api.validate_config(str(root / value)) if f.rule != "file-kind"}
-            assert {(f.rule, f.line) for f in got if f.path and Path(f.path).resolve() == (root / value).resolve()} == alone
+            assert {
+                (f.rule, f.line) for f in got if f.path and Path(f.path).resolve() == (root / value).resolve()
+            } == alone
             checked += 1
     assert checked >= 10
 
@@ -287,11 +384,14 @@ def test_a_python_script_names_its_deepspeed_json_in_a_keyword_argument() -> Non
     assert [(r.key, r.value, r.line, r.column) for r in refs] == [("deepspeed", "configs/ds_z3.json", 3, 15)]
 
 
-@pytest.mark.parametrize("text", [
-    "stage: sft\nfinetuning_type: full\ndeepspeed: ds.json\nbf16: true\n",
-    # an fsdp_config section (an accelerate marker) among Trainer arguments is still not accelerate's
-    "fsdp: full_shard auto_wrap\nfsdp_config:\n  version: 2\nlearning_rate: 1.0e-5\nbf16: true\noutput_dir: out\n",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "stage: sft\nfinetuning_type: full\ndeepspeed: ds.json\nbf16: true\n",
+        # an fsdp_config section (an accelerate marker) among Trainer arguments is still not accelerate's
+        "fsdp: full_shard auto_wrap\nfsdp_config:\n  version: 2\nlearning_rate: 1.0e-5\nbf16: true\noutput_dir: out\n",
+    ],
+)
 def test_the_editor_leaves_a_training_arguments_file_alone(text: str) -> None:
     from accelconf.assist import document_kind
 
@@ -306,7 +406,10 @@ def test_told_deepspeed_a_json_without_accelerate_keys_is_a_deepspeed_json_whate
 
 
 def test_python_m_accelerate_launch_is_an_accelerate_launch_line() -> None:
-    assert recognise("#!/bin/bash\npython -m accelerate.commands.launch --num_processes 2 train.py\n", "run.sh").kind == "launch"
+    assert (
+        recognise("#!/bin/bash\npython -m accelerate.commands.launch --num_processes 2 train.py\n", "run.sh").kind
+        == "launch"
+    )
 
 
 # Functions and literals that decide what a file is, wherever they would be spelled again.
@@ -327,7 +430,10 @@ def test_the_file_kind_is_decided_in_one_place() -> None:
         for node in ast.walk(tree):
             if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
                 words = {e.value for e in node.elts if isinstance(e, ast.Constant)}
-                if {"zero_optimization", "train_micro_batch_size_per_gpu"} <= words or \
-                        {"compute_environment", "distributed_type", "fsdp_config"} <= words:
+                if {"zero_optimization", "train_micro_batch_size_per_gpu"} <= words or {
+                    "compute_environment",
+                    "distributed_type",
+                    "fsdp_config",
+                } <= words:
                     found.append(f"{rel}:{node.lineno}: a list of marker keys")
     assert not found, "ask accelconf.kinds instead:\n" + "\n".join(found)

@@ -26,7 +26,9 @@ def test_multi_gpu_goes_through_torchrun_with_the_processes_per_node() -> None:
 
 
 def test_fsdp2_exports_the_plugin_and_its_defaults() -> None:
-    r = _launch("distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  fsdp_version: 2\n  fsdp_offload_params: true\n")
+    r = _launch(
+        "distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  fsdp_version: 2\n  fsdp_offload_params: true\n"
+    )
     assert r.env[registry.USE_ENV["FSDP"]] == "true"
     assert r.env["FSDP_VERSION"] == "2" and r.env["FSDP_OFFLOAD_PARAMS"] == "true"
     # FSDP2 reads reshard_after_forward; the launcher still writes the FSDP1 default strategy beside it
@@ -41,11 +43,14 @@ def test_use_cpu_is_dropped_under_a_torchrun_type_and_kept_by_the_simple_launche
     assert cpu.env["MASTER_ADDR"] == "127.0.0.1"  # the local rendezvous accelerate fills in
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("num_processes: 2\n", "A `distributed_type` must be specified"),
-    ("distributed_type: MULTI_GPU\nnum_processes: 2\nbogus_key: 1\n", "unknown keys"),
-    ("distributed_type: MULTI_GPU\nnum_processes: 2\ngpu_ids: '0'\n", "Less than two GPU ids"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("num_processes: 2\n", "A `distributed_type` must be specified"),
+        ("distributed_type: MULTI_GPU\nnum_processes: 2\nbogus_key: 1\n", "unknown keys"),
+        ("distributed_type: MULTI_GPU\nnum_processes: 2\ngpu_ids: '0'\n", "Less than two GPU ids"),
+    ],
+)
 def test_refusals_keep_accelerates_message(text: str, message: str) -> None:
     with pytest.raises(LaunchError) as exc:
         _launch(text)
@@ -64,15 +69,20 @@ def test_machine_rank_reaches_torchrun() -> None:
 
 
 def test_a_paradigm_flag_is_explicit_and_from_the_command_line() -> None:
-    r = launch_env(formats.read("distributed_type: MULTI_GPU\nnum_processes: 2\n", "yaml", "x.yaml", V), version=V,
-                   cli_overrides=formats.read("--use_fsdp", "cli", "<flags>", V))
+    r = launch_env(
+        formats.read("distributed_type: MULTI_GPU\nnum_processes: 2\n", "yaml", "x.yaml", V),
+        version=V,
+        cli_overrides=formats.read("--use_fsdp", "cli", "<flags>", V),
+    )
     assert r.env["ACCELERATE_USE_FSDP"] == "true"
     assert "use_fsdp" in r.explicit and r.origins["use_fsdp"] == "cli"
 
 
 def test_a_python_script_without_a_distributed_type_launches_as_no() -> None:
     """A to-kwargs snippet (or an env file) need not say the type: accelerate's default, NO."""
-    script = formats.read("from accelerate import Accelerator\nAccelerator(mixed_precision='bf16')\n", "kwargs", "train.py", V)
+    script = formats.read(
+        "from accelerate import Accelerator\nAccelerator(mixed_precision='bf16')\n", "kwargs", "train.py", V
+    )
     r = launch_env(script, version=V)
     assert r.mode == "simple" and r.env["ACCELERATE_MIXED_PRECISION"] == "bf16"
     assert (script.get("distributed_type"), script.entries["distributed_type"].origin) == ("NO", "default")
@@ -87,14 +97,24 @@ def test_overrides_without_a_flag_or_before_it_existed_are_dropped_with_a_warnin
     got = [(f.rule, f.severity, f.key, f.line, f.message) for f in r.findings if f.rule.startswith("convert.")]
     assert got == [
         ("convert.no-flag", "warning", "tpu_name", 1, "`tpu_name` has no `accelerate launch` flag; dropped"),
-        ("convert.no-flag", "warning", "fp8_config.amax_history_length", 3,
-         "`fp8_config.amax_history_length` has no `accelerate launch` flag; dropped"),
+        (
+            "convert.no-flag",
+            "warning",
+            "fp8_config.amax_history_length",
+            3,
+            "`fp8_config.amax_history_length` has no `accelerate launch` flag; dropped",
+        ),
         ("convert.version", "warning", "fp8_config.backend", 4, "`--fp8_backend` does not exist in accelerate 0.30"),
     ]
     assert "ACCELERATE_FP8_BACKEND" not in r.env and "tpu_name" not in r.explicit
     # a dropped override does not stop the ones after it
     later = formats.read("fp8_config:\n  backend: TE\nmixed_precision: bf16\n", "yaml", "o.yaml")
-    assert launch_env(formats.read(cfg, "yaml", "x.yaml"), version="0.30", cli_overrides=later).env["ACCELERATE_MIXED_PRECISION"] == "bf16"
+    assert (
+        launch_env(formats.read(cfg, "yaml", "x.yaml"), version="0.30", cli_overrides=later).env[
+            "ACCELERATE_MIXED_PRECISION"
+        ]
+        == "bf16"
+    )
     newer = launch_env(formats.read(cfg, "yaml", "x.yaml"), version="0.34", cli_overrides=over)
     assert newer.env["ACCELERATE_FP8_BACKEND"] == "TE" and newer.origins["fp8_backend"] == "cli"
     assert not any(f.rule == "convert.version" for f in newer.findings)
@@ -126,64 +146,150 @@ def test_flag_kinds_and_nested_attributes() -> None:
 MPI = "distributed_type: MULTI_CPU\nmpirun_config:\n  mpirun_hostfile: hosts\n"
 
 
-@pytest.mark.parametrize("version,extra,cmd", [
-    # accelerate/utils/launch.py prepare_simple_launcher_cmd_env with Open MPI's argument names
-    ("1.15", "num_processes: 8\nnum_machines: 2\nmain_process_ip: 10.0.0.1\nmain_process_port: 29500\n",
-     ["mpirun", "--hostfile", "hosts", "--npernode", "4", "-n", "8", "--bind-to", "socket"]),
-    ("1.15", "num_processes: 3\n", ["mpirun", "--hostfile", "hosts", "--npernode", "3", "-n", "3", "--bind-to", "socket"]),
-    ("1.15", "num_processes: 0\n", ["mpirun", "--hostfile", "hosts", "--npernode", "1", "--bind-to", "socket"]),
-    ("0.31", "num_processes: 3\n", ["mpirun", "--hostfile", "hosts", "--npernode", "3", "-n", "3"]),  # --bind-to from 0.32
-])
+@pytest.mark.parametrize(
+    "version,extra,cmd",
+    [
+        # accelerate/utils/launch.py prepare_simple_launcher_cmd_env with Open MPI's argument names
+        (
+            "1.15",
+            "num_processes: 8\nnum_machines: 2\nmain_process_ip: 10.0.0.1\nmain_process_port: 29500\n",
+            ["mpirun", "--hostfile", "hosts", "--npernode", "4", "-n", "8", "--bind-to", "socket"],
+        ),
+        (
+            "1.15",
+            "num_processes: 3\n",
+            ["mpirun", "--hostfile", "hosts", "--npernode", "3", "-n", "3", "--bind-to", "socket"],
+        ),
+        ("1.15", "num_processes: 0\n", ["mpirun", "--hostfile", "hosts", "--npernode", "1", "--bind-to", "socket"]),
+        (
+            "0.31",
+            "num_processes: 3\n",
+            ["mpirun", "--hostfile", "hosts", "--npernode", "3", "-n", "3"],
+        ),  # --bind-to from 0.32
+    ],
+)
 def test_mpirun_command(version: str, extra: str, cmd: list[str]) -> None:
     r = launch_env(formats.read(MPI + extra, "yaml", "x.yaml", version), version=version)
     assert (r.mode, r.cmd) == ("simple", cmd)
     assert _launch("distributed_type: MULTI_CPU\nnum_processes: 2\n").cmd is None
 
 
-SAGEMAKER = ("compute_environment: AMAZON_SAGEMAKER\ndistributed_type: DATA_PARALLEL\nec2_instance_type: ml.p3.2xlarge\n"
-             "iam_role_name: r\nprofile: default\nregion: us-east-1\nnum_machines: 1\nmixed_precision: fp16\n")
+SAGEMAKER = (
+    "compute_environment: AMAZON_SAGEMAKER\ndistributed_type: DATA_PARALLEL\nec2_instance_type: ml.p3.2xlarge\n"
+    "iam_role_name: r\nprofile: default\nregion: us-east-1\nnum_machines: 1\nmixed_precision: fp16\n"
+)
 
 
 def test_sagemaker_exports_its_distributed_type() -> None:
     r = launch_env(formats.read(SAGEMAKER, "yaml", "x.yaml", "1.9"), version="1.9")
     assert r.mode == "sagemaker"
-    assert r.env[registry.USE_SAGEMAKER_ENV] == "true" and r.env[registry.SAGEMAKER_DISTRIBUTED_TYPE_ENV] == "DATA_PARALLEL"
+    assert (
+        r.env[registry.USE_SAGEMAKER_ENV] == "true"
+        and r.env[registry.SAGEMAKER_DISTRIBUTED_TYPE_ENV] == "DATA_PARALLEL"
+    )
     assert r.env["ACCELERATE_MIXED_PRECISION"] == "fp16"
-    with pytest.raises(LaunchError, match="'int' object has no attribute 'value'"):  # SageMakerDistributedType(...).value
+    with pytest.raises(
+        LaunchError, match="'int' object has no attribute 'value'"
+    ):  # SageMakerDistributedType(...).value
         launch_env(formats.read(SAGEMAKER.replace("DATA_PARALLEL", "3"), "yaml", "x.yaml", "1.9"), version="1.9")
 
 
-MULTI_CPU_2 = ("distributed_type: MULTI_CPU\nnum_processes: 4\nnum_machines: 2\nmain_process_ip: 10.0.0.1\n"
-               "main_process_port: 29501\nmpirun_config:\n  mpirun_hostfile: hosts\n  mpirun_ccl: 2\n")
-NOT_ENV = ("launch.not-env", "info",
-           "env does not carry the process layout; accelerate runs: mpirun --hostfile hosts --npernode 2 -n 4 --bind-to socket")
+MULTI_CPU_2 = (
+    "distributed_type: MULTI_CPU\nnum_processes: 4\nnum_machines: 2\nmain_process_ip: 10.0.0.1\n"
+    "main_process_port: 29501\nmpirun_config:\n  mpirun_hostfile: hosts\n  mpirun_ccl: 2\n"
+)
+NOT_ENV = (
+    "launch.not-env",
+    "info",
+    "env does not carry the process layout; accelerate runs: mpirun --hostfile hosts --npernode 2 -n 4 --bind-to socket",
+)
 
 
 def _ccl_installed(version: str) -> tuple[str, str, str]:
-    return ("convert.machine-dependent", "info", f"accelerate {version} writes CCL_WORKER_COUNT as mpirun_ccl when oneCCL is "
-            "installed on the machine that launches, else 0; written here as 0")
+    return (
+        "convert.machine-dependent",
+        "info",
+        f"accelerate {version} writes CCL_WORKER_COUNT as mpirun_ccl when oneCCL is "
+        "installed on the machine that launches, else 0; written here as 0",
+    )
 
 
 # The simple launcher's rendezvous by release (tests/test_release_matrix.py checks the same paths against
 # each release's own launcher; these pin them without it): accelerate/utils/launch.py
 # prepare_simple_launcher_cmd_env.
-@pytest.mark.parametrize("version,text,env,findings", [
-    ("0.33", MULTI_CPU_2, {"ACCELERATE_USE_CPU": "False", "MASTER_ADDR": "10.0.0.1", "MASTER_PORT": "29501",
-                           "CCL_WORKER_COUNT": "2", "ACCELERATE_MIXED_PRECISION": "no", "OMP_NUM_THREADS": "1"}, [NOT_ENV]),
-    ("1.8", MULTI_CPU_2, {"ACCELERATE_USE_CPU": "False", "MASTER_ADDR": "10.0.0.1", "MASTER_PORT": "29501", "CCL_WORKER_COUNT": "0",
-                          "KMP_AFFINITY": "granularity=fine,compact,1,0", "KMP_BLOCKTIME": "1", "ACCELERATE_MIXED_PRECISION": "no",
-                          "OMP_NUM_THREADS": "1"}, [_ccl_installed("1.8"), NOT_ENV]),
-    ("1.15", MULTI_CPU_2, {"ACCELERATE_USE_CPU": "False", "MASTER_ADDR": "10.0.0.1", "MASTER_PORT": "29501",
-                           "ACCELERATE_MIXED_PRECISION": "no", "OMP_NUM_THREADS": "1"},
-     [("launch.version", "warning", "`mpirun_config.mpirun_ccl` is not read by accelerate 1.15"), NOT_ENV]),
-    # several machines without an mpirun hostfile: no CCL_WORKER_COUNT (checked against 0.33's own launcher)
-    ("0.33", MULTI_CPU_2.split("mpirun_config")[0], {"ACCELERATE_USE_CPU": "False", "MASTER_ADDR": "10.0.0.1", "MASTER_PORT": "29501",
-                                                      "ACCELERATE_MIXED_PRECISION": "no", "OMP_NUM_THREADS": "1"}, []),
-    ("1.10", "distributed_type: MULTI_CPU\nnum_processes: 4\n",
-     {"ACCELERATE_USE_CPU": "False", "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": "29500", "CCL_WORKER_COUNT": "0",
-      "KMP_AFFINITY": "granularity=fine,compact,1,0", "KMP_BLOCKTIME": "1", "ACCELERATE_MIXED_PRECISION": "no",
-      "OMP_NUM_THREADS": "1"}, [_ccl_installed("1.10")]),
-])
+@pytest.mark.parametrize(
+    "version,text,env,findings",
+    [
+        (
+            "0.33",
+            MULTI_CPU_2,
+            {
+                "ACCELERATE_USE_CPU": "False",
+                "MASTER_ADDR": "10.0.0.1",
+                "MASTER_PORT": "29501",
+                "CCL_WORKER_COUNT": "2",
+                "ACCELERATE_MIXED_PRECISION": "no",
+                "OMP_NUM_THREADS": "1",
+            },
+            [NOT_ENV],
+        ),
+        (
+            "1.8",
+            MULTI_CPU_2,
+            {
+                "ACCELERATE_USE_CPU": "False",
+                "MASTER_ADDR": "10.0.0.1",
+                "MASTER_PORT": "29501",
+                "CCL_WORKER_COUNT": "0",
+                "KMP_AFFINITY": "granularity=fine,compact,1,0",
+                "KMP_BLOCKTIME": "1",
+                "ACCELERATE_MIXED_PRECISION": "no",
+                "OMP_NUM_THREADS": "1",
+            },
+            [_ccl_installed("1.8"), NOT_ENV],
+        ),
+        (
+            "1.15",
+            MULTI_CPU_2,
+            {
+                "ACCELERATE_USE_CPU": "False",
+                "MASTER_ADDR": "10.0.0.1",
+                "MASTER_PORT": "29501",
+                "ACCELERATE_MIXED_PRECISION": "no",
+                "OMP_NUM_THREADS": "1",
+            },
+            [("launch.version", "warning", "`mpirun_config.mpirun_ccl` is not read by accelerate 1.15"), NOT_ENV],
+        ),
+        # several machines without an mpirun hostfile: no CCL_WORKER_COUNT (checked against 0.33's own launcher)
+        (
+            "0.33",
+            MULTI_CPU_2.split("mpirun_config")[0],
+            {
+                "ACCELERATE_USE_CPU": "False",
+                "MASTER_ADDR": "10.0.0.1",
+                "MASTER_PORT": "29501",
+                "ACCELERATE_MIXED_PRECISION": "no",
+                "OMP_NUM_THREADS": "1",
+            },
+            [],
+        ),
+        (
+            "1.10",
+            "distributed_type: MULTI_CPU\nnum_processes: 4\n",
+            {
+                "ACCELERATE_USE_CPU": "False",
+                "MASTER_ADDR": "127.0.0.1",
+                "MASTER_PORT": "29500",
+                "CCL_WORKER_COUNT": "0",
+                "KMP_AFFINITY": "granularity=fine,compact,1,0",
+                "KMP_BLOCKTIME": "1",
+                "ACCELERATE_MIXED_PRECISION": "no",
+                "OMP_NUM_THREADS": "1",
+            },
+            [_ccl_installed("1.10")],
+        ),
+    ],
+)
 def test_simple_launcher_rendezvous_by_release(version: str, text: str, env: dict, findings: list) -> None:
     r = launch_env(formats.read(text, "yaml", "x.yaml", version), version=version)
     assert r.mode == "simple"
@@ -208,22 +314,45 @@ def test_simple_launcher_refusals_by_release() -> None:
     assert (old.env["MASTER_ADDR"], old.env["MASTER_PORT"]) == ("10.0.0.1", "None")
 
 
-DS_MULTINODE = ("distributed_type: DEEPSPEED\nnum_processes: 16\nnum_machines: 2\nmachine_rank: 1\nmain_process_ip: 10.0.0.1\n"
-                "main_process_port: 29501\ndeepspeed_config:\n  zero_stage: 2\n  deepspeed_hostfile: /h\n"
-                "  deepspeed_multinode_launcher: {}\n")
+DS_MULTINODE = (
+    "distributed_type: DEEPSPEED\nnum_processes: 16\nnum_machines: 2\nmachine_rank: 1\nmain_process_ip: 10.0.0.1\n"
+    "main_process_port: 29501\ndeepspeed_config:\n  zero_stage: 2\n  deepspeed_hostfile: /h\n"
+    "  deepspeed_multinode_launcher: {}\n"
+)
 TAIL = ["--master_addr", "10.0.0.1", "--master_port", "29501"]
 
 
 # The DeepSpeed multi-node command (accelerate/utils/launch.py prepare_deepspeed_cmd_env), each row
 # checked against that release's own launcher (tests/oracle/harness.py).
-@pytest.mark.parametrize("version,launcher,extra,cmd", [
-    ("1.15", "pdsh", "  deepspeed_inclusion_filter: host1\n",
-     ["deepspeed", "--hostfile", "/h", "--no_local_rank", "--launcher", "pdsh", "--include", "host1", *TAIL]),
-    ("1.15", "nossh", "", ["deepspeed", "--hostfile", "/h", "--node_rank", "1", "--no_ssh", "--num_gpus", "8", *TAIL]),
-    ("0.34", "nossh", "", ["deepspeed", "--no_local_rank", "--hostfile", "/h", "--launcher", "nossh", "--num_gpus", "8", *TAIL]),
-    ("0.34", "pdsh", "  deepspeed_inclusion_filter: host1\n",
-     ["deepspeed", "--no_local_rank", "--hostfile", "/h", "--launcher", "pdsh", "--include", "host1", *TAIL]),
-])
+@pytest.mark.parametrize(
+    "version,launcher,extra,cmd",
+    [
+        (
+            "1.15",
+            "pdsh",
+            "  deepspeed_inclusion_filter: host1\n",
+            ["deepspeed", "--hostfile", "/h", "--no_local_rank", "--launcher", "pdsh", "--include", "host1", *TAIL],
+        ),
+        (
+            "1.15",
+            "nossh",
+            "",
+            ["deepspeed", "--hostfile", "/h", "--node_rank", "1", "--no_ssh", "--num_gpus", "8", *TAIL],
+        ),
+        (
+            "0.34",
+            "nossh",
+            "",
+            ["deepspeed", "--no_local_rank", "--hostfile", "/h", "--launcher", "nossh", "--num_gpus", "8", *TAIL],
+        ),
+        (
+            "0.34",
+            "pdsh",
+            "  deepspeed_inclusion_filter: host1\n",
+            ["deepspeed", "--no_local_rank", "--hostfile", "/h", "--launcher", "pdsh", "--include", "host1", *TAIL],
+        ),
+    ],
+)
 def test_deepspeed_multinode_command(version: str, launcher: str, extra: str, cmd: list[str]) -> None:
     r = launch_env(formats.read(DS_MULTINODE.format(launcher) + extra, "yaml", "x.yaml", version), version=version)
     assert (r.mode, r.cmd) == ("deepspeed", cmd)
@@ -245,35 +374,90 @@ def test_flags_alone_on_a_machine_with_several_gpus_turn_multi_gpu_on() -> None:
 def test_flags_alone_take_accelerates_defaults() -> None:
     r = launch_env(formats.read("--num_processes 2", "cli", "x.sh", V), version=V)
     assert (r.mode, {k: v for k, v in r.env.items() if "DYNAMO" not in k}, r.findings) == (
-        "simple", {"ACCELERATE_USE_CPU": "False", "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": "29500",
-                   "ACCELERATE_MIXED_PRECISION": "no", "OMP_NUM_THREADS": "1"}, [])
+        "simple",
+        {
+            "ACCELERATE_USE_CPU": "False",
+            "MASTER_ADDR": "127.0.0.1",
+            "MASTER_PORT": "29500",
+            "ACCELERATE_MIXED_PRECISION": "no",
+            "OMP_NUM_THREADS": "1",
+        },
+        [],
+    )
     r = launch_env(formats.read("--debug", "cli", "x.sh", V), version=V)
     assert {k: v for k, v in r.env.items() if "DYNAMO" not in k} == {
-        "ACCELERATE_USE_CPU": "False", "ACCELERATE_DEBUG_MODE": "true", "ACCELERATE_MIXED_PRECISION": "no", "OMP_NUM_THREADS": "1"}
+        "ACCELERATE_USE_CPU": "False",
+        "ACCELERATE_DEBUG_MODE": "true",
+        "ACCELERATE_MIXED_PRECISION": "no",
+        "OMP_NUM_THREADS": "1",
+    }
     assert [(f.rule, f.severity, f.message, f.key) for f in r.findings] == [
-        ("convert.machine-dependent", "info", "`--num_processes` not given: accelerate uses the number of visible devices (taken as 0)",
-         "num_processes")]
+        (
+            "convert.machine-dependent",
+            "info",
+            "`--num_processes` not given: accelerate uses the number of visible devices (taken as 0)",
+            "num_processes",
+        )
+    ]
 
 
 # Checked against the release's own launcher (tests/oracle/harness.py); DYNAMO variables left out.
-PARALLEL = ("distributed_type: MULTI_GPU\nnum_processes: 4\nparallelism_config:\n  parallelism_config_dp_shard_size: 2\n"
-            "  parallelism_config_cp_size: 2\n  parallelism_config_sp_size: 2\n")
-MEGATRON = ("distributed_type: MEGATRON_LM\nnum_processes: 2\nmegatron_lm_config:\n  megatron_lm_tp_degree: 2\n"
-            "  megatron_lm_gradient_clipping: null\n")
-NO_MEGATRON_FLAGS = {f"MEGATRON_LM_{k}": "False" for k in ("EOD_MASK_LOSS", "NO_LOAD_OPTIM", "NO_SAVE_OPTIM", "OPTIMIZER_CPU_OFFLOAD",
-                                                          "OVERLAP_CPU_OPTIMIZER_D2H_H2D", "USE_CUSTOM_FSDP", "USE_PRECISION_AWARE_OPTIMIZER")}
+PARALLEL = (
+    "distributed_type: MULTI_GPU\nnum_processes: 4\nparallelism_config:\n  parallelism_config_dp_shard_size: 2\n"
+    "  parallelism_config_cp_size: 2\n  parallelism_config_sp_size: 2\n"
+)
+MEGATRON = (
+    "distributed_type: MEGATRON_LM\nnum_processes: 2\nmegatron_lm_config:\n  megatron_lm_tp_degree: 2\n"
+    "  megatron_lm_gradient_clipping: null\n"
+)
+NO_MEGATRON_FLAGS = {
+    f"MEGATRON_LM_{k}": "False"
+    for k in (
+        "EOD_MASK_LOSS",
+        "NO_LOAD_OPTIM",
+        "NO_SAVE_OPTIM",
+        "OPTIMIZER_CPU_OFFLOAD",
+        "OVERLAP_CPU_OPTIMIZER_D2H_H2D",
+        "USE_CUSTOM_FSDP",
+        "USE_PRECISION_AWARE_OPTIMIZER",
+    )
+}
 
 
-@pytest.mark.parametrize("version,text,env", [
-    # 1.10 has no sequence parallelism and no cp_backend: only the keys it knows are exported
-    ("1.10", PARALLEL, {"ACCELERATE_MIXED_PRECISION": "no", "ACCELERATE_USE_PARALLELISM_CONFIG": "true", "OMP_NUM_THREADS": "1",
-                        "PARALLELISM_CONFIG_CP_COMM_STRATEGY": "allgather", "PARALLELISM_CONFIG_CP_SIZE": "2",
-                        "PARALLELISM_CONFIG_DP_REPLICATE_SIZE": "1", "PARALLELISM_CONFIG_DP_SHARD_SIZE": "2", "PARALLELISM_CONFIG_TP_SIZE": "1"}),
-    # the always-exported Megatron-LM settings go out even when null (as the string None)
-    ("1.15", MEGATRON, {"ACCELERATE_MIXED_PRECISION": "no", "ACCELERATE_USE_MEGATRON_LM": "true", "OMP_NUM_THREADS": "1",
-                        "MEGATRON_LM_GRADIENT_CLIPPING": "None", "MEGATRON_LM_PP_DEGREE": "1", "MEGATRON_LM_TP_DEGREE": "2",
-                        **NO_MEGATRON_FLAGS}),
-])
+@pytest.mark.parametrize(
+    "version,text,env",
+    [
+        # 1.10 has no sequence parallelism and no cp_backend: only the keys it knows are exported
+        (
+            "1.10",
+            PARALLEL,
+            {
+                "ACCELERATE_MIXED_PRECISION": "no",
+                "ACCELERATE_USE_PARALLELISM_CONFIG": "true",
+                "OMP_NUM_THREADS": "1",
+                "PARALLELISM_CONFIG_CP_COMM_STRATEGY": "allgather",
+                "PARALLELISM_CONFIG_CP_SIZE": "2",
+                "PARALLELISM_CONFIG_DP_REPLICATE_SIZE": "1",
+                "PARALLELISM_CONFIG_DP_SHARD_SIZE": "2",
+                "PARALLELISM_CONFIG_TP_SIZE": "1",
+            },
+        ),
+        # the always-exported Megatron-LM settings go out even when null (as the string None)
+        (
+            "1.15",
+            MEGATRON,
+            {
+                "ACCELERATE_MIXED_PRECISION": "no",
+                "ACCELERATE_USE_MEGATRON_LM": "true",
+                "OMP_NUM_THREADS": "1",
+                "MEGATRON_LM_GRADIENT_CLIPPING": "None",
+                "MEGATRON_LM_PP_DEGREE": "1",
+                "MEGATRON_LM_TP_DEGREE": "2",
+                **NO_MEGATRON_FLAGS,
+            },
+        ),
+    ],
+)
 def test_plugin_sections_by_release(version: str, text: str, env: dict) -> None:
     r = launch_env(formats.read(text, "yaml", "x.yaml", version), version=version)
     assert {k: v for k, v in r.env.items() if "DYNAMO" not in k} == env

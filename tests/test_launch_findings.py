@@ -39,15 +39,24 @@ CORPUS_RELEASES = ("0.33", "1.15")
 
 # overrides that are not command-line flags (the API's cli_overrides): (title, config, overrides, release)
 OVERRIDES = [
-    ("overrides without a flag, or newer than the release", "distributed_type: MULTI_GPU\nnum_processes: 2\nmixed_precision: fp8\n",
-     "tpu_name: x\nfp8_config:\n  amax_history_length: 16\n  backend: TE\n", "0.30"),
+    (
+        "overrides without a flag, or newer than the release",
+        "distributed_type: MULTI_GPU\nnum_processes: 2\nmixed_precision: fp8\n",
+        "tpu_name: x\nfp8_config:\n  amax_history_length: 16\n  backend: TE\n",
+        "0.30",
+    ),
 ]
 
 
 # command lines beside a file: (title, config, flags, release)
 FLAGS = [
-    ("--same_network on two machines", "distributed_type: MULTI_GPU\nnum_processes: 16\nnum_machines: 2\nmachine_rank: 1\n"
-     "main_process_ip: 10.0.0.1\nmain_process_port: 29400\n", ["--same_network"], "1.15"),
+    (
+        "--same_network on two machines",
+        "distributed_type: MULTI_GPU\nnum_processes: 16\nnum_machines: 2\nmachine_rank: 1\n"
+        "main_process_ip: 10.0.0.1\nmain_process_port: 29400\n",
+        ["--same_network"],
+        "1.15",
+    ),
 ]
 
 

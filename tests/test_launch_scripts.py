@@ -46,22 +46,33 @@ def test_read_script_finds_every_launch_with_its_line_and_column() -> None:
 
 def test_read_script_reports_every_bad_flag_at_its_line_and_column() -> None:
     _, second = C.read_script(SCRIPT, "job.sh")
-    assert _where(second.findings) == [("cli.invalid-choice", "error", 15, 5), ("cli.bad-value", "error", 15, 28),
-                                       ("cli.bad-value", "error", 15, 47), ("env.never-read", "warning", 3, 8),
-                                       ("invalid-value", "error", 14, 55)]
+    assert _where(second.findings) == [
+        ("cli.invalid-choice", "error", 15, 5),
+        ("cli.bad-value", "error", 15, 28),
+        ("cli.bad-value", "error", 15, 47),
+        ("env.never-read", "warning", 3, 8),
+        ("invalid-value", "error", 14, 55),
+    ]
     messages = [f.message for f in second.findings]
     assert messages[0] == "--mixed_precision: invalid choice: 'bf17' (accelerate 1.15 accepts no, fp16, bf16, fp8)"
     assert messages[1] == "--num_machines: invalid literal for int() with base 10: 'two'"
     assert messages[2] == "--cpu takes no value"
-    assert messages[4].startswith("--fsdp_sharding_strategy: `fsdp_sharding_strategy: HALF_SHARD` is not one of FULL_SHARD")
+    assert messages[4].startswith(
+        "--fsdp_sharding_strategy: `fsdp_sharding_strategy: HALF_SHARD` is not one of FULL_SHARD"
+    )
 
 
 def test_read_script_unknown_flag_gets_the_flag_meant() -> None:
     first, _ = C.read_script(SCRIPT, "job.sh")
     unknown = [f for f in first.findings if f.rule == "cli.unknown-flag"]
     assert [(f.line, f.column, f.message) for f in unknown] == [
-        (10, 5, "unknown accelerate launch flag --mixed_precision_type (accelerate refuses the command line); "
-                "did you mean --mixed_precision?")]
+        (
+            10,
+            5,
+            "unknown accelerate launch flag --mixed_precision_type (accelerate refuses the command line); "
+            "did you mean --mixed_precision?",
+        )
+    ]
     # a misspelling YAML keys know gets the same answer as a flag
     (launch,) = C.read_script("accelerate launch --fsdp_cpu_offload true train.py\n")
     assert launch.findings[0].message.endswith("did you mean --fsdp_offload_params?")
@@ -97,12 +108,20 @@ def test_read_script_an_unknown_word_where_the_script_may_stand_ends_the_flags()
 
 def test_read_script_environment_of_a_launch_is_its_exports_and_its_prefix_assignments() -> None:
     first, second = C.read_script(SCRIPT, "job.sh")
-    assert first.env == {"ACCELERATE_NUM_PROCESSES": ("4", 3, 8), "WANDB_PROJECT": ("x", 4, 8),
-                         "CUDA_VISIBLE_DEVICES": ("0,1,2,3", 8, 1)}
+    assert first.env == {
+        "ACCELERATE_NUM_PROCESSES": ("4", 3, 8),
+        "WANDB_PROJECT": ("x", 4, 8),
+        "CUDA_VISIBLE_DEVICES": ("0,1,2,3", 8, 1),
+    }
     assert "CUDA_VISIBLE_DEVICES" not in second.env  # a prefix assignment is for its own command only
     never = [f for f in first.findings if f.rule == "env.never-read"]
     assert [(f.line, f.column, f.message) for f in never] == [
-        (3, 8, "ACCELERATE_NUM_PROCESSES is read by nothing; use torchrun --nproc_per_node / accelerate launch --num_processes")]
+        (
+            3,
+            8,
+            "ACCELERATE_NUM_PROCESSES is read by nothing; use torchrun --nproc_per_node / accelerate launch --num_processes",
+        )
+    ]
 
 
 def test_read_script_config_file_is_named_not_read() -> None:
@@ -118,7 +137,9 @@ def test_read_script_of_a_script_without_accelerate_launch_is_empty() -> None:
 def test_read_one_line_command_keeps_working_and_names_the_first_of_several() -> None:
     cfg = C.read("accelerate launch --num_processes 2 --multi_gpu a.py\naccelerate launch --cpu b.py\n")
     assert cfg.get("num_processes") == 2
-    assert [n.message for n in cfg.notes if n.rule == "cli.several-launches"] == ["2 accelerate launch commands: read the first (line 1)"]
+    assert [n.message for n in cfg.notes if n.rule == "cli.several-launches"] == [
+        "2 accelerate launch commands: read the first (line 1)"
+    ]
 
 
 def test_read_one_line_raises_at_the_first_refusal_with_its_position() -> None:
@@ -127,12 +148,15 @@ def test_read_one_line_raises_at_the_first_refusal_with_its_position() -> None:
     assert (err.value.line, err.value.column) == (2, 3)
 
 
-@pytest.mark.parametrize(("text", "words"), [
-    ("a 'b c' \"d $X e\" f\\ g", ["a", "b c", "d ${X} e", "f g"]),
-    ("a \\\n  b # c d\n", ["a", "b"]),
-    ("a > log.txt 2>&1 b", ["a", "b"]),
-    ("a $(x y) `z w` ${Y:-1} $1", ["a", "$(x y)", "`z w`", "${Y:-1}", "$1"]),
-])
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("a 'b c' \"d $X e\" f\\ g", ["a", "b c", "d ${X} e", "f g"]),
+        ("a \\\n  b # c d\n", ["a", "b"]),
+        ("a > log.txt 2>&1 b", ["a", "b"]),
+        ("a $(x y) `z w` ${Y:-1} $1", ["a", "$(x y)", "`z w`", "${Y:-1}", "$1"]),
+    ],
+)
 def test_shell_words_as_the_shell_splits_them(text: str, words: list[str]) -> None:
     (cmd,) = shell.commands(text)
     assert [w.raw for w in cmd] == words
@@ -143,10 +167,15 @@ def test_shell_commands_are_split_at_separators() -> None:
     assert [[w.raw for w in c] for c in cmds] == [["a"], ["b"], ["c"], ["d"], ["e"], ["f"], ["g"]]
 
 
-@pytest.mark.parametrize(("text", "message", "column"), [
-    ("a 'b", "unterminated single quote", 3), ('a "b', "unterminated double quote", 3),
-    ("a $(b", "unterminated $(", 3), ("a `b", "unterminated backquote", 3),
-])
+@pytest.mark.parametrize(
+    ("text", "message", "column"),
+    [
+        ("a 'b", "unterminated single quote", 3),
+        ('a "b', "unterminated double quote", 3),
+        ("a $(b", "unterminated $(", 3),
+        ("a `b", "unterminated backquote", 3),
+    ],
+)
 def test_shell_unterminated_quotes_are_input_errors_at_their_position(text: str, message: str, column: int) -> None:
     with pytest.raises(InputError) as err:
         shell.commands(text, "s.sh")
@@ -162,12 +191,17 @@ def test_corpus_scripts_read_without_a_traceback_or_a_false_error(path: Path) ->
 
 # -- explain of a launch script ---------------------------------------------------------------------
 
-def test_explain_of_a_script_reports_every_bad_flag_and_exits_2(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+
+def test_explain_of_a_script_reports_every_bad_flag_and_exits_2(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     from accelconf.cli import main
 
     script = tmp_path / "job.sh"
-    script.write_text("accelerate launch --use_fsdp --num_processes 2 --mixed_precision_type bf16 \\\n"
-                      "   --fsdp_sharding_strategy HALF_SHARD --mixed_precision bf17 train.py --lr 1\n")
+    script.write_text(
+        "accelerate launch --use_fsdp --num_processes 2 --mixed_precision_type bf16 \\\n"
+        "   --fsdp_sharding_strategy HALF_SHARD --mixed_precision bf17 train.py --lr 1\n"
+    )
     assert main(["explain", str(script)]) == 2
     err = capsys.readouterr().err.splitlines()
     assert [line.split(": ")[0] for line in err[:3]] == [f"{script}:1:48", f"{script}:2:4", f"{script}:2:40"]
@@ -186,14 +220,18 @@ def test_explain_of_launch_args_reports_every_bad_flag(capsys: pytest.CaptureFix
     assert "--launch-args:1:11: error: --num_processes: invalid literal for int()" in err
 
 
-def test_explain_of_a_script_explains_each_launch_with_its_environment(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_explain_of_a_script_explains_each_launch_with_its_environment(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     import json
 
     from accelconf.cli import main
 
     script = tmp_path / "job.sh"
-    script.write_text("export ACCELERATE_MIXED_PRECISION=fp16\nN=2\naccelerate launch --multi_gpu --num_processes $N a.py\n"
-                      "accelerate launch --cpu --mixed_precision bf16 b.py\n")
+    script.write_text(
+        "export ACCELERATE_MIXED_PRECISION=fp16\nN=2\naccelerate launch --multi_gpu --num_processes $N a.py\n"
+        "accelerate launch --cpu --mixed_precision bf16 b.py\n"
+    )
     assert main(["explain", str(script), "--format", "json"]) == 0
     out = json.loads(capsys.readouterr().out)
     from tests.test_output_contract import _check
@@ -209,16 +247,19 @@ def test_explain_of_a_script_explains_each_launch_with_its_environment(capsys: p
     assert next(r for r in second["settings"] if r["setting"] == "mixed_precision")["value"] == "bf16"
 
 
-def test_explain_of_a_script_reads_the_config_file_its_launch_names(capsys: pytest.CaptureFixture[str], tmp_path: Path,
-                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_explain_of_a_script_reads_the_config_file_its_launch_names(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import json
 
     from accelconf.cli import main
 
     (tmp_path / "fsdp.yaml").write_text("distributed_type: FSDP\nnum_processes: 4\nmixed_precision: bf16\n")
     script = tmp_path / "run.sh"
-    script.write_text("accelerate launch --config_file fsdp.yaml --num_processes 2 train.py\n"
-                      "accelerate launch --config_file nope.yaml train.py\n")
+    script.write_text(
+        "accelerate launch --config_file fsdp.yaml --num_processes 2 train.py\n"
+        "accelerate launch --config_file nope.yaml train.py\n"
+    )
     monkeypatch.chdir(tmp_path)
     assert main(["explain", "run.sh", "--format", "json"]) == 0
     cap = capsys.readouterr()
@@ -230,8 +271,16 @@ def test_explain_of_a_script_reads_the_config_file_its_launch_names(capsys: pyte
     assert "run.sh:2:1: info: --config_file 'nope.yaml' not found from here or beside the script" in cap.err
 
 
-@pytest.mark.parametrize("command", ["~/.local/bin/accelerate launch", "uv run accelerate launch", "accelerate-launch",
-                                     "/usr/bin/python3.11 -m accelerate.commands.launch", "env A=1 accelerate launch"])
+@pytest.mark.parametrize(
+    "command",
+    [
+        "~/.local/bin/accelerate launch",
+        "uv run accelerate launch",
+        "accelerate-launch",
+        "/usr/bin/python3.11 -m accelerate.commands.launch",
+        "env A=1 accelerate launch",
+    ],
+)
 def test_read_script_finds_every_spelling_of_the_launch_command(command: str) -> None:
     (launch,) = C.read_script(f"echo start\n{command} --num_processes 3 train.py\n")
     assert launch.config.get("num_processes") == 3 and launch.line == 2
@@ -242,6 +291,11 @@ def test_validate_of_a_launch_script_reports_every_bad_flag_of_every_launch_at_i
 
     got = api.validate_source(SCRIPT, "job.sh")
     errors = [(f.rule, f.line, f.column) for f in got if f.severity == "error"]
-    assert errors == [("cli.unknown-flag", 10, 5), ("invalid-value", 14, 55), ("cli.invalid-choice", 15, 5),
-                      ("cli.bad-value", 15, 28), ("cli.bad-value", 15, 47)]
+    assert errors == [
+        ("cli.unknown-flag", 10, 5),
+        ("invalid-value", 14, 55),
+        ("cli.invalid-choice", 15, 5),
+        ("cli.bad-value", 15, 28),
+        ("cli.bad-value", 15, 47),
+    ]
     assert ("cli.not-read", 11, 23) in {(f.rule, f.line, f.column) for f in got}

@@ -46,8 +46,12 @@ def _imports() -> list[tuple[str, str, int, str]]:
                 if isinstance(node, ast.Import):
                     names = [a.name for a in node.names]
                 elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                    names = [f"{node.module}.{a.name}" for a in node.names] if node.module == "accelconf" or any(
-                        f"{node.module}.{a.name}".removeprefix("accelconf.") in MODULE_UNITS for a in node.names) else [node.module]
+                    names = (
+                        [f"{node.module}.{a.name}" for a in node.names]
+                        if node.module == "accelconf"
+                        or any(f"{node.module}.{a.name}".removeprefix("accelconf.") in MODULE_UNITS for a in node.names)
+                        else [node.module]
+                    )
                 for name in names:
                     if name.split(".")[0] in ("accelconf", "accelconf_lsp") and src is not None:
                         out.append((src, str(path.relative_to(ROOT)), node.lineno, name))
@@ -59,8 +63,11 @@ def test_every_import_goes_to_its_own_layer_or_below() -> None:
     units = {u for u, *_ in _imports()} | {u for *_, n in _imports() if (u := _unit(n)) is not None}
     unknown = sorted(units - set(layer))
     assert not unknown, f"units missing from CONTRIBUTING.md's layer order: {unknown}"
-    upward = [f"{path}:{line}: {name}" for src, path, line, name in _imports()
-              if (dst := _unit(name)) is not None and layer[dst] > layer[src]]
+    upward = [
+        f"{path}:{line}: {name}"
+        for src, path, line, name in _imports()
+        if (dst := _unit(name)) is not None and layer[dst] > layer[src]
+    ]
     assert not upward, "imports against the layer order:\n" + "\n".join(upward)
 
 
@@ -73,7 +80,12 @@ def test_deepspeed_and_formats_env_import_nothing_that_imports_them_back() -> No
     by_path: dict[str, set[str]] = {}
     for _, path, _, name in _imports():
         by_path.setdefault(path, set()).add(name)
-    assert not any(n.startswith("accelconf.accelerate") for p, names in by_path.items() if p.startswith("accelconf/deepspeed/") for n in names)
+    assert not any(
+        n.startswith("accelconf.accelerate")
+        for p, names in by_path.items()
+        if p.startswith("accelconf/deepspeed/")
+        for n in names
+    )
     assert "accelconf.deepspeed.validate" not in by_path.get("accelconf/deepspeed/rules.py", set())
     assert "accelconf.formats.kwargs" not in by_path.get("accelconf/formats/env.py", set())
     assert not any(n.startswith("accelconf.commands") for n in by_path.get("lsp/accelconf_lsp/__main__.py", set()))

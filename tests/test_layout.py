@@ -29,10 +29,15 @@ def _sources() -> list[Path]:
 
 
 def test_no_function_is_longer_than_the_limit():
-    found = [(where, n) for path in _sources()
-             for where, n in long_functions(path.read_text(encoding="utf-8"), path.relative_to(ROOT).as_posix())]
+    found = [
+        (where, n)
+        for path in _sources()
+        for where, n in long_functions(path.read_text(encoding="utf-8"), path.relative_to(ROOT).as_posix())
+    ]
     too_long = [f"{where} ({n} lines)" for where, n in found if where not in ALLOWED]
-    assert not too_long, f"functions over {MAX_LINES} lines (split them, or allow one in ALLOWED with the reason): {too_long}"
+    assert not too_long, (
+        f"functions over {MAX_LINES} lines (split them, or allow one in ALLOWED with the reason): {too_long}"
+    )
     stale = set(ALLOWED) - {where for where, _ in found}
     assert not stale, f"ALLOWED names functions that are no longer too long: {sorted(stale)}"
 

@@ -50,7 +50,9 @@ def test_a_4bit_base_is_about_a_quarter_of_bf16_and_8bit_about_half():
     bf16 = lora.split(L8B, lora.Adapter(8), 2)
     q4, q8 = (lora.split(L8B, lora.Adapter(8, quant=q), 2) for q in ("4bit", "8bit"))
     linear = q4.quantized
-    assert linear == q8.quantized and linear == L8B.params - 2 * 128256 * 4096 - 65 * 4096  # not embeddings, head, norms
+    assert (
+        linear == q8.quantized and linear == L8B.params - 2 * 128256 * 4096 - 65 * 4096
+    )  # not embeddings, head, norms
     assert q4.base_bytes - 2 * (L8B.params - linear) == pytest.approx(linear * (0.5 + 1 / 64), rel=0.01)
     assert q8.base_bytes < 0.6 * bf16.base_bytes
 
@@ -60,8 +62,10 @@ def test_targets_that_match_nothing_are_a_usage_error_naming_the_projections():
         lora.split(L8B, lora.Adapter(8, ("query",)), 2)
 
 
-@pytest.mark.parametrize("argv", [["--quant", "4bit"], ["--lora-targets", "q_proj"], ["--lora-rank", "0"],
-                                  ["--lora-rank", "8", "--params", "8B"]])
+@pytest.mark.parametrize(
+    "argv",
+    [["--quant", "4bit"], ["--lora-targets", "q_proj"], ["--lora-rank", "0"], ["--lora-rank", "8", "--params", "8B"]],
+)
 def test_flags_that_do_not_go_together_exit_2(argv, capsys):
     model = [] if "--params" in argv else ["--model", "Llama-3.1-8B"]
     assert main(["check", *model, *argv, EXAMPLE]) == 2
@@ -69,8 +73,22 @@ def test_flags_that_do_not_go_together_exit_2(argv, capsys):
 
 
 def test_check_reports_the_split_in_json(capsys):
-    main(["check", "--model", "Qwen2.5-7B", "--lora-rank", "8", "--lora-targets", "q_proj,v_proj", "--quant", "8bit",
-          "--format", "json", EXAMPLE])
+    main(
+        [
+            "check",
+            "--model",
+            "Qwen2.5-7B",
+            "--lora-rank",
+            "8",
+            "--lora-targets",
+            "q_proj,v_proj",
+            "--quant",
+            "8bit",
+            "--format",
+            "json",
+            EXAMPLE,
+        ]
+    )
     out = json.dumps(json.loads(capsys.readouterr().out))
     assert '"trainable_params": 2523136' in out and '"quant": "8bit"' in out
 
@@ -89,7 +107,11 @@ def test_the_fsdp_qlora_configs_of_the_corpus_offload_the_frozen_base(path):
     doc = load_file(str(path), "json" if path.suffix == ".json" else "yaml")
     s, _ = memory.strategy_of(doc.data, str(path))
     assert s.offload_params
-    e = memory.estimate(s, memory.layout_of(doc.data, None, None), modelsize.from_name("Llama-3.1-70B"),
-                        lora=lora.Adapter(16, quant="4bit"))
+    e = memory.estimate(
+        s,
+        memory.layout_of(doc.data, None, None),
+        modelsize.from_name("Llama-3.1-70B"),
+        lora=lora.Adapter(16, quant="4bit"),
+    )
     assert (e.params, e.grads, e.optimizer) == (0.0, 0.0, 0.0)
     assert e.host > e.lora.base_bytes  # the shards of every rank of the node, and the adapters' AdamW state

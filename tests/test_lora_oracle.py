@@ -19,21 +19,44 @@ from accelconf.errors import UsageError
 
 # peft warns that the rank and alpha it sets for fused gate_up_proj tensors matched no module where the
 # model has none to fuse (phi3's gate_up_proj is a plain linear layer): its count is unaffected
-pytestmark = [pytest.mark.oracle,
-              pytest.mark.filterwarnings("ignore:The following (rank|alpha)_pattern keys:RuntimeWarning")]
+pytestmark = [
+    pytest.mark.oracle,
+    pytest.mark.filterwarnings("ignore:The following (rank|alpha)_pattern keys:RuntimeWarning"),
+]
 torch = pytest.importorskip("torch", reason="torch is in the test extras")
 transformers = pytest.importorskip("transformers", reason="transformers builds the models")
 peft = pytest.importorskip("peft", reason="peft is in the test extras: it is the trainable-parameter oracle")
 
-SMALL = dict(hidden_size=256, intermediate_size=688, num_attention_heads=4, num_key_value_heads=2, vocab_size=1024,
-             num_hidden_layers=2, pad_token_id=0, bos_token_id=1, eos_token_id=2)
+SMALL = dict(
+    hidden_size=256,
+    intermediate_size=688,
+    num_attention_heads=4,
+    num_key_value_heads=2,
+    vocab_size=1024,
+    num_hidden_layers=2,
+    pad_token_id=0,
+    bos_token_id=1,
+    eos_token_id=2,
+)
 FAMILIES = {
-    "llama": {}, "mistral": {}, "qwen2": {}, "qwen3": {"head_dim": 64}, "gemma": {"head_dim": 64},
-    "gemma2": {"head_dim": 64}, "gemma3_text": {"head_dim": 64}, "phi3": {}, "phi": {"num_key_value_heads": 4},
-    "gpt_neox": {"num_key_value_heads": 4}, "falcon": {"num_key_value_heads": 4},
+    "llama": {},
+    "mistral": {},
+    "qwen2": {},
+    "qwen3": {"head_dim": 64},
+    "gemma": {"head_dim": 64},
+    "gemma2": {"head_dim": 64},
+    "gemma3_text": {"head_dim": 64},
+    "phi3": {},
+    "phi": {"num_key_value_heads": 4},
+    "gpt_neox": {"num_key_value_heads": 4},
+    "falcon": {"num_key_value_heads": 4},
     "gpt2": {"n_embd": 256, "n_head": 4, "n_layer": 2, "n_positions": 128},
-    "qwen2_moe": {"num_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 128,
-                  "shared_expert_intermediate_size": 256},
+    "qwen2_moe": {
+        "num_experts": 4,
+        "num_experts_per_tok": 2,
+        "moe_intermediate_size": 128,
+        "shared_expert_intermediate_size": 256,
+    },
     "qwen3_moe": {"num_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 128, "head_dim": 64},
     "mixtral": {"num_local_experts": 4, "num_experts_per_tok": 2},
 }
@@ -88,8 +111,10 @@ def _bnb():
     from tests.oracle.bitsandbytes_release import CACHE
 
     if not CACHE.installed("0.50") and os.environ.get("CI", "").lower() not in ("1", "true", "yes"):
-        pytest.skip(f"bitsandbytes is not in {CACHE.cache_root()}: run python tests/oracle/bitsandbytes_release.py "
-                    "(CI=true installs it); the formula's source is cited in accelconf/environment/lora.py")
+        pytest.skip(
+            f"bitsandbytes is not in {CACHE.cache_root()}: run python tests/oracle/bitsandbytes_release.py "
+            "(CI=true installs it); the formula's source is cited in accelconf/environment/lora.py"
+        )
     path = str(CACHE.ensure("0.50"))
     if path not in sys.path:
         sys.path.insert(0, path)
@@ -110,8 +135,9 @@ def _storage_bytes(*tensors) -> int:
 def test_nf4_bytes_equal_what_bitsandbytes_keeps(shape, double_quant):
     bnb = _bnb()
     w = torch.randn(shape, dtype=torch.bfloat16)
-    p = bnb.nn.Params4bit(w, requires_grad=False, quant_type="nf4", compress_statistics=double_quant,
-                          blocksize=lora.NF4_BLOCK)._quantize("cpu")
+    p = bnb.nn.Params4bit(
+        w, requires_grad=False, quant_type="nf4", compress_statistics=double_quant, blocksize=lora.NF4_BLOCK
+    )._quantize("cpu")
     qs = p.quant_state
     kept = [p.data, qs.absmax, qs.code]
     if double_quant:
@@ -127,6 +153,7 @@ def test_int8_bytes_equal_what_bitsandbytes_keeps():
 
 
 # -- activations under LoRA: what autograd keeps with a frozen base and peft's adapters -------------
+
 
 def _lora_cases():
     both = (None, ("q_proj", "v_proj"))
@@ -147,7 +174,8 @@ def test_saved_activations_under_lora_match_pytorch_within_5_percent(family, e, 
     """A frozen model with peft's adapters, in fp32 or in bf16 under CPU autocast (as accelerate's
     ``mixed_precision: bf16`` runs it, the adapters fp32): the peak of what autograd keeps."""
     from accelconf.environment import activations
-    from tests.test_activations_oracle import _config as small_config, _kernel, measure
+    from tests.test_activations_oracle import _config as small_config
+    from tests.test_activations_oracle import _kernel, measure
 
     attn = "eager" if family == "gemma2" else "sdpa"
     torch.manual_seed(0)

@@ -42,10 +42,14 @@ def _cmd() -> list[str]:
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=_cmd()), params=CLIENTS, scope="module")
 async def client(request: pytest.FixtureRequest, lsp_client: LanguageClient, tmp_path_factory: pytest.TempPathFactory):
     root = tmp_path_factory.mktemp("ws")
-    init = await lsp_client.initialize_session(types.InitializeParams(
-        capabilities=client_capabilities(request.param), root_uri=root.as_uri(),
-        workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="ws")],
-        initialization_options={"accelerateVersion": "1.15"}))
+    init = await lsp_client.initialize_session(
+        types.InitializeParams(
+            capabilities=client_capabilities(request.param),
+            root_uri=root.as_uri(),
+            workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="ws")],
+            initialization_options={"accelerateVersion": "1.15"},
+        )
+    )
     lsp_client.root = root  # type: ignore[attr-defined]
     lsp_client.encoding = init.capabilities.position_encoding or "utf-16"  # type: ignore[attr-defined]
     yield
@@ -61,8 +65,13 @@ async def _open(client: LanguageClient, name: str, text: str) -> str:
     folder = client.root / f"d{_opened[0]}"  # type: ignore[attr-defined]
     folder.mkdir()
     uri = (folder / name).as_uri()
-    client.text_document_did_open(types.DidOpenTextDocumentParams(
-        types.TextDocumentItem(uri=uri, language_id="yaml" if name.endswith(("yaml", "yml")) else "json", version=1, text=text)))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            types.TextDocumentItem(
+                uri=uri, language_id="yaml" if name.endswith(("yaml", "yml")) else "json", version=1, text=text
+            )
+        )
+    )
     await asyncio.wait_for(client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), 10)
     return uri
 
@@ -87,10 +96,17 @@ async def test_latest_version_only_after_a_burst(client: LanguageClient) -> None
     uri = await _open(client, "train.yaml", CONFIG)
     text = CONFIG
     for version in range(2, 7):
-        text = text.replace("mixed_precision: no", "mixed_precision: 'no'") if version == 6 else text + f"# edit {version}\n"
-        client.text_document_did_change(types.DidChangeTextDocumentParams(
-            types.VersionedTextDocumentIdentifier(uri=uri, version=version),
-            [types.TextDocumentContentChangeWholeDocument(text=text)]))
+        text = (
+            text.replace("mixed_precision: no", "mixed_precision: 'no'")
+            if version == 6
+            else text + f"# edit {version}\n"
+        )
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                [types.TextDocumentContentChangeWholeDocument(text=text)],
+            )
+        )
     while True:
         await asyncio.wait_for(client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), 10)
         if all(d.code != "yaml-bool-value" for d in client.diagnostics[uri]):
@@ -101,8 +117,9 @@ async def test_latest_version_only_after_a_burst(client: LanguageClient) -> None
 async def test_completion_in_fsdp_config(client: LanguageClient) -> None:
     text = CONFIG + "  \n"
     uri = await _open(client, "train.yaml", text)
-    result = await client.text_document_completion_async(types.CompletionParams(
-        types.TextDocumentIdentifier(uri), types.Position(8, 2)))
+    result = await client.text_document_completion_async(
+        types.CompletionParams(types.TextDocumentIdentifier(uri), types.Position(8, 2))
+    )
     assert isinstance(result, types.CompletionList)
     items = {i.label: i for i in result.items}
     assert "fsdp_offload_params" in items
@@ -117,9 +134,13 @@ async def test_completion_in_fsdp_config(client: LanguageClient) -> None:
 async def test_enum_completion_quotes_no(client: LanguageClient) -> None:
     text = CONFIG.replace("mixed_precision: no", "mixed_precision: ")
     uri = await _open(client, "train.yaml", text)
-    result = await client.text_document_completion_async(types.CompletionParams(
-        types.TextDocumentIdentifier(uri), types.Position(3, 17),
-        types.CompletionContext(types.CompletionTriggerKind.TriggerCharacter, " ")))
+    result = await client.text_document_completion_async(
+        types.CompletionParams(
+            types.TextDocumentIdentifier(uri),
+            types.Position(3, 17),
+            types.CompletionContext(types.CompletionTriggerKind.TriggerCharacter, " "),
+        )
+    )
     assert isinstance(result, types.CompletionList)
     new_texts = [i.text_edit.new_text for i in result.items if isinstance(i.text_edit, types.TextEdit)]
     assert new_texts[:4] == ["'no'", "fp16", "bf16", "fp8"]
@@ -128,8 +149,9 @@ async def test_enum_completion_quotes_no(client: LanguageClient) -> None:
 async def test_snippet_for_new_fsdp_block(client: LanguageClient) -> None:
     text = "distributed_type: FSDP\nfs"
     uri = await _open(client, "default_config.yaml", text)
-    result = await client.text_document_completion_async(types.CompletionParams(
-        types.TextDocumentIdentifier(uri), types.Position(1, 2)))
+    result = await client.text_document_completion_async(
+        types.CompletionParams(types.TextDocumentIdentifier(uri), types.Position(1, 2))
+    )
     assert isinstance(result, types.CompletionList)
     snippet = next(i for i in result.items if i.label == "fsdp_config block")
     assert snippet.text_edit is not None and "fsdp_version" in snippet.text_edit.new_text
@@ -138,8 +160,9 @@ async def test_snippet_for_new_fsdp_block(client: LanguageClient) -> None:
 async def test_hover_shows_env_and_flag(client: LanguageClient) -> None:
     text = CONFIG.replace("fsdp_cpu_offload", "fsdp_offload_params")
     uri = await _open(client, "train.yaml", text)
-    hover = await client.text_document_hover_async(types.HoverParams(
-        types.TextDocumentIdentifier(uri), _pos(text, "fsdp_offload_params", 5)))
+    hover = await client.text_document_hover_async(
+        types.HoverParams(types.TextDocumentIdentifier(uri), _pos(text, "fsdp_offload_params", 5))
+    )
     assert hover is not None and isinstance(hover.contents, types.MarkupContent)
     md = hover.contents.value
     assert "`FSDP_OFFLOAD_PARAMS`" in md and "`--fsdp_offload_params`" in md
@@ -150,8 +173,11 @@ async def test_hover_shows_env_and_flag(client: LanguageClient) -> None:
 async def test_code_action_fixes_unknown_key(client: LanguageClient) -> None:
     uri = await _open(client, "train.yaml", CONFIG)
     diag = next(d for d in client.diagnostics[uri] if d.code == "unknown-nested-key")
-    actions = await client.text_document_code_action_async(types.CodeActionParams(
-        types.TextDocumentIdentifier(uri), diag.range, types.CodeActionContext(diagnostics=[diag])))
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            types.TextDocumentIdentifier(uri), diag.range, types.CodeActionContext(diagnostics=[diag])
+        )
+    )
     assert actions
     fix = next(a for a in actions if isinstance(a, types.CodeAction) and a.kind == types.CodeActionKind.QuickFix)
     assert "fsdp_offload_params" in fix.title
@@ -162,9 +188,13 @@ async def test_code_action_fixes_unknown_key(client: LanguageClient) -> None:
 
 async def test_migrate_to_fsdp2_action(client: LanguageClient) -> None:
     uri = await _open(client, "train.yaml", CONFIG)
-    actions = await client.text_document_code_action_async(types.CodeActionParams(
-        types.TextDocumentIdentifier(uri), types.Range(types.Position(0, 0), types.Position(0, 0)),
-        types.CodeActionContext(diagnostics=[])))
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            types.TextDocumentIdentifier(uri),
+            types.Range(types.Position(0, 0), types.Position(0, 0)),
+            types.CodeActionContext(diagnostics=[]),
+        )
+    )
     titles = [a.title for a in actions or []]
     assert "Migrate to FSDP2" in titles
 
@@ -172,8 +202,11 @@ async def test_migrate_to_fsdp2_action(client: LanguageClient) -> None:
 async def test_formatting_keeps_comments(client: LanguageClient) -> None:
     text = CONFIG.replace("distributed_type: FSDP", "distributed_type: fsdp")
     uri = await _open(client, "train.yaml", text)
-    edits = await client.text_document_formatting_async(types.DocumentFormattingParams(
-        types.TextDocumentIdentifier(uri), types.FormattingOptions(tab_size=2, insert_spaces=True)))
+    edits = await client.text_document_formatting_async(
+        types.DocumentFormattingParams(
+            types.TextDocumentIdentifier(uri), types.FormattingOptions(tab_size=2, insert_spaces=True)
+        )
+    )
     assert edits and len(edits) == 1
     new = edits[0].new_text
     assert "# training config" in new and "# offload to the CPU" in new
@@ -182,7 +215,9 @@ async def test_formatting_keeps_comments(client: LanguageClient) -> None:
 
 async def test_document_symbols(client: LanguageClient) -> None:
     uri = await _open(client, "train.yaml", CONFIG)
-    syms = await client.text_document_document_symbol_async(types.DocumentSymbolParams(types.TextDocumentIdentifier(uri)))
+    syms = await client.text_document_document_symbol_async(
+        types.DocumentSymbolParams(types.TextDocumentIdentifier(uri))
+    )
     assert syms is not None
     names = [s.name for s in syms]
     assert names[:3] == ["compute_environment", "distributed_type", "mixed_precision"]
@@ -201,9 +236,16 @@ async def test_other_yaml_gets_nothing(client: LanguageClient) -> None:
     folder = client.root / f"d{_opened[0]}"  # type: ignore[attr-defined]
     folder.mkdir()
     other = (folder / "compose.yaml").as_uri()
-    client.text_document_did_open(types.DidOpenTextDocumentParams(
-        types.TextDocumentItem(uri=other, language_id="yaml", version=1, text="services:\n  web:\n    image: nginx\n")))
-    hover = await client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(other), types.Position(0, 2)))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            types.TextDocumentItem(
+                uri=other, language_id="yaml", version=1, text="services:\n  web:\n    image: nginx\n"
+            )
+        )
+    )
+    hover = await client.text_document_hover_async(
+        types.HoverParams(types.TextDocumentIdentifier(other), types.Position(0, 2))
+    )
     assert hover is None
     ours = await _open(client, "default_config.yaml", CONFIG)  # handled after the other document
     assert ours in client.diagnostics and other not in client.diagnostics
@@ -213,16 +255,28 @@ async def test_deepspeed_json(client: LanguageClient) -> None:
     text = '{\n  "train_batch_size": 16,\n  "zero_optimization": {"stage": 3, "overlap_com": true}\n}\n'
     uri = await _open(client, "ds_config.json", text)
     assert any("overlap_com" in d.message for d in client.diagnostics[uri])
-    hover = await client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(uri), _pos(text, '"stage"', 2)))
+    hover = await client.text_document_hover_async(
+        types.HoverParams(types.TextDocumentIdentifier(uri), _pos(text, '"stage"', 2))
+    )
     assert hover is not None and "ZeRO stage" in hover.contents.value  # type: ignore[union-attr]
 
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=_cmd()), params=CLIENTS, scope="module")
-async def bad_client(request: pytest.FixtureRequest, lsp_client: LanguageClient, tmp_path_factory: pytest.TempPathFactory):
+async def bad_client(
+    request: pytest.FixtureRequest, lsp_client: LanguageClient, tmp_path_factory: pytest.TempPathFactory
+):
     root = tmp_path_factory.mktemp("ws")
-    await lsp_client.initialize_session(types.InitializeParams(
-        capabilities=client_capabilities(request.param), root_uri=root.as_uri(),
-        initialization_options={"accelerateVersion": 1.15, "disabledRules": "unknown-key", "target": str(root / "missing.yaml")}))
+    await lsp_client.initialize_session(
+        types.InitializeParams(
+            capabilities=client_capabilities(request.param),
+            root_uri=root.as_uri(),
+            initialization_options={
+                "accelerateVersion": 1.15,
+                "disabledRules": "unknown-key",
+                "target": str(root / "missing.yaml"),
+            },
+        )
+    )
     lsp_client.root = root  # type: ignore[attr-defined]
     yield
     await lsp_client.shutdown_session()
@@ -238,15 +292,21 @@ async def test_invalid_settings_fall_back_with_a_message(bad_client: LanguageCli
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=_cmd()), scope="module")
 async def typo_client(lsp_client: LanguageClient, tmp_path_factory: pytest.TempPathFactory):
     root = tmp_path_factory.mktemp("ws")
-    await lsp_client.initialize_session(types.InitializeParams(
-        capabilities=client_capabilities("visual-studio-code"), root_uri=root.as_uri(),
-        initialization_options={"disabledRules": ["yaml-bool-vaule", "unknown-nested-key"]}))
+    await lsp_client.initialize_session(
+        types.InitializeParams(
+            capabilities=client_capabilities("visual-studio-code"),
+            root_uri=root.as_uri(),
+            initialization_options={"disabledRules": ["yaml-bool-vaule", "unknown-nested-key"]},
+        )
+    )
     lsp_client.root = root  # type: ignore[attr-defined]
     yield
     await lsp_client.shutdown_session()
 
 
-async def test_an_unknown_disabled_rule_is_shown_with_the_nearest_id_and_the_server_keeps_working(typo_client: LanguageClient) -> None:
+async def test_an_unknown_disabled_rule_is_shown_with_the_nearest_id_and_the_server_keeps_working(
+    typo_client: LanguageClient,
+) -> None:
     uri = await _open(typo_client, "train.yaml", CONFIG)
     text = " ".join(m.message for m in typo_client.messages)
     assert "'yaml-bool-vaule' (did you mean 'yaml-bool-value'?)" in text
@@ -259,9 +319,12 @@ async def target_client(lsp_client: LanguageClient, tmp_path_factory: pytest.Tem
     root = tmp_path_factory.mktemp("ws")
     profile = root / "v100-node.yaml"
     profile.write_text('gpu: V100-32GB\ngpus_per_node: 4\nnum_machines: 1\ntorch_version: "2.6.0"\n')
-    lsp_client.set_configuration({"disabledRules": ["yaml-bool-value", "env-num-processes"], "target": str(profile)}, section="accelconf")
-    await lsp_client.initialize_session(types.InitializeParams(
-        capabilities=client_capabilities("visual-studio-code"), root_uri=root.as_uri()))
+    lsp_client.set_configuration(
+        {"disabledRules": ["yaml-bool-value", "env-num-processes"], "target": str(profile)}, section="accelconf"
+    )
+    await lsp_client.initialize_session(
+        types.InitializeParams(capabilities=client_capabilities("visual-studio-code"), root_uri=root.as_uri())
+    )
     lsp_client.root = root  # type: ignore[attr-defined]
     yield
     await lsp_client.shutdown_session()
@@ -285,7 +348,9 @@ async def test_workspace_configuration_disables_rules(target_client: LanguageCli
             break
         await asyncio.wait_for(target_client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), 10)
     assert [d.code for d in target_client.diagnostics[uri]] == ["unknown-nested-key"]
-    target_client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"accelconf": {"disabledRules": []}}))
+    target_client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"accelconf": {"disabledRules": []}})
+    )
     for _ in range(5):  # every open document is republished
         await asyncio.wait_for(target_client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), 10)
         if "yaml-bool-value" in {d.code for d in target_client.diagnostics[uri]}:
@@ -293,8 +358,11 @@ async def test_workspace_configuration_disables_rules(target_client: LanguageCli
     assert "yaml-bool-value" in {d.code for d in target_client.diagnostics[uri]}
     # Put the fixture's settings back (target included): the tests sharing this server run in any order.
     profile = target_client.root / "v100-node.yaml"  # type: ignore[attr-defined]
-    target_client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"accelconf": {
-        "disabledRules": ["yaml-bool-value", "env-num-processes"], "target": str(profile)}}))
+    target_client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(
+            settings={"accelconf": {"disabledRules": ["yaml-bool-value", "env-num-processes"], "target": str(profile)}}
+        )
+    )
     for _ in range(5):
         await asyncio.wait_for(target_client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), 10)
         if "yaml-bool-value" not in {d.code for d in target_client.diagnostics[uri]}:
@@ -316,8 +384,12 @@ async def _wait_version(client: LanguageClient, uri: str, version: int) -> list[
 
 
 def _change(client: LanguageClient, uri: str, version: int, text: str) -> None:
-    client.text_document_did_change(types.DidChangeTextDocumentParams(
-        types.VersionedTextDocumentIdentifier(uri=uri, version=version), [types.TextDocumentContentChangeWholeDocument(text=text)]))
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            [types.TextDocumentContentChangeWholeDocument(text=text)],
+        )
+    )
 
 
 async def test_non_config_files_get_nothing(client: LanguageClient) -> None:
@@ -329,14 +401,23 @@ async def test_non_config_files_get_nothing(client: LanguageClient) -> None:
         folder.mkdir()
         uri = (folder / path.name).as_uri()
         text = path.read_text(encoding="utf-8")
-        client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(
-            uri=uri, language_id="json" if path.suffix == ".json" else "yaml", version=1, text=text)))
+        client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                types.TextDocumentItem(
+                    uri=uri, language_id="json" if path.suffix == ".json" else "yaml", version=1, text=text
+                )
+            )
+        )
         doc = types.TextDocumentIdentifier(uri)
         # No completion noise, no hover, no actions, no formatting: the file is not ours.
         assert await client.text_document_completion_async(types.CompletionParams(doc, types.Position(1, 2))) is None
         assert await client.text_document_hover_async(types.HoverParams(doc, types.Position(1, 2))) is None
-        assert await client.text_document_formatting_async(types.DocumentFormattingParams(
-            doc, types.FormattingOptions(tab_size=2, insert_spaces=True))) is None
+        assert (
+            await client.text_document_formatting_async(
+                types.DocumentFormattingParams(doc, types.FormattingOptions(tab_size=2, insert_spaces=True))
+            )
+            is None
+        )
         uris.append(uri)
     ours = await _open(client, "train.yaml", (RECOGNIZE / "config" / "train.yaml").read_text(encoding="utf-8"))
     assert {d.code for d in client.diagnostics[ours]} >= {"yaml-bool-value", "unknown-nested-key"}
@@ -355,7 +436,9 @@ async def test_examples_are_checked_whatever_their_name(client: LanguageClient, 
 async def test_diagnostics_cleared_when_the_document_becomes_clean(client: LanguageClient) -> None:
     uri = await _open(client, "train.yaml", CONFIG)
     assert client.diagnostics[uri]
-    clean = CONFIG.replace("mixed_precision: no", "mixed_precision: 'no'").replace("fsdp_cpu_offload", "fsdp_offload_params")
+    clean = CONFIG.replace("mixed_precision: no", "mixed_precision: 'no'").replace(
+        "fsdp_cpu_offload", "fsdp_offload_params"
+    )
     _change(client, uri, 2, clean)
     assert await _wait_version(client, uri, 2) == []
     assert list(client.diagnostics[uri]) == []
@@ -368,7 +451,9 @@ async def test_diagnostics_cleared_when_the_modeline_disables(client: LanguageCl
     assert client.diagnostics[uri]
     _change(client, uri, 2, "# accelconf: disable\n" + CONFIG)
     assert await _wait_version(client, uri, 2) == []
-    hover = await client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(2, 3)))
+    hover = await client.text_document_hover_async(
+        types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(2, 3))
+    )
     assert hover is None
 
 
@@ -381,12 +466,20 @@ async def test_half_typed_config_keeps_being_checked(client: LanguageClient) -> 
 
 async def test_migrate_offered_only_where_fsdp_is_used(client: LanguageClient) -> None:
     multi_gpu = CONFIG.replace("distributed_type: FSDP", "distributed_type: MULTI_GPU")
-    for text, offered in ((multi_gpu, False), (CONFIG, True), (CONFIG.replace("FSDP", "fsdp"), False),
-                          (CONFIG.replace("fsdp_config:\n", "fsdp_config:\n  fsdp_version: 2\n"), False)):
+    for text, offered in (
+        (multi_gpu, False),
+        (CONFIG, True),
+        (CONFIG.replace("FSDP", "fsdp"), False),
+        (CONFIG.replace("fsdp_config:\n", "fsdp_config:\n  fsdp_version: 2\n"), False),
+    ):
         uri = await _open(client, "train.yaml", text)
-        actions = await client.text_document_code_action_async(types.CodeActionParams(
-            types.TextDocumentIdentifier(uri), types.Range(types.Position(0, 0), types.Position(0, 0)),
-            types.CodeActionContext(diagnostics=[])))
+        actions = await client.text_document_code_action_async(
+            types.CodeActionParams(
+                types.TextDocumentIdentifier(uri),
+                types.Range(types.Position(0, 0), types.Position(0, 0)),
+                types.CodeActionContext(diagnostics=[]),
+            )
+        )
         assert ("Migrate to FSDP2" in [a.title for a in actions or []]) is offered, text
 
 
@@ -400,15 +493,21 @@ def _apply(text: str, edits: list[types.TextEdit], encoding: str) -> str:
     return doc.source
 
 
-@pytest.mark.parametrize("text", [
-    "\ufeffdistributed_type: fsdp\r\nmixed_precision: 'no'\r\n",
-    "distributed_type: fsdp\r\nmixed_precision: 'no'",
-    "\ufeffdistributed_type: fsdp\nnum_processes: 2  # two\tGPUs",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\ufeffdistributed_type: fsdp\r\nmixed_precision: 'no'\r\n",
+        "distributed_type: fsdp\r\nmixed_precision: 'no'",
+        "\ufeffdistributed_type: fsdp\nnum_processes: 2  # two\tGPUs",
+    ],
+)
 async def test_formatting_keeps_bom_crlf_and_missing_final_newline(client: LanguageClient, text: str) -> None:
     uri = await _open(client, "train.yaml", text)
-    edits = await client.text_document_formatting_async(types.DocumentFormattingParams(
-        types.TextDocumentIdentifier(uri), types.FormattingOptions(tab_size=2, insert_spaces=True)))
+    edits = await client.text_document_formatting_async(
+        types.DocumentFormattingParams(
+            types.TextDocumentIdentifier(uri), types.FormattingOptions(tab_size=2, insert_spaces=True)
+        )
+    )
     assert edits
     assert _apply(text, edits, client.encoding) == text.replace("fsdp", "FSDP")
 
@@ -417,10 +516,21 @@ def test_no_cancel_chatter_on_stderr(tmp_path: Path) -> None:
     """A $/cancelRequest for an answered request (VS Code sends many) leaves stderr quiet."""
     uri = (tmp_path / "train.yaml").as_uri()
     messages = [
-        {"id": 1, "method": "initialize", "params": {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {}}},
+        {
+            "id": 1,
+            "method": "initialize",
+            "params": {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {}},
+        },
         {"method": "initialized", "params": {}},
-        {"method": "textDocument/didOpen", "params": {"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": CONFIG}}},
-        {"id": 2, "method": "textDocument/hover", "params": {"textDocument": {"uri": uri}, "position": {"line": 2, "character": 3}}},
+        {
+            "method": "textDocument/didOpen",
+            "params": {"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": CONFIG}},
+        },
+        {
+            "id": 2,
+            "method": "textDocument/hover",
+            "params": {"textDocument": {"uri": uri}, "position": {"line": 2, "character": 3}},
+        },
         {"method": "$/cancelRequest", "params": {"id": 2}},
         {"method": "$/cancelRequest", "params": {"id": 99}},
         {"id": 3, "method": "shutdown"},
@@ -428,7 +538,8 @@ def test_no_cancel_chatter_on_stderr(tmp_path: Path) -> None:
     ]
     data = b"".join(
         b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
-        for body in (json.dumps({"jsonrpc": "2.0", **m}).encode() for m in messages))
+        for body in (json.dumps({"jsonrpc": "2.0", **m}).encode() for m in messages)
+    )
     proc = subprocess.run(_cmd(), input=data, capture_output=True, timeout=60)
     assert b'"id": 3' in proc.stdout or b'"id":3' in proc.stdout, proc.stderr
     assert b"Cancel notification" not in proc.stderr

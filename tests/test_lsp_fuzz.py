@@ -19,9 +19,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lsprotocol import types
 from pygls.workspace import PositionCodec, TextDocument
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from accelconf.assist import document_kind
-from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -41,28 +41,72 @@ STARTS = {
     "ds_config.json": '{\n  "train_batch_size": 8,\n  "zero_optimization": {"stage": 4}\n}\n',
 }
 
-FRAGMENTS = st.sampled_from([
-    "fsdp_config:\n", "  fsdp_offload_params: true\n", "mixed_precision: ", "'no'", "NO", ":", "- ", "{", "}", "[", "]",
-    '"', "'", "#", "\n", "\r\n", "\t", "  ", "&a ", "*a", "<<: *a\n", "!!python/object:os.system ", "---\n", "...\n",
-    "deepspeed_config:\n  zero_stage: 3\n", '{"train_batch_size": 8, "zero_optimization": {', "é", "😀", "\ufeff",
-    "distributed_type: ", "fsdp_", "%YAML 1.1\n", "? ", "|\n  x\n", ">-\n",
-])
+FRAGMENTS = st.sampled_from(
+    [
+        "fsdp_config:\n",
+        "  fsdp_offload_params: true\n",
+        "mixed_precision: ",
+        "'no'",
+        "NO",
+        ":",
+        "- ",
+        "{",
+        "}",
+        "[",
+        "]",
+        '"',
+        "'",
+        "#",
+        "\n",
+        "\r\n",
+        "\t",
+        "  ",
+        "&a ",
+        "*a",
+        "<<: *a\n",
+        "!!python/object:os.system ",
+        "---\n",
+        "...\n",
+        "deepspeed_config:\n  zero_stage: 3\n",
+        '{"train_batch_size": 8, "zero_optimization": {',
+        "é",
+        "😀",
+        "\ufeff",
+        "distributed_type: ",
+        "fsdp_",
+        "%YAML 1.1\n",
+        "? ",
+        "|\n  x\n",
+        ">-\n",
+    ]
+)
 JUNK = st.binary(max_size=64).map(lambda b: b.decode("latin-1"))
 HUGE = st.integers(1_000, 200_000).map(lambda n: "x" * n)
 TEXT = st.one_of(FRAGMENTS, FRAGMENTS, FRAGMENTS, st.text(max_size=20), JUNK, HUGE, st.just(""))
 POS = st.builds(types.Position, st.integers(0, 40), st.integers(0, 300))
 EDIT = st.one_of(
-    st.builds(lambda a, b, t: types.TextDocumentContentChangePartial(range=types.Range(*sorted([a, b], key=lambda p: (p.line, p.character))), text=t),
-              POS, POS, TEXT),
+    st.builds(
+        lambda a, b, t: types.TextDocumentContentChangePartial(
+            range=types.Range(*sorted([a, b], key=lambda p: (p.line, p.character))), text=t
+        ),
+        POS,
+        POS,
+        TEXT,
+    ),
     st.builds(lambda t: types.TextDocumentContentChangeWholeDocument(text=t), st.lists(TEXT, max_size=8).map("".join)),
 )
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "accelconf", "lsp"]),
-                    params=["visual-studio-code", "neovim"], scope="module")
+@pytest_lsp.fixture(
+    config=ClientServerConfig(server_command=[sys.executable, "-m", "accelconf", "lsp"]),
+    params=["visual-studio-code", "neovim"],
+    scope="module",
+)
 async def client(request: pytest.FixtureRequest, lsp_client: LanguageClient, tmp_path_factory: pytest.TempPathFactory):
     root = tmp_path_factory.mktemp("fuzz")
-    init = await lsp_client.initialize_session(types.InitializeParams(capabilities=client_capabilities(request.param), root_uri=root.as_uri()))
+    init = await lsp_client.initialize_session(
+        types.InitializeParams(capabilities=client_capabilities(request.param), root_uri=root.as_uri())
+    )
     lsp_client.root = root  # type: ignore[attr-defined]
     # Every publication, kept: pytest-lsp's wait_for_notification holds one future per method, so a
     # publication arriving between two waits (two in one read) would be lost.
@@ -85,8 +129,18 @@ _count = [0]
 
 
 def _key(diags: list[types.Diagnostic]) -> list[tuple[object, ...]]:
-    return sorted((d.range.start.line, d.range.start.character, d.range.end.line, d.range.end.character,
-                   str(d.code), d.severity, d.message) for d in diags)
+    return sorted(
+        (
+            d.range.start.line,
+            d.range.start.character,
+            d.range.end.line,
+            d.range.end.character,
+            str(d.code),
+            d.severity,
+            d.message,
+        )
+        for d in diags
+    )
 
 
 async def _published(client: LanguageClient, uri: str, version: int) -> list[types.Diagnostic]:
@@ -99,10 +153,14 @@ async def _published(client: LanguageClient, uri: str, version: int) -> list[typ
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
-@given(edits=st.lists(st.lists(EDIT, min_size=1, max_size=4), min_size=1, max_size=12), where=POS,
-       name=st.sampled_from(sorted(STARTS)))
-async def test_server_survives_edit_sequences(client: LanguageClient, edits: list[list[types.TextDocumentContentChangeEvent]],
-                                              where: types.Position, name: str) -> None:
+@given(
+    edits=st.lists(st.lists(EDIT, min_size=1, max_size=4), min_size=1, max_size=12),
+    where=POS,
+    name=st.sampled_from(sorted(STARTS)),
+)
+async def test_server_survives_edit_sequences(
+    client: LanguageClient, edits: list[list[types.TextDocumentContentChangeEvent]], where: types.Position, name: str
+) -> None:
     _count[0] += 1
     uri = (client.root / f"{_count[0]}-{name}").as_uri()  # type: ignore[attr-defined]
     start = STARTS[name]
@@ -114,15 +172,20 @@ async def test_server_survives_edit_sequences(client: LanguageClient, edits: lis
     await asyncio.wait_for(_published(client, uri, 1), 60)
     last = 1
     for version, changes in enumerate(edits, start=2):
-        client.text_document_did_change(types.DidChangeTextDocumentParams(
-            types.VersionedTextDocumentIdentifier(uri=uri, version=version), list(changes)))
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                types.VersionedTextDocumentIdentifier(uri=uri, version=version), list(changes)
+            )
+        )
         for change in changes:
             mirror.apply_change(change)
         last = version
     final = await asyncio.wait_for(_published(client, uri, last), 60)
     # The same text, opened fresh: the server publishes only for a config (else it says nothing).
     fresh_uri = (client.root / f"{_count[0]}-fresh" / name).as_uri()  # type: ignore[attr-defined]
-    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(fresh_uri, "yaml", 1, mirror.source)))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(types.TextDocumentItem(fresh_uri, "yaml", 1, mirror.source))
+    )
     if document_kind(name, mirror.source) is not None:
         fresh = await asyncio.wait_for(_published(client, fresh_uri, 1), 60)
         client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(fresh_uri)))
@@ -135,8 +198,12 @@ async def test_server_survives_edit_sequences(client: LanguageClient, edits: lis
     await asyncio.wait_for(client.text_document_hover_async(types.HoverParams(doc, where)), 60)
     await asyncio.wait_for(client.text_document_completion_async(types.CompletionParams(doc, where)), 60)
     await asyncio.wait_for(client.text_document_document_symbol_async(types.DocumentSymbolParams(doc)), 60)
-    await asyncio.wait_for(client.text_document_formatting_async(types.DocumentFormattingParams(
-        doc, types.FormattingOptions(tab_size=2, insert_spaces=True))), 60)
+    await asyncio.wait_for(
+        client.text_document_formatting_async(
+            types.DocumentFormattingParams(doc, types.FormattingOptions(tab_size=2, insert_spaces=True))
+        ),
+        60,
+    )
     client.text_document_did_close(types.DidCloseTextDocumentParams(doc))
 
 
@@ -145,6 +212,7 @@ async def test_still_alive_after_fuzzing(client: LanguageClient) -> None:
     client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "yaml", 1, START)))
     diagnostics = await asyncio.wait_for(_published(client, uri, 1), 60)
     assert "unknown-nested-key" in [d.code for d in diagnostics]
-    hover = await asyncio.wait_for(client.text_document_hover_async(types.HoverParams(
-        types.TextDocumentIdentifier(uri), types.Position(4, 4))), 60)
+    hover = await asyncio.wait_for(
+        client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(4, 4))), 60
+    )
     assert hover is not None and "FSDP version" in hover.contents.value  # type: ignore[union-attr]

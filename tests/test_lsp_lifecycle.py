@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from pathlib import Path
 
 import pytest
 import pytest_lsp
@@ -31,14 +30,21 @@ DS_CLEAN = '{\n  "train_batch_size": 16,\n  "zero_optimization": {"stage": 3}\n}
 VERSION = "1.15"
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "accelconf", "lsp"]),
-                    params=["visual-studio-code", "neovim"], scope="module")
+@pytest_lsp.fixture(
+    config=ClientServerConfig(server_command=[sys.executable, "-m", "accelconf", "lsp"]),
+    params=["visual-studio-code", "neovim"],
+    scope="module",
+)
 async def client(request: pytest.FixtureRequest, lsp_client: LanguageClient, tmp_path_factory: pytest.TempPathFactory):
     root = tmp_path_factory.mktemp("ws")
-    init = await lsp_client.initialize_session(types.InitializeParams(
-        capabilities=client_capabilities(request.param), root_uri=root.as_uri(),
-        workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="ws")],
-        initialization_options={"accelerateVersion": VERSION}))
+    init = await lsp_client.initialize_session(
+        types.InitializeParams(
+            capabilities=client_capabilities(request.param),
+            root_uri=root.as_uri(),
+            workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="ws")],
+            initialization_options={"accelerateVersion": VERSION},
+        )
+    )
     lsp_client.root = root  # type: ignore[attr-defined]
     lsp_client.encoding = init.capabilities.position_encoding or "utf-16"  # type: ignore[attr-defined]
     yield
@@ -52,8 +58,18 @@ def _fresh(text: str, path: str, encoding: str) -> list[tuple]:
 
 
 def _key(diags: list[types.Diagnostic]) -> list[tuple]:
-    return sorted((d.code, d.severity, d.message, d.range.start.line, d.range.start.character,
-                   d.range.end.line, d.range.end.character) for d in diags)
+    return sorted(
+        (
+            d.code,
+            d.severity,
+            d.message,
+            d.range.start.line,
+            d.range.start.character,
+            d.range.end.line,
+            d.range.end.character,
+        )
+        for d in diags
+    )
 
 
 _n = [0]
@@ -79,8 +95,12 @@ def _open(client: LanguageClient, uri: str, text: str, version: int = 1) -> None
 
 
 def _change(client: LanguageClient, uri: str, version: int, text: str) -> None:
-    client.text_document_did_change(types.DidChangeTextDocumentParams(
-        types.VersionedTextDocumentIdentifier(uri=uri, version=version), [types.TextDocumentContentChangeWholeDocument(text=text)]))
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            [types.TextDocumentContentChangeWholeDocument(text=text)],
+        )
+    )
 
 
 async def _expect(client: LanguageClient, uri: str, path: str, text: str, version: int | None) -> None:
@@ -89,11 +109,16 @@ async def _expect(client: LanguageClient, uri: str, path: str, text: str, versio
     assert _key(list(params.diagnostics)) == _fresh(text, path, client.encoding)  # type: ignore[attr-defined]
 
 
-@pytest.mark.parametrize("name, texts", [
-    ("train.yaml", [DIRTY, CLEAN, OTHER_DIRTY, DIRTY]),
-    ("ds_config.json", [DS_DIRTY, DS_CLEAN, DS_DIRTY]),
-])
-async def test_open_change_save_close_publish_what_a_fresh_analysis_gives(client: LanguageClient, name: str, texts: list[str]) -> None:
+@pytest.mark.parametrize(
+    "name, texts",
+    [
+        ("train.yaml", [DIRTY, CLEAN, OTHER_DIRTY, DIRTY]),
+        ("ds_config.json", [DS_DIRTY, DS_CLEAN, DS_DIRTY]),
+    ],
+)
+async def test_open_change_save_close_publish_what_a_fresh_analysis_gives(
+    client: LanguageClient, name: str, texts: list[str]
+) -> None:
     uri, path = _uri(client, name)
     _open(client, uri, texts[0])
     await _expect(client, uri, path, texts[0], 1)
@@ -112,7 +137,9 @@ async def test_open_change_save_close_publish_what_a_fresh_analysis_gives(client
     assert _fresh(texts[0], path, client.encoding)  # type: ignore[attr-defined]  # the dirty texts do have findings
 
 
-async def test_a_config_that_stops_being_one_is_cleared_and_a_file_that_never_was_gets_nothing(client: LanguageClient) -> None:
+async def test_a_config_that_stops_being_one_is_cleared_and_a_file_that_never_was_gets_nothing(
+    client: LanguageClient,
+) -> None:
     uri, path = _uri(client, "train.yaml")
     _open(client, uri, DIRTY)
     await _expect(client, uri, path, DIRTY, 1)

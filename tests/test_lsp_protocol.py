@@ -67,20 +67,44 @@ def test_quick_fix() -> None:
 
 
 def test_completion_item_snippet_and_plain() -> None:
-    c = Candidate("fsdp_config block", "snippet", "fsdp_config:\n  a: 1", 0, 2, "d", "**doc**", snippet="fsdp_config:\n  a: ${1:1}")
+    c = Candidate(
+        "fsdp_config block",
+        "snippet",
+        "fsdp_config:\n  a: 1",
+        0,
+        2,
+        "d",
+        "**doc**",
+        snippet="fsdp_config:\n  a: ${1:1}",
+    )
     lines = ["fs"]
     item = protocol.lsp_completion_item(c, lines, 0)
     assert item.insert_text_format == types.InsertTextFormat.Snippet and item.text_edit is not None
     assert item.text_edit.new_text.endswith("${1:1}") and item.kind == types.CompletionItemKind.Snippet
     assert isinstance(item.documentation, types.MarkupContent) and item.documentation.kind == types.MarkupKind.Markdown
     plain = protocol.lsp_completion_item(c, lines, 0, snippets=False, markdown=False)
-    assert plain.insert_text_format == types.InsertTextFormat.PlainText and plain.text_edit.new_text == "fsdp_config:\n  a: 1"  # type: ignore[union-attr]
+    assert (
+        plain.insert_text_format == types.InsertTextFormat.PlainText
+        and plain.text_edit.new_text == "fsdp_config:\n  a: 1"
+    )  # type: ignore[union-attr]
     assert plain.documentation.kind == types.MarkupKind.PlainText  # type: ignore[union-attr]
 
 
 def test_document_symbols() -> None:
-    s = Symbol("fsdp_config", "", "section", 0, 0, 2, 5, 0, 0, 0, 11,
-               (Symbol("fsdp_version", "2", "key", 1, 2, 1, 17, 1, 2, 1, 14),))
+    s = Symbol(
+        "fsdp_config",
+        "",
+        "section",
+        0,
+        0,
+        2,
+        5,
+        0,
+        0,
+        0,
+        11,
+        (Symbol("fsdp_version", "2", "key", 1, 2, 1, 17, 1, 2, 1, 14),),
+    )
     (sym,) = protocol.lsp_document_symbols([s], "fsdp_config:\n  fsdp_version: 2\nx: 1\n")
     assert sym.kind == types.SymbolKind.Module and sym.children is not None and sym.children[0].detail == "2"
     assert sym.selection_range == types.Range(types.Position(0, 0), types.Position(0, 11))

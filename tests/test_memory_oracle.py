@@ -67,10 +67,24 @@ def test_zero3_equals_deepspeed(ds_estimators):
                         size = ModelSize(p, largest, largest, "test")
                         s = Strategy("deepspeed", "bf16", 3, "cpu" if opt else "none", "cpu" if par else "none", init)
                         e = estimate(s, Layout(per_node, nodes), size)
-                        cpu, gpu, live = z3(p, largest, num_gpus_per_node=per_node, num_nodes=nodes,
-                                            cpu_offload=opt, cpu_offload_params=par, zero_init=init)
-                        assert (round(e.model_states), int(e.host), e.gathered) == (gpu, cpu, live), \
-                            (p, largest, per_node, nodes, opt, par, init)
+                        cpu, gpu, live = z3(
+                            p,
+                            largest,
+                            num_gpus_per_node=per_node,
+                            num_nodes=nodes,
+                            cpu_offload=opt,
+                            cpu_offload_params=par,
+                            zero_init=init,
+                        )
+                        assert (round(e.model_states), int(e.host), e.gathered) == (gpu, cpu, live), (
+                            p,
+                            largest,
+                            per_node,
+                            nodes,
+                            opt,
+                            par,
+                            init,
+                        )
                         checked += 1
     assert checked == len(PARAMS) * 2 * len(LAYOUTS) * 3 * 2
 
@@ -78,18 +92,22 @@ def test_zero3_equals_deepspeed(ds_estimators):
 def test_zero2_from_accelerate_config_equals_deepspeed(ds_estimators, tmp_path):
     """The whole path: a config file's deepspeed_config section -> the strategy -> DeepSpeed's figure."""
     z2, _ = ds_estimators
-    from accelconf.text.document import load_text
     from accelconf.environment.modelsize import from_count
+    from accelconf.text.document import load_text
 
-    doc = load_text("distributed_type: DEEPSPEED\nmixed_precision: bf16\nnum_machines: 2\nnum_processes: 16\n"
-                    "deepspeed_config:\n  zero_stage: 2\n  offload_optimizer_device: cpu\n")
-    report = memory.assess(doc.data, from_count("8B"), gpu_name="H100-80GB", gpu_memory_gib=80, gpus_per_node=8,
-                           nodes=2)
+    doc = load_text(
+        "distributed_type: DEEPSPEED\nmixed_precision: bf16\nnum_machines: 2\nnum_processes: 16\n"
+        "deepspeed_config:\n  zero_stage: 2\n  offload_optimizer_device: cpu\n"
+    )
+    report = memory.assess(
+        doc.data, from_count("8B"), gpu_name="H100-80GB", gpu_memory_gib=80, gpus_per_node=8, nodes=2
+    )
     cpu, gpu = z2(8_000_000_000, num_gpus_per_node=8, num_nodes=2, cpu_offload=True)
     assert (round(report.estimate.model_states), int(report.estimate.host)) == (gpu, cpu)
 
 
 # -- FSDP2, measured ------------------------------------------------------------------------------
+
 
 def _torchrun() -> list[str]:
     return [sys.executable, "-m", "torch.distributed.run"]
@@ -102,9 +120,21 @@ def test_fsdp2_shards_measured(tmp_path, world):
     out.mkdir()
     env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONWARNINGS="ignore")
     proc = subprocess.run(
-        [*_torchrun(), f"--nproc_per_node={world}", "--master_port=0", "--rdzv_backend=c10d",
-         "--rdzv_endpoint=localhost:0", str(DATA / "fsdp2_probe.py"), str(out)],
-        capture_output=True, text=True, timeout=240, env=env, check=False)
+        [
+            *_torchrun(),
+            f"--nproc_per_node={world}",
+            "--master_port=0",
+            "--rdzv_backend=c10d",
+            "--rdzv_endpoint=localhost:0",
+            str(DATA / "fsdp2_probe.py"),
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        env=env,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     size = from_model_dir(str(out / "model"))
     assert size.source.startswith("safetensors headers")
@@ -117,8 +147,11 @@ def test_fsdp2_shards_measured(tmp_path, world):
         assert m["grad_elements"] == local
         assert m["optimizer_elements"] == 2 * local + len(size.tensors)  # exp_avg, exp_avg_sq, one step each
     busiest = max(measured, key=lambda m: m["param_elements"])
-    assert est.elements == {"params": busiest["param_elements"], "grads": busiest["grad_elements"],
-                            "optimizer": busiest["optimizer_elements"]}
+    assert est.elements == {
+        "params": busiest["param_elements"],
+        "grads": busiest["grad_elements"],
+        "optimizer": busiest["optimizer_elements"],
+    }
     for key, part in (("param_bytes", est.params), ("grad_bytes", est.grads), ("optimizer_bytes", est.optimizer)):
         assert abs(part - busiest[key]) <= 0.05 * busiest[key], (key, part, busiest[key])
     # uneven dim-0 chunks really happened: the ranks do not all hold the same amount
@@ -126,6 +159,7 @@ def test_fsdp2_shards_measured(tmp_path, world):
 
 
 # -- parameter counts vs transformers -----------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def transformers_count():
@@ -163,17 +197,37 @@ def test_fsdp2_offloaded_host_ram_per_node_measured(tmp_path, gpus_per_node, nod
     out.mkdir()
     env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONWARNINGS="ignore")
     proc = subprocess.run(
-        [*_torchrun(), f"--nproc_per_node={world}", "--master_port=0", "--rdzv_backend=c10d",
-         "--rdzv_endpoint=localhost:0", str(DATA / "fsdp2_probe.py"), str(out), "offload"],
-        capture_output=True, text=True, timeout=240, env=env, check=False)
+        [
+            *_torchrun(),
+            f"--nproc_per_node={world}",
+            "--master_port=0",
+            "--rdzv_backend=c10d",
+            "--rdzv_endpoint=localhost:0",
+            str(DATA / "fsdp2_probe.py"),
+            str(out),
+            "offload",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        env=env,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     size = from_model_dir(str(out / "model"))
     measured = [json.loads((out / f"rank{r}.json").read_text()) for r in range(world)]
     assert all(m["devices"] == ["cpu"] for m in measured)
-    per_node = [sum(m["param_bytes"] + m["grad_bytes"] + m["optimizer_bytes"] for m in measured
-                    if m["rank"] // gpus_per_node == node) for node in range(nodes)]
-    est = estimate(Strategy("fsdp2", "no", offload_params=True, cpu_ram_efficient_loading=True),
-                   Layout(gpus_per_node, nodes), size)
+    per_node = [
+        sum(
+            m["param_bytes"] + m["grad_bytes"] + m["optimizer_bytes"]
+            for m in measured
+            if m["rank"] // gpus_per_node == node
+        )
+        for node in range(nodes)
+    ]
+    est = estimate(
+        Strategy("fsdp2", "no", offload_params=True, cpu_ram_efficient_loading=True), Layout(gpus_per_node, nodes), size
+    )
     assert est.params == est.grads == est.optimizer == 0.0  # nothing of the states stays on the GPU
     busiest = max(per_node)
     assert abs(est.host - busiest) <= 0.05 * busiest, (est.host, per_node)

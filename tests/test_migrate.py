@@ -23,9 +23,11 @@ num_processes: 8
 
 def test_fsdp1_to_fsdp2() -> None:
     out, notes = migrate_text(FSDP1, "x.yaml")
-    assert out == ("# my config\ndistributed_type: FSDP\nfsdp_config:\n  fsdp_version: 2\n"
-                   "  fsdp_reshard_after_forward: false          # zero-2 like\n  fsdp_state_dict_type: SHARDED_STATE_DICT\n"
-                   "num_processes: 8\n")
+    assert out == (
+        "# my config\ndistributed_type: FSDP\nfsdp_config:\n  fsdp_version: 2\n"
+        "  fsdp_reshard_after_forward: false          # zero-2 like\n  fsdp_state_dict_type: SHARDED_STATE_DICT\n"
+        "num_processes: 8\n"
+    )
     assert notes == [
         "fsdp_sharding_strategy: SHARD_GRAD_OP -> fsdp_reshard_after_forward: false",
         "removed fsdp_backward_prefetch: FSDP2 has no backward prefetch setting (the plugin forces it to None)",
@@ -58,11 +60,16 @@ def test_flow_style_yaml_is_left_for_the_user() -> None:
 def test_json_on_one_line_and_on_many_stays_json() -> None:
     one = '{"distributed_type": "FSDP", "fsdp_config": {"fsdp_sharding_strategy": "FULL_SHARD"}}'
     out, _ = migrate_text(one, "x.json")
-    assert json.loads(out) == {"distributed_type": "FSDP", "fsdp_config": {"fsdp_version": 2, "fsdp_reshard_after_forward": True}}
+    assert json.loads(out) == {
+        "distributed_type": "FSDP",
+        "fsdp_config": {"fsdp_version": 2, "fsdp_reshard_after_forward": True},
+    }
     many = '{\n  "distributed_type": "FSDP",\n  "fsdp_config": {\n    "fsdp_sharding_strategy": "FULL_SHARD"\n  }\n}\n'
     out, _ = migrate_text(many, "x.json")
-    assert out == ('{\n  "distributed_type": "FSDP",\n  "fsdp_config": {\n    "fsdp_version": 2,\n'
-                   '    "fsdp_reshard_after_forward": true\n  }\n}\n')
+    assert out == (
+        '{\n  "distributed_type": "FSDP",\n  "fsdp_config": {\n    "fsdp_version": 2,\n'
+        '    "fsdp_reshard_after_forward": true\n  }\n}\n'
+    )
 
 
 def test_a_release_without_fsdp2_gets_the_file_back_with_the_reason() -> None:

@@ -29,8 +29,14 @@ def test_entries_keep_spelling_and_1_based_positions() -> None:
 
 def test_two_spellings_of_one_setting_are_a_note_finding() -> None:
     cfg = from_document(load_text(TEXT, "x.yaml"), "1.15")
-    assert cfg.notes == [Finding("convert.input", "info", "fsdp_config.fsdp_sharding_strategy repeats "
-                                 "fsdp_config.fsdp_sharding_strategy", "fsdp_config.fsdp_sharding_strategy")]
+    assert cfg.notes == [
+        Finding(
+            "convert.input",
+            "info",
+            "fsdp_config.fsdp_sharding_strategy repeats fsdp_config.fsdp_sharding_strategy",
+            "fsdp_config.fsdp_sharding_strategy",
+        )
+    ]
 
 
 def test_note_records_a_finding() -> None:
@@ -39,15 +45,18 @@ def test_note_records_a_finding() -> None:
     assert cfg.notes == [f] and (f.rule, f.severity, f.line, f.column) == ("x.y", "warning", 3, 4)
 
 
-@pytest.mark.parametrize(("section", "key", "value", "want"), [
-    ("", "distributed_type", "multi_gpu", "MULTI_GPU"),
-    ("fsdp_config", "fsdp_sharding_strategy", 1, "FULL_SHARD"),  # accelerate's legacy integer
-    ("fsdp_config", "fsdp_sharding_strategy", 2, "SHARD_GRAD_OP"),
-    ("", "use_cpu", "Yes", True),
-    ("", "use_cpu", "off", False),
-    ("", "num_processes", "8", 8),
-    ("", "use_cpu", "maybe", "maybe"),  # not a truth word: left for validate to report
-])
+@pytest.mark.parametrize(
+    ("section", "key", "value", "want"),
+    [
+        ("", "distributed_type", "multi_gpu", "MULTI_GPU"),
+        ("fsdp_config", "fsdp_sharding_strategy", 1, "FULL_SHARD"),  # accelerate's legacy integer
+        ("fsdp_config", "fsdp_sharding_strategy", 2, "SHARD_GRAD_OP"),
+        ("", "use_cpu", "Yes", True),
+        ("", "use_cpu", "off", False),
+        ("", "num_processes", "8", 8),
+        ("", "use_cpu", "maybe", "maybe"),  # not a truth word: left for validate to report
+    ],
+)
 def test_canonical(section: str, key: str, value: object, want: object) -> None:
     assert canonical(registry.get(section, key), value) == want
 

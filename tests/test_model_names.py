@@ -50,8 +50,24 @@ def test_an_unknown_name_is_a_usage_error_naming_the_nearest(capsys):
 
 
 def test_check_takes_a_name(capsys):
-    main(["check", "--model", "Qwen3-8B", "--gpus", "8", "--gpu", "H100", "--seq-len", "2048", "--micro-batch", "1",
-          "--format", "json", CONFIG])
+    main(
+        [
+            "check",
+            "--model",
+            "Qwen3-8B",
+            "--gpus",
+            "8",
+            "--gpu",
+            "H100",
+            "--seq-len",
+            "2048",
+            "--micro-batch",
+            "1",
+            "--format",
+            "json",
+            CONFIG,
+        ]
+    )
     out = json.loads(capsys.readouterr().out)
     memory = out["memory"][0] if isinstance(out, dict) and "memory" in out else None
     text = json.dumps(out)

@@ -18,8 +18,15 @@ pytestmark = pytest.mark.oracle
 def _save(tmp_path: Path, dtype_name: str, tie: bool) -> tuple[Path, int]:
     transformers = pytest.importorskip("transformers", reason="transformers is in the test extras: it is the oracle")
     torch = pytest.importorskip("torch", reason="transformers builds the model with torch")
-    cfg = transformers.LlamaConfig(hidden_size=64, intermediate_size=160, num_hidden_layers=2, num_attention_heads=4,
-                                   num_key_value_heads=2, vocab_size=1000, tie_word_embeddings=tie)
+    cfg = transformers.LlamaConfig(
+        hidden_size=64,
+        intermediate_size=160,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        vocab_size=1000,
+        tie_word_embeddings=tie,
+    )
     torch.manual_seed(0)
     model = transformers.LlamaForCausalLM(cfg).to(getattr(torch, dtype_name))
     out = tmp_path / f"{dtype_name}-{tie}"
@@ -36,7 +43,9 @@ def test_a_saved_model_reads_as_transformers_counts_it(tmp_path: Path, dtype_nam
 
 
 @pytest.mark.parametrize("dtype_name", ["bfloat16", "float32"])
-def test_index_total_size_is_divided_by_the_dtype_of_config_json_when_the_shards_are_absent(tmp_path: Path, dtype_name: str) -> None:
+def test_index_total_size_is_divided_by_the_dtype_of_config_json_when_the_shards_are_absent(
+    tmp_path: Path, dtype_name: str
+) -> None:
     folder, expected = _save(tmp_path, dtype_name, tie=False)
     for shard in folder.glob("*.safetensors"):
         shard.unlink()

@@ -27,7 +27,11 @@ from tests.conftest import ROOT, corpus_files
 FILES = corpus_files("accelerate") + corpus_files("deepspeed")
 OPTIONS = {
     "v100": ("accelconf/environment/profiles/v100-node.yaml", (), None),
-    "h100-some-off": ("accelconf/environment/profiles/h100-node.yaml", ("env-num-processes", "yaml-bool-value", "section-unused"), None),
+    "h100-some-off": (
+        "accelconf/environment/profiles/h100-node.yaml",
+        ("env-num-processes", "yaml-bool-value", "section-unused"),
+        None,
+    ),
     "v100-accelerate-1.6": ("accelconf/environment/profiles/v100-node.yaml", (), "1.6.0"),
 }
 
@@ -56,8 +60,16 @@ def test_api_cli_and_language_server_agree_on_the_corpus(option, server, cli) ->
         if path.suffix not in (".yaml", ".yml", ".json"):
             continue
         # the CLI, from its JSON output (1-based positions, a "file" for a referenced file)
-        argv = ["check", "--target", target, "--format", "json", *(a for r in disabled for a in ("--disable", r)),
-                *(("--accelerate-version", version) if version else ()), str(path)]
+        argv = [
+            "check",
+            "--target",
+            target,
+            "--format",
+            "json",
+            *(a for r in disabled for a in ("--disable", r)),
+            *(("--accelerate-version", version) if version else ()),
+            str(path),
+        ]
         got = cli(*argv)
         try:
             api = accelconf.check_config(str(path), env, disabled=disabled, accelerate_version=version)
@@ -75,7 +87,9 @@ def test_api_cli_and_language_server_agree_on_the_corpus(option, server, cli) ->
         # the language server, through its own analysis of the open document
         text, _ = decode(read_bytes(str(path)), str(path))
         uri = path.as_uri()
-        server.workspace.put_text_document(types.TextDocumentItem(uri, "yaml" if path.suffix != ".json" else "json", 1, text))
+        server.workspace.put_text_document(
+            types.TextDocumentItem(uri, "yaml" if path.suffix != ".json" else "json", 1, text)
+        )
         try:
             analysis = server.analyze(uri)
         finally:
@@ -93,8 +107,10 @@ def test_check_config_and_cli_agree_on_a_two_machine_config_without_main_process
     """A disagreement found once: check_config reported multi-node and env-rendezvous, the CLI
     only multi-node. Both now say it once, through validate's multi-node rule."""
     p = tmp_path / "two.yaml"
-    p.write_text("distributed_type: MULTI_GPU\nnum_machines: 2\nnum_processes: 16\nmachine_rank: 0\n"
-                 "main_process_port: 29500\nmixed_precision: fp16\n")
+    p.write_text(
+        "distributed_type: MULTI_GPU\nnum_machines: 2\nnum_processes: 16\nmachine_rank: 0\n"
+        "main_process_port: 29500\nmixed_precision: fp16\n"
+    )
     target = str(ROOT / "accelconf/environment/profiles/h100-node.yaml")
     env = load_target(target)
     api = accelconf.check_config(str(p), env)
@@ -110,7 +126,8 @@ def test_convert_api_keeps_the_readers_findings() -> None:
     text = "ACCELERATE_MIXED_PRECISION=bf16\nACCELERATE_NUM_PROCESSES=2\n"
     _, findings = accelconf.convert(text, "yaml", fmt="env")
     assert [(f.rule, f.key, f.line) for f in findings if f.rule == "env.never-read"] == [
-        ("env.never-read", "ACCELERATE_NUM_PROCESSES", 2)]
+        ("env.never-read", "ACCELERATE_NUM_PROCESSES", 2)
+    ]
 
 
 def test_convert_cli_prints_the_same_findings(tmp_path, cli) -> None:

@@ -25,12 +25,11 @@ from typing import Any
 import pytest
 
 from accelconf import formats
-
 from accelconf.accelerate import registry
-from accelconf.formats.cli import FLAG_CHOICES, flags_for
-from accelconf.formats.kwargs import plugin_kwargs, snippet
 from accelconf.accelerate.launch import LaunchError, argparse_default, flag_kind, launch_env, str_to_bool
 from accelconf.errors import InputError
+from accelconf.formats.cli import FLAG_CHOICES, flags_for
+from accelconf.formats.kwargs import plugin_kwargs, snippet
 from tests.oracle.matrix import MACHINE_DEPENDENT, cli_same
 
 HERE = Path(__file__).resolve().parent
@@ -75,8 +74,14 @@ class Oracle:
             if self._key not in _CWD:
                 _CWD[self._key] = tempfile.mkdtemp(prefix="accelconf-cwd-")
             env = dict(os.environ if self.env is None else self.env, ACCELCONF_ORACLE_CWD=_CWD[self._key])
-            self._proc = subprocess.Popen([sys.executable, str(HARNESS)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                          stderr=subprocess.DEVNULL, text=True, env=env)
+            self._proc = subprocess.Popen(
+                [sys.executable, str(HARNESS)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                text=True,
+                env=env,
+            )
             assert self._proc.stdout is not None
             _HELLO[self._key] = json.loads(self._proc.stdout.readline())
         return self._proc
@@ -129,7 +134,10 @@ def test_answers_kept_from_an_earlier_harness_agree_with_a_new_harness(tmp_path:
     path = tmp_path / "ds.yaml"
     path.write_text("distributed_type: DEEPSPEED\nnum_processes: 1\ndeepspeed_config:\n  zero_stage: 2\n")
     answers = []
-    for argv in (["--config_file", str(path), "train.py"], ["--use_deepspeed", "--zero_stage", "2", "--num_processes", "1", "train.py"]):
+    for argv in (
+        ["--config_file", str(path), "train.py"],
+        ["--use_deepspeed", "--zero_stage", "2", "--num_processes", "1", "train.py"],
+    ):
         o = Oracle()  # one harness per request: the second request is answered by a new process
         try:
             answers.append(o(argv))
@@ -216,7 +224,15 @@ def test_flag_kinds_and_defaults_match_accelerates_parser(oracle: Oracle) -> Non
     oracle.proc.stdin.flush()
     real = json.loads(oracle.proc.stdout.readline())["parser"]
     names = {"_StoreTrueAction": "store_true"}
-    types = {"int": "int", "float": "float", "bool": "bool", "str_to_bool": "str_to_bool", "<lambda>": "list3", "str": "str", "None": "str"}
+    types = {
+        "int": "int",
+        "float": "float",
+        "bool": "bool",
+        "str_to_bool": "str_to_bool",
+        "<lambda>": "list3",
+        "str": "str",
+        "None": "str",
+    }
     for s in registry.SETTINGS:
         if not s.flag or not s.exists_in("1.15") or s.namespace not in real:
             continue
@@ -228,26 +244,53 @@ def test_flag_kinds_and_defaults_match_accelerates_parser(oracle: Oracle) -> Non
         want = names.get(action) or types[typ]
         assert flag_kind(s) == want, s.path
         d = argparse_default(s)
-        if flag_kind(s) == "str_to_bool" and default.startswith("'"):  # argparse converts a string default with its type
+        if flag_kind(s) == "str_to_bool" and default.startswith(
+            "'"
+        ):  # argparse converts a string default with its type
             assert d == str_to_bool(default[1:-1]), (s.path, d, default)
             continue
         assert repr(d) == default or (isinstance(d, tuple) and default.startswith("(")), (s.path, d, default)
 
 
-@pytest.mark.parametrize("flags", [
-    ["--mixed_precision", "fp8", "--fp8_backend", "te", "--fp8_override_linear_precision", "false,true,0",
-     "--fp8_pad_inner_dim", "0", "--num_processes", "1"],
-    ["--multi_gpu", "--num_processes", "2", "--num_cpu_threads_per_process", "4", "--mixed_precision", "bf16"],
-    # --same_network (a flag a file cannot set): torchrun gets --master_addr/--master_port, not a rendezvous endpoint
-    ["--multi_gpu", "--num_processes", "16", "--num_machines", "2", "--machine_rank", "1", "--main_process_ip", "10.0.0.1",
-     "--main_process_port", "29400", "--same_network"],
-    ["--multi_gpu", "--num_processes", "2", "--dynamo_backend", "inductor", "--dynamo_mode", "max-autotune"],
-    ["--multi_gpu", "--num_processes", "2", "--enable_cpu_affinity"],  # a flag a file cannot set; exported as "1"
-    ["--cpu", "--num_processes", "1", "--enable_cpu_affinity"],
-    ["--use_deepspeed", "--num_processes", "2", "--zero_stage", "2", "--enable_cpu_affinity"],
-    # not refused: accelerate tests the flag's string "1" against the integer 1
-    ["--use_fsdp", "--fsdp_version", "1", "--num_processes", "2", "--use_parallelism_config"],
-])
+@pytest.mark.parametrize(
+    "flags",
+    [
+        [
+            "--mixed_precision",
+            "fp8",
+            "--fp8_backend",
+            "te",
+            "--fp8_override_linear_precision",
+            "false,true,0",
+            "--fp8_pad_inner_dim",
+            "0",
+            "--num_processes",
+            "1",
+        ],
+        ["--multi_gpu", "--num_processes", "2", "--num_cpu_threads_per_process", "4", "--mixed_precision", "bf16"],
+        # --same_network (a flag a file cannot set): torchrun gets --master_addr/--master_port, not a rendezvous endpoint
+        [
+            "--multi_gpu",
+            "--num_processes",
+            "16",
+            "--num_machines",
+            "2",
+            "--machine_rank",
+            "1",
+            "--main_process_ip",
+            "10.0.0.1",
+            "--main_process_port",
+            "29400",
+            "--same_network",
+        ],
+        ["--multi_gpu", "--num_processes", "2", "--dynamo_backend", "inductor", "--dynamo_mode", "max-autotune"],
+        ["--multi_gpu", "--num_processes", "2", "--enable_cpu_affinity"],  # a flag a file cannot set; exported as "1"
+        ["--cpu", "--num_processes", "1", "--enable_cpu_affinity"],
+        ["--use_deepspeed", "--num_processes", "2", "--zero_stage", "2", "--enable_cpu_affinity"],
+        # not refused: accelerate tests the flag's string "1" against the integer 1
+        ["--use_fsdp", "--fsdp_version", "1", "--num_processes", "2", "--use_parallelism_config"],
+    ],
+)
 def test_flags_read_in_file_spelling_launch_as_accelerate_parses_them(flags: list[str], oracle: Oracle) -> None:
     """The cli reader keeps 0/1 flags as booleans; launching them must still give accelerate's "0"/"1"."""
     theirs = oracle(flags + ["train.py"])
@@ -259,27 +302,33 @@ LOCAL = "compute_environment: LOCAL_MACHINE\n"
 FILE_CASES = {
     "debug-torchrun": LOCAL + "distributed_type: MULTI_GPU\nnum_processes: 2\ndebug: true\n",
     "debug-simple": LOCAL + "distributed_type: 'NO'\nnum_processes: 1\ndebug: true\n",
-    "debug-deepspeed": LOCAL + "distributed_type: DEEPSPEED\nnum_processes: 2\ndebug: true\ndeepspeed_config:\n  zero_stage: 2\n",
+    "debug-deepspeed": LOCAL
+    + "distributed_type: DEEPSPEED\nnum_processes: 2\ndebug: true\ndeepspeed_config:\n  zero_stage: 2\n",
     "tpu": LOCAL + "distributed_type: XLA\nnum_processes: 8\ndebug: true\nmain_training_function: train\n",
     "tpu-pod": LOCAL + "distributed_type: XLA\nnum_processes: 8\ntpu_use_cluster: true\ntpu_name: pod\ntpu_zone: z\n"
-               "main_training_function: train\n",
+    "main_training_function: train\n",
     "gpu-ids-one": LOCAL + "distributed_type: MULTI_GPU\nnum_processes: 2\ngpu_ids: '0'\n",
-    "gpu-ids-one-of-two-machines": LOCAL + "distributed_type: MULTI_GPU\nnum_processes: 2\nnum_machines: 2\nmachine_rank: 0\n"
-                                   "main_process_ip: 10.0.0.1\nmain_process_port: 29500\ngpu_ids: '0'\n",
+    "gpu-ids-one-of-two-machines": LOCAL
+    + "distributed_type: MULTI_GPU\nnum_processes: 2\nnum_machines: 2\nmachine_rank: 0\n"
+    "main_process_ip: 10.0.0.1\nmain_process_port: 29500\ngpu_ids: '0'\n",
     "gpu-ids-int": LOCAL + "distributed_type: MULTI_GPU\nnum_processes: 2\ngpu_ids: 0\n",
-    "ds-exclusion": LOCAL + "distributed_type: DEEPSPEED\nnum_machines: 2\nnum_processes: 16\nmain_process_ip: 10.0.0.1\n"
-                    "main_process_port: 29500\ndeepspeed_config:\n  zero_stage: 2\n  deepspeed_multinode_launcher: pdsh\n"
-                    "  deepspeed_hostfile: hostfile\n  deepspeed_exclusion_filter: host3\n  deepspeed_inclusion_filter: host1@host2\n",
-    "parallelism-unknown-key-only": LOCAL + "distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  fsdp_version: 2\n"
-                                    "parallelism_config:\n  parallelism_config_made_up: 2\n",
+    "ds-exclusion": LOCAL
+    + "distributed_type: DEEPSPEED\nnum_machines: 2\nnum_processes: 16\nmain_process_ip: 10.0.0.1\n"
+    "main_process_port: 29500\ndeepspeed_config:\n  zero_stage: 2\n  deepspeed_multinode_launcher: pdsh\n"
+    "  deepspeed_hostfile: hostfile\n  deepspeed_exclusion_filter: host3\n  deepspeed_inclusion_filter: host1@host2\n",
+    "parallelism-unknown-key-only": LOCAL
+    + "distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  fsdp_version: 2\n"
+    "parallelism_config:\n  parallelism_config_made_up: 2\n",
     "no-process-count": LOCAL + "distributed_type: 'NO'\nmixed_precision: bf16\nuse_cpu: true\n",
     "no-type-two-processes": LOCAL + "distributed_type: 'NO'\nnum_processes: 2\nuse_cpu: true\n",
     "no-distributed-type": LOCAL + "num_processes: 2\n",
-    "dynamo-backend-unknown": LOCAL + "distributed_type: MULTI_GPU\nnum_processes: 2\ndynamo_config:\n  dynamo_backend: BOGUS\n",
-    "sagemaker-key-in-a-local-config": LOCAL + "distributed_type: MULTI_GPU\nnum_processes: 2\nec2_instance_type: ml.p3.2xlarge\n",
+    "dynamo-backend-unknown": LOCAL
+    + "distributed_type: MULTI_GPU\nnum_processes: 2\ndynamo_config:\n  dynamo_backend: BOGUS\n",
+    "sagemaker-key-in-a-local-config": LOCAL
+    + "distributed_type: MULTI_GPU\nnum_processes: 2\nec2_instance_type: ml.p3.2xlarge\n",
     "sagemaker-gpu-ids": "compute_environment: AMAZON_SAGEMAKER\ndistributed_type: DATA_PARALLEL\nec2_instance_type: ml.p3.16xlarge\n"
-                         "gpu_ids: '0,1'\niam_role_name: role\nmixed_precision: 'no'\nnum_machines: 1\nprofile: default\n"
-                         "py_version: py38\npytorch_version: 1.10.2\nregion: us-east-1\ntransformers_version: 4.17.0\nuse_cpu: false\n",
+    "gpu_ids: '0,1'\niam_role_name: role\nmixed_precision: 'no'\nnum_machines: 1\nprofile: default\n"
+    "py_version: py38\npytorch_version: 1.10.2\nregion: us-east-1\ntransformers_version: 4.17.0\nuse_cpu: false\n",
 }
 
 
@@ -300,22 +349,29 @@ def test_config_files_launch_as_accelerate_launches_them(name: str, oracle: Orac
     _compare_launch(launch_env(cfg, version=oracle.version, cwd=oracle.cwd), theirs)
 
 
-@pytest.mark.parametrize("flags", [
-    ["--cpu", "--multi_gpu", "--num_processes", "2"],
-    ["--multi_gpu", "--num_processes", "1"],
-    ["--multi_gpu", "--num_processes", "2", "--use_parallelism_config"],
-])
+@pytest.mark.parametrize(
+    "flags",
+    [
+        ["--cpu", "--multi_gpu", "--num_processes", "2"],
+        ["--multi_gpu", "--num_processes", "1"],
+        ["--multi_gpu", "--num_processes", "2", "--use_parallelism_config"],
+    ],
+)
 def test_flag_combinations_accelerate_refuses_are_refused_with_its_message(flags: list[str], oracle: Oracle) -> None:
     theirs = oracle(flags + ["train.py"])
     assert "error" in theirs, flags
     with pytest.raises(LaunchError) as refused:
-        launch_env(formats.read(shlex.join(flags), "cli", "<flags>", oracle.version), version=oracle.version, cwd=oracle.cwd)
+        launch_env(
+            formats.read(shlex.join(flags), "cli", "<flags>", oracle.version), version=oracle.version, cwd=oracle.cwd
+        )
     assert refused.value.message == theirs["error"].split(": ", 1)[1]
 
 
 def test_omp_num_threads_read_from_env_launches_again(oracle: Oracle) -> None:
     """env -> cli: OMP_NUM_THREADS comes back as --num_cpu_threads_per_process, and launches the same env."""
-    theirs = oracle(["--num_processes", "1", "--num_cpu_threads_per_process", "4", "--mixed_precision", "bf16", "train.py"])
+    theirs = oracle(
+        ["--num_processes", "1", "--num_cpu_threads_per_process", "4", "--mixed_precision", "bf16", "train.py"]
+    )
     env_text = "".join(f"{k}={v}\n" for k, v in theirs["env"].items())
     cfg = formats.read(env_text, "env", "<env>", "1.15")
     assert formats.write(cfg, "env", "1.15")[0].count("OMP_NUM_THREADS=4") == 1
@@ -418,18 +474,25 @@ def _value_strategy(s: registry.Setting) -> st.SearchStrategy[Any]:
 def _section_strategy(section: str) -> st.SearchStrategy[dict[str, Any]]:
     candidates = [s for s in registry.settings_in(section, "1.15") if not s.deprecated]
     return st.dictionaries(st.sampled_from([s.key for s in candidates]), st.none(), max_size=6).flatmap(
-        lambda keys: st.fixed_dictionaries({k: _value_strategy(registry.get(section, k)) for k in keys}))  # type: ignore[arg-type]
+        lambda keys: st.fixed_dictionaries({k: _value_strategy(registry.get(section, k)) for k in keys})
+    )  # type: ignore[arg-type]
 
 
 @st.composite
 def configs(draw: st.DrawFn) -> dict[str, Any]:
     dtype = draw(st.sampled_from(["NO", "MULTI_CPU", "MULTI_GPU", "FSDP", "DEEPSPEED", "MEGATRON_LM"]))
     machines = draw(st.sampled_from([1, 1, 2]))
-    data: dict[str, Any] = {"compute_environment": "LOCAL_MACHINE", "distributed_type": dtype,
-                            "num_machines": machines, "num_processes": machines * draw(st.sampled_from([1, 2, 4, 8])),
-                            "mixed_precision": draw(st.sampled_from(["no", "fp16", "bf16", "fp8"]))}
+    data: dict[str, Any] = {
+        "compute_environment": "LOCAL_MACHINE",
+        "distributed_type": dtype,
+        "num_machines": machines,
+        "num_processes": machines * draw(st.sampled_from([1, 2, 4, 8])),
+        "mixed_precision": draw(st.sampled_from(["no", "fp16", "bf16", "fp8"])),
+    }
     if machines > 1:
-        data.update(main_process_ip="10.0.0.1", main_process_port=29400, machine_rank=draw(st.integers(0, machines - 1)))
+        data.update(
+            main_process_ip="10.0.0.1", main_process_port=29400, machine_rank=draw(st.integers(0, machines - 1))
+        )
     if draw(st.booleans()):
         data["gpu_ids"] = draw(st.sampled_from(["all", "0,1", "0,1,2,3"]))
     for key in ("debug", "use_cpu", "same_network"):
@@ -447,7 +510,9 @@ def configs(draw: st.DrawFn) -> dict[str, Any]:
     return data
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(data=configs())
 def test_generated_configs_to_env_and_to_cli(data: dict[str, Any], oracle: Oracle, tmp_path_factory) -> None:
     from accelconf.formats.yamljson import dump_yaml

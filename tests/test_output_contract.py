@@ -37,10 +37,18 @@ def inputs(tmp_path: Path) -> dict[str, Path]:
     bad = tmp_path / "bad.yaml"
     bad.write_bytes(b"distributed_type: [\n")
     warn = tmp_path / "warn.yaml"
-    warn.write_text("distributed_type: FSDP\nmixed_precision: bf16\nnum_processes: 2\nfsdp_config:\n  fsdp_version: 2\n"
-                    "  fsdp_backward_prefetch: BACKWARD_PRE\n", encoding="utf-8")
-    return {"clean": EXAMPLES / "fsdp2.yaml", "errors": EXAMPLES / "mistakes.yaml", "ds": EXAMPLES / "ds_zero3.json",
-            "bad": bad, "warn": warn}
+    warn.write_text(
+        "distributed_type: FSDP\nmixed_precision: bf16\nnum_processes: 2\nfsdp_config:\n  fsdp_version: 2\n"
+        "  fsdp_backward_prefetch: BACKWARD_PRE\n",
+        encoding="utf-8",
+    )
+    return {
+        "clean": EXAMPLES / "fsdp2.yaml",
+        "errors": EXAMPLES / "mistakes.yaml",
+        "ds": EXAMPLES / "ds_zero3.json",
+        "bad": bad,
+        "warn": warn,
+    }
 
 
 def test_validate_json_output_follows_the_contract(cli, inputs) -> None:
@@ -53,7 +61,17 @@ def test_validate_json_output_follows_the_contract(cli, inputs) -> None:
     bad = by_path[str(inputs["bad"])]
     assert bad["findings"] == [] and set(bad["error"]) == {"message", "line", "column"} and bad["error"]["line"] == 2
     finding = by_path[str(inputs["errors"])]["findings"][0]
-    assert set(finding) >= {"rule", "severity", "message", "key", "line", "column", "end_line", "end_column", "suggestion"}
+    assert set(finding) >= {
+        "rule",
+        "severity",
+        "message",
+        "key",
+        "line",
+        "column",
+        "end_line",
+        "end_column",
+        "suggestion",
+    }
     assert {f["severity"] for f in by_path[str(inputs["warn"])]["findings"]} == {"warning"}
 
 
@@ -91,9 +109,16 @@ def test_sarif_output_of_every_input_follows_the_sarif_schema(cli, inputs, comma
     assert {x["ruleId"] for x in log["runs"][0]["results"]} >= {"parse-error", "enum-case", "fsdp1-key-in-fsdp2"}
 
 
-@pytest.mark.parametrize("names, code", [
-    (("clean", "bad"), 2), (("errors", "bad"), 2), (("clean", "errors"), 1), (("clean", "warn"), 0), (("clean", "ds"), 0),
-])
+@pytest.mark.parametrize(
+    "names, code",
+    [
+        (("clean", "bad"), 2),
+        (("errors", "bad"), 2),
+        (("clean", "errors"), 1),
+        (("clean", "warn"), 0),
+        (("clean", "ds"), 0),
+    ],
+)
 def test_exit_code_of_files_that_end_differently_is_the_worst_in_any_order(cli, inputs, names, code) -> None:
     for order in itertools.permutations(names):
         for fmt in FORMATS:
@@ -104,7 +129,9 @@ def test_exit_code_of_files_that_end_differently_is_the_worst_in_any_order(cli, 
 
 def test_fit_json_output_follows_the_contract(cli, tmp_path) -> None:
     out = tmp_path / "fit.yaml"
-    r = cli("fit", "--format", "json", "--gpus", "8", "--gpu", "H100-80GB", "--params", "7e9", "--write-config", str(out))
+    r = cli(
+        "fit", "--format", "json", "--gpus", "8", "--gpu", "H100-80GB", "--params", "7e9", "--write-config", str(out)
+    )
     data = json.loads(r.out)
     _check("fit", data)
     assert r.code == 0 and data["written"] == str(out) and data["cheapest_that_fits"]

@@ -33,6 +33,7 @@ def _in_ci() -> bool:
 
 # -- dependencies -------------------------------------------------------------------------------
 
+
 def _declared_dependencies() -> set[str]:
     text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     block = re.search(r"^dependencies = \[(.*?)^\]", text, re.S | re.M)
@@ -64,7 +65,9 @@ def test_runtime_dependencies_are_what_the_code_imports():
         assert dists, f"{mod} is imported but no installed distribution provides it"
         needed.add(re.sub(r"[-_.]+", "-", dists[0]).lower())
     declared = _declared_dependencies()
-    assert needed == declared, f"imported but not declared: {needed - declared}; declared but not imported: {declared - needed}"
+    assert needed == declared, (
+        f"imported but not declared: {needed - declared}; declared but not imported: {declared - needed}"
+    )
     # the judges of accelconf are test extras, never runtime
     assert not declared & {"jsonschema", "deepdiff", "torch", "accelerate", "deepspeed"}
 
@@ -75,11 +78,18 @@ def test_optional_imports_stay_lazy():
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in tree.body:
             if isinstance(node, (ast.Import, ast.ImportFrom)):
-                names = {a.name.split(".")[0] for a in node.names} if isinstance(node, ast.Import) else {(node.module or "").split(".")[0]}
-                assert not names & OPTIONAL_IMPORTS, f"{path.relative_to(ROOT)} imports {names & OPTIONAL_IMPORTS} at module level"
+                names = (
+                    {a.name.split(".")[0] for a in node.names}
+                    if isinstance(node, ast.Import)
+                    else {(node.module or "").split(".")[0]}
+                )
+                assert not names & OPTIONAL_IMPORTS, (
+                    f"{path.relative_to(ROOT)} imports {names & OPTIONAL_IMPORTS} at module level"
+                )
 
 
 # -- building -----------------------------------------------------------------------------------
+
 
 def _tracked_files() -> list[str] | None:
     if shutil.which("git") is None or not (ROOT / ".git").exists():
@@ -94,8 +104,21 @@ def _copy_tree(dest: Path) -> Path:
     """The source tree without build outputs (what a fresh clone, or an unpacked sdist, holds)."""
     tracked = _tracked_files()
     if tracked is None:  # running from an unpacked sdist: copy it minus junk
-        shutil.copytree(ROOT, dest, ignore=shutil.ignore_patterns(".venv", "build", "dist", "*.egg-info", "__pycache__",
-                                                                  "node_modules", ".tmp", ".pytest_cache", ".hypothesis"))
+        shutil.copytree(
+            ROOT,
+            dest,
+            ignore=shutil.ignore_patterns(
+                ".venv",
+                "build",
+                "dist",
+                "*.egg-info",
+                "__pycache__",
+                "node_modules",
+                ".tmp",
+                ".pytest_cache",
+                ".hypothesis",
+            ),
+        )
         return dest
     for rel in tracked:
         (dest / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -104,10 +127,14 @@ def _copy_tree(dest: Path) -> Path:
 
 
 def _build(src: Path, out: Path, what: str) -> Path:
-    code = (f"import sys; from setuptools import build_meta as b; "
-            f"print(b.build_{what}(sys.argv[1]))")
-    r = subprocess.run([sys.executable, "-W", "error::DeprecationWarning", "-c", code, str(out)], cwd=src,
-                       capture_output=True, text=True, timeout=300)
+    code = f"import sys; from setuptools import build_meta as b; print(b.build_{what}(sys.argv[1]))"
+    r = subprocess.run(
+        [sys.executable, "-W", "error::DeprecationWarning", "-c", code, str(out)],
+        cwd=src,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
     # setuptools prints SetuptoolsDeprecationWarning (licence tables, classifiers) on stderr
     assert "Deprecat" not in r.stderr and "deprecat" not in r.stderr, r.stderr[-3000:]
@@ -132,9 +159,17 @@ def test_sdist_holds_every_tracked_file_and_no_build_output(built):
     expected_set = set(expected) - {".gitignore", ".gitattributes"}
     missing = sorted(expected_set - names)
     assert not missing, f"tracked files missing from the sdist: {missing[:20]}"
-    for must in ("LICENSE", "README.md", "pyproject.toml", "tests/conftest.py", "tests/oracle/harness.py",
-                 "examples/fsdp2.yaml", "schemas/accelerate-config.schema.json", "schemas/catalog.json",
-                 "accelconf/environment/profiles/h100-node.yaml"):
+    for must in (
+        "LICENSE",
+        "README.md",
+        "pyproject.toml",
+        "tests/conftest.py",
+        "tests/oracle/harness.py",
+        "examples/fsdp2.yaml",
+        "schemas/accelerate-config.schema.json",
+        "schemas/catalog.json",
+        "accelconf/environment/profiles/h100-node.yaml",
+    ):
         assert must in names, must
     assert any(n.startswith("tests/data/") for n in names)
     assert any(n.startswith("schemas/versions/") for n in names)
@@ -154,11 +189,17 @@ def test_wheel_holds_the_licence_profiles_and_both_packages(built):
     assert {f"accelconf/environment/profiles/{p}.yaml" for p in ("h100-node", "v100-node", "a10g-g5")} <= names
     assert "accelconf/py.typed" in names and "accelconf_lsp/__init__.py" in names
     # every data file the package reads at run time is in the wheel
-    data = {p.relative_to(ROOT).as_posix() for p in (ROOT / "accelconf").rglob("*")
-            if p.is_file() and p.suffix in (".json", ".yaml", ".yml", ".txt") and "__pycache__" not in p.parts}
+    data = {
+        p.relative_to(ROOT).as_posix()
+        for p in (ROOT / "accelconf").rglob("*")
+        if p.is_file() and p.suffix in (".json", ".yaml", ".yml", ".txt") and "__pycache__" not in p.parts
+    }
     assert data and data <= names, sorted(data - names)
-    requires = sorted(line.split(":", 1)[1].strip() for line in meta.splitlines()
-                      if line.startswith("Requires-Dist:") and "extra ==" not in line)
+    requires = sorted(
+        line.split(":", 1)[1].strip()
+        for line in meta.splitlines()
+        if line.startswith("Requires-Dist:") and "extra ==" not in line
+    )
     assert not [r for r in requires if r.startswith(("jsonschema", "deepdiff", "torch"))], requires
 
 
@@ -170,8 +211,14 @@ def test_pytest_runs_from_the_unpacked_sdist(built, tmp_path):
         tar.extractall(tmp_path, filter="data")
     root = next(tmp_path.iterdir())
     env = {**os.environ, "PYTHONPATH": f"{root}{os.pathsep}{root / 'lsp'}"}
-    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_fmt.py", "tests/test_cli.py"],
-                       cwd=root, capture_output=True, text=True, env=env, timeout=600)
+    r = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_fmt.py", "tests/test_cli.py"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
     assert " passed" in r.stdout and "error" not in r.stdout.splitlines()[-1]
 
@@ -181,16 +228,21 @@ def test_readme_install_builds_a_wheel_as_written(tmp_path):
     """The README's first install command, run as written in a clean copy of the tree (pip builds in
     an isolated environment, so it needs the package index for setuptools)."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("## Install"):]
-    section = section[:section.index("\n## ", 3)]
+    section = readme[readme.index("## Install") :]
+    section = section[: section.index("\n## ", 3)]
     blocks = re.findall(r"```sh\n(.*?)```", section, re.S)
     build = blocks[1].splitlines()[0].split("#")[0].strip()
     assert build == "python -m pip wheel --no-deps -w dist ."
     src = _copy_tree(tmp_path / "src")
     argv = [sys.executable if a == "python" else a for a in build.split()]
-    r = subprocess.run(argv + ["--timeout", "20", "--retries", "1"], cwd=src, capture_output=True, text=True, timeout=600)
-    if r.returncode != 0 and not _in_ci() and ("Could not find a version" in r.stdout + r.stderr
-                                                or "connection" in (r.stdout + r.stderr).lower()):
+    r = subprocess.run(
+        argv + ["--timeout", "20", "--retries", "1"], cwd=src, capture_output=True, text=True, timeout=600
+    )
+    if (
+        r.returncode != 0
+        and not _in_ci()
+        and ("Could not find a version" in r.stdout + r.stderr or "connection" in (r.stdout + r.stderr).lower())
+    ):
         pytest.skip("package index unreachable: pip cannot fetch setuptools to build the wheel")
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
     assert [p.name for p in (src / "dist").glob("accelconf-*.whl")], list((src / "dist").iterdir())
@@ -221,8 +273,11 @@ SMOKE = [  # (argv, expected exit code, text the output must contain)
     (["env", "--probe", "none"], 0, "accelconf env"),
     (["check", "--probe", "none", "{ex}/fsdp2.yaml"], None, "no accelerate among the packages of"),
     (["lsp", "--help"], 0, "accelconf lsp"),
-    (["fit", "--model", "{ex}/memory/qwen2-7b", "--gpus", "8", "--gpu", "H100-80GB", "--write-config", "fit.yaml"], 0,
-     "cheapest that fits"),
+    (
+        ["fit", "--model", "{ex}/memory/qwen2-7b", "--gpus", "8", "--gpu", "H100-80GB", "--write-config", "fit.yaml"],
+        0,
+        "cheapest that fits",
+    ),
     (["preflight", "{ex}/fsdp2.yaml", "--machine-rank", "0"], 2, "torch is not installed"),
 ]
 
@@ -230,12 +285,20 @@ SMOKE = [  # (argv, expected exit code, text the output must contain)
 def _fresh_venv_with_wheel(wheel: Path, where: Path) -> Path:
     subprocess.run([sys.executable, "-m", "venv", str(where)], check=True, capture_output=True, timeout=300)
     py = where / ("Scripts" if os.name == "nt" else "bin") / "python"
-    r = subprocess.run([str(py), "-m", "pip", "install", "--quiet", "--timeout", "20", "--retries", "1", str(wheel)],
-                       capture_output=True, text=True, timeout=600)
+    r = subprocess.run(
+        [str(py), "-m", "pip", "install", "--quiet", "--timeout", "20", "--retries", "1", str(wheel)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     if r.returncode != 0:
         why = (r.stderr.strip().splitlines() or ["pip install failed"])[-1][:200]
-        if _in_ci() or "No matching distribution" not in r.stderr and "connection" not in r.stderr.lower() \
-                and "Could not find" not in r.stderr:
+        if (
+            _in_ci()
+            or "No matching distribution" not in r.stderr
+            and "connection" not in r.stderr.lower()
+            and "Could not find" not in r.stderr
+        ):
             pytest.fail(f"pip install of the wheel failed: {r.stderr[-3000:]}")
         pytest.skip(f"package index unreachable, the wheel's dependencies cannot be installed: {why}")
     return py
@@ -246,7 +309,9 @@ def test_installed_wheel_runs_every_command_in_a_fresh_venv(built, tmp_path):
     _, _, wheel = built
     py = _fresh_venv_with_wheel(wheel, tmp_path / "venv")
     exe = py.with_name("accelconf")
-    installed = subprocess.run([str(py), "-m", "pip", "list", "--format", "freeze"], capture_output=True, text=True).stdout
+    installed = subprocess.run(
+        [str(py), "-m", "pip", "list", "--format", "freeze"], capture_output=True, text=True
+    ).stdout
     assert not re.search(r"^(torch|accelerate|deepspeed|jsonschema|deepdiff)==", installed, re.M | re.I), installed
     examples = tmp_path / "examples"  # a user's own files, away from the checkout
     shutil.copytree(ROOT / "examples", examples)
@@ -272,9 +337,13 @@ def test_installed_wheel_runs_every_command_in_a_fresh_venv(built, tmp_path):
         r = subprocess.run([str(exe), name, "--help"], cwd=work, capture_output=True, text=True, env=env, timeout=60)
         assert r.returncode == 0 and "exit code" in r.stdout, (name, r.stdout[-500:], r.stderr[-500:])
     # the language server starts and answers initialize
-    init = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":null,"rootUri":null,"capabilities":{}}}'
+    init = (
+        b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":null,"rootUri":null,"capabilities":{}}}'
+    )
     message = b"Content-Length: %d\r\n\r\n%s" % (len(init), init)
-    proc = subprocess.Popen([str(exe), "lsp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    proc = subprocess.Popen(
+        [str(exe), "lsp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+    )
     try:
         assert proc.stdin is not None and proc.stdout is not None
         proc.stdin.write(message)
@@ -288,14 +357,21 @@ def test_installed_wheel_runs_every_command_in_a_fresh_venv(built, tmp_path):
 
 # -- --help ----------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("name", sorted(COMMANDS))
 def test_every_command_help_teaches(cli, name):
     r = cli(name, "--help")
     assert r.code == 0
     text = r.out
     assert "examples:" in text and "exit code" in text, name
-    example_lines = [ln.strip() for ln in text.split("examples:", 1)[1].splitlines() if ln.strip().startswith("accelconf ")
-                     or "accelconf " in ln and ln.startswith("  ") and not ln.startswith("      ")]
+    example_lines = [
+        ln.strip()
+        for ln in text.split("examples:", 1)[1].splitlines()
+        if ln.strip().startswith("accelconf ")
+        or "accelconf " in ln
+        and ln.startswith("  ")
+        and not ln.startswith("      ")
+    ]
     assert any(f"accelconf {name}" in ln for ln in example_lines) or name == "lsp", (name, example_lines)
     description = text.split("\n\n", 2)[1]
     assert all(len(line) <= 88 for line in description.splitlines()), (name, description)
@@ -313,10 +389,12 @@ def test_every_command_help_teaches(cli, name):
 
 
 def test_options_are_offered_only_where_they_mean_something(cli):
-    for name, absent in (("to-yaml", ("--export", "--all-ranks", "--machine-rank")),
-                         ("to-json", ("--export", "--all-ranks", "--machine-rank")),
-                         ("to-kwargs", ("--export", "--all-ranks")),
-                         ("to-cli", ("--export",))):
+    for name, absent in (
+        ("to-yaml", ("--export", "--all-ranks", "--machine-rank")),
+        ("to-json", ("--export", "--all-ranks", "--machine-rank")),
+        ("to-kwargs", ("--export", "--all-ranks")),
+        ("to-cli", ("--export",)),
+    ):
         text = cli(name, "--help").out
         for option in absent:
             assert option not in text, (name, option)
@@ -337,17 +415,21 @@ def test_migrate_and_check_describe_their_arguments(cli):
 
 # -- expected files are never rewritten in CI -------------------------------------------
 
+
 def test_expected_files_are_not_rewritten_in_ci():
     """ACCELCONF_UPDATE_EXPECTED rewrites expected files from accelconf's own output: fine on a
     developer's machine after a deliberate change, never in CI, where it would hide every regression."""
     if _in_ci():
-        assert not os.environ.get("ACCELCONF_UPDATE_EXPECTED"), \
+        assert not os.environ.get("ACCELCONF_UPDATE_EXPECTED"), (
             "ACCELCONF_UPDATE_EXPECTED is set in CI: the expected files would be rewritten, not checked"
+        )
 
 
 # -- reports --------------------------------------------------------------------------------------
 
-ABSOLUTE_PATH = re.compile(r"(?<![\w.~])(/(?:work|home|root|tmp|Users|opt|var|mnt|private)/[^\s`'\")]+|[A-Z]:\\\\[^\s`'\"]+)")
+ABSOLUTE_PATH = re.compile(
+    r"(?<![\w.~])(/(?:work|home|root|tmp|Users|opt|var|mnt|private)/[^\s`'\")]+|[A-Z]:\\\\[^\s`'\"]+)"
+)
 
 
 def test_bench_reports_name_inputs_relative_to_the_repository():
@@ -378,12 +460,20 @@ def test_the_suite_runs_in_random_order(request):
     assert active, "pytest-random-order must be on in CI (it is in the test extras)"
     assert request.config.getoption("random_order_bucket") == "global"
 
+
 def test_no_committed_file_carries_merge_conflict_markers():
-    tracked = _tracked_files() or [p.relative_to(ROOT).as_posix() for p in ROOT.rglob("*") if p.is_file()
-                                   and not any(j in p.as_posix() for j in BUILD_JUNK)]
+    tracked = _tracked_files() or [
+        p.relative_to(ROOT).as_posix()
+        for p in ROOT.rglob("*")
+        if p.is_file() and not any(j in p.as_posix() for j in BUILD_JUNK)
+    ]
     marker = re.compile(r"^(<{7} |>{7} |={7}$)", re.M)
-    bad = [rel for rel in tracked if rel.endswith((".py", ".md", ".toml", ".yaml", ".yml", ".json", ".lua", ".js", ".sh", ".in"))
-           and marker.search((ROOT / rel).read_text(encoding="utf-8", errors="replace"))]
+    bad = [
+        rel
+        for rel in tracked
+        if rel.endswith((".py", ".md", ".toml", ".yaml", ".yml", ".json", ".lua", ".js", ".sh", ".in"))
+        and marker.search((ROOT / rel).read_text(encoding="utf-8", errors="replace"))
+    ]
     assert not bad, bad
 
 

@@ -28,8 +28,11 @@ class _LiveBytes(torch.utils._python_dispatch.TorchDispatchMode):
         self.peak = 0
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
-        inputs = {t.untyped_storage().data_ptr() for t in torch.utils._pytree.tree_leaves((args, kwargs or {}))
-                  if isinstance(t, torch.Tensor)}
+        inputs = {
+            t.untyped_storage().data_ptr()
+            for t in torch.utils._pytree.tree_leaves((args, kwargs or {}))
+            if isinstance(t, torch.Tensor)
+        }
         out = func(*args, **(kwargs or {}))
         seen: set[int] = set()
         for t in torch.utils._pytree.tree_leaves(out):
@@ -93,8 +96,12 @@ def test_ddp_keeps_a_bucket_copy_of_the_gradients_under_accelerates_default():
 
 def test_a_deepspeed_json_sets_the_buckets_and_auto_is_hidden_squared():
     qwen = from_model_dir(str(Path(__file__).resolve().parents[1] / "examples" / "memory" / "qwen2-7b"))
-    s, _ = memory.strategy_of(load_text('{"zero_optimization": {"stage": 2, "reduce_bucket_size": "auto", '
-                                        '"overlap_comm": true}, "bf16": {"enabled": true}}').data)
+    s, _ = memory.strategy_of(
+        load_text(
+            '{"zero_optimization": {"stage": 2, "reduce_bucket_size": "auto", '
+            '"overlap_comm": true}, "bf16": {"enabled": true}}'
+        ).data
+    )
     assert (s.reduce_bucket, s.overlap_comm) == ("auto", True)
     # accelerate fills "auto" with hidden_size * hidden_size (accelerator.py), two 16-bit buffers under overlap_comm
     assert memory.estimate(s, Layout(8), qwen).buckets == 2 * 2 * 3584 * 3584
@@ -104,8 +111,12 @@ def test_a_deepspeed_json_sets_the_buckets_and_auto_is_hidden_squared():
 
 def test_zero3_prefetch_auto_is_nine_tenths_of_hidden_squared():
     qwen = from_model_dir(str(Path(__file__).resolve().parents[1] / "examples" / "memory" / "qwen2-7b"))
-    s, _ = memory.strategy_of(load_text('{"zero_optimization": {"stage": 3, "reduce_bucket_size": "auto", '
-                                        '"stage3_prefetch_bucket_size": "auto"}, "bf16": {"enabled": true}}').data)
+    s, _ = memory.strategy_of(
+        load_text(
+            '{"zero_optimization": {"stage": 3, "reduce_bucket_size": "auto", '
+            '"stage3_prefetch_bucket_size": "auto"}, "bf16": {"enabled": true}}'
+        ).data
+    )
     assert (s.reduce_bucket, s.prefetch_bucket) == ("auto", "auto")
     h = 3584
     assert memory.estimate(s, Layout(8), qwen).buckets == 2 * h * h + 2 * int(0.9 * h * h)

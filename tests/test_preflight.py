@@ -74,8 +74,12 @@ def _sessions_alive(sids: set[int]) -> list[int]:
 
 def _run_all(commands: list[tuple[list[str], dict[str, str]]], cwd: Path) -> list[subprocess.CompletedProcess]:
     """Run the commands at once, each in its own session; every process is gone when this returns."""
-    procs = [subprocess.Popen(argv, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              start_new_session=True) for argv, env in commands]
+    procs = [
+        subprocess.Popen(
+            argv, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+        )
+        for argv, env in commands
+    ]
     sids = {p.pid for p in procs}
     end = time.monotonic() + DEADLINE_S
     results = []
@@ -97,8 +101,25 @@ def _run_all(commands: list[tuple[list[str], dict[str, str]]], cwd: Path) -> lis
 
 
 def _node(config: Path, rank: int, *more: str, **env: str) -> tuple[list[str], dict[str, str]]:
-    return ([sys.executable, "-m", "accelconf", "preflight", str(config), "--machine-rank", str(rank),
-             "--timeout", str(ARRIVE_S), "--step-timeout", "120", "--size", "0.25", *more], _env(**env))
+    return (
+        [
+            sys.executable,
+            "-m",
+            "accelconf",
+            "preflight",
+            str(config),
+            "--machine-rank",
+            str(rank),
+            "--timeout",
+            str(ARRIVE_S),
+            "--step-timeout",
+            "120",
+            "--size",
+            "0.25",
+            *more,
+        ],
+        _env(**env),
+    )
 
 
 def _findings(result: subprocess.CompletedProcess) -> list[dict]:
@@ -121,14 +142,26 @@ def test_each_difference_of_node_1_is_reported_with_its_node(tmp_path):
     port = _free_port()
     cfg0 = _config(tmp_path, port)
     cfg1 = _config(tmp_path, port, "other.yaml", extra="# edited on node 1 only\n")
-    node0, node1 = _run_all([
-        _node(cfg0, 0, "--format", "json", ACCELERATE_MIXED_PRECISION="no"),
-        _node(cfg1, 1, "--format", "json", ACCELERATE_MIXED_PRECISION="bf16",
-              ACCELCONF_PREFLIGHT_FAKE_VERSIONS="accelerate=0.0.1"),
-    ], tmp_path)
+    node0, node1 = _run_all(
+        [
+            _node(cfg0, 0, "--format", "json", ACCELERATE_MIXED_PRECISION="no"),
+            _node(
+                cfg1,
+                1,
+                "--format",
+                "json",
+                ACCELERATE_MIXED_PRECISION="bf16",
+                ACCELCONF_PREFLIGHT_FAKE_VERSIONS="accelerate=0.0.1",
+            ),
+        ],
+        tmp_path,
+    )
     assert (node0.returncode, node1.returncode) == (1, 1), node0.stderr + node1.stderr
     found = {(f["rule"], f["node"], tuple(f["ranks"])): f["message"] for f in _findings(node0)}
-    assert "bf16" in found[("preflight.env", 1, (2, 3))] and "ACCELERATE_MIXED_PRECISION" in found[("preflight.env", 1, (2, 3))]
+    assert (
+        "bf16" in found[("preflight.env", 1, (2, 3))]
+        and "ACCELERATE_MIXED_PRECISION" in found[("preflight.env", 1, (2, 3))]
+    )
     assert "0.0.1" in found[("preflight.version", 1, (2, 3))]
     assert ("preflight.config", 1, (2, 3)) in found
     assert all(f["node"] == 1 for f in _findings(node0)), found
@@ -147,9 +180,31 @@ def test_a_node_that_never_starts_is_named_within_the_deadline(tmp_path):
 
 
 def _torchrun(cfg: Path, port: int, node: int) -> tuple[list[str], dict[str, str]]:
-    return ([sys.executable, "-m", "torch.distributed.run", "--nnodes", "2", "--nproc_per_node", "2",
-             "--node_rank", str(node), "--master_addr", "127.0.0.1", "--master_port", str(port),
-             "-m", "accelconf.preflight", str(cfg), "--size", "0.25", "--format", "json"], _env())
+    return (
+        [
+            sys.executable,
+            "-m",
+            "torch.distributed.run",
+            "--nnodes",
+            "2",
+            "--nproc_per_node",
+            "2",
+            "--node_rank",
+            str(node),
+            "--master_addr",
+            "127.0.0.1",
+            "--master_port",
+            str(port),
+            "-m",
+            "accelconf.preflight",
+            str(cfg),
+            "--size",
+            "0.25",
+            "--format",
+            "json",
+        ],
+        _env(),
+    )
 
 
 def test_num_processes_8_with_4_ranks_started_is_reported(tmp_path):
@@ -158,7 +213,10 @@ def test_num_processes_8_with_4_ranks_started_is_reported(tmp_path):
     node0, _ = _run_all([_torchrun(cfg, port, 0), _torchrun(cfg, port, 1)], tmp_path)
     assert node0.returncode == 1, node0.stderr[-2000:]
     found = {(f["rule"], f["node"]): f["message"] for f in _findings(node0)}
-    assert "4 ranks joined" in found[("preflight.world-size", None)] and "num_processes: 8" in found[("preflight.world-size", None)]
+    assert (
+        "4 ranks joined" in found[("preflight.world-size", None)]
+        and "num_processes: 8" in found[("preflight.world-size", None)]
+    )
     assert "4 per node" in found[("preflight.per-node", 0)] and ("preflight.per-node", 1) in found
 
 
@@ -176,10 +234,34 @@ def test_two_nodes_under_accelerate_launch_multi_node_flags_exit_0(tmp_path):
     cfg = _config(tmp_path, port)
 
     def launch(node: int) -> tuple[list[str], dict[str, str]]:
-        return ([sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", "4",
-                 "--num_machines", "2", "--machine_rank", str(node), "--main_process_ip", "127.0.0.1",
-                 "--main_process_port", str(port), "--mixed_precision", "no", "--dynamo_backend", "no",
-                 "-m", "accelconf.preflight", str(cfg), "--size", "0.25"], _env())
+        return (
+            [
+                sys.executable,
+                "-m",
+                "accelerate.commands.launch",
+                "--multi_gpu",
+                "--num_processes",
+                "4",
+                "--num_machines",
+                "2",
+                "--machine_rank",
+                str(node),
+                "--main_process_ip",
+                "127.0.0.1",
+                "--main_process_port",
+                str(port),
+                "--mixed_precision",
+                "no",
+                "--dynamo_backend",
+                "no",
+                "-m",
+                "accelconf.preflight",
+                str(cfg),
+                "--size",
+                "0.25",
+            ],
+            _env(),
+        )
 
     node0, node1 = _run_all([launch(0), launch(1)], tmp_path)
     assert (node0.returncode, node1.returncode) == (0, 0), node0.stdout + node0.stderr[-2000:]
@@ -188,15 +270,26 @@ def test_two_nodes_under_accelerate_launch_multi_node_flags_exit_0(tmp_path):
 
 # -- the rules on hand-made facts -------------------------------------------------------------------
 
+
 def _facts(rank: int, node: int, **over: object) -> dict:
     base = {
-        "host": f"host{node}", "rank": rank, "local_rank": rank % 2, "node": node, "world_size": 4,
-        "local_world_size": 2, "from_launcher": True, "pid": 1, "clock": 100.0,
+        "host": f"host{node}",
+        "rank": rank,
+        "local_rank": rank % 2,
+        "node": node,
+        "world_size": 4,
+        "local_world_size": 2,
+        "from_launcher": True,
+        "pid": 1,
+        "clock": 100.0,
         "gpus": {"count": 0, "models": [], "memory_gib": [], "cuda_visible_devices": None},
         "versions": {"python": "3.11.7", "torch": "2.13.0", "accelerate": "1.15.0"},
-        "config": {"path": "c.yaml", "sha256": "a" * 64}, "deepspeed_file": {"path": None, "sha256": None},
+        "config": {"path": "c.yaml", "sha256": "a" * 64},
+        "deepspeed_file": {"path": None, "sha256": None},
         "default_config": {"path": "/home/x/default_config.yaml", "sha256": None},
-        "env": {"NCCL_SOCKET_IFNAME": "eth0"}, "rendezvous": "127.0.0.1:29500", "disk": None,
+        "env": {"NCCL_SOCKET_IFNAME": "eth0"},
+        "rendezvous": "127.0.0.1:29500",
+        "disk": None,
     }
     return {**base, **over}
 
@@ -226,7 +319,11 @@ def test_a_default_config_on_one_host_a_skewed_clock_and_another_rendezvous_are_
     for f in facts[2:]:
         f["rendezvous"] = "10.0.0.9:29500"
     got = {(i.rule, i.node, i.ranks) for i in issues(layout, facts)}
-    assert got == {("preflight.default-config", 1, (3,)), ("preflight.clock", 1, (2,)), ("preflight.rendezvous", 1, (2, 3))}
+    assert got == {
+        ("preflight.default-config", 1, (3,)),
+        ("preflight.clock", 1, (2,)),
+        ("preflight.rendezvous", 1, (2, 3)),
+    }
 
 
 def test_gpus_are_expected_only_when_the_config_trains_on_them(tmp_path):
@@ -239,11 +336,16 @@ def test_gpus_are_expected_only_when_the_config_trains_on_them(tmp_path):
 
 
 def test_a_process_started_without_a_launcher_is_told_it_runs_alone(layout):
-    (issue, *_) = [i for i in issues(layout, [_facts(0, 0, from_launcher=False, world_size=1)]) if i.rule == "preflight.no-launcher"]
+    (issue, *_) = [
+        i
+        for i in issues(layout, [_facts(0, 0, from_launcher=False, world_size=1)])
+        if i.rule == "preflight.no-launcher"
+    ]
     assert "rank 0 of 1" in issue.message
 
 
 # -- the CLI without torch ----------------------------------------------------------------------------
+
 
 def test_to_cli_all_ranks_preflight_ends_each_command_with_the_preflight_module(cli, tmp_path):
     cfg = _config(tmp_path, 29500).read_text().replace("MULTI_CPU", "MULTI_GPU").replace("use_cpu: true", "")
@@ -274,9 +376,11 @@ def test_preflight_of_an_unreadable_config_exits_2_with_its_position(cli, tmp_pa
 
 
 def test_preflight_help_imports_no_torch():
-    code = ("import sys; from accelconf.cli import main\n"
-            "try:\n    main(['preflight', '--help'])\nexcept SystemExit:\n    pass\n"
-            "print([m for m in ('torch', 'accelerate') if m in sys.modules])")
+    code = (
+        "import sys; from accelconf.cli import main\n"
+        "try:\n    main(['preflight', '--help'])\nexcept SystemExit:\n    pass\n"
+        "print([m for m in ('torch', 'accelerate') if m in sys.modules])"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=_env(), timeout=60).stdout
     assert out.strip().endswith("[]")
 
@@ -284,10 +388,14 @@ def test_preflight_help_imports_no_torch():
 def test_a_rank_whose_rendezvous_never_completes_reports_the_hang_and_exits(tmp_path):
     cfg = _config(tmp_path, _free_port())
     port = str(_free_port())
-    env = _env(RANK="0", WORLD_SIZE="2", LOCAL_RANK="0", LOCAL_WORLD_SIZE="1", MASTER_ADDR="127.0.0.1", MASTER_PORT=port)
+    env = _env(
+        RANK="0", WORLD_SIZE="2", LOCAL_RANK="0", LOCAL_WORLD_SIZE="1", MASTER_ADDR="127.0.0.1", MASTER_PORT=port
+    )
     (rank0,) = _run_all([([sys.executable, "-m", "accelconf.preflight", str(cfg), "--timeout", "3"], env)], tmp_path)
     assert rank0.returncode == 1
-    assert f"node 0 rank 0: the rendezvous at 127.0.0.1:{port} did not finish within 3 s [preflight.hang]" in rank0.stderr
+    assert (
+        f"node 0 rank 0: the rendezvous at 127.0.0.1:{port} did not finish within 3 s [preflight.hang]" in rank0.stderr
+    )
 
 
 def test_a_machine_rank_used_by_two_nodes_is_reported_by_node_0(tmp_path):
@@ -305,8 +413,11 @@ def test_free_disk_is_reported_for_the_path_given_and_an_error_for_a_missing_one
     assert disk_free(str(tmp_path))["free_gib"] >= 0
     assert "error" in disk_free(str(tmp_path / "absent"))
     facts = [_facts(0, 0, disk={"path": "/ckpt", "error": "No such file or directory"}), _facts(1, 0)]
-    assert [(i.rule, i.node, i.ranks) for i in issues(read_layout(str(_config(tmp_path, 29500))), facts)
-            if i.rule == "preflight.disk"] == [("preflight.disk", 0, (0,))]
+    assert [
+        (i.rule, i.node, i.ranks)
+        for i in issues(read_layout(str(_config(tmp_path, 29500))), facts)
+        if i.rule == "preflight.disk"
+    ] == [("preflight.disk", 0, (0,))]
 
 
 def test_preflight_without_torch_exits_2_with_a_message(cli, tmp_path, monkeypatch):

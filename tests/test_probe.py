@@ -16,7 +16,15 @@ import pytest
 
 from accelconf.cli import main
 from accelconf.environment.gpus import MODELS, describe, known_models, lookup, resolve
-from accelconf.environment.probe import GPU, Environment, parse_nvidia_smi, parse_rocm_smi, probe, read_versions, torch_build
+from accelconf.environment.probe import (
+    GPU,
+    Environment,
+    parse_nvidia_smi,
+    parse_rocm_smi,
+    probe,
+    read_versions,
+    torch_build,
+)
 
 H100_SMI = "0, NVIDIA H100 80GB HBM3, 9.0, 81559, 550.54.15\n1, NVIDIA H100 80GB HBM3, 9.0, 81559, 550.54.15\n"
 V100_SMI_OLD = "0, Tesla V100-SXM2-16GB, 16384, 470.82.01\n"
@@ -24,29 +32,33 @@ V100_SMI_OLD = "0, Tesla V100-SXM2-16GB, 16384, 470.82.01\n"
 
 # -- the GPU table ----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name, key", [
-    ("h100", "H100-80GB"),
-    ("H100-80GB", "H100-80GB"),
-    ("NVIDIA H100 80GB HBM3", "H100-80GB"),
-    ("NVIDIA H100 PCIe", "H100-80GB"),
-    ("NVIDIA H100 NVL", "H100-NVL"),
-    ("Tesla V100-SXM2-16GB", "V100-16GB"),
-    ("Tesla V100-SXM2-32GB", "V100-32GB"),
-    ("NVIDIA A100-SXM4-80GB", "A100-80GB"),
-    ("NVIDIA A100-PCIE-40GB", "A100-40GB"),
-    ("a100-40gb", "A100-40GB"),
-    ("Tesla T4", "T4"),
-    ("NVIDIA A10G", "A10G"),
-    ("NVIDIA L4", "L4"),
-    ("NVIDIA L40S", "L40S"),
-    ("NVIDIA H200", "H200"),
-    ("NVIDIA B200", "B200"),
-    ("NVIDIA GeForce RTX 4090", "RTX-4090"),
-    ("NVIDIA GeForce RTX 3090", "RTX-3090"),
-    ("AMD Instinct MI300X", "MI300X"),
-    ("AMD Instinct MI250X / MI250", "MI250"),
-    ("mi250x", "MI250"),
-])
+
+@pytest.mark.parametrize(
+    "name, key",
+    [
+        ("h100", "H100-80GB"),
+        ("H100-80GB", "H100-80GB"),
+        ("NVIDIA H100 80GB HBM3", "H100-80GB"),
+        ("NVIDIA H100 PCIe", "H100-80GB"),
+        ("NVIDIA H100 NVL", "H100-NVL"),
+        ("Tesla V100-SXM2-16GB", "V100-16GB"),
+        ("Tesla V100-SXM2-32GB", "V100-32GB"),
+        ("NVIDIA A100-SXM4-80GB", "A100-80GB"),
+        ("NVIDIA A100-PCIE-40GB", "A100-40GB"),
+        ("a100-40gb", "A100-40GB"),
+        ("Tesla T4", "T4"),
+        ("NVIDIA A10G", "A10G"),
+        ("NVIDIA L4", "L4"),
+        ("NVIDIA L40S", "L40S"),
+        ("NVIDIA H200", "H200"),
+        ("NVIDIA B200", "B200"),
+        ("NVIDIA GeForce RTX 4090", "RTX-4090"),
+        ("NVIDIA GeForce RTX 3090", "RTX-3090"),
+        ("AMD Instinct MI300X", "MI300X"),
+        ("AMD Instinct MI250X / MI250", "MI250"),
+        ("mi250x", "MI250"),
+    ],
+)
 def test_lookup_accepts_common_spellings(name: str, key: str) -> None:
     model = lookup(name)
     assert model is not None and model.key == key
@@ -66,8 +78,20 @@ def test_ambiguous_name_says_what_it_assumed() -> None:
 
 
 def test_table_facts() -> None:
-    required = {"V100-16GB", "T4", "A10G", "L4", "L40S", "A100-40GB", "A100-80GB", "H100-80GB", "H200", "B200",
-                "MI250", "MI300X"}
+    required = {
+        "V100-16GB",
+        "T4",
+        "A10G",
+        "L4",
+        "L40S",
+        "A100-40GB",
+        "A100-80GB",
+        "H100-80GB",
+        "H200",
+        "B200",
+        "MI250",
+        "MI300X",
+    }
     assert required <= set(known_models())
     for m in MODELS:
         if m.compute_capability:
@@ -78,11 +102,19 @@ def test_table_facts() -> None:
 
 # -- parsers ----------------------------------------------------------------------------------
 
+
 def test_parse_nvidia_smi() -> None:
     gpus, driver = parse_nvidia_smi(H100_SMI)
     assert driver == "550.54.15" and len(gpus) == 2
     g = gpus[1]
-    assert (g.index, g.model, g.compute_capability, g.memory_gib, g.bf16, g.fp8) == (1, "H100-80GB", (9, 0), 79.6, True, True)
+    assert (g.index, g.model, g.compute_capability, g.memory_gib, g.bf16, g.fp8) == (
+        1,
+        "H100-80GB",
+        (9, 0),
+        79.6,
+        True,
+        True,
+    )
 
 
 def test_parse_nvidia_smi_without_compute_cap_uses_the_table() -> None:
@@ -101,17 +133,28 @@ def test_parse_nvidia_smi_garbage() -> None:
 
 
 def test_parse_rocm_smi() -> None:
-    text = json.dumps({
-        "card0": {"Card Series": "AMD Instinct MI300X", "GFX Version": "gfx942", "VRAM Total Memory (B)": "206141652992"},
-        "card1": {"Card Series": "AMD Instinct MI300X", "GFX Version": "gfx942", "VRAM Total Memory (B)": "206141652992"},
-        "system": {"Driver version": "6.8.5"},
-    })
+    text = json.dumps(
+        {
+            "card0": {
+                "Card Series": "AMD Instinct MI300X",
+                "GFX Version": "gfx942",
+                "VRAM Total Memory (B)": "206141652992",
+            },
+            "card1": {
+                "Card Series": "AMD Instinct MI300X",
+                "GFX Version": "gfx942",
+                "VRAM Total Memory (B)": "206141652992",
+            },
+            "system": {"Driver version": "6.8.5"},
+        }
+    )
     gpus = parse_rocm_smi(text)
     assert [g.model for g in gpus] == ["MI300X", "MI300X"]
     assert gpus[0].vendor == "amd" and gpus[0].arch == "gfx942" and gpus[0].fp8 and gpus[0].memory_gib == 192.0
 
 
 # -- probe with fakes -------------------------------------------------------------------------
+
 
 class FakeNVML:
     """Enough of pynvml for the probe: two H100s, driver 550, CUDA 12.4."""
@@ -246,8 +289,12 @@ def test_probe_torch_mode_uses_torch_only_when_asked(monkeypatch: pytest.MonkeyP
     props = types.SimpleNamespace(name="NVIDIA L4", total_memory=23580639232)
     fake_torch = types.SimpleNamespace(
         version=types.SimpleNamespace(cuda="12.4", hip=None),
-        cuda=types.SimpleNamespace(is_available=lambda: True, device_count=lambda: 1,
-                                   get_device_properties=lambda i: props, get_device_capability=lambda i: (8, 9)),
+        cuda=types.SimpleNamespace(
+            is_available=lambda: True,
+            device_count=lambda: 1,
+            get_device_properties=lambda i: props,
+            get_device_capability=lambda i: (8, 9),
+        ),
     )
     # The fake leaves sys.modules before the test ends: no teardown hook may meet a fake torch.
     with monkeypatch.context() as m:
@@ -266,8 +313,11 @@ def test_probe_never_raises() -> None:
 
     env = fake_probe(versions=versions, runner=runner, nvml=FakeNVML(MemoryError()))
     assert env.gpus == () and env.problems == (
-        "reading package versions failed: OSError: disk on fire", "NVML probe failed: MemoryError",
-        "nvidia-smi probe failed: PermissionError: denied", "rocm-smi probe failed: PermissionError: denied")
+        "reading package versions failed: OSError: disk on fire",
+        "NVML probe failed: MemoryError",
+        "nvidia-smi probe failed: PermissionError: denied",
+        "rocm-smi probe failed: PermissionError: denied",
+    )
 
 
 def test_read_versions_fp8_backends() -> None:
@@ -280,8 +330,10 @@ def test_read_versions_fp8_backends() -> None:
 def test_torch_build_reads_version_py(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     pkg = tmp_path / "torch"
     pkg.mkdir()
-    (pkg / "version.py").write_text("from typing import Optional\n__version__ = '2.7.1+cu126'\n"
-                                    "cuda: Optional[str] = '12.6'\nhip: Optional[str] = None\n")
+    (pkg / "version.py").write_text(
+        "from typing import Optional\n__version__ = '2.7.1+cu126'\n"
+        "cuda: Optional[str] = '12.6'\nhip: Optional[str] = None\n"
+    )
     import importlib.util
 
     spec = types.SimpleNamespace(submodule_search_locations=[str(pkg)])
@@ -297,6 +349,7 @@ def test_environment_json() -> None:
 
 
 # -- this machine, for real -------------------------------------------------------------------
+
 
 def test_real_probe_answers_without_importing_heavy_packages() -> None:
     code = (
@@ -317,8 +370,10 @@ def test_real_probe_answers_without_importing_heavy_packages() -> None:
 
 def test_check_path_does_not_import_heavy_packages(tmp_path: Path) -> None:
     cfg = tmp_path / "c.yaml"
-    cfg.write_text("compute_environment: LOCAL_MACHINE\ndistributed_type: FSDP\nmixed_precision: bf16\n"
-                   "num_machines: 1\nnum_processes: 8\nfsdp_config:\n  fsdp_version: 2\n")
+    cfg.write_text(
+        "compute_environment: LOCAL_MACHINE\ndistributed_type: FSDP\nmixed_precision: bf16\n"
+        "num_machines: 1\nnum_processes: 8\nfsdp_config:\n  fsdp_version: 2\n"
+    )
     code = (
         "import sys, io, contextlib\n"
         "from accelconf.cli import main\n"
@@ -332,8 +387,10 @@ def test_check_path_does_not_import_heavy_packages(tmp_path: Path) -> None:
 
 # -- accelconf env ----------------------------------------------------------------------------
 
-def test_env_command_text_and_json(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                   capsys: pytest.CaptureFixture[str]) -> None:
+
+def test_env_command_text_and_json(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     smi = tmp_path / "smi.txt"
     smi.write_text(H100_SMI)
     monkeypatch.setenv("ACCELCONF_FAKE_NVIDIA_SMI", str(smi))
@@ -360,8 +417,9 @@ def test_default_config_file() -> None:
     assert default_config_file({}).endswith("/.cache/huggingface/accelerate/default_config.yaml")
 
 
-def test_env_shows_default_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                  capsys: pytest.CaptureFixture[str]) -> None:
+def test_env_shows_default_config(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setenv("HF_HOME", str(tmp_path))
     (tmp_path / "accelerate").mkdir()
     (tmp_path / "accelerate" / "default_config.yaml").write_text("distributed_type: 'NO'\n")

@@ -3,9 +3,9 @@ Fails on drift when accelerate changes (tests run with the accelerate version of
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
-import json
 
 import pytest
 
@@ -53,7 +53,8 @@ def test_installed_accelerate_is_the_registrys_version(installed):
     is the release the registry describes, so a moved pin fails here instead of skipping them."""
     assert registry.normalize_version(installed["version"]) == registry.NEWEST, (
         f"the registry describes accelerate {registry.NEWEST} but accelerate {installed['version']} is installed: "
-        f"update registry.NEWEST (and the registry) or install accelerate {registry.NEWEST}")
+        f"update registry.NEWEST (and the registry) or install accelerate {registry.NEWEST}"
+    )
 
 
 def test_every_flag_in_the_registry_exists_with_its_default(installed):
@@ -68,12 +69,18 @@ def test_every_flag_in_the_registry_exists_with_its_default(installed):
         if s.launcher_default is not None and got["default"] is not None and s.type not in ("list",):
             from accelconf.accelerate.model import canonical
 
-            assert canonical(s, got["default"]) == canonical(s, s.launcher_default) or s.file_ignored, (s.path, got["default"])
+            assert canonical(s, got["default"]) == canonical(s, s.launcher_default) or s.file_ignored, (
+                s.path,
+                got["default"],
+            )
 
 
 def test_every_config_key_of_clusterconfig_is_in_the_registry(installed):
-    sagemaker_only = {s.key for s in registry.settings_in("", registry.NEWEST) if s.flag is None and s.key in registry.SAGEMAKER_KEYS
-                      and s.key not in installed["cluster"]}
+    sagemaker_only = {
+        s.key
+        for s in registry.settings_in("", registry.NEWEST)
+        if s.flag is None and s.key in registry.SAGEMAKER_KEYS and s.key not in installed["cluster"]
+    }
     ours = {s.key for s in registry.settings_in("", registry.NEWEST)} - {"fp16", "dynamo_backend"} - sagemaker_only
     assert set(installed["cluster"]) == ours
     assert set(installed["sagemaker"]) <= registry.SAGEMAKER_KEYS | {"num_processes"}
@@ -83,14 +90,34 @@ def test_nested_flags_of_the_launcher_are_all_known(installed):
     known = {s.flag for s in registry.SETTINGS if s.flag}
     for flag in installed["flags"]:
         if flag.startswith(("fsdp_", "megatron_lm_", "parallelism_config_", "fp8_", "dynamo_")) or flag in (
-                "zero_stage", "offload_optimizer_device", "offload_param_device", "gradient_accumulation_steps", "gradient_clipping",
-                "zero3_init_flag", "zero3_save_16bit_model", "deepspeed_config_file", "deepspeed_hostfile", "deepspeed_multinode_launcher",
-                "deepspeed_exclusion_filter", "deepspeed_inclusion_filter", "deepspeed_moe_layer_cls_names", "mpirun_hostfile"):
+            "zero_stage",
+            "offload_optimizer_device",
+            "offload_param_device",
+            "gradient_accumulation_steps",
+            "gradient_clipping",
+            "zero3_init_flag",
+            "zero3_save_16bit_model",
+            "deepspeed_config_file",
+            "deepspeed_hostfile",
+            "deepspeed_multinode_launcher",
+            "deepspeed_exclusion_filter",
+            "deepspeed_inclusion_filter",
+            "deepspeed_moe_layer_cls_names",
+            "mpirun_hostfile",
+        ):
             assert flag in known, f"--{flag} is missing from the registry"
 
 
-@pytest.mark.parametrize("cls, key", [("fsdp", "FullyShardedDataParallelPlugin"), ("ds", "DeepSpeedPlugin"), ("dynamo", "TorchDynamoPlugin"),
-                                      ("megatron", "MegatronLMPlugin"), ("parallelism", "ParallelismConfig")])
+@pytest.mark.parametrize(
+    "cls, key",
+    [
+        ("fsdp", "FullyShardedDataParallelPlugin"),
+        ("ds", "DeepSpeedPlugin"),
+        ("dynamo", "TorchDynamoPlugin"),
+        ("megatron", "MegatronLMPlugin"),
+        ("parallelism", "ParallelismConfig"),
+    ],
+)
 def test_plugin_fields_exist(installed, cls, key):
     for s in registry.SETTINGS:
         if s.plugin and s.plugin.startswith(key + ".") and s.exists_in(registry.NEWEST):
@@ -114,6 +141,8 @@ def test_deepspeed_file_conflicts_match_the_plugin_check():
     assert spec is not None and spec.origin
     tree = ast.parse(open(spec.origin, encoding="utf-8").read())
     fn = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "_deepspeed_config_checks")
-    names = next(ast.literal_eval(n.value) for n in ast.walk(fn) if isinstance(n, ast.Assign) and isinstance(n.value, ast.List))
+    names = next(
+        ast.literal_eval(n.value) for n in ast.walk(fn) if isinstance(n, ast.Assign) and isinstance(n.value, ast.List)
+    )
     refused = {n.replace("ACCELERATE_", "").replace("DEEPSPEED_", "").lower() for n in names} - {"mixed_precision"}
     assert refused == set(registry.deepspeed_json_keys())

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pytest
 
@@ -45,8 +45,10 @@ def test_every_known_version_has_a_pinned_release() -> None:
 @pytest.fixture(scope="session")
 def installed_releases() -> list[str]:
     if MISSING and not IN_CI:
-        pytest.skip(f"{len(MISSING)} of {len(releases.RELEASES)} accelerate releases are not cached under the venv: "
-                    "run `python tests/oracle/releases.py` (CI installs them)")
+        pytest.skip(
+            f"{len(MISSING)} of {len(releases.RELEASES)} accelerate releases are not cached under the venv: "
+            "run `python tests/oracle/releases.py` (CI installs them)"
+        )
     for minor in MISSING:
         releases.ensure(minor)
     return list(releases.RELEASES)
@@ -65,15 +67,21 @@ def test_release_change_matches_each_release_source(name: str, installed_release
 def test_release_requirement_matches_each_release_source(name: str, installed_releases: list[str]) -> None:
     """Each step of releases.REQUIREMENTS[name] is stated by exactly the releases of its range."""
     for r in release_table.REQUIREMENTS[name]:
-        wrong = _disagreeing(installed_releases, r.file, r.marker, lambda minor: release_table.requirement(name, minor) == r)
-        assert not wrong, f"{name} >= {r.version}: the range [{r.since}, {r.until}) disagrees with the source of {wrong}"
+        wrong = _disagreeing(
+            installed_releases, r.file, r.marker, lambda minor: release_table.requirement(name, minor) == r
+        )
+        assert not wrong, (
+            f"{name} >= {r.version}: the range [{r.since}, {r.until}) disagrees with the source of {wrong}"
+        )
 
 
 def test_launcher_changes_are_the_release_table_launcher_part() -> None:
-    assert CHANGES is release_table.LAUNCHER and all(changed(m, n) == release_table.has(m, n) for n in CHANGES for m in releases.RELEASES)
+    assert CHANGES is release_table.LAUNCHER and all(
+        changed(m, n) == release_table.has(m, n) for n in CHANGES for m in releases.RELEASES
+    )
 
 
-def _disagreeing(installed: list[str], file: str, marker: str, expected: "Callable[[str], bool]") -> list[str]:
+def _disagreeing(installed: list[str], file: str, marker: str, expected: Callable[[str], bool]) -> list[str]:
     wrong = []
     for minor in installed:
         source = releases.path_of(minor) / "accelerate" / file
@@ -105,7 +113,9 @@ def test_release_to_env_and_verdicts(minor: str, results: dict[str, matrix.Relea
 def test_versions_md_is_current(results: dict[str, matrix.ReleaseResult]) -> None:
     """bench/VERSIONS.md (make versions) holds the rows this run computes."""
     rows = [ln for ln in matrix.table(list(results.values()), 0, 2).splitlines() if ln.startswith("| ")]
-    committed = [ln for ln in (ROOT / "bench" / "VERSIONS.md").read_text(encoding="utf-8").splitlines() if ln.startswith("| ")]
+    committed = [
+        ln for ln in (ROOT / "bench" / "VERSIONS.md").read_text(encoding="utf-8").splitlines() if ln.startswith("| ")
+    ]
     assert committed == rows, "bench/VERSIONS.md is stale: run `make versions`"
 
 
@@ -126,7 +136,9 @@ def test_release_to_cli_fmt_and_migrate_launch_the_same(minor: str, results: dic
     assert all(set(c.fmt_respelled) <= set(matrix.FMT_RESPELLED) for c in r.cases)
     mig, mig_n = r.count("migrate_same")
     assert mig == mig_n
-    with_fsdp = [c for c in r.cases if c.launched and any(n.startswith(("removed", "fsdp_version: 2")) for n in c.migrate_notes)]
+    with_fsdp = [
+        c for c in r.cases if c.launched and any(n.startswith(("removed", "fsdp_version: 2")) for n in c.migrate_notes)
+    ]
     if registry.version_in(minor, "1.6", None):
         assert mig_n == len(with_fsdp) > 0, "migrate's output is launched for every FSDP1 config it changes"
     else:  # no FSDP2 before 1.6: migrate says so and changes nothing
@@ -151,7 +163,9 @@ def test_a_boolean_mixed_precision_launches_as_the_release_reads_it(minor: str, 
 
     if not releases.installed(minor):
         if not IN_CI:
-            pytest.skip(f"accelerate {minor} is not cached under the venv: run `python tests/oracle/releases.py` (CI installs it)")
+            pytest.skip(
+                f"accelerate {minor} is not cached under the venv: run `python tests/oracle/releases.py` (CI installs it)"
+            )
         releases.ensure(minor)
     paths = []
     for name, text in PRECISION_BOOLEANS.items():
@@ -159,36 +173,62 @@ def test_a_boolean_mixed_precision_launches_as_the_release_reads_it(minor: str, 
         paths[-1].write_text(text, encoding="utf-8")
     _, answers = matrix.run_harness(minor, [{"argv": ["--config_file", str(p), "train.py"]} for p in paths])
     for path, theirs in zip(paths, answers):
-        want = ("refused", theirs["error"].split(": ", 1)[1]) if "error" in theirs else theirs["env"]["ACCELERATE_MIXED_PRECISION"]
+        want = (
+            ("refused", theirs["error"].split(": ", 1)[1])
+            if "error" in theirs
+            else theirs["env"]["ACCELERATE_MIXED_PRECISION"]
+        )
         cfg = formats.read(path.read_text(encoding="utf-8"), None, str(path), minor)
         try:
             mine: object = launch_env(cfg, version=minor).env["ACCELERATE_MIXED_PRECISION"]
         except LaunchError as exc:
             mine = ("refused", exc.message)
         assert mine == want, (minor, path.name)
-        found = [f.severity for f in validate_document(load_file(path), accelerate_version=minor) if f.rule == "yaml-bool-value"]
+        found = [
+            f.severity
+            for f in validate_document(load_file(path), accelerate_version=minor)
+            if f.rule == "yaml-bool-value"
+        ]
         assert found == (["error"] if isinstance(want, tuple) else ["info"]), (minor, path.name)
 
 
 SECTION_ENV_CASES = [
     # parallelism_config's sequence-parallel and cp_backend settings came in 1.12: 1.11 exports none of them
-    ("1.11", "distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  fsdp_version: 2\nparallelism_config:\n"
-             "  parallelism_config_tp_size: 2\n", ("PARALLELISM_CONFIG_", "ACCELERATE_USE_PARALLELISM")),
-    ("1.12", "distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  fsdp_version: 2\nparallelism_config:\n"
-             "  parallelism_config_tp_size: 2\n", ("PARALLELISM_CONFIG_", "ACCELERATE_USE_PARALLELISM")),
+    (
+        "1.11",
+        "distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  fsdp_version: 2\nparallelism_config:\n"
+        "  parallelism_config_tp_size: 2\n",
+        ("PARALLELISM_CONFIG_", "ACCELERATE_USE_PARALLELISM"),
+    ),
+    (
+        "1.12",
+        "distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  fsdp_version: 2\nparallelism_config:\n"
+        "  parallelism_config_tp_size: 2\n",
+        ("PARALLELISM_CONFIG_", "ACCELERATE_USE_PARALLELISM"),
+    ),
     # a Megatron-LM degree written as null still reaches the environment (str(None)); an unset optional one does not
-    ("1.15", "distributed_type: MEGATRON_LM\nnum_processes: 2\nmegatron_lm_config:\n  megatron_lm_tp_degree: null\n"
-             "  megatron_lm_num_micro_batches: null\n", ("MEGATRON_LM_", "ACCELERATE_USE_MEGATRON_LM")),
+    (
+        "1.15",
+        "distributed_type: MEGATRON_LM\nnum_processes: 2\nmegatron_lm_config:\n  megatron_lm_tp_degree: null\n"
+        "  megatron_lm_num_micro_batches: null\n",
+        ("MEGATRON_LM_", "ACCELERATE_USE_MEGATRON_LM"),
+    ),
 ]
 
 
-@pytest.mark.parametrize(("minor", "text", "prefixes"), SECTION_ENV_CASES, ids=lambda v: v if isinstance(v, str) and len(v) < 6 else "")
-def test_plugin_section_variables_as_the_release_exports_them(minor: str, text: str, prefixes: tuple[str, ...], tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("minor", "text", "prefixes"), SECTION_ENV_CASES, ids=lambda v: v if isinstance(v, str) and len(v) < 6 else ""
+)
+def test_plugin_section_variables_as_the_release_exports_them(
+    minor: str, text: str, prefixes: tuple[str, ...], tmp_path: Path
+) -> None:
     from accelconf.accelerate.launch import launch_env
 
     if not releases.installed(minor):
         if not IN_CI:
-            pytest.skip(f"accelerate {minor} is not cached under the venv: run `python tests/oracle/releases.py` (CI installs it)")
+            pytest.skip(
+                f"accelerate {minor} is not cached under the venv: run `python tests/oracle/releases.py` (CI installs it)"
+            )
         releases.ensure(minor)
     path = tmp_path / "c.yaml"
     path.write_text(text, encoding="utf-8")
@@ -209,7 +249,7 @@ PARALLEL_SIZES = ("dp_replicate_size", "dp_shard_size", "tp_size", "cp_size", "s
 def _parallel_configs() -> list[tuple[str, int]]:
     """Every distributed type x every size 1 or 2 (and 3 for tp) x 2 or 4 processes: (YAML text, processes)."""
     out = []
-    for kind, head in PARALLEL_TYPES.items():
+    for _kind, head in PARALLEL_TYPES.items():
         for mask in range(1 << len(PARALLEL_SIZES)):
             sizes = {name: 2 for i, name in enumerate(PARALLEL_SIZES) if mask >> i & 1} or {"tp_size": 3}
             body = "".join(f"  parallelism_config_{name}: {v}\n" for name, v in sizes.items())
@@ -228,7 +268,9 @@ def test_parallelism_findings_are_what_parallelism_config_raises(minor: str, tmp
 
     if not releases.installed(minor):
         if not IN_CI:
-            pytest.skip(f"accelerate {minor} is not cached under the venv: run `python tests/oracle/releases.py` (CI installs it)")
+            pytest.skip(
+                f"accelerate {minor} is not cached under the venv: run `python tests/oracle/releases.py` (CI installs it)"
+            )
         releases.ensure(minor)
     configs = _parallel_configs()
     reqs = []
@@ -243,10 +285,18 @@ def test_parallelism_findings_are_what_parallelism_config_raises(minor: str, tmp
             continue  # refused at launch: launch-refused, checked by the matrix
         verdict = theirs["parallelism"]
         verdicts.add("raises" if verdict and verdict != "ok" else verdict)
-        found = [f for f in validate_document(load_text(text, "p.yaml"), accelerate_version=minor)
-                 if f.key == "parallelism_config" and f.rule in ("parallelism", "section-unused")]
-        mine = ("raises" if any(f.severity == "error" for f in found) else
-                None if any(f.rule == "section-unused" for f in found) else "ok")
+        found = [
+            f
+            for f in validate_document(load_text(text, "p.yaml"), accelerate_version=minor)
+            if f.key == "parallelism_config" and f.rule in ("parallelism", "section-unused")
+        ]
+        mine = (
+            "raises"
+            if any(f.severity == "error" for f in found)
+            else None
+            if any(f.rule == "section-unused" for f in found)
+            else "ok"
+        )
         if mine != ("raises" if verdict and verdict != "ok" else verdict):
             wrong.append(f"{text!r}: accelerate {verdict!r}, validate {[(f.severity, f.message) for f in found]}")
     assert not wrong, f"accelerate {minor}:\n" + "\n".join(wrong[:8])
@@ -263,12 +313,19 @@ def test_boundary_records_are_what_the_releases_do() -> None:
 
     records = json.loads(boundaries.RECORDS.read_text(encoding="utf-8"))
     assert set(boundaries.CASES) | boundaries.NOT_LAUNCHER == set(CHANGES), "a launcher change without boundary cases"
-    wanted = {(minor, name, text, tuple(flags)) for minor, cases in boundaries.requests().items() for name, text, flags in cases}
-    assert {(r["version"], r["change"], r["config"], tuple(r["flags"])) for r in records} == wanted, \
+    wanted = {
+        (minor, name, text, tuple(flags))
+        for minor, cases in boundaries.requests().items()
+        for name, text, flags in cases
+    }
+    assert {(r["version"], r["change"], r["config"], tuple(r["flags"])) for r in records} == wanted, (
         "record again: python -m tests.oracle.boundaries"
+    )
     missing = [m for m in {r["version"] for r in records} if not releases.installed(m)]
     if missing and not IN_CI:
-        pytest.skip(f"accelerate {', '.join(sorted(missing))} not cached under the venv: run `python tests/oracle/releases.py`")
+        pytest.skip(
+            f"accelerate {', '.join(sorted(missing))} not cached under the venv: run `python tests/oracle/releases.py`"
+        )
     wrong = []
     for minor, cases in boundaries.requests().items():
         mine = [r for r in records if r["version"] == minor]
@@ -299,7 +356,9 @@ def test_a_key_newer_than_the_release_is_ignored_by_it(minor: str, tmp_path: Pat
     exactly as one without it, so what runs is that release's own behaviour (validate: info, not error)."""
     if not releases.installed(minor):
         if not IN_CI:
-            pytest.skip(f"accelerate {minor} is not cached under the venv: run `python tests/oracle/releases.py` (CI installs it)")
+            pytest.skip(
+                f"accelerate {minor} is not cached under the venv: run `python tests/oracle/releases.py` (CI installs it)"
+            )
         releases.ensure(minor)
     cases = _runs_anyway_cases()[minor]
     reqs = []

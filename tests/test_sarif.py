@@ -26,8 +26,12 @@ def _validate(log: dict) -> None:
 def files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "configs").mkdir()
-    out = {"mistake": tmp_path / "configs" / "my config.yaml", "bad": tmp_path / "bad.yaml", "ds": tmp_path / "ds.json",
-           "clean": tmp_path / "clean.yaml"}
+    out = {
+        "mistake": tmp_path / "configs" / "my config.yaml",
+        "bad": tmp_path / "bad.yaml",
+        "ds": tmp_path / "ds.json",
+        "clean": tmp_path / "clean.yaml",
+    }
     out["mistake"].write_text(MISTAKE)
     out["bad"].write_text("distributed_type: [\n")
     out["ds"].write_text('{"zero_optimization": {"stage": 3}, "train_micro_batch_size_per_gpu": 4}\n')
@@ -43,7 +47,10 @@ def test_validate_sarif_follows_the_official_schema(cli, files: dict[str, Path])
     run = log["runs"][0]
     results = run["results"]
     assert {x["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for x in results} == {
-        "configs/my%20config.yaml", "bad.yaml", "ds.json"}  # relative to the working directory, percent-encoded
+        "configs/my%20config.yaml",
+        "bad.yaml",
+        "ds.json",
+    }  # relative to the working directory, percent-encoded
     typo = next(x for x in results if x["ruleId"] == "unknown-key")
     assert typo["level"] == "error" and "mixed_precison" in typo["message"]["text"]
     region = typo["locations"][0]["physicalLocation"]["region"]
@@ -84,7 +91,10 @@ def test_a_finding_without_a_position_has_a_location_without_a_region(tmp_path: 
     _validate(log)
     first, second = (x["locations"][0]["physicalLocation"] for x in log["runs"][0]["results"])
     assert "region" not in first and first["artifactLocation"]["uri"].endswith("a.yaml")
-    assert second["artifactLocation"]["uri"].endswith("ds.json") and second["region"] == {"startLine": 2, "startColumn": 3}
+    assert second["artifactLocation"]["uri"].endswith("ds.json") and second["region"] == {
+        "startLine": 2,
+        "startColumn": 3,
+    }
 
 
 def test_the_schema_refuses_what_sarif_forbids() -> None:

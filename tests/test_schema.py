@@ -8,10 +8,10 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from accelconf.text.document import load_file
 from accelconf.accelerate.schema import accelerate_schema
-from accelconf.schemas import generated_files
 from accelconf.accelerate.validate import validate_document
+from accelconf.schemas import generated_files
+from accelconf.text.document import load_file
 from tests.conftest import corpus_files
 
 SCHEMAS = Path(__file__).resolve().parents[1] / "schemas"
@@ -27,9 +27,17 @@ def test_schema_is_valid_draft7_with_editor_annotations():
     schema = accelerate_schema()
     jsonschema.Draft7Validator.check_schema(schema)
     mp = schema["properties"]["mixed_precision"]
-    assert mp["default"] == "no" and "markdownDescription" in mp and len(mp["enum"]) == len(mp["markdownEnumDescriptions"])
-    assert "Ignored by `accelerate launch` when set in a file" in schema["properties"]["rdzv_backend"]["markdownDescription"]
-    assert "deprecationMessage" not in schema["properties"]["rdzv_backend"] and "Legacy" in schema["properties"]["fp16"]["markdownDescription"]
+    assert (
+        mp["default"] == "no" and "markdownDescription" in mp and len(mp["enum"]) == len(mp["markdownEnumDescriptions"])
+    )
+    assert (
+        "Ignored by `accelerate launch` when set in a file"
+        in schema["properties"]["rdzv_backend"]["markdownDescription"]
+    )
+    assert (
+        "deprecationMessage" not in schema["properties"]["rdzv_backend"]
+        and "Legacy" in schema["properties"]["fp16"]["markdownDescription"]
+    )
     assert "deprecationMessage" in schema["properties"]["fp8_config"]["properties"]["amax_history_length"]
     fsdp = schema["properties"]["fsdp_config"]["properties"]
     assert "FSDP_OFFLOAD_PARAMS" in fsdp["fsdp_offload_params"]["markdownDescription"]
@@ -38,7 +46,10 @@ def test_schema_is_valid_draft7_with_editor_annotations():
 
 def test_schema_follows_the_version():
     old = accelerate_schema("1.10")
-    assert "parallelism_config" in old["properties"] and "fsdp_activation_checkpointing_offload" not in old["properties"]["fsdp_config"]["properties"]
+    assert (
+        "parallelism_config" in old["properties"]
+        and "fsdp_activation_checkpointing_offload" not in old["properties"]["fsdp_config"]["properties"]
+    )
     older = accelerate_schema("0.30")
     assert "parallelism_config" not in older["properties"] and "fp8_config" not in older["properties"]
     assert accelerate_schema("1.12")["properties"].get("ipex_config") is not None

@@ -68,7 +68,9 @@ def test_nothing_accelerate_launches_fails_its_release_schema(version, corpus):
         if errors:
             failures.append(f"{path.name}: {'/'.join(map(str, errors[0].path))}: {errors[0].message[:160]}")
     assert launched > 0, f"accelerate {version}: no corpus config launches, the test would check nothing"
-    assert not failures, f"accelerate {version}: {len(failures)} launchable configs fail the schema:\n" + "\n".join(failures)
+    assert not failures, f"accelerate {version}: {len(failures)} launchable configs fail the schema:\n" + "\n".join(
+        failures
+    )
 
 
 def test_the_schema_still_rejects_what_accelerate_rejects():

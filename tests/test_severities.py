@@ -8,13 +8,21 @@ import ast
 import re
 from pathlib import Path
 
+import pytest
+
 from accelconf import catalogue
+
 
 def _rows() -> list[tuple[str, str, str, str, str, str]]:
     """(rule, case, text, accelerate version, key the finding is about, expected severity): the
     catalogue's accelerate examples that name a severity."""
-    return [(r.id, e.case, e.text, e.accelerate or "1.15", e.key, e.severity) for r in catalogue.all_rules()
-            if r.area == "accelerate" for e in r.examples if e.severity is not None]
+    return [
+        (r.id, e.case, e.text, e.accelerate or "1.15", e.key, e.severity)
+        for r in catalogue.all_rules()
+        if r.area == "accelerate"
+        for e in r.examples
+        if e.severity is not None
+    ]
 
 
 TABLE = _rows()
@@ -41,16 +49,29 @@ def _rule_ids_in_validate() -> set[str]:
     def visit(node: ast.AST) -> None:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and re.search(r"__mutmut_\d+$", node.name):
             return
-        if isinstance(node, ast.Call) and node.args and (
-                (isinstance(node.func, ast.Attribute) and node.func.attr == "finding"
-                 and isinstance(node.func.value, ast.Name) and node.func.value.id == "ctx")
-                or (isinstance(node.func, ast.Name) and node.func.id == "Finding")):
-            ids.update(a.value for a in first_arg(node.args[0]) if isinstance(a, ast.Constant) and isinstance(a.value, str))
+        if (
+            isinstance(node, ast.Call)
+            and node.args
+            and (
+                (
+                    isinstance(node.func, ast.Attribute)
+                    and node.func.attr == "finding"
+                    and isinstance(node.func.value, ast.Name)
+                    and node.func.value.id == "ctx"
+                )
+                or (isinstance(node.func, ast.Name) and node.func.id == "Finding")
+            )
+        ):
+            ids.update(
+                a.value for a in first_arg(node.args[0]) if isinstance(a, ast.Constant) and isinstance(a.value, str)
+            )
         for child in ast.iter_child_nodes(node):
             visit(child)
 
     here = Path(str(v.__file__))
-    for path in sorted(here.parent.glob("*.py")) if here.name == "__init__.py" else [here]:  # a module, or a package of them
+    for path in (
+        sorted(here.parent.glob("*.py")) if here.name == "__init__.py" else [here]
+    ):  # a module, or a package of them
         visit(ast.parse(path.read_text(encoding="utf-8")))
     return ids
 
@@ -66,7 +87,11 @@ def test_each_rule_s_default_severity_is_one_of_its_cases() -> None:
     by_rule: dict[str, set[str]] = {}
     for rule, _case, _text, _version, _key, severity in TABLE:
         by_rule.setdefault(rule, set()).add(severity)
-    wrong = {r.id: (r.severity, by_rule[r.id]) for r in catalogue.all_rules() if r.id in by_rule and r.severity not in by_rule[r.id]}
+    wrong = {
+        r.id: (r.severity, by_rule[r.id])
+        for r in catalogue.all_rules()
+        if r.id in by_rule and r.severity not in by_rule[r.id]
+    }
     assert not wrong
 
 

@@ -15,11 +15,19 @@ from accelconf.environment import checks, memory
 ROOT = Path(__file__).resolve().parents[1]
 VERSION = re.compile(r"\d+\.\d+(\.\d+)?([a-z]+\d*)?(\+\w+)?")
 # The homes of release numbers: the releases tables and the registry's per-setting facts.
-HOMES = {"accelconf/releases.py", "accelconf/accelerate/registry.py", "accelconf/deepspeed/keys.py",
-         "accelconf/trainer/releases.py"}
+HOMES = {
+    "accelconf/releases.py",
+    "accelconf/accelerate/registry.py",
+    "accelconf/deepspeed/keys.py",
+    "accelconf/trainer/releases.py",
+}
 # Not release boundaries: accelconf's own version, and the release that generated data files were read from.
-OWN_VERSION = {"accelconf/__init__.py", "accelconf/formats/pynames.py", "accelconf/kinds/trainer_fields.py",
-               "accelconf/sarif.py"}  # the SARIF format version it writes
+OWN_VERSION = {
+    "accelconf/__init__.py",
+    "accelconf/formats/pynames.py",
+    "accelconf/kinds/trainer_fields.py",
+    "accelconf/sarif.py",
+}  # the SARIF format version it writes
 # Examples that name the release they are checked against (tests/test_catalogue.py runs each), not
 # boundaries. An exemption for a file that is gone fails below.
 PENDING = {"accelconf/catalogue/accelerate.py", "accelconf/catalogue/deepspeed.py"}
@@ -31,8 +39,11 @@ def _sources() -> list[Path]:
 
 def _version_literals(path: Path) -> list[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    return [f"{node.lineno}: {node.value!r}" for node in ast.walk(tree)
-            if isinstance(node, ast.Constant) and isinstance(node.value, str) and VERSION.fullmatch(node.value)]
+    return [
+        f"{node.lineno}: {node.value!r}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and VERSION.fullmatch(node.value)
+    ]
 
 
 def test_no_release_number_outside_the_releases_table_and_the_registry() -> None:
@@ -90,7 +101,10 @@ def test_gpu_and_non_gpu_types_split_the_registry_types() -> None:
 
 
 def test_requirements_follow_the_release() -> None:
-    assert checks.fsdp2_torch_min("1.6") == "2.5.1" and checks.fsdp2_torch_min("1.7") == checks.fsdp2_torch_min(None) == "2.6.0"
+    assert (
+        checks.fsdp2_torch_min("1.6") == "2.5.1"
+        and checks.fsdp2_torch_min("1.7") == checks.fsdp2_torch_min(None) == "2.6.0"
+    )
     assert checks.fsdp1_torch_min("0.24") == "2.0.1" and checks.fsdp1_torch_min("0.33") == "2.1.0"
     assert releases.minimum("deepspeed-nossh", "1.5") is None and releases.minimum("deepspeed-nossh", "1.6") == "0.14.5"
 
@@ -101,7 +115,9 @@ def test_sharding_facts_have_one_table_for_memory_and_diff() -> None:
     consequences = importlib.import_module("accelconf.diff.consequences")  # the package exports a function of that name
     assert set(registry.SHARDING) == set(registry.SHARDING_STRATEGIES)
     assert memory.SHARDED_GROUP == {name: group for name, (_, group) in registry.SHARDING.items()}
-    assert {k: v for k, v in consequences._SHARD_LEVEL.items() if isinstance(k, str)} == {n: lv for n, (lv, _) in registry.SHARDING.items()}
+    assert {k: v for k, v in consequences._SHARD_LEVEL.items() if isinstance(k, str)} == {
+        n: lv for n, (lv, _) in registry.SHARDING.items()
+    }
 
 
 def test_deepspeed_paths_named_outside_the_key_table_are_keys_of_it() -> None:

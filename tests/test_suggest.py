@@ -21,14 +21,21 @@ def test_words_and_initials() -> None:
 
 def test_ranked_is_best_first_ties_alphabetical_cut_at_the_ratio() -> None:
     # best first, ties by name, at most n, each name once
-    assert suggest.ranked("abc", ["abd", "abc", "abf", "abe", "abd"], fold_case=True, abbreviations=True) == ["abc", "abd", "abe"]
+    assert suggest.ranked("abc", ["abd", "abc", "abf", "abe", "abd"], fold_case=True, abbreviations=True) == [
+        "abc",
+        "abd",
+        "abe",
+    ]
     assert R("abc", ["abg", "abf", "abe", "abd"], n=4) == ["abd", "abe", "abf", "abg"]
     # the cut-off is a ratio of 0.6, inclusive (2 * 3 matching / 10 characters)
     assert R("abcde", ["abcxy", "abxyz"]) == ["abcxy"]
     # case does not count in the spelling
     assert R("ABC", ["abc"]) == ["abc"]
     # the same initials (of two words or more) is an abbreviation, ranked below an exact spelling
-    assert R("FSDPPlugin", ["FullyShardedDataParallelPlugin", "Fsdpplugin"]) == ["Fsdpplugin", "FullyShardedDataParallelPlugin"]
+    assert R("FSDPPlugin", ["FullyShardedDataParallelPlugin", "Fsdpplugin"]) == [
+        "Fsdpplugin",
+        "FullyShardedDataParallelPlugin",
+    ]
     assert R("Qrs", ["Qxyzw"]) == []
     assert R("QR", ["QuickRun"]) == ["QuickRun"]
 

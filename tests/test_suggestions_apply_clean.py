@@ -23,22 +23,68 @@ from accelconf.environment.targets import target_from_args
 from accelconf.text.document import load_file
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "memory"
-DS_JSON = {"zero_optimization": {"stage": 2}, "bf16": {"enabled": True}, "train_micro_batch_size_per_gpu": "auto",
-           "gradient_accumulation_steps": "auto"}
+DS_JSON = {
+    "zero_optimization": {"stage": 2},
+    "bf16": {"enabled": True},
+    "train_micro_batch_size_per_gpu": "auto",
+    "gradient_accumulation_steps": "auto",
+}
 CONFIGS: dict[str, tuple[dict[str, Any], dict[str, Any] | None]] = {
-    "ddp-bf16": ({"distributed_type": "MULTI_GPU", "mixed_precision": "bf16", "num_machines": 1, "num_processes": 8}, None),
-    "ddp-fp32": ({"distributed_type": "MULTI_GPU", "mixed_precision": "no", "num_machines": 1, "num_processes": 8}, None),
+    "ddp-bf16": (
+        {"distributed_type": "MULTI_GPU", "mixed_precision": "bf16", "num_machines": 1, "num_processes": 8},
+        None,
+    ),
+    "ddp-fp32": (
+        {"distributed_type": "MULTI_GPU", "mixed_precision": "no", "num_machines": 1, "num_processes": 8},
+        None,
+    ),
     "one-gpu": ({"distributed_type": "NO", "mixed_precision": "bf16"}, None),
-    "zero2-inline": ({"distributed_type": "DEEPSPEED", "mixed_precision": "bf16", "num_machines": 1, "num_processes": 8,
-                      "deepspeed_config": {"zero_stage": 2, "offload_optimizer_device": "none"}}, None),
-    "zero2-file": ({"distributed_type": "DEEPSPEED", "num_machines": 1, "num_processes": 8,
-                    "deepspeed_config": {"deepspeed_config_file": "ds.json"}}, DS_JSON),
-    "fsdp1": ({"distributed_type": "FSDP", "mixed_precision": "bf16", "num_machines": 1, "num_processes": 8,
-               "fsdp_config": {"fsdp_sharding_strategy": "SHARD_GRAD_OP", "fsdp_auto_wrap_policy": "TRANSFORMER_BASED_WRAP"}},
-              None),
-    "fsdp2": ({"distributed_type": "FSDP", "mixed_precision": "bf16", "num_machines": 1, "num_processes": 8,
-               "fsdp_config": {"fsdp_version": 2, "fsdp_reshard_after_forward": False,
-                               "fsdp_auto_wrap_policy": "TRANSFORMER_BASED_WRAP"}}, None),
+    "zero2-inline": (
+        {
+            "distributed_type": "DEEPSPEED",
+            "mixed_precision": "bf16",
+            "num_machines": 1,
+            "num_processes": 8,
+            "deepspeed_config": {"zero_stage": 2, "offload_optimizer_device": "none"},
+        },
+        None,
+    ),
+    "zero2-file": (
+        {
+            "distributed_type": "DEEPSPEED",
+            "num_machines": 1,
+            "num_processes": 8,
+            "deepspeed_config": {"deepspeed_config_file": "ds.json"},
+        },
+        DS_JSON,
+    ),
+    "fsdp1": (
+        {
+            "distributed_type": "FSDP",
+            "mixed_precision": "bf16",
+            "num_machines": 1,
+            "num_processes": 8,
+            "fsdp_config": {
+                "fsdp_sharding_strategy": "SHARD_GRAD_OP",
+                "fsdp_auto_wrap_policy": "TRANSFORMER_BASED_WRAP",
+            },
+        },
+        None,
+    ),
+    "fsdp2": (
+        {
+            "distributed_type": "FSDP",
+            "mixed_precision": "bf16",
+            "num_machines": 1,
+            "num_processes": 8,
+            "fsdp_config": {
+                "fsdp_version": 2,
+                "fsdp_reshard_after_forward": False,
+                "fsdp_auto_wrap_policy": "TRANSFORMER_BASED_WRAP",
+            },
+        },
+        None,
+    ),
 }
 MACHINES = [("H100-80GB", 8, None), ("A100-40GB", 8, 2000.0), ("V100-32GB", 8, 512.0)]
 MODELS = ["8B", "70B", "405B"]
@@ -61,13 +107,21 @@ def errors(path: Path, env: Any) -> set[tuple[str, str, str]]:
     return {(f.rule, f.key, f.path) for f in check_document(load_file(path), env) if f.severity == "error"}
 
 
-def suggestions(tmp: Path) -> list[tuple[str, dict[str, Any], dict[str, Any] | None, Any, Any, float | None, memory.Change]]:
+def suggestions(
+    tmp: Path,
+) -> list[tuple[str, dict[str, Any], dict[str, Any] | None, Any, Any, float | None, memory.Change]]:
     out = []
     configs = dict(CONFIGS, **{"zero2-json": (DS_JSON, None)})
     for name, (data, ds) in configs.items():
         for gpu, n, host in MACHINES:
-            env = target_from_args(n, gpu, torch_version="2.7.1+cu126", accelerate_version="1.15.0",
-                                   deepspeed_version="0.17.2", transformers_version="4.57.1")
+            env = target_from_args(
+                n,
+                gpu,
+                torch_version="2.7.1+cu126",
+                accelerate_version="1.15.0",
+                deepspeed_version="0.17.2",
+                transformers_version="4.57.1",
+            )
             for params in MODELS:
                 path = write(tmp / name, data, ds)
                 size = modelsize.from_count(params)
@@ -108,7 +162,10 @@ def test_a_config_with_deepspeed_config_file_is_told_the_json_key_and_path(tmp_p
     assert "offload_optimizer_device" not in (finding.suggestion or "")
     inline = write(tmp_path / "inline", CONFIGS["zero2-inline"][0], None)
     report, _ = memory.check_memory(load_file(inline), env, modelsize.from_count("70B"), host_ram_gib=2000)
-    assert report.suggestion is not None and report.suggestion[0].words == ("zero_stage: 3", "offload_optimizer_device: cpu")
+    assert report.suggestion is not None and report.suggestion[0].words == (
+        "zero_stage: 3",
+        "offload_optimizer_device: cpu",
+    )
 
 
 @pytest.mark.parametrize("example", sorted(EXAMPLES.glob("*.yaml")), ids=lambda p: p.stem)
@@ -116,8 +173,9 @@ def test_the_readme_memory_examples_suggest_changes_that_validate_clean(example:
     from accelconf.text.document import load_file as load
 
     doc = load(example)
-    env = target_from_args(8, "A100-80GB", torch_version="2.7.1+cu126", accelerate_version="1.15.0",
-                           deepspeed_version="0.17.2")
+    env = target_from_args(
+        8, "A100-80GB", torch_version="2.7.1+cu126", accelerate_version="1.15.0", deepspeed_version="0.17.2"
+    )
     for model in ("llama-3.1-8b", "llama-3.1-70b"):
         size = modelsize.from_model_dir(str(EXAMPLES / model))
         report, _ = memory.check_memory(doc, env, size, seq_len=4096, micro_batch=1)
@@ -164,8 +222,11 @@ def test_fmt_applied_to_every_input_adds_no_error() -> None:
 
     def errs(doc: Any, version: str) -> set[tuple[str, str]]:
         # by the key's last part: fmt moves a legacy top-level key into its section (dynamo_backend)
-        return {(f.rule, f.key.rsplit(".", 1)[-1]) for f in validate_document(doc, accelerate_version=version)
-                if f.severity == "error"}
+        return {
+            (f.rule, f.key.rsplit(".", 1)[-1])
+            for f in validate_document(doc, accelerate_version=version)
+            if f.severity == "error"
+        }
 
     changed = 0
     for title, text, name, version in _inputs():
@@ -201,8 +262,13 @@ def test_the_migrate_to_fsdp2_action_applied_to_every_fsdp1_config_adds_no_error
     for title, text, name, version in _inputs():
         doc = load_text(text, name)
         data = doc.data
-        if version != "1.15.0" or not isinstance(data, dict) or not isinstance(data.get("fsdp_config"), dict) \
-                or not registry.section_active("fsdp_config", data) or str(data["fsdp_config"].get("fsdp_version", 1)) == "2":
+        if (
+            version != "1.15.0"
+            or not isinstance(data, dict)
+            or not isinstance(data.get("fsdp_config"), dict)
+            or not registry.section_active("fsdp_config", data)
+            or str(data["fsdp_config"].get("fsdp_version", 1)) == "2"
+        ):
             continue
         try:
             new, _ = migrate_text(text, name)

@@ -50,21 +50,47 @@ def test_document_reexports_the_node_tree() -> None:
     assert document.resolve_yaml11 is scalars.resolve_yaml11
 
 
-@pytest.mark.parametrize(("path", "text", "want"), [
-    ("a.json", "x: 1", "json"), ("a.yml", "{}", "yaml"), ("a.yaml", "{}", "yaml"),
-    ("", "\ufeff  {\"a\": 1}", "json"), ("", "[1]", "json"), ("", "a: 1", "yaml"), ("x.txt", "a: 1", "yaml"),
-])
+@pytest.mark.parametrize(
+    ("path", "text", "want"),
+    [
+        ("a.json", "x: 1", "json"),
+        ("a.yml", "{}", "yaml"),
+        ("a.yaml", "{}", "yaml"),
+        ("", '\ufeff  {"a": 1}', "json"),
+        ("", "[1]", "json"),
+        ("", "a: 1", "yaml"),
+        ("x.txt", "a: 1", "yaml"),
+    ],
+)
 def test_sniffing_yaml_and_json_is_one_fact(path: str, text: str, want: str) -> None:
     assert document.sniff_format(text, path) == want
     # the five-format detector agrees wherever the text is YAML or JSON
     assert formats.detect_format(text, path) == want
 
 
-@pytest.mark.parametrize(("value", "written"), [
-    ("no", "'no'"), ("FULL_SHARD", "FULL_SHARD"), ("a: b", "'a: b'"), ("1.0", "'1.0'"), ("", "''"),
-    ("-x", "'-x'"), ("null", "'null'"), ("0o7", "'0o7'"), ("x #y", "'x #y'"), ("it's", "it's"), ("a b", "a b"),
-    (True, "true"), (None, "null"), (2, "2"), (0.5, "0.5"), (float("inf"), ".inf"), (1e-05, "1.0e-05"), (1e20, "1.0e+20"),
-])
+@pytest.mark.parametrize(
+    ("value", "written"),
+    [
+        ("no", "'no'"),
+        ("FULL_SHARD", "FULL_SHARD"),
+        ("a: b", "'a: b'"),
+        ("1.0", "'1.0'"),
+        ("", "''"),
+        ("-x", "'-x'"),
+        ("null", "'null'"),
+        ("0o7", "'0o7'"),
+        ("x #y", "'x #y'"),
+        ("it's", "it's"),
+        ("a b", "a b"),
+        (True, "true"),
+        (None, "null"),
+        (2, "2"),
+        (0.5, "0.5"),
+        (float("inf"), ".inf"),
+        (1e-05, "1.0e-05"),
+        (1e20, "1.0e+20"),
+    ],
+)
 def test_yaml_scalar(value: object, written: str) -> None:
     assert yaml_scalar(value) == written
 
@@ -75,8 +101,15 @@ def test_yaml_scalar_keeps_a_quote_style_and_flow_context() -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.one_of(st.text(st.characters(blacklist_categories=("Cs", "Cc"))), st.integers(), st.booleans(), st.none(),
-                 st.floats(allow_nan=False)))
+@given(
+    st.one_of(
+        st.text(st.characters(blacklist_categories=("Cs", "Cc"))),
+        st.integers(),
+        st.booleans(),
+        st.none(),
+        st.floats(allow_nan=False),
+    )
+)
 def test_yaml_scalar_reads_back_the_same_in_yaml_11_and_12(value: object) -> None:
     written = yaml_scalar(value)
     assert yaml.safe_load(f"k: {written}\n")["k"] == value  # accelerate's reader
@@ -109,12 +142,15 @@ def _positions(findings: list) -> list[tuple[str, int, int, int, int]]:
     return [(f.rule, f.line, f.column, f.end_line, f.end_column) for f in findings]
 
 
-@pytest.mark.parametrize("text", [
-    "distributed_type: BOGUS\nmixed_precision: fp17\n",
-    '{"distributed_type": "BOGUS", "mixed_precision": "fp17"}',
-    '{"zero_optimization": {"stage": 7}, "train_batch_size": "x"}',
-    '{\n  "zero_optimization": {"stage": 1}\n}\n',  # no batch size: a finding on the root, at 1:1
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "distributed_type: BOGUS\nmixed_precision: fp17\n",
+        '{"distributed_type": "BOGUS", "mixed_precision": "fp17"}',
+        '{"zero_optimization": {"stage": 7}, "train_batch_size": "x"}',
+        '{\n  "zero_optimization": {"stage": 1}\n}\n',  # no batch size: a finding on the root, at 1:1
+    ],
+)
 def test_a_bom_shifts_no_column_on_line_one(text: str) -> None:
     """Text given with a BOM (the API, an editor buffer) reports the columns of the same file
     without one, as a file read from bytes does (YAML's reader never counted it; JSON's did)."""
@@ -140,7 +176,7 @@ def test_with_a_bom_offsets_still_index_the_text() -> None:
     text = BOM + '{"zero_optimization": {"stage": 7}} // done'
     doc = document.load_text(text, "x")
     node = doc.node(("zero_optimization", "stage"))
-    assert node is not None and text[node.start:node.end] == "7"
+    assert node is not None and text[node.start : node.end] == "7"
     assert (node.line, node.col) == (0, text.index("7") - 1)
     (quirk,) = doc.quirks
-    assert text[quirk.offset:].startswith("//") and quirk.col == quirk.offset - 1
+    assert text[quirk.offset :].startswith("//") and quirk.col == quirk.offset - 1

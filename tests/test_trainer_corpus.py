@@ -19,8 +19,7 @@ def test_the_corpus_has_llama_factory_yamls():
     assert len(LLAMA_FACTORY) >= 5
 
 
-@pytest.mark.parametrize("path", LLAMA_FACTORY,
-                         ids=lambda p: p.name[:60])
+@pytest.mark.parametrize("path", LLAMA_FACTORY, ids=lambda p: p.name[:60])
 def test_llama_factory_yaml_is_recognised_and_its_keys_left_alone(path: Path):
     found = validate_config(str(path))
     assert not [f for f in found if f.rule in ("unknown-key", "unknown-nested-key")]

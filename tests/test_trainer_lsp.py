@@ -22,12 +22,18 @@ fsdp_config:
 """
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "accelconf", "lsp"]), scope="module")
+@pytest_lsp.fixture(
+    config=ClientServerConfig(server_command=[sys.executable, "-m", "accelconf", "lsp"]), scope="module"
+)
 async def client(lsp_client: LanguageClient, tmp_path_factory: pytest.TempPathFactory):
     root = tmp_path_factory.mktemp("ws")
-    await lsp_client.initialize_session(types.InitializeParams(
-        capabilities=client_capabilities("visual-studio-code"), root_uri=root.as_uri(),
-        workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="ws")]))
+    await lsp_client.initialize_session(
+        types.InitializeParams(
+            capabilities=client_capabilities("visual-studio-code"),
+            root_uri=root.as_uri(),
+            workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="ws")],
+        )
+    )
     lsp_client.root = root  # type: ignore[attr-defined]
     yield
     await lsp_client.shutdown_session()
@@ -35,8 +41,13 @@ async def client(lsp_client: LanguageClient, tmp_path_factory: pytest.TempPathFa
 
 async def _open(client: LanguageClient, name: str, text: str) -> str:
     uri = (client.root / name).as_uri()  # type: ignore[attr-defined]
-    client.text_document_did_open(types.DidOpenTextDocumentParams(
-        types.TextDocumentItem(uri=uri, language_id="json" if name.endswith("json") else "yaml", version=1, text=text)))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            types.TextDocumentItem(
+                uri=uri, language_id="json" if name.endswith("json") else "yaml", version=1, text=text
+            )
+        )
+    )
     await asyncio.wait_for(client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), 10)
     return uri
 
@@ -55,9 +66,12 @@ async def test_fsdp_config_json_and_a_broken_edit_keep_the_server_alive(client: 
     text = '{\n  "fsdp_offload_params": true,\n  "use_orig_params": true\n}\n'
     uri = await _open(client, "fsdp_config.json", text)
     assert {d.code for d in client.diagnostics[uri]} == {"trainer-fsdp-accelerate-name", "trainer-fsdp-version-key"}
-    client.text_document_did_change(types.DidChangeTextDocumentParams(
-        types.VersionedTextDocumentIdentifier(uri=uri, version=2),
-        [types.TextDocumentContentChangeWholeDocument(text='{\n  "fsdp_offload_params": tr')]))
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            [types.TextDocumentContentChangeWholeDocument(text='{\n  "fsdp_offload_params": tr')],
+        )
+    )
     await asyncio.wait_for(client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), 10)
     again = await _open(client, "args2.yaml", ARGS)  # still answering
     assert client.diagnostics[again]

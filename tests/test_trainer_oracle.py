@@ -118,12 +118,15 @@ def test_removed_keyword_in_a_call_raises_type_error():
         transformers.TrainingArguments(output_dir="o", evaluation_strategy="no")
 
 
-@pytest.mark.parametrize("fsdp, config, raises", [
-    ("full_shard auto_wrapp", "{}", "Unknown `fsdp` option"),
-    ("hybrid_shard", "{}", "only available with FSDP1"),
-    ("hybrid_shard", "{version: 1}", None),
-    ("true", "{}", "Unknown `fsdp` option"),
-])
+@pytest.mark.parametrize(
+    "fsdp, config, raises",
+    [
+        ("full_shard auto_wrapp", "{}", "Unknown `fsdp` option"),
+        ("hybrid_shard", "{}", "only available with FSDP1"),
+        ("hybrid_shard", "{version: 1}", None),
+        ("true", "{}", "Unknown `fsdp` option"),
+    ],
+)
 def test_fsdp_option_strings(tmp_path, fsdp, config, raises):
     text = BASE + f'fsdp: "{fsdp}"\nfsdp_config: {config}\n'
     got = _findings(text).get("trainer-fsdp-option", [])
@@ -175,7 +178,9 @@ def test_nested_accelerate_config_configures_nothing(tmp_path):
 
 
 def test_min_num_params_is_ignored_with_a_wrap_class(tmp_path):
-    text = BASE + "fsdp: true\nfsdp_config: {min_num_params: 1000, transformer_layer_cls_to_wrap: [LlamaDecoderLayer]}\n"
+    text = (
+        BASE + "fsdp: true\nfsdp_config: {min_num_params: 1000, transformer_layer_cls_to_wrap: [LlamaDecoderLayer]}\n"
+    )
     assert "`min_num_params` is silently ignored" in _findings(text)["trainer-fsdp-wrap-conflict"][0].message
     plugin = _parse(tmp_path, text).fsdp_plugin_args
     assert "min_num_params" not in plugin and plugin["transformer_cls_names_to_wrap"] == "LlamaDecoderLayer"
@@ -211,8 +216,10 @@ def test_save_only_model_with_sharded_state_dict_raises_at_trainer_init(tmp_path
 
 
 def test_save_only_model_with_load_best_under_fsdp_raises_at_trainer_init(tmp_path, monkeypatch):
-    text = BASE + ("fsdp: true\nsave_only_model: true\nload_best_model_at_end: true\neval_strategy: steps\n"
-                   "save_strategy: steps\neval_steps: 10\nsave_steps: 10\n")
+    text = BASE + (
+        "fsdp: true\nsave_only_model: true\nload_best_model_at_end: true\neval_strategy: steps\n"
+        "save_strategy: steps\neval_steps: 10\nsave_steps: 10\n"
+    )
     assert "load_best_model_at_end" in _findings(text)["trainer-save-only-model"][0].message
     with pytest.raises(ValueError, match="can't be used with `save_only_model`"):
         _trainer(_parse(tmp_path, text), monkeypatch)
@@ -232,8 +239,14 @@ def test_bf16_wins_over_accelerate_mixed_precision(tmp_path, monkeypatch):
     assert _parse(tmp_path, BASE + "bf16: true\n").mixed_precision == "bf16"
 
 
-@pytest.mark.parametrize("words, refused", [(["--bf16", "auto"], True), (["--learning_rate", "5e-5"], False),
-                                            (["--gradient_accumulation_steps", "2.5"], True)])
+@pytest.mark.parametrize(
+    "words, refused",
+    [
+        (["--bf16", "auto"], True),
+        (["--learning_rate", "5e-5"], False),
+        (["--gradient_accumulation_steps", "2.5"], True),
+    ],
+)
 def test_command_line_types_as_argparse_converts_them(words, refused):
     script = "torchrun train.py " + " ".join(words) + " --output_dir o\n"
     assert bool(_findings(script, "run.sh").get("trainer-wrong-type")) is refused
@@ -249,13 +262,13 @@ def test_validate_imports_no_training_library():
     import subprocess
     import sys
 
-    code = ("import sys; from accelconf.api import validate_source; "
-            "validate_source('learning_rate: 5e-5\\nfsdp: full_shard\\noutput_dir: o\\n', 'a.yaml'); "
-            "print(sorted(m for m in ('transformers', 'torch', 'accelerate', 'deepspeed') if m in sys.modules))")
+    code = (
+        "import sys; from accelconf.api import validate_source; "
+        "validate_source('learning_rate: 5e-5\\nfsdp: full_shard\\noutput_dir: o\\n', 'a.yaml'); "
+        "print(sorted(m for m in ('transformers', 'torch', 'accelerate', 'deepspeed') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ}, check=True)
     assert out.stdout.strip() == "[]"
-
-
 
 
 ENUMS = sorted(n for n, t in fields.types().items() if t == "enum")
@@ -307,24 +320,30 @@ def test_broken_json_string_for_a_dict_field_raises_at_construction():
     import json
 
     with pytest.raises(json.JSONDecodeError):
-        transformers.TrainingArguments(output_dir="o", use_cpu=True, fsdp="full_shard", fsdp_config='{"cpu_offload": true,}')
+        transformers.TrainingArguments(
+            output_dir="o", use_cpu=True, fsdp="full_shard", fsdp_config='{"cpu_offload": true,}'
+        )
 
 
 def test_inline_json_fsdp_config_on_the_command_line_with_accelerates_name():
     script = "torchrun train.py --fsdp full_shard --fsdp_config '{\"offload_params\": true}' --output_dir o\n"
     assert "offload is silently off" in _findings(script, "run.sh")["trainer-fsdp-accelerate-name"][0].message
     parser = transformers.HfArgumentParser(transformers.TrainingArguments)
-    (args,) = parser.parse_args_into_dataclasses(["--output_dir", "o", "--use_cpu", "True", "--fsdp", "full_shard",
-                                                  "--fsdp_config", '{"offload_params": true}'])
+    (args,) = parser.parse_args_into_dataclasses(
+        ["--output_dir", "o", "--use_cpu", "True", "--fsdp", "full_shard", "--fsdp_config", '{"offload_params": true}']
+    )
     assert "cpu_offload" not in args.fsdp_plugin_args
 
 
-@pytest.mark.parametrize("config, stage", [
-    ("{reshard_after_forward: full_shard}", "construction"),
-    ("{version: 1, reshard_after_forward: true}", "Trainer init"),
-    ("{version: 1, reshard_after_forward: hybrid_shard}", None),
-    ("{cpu_ram_efficient_loading: maybe}", "construction"),
-])
+@pytest.mark.parametrize(
+    "config, stage",
+    [
+        ("{reshard_after_forward: full_shard}", "construction"),
+        ("{version: 1, reshard_after_forward: true}", "Trainer init"),
+        ("{version: 1, reshard_after_forward: hybrid_shard}", None),
+        ("{cpu_ram_efficient_loading: maybe}", "construction"),
+    ],
+)
 def test_fsdp_version_forms_of_a_value(tmp_path, monkeypatch, config, stage):
     text = BASE + f"fsdp: true\nfsdp_config: {config}\n"
     got = _findings(text).get("trainer-fsdp-invalid-value", [])
@@ -374,8 +393,14 @@ def test_zero3_with_auto_find_batch_size_raises_at_trainer_init(tmp_path):
     (f,) = _findings(text, str(tmp_path / "args.yaml"))["trainer-zero3-auto-batch"]
     assert "at Trainer init" in f.message
     (tmp_path / "run.py").write_text(ZERO3_TRAINER)
-    out = subprocess.run([sys.executable, str(tmp_path / "run.py"), str(tmp_path / "args.yaml")], capture_output=True,
-                         text=True, timeout=300, cwd=tmp_path, check=False)
+    out = subprocess.run(
+        [sys.executable, str(tmp_path / "run.py"), str(tmp_path / "args.yaml")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+        check=False,
+    )
     assert "auto_find_batch_size` isn't supported yet with DeepSpeed Zero-3" in out.stdout, out.stderr[-2000:]
 
 
@@ -400,9 +425,13 @@ def test_trl_resolves_its_accelerate_config_preset_to_the_file_accelconf_reads(m
     from accelconf.trainer.validate import trl_preset
 
     ours = trl_preset("zero3")
-    code = ("import sys; sys.path.insert(0, sys.argv[1]); from trl.cli.accelerate_config import "
-            "resolve_accelerate_config_argument as r; print(r(['--accelerate_config', 'zero3'])[1])")
-    theirs = subprocess.run([sys.executable, "-c", code, root], capture_output=True, text=True, check=True, cwd=tmp_path)
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]); from trl.cli.accelerate_config import "
+        "resolve_accelerate_config_argument as r; print(r(['--accelerate_config', 'zero3'])[1])"
+    )
+    theirs = subprocess.run(
+        [sys.executable, "-c", code, root], capture_output=True, text=True, check=True, cwd=tmp_path
+    )
     assert ours is not None and Path(ours).resolve() == Path(theirs.stdout.strip()).resolve()
 
 
@@ -435,8 +464,14 @@ def test_trl_config_converts_a_number_string_and_refuses_a_non_boolean(tmp_path,
     assert ("TRL's --config refuses it" in f.message) is (answer == "exit 2")
     (tmp_path / "recipe.yaml").write_text(text)
     (tmp_path / "parse.py").write_text(TRL_PARSE)
-    out = subprocess.run([sys.executable, str(tmp_path / "parse.py"), str(TRL_CACHE.path_of(newest)), str(tmp_path / "recipe.yaml")],
-                         capture_output=True, text=True, timeout=300, cwd=tmp_path, check=False)
+    out = subprocess.run(
+        [sys.executable, str(tmp_path / "parse.py"), str(TRL_CACHE.path_of(newest)), str(tmp_path / "recipe.yaml")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+        check=False,
+    )
     assert out.stdout.strip().splitlines()[-1] == answer, out.stderr[-1500:]
 
 
@@ -479,10 +514,30 @@ def test_accumulation_in_the_arguments_and_the_accelerate_deepspeed_config_raise
     env = {k: v for k, v in launched.items() if k.startswith("ACCELERATE_")}
     assert env[registry.get("deepspeed_config", "gradient_accumulation_steps").env] == "4"
     (tmp_path / "run.py").write_text(DS_ACCUMULATION)
-    out = subprocess.run([sys.executable, str(tmp_path / "run.py"), "--gradient_accumulation_steps", "8", "--output_dir", "o",
-                          "--use_cpu", "True", "--report_to", "none"], capture_output=True, text=True, timeout=300,
-                         cwd=tmp_path, env={**os.environ, **env}, check=False)
-    assert out.stdout.strip().splitlines()[-1] == "ValueError - ds gradient_accumulation_steps=4 vs hf gradient_accumulation_steps=8", out.stderr[-1500:]
+    out = subprocess.run(
+        [
+            sys.executable,
+            str(tmp_path / "run.py"),
+            "--gradient_accumulation_steps",
+            "8",
+            "--output_dir",
+            "o",
+            "--use_cpu",
+            "True",
+            "--report_to",
+            "none",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+        env={**os.environ, **env},
+        check=False,
+    )
+    assert (
+        out.stdout.strip().splitlines()[-1]
+        == "ValueError - ds gradient_accumulation_steps=4 vs hf gradient_accumulation_steps=8"
+    ), out.stderr[-1500:]
 
 
 def test_a_yaml_file_as_fsdp_config_raises_at_construction(tmp_path):

@@ -84,8 +84,10 @@ def test_trl_configs_add_their_own_fields_to_the_training_arguments() -> None:
 
 
 def test_the_installed_versions_are_read_from_metadata_without_importing_transformers() -> None:
-    code = ("import sys; from accelconf.trainer import releases; v = releases.installed_version(); "
-            "t = releases.installed_trl_version(); print(v, t, 'transformers' in sys.modules, 'trl' in sys.modules)")
+    code = (
+        "import sys; from accelconf.trainer import releases; v = releases.installed_version(); "
+        "t = releases.installed_trl_version(); print(v, t, 'transformers' in sys.modules, 'trl' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out[2:] == ["False", "False"]
     if importlib.util.find_spec("transformers") is not None:
@@ -107,15 +109,20 @@ def test_the_data_matches_the_installed_transformers_own_dataclasses() -> None:
     assert releases.full_version(minor) == theirs["version"], "the data was generated from another patch release"
     for cls in ("TrainingArguments", "Seq2SeqTrainingArguments"):
         ours = releases.fields(minor, cls=cls)
-        got = {f["name"]: (f["type"], f["default"], f["choices"], bool(f.get("required"))) for f in theirs["classes"][cls]}
-        mine = {n: (f.type, f.default, list(f.choices) if f.choices is not None else None, f.required)
-                for n, f in ours.items()}
+        got = {
+            f["name"]: (f["type"], f["default"], f["choices"], bool(f.get("required"))) for f in theirs["classes"][cls]
+        }
+        mine = {
+            n: (f.type, f.default, list(f.choices) if f.choices is not None else None, f.required)
+            for n, f in ours.items()
+        }
         assert mine == got, f"{cls} of transformers {minor} drifted: python tests/oracle/transformers_releases_gen.py"
     assert releases.fsdp_config_keys(minor) == frozenset(theirs["fsdp_config_keys"])
 
 
 def test_an_unknown_transformers_or_trl_version_is_a_usage_error_naming_the_known_ones(
-        capsys: pytest.CaptureFixture[str]) -> None:
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     from accelconf.cli import main
 
     for command in ("validate", "explain", "diff", "convert"):
@@ -127,7 +134,8 @@ def test_an_unknown_transformers_or_trl_version_is_a_usage_error_naming_the_know
 
 
 def test_validate_passes_the_given_or_installed_releases_to_validate_source(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from accelconf import api
     from accelconf.cli import main
 
@@ -142,7 +150,9 @@ def test_validate_passes_the_given_or_installed_releases_to_validate_source(
     f = tmp_path / "args.yaml"
     f.write_text("output_dir: out\nlearning_rate: 2.0e-5\nper_device_train_batch_size: 4\n", encoding="utf-8")
     newest = releases.NEWEST
-    assert main(["validate", "--transformers-version", f"{newest}.0", "--trl-version", releases.TRL_NEWEST, str(f)]) in (0, 1)
+    assert main(
+        ["validate", "--transformers-version", f"{newest}.0", "--trl-version", releases.TRL_NEWEST, str(f)]
+    ) in (0, 1)
     assert seen[-1]["transformers_version"] == newest and seen[-1]["trl_version"] == releases.TRL_NEWEST
     assert main(["validate", str(f)]) in (0, 1)
     assert seen[-1]["transformers_version"] == releases.resolve(releases.installed_version())

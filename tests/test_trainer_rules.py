@@ -24,7 +24,9 @@ def test_unknown_field_in_a_call_of_training_arguments_is_an_error_at_its_positi
 
 
 def test_misspelled_field_in_an_arguments_file_is_an_error_with_did_you_mean():
-    (f,) = _rules("output_dir: o\nlearning_rat: 1.0e-5\nper_device_train_batch_size: 2\n", "args.yaml")["trainer-unknown-field"]
+    (f,) = _rules("output_dir: o\nlearning_rat: 1.0e-5\nper_device_train_batch_size: 2\n", "args.yaml")[
+        "trainer-unknown-field"
+    ]
     assert (f.severity, f.line, f.column, f.suggestion) == ("error", 2, 1, "learning_rate")
     assert "HfArgumentParser refuses it" in f.message
 
@@ -36,8 +38,10 @@ def test_another_dataclass_field_is_only_named():
 
 
 def test_llama_factory_yaml_gets_no_unknown_key_errors():
-    text = ("model_name_or_path: q\nstage: sft\nfinetuning_type: full\ntemplate: qwen\ncutoff_len: 2048\n"
-            "per_device_train_batch_size: 1\ngradient_accumulation_steps: 2\nlearning_rate: 1.0e-5\nbf16: true\n")
+    text = (
+        "model_name_or_path: q\nstage: sft\nfinetuning_type: full\ntemplate: qwen\ncutoff_len: 2048\n"
+        "per_device_train_batch_size: 1\ngradient_accumulation_steps: 2\nlearning_rate: 1.0e-5\nbf16: true\n"
+    )
     found = validate_source(text, "sft.yaml")
     assert not [f for f in found if f.severity == "error"]
     assert [f.rule for f in found] == ["trainer-framework-keys"]
@@ -50,17 +54,22 @@ def test_fsdp_unknown_option_and_fsdp1_only_strategy_raise_at_construction():
     (h,) = _rules("fsdp: hybrid_shard\noutput_dir: o\nlearning_rate: 1.0e-5\n", "a.yaml")["trainer-fsdp-option"]
     assert "only available with FSDP1" in h.message
     assert "trainer-fsdp-option" not in _rules(
-        "fsdp: hybrid_shard\nfsdp_config: {version: 1}\noutput_dir: o\nlearning_rate: 1.0e-5\n", "a.yaml")
+        "fsdp: hybrid_shard\nfsdp_config: {version: 1}\noutput_dir: o\nlearning_rate: 1.0e-5\n", "a.yaml"
+    )
 
 
 def test_two_sharding_strategies_keep_the_first():
-    (f,) = _rules('fsdp: "full_shard shard_grad_op"\noutput_dir: o\nlearning_rate: 1.0e-5\n', "a.yaml")["trainer-fsdp-option-conflict"]
+    (f,) = _rules('fsdp: "full_shard shard_grad_op"\noutput_dir: o\nlearning_rate: 1.0e-5\n', "a.yaml")[
+        "trainer-fsdp-option-conflict"
+    ]
     assert "keeps the first (full_shard)" in f.message
 
 
 def test_fsdp_config_file_accelerate_names_fsdp1_keys_and_prefix_collision():
-    text = ('{\n  "fsdp_offload_params": true,\n  "use_orig_params": true,\n  "fsdp_cpu_offload": true,\n'
-            '  "cpu_offload": false,\n  "fsdp_transformer_layer_cls_to_wrap": ["LlamaDecoderLayer"]\n}\n')
+    text = (
+        '{\n  "fsdp_offload_params": true,\n  "use_orig_params": true,\n  "fsdp_cpu_offload": true,\n'
+        '  "cpu_offload": false,\n  "fsdp_transformer_layer_cls_to_wrap": ["LlamaDecoderLayer"]\n}\n'
+    )
     got = _rules(text, "fsdp_config.json")
     (off,) = got["trainer-fsdp-accelerate-name"]
     assert (off.line, off.column) == (2, 3) and "offload is silently off" in off.message
@@ -71,7 +80,10 @@ def test_fsdp_config_file_accelerate_names_fsdp1_keys_and_prefix_collision():
 
 
 def test_nested_accelerate_config_as_fsdp_config_configures_nothing():
-    got = _rules('fsdp: full_shard\nfsdp_config: {"fsdp_config": {"fsdp_offload_params": true}}\noutput_dir: o\nlearning_rate: 1.0e-5\n', "a.yaml")
+    got = _rules(
+        'fsdp: full_shard\nfsdp_config: {"fsdp_config": {"fsdp_offload_params": true}}\noutput_dir: o\nlearning_rate: 1.0e-5\n',
+        "a.yaml",
+    )
     (f,) = got["trainer-fsdp-accelerate-config"]
     assert f.line == 2 and "configures nothing" in f.message
 
@@ -83,27 +95,38 @@ def test_inline_json_string_fsdp_config_on_a_launch_line():
 
 
 def test_fsdp_config_without_fsdp_is_ignored():
-    (f,) = _rules("fsdp_config: {cpu_offload: true}\noutput_dir: o\nlearning_rate: 1.0e-5\n", "a.yaml")["trainer-fsdp-config-unused"]
+    (f,) = _rules("fsdp_config: {cpu_offload: true}\noutput_dir: o\nlearning_rate: 1.0e-5\n", "a.yaml")[
+        "trainer-fsdp-config-unused"
+    ]
     assert f.severity == "warning"
 
 
 def test_invalid_wrap_policy_and_state_dict_type():
-    got = _rules("fsdp: true\nfsdp_config: {auto_wrap_policy: transformer_based_wrap, state_dict_type: full}\n"
-                 "output_dir: o\nlearning_rate: 1.0e-5\n", "a.yaml")
+    got = _rules(
+        "fsdp: true\nfsdp_config: {auto_wrap_policy: transformer_based_wrap, state_dict_type: full}\n"
+        "output_dir: o\nlearning_rate: 1.0e-5\n",
+        "a.yaml",
+    )
     policy, state = sorted(got["trainer-fsdp-invalid-value"], key=lambda f: f.message)
     assert "at construction" in policy.message and "auto_wrap_policy" in policy.message
     assert "(Trainer init)" in state.message and "state_dict_type" in state.message
 
 
 def test_fsdp_activation_checkpointing_with_gradient_checkpointing_raises_at_trainer_init():
-    (f,) = _rules("fsdp: true\nfsdp_config: {activation_checkpointing: true}\ngradient_checkpointing: true\n"
-                  "output_dir: o\nlearning_rate: 1.0e-5\n", "a.yaml")["trainer-fsdp-checkpointing"]
+    (f,) = _rules(
+        "fsdp: true\nfsdp_config: {activation_checkpointing: true}\ngradient_checkpointing: true\n"
+        "output_dir: o\nlearning_rate: 1.0e-5\n",
+        "a.yaml",
+    )["trainer-fsdp-checkpointing"]
     assert (f.severity, f.line) == ("error", 3) and "Trainer init" in f.message
 
 
 def test_save_only_model_with_sharded_state_dict_and_with_load_best():
-    got = _rules("fsdp: true\nfsdp_config: {state_dict_type: SHARDED_STATE_DICT}\nsave_only_model: true\n"
-                 "load_best_model_at_end: true\noutput_dir: o\nlearning_rate: 1.0e-5\n", "a.yaml")
+    got = _rules(
+        "fsdp: true\nfsdp_config: {state_dict_type: SHARDED_STATE_DICT}\nsave_only_model: true\n"
+        "load_best_model_at_end: true\noutput_dir: o\nlearning_rate: 1.0e-5\n",
+        "a.yaml",
+    )
     assert len(got["trainer-save-only-model"]) == 2
 
 
@@ -116,8 +139,10 @@ def test_zero3_with_auto_find_batch_size(tmp_path):
 
 
 def test_accumulation_in_the_arguments_and_in_the_accelerate_config(tmp_path):
-    (tmp_path / "accel.yaml").write_text("distributed_type: DEEPSPEED\ndeepspeed_config:\n  gradient_accumulation_steps: 4\n"
-                                         "  zero_stage: 2\nmixed_precision: fp16\nnum_processes: 8\n")
+    (tmp_path / "accel.yaml").write_text(
+        "distributed_type: DEEPSPEED\ndeepspeed_config:\n  gradient_accumulation_steps: 4\n"
+        "  zero_stage: 2\nmixed_precision: fp16\nnum_processes: 8\n"
+    )
     text = "accelerate launch --config_file accel.yaml train.py --gradient_accumulation_steps 8 --bf16 True\n"
     got = _rules(text, str(tmp_path / "run.sh"))
     (f,) = got["trainer-accumulation-twice"]
@@ -172,10 +197,13 @@ def test_axolotl_types_are_its_own():
 
 
 def test_an_arguments_file_handed_to_the_script_meets_the_launchs_accelerate_config(tmp_path):
-    (tmp_path / "accel.yaml").write_text("distributed_type: DEEPSPEED\ndeepspeed_config:\n  gradient_accumulation_steps: 2\n"
-                                         "  zero_stage: 3\nmixed_precision: bf16\nnum_processes: 2\n")
-    (tmp_path / "sft.yaml").write_text("stage: sft\nfinetuning_type: lora\ntemplate: llama3\n"
-                                       "gradient_accumulation_steps: 8\nlearning_rate: 1.0e-4\n")
+    (tmp_path / "accel.yaml").write_text(
+        "distributed_type: DEEPSPEED\ndeepspeed_config:\n  gradient_accumulation_steps: 2\n"
+        "  zero_stage: 3\nmixed_precision: bf16\nnum_processes: 2\n"
+    )
+    (tmp_path / "sft.yaml").write_text(
+        "stage: sft\nfinetuning_type: lora\ntemplate: llama3\ngradient_accumulation_steps: 8\nlearning_rate: 1.0e-4\n"
+    )
     text = "accelerate launch --config_file accel.yaml src/train.py sft.yaml\n"
     found = [f for f in validate_source(text, str(tmp_path / "train.sh")) if f.rule == "trainer-accumulation-twice"]
     (f,) = found
@@ -220,7 +248,8 @@ def test_trl_accelerate_config_preset_is_the_file_the_installed_trl_ships(tmp_pa
     (pkg / "accelerate_configs").mkdir(parents=True)
     (pkg / "__init__.py").write_text("raise ImportError('never imported')\n")
     (pkg / "accelerate_configs" / "zero3.yaml").write_text(
-        "distributed_type: DEEPSPEED\ndeepspeed_config:\n  zero_stage: 3\nmixed_precision: bf16\nnum_processes: 8\n")
+        "distributed_type: DEEPSPEED\ndeepspeed_config:\n  zero_stage: 3\nmixed_precision: bf16\nnum_processes: 8\n"
+    )
     monkeypatch.syspath_prepend(str(tmp_path / "site"))
     text = "trl sft --accelerate_config zero3 --auto_find_batch_size --fp16 True --output_dir o\n"
     got = _rules(text, "run.sh")
@@ -241,19 +270,26 @@ def test_a_field_a_release_removed_is_named_with_that_release(monkeypatch):
 
     monkeypatch.setattr(releases, "removed", lambda name: ("5.20", "5.21") if name == "old_knob" else None)
     (f,) = _rules("old_knob: 1\noutput_dir: o\nlearning_rate: 1.0e-5\n", "a.yaml")["trainer-removed-field"]
-    assert f.severity == "error" and "removed in transformers 5.21" in f.message and "HfArgumentParser refuses it" in f.message
+    assert (
+        f.severity == "error"
+        and "removed in transformers 5.21" in f.message
+        and "HfArgumentParser refuses it" in f.message
+    )
 
 
 def test_validate_reports_deepspeed_json_values_that_contradict_the_arguments_at_the_json_key(tmp_path):
     """The referenced DeepSpeed JSON compared as transformers compares it: a fixed value that differs from
     the arguments is an error at its key in the JSON; "auto" and equal values are not."""
-    (tmp_path / "ds.json").write_text('{"train_micro_batch_size_per_gpu": 4,\n "gradient_accumulation_steps": "auto",\n'
-                                      ' "zero_optimization": {"stage": 2}}\n')
+    (tmp_path / "ds.json").write_text(
+        '{"train_micro_batch_size_per_gpu": 4,\n "gradient_accumulation_steps": "auto",\n'
+        ' "zero_optimization": {"stage": 2}}\n'
+    )
     args = tmp_path / "train_args.yaml"
     args.write_text("per_device_train_batch_size: 2\ngradient_accumulation_steps: 4\ndeepspeed: ds.json\nbf16: true\n")
     found = [f for f in validate_source(args.read_text(), str(args)) if f.rule == "trainer-deepspeed-mismatch"]
     assert [(f.path, f.line, f.severity, f.key) for f in found] == [
-        (str(tmp_path / "ds.json"), 1, "error", "train_micro_batch_size_per_gpu")], found
+        (str(tmp_path / "ds.json"), 1, "error", "train_micro_batch_size_per_gpu")
+    ], found
     assert "per_device_train_batch_size=2" in found[0].message
     args.write_text("per_device_train_batch_size: 4\ngradient_accumulation_steps: 4\ndeepspeed: ds.json\nbf16: true\n")
     assert not [f for f in validate_source(args.read_text(), str(args)) if f.rule == "trainer-deepspeed-mismatch"]

@@ -48,12 +48,24 @@ def files(tmp_path, monkeypatch):
     (tmp_path / "args.yaml").write_text(ARGS)
     (tmp_path / "accel.yaml").write_text(ACCEL)
     (tmp_path / "ds.json").write_text(DS)
-    (tmp_path / "ds_args.yaml").write_text("per_device_train_batch_size: 4\ngradient_accumulation_steps: 8\nbf16: true\n"
-                                           "deepspeed: ds.json\noutput_dir: out\n")
+    (tmp_path / "ds_args.yaml").write_text(
+        "per_device_train_batch_size: 4\ngradient_accumulation_steps: 8\nbf16: true\n"
+        "deepspeed: ds.json\noutput_dir: out\n"
+    )
     model = tmp_path / "model"
     model.mkdir()
-    (model / "config.json").write_text(json.dumps({"model_type": "llama", "hidden_size": 64, "intermediate_size": 128,
-                                                   "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 128}))
+    (model / "config.json").write_text(
+        json.dumps(
+            {
+                "model_type": "llama",
+                "hidden_size": 64,
+                "intermediate_size": 128,
+                "num_hidden_layers": 2,
+                "num_attention_heads": 4,
+                "vocab_size": 128,
+            }
+        )
+    )
     return tmp_path
 
 
@@ -86,7 +98,11 @@ def test_explain_text_table_holds_the_launcher_rows_then_the_trainer_rows(files,
     lines = r.out.splitlines()
     assert lines[0].split()[:3] == ["SETTING", "VALUE", "FROM"]
     names = [ln.split()[0] for ln in lines[1:]]
-    assert names.index("num_processes") < names.index("Accelerator.mixed_precision") < names.index("fsdp_plugin.cpu_offload")
+    assert (
+        names.index("num_processes")
+        < names.index("Accelerator.mixed_precision")
+        < names.index("fsdp_plugin.cpu_offload")
+    )
 
 
 def test_explain_deepspeed_arguments_fills_auto_and_reports_each_mismatch_at_its_json_key(files, cli):
@@ -98,18 +114,27 @@ def test_explain_deepspeed_arguments_fills_auto_and_reports_each_mismatch_at_its
     assert cfg["zero_optimization"]["stage3_prefetch_bucket_size"] == int(0.9 * 64 * 64)
     assert cfg["gradient_clipping"] == 1.0 and cfg["bf16"]["enabled"] is True
     found = {(f["key"], f["line"]) for f in out["findings"] if f["rule"] == "trainer-deepspeed-mismatch"}
-    assert found == {("train_micro_batch_size_per_gpu", 2), ("gradient_accumulation_steps", 3), ("optimizer.params.betas", 6)}
+    assert found == {
+        ("train_micro_batch_size_per_gpu", 2),
+        ("gradient_accumulation_steps", 3),
+        ("optimizer.params.betas", 6),
+    }
     assert "ds.json:2:37: error:" in r.err and "raises in train()" in r.err
 
 
 def test_explain_without_a_model_says_the_model_size_entries_are_filled_at_train(files, cli):
     out = json.loads(cli("explain", "ds_args.yaml", "--format", "json").out)
-    assert out["trainer"]["deepspeed_config"]["zero_optimization"]["reduce_bucket_size"] == "filled from the model at train()"
+    assert (
+        out["trainer"]["deepspeed_config"]["zero_optimization"]["reduce_bucket_size"]
+        == "filled from the model at train()"
+    )
 
 
 def test_explain_launch_script_types_command_line_words_and_finds_the_deepspeed_json(files, cli):
-    (files / "run.sh").write_text("torchrun --nproc_per_node 4 train.py \\\n  --deepspeed ds.json --bf16 True "
-                                  "--per_device_train_batch_size 4 --gradient_accumulation_steps 4 --adam_beta2 0.95 --output_dir o\n")
+    (files / "run.sh").write_text(
+        "torchrun --nproc_per_node 4 train.py \\\n  --deepspeed ds.json --bf16 True "
+        "--per_device_train_batch_size 4 --gradient_accumulation_steps 4 --adam_beta2 0.95 --output_dir o\n"
+    )
     out = json.loads(cli("explain", "run.sh", "--format", "json").out)
     keys = {f["key"] for f in out["findings"]}
     assert keys == {"train_micro_batch_size_per_gpu"}  # "4" in the JSON is not 4: the rest agree once typed
@@ -123,7 +148,9 @@ def test_a_deepspeed_json_not_found_is_a_warning_at_the_argument_and_the_rest_is
 
 
 def test_a_fsdp_config_file_alone_is_explained_as_fsdp_true_with_it(files, cli):
-    (files / "fsdp.json").write_text('{\n  "fsdp_version": 1,\n  "backward_prefetch": "backward_pre",\n  "offload_params": true\n}\n')
+    (files / "fsdp.json").write_text(
+        '{\n  "fsdp_version": 1,\n  "backward_prefetch": "backward_pre",\n  "offload_params": true\n}\n'
+    )
     out = json.loads(cli("explain", "fsdp.json", "--format", "json").out)
     fsdp = _rows(out, "fsdp_plugin.")
     assert fsdp["fsdp_plugin.backward_prefetch"]["value"] == "BACKWARD_PRE"
@@ -137,7 +164,9 @@ def test_model_options_need_trainer_arguments(files, cli):
 
 
 def test_string_and_number_differ_as_transformers_compares_them():
-    doc = load_text('{"train_micro_batch_size_per_gpu": "8", "gradient_clipping": 1, "zero_optimization": {}}', "ds.json")
+    doc = load_text(
+        '{"train_micro_batch_size_per_gpu": "8", "gradient_clipping": 1, "zero_optimization": {}}', "ds.json"
+    )
     found = deepspeed_mismatches(ArgValues({}), doc)
     # 1 == 1.0 in Python (no mismatch); "8" != 8 (a mismatch)
     assert [(f.key, f.line, f.column) for f in found] == [("train_micro_batch_size_per_gpu", 1, 36)]
@@ -187,7 +216,9 @@ def test_to_args_of_an_accelerate_config_builds_the_same_plugin_and_validates_cl
     env = {k: (v, "launch", "") for k, v in launch_env(cfg).env.items()}
     import yaml
 
-    runs_launch = what_runs(ArgValues({"fsdp": True}), env=env)  # the Trainer without fsdp_config, under accelerate launch
+    runs_launch = what_runs(
+        ArgValues({"fsdp": True}), env=env
+    )  # the Trainer without fsdp_config, under accelerate launch
     runs_args = what_runs(ArgValues(yaml.safe_load(r.out)))  # the converted arguments, without accelerate launch
     keep = ("fsdp_version", "cpu_offload", "auto_wrap_policy", "state_dict_type", "reshard_after_forward")
     assert {k: runs_args.fsdp[k].value for k in keep}["state_dict_type"] == "SHARDED_STATE_DICT"
@@ -196,15 +227,20 @@ def test_to_args_of_an_accelerate_config_builds_the_same_plugin_and_validates_cl
 
 
 def test_to_args_of_inline_deepspeed_writes_a_deepspeed_dict_with_auto_entries(files, cli):
-    (files / "dsacc.yaml").write_text("compute_environment: LOCAL_MACHINE\ndistributed_type: DEEPSPEED\nmixed_precision: bf16\n"
-                                      "num_processes: 4\ndeepspeed_config:\n  zero_stage: 3\n  offload_optimizer_device: cpu\n"
-                                      "  gradient_accumulation_steps: 4\n  zero3_save_16bit_model: true\n")
+    (files / "dsacc.yaml").write_text(
+        "compute_environment: LOCAL_MACHINE\ndistributed_type: DEEPSPEED\nmixed_precision: bf16\n"
+        "num_processes: 4\ndeepspeed_config:\n  zero_stage: 3\n  offload_optimizer_device: cpu\n"
+        "  gradient_accumulation_steps: 4\n  zero3_save_16bit_model: true\n"
+    )
     r = cli("to-args", "dsacc.yaml")
     import yaml
 
     out = yaml.safe_load(r.out)
-    assert out["deepspeed"]["zero_optimization"] == {"stage": 3, "offload_optimizer": {"device": "cpu"},
-                                                     "stage3_gather_16bit_weights_on_model_save": True}
+    assert out["deepspeed"]["zero_optimization"] == {
+        "stage": 3,
+        "offload_optimizer": {"device": "cpu"},
+        "stage3_gather_16bit_weights_on_model_save": True,
+    }
     assert (out["bf16"], out["gradient_accumulation_steps"]) == (True, 4)
     (files / "dsargs_out.yaml").write_text(r.out)
     _validate_clean(cli, files / "dsargs_out.yaml")
@@ -222,7 +258,10 @@ def test_to_cli_of_arguments_is_a_torchrun_command_whose_words_read_back_as_the_
 
     group = next(g for g in read_all(r.out, "run.sh", "launch") if g.args)
     back = from_trainer_args(group)
-    assert back.get("fsdp_config") == {"fsdp_transformer_layer_cls_to_wrap": "LlamaDecoderLayer", "offload_params": True}
+    assert back.get("fsdp_config") == {
+        "fsdp_transformer_layer_cls_to_wrap": "LlamaDecoderLayer",
+        "offload_params": True,
+    }
     assert (back.get("bf16"), back.get("gradient_accumulation_steps")) == (True, 8)
 
 
@@ -237,9 +276,11 @@ def test_diff_of_arguments_and_an_accelerate_config_compares_what_the_accelerato
 
 
 def test_diff_of_two_arguments_files_is_by_meaning(files, cli):
-    (files / "same.yaml").write_text('fsdp_config: {fsdp_transformer_layer_cls_to_wrap: [LlamaDecoderLayer]}\n'
-                                     'fsdp: full_shard auto_wrap\nbf16: true\ngradient_accumulation_steps: 8\n'
-                                     'per_device_train_batch_size: 4\noutput_dir: elsewhere\n')
+    (files / "same.yaml").write_text(
+        "fsdp_config: {fsdp_transformer_layer_cls_to_wrap: [LlamaDecoderLayer]}\n"
+        "fsdp: full_shard auto_wrap\nbf16: true\ngradient_accumulation_steps: 8\n"
+        "per_device_train_batch_size: 4\noutput_dir: elsewhere\n"
+    )
     r = cli("diff", "args.yaml", "same.yaml")
     assert r.code == 0, r.out + r.err
     (files / "other.yaml").write_text(ARGS.replace("full_shard auto_wrap", "shard_grad_op auto_wrap"))
@@ -248,7 +289,9 @@ def test_diff_of_two_arguments_files_is_by_meaning(files, cli):
     assert {c["key"] for c in json.loads(r.out)} == {"fsdp_plugin.reshard_after_forward"}
 
 
-def test_every_corpus_trainer_file_explains_without_a_traceback_and_its_conversions_validate_clean(cli, tmp_path, monkeypatch):
+def test_every_corpus_trainer_file_explains_without_a_traceback_and_its_conversions_validate_clean(
+    cli, tmp_path, monkeypatch
+):
     from tests.conftest import CORPUS
 
     folder = CORPUS / "trainer"
@@ -281,16 +324,22 @@ def test_every_corpus_trainer_file_explains_without_a_traceback_and_its_conversi
 def test_deepspeed_mismatches_take_the_arguments_as_validate_reads_them():
     from accelconf.trainer.args import read_args
 
-    group = read_args("gradient_accumulation_steps: 8\nlearning_rate: 3.0e-5\ndeepspeed: ds.json\n", "a.yaml", "trainer-args")
-    doc = load_text('{"gradient_accumulation_steps": 8, "optimizer": {"params": {"lr": 3e-5}}, "zero_optimization": {}}', "ds.json")
+    group = read_args(
+        "gradient_accumulation_steps: 8\nlearning_rate: 3.0e-5\ndeepspeed: ds.json\n", "a.yaml", "trainer-args"
+    )
+    doc = load_text(
+        '{"gradient_accumulation_steps": 8, "optimizer": {"params": {"lr": 3e-5}}, "zero_optimization": {}}', "ds.json"
+    )
     assert deepspeed_mismatches(group, doc) == []
     group = read_args("learning_rate: 3e-5\n", "a.yaml", "trainer-args")  # YAML 1.1: a string, as transformers gets it
     assert [f.key for f in deepspeed_mismatches(group, doc)] == ["gradient_accumulation_steps", "optimizer.params.lr"]
 
 
 def test_explain_of_an_accelerate_launch_line_takes_its_config_file_and_flags(files, cli):
-    (files / "al.sh").write_text("accelerate launch --num_processes 2 --mixed_precision bf16 --config_file accel.yaml train.py \\\n"
-                                 "  --deepspeed ds.json --per_device_train_batch_size 4 --output_dir o\n")
+    (files / "al.sh").write_text(
+        "accelerate launch --num_processes 2 --mixed_precision bf16 --config_file accel.yaml train.py \\\n"
+        "  --deepspeed ds.json --per_device_train_batch_size 4 --output_dir o\n"
+    )
     (files / "ds.json").write_text('{"train_batch_size": 8, "zero_optimization": {"stage": 2}}\n')
     out = json.loads(cli("explain", "al.sh", "--format", "json").out)
     launcher = {r["setting"]: r for r in out["settings"]}
@@ -305,11 +354,15 @@ def test_explain_of_an_accelerate_launch_line_takes_its_config_file_and_flags(fi
 
 def test_a_torchrun_line_gives_the_world_size_of_the_train_batch_size_check(files, cli):
     (files / "ds.json").write_text('{"train_batch_size": 32, "zero_optimization": {"stage": 2}}\n')
-    (files / "tr.sh").write_text("torchrun --nnodes=2 --nproc_per_node 4 train.py --deepspeed ds.json "
-                                 "--per_device_train_batch_size 4 --output_dir o\n")
+    (files / "tr.sh").write_text(
+        "torchrun --nnodes=2 --nproc_per_node 4 train.py --deepspeed ds.json "
+        "--per_device_train_batch_size 4 --output_dir o\n"
+    )
     out = json.loads(cli("explain", "tr.sh", "--format", "json").out)
     assert not out["findings"]  # 2 nodes x 4 processes x 4 x 1 = 32
-    (files / "tr.sh").write_text("torchrun --nproc_per_node 4 train.py --deepspeed ds.json --per_device_train_batch_size 4 --output_dir o\n")
+    (files / "tr.sh").write_text(
+        "torchrun --nproc_per_node 4 train.py --deepspeed ds.json --per_device_train_batch_size 4 --output_dir o\n"
+    )
     out = json.loads(cli("explain", "tr.sh", "--format", "json").out)
     assert [f["key"] for f in out["findings"]] == ["train_batch_size"]
 
@@ -317,8 +370,11 @@ def test_a_torchrun_line_gives_the_world_size_of_the_train_batch_size_check(file
 def test_the_api_gives_what_runs_for_each_group_with_the_launchers_variables():
     import accelconf
 
-    [(runs, findings)] = accelconf.trainer_runs("fsdp: true\nbf16: true\ngradient_accumulation_steps: 2\n", "a.yaml",
-                                                env={"FSDP_OFFLOAD_PARAMS": "true", "ACCELERATE_MIXED_PRECISION": "fp16"})
+    [(runs, findings)] = accelconf.trainer_runs(
+        "fsdp: true\nbf16: true\ngradient_accumulation_steps: 2\n",
+        "a.yaml",
+        env={"FSDP_OFFLOAD_PARAMS": "true", "ACCELERATE_MIXED_PRECISION": "fp16"},
+    )
     assert runs.fsdp["cpu_offload"].value is True and runs.fsdp["cpu_offload"].source == "accelerate config"
     assert runs.mixed_precision.value == "bf16" and "ACCELERATE_MIXED_PRECISION=fp16" in runs.mixed_precision.overrode
     assert findings == []

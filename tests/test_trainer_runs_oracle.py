@@ -33,9 +33,24 @@ pytestmark = pytest.mark.oracle
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT.parent / "shared" / "corpus"
 WORKER = ROOT / "tests" / "oracle" / "trainer_runs_worker.py"
-RUNS_FIELDS = ("fsdp", "fsdp_config", "deepspeed", "bf16", "fp16", "gradient_accumulation_steps", "per_device_train_batch_size",
-               "learning_rate", "max_grad_norm", "adam_beta1", "adam_beta2", "adam_epsilon", "weight_decay", "warmup_steps",
-               "max_steps", "save_on_each_node")
+RUNS_FIELDS = (
+    "fsdp",
+    "fsdp_config",
+    "deepspeed",
+    "bf16",
+    "fp16",
+    "gradient_accumulation_steps",
+    "per_device_train_batch_size",
+    "learning_rate",
+    "max_grad_norm",
+    "adam_beta1",
+    "adam_beta2",
+    "adam_epsilon",
+    "weight_decay",
+    "warmup_steps",
+    "max_steps",
+    "save_on_each_node",
+)
 HIDDEN = 64
 STEPS = 120
 
@@ -45,8 +60,15 @@ def _worker(cases: list[dict[str, Any]], tmp_path: Path, name: str) -> list[dict
     pytest.importorskip("accelerate", reason="the oracle runs accelerate itself (test extras)")
     out = tmp_path / f"{name}.json"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ACCELERATE_", "FSDP_"))}
-    proc = subprocess.run([sys.executable, str(WORKER), str(out)], check=False, input=json.dumps(cases), text=True,
-                          capture_output=True, env=env, timeout=900)
+    proc = subprocess.run(
+        [sys.executable, str(WORKER), str(out)],
+        check=False,
+        input=json.dumps(cases),
+        text=True,
+        capture_output=True,
+        env=env,
+        timeout=900,
+    )
     assert proc.returncode == 0, proc.stderr[-4000:]
     results = json.loads(out.read_text())
     assert len(results) == len(cases)
@@ -73,19 +95,46 @@ def _json(path: Path) -> dict[str, Any]:
 
 def _fsdp_cases() -> list[dict[str, Any]]:
     cases = []
-    configs: list[Any] = [None, {"fsdp_transformer_layer_cls_to_wrap": "LlamaDecoderLayer"}, {"version": 1},
-                          {"fsdp_version": 1, "backward_prefetch": "backward_post", "forward_prefetch": True, "use_orig_params": False,
-                           "sync_module_states": "false", "cpu_ram_efficient_loading": True, "limit_all_gathers": False},
-                          {"offload_params": True, "activation_checkpointing": True, "state_dict_type": "SHARDED_STATE_DICT"},
-                          {"auto_wrap_policy": "SIZE_BASED_WRAP", "min_num_params": 1000, "reshard_after_forward": "false"},
-                          {"auto_wrap_policy": "NO_WRAP", "version": 2, "cpu_offload": "true"},
-                          {"version": 2, "forward_prefetch": True}]
+    configs: list[Any] = [
+        None,
+        {"fsdp_transformer_layer_cls_to_wrap": "LlamaDecoderLayer"},
+        {"version": 1},
+        {
+            "fsdp_version": 1,
+            "backward_prefetch": "backward_post",
+            "forward_prefetch": True,
+            "use_orig_params": False,
+            "sync_module_states": "false",
+            "cpu_ram_efficient_loading": True,
+            "limit_all_gathers": False,
+        },
+        {"offload_params": True, "activation_checkpointing": True, "state_dict_type": "SHARDED_STATE_DICT"},
+        {"auto_wrap_policy": "SIZE_BASED_WRAP", "min_num_params": 1000, "reshard_after_forward": "false"},
+        {"auto_wrap_policy": "NO_WRAP", "version": 2, "cpu_offload": "true"},
+        {"version": 2, "forward_prefetch": True},
+    ]
     configs += [_json(p) for p in sorted((CORPUS / "trainer" / "fsdp_config").glob("*.json"))]
-    envs = [{}, {"FSDP_OFFLOAD_PARAMS": "true", "FSDP_ACTIVATION_CHECKPOINTING": "true", "FSDP_SHARDING_STRATEGY": "SHARD_GRAD_OP",
-                 "FSDP_TRANSFORMER_CLS_TO_WRAP": "LlamaDecoderLayer", "ACCELERATE_MIXED_PRECISION": "bf16"},
-            {"FSDP_BACKWARD_PREFETCH": "BACKWARD_PRE", "FSDP_USE_ORIG_PARAMS": "true", "FSDP_IGNORED_MODULES": "lm_head",
-             "FSDP_MIN_NUM_PARAMS": "2000", "FSDP_STATE_DICT_TYPE": "SHARDED_STATE_DICT", "FSDP_SYNC_MODULE_STATES": "true"}]
-    for fsdp, cfg, env in itertools.product(["full_shard auto_wrap", True, "shard_grad_op offload", "hybrid_shard"], configs, envs):
+    envs = [
+        {},
+        {
+            "FSDP_OFFLOAD_PARAMS": "true",
+            "FSDP_ACTIVATION_CHECKPOINTING": "true",
+            "FSDP_SHARDING_STRATEGY": "SHARD_GRAD_OP",
+            "FSDP_TRANSFORMER_CLS_TO_WRAP": "LlamaDecoderLayer",
+            "ACCELERATE_MIXED_PRECISION": "bf16",
+        },
+        {
+            "FSDP_BACKWARD_PREFETCH": "BACKWARD_PRE",
+            "FSDP_USE_ORIG_PARAMS": "true",
+            "FSDP_IGNORED_MODULES": "lm_head",
+            "FSDP_MIN_NUM_PARAMS": "2000",
+            "FSDP_STATE_DICT_TYPE": "SHARDED_STATE_DICT",
+            "FSDP_SYNC_MODULE_STATES": "true",
+        },
+    ]
+    for fsdp, cfg, env in itertools.product(
+        ["full_shard auto_wrap", True, "shard_grad_op offload", "hybrid_shard"], configs, envs
+    ):
         args: dict[str, Any] = {"fsdp": fsdp}
         if cfg is not None:
             args["fsdp_config"] = cfg
@@ -117,48 +166,101 @@ def test_fsdp_plugin_fields_equal_the_plugin_transformers_builds(tmp_path):
             continue
         assert runs.fsdp is not None
         mine = {k: v.value for k, v in runs.fsdp.items()}
-        assert mine == real["fields"], (case, {k: (mine.get(k), real["fields"].get(k)) for k in real["fields"] if mine.get(k) != real["fields"].get(k)})
+        assert mine == real["fields"], (
+            case,
+            {k: (mine.get(k), real["fields"].get(k)) for k in real["fields"] if mine.get(k) != real["fields"].get(k)},
+        )
         compared += 1
     assert compared >= len(cases) // 2, compared  # the others raise (hybrid_shard on FSDP2, ...) or run xla
 
 
 _DS_MINIMAL = {"zero_optimization": {"stage": 2}}
-_DS_AUTO = {"train_batch_size": "auto", "train_micro_batch_size_per_gpu": "auto", "gradient_accumulation_steps": "auto",
-            "gradient_clipping": "auto", "bf16": {"enabled": "auto"}, "fp16": {"enabled": "auto"},
-            "optimizer": {"type": "AdamW", "params": {"lr": "auto", "betas": "auto", "eps": "auto", "weight_decay": "auto"}},
-            "scheduler": {"type": "WarmupDecayLR", "params": {"warmup_min_lr": "auto", "warmup_max_lr": "auto",
-                                                              "warmup_num_steps": "auto", "total_num_steps": "auto"}},
-            "zero_optimization": {"stage": 3, "reduce_bucket_size": "auto", "stage3_prefetch_bucket_size": "auto",
-                                  "stage3_param_persistence_threshold": "auto", "offload_optimizer": {"device": "auto"}}}
-_DS_FIXED = {"train_micro_batch_size_per_gpu": "4", "gradient_accumulation_steps": 8, "gradient_clipping": 0.5,
-             "train_batch_size": 32, "bf16": {"enabled": True},
-             "optimizer": {"type": "AdamW", "params": {"lr": 3e-5, "betas": [0.9, 0.95], "eps": 1e-8, "weight_decay": 0.1}},
-             "scheduler": {"type": "WarmupLR", "params": {"warmup_min_lr": 0, "warmup_max_lr": 3e-5, "warmup_num_steps": 10,
-                                                          "total_num_steps": 100}},
-             "zero_optimization": {"stage": "auto", "reduce_bucket_size": 5e8}}
+_DS_AUTO = {
+    "train_batch_size": "auto",
+    "train_micro_batch_size_per_gpu": "auto",
+    "gradient_accumulation_steps": "auto",
+    "gradient_clipping": "auto",
+    "bf16": {"enabled": "auto"},
+    "fp16": {"enabled": "auto"},
+    "optimizer": {"type": "AdamW", "params": {"lr": "auto", "betas": "auto", "eps": "auto", "weight_decay": "auto"}},
+    "scheduler": {
+        "type": "WarmupDecayLR",
+        "params": {
+            "warmup_min_lr": "auto",
+            "warmup_max_lr": "auto",
+            "warmup_num_steps": "auto",
+            "total_num_steps": "auto",
+        },
+    },
+    "zero_optimization": {
+        "stage": 3,
+        "reduce_bucket_size": "auto",
+        "stage3_prefetch_bucket_size": "auto",
+        "stage3_param_persistence_threshold": "auto",
+        "offload_optimizer": {"device": "auto"},
+    },
+}
+_DS_FIXED = {
+    "train_micro_batch_size_per_gpu": "4",
+    "gradient_accumulation_steps": 8,
+    "gradient_clipping": 0.5,
+    "train_batch_size": 32,
+    "bf16": {"enabled": True},
+    "optimizer": {"type": "AdamW", "params": {"lr": 3e-5, "betas": [0.9, 0.95], "eps": 1e-8, "weight_decay": 0.1}},
+    "scheduler": {
+        "type": "WarmupLR",
+        "params": {"warmup_min_lr": 0, "warmup_max_lr": 3e-5, "warmup_num_steps": 10, "total_num_steps": 100},
+    },
+    "zero_optimization": {"stage": "auto", "reduce_bucket_size": 5e8},
+}
 
 
 def _ds_cases() -> list[dict[str, Any]]:
     dss = [_DS_MINIMAL, _DS_AUTO, _DS_FIXED, {"train_batch_size": 8}]
     dss += [_json(p) for p in sorted((CORPUS / "trainer" / "refs").glob("*.json"))]
-    dss += [_json(CORPUS / "deepspeed" / n) for n in ("QwenLM__Qwen__finetune__ds_config_zero3.json",
-                                                      "hiyouga__LLaMA-Factory__examples__deepspeed__ds_z0_config.json")
-            if (CORPUS / "deepspeed" / n).is_file()]
-    argsets: list[dict[str, Any]] = [{}, {"bf16": True, "gradient_accumulation_steps": 8, "per_device_train_batch_size": 4,
-                                          "learning_rate": 3e-5, "adam_beta2": 0.95, "weight_decay": 0.1, "max_grad_norm": 0.5,
-                                          "max_steps": 100, "warmup_steps": 10},
-                                     {"fp16": True, "per_device_train_batch_size": "4", "warmup_steps": 0.1, "save_on_each_node": True}]
+    dss += [
+        _json(CORPUS / "deepspeed" / n)
+        for n in (
+            "QwenLM__Qwen__finetune__ds_config_zero3.json",
+            "hiyouga__LLaMA-Factory__examples__deepspeed__ds_z0_config.json",
+        )
+        if (CORPUS / "deepspeed" / n).is_file()
+    ]
+    argsets: list[dict[str, Any]] = [
+        {},
+        {
+            "bf16": True,
+            "gradient_accumulation_steps": 8,
+            "per_device_train_batch_size": 4,
+            "learning_rate": 3e-5,
+            "adam_beta2": 0.95,
+            "weight_decay": 0.1,
+            "max_grad_norm": 0.5,
+            "max_steps": 100,
+            "warmup_steps": 10,
+        },
+        {"fp16": True, "per_device_train_batch_size": "4", "warmup_steps": 0.1, "save_on_each_node": True},
+    ]
     argsets += _corpus_args()[:6]
     # accumulation set twice: in accelerator_config and in the arguments (Trainer init refuses), or only there
-    argsets += [{"accelerator_config": {"gradient_accumulation_kwargs": {"num_steps": 4}}, "gradient_accumulation_steps": 2},
-                {"accelerator_config": {"gradient_accumulation_kwargs": {"num_steps": 4}}}]
+    argsets += [
+        {"accelerator_config": {"gradient_accumulation_kwargs": {"num_steps": 4}}, "gradient_accumulation_steps": 2},
+        {"accelerator_config": {"gradient_accumulation_kwargs": {"num_steps": 4}}},
+    ]
     cases = []
     for n, ds in enumerate(dss):
         for m, args in enumerate(argsets):
             if (n + m) % 2 and n > 1:
                 continue  # the corpus JSONs against every other argument set: the worker takes seconds per Trainer
-            env = {"ACCELERATE_MIXED_PRECISION": "fp16"} if m == 0 and n == 0 else (
-                {"ACCELERATE_GRADIENT_ACCUMULATION_STEPS": "4", "ACCELERATE_DEEPSPEED_ZERO_STAGE": "1"} if m == 1 else {})
+            env = (
+                {"ACCELERATE_MIXED_PRECISION": "fp16"}
+                if m == 0 and n == 0
+                else (
+                    {"ACCELERATE_GRADIENT_ACCUMULATION_STEPS": "4", "ACCELERATE_DEEPSPEED_ZERO_STAGE": "1"}
+                    if m == 1
+                    else {}
+                )
+            )
             cases.append({"kind": "deepspeed", "args": {**args, "deepspeed": ds}, "env": env, "steps": STEPS})
     return cases
 
@@ -177,13 +279,17 @@ def test_deepspeed_fill_equals_the_trainers_config_at_init_and_train(tmp_path):
     raised_in_train = 0
     for case, real in zip(cases, results):
         args = ArgValues(case["args"])
-        runs = what_runs(args, env=_env(case), ds_config=case["args"]["deepspeed"], hidden_size=HIDDEN, num_training_steps=STEPS)
+        runs = what_runs(
+            args, env=_env(case), ds_config=case["args"]["deepspeed"], hidden_size=HIDDEN, num_training_steps=STEPS
+        )
         stages = [r.stage for r in runs.raises]
         if real.get("raises") in ("construction", "Trainer init"):
             assert stages[:1] == [real["raises"]], (case, real)
             continue
         assert not stages, (case, [r.message for r in runs.raises], real)
-        init = ds_fill.fill(case["args"]["deepspeed"], args, env=_env(case), mixed_precision=_mp(case), through="Trainer init")
+        init = ds_fill.fill(
+            case["args"]["deepspeed"], args, env=_env(case), mixed_precision=_mp(case), through="Trainer init"
+        )
         assert _jsonable(init.config) == real["init_config"], (case, real)
         assert runs.mixed_precision.value == real["mixed_precision"], case
         assert [g.value for g in runs.gradient_accumulation[:2]] == [real["trainer_ga"], real["accelerator_ga"]]
@@ -199,7 +305,13 @@ def test_deepspeed_fill_equals_the_trainers_config_at_init_and_train(tmp_path):
 
 def _mp(case: dict[str, Any]) -> str:
     a = case["args"]
-    return "fp16" if a.get("fp16") else "bf16" if a.get("bf16") else case.get("env", {}).get("ACCELERATE_MIXED_PRECISION", "no")
+    return (
+        "fp16"
+        if a.get("fp16")
+        else "bf16"
+        if a.get("bf16")
+        else case.get("env", {}).get("ACCELERATE_MIXED_PRECISION", "no")
+    )
 
 
 def test_argument_defaults_what_runs_reads_are_the_installed_transformers_defaults():

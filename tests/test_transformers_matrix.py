@@ -41,8 +41,10 @@ def installed() -> None:
     missing = [m for m in data.RELEASES if not _ready(tr.CACHE, m)]
     missing += [f"trl {m}" for m in data.TRL_RELEASES if not _ready(tr.TRL_CACHE, m)]
     if missing and not IN_CI:
-        pytest.skip(f"{len(missing)} transformers/TRL releases are not cached under the venv ({', '.join(missing[:4])}...): "
-                    "run `python tests/oracle/transformers_releases.py` and `... --trl` (CI installs them)")
+        pytest.skip(
+            f"{len(missing)} transformers/TRL releases are not cached under the venv ({', '.join(missing[:4])}...): "
+            "run `python tests/oracle/transformers_releases.py` and `... --trl` (CI installs them)"
+        )
     for m in data.RELEASES:
         tr.CACHE.ensure(m)
     for m in data.TRL_RELEASES:
@@ -58,7 +60,9 @@ def results(installed: None) -> dict[str, matrix.ReleaseResult]:
 
 
 @pytest.mark.parametrize("minor", list(data.RELEASES))
-def test_each_release_raises_exactly_what_the_data_predicts(minor: str, results: dict[str, matrix.ReleaseResult]) -> None:
+def test_each_release_raises_exactly_what_the_data_predicts(
+    minor: str, results: dict[str, matrix.ReleaseResult]
+) -> None:
     r = results[minor]
     assert not r.error, f"transformers {minor} no longer imports: {r.error}"
     assert r.count("corpus")[1] == len(matrix.corpus_args()) and r.count("unknown")[1] >= 2

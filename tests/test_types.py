@@ -13,6 +13,11 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_mypy_is_clean():
     pytest.importorskip("mypy", reason="mypy is in the test extras")
-    proc = subprocess.run([sys.executable, "-m", "mypy", "--no-error-summary", "accelconf"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "-m", "mypy", "--no-error-summary", "accelconf"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-1000:]

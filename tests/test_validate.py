@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from accelconf.accelerate import registry
-from accelconf.text.document import load_file, load_text
 from accelconf.accelerate.validate import did_you_mean, validate_document
+from accelconf.text.document import load_file, load_text
 
 DATA = Path(__file__).parent / "data" / "validate"
 CASES = sorted(DATA.glob("*.yaml"))
@@ -38,7 +38,7 @@ def test_validate_case(path: Path):
     got = validate_document(load_file(path), accelerate_version=version)
     serious = [(f.rule, f.severity, f.line, f.column) for f in got if f.severity in ("error", "warning")]
     assert sorted(serious) == sorted((r, s, ln, c) for r, s, ln, c, _ in expected), "\n".join(map(str, got))
-    for rule, sev, ln, col, sugg in expected:
+    for rule, _sev, ln, col, sugg in expected:
         if sugg is not None:
             match = next(f for f in got if (f.rule, f.line, f.column) == (rule, ln, col))
             assert match.suggestion == sugg
@@ -57,8 +57,12 @@ def test_version_awareness():
     assert not [f for f in new if f.severity != "info"]
     assert {f.rule for f in old} >= {"key-too-new"}
     mp = "distributed_type: MULTI_GPU\nnum_processes: 2\nmixed_precision: no\n"
-    assert [f.severity for f in validate_document(load_text(mp), accelerate_version="0.33") if f.rule == "yaml-bool-value"] == ["info"]
-    assert [f.severity for f in validate_document(load_text(mp), accelerate_version="0.34") if f.rule == "yaml-bool-value"] == ["error"]
+    assert [
+        f.severity for f in validate_document(load_text(mp), accelerate_version="0.33") if f.rule == "yaml-bool-value"
+    ] == ["info"]
+    assert [
+        f.severity for f in validate_document(load_text(mp), accelerate_version="0.34") if f.rule == "yaml-bool-value"
+    ] == ["error"]
 
 
 def test_did_you_mean_is_ranked_and_section_aware():
@@ -72,23 +76,36 @@ def test_did_you_mean_is_ranked_and_section_aware():
 def test_fixes_are_edits_that_resolve_the_finding():
     from accelconf.accelerate.fmt import apply_edits
 
-    text = "distributed_type: MULTI_GPU\nnum_processes: 2\nmixed_precision: no\nfsdp_config:\n  fsdp_cpu_offload: true\n"
+    text = (
+        "distributed_type: MULTI_GPU\nnum_processes: 2\nmixed_precision: no\nfsdp_config:\n  fsdp_cpu_offload: true\n"
+    )
     for f in validate_document(load_text(text)):
         if f.fix and f.severity != "info":
             fixed = apply_edits(text, list(f.fix))
-            assert f.rule not in {g.rule for g in validate_document(load_text(fixed)) if (g.line, g.column) == (f.line, f.column)}
+            assert f.rule not in {
+                g.rule for g in validate_document(load_text(fixed)) if (g.line, g.column) == (f.line, f.column)
+            }
 
 
 # Hypothesis: any config built from registry values never crashes the validator, and valid
 # top-level enum values in canonical spelling never produce an error for their own key.
-_enum_settings = [s for s in registry.SETTINGS if s.section == "" and s.type == "enum" and s.choices and not s.deprecated
-                  and s.key not in ("compute_environment",)]
+_enum_settings = [
+    s
+    for s in registry.SETTINGS
+    if s.section == "" and s.type == "enum" and s.choices and not s.deprecated and s.key not in ("compute_environment",)
+]
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.dictionaries(st.sampled_from([s.key for s in registry.SETTINGS if s.section == ""]),
-                       st.one_of(st.none(), st.booleans(), st.integers(-3, 10), st.sampled_from(["no", "NO", "bf16", "all", "x", "0,1"])),
-                       max_size=8))
+@given(
+    st.dictionaries(
+        st.sampled_from([s.key for s in registry.SETTINGS if s.section == ""]),
+        st.one_of(
+            st.none(), st.booleans(), st.integers(-3, 10), st.sampled_from(["no", "NO", "bf16", "all", "x", "0,1"])
+        ),
+        max_size=8,
+    )
+)
 def test_validator_never_crashes(data):
     import json
 
@@ -111,6 +128,7 @@ def test_canonical_enum_values_are_accepted(pair):
 
 # -- verdicts that match accelerate's launcher -------------------------------------------
 
+
 def _found(text: str, version: str | None = None):
     return validate_document(load_text(text), accelerate_version=version)
 
@@ -119,7 +137,10 @@ NULL_COUNTS = {
     "machines-null": ("distributed_type: MULTI_GPU\nnum_machines: null\nnum_processes: 2\n", ["num_machines"]),
     "machines-null-no": ("distributed_type: 'NO'\nnum_machines: null\n", ["num_machines"]),
     "processes-null-gpu": ("distributed_type: MULTI_GPU\nnum_processes: null\n", ["num_processes"]),
-    "processes-null-ds": ("distributed_type: DEEPSPEED\nnum_processes: null\ndeepspeed_config:\n  zero_stage: 2\n", ["num_processes"]),
+    "processes-null-ds": (
+        "distributed_type: DEEPSPEED\nnum_processes: null\ndeepspeed_config:\n  zero_stage: 2\n",
+        ["num_processes"],
+    ),
     "processes-null-no": ("distributed_type: 'NO'\nnum_processes: null\n", []),  # the simple launcher runs one process
 }
 
@@ -178,12 +199,20 @@ def test_process_counts_that_do_not_fit_are_warnings_with_the_count_that_fits(tm
 
 NO_EFFECT = {
     # key removed in 1.15, with a value no version accepted
-    "removed": ("distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  fsdp_backward_prefetch_policy: NONE\n", "removed-key"),
+    "removed": (
+        "distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  fsdp_backward_prefetch_policy: NONE\n",
+        "removed-key",
+    ),
     # a section the distributed_type does not use
-    "unused-section": ("distributed_type: MULTI_GPU\nnum_processes: 2\nfsdp_config:\n  fsdp_sharding_strategy: HALF_SHARD\n", None),
+    "unused-section": (
+        "distributed_type: MULTI_GPU\nnum_processes: 2\nfsdp_config:\n  fsdp_sharding_strategy: HALF_SHARD\n",
+        None,
+    ),
     # FSDP2 never parses sharding_strategy
-    "fsdp2-unread": ("distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  fsdp_version: 2\n  fsdp_sharding_strategy: HALF_SHARD\n",
-                     "fsdp1-key-in-fsdp2"),
+    "fsdp2-unread": (
+        "distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  fsdp_version: 2\n  fsdp_sharding_strategy: HALF_SHARD\n",
+        "fsdp1-key-in-fsdp2",
+    ),
     # ignored in a config file: the flag default wins
     "file-ignored": ("distributed_type: MULTI_GPU\nnum_processes: 2\nrdzv_backend: bogus\n", "no-effect"),
 }
@@ -210,11 +239,31 @@ def test_a_key_with_no_effect_gets_one_finding_never_a_value_error(case: str, tm
 
 
 SECTION_SHAPES = {
-    "deepspeed_config: ds.json": ("distributed_type: MULTI_GPU\nnum_processes: 2\ndeepspeed_config: ds.json\n", "section-unused", "warning"),
-    "fsdp_config as a list": ("distributed_type: MULTI_GPU\nnum_processes: 2\nfsdp_config: [a, b]\n", "section-unused", "warning"),
-    "fp8_config without fp8": ("distributed_type: MULTI_GPU\nnum_processes: 2\nfp8_config: te\n", "section-unused", "warning"),
-    "used deepspeed_config": ("distributed_type: DEEPSPEED\nnum_processes: 2\ndeepspeed_config: ds.json\n", "invalid-type", "error"),
-    "used dynamo_config": ("distributed_type: MULTI_GPU\nnum_processes: 2\ndynamo_config: inductor\n", "invalid-type", "error"),
+    "deepspeed_config: ds.json": (
+        "distributed_type: MULTI_GPU\nnum_processes: 2\ndeepspeed_config: ds.json\n",
+        "section-unused",
+        "warning",
+    ),
+    "fsdp_config as a list": (
+        "distributed_type: MULTI_GPU\nnum_processes: 2\nfsdp_config: [a, b]\n",
+        "section-unused",
+        "warning",
+    ),
+    "fp8_config without fp8": (
+        "distributed_type: MULTI_GPU\nnum_processes: 2\nfp8_config: te\n",
+        "section-unused",
+        "warning",
+    ),
+    "used deepspeed_config": (
+        "distributed_type: DEEPSPEED\nnum_processes: 2\ndeepspeed_config: ds.json\n",
+        "invalid-type",
+        "error",
+    ),
+    "used dynamo_config": (
+        "distributed_type: MULTI_GPU\nnum_processes: 2\ndynamo_config: inductor\n",
+        "invalid-type",
+        "error",
+    ),
 }
 
 
@@ -227,11 +276,18 @@ def test_unused_section_written_as_non_mapping_is_a_warning(case: str) -> None:
         assert "no effect" in got[0].message and "must be a mapping" in got[0].message
 
 
-@pytest.mark.parametrize("fmt,text,lines", [
-    ("yaml", "distributed_type: MULTI_GPU\nnum_processes: 2\nmixed_precision: fp16\nnum_processes: 4\n", (2, 4)),
-    ("json", '{"distributed_type": "MULTI_GPU",\n "num_processes": 2,\n "num_processes": 4}\n', (2, 3)),
-    ("yaml", "distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  fsdp_version: 2\n  fsdp_version: 1\n", (4, 5)),
-])
+@pytest.mark.parametrize(
+    "fmt,text,lines",
+    [
+        ("yaml", "distributed_type: MULTI_GPU\nnum_processes: 2\nmixed_precision: fp16\nnum_processes: 4\n", (2, 4)),
+        ("json", '{"distributed_type": "MULTI_GPU",\n "num_processes": 2,\n "num_processes": 4}\n', (2, 3)),
+        (
+            "yaml",
+            "distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  fsdp_version: 2\n  fsdp_version: 1\n",
+            (4, 5),
+        ),
+    ],
+)
 def test_duplicate_keys_are_errors_naming_both_lines(fmt: str, text: str, lines: tuple[int, int]) -> None:
     [f] = [f for f in validate_document(load_text(text, "<t>", fmt)) if f.rule == "duplicate-key"]
     assert f.severity == "error" and f.line == lines[1]
@@ -241,7 +297,8 @@ def test_duplicate_keys_are_errors_naming_both_lines(fmt: str, text: str, lines:
 def test_key_too_new_is_an_error_only_when_ignoring_it_changes_what_runs() -> None:
     import json
 
-    from tests.conftest import CORPUS, DATA as TESTDATA
+    from tests.conftest import CORPUS
+    from tests.conftest import DATA as TESTDATA
 
     # the registry decides, per setting
     assert registry.get("fsdp_config", "fsdp_version").too_new == "error"  # type: ignore[union-attr]
@@ -249,7 +306,9 @@ def test_key_too_new_is_an_error_only_when_ignoring_it_changes_what_runs() -> No
     fsdp2 = "distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  fsdp_version: 2\n"
     assert [(f.rule, f.severity) for f in _found(fsdp2, "1.2") if f.rule == "key-too-new"] == [("key-too-new", "error")]
     regional = "distributed_type: MULTI_GPU\nnum_processes: 2\ndynamo_config:\n  dynamo_backend: INDUCTOR\n  dynamo_use_regional_compilation: true\n"
-    assert [(f.rule, f.severity) for f in _found(regional, "1.4") if f.rule == "key-too-new"] == [("key-too-new", "warning")]
+    assert [(f.rule, f.severity) for f in _found(regional, "1.4") if f.rule == "key-too-new"] == [
+        ("key-too-new", "warning")
+    ]
     for s in registry.SETTINGS:
         assert s.too_new in ("error", "warning"), s.path
     # the oracle (accelerate 1.4.0, recorded): an fsdp_version: 2 file launches FSDP without FSDP_VERSION, i.e. FSDP1
@@ -268,7 +327,7 @@ _SECTION_BASES = {
     "megatron_lm_config": "distributed_type: MEGATRON_LM\nnum_processes: 2\nmegatron_lm_config:\n",
     "dynamo_config": "distributed_type: MULTI_GPU\nnum_processes: 2\ndynamo_config:\n  dynamo_backend: INDUCTOR\n",
     "parallelism_config": "distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  fsdp_version: 2\nparallelism_config:\n"
-                          "  parallelism_config_dp_shard_size: 2\n",
+    "  parallelism_config_dp_shard_size: 2\n",
 }
 _RUNS_ANYWAY = [s for s in registry.SETTINGS if s.before_since]
 
@@ -309,8 +368,10 @@ def test_fsdp_version_1_before_fsdp2_existed_is_no_error_on_any_release() -> Non
 
     trl = CORPUS / "accelerate" / "huggingface__trl__examples__accelerate_configs__fsdp1.yaml"
     if trl.exists():  # older releases refuse its top-level keys (debug, enable_cpu_affinity) on their own
-        for version in registry.KNOWN_VERSIONS[registry.KNOWN_VERSIONS.index("0.29"):]:
-            assert not [f for f in validate_document(load_file(trl), accelerate_version=version) if f.severity == "error"], version
+        for version in registry.KNOWN_VERSIONS[registry.KNOWN_VERSIONS.index("0.29") :]:
+            assert not [
+                f for f in validate_document(load_file(trl), accelerate_version=version) if f.severity == "error"
+            ], version
 
 
 def test_zero3_without_zero3_save_16bit_model_warns_with_the_key_to_set(tmp_path) -> None:
@@ -323,13 +384,17 @@ def test_zero3_without_zero3_save_16bit_model_warns_with_the_key_to_set(tmp_path
         return [(f.rule, f.severity, f.key) for f in got if f.rule in ("zero3-save-16bit", "ds-zero3-save")]
 
     assert found("  zero_stage: 3\n") == [("zero3-save-16bit", "warning", "deepspeed_config.zero_stage")]
-    off = [f for f in _found(head + "  zero_stage: 3\n  zero3_save_16bit_model: false\n") if f.rule == "zero3-save-16bit"]
-    assert [(f.severity, f.key, f.suggestion) for f in off] == [("warning", "deepspeed_config.zero3_save_16bit_model",
-                                                                 "zero3_save_16bit_model: true")]
+    off = [
+        f for f in _found(head + "  zero_stage: 3\n  zero3_save_16bit_model: false\n") if f.rule == "zero3-save-16bit"
+    ]
+    assert [(f.severity, f.key, f.suggestion) for f in off] == [
+        ("warning", "deepspeed_config.zero3_save_16bit_model", "zero3_save_16bit_model: true")
+    ]
     fixed = off[0].fix[0]
     text = head + "  zero_stage: 3\n  zero3_save_16bit_model: false\n"
-    assert found(text[len(head):fixed[0]] + fixed[2] + text[fixed[1]:]) == []
+    assert found(text[len(head) : fixed[0]] + fixed[2] + text[fixed[1] :]) == []
     assert found("  zero_stage: 3\n  zero3_save_16bit_model: true\n") == found("  zero_stage: 2\n") == []
     (tmp_path / "ds.json").write_text('{"train_micro_batch_size_per_gpu": "auto", "zero_optimization": {"stage": 3}}')
     assert found("  deepspeed_config_file: ds.json\n", str(tmp_path / "c.yaml")) == [
-        ("ds-zero3-save", "warning", "zero_optimization.stage")]
+        ("ds-zero3-save", "warning", "zero_optimization.stage")
+    ]

@@ -75,7 +75,9 @@ def _section(title: str, text: str, name: str, version: str) -> list[str]:
     doc = load_file(Path(name)) if Path(name).is_file() else load_text(text, name)
     lines = [f"== {title} @ {version}"] + render(validate_document(doc, accelerate_version=version), doc)
     # a message may name the file it read: the records name it relative to the repository
-    return [ln.replace(str(DATA.resolve()), "tests/data/validate").replace(str(DATA), "tests/data/validate") for ln in lines]
+    return [
+        ln.replace(str(DATA.resolve()), "tests/data/validate").replace(str(DATA), "tests/data/validate") for ln in lines
+    ]
 
 
 if golden.update_requested():  # rewrite the records once, before the tests read them

@@ -20,25 +20,43 @@ from accelconf.text.document import load_text
 from tests.test_check import INSTALLED
 
 ROOT = Path(__file__).resolve().parents[1]
-QWEN2 = {"architectures": ["Qwen2ForCausalLM"], "model_type": "qwen2", "hidden_size": 896, "intermediate_size": 4864,
-         "num_attention_heads": 14, "num_hidden_layers": 24, "num_key_value_heads": 2, "vocab_size": 151936,
-         "tie_word_embeddings": True, "torch_dtype": "bfloat16"}
-LLAVA = {"model_type": "llava", "text_config": {"model_type": "qwen2"}, "vision_config": {"model_type": "clip_vision_model"}}
+QWEN2 = {
+    "architectures": ["Qwen2ForCausalLM"],
+    "model_type": "qwen2",
+    "hidden_size": 896,
+    "intermediate_size": 4864,
+    "num_attention_heads": 14,
+    "num_hidden_layers": 24,
+    "num_key_value_heads": 2,
+    "vocab_size": 151936,
+    "tie_word_embeddings": True,
+    "torch_dtype": "bfloat16",
+}
+LLAVA = {
+    "model_type": "llava",
+    "text_config": {"model_type": "qwen2"},
+    "vision_config": {"model_type": "clip_vision_model"},
+}
 
 
 def fsdp(classes: str, policy: str = "TRANSFORMER_BASED_WRAP") -> str:
-    return (f"distributed_type: FSDP\nnum_processes: 2\nmixed_precision: bf16\nfsdp_config:\n"
-            f"  fsdp_auto_wrap_policy: {policy}\n  fsdp_transformer_layer_cls_to_wrap: '{classes}'\n"
-            "  fsdp_sharding_strategy: FULL_SHARD\n")
+    return (
+        f"distributed_type: FSDP\nnum_processes: 2\nmixed_precision: bf16\nfsdp_config:\n"
+        f"  fsdp_auto_wrap_policy: {policy}\n  fsdp_transformer_layer_cls_to_wrap: '{classes}'\n"
+        "  fsdp_sharding_strategy: FULL_SHARD\n"
+    )
 
 
-def verdict(classes: str, config: dict | None = None, policy: str = "TRANSFORMER_BASED_WRAP") -> list[tuple[str, str | None]]:
+def verdict(
+    classes: str, config: dict | None = None, policy: str = "TRANSFORMER_BASED_WRAP"
+) -> list[tuple[str, str | None]]:
     found = wrap_findings(load_text(fsdp(classes, policy), "c.yaml"), ModelClasses(config or QWEN2))
     return [(f.severity, f.suggestion) for f in found]
 
 
 def test_check_model_errors_on_a_wrap_class_the_model_lacks_and_suggests_its_layer(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     model = tmp_path / "qwen"
     model.mkdir()
     (model / "config.json").write_text(json.dumps(QWEN2))
@@ -61,7 +79,9 @@ def test_the_wrap_list_is_split_on_commas_without_trimming_as_accelerate_does() 
 def test_wrap_classes_of_a_composite_model_come_from_its_sub_configs() -> None:
     assert verdict("Qwen2DecoderLayer,CLIPEncoderLayer", LLAVA) == []
     [(severity, suggestion)] = verdict("LlamaDecoderLayer", LLAVA)
-    assert severity == "error" and "Qwen2DecoderLayer" in (suggestion or "") and "CLIPEncoderLayer" in (suggestion or "")
+    assert (
+        severity == "error" and "Qwen2DecoderLayer" in (suggestion or "") and "CLIPEncoderLayer" in (suggestion or "")
+    )
 
 
 def test_a_model_with_code_accelconf_does_not_know_gets_a_warning_not_an_error() -> None:
@@ -97,8 +117,12 @@ def test_language_server_model_setting_adds_the_wrap_class_finding(tmp_path: Pat
     mem, problems = memhint.from_settings({"accelconf": {"model": str(tmp_path)}})
     assert mem is not None and not problems
     doc = load_text(fsdp("LlamaDecoderLayer"), "train.yaml")
-    assert [f.rule for f in check_document(doc, None, memory=mem) if f.rule == "model-wrap-class"] == ["model-wrap-class"]
-    assert [f for f in check_document(doc, None, memory=mem, disabled=("model-wrap-class",)) if f.rule == "model-wrap-class"] == []
+    assert [f.rule for f in check_document(doc, None, memory=mem) if f.rule == "model-wrap-class"] == [
+        "model-wrap-class"
+    ]
+    assert [
+        f for f in check_document(doc, None, memory=mem, disabled=("model-wrap-class",)) if f.rule == "model-wrap-class"
+    ] == []
     assert model_classes(str(tmp_path / "nowhere")) is None
 
 
@@ -107,11 +131,18 @@ def test_language_server_model_setting_adds_the_wrap_class_finding(tmp_path: Pat
 def test_the_layer_data_matches_the_installed_transformers() -> None:
     pytest.importorskip("transformers", reason="the drift check compares with the installed transformers")
     pytest.importorskip("torch", reason="transformers' modeling files need torch")
-    fresh = subprocess.run([sys.executable, str(ROOT / "tests" / "oracle" / "layerclasses_gen.py")], cwd=ROOT,
-                           capture_output=True, text=True, timeout=600, check=True).stdout
+    fresh = subprocess.run(
+        [sys.executable, str(ROOT / "tests" / "oracle" / "layerclasses_gen.py")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    ).stdout
     assert fresh == Path(DATA).read_text(encoding="utf-8"), (
         "accelconf/data/transformers_layers.json is stale: "
-        "python tests/oracle/layerclasses_gen.py > accelconf/data/transformers_layers.json")
+        "python tests/oracle/layerclasses_gen.py > accelconf/data/transformers_layers.json"
+    )
 
 
 ACCELERATE_LOOKUP = """
@@ -138,10 +169,20 @@ print(json.dumps(out))
 def test_accelconf_errors_exactly_where_accelerates_lookup_raises() -> None:
     for name in ("accelerate", "transformers", "torch"):
         pytest.importorskip(name, reason="the oracle builds a small Qwen2 model and asks accelerate's FSDP plugin")
-    cases = ["Qwen2DecoderLayer", "Qwen2MLP,Qwen2RMSNorm", "LlamaDecoderLayer", "Qwen2DecoderLayer, Qwen2MLP",
-             "GPT2Block,Qwen2DecoderLayer"]
-    run = subprocess.run([sys.executable, "-c", ACCELERATE_LOOKUP, json.dumps(cases)], capture_output=True, text=True,
-                         timeout=600, check=True)
+    cases = [
+        "Qwen2DecoderLayer",
+        "Qwen2MLP,Qwen2RMSNorm",
+        "LlamaDecoderLayer",
+        "Qwen2DecoderLayer, Qwen2MLP",
+        "GPT2Block,Qwen2DecoderLayer",
+    ]
+    run = subprocess.run(
+        [sys.executable, "-c", ACCELERATE_LOOKUP, json.dumps(cases)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    )
     raised = json.loads(run.stdout.strip().splitlines()[-1])
     for names in cases:
         [f] = wrap_findings(load_text(fsdp(names), "c.yaml"), ModelClasses(QWEN2)) or [None]

@@ -77,27 +77,49 @@ class Client:
         self.proc.wait()
 
 
-def diagnostics_for(server: Path, schema: Path | None, files: list[Path], timeout: float = 60.0, *,
-                    catalog_url: str | None = None) -> dict[Path, list[dict[str, Any]]]:
+def diagnostics_for(
+    server: Path, schema: Path | None, files: list[Path], timeout: float = 60.0, *, catalog_url: str | None = None
+) -> dict[Path, list[dict[str, Any]]]:
     """Diagnostics yaml-language-server publishes for each file, with ``schema`` applied to all of them,
     or (``schema`` None) with the schemas a SchemaStore-style catalog at ``catalog_url`` assigns by name."""
     client = Client(["node", str(server), "--stdio"])
     try:
         schemas = {schema.resolve().as_uri(): ["*.yaml", "*.yml"]} if schema is not None else {}
         store = {"enable": True, "url": catalog_url} if catalog_url else {"enable": False}
-        yaml_settings = {"validate": True, "hover": True, "completion": True, "yamlVersion": "1.1",
-                         "schemas": schemas, "schemaStore": store}
+        yaml_settings = {
+            "validate": True,
+            "hover": True,
+            "completion": True,
+            "yamlVersion": "1.1",
+            "schemas": schemas,
+            "schemaStore": store,
+        }
         client.settings = {"yaml": yaml_settings}
-        client.request("initialize", {"processId": None, "rootUri": None, "capabilities": {
-            "workspace": {"configuration": True}, "textDocument": {"publishDiagnostics": {}}}})
+        client.request(
+            "initialize",
+            {
+                "processId": None,
+                "rootUri": None,
+                "capabilities": {"workspace": {"configuration": True}, "textDocument": {"publishDiagnostics": {}}},
+            },
+        )
         client.notify("initialized", {})
         client.notify("workspace/didChangeConfiguration", {"settings": {"yaml": yaml_settings}})
         uris = {}
         for path in files:
             uri = path.resolve().as_uri()
             uris[uri] = path
-            client.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "yaml", "version": 1,
-                                                                    "text": path.read_text(encoding="utf-8")}})
+            client.notify(
+                "textDocument/didOpen",
+                {
+                    "textDocument": {
+                        "uri": uri,
+                        "languageId": "yaml",
+                        "version": 1,
+                        "text": path.read_text(encoding="utf-8"),
+                    }
+                },
+            )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline and len(client.diagnostics) < len(uris):
             client.pump(min(deadline, time.monotonic() + 0.5))
@@ -105,8 +127,13 @@ def diagnostics_for(server: Path, schema: Path | None, files: list[Path], timeou
                 # yaml-language-server can drop a validation it started before the settings arrived
                 # (seen once in 81 files on a loaded machine): ask again for those still silent.
                 for uri in [u for u in uris if u not in client.diagnostics]:
-                    client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [
-                        {"text": uris[uri].read_text(encoding="utf-8")}]})
+                    client.notify(
+                        "textDocument/didChange",
+                        {
+                            "textDocument": {"uri": uri, "version": 2},
+                            "contentChanges": [{"text": uris[uri].read_text(encoding="utf-8")}],
+                        },
+                    )
                 timeout = 0.0  # once
         client.pump(time.monotonic() + 1.0)
         return {p: client.diagnostics.get(u, []) for u, p in uris.items() if u in client.diagnostics}

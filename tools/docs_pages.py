@@ -80,9 +80,16 @@ def _renames(s: registry.Setting) -> str:
 
 def _setting_row(s: registry.Setting) -> str:
     cells = [
-        f"`{s.key}`", _code(s.cli_flag), _code(s.env), _code(s.plugin), s.type, _default(s),
+        f"`{s.key}`",
+        _code(s.cli_flag),
+        _code(s.env),
+        _code(s.plugin),
+        s.type,
+        _default(s),
         ", ".join(f"`{_cell(c)}`" for c in s.choices) if s.choices else "–",
-        s.since or registry.OLDEST, _last_release(s.until), _renames(s),
+        s.since or registry.OLDEST,
+        _last_release(s.until),
+        _renames(s),
     ]
     return "| " + " | ".join(cells) + " |"
 
@@ -93,17 +100,22 @@ def _section_title(name: str) -> str:
 
 def settings_page() -> str:
     """One table per registry section, one row per setting, with a filter box over all rows."""
-    out = ["---\nhide:\n  - navigation\n  - toc\n---\n\n",  # the table needs the page's whole width
-           HEADER.format(source="accelconf/accelerate/registry.py"), "# Settings reference\n\n",
-           f"Every setting of an accelerate config file that accelconf knows ({len(registry.SETTINGS)} settings, "
-           f"accelerate {registry.OLDEST} to {registry.NEWEST}): its YAML key, the `accelerate launch` flag, "
-           "the environment variable the launcher writes for the training process, the plugin field that reads "
-           "it, the type, the defaults (the launcher's flag default, and the plugin's where it differs), the "
-           "allowed values, the first and last release that know it, and its other spellings.\n\n",
-           '<input id="settings-filter" type="search" placeholder="Filter settings (key, flag, env var...)" '
-           'aria-label="Filter settings">\n\n']
-    head = ("| YAML key | launch flag | env var | plugin field | type | default | choices | first | last | renames |\n"
-            "|---|---|---|---|---|---|---|---|---|---|\n")
+    out = [
+        "---\nhide:\n  - navigation\n  - toc\n---\n\n",  # the table needs the page's whole width
+        HEADER.format(source="accelconf/accelerate/registry.py"),
+        "# Settings reference\n\n",
+        f"Every setting of an accelerate config file that accelconf knows ({len(registry.SETTINGS)} settings, "
+        f"accelerate {registry.OLDEST} to {registry.NEWEST}): its YAML key, the `accelerate launch` flag, "
+        "the environment variable the launcher writes for the training process, the plugin field that reads "
+        "it, the type, the defaults (the launcher's flag default, and the plugin's where it differs), the "
+        "allowed values, the first and last release that know it, and its other spellings.\n\n",
+        '<input id="settings-filter" type="search" placeholder="Filter settings (key, flag, env var...)" '
+        'aria-label="Filter settings">\n\n',
+    ]
+    head = (
+        "| YAML key | launch flag | env var | plugin field | type | default | choices | first | last | renames |\n"
+        "|---|---|---|---|---|---|---|---|---|---|\n"
+    )
     for name, section in registry.SECTIONS.items():
         rows = [s for s in registry.SETTINGS if s.section == name]
         if not rows:
@@ -145,7 +157,7 @@ def _deepspeed_changes() -> dict[str, list[str]]:
     for path, key in ds_keys.iter_keys():
         add(key.since, f"- new key `{path}`")
         add(key.removed, f"- removed `{path}`" + (f": {_cell(key.removed_message)}" if key.removed_message else ""))
-        add(key.strict_since, f"- `{path}` rejects unknown keys (a pydantic model with `extra=\"forbid\"`)")
+        add(key.strict_since, f'- `{path}` rejects unknown keys (a pydantic model with `extra="forbid"`)')
         add(key.minimum_since, f"- `{path}`: range checked (minimum {_cell(key.minimum)})")
         for version, before in key.default_changes:
             add(version, f"- `{path}`: default now `{_cell(key.default)}` (was `{_cell(before)}`)")
@@ -158,20 +170,26 @@ def _sorted_versions(versions: Iterable[str]) -> list[str]:
 
 def releases_page() -> str:
     """What changed in accelerate's launcher and settings at each release, and in DeepSpeed's keys."""
-    out = [HEADER.format(source="accelconf/accelerate/launch.py (CHANGES), accelconf/accelerate/registry.py "
-                                "and accelconf/deepspeed/keys.py"),
-           "# Release changes\n\n",
-           "What accelconf models as different from one release to the next. Each launcher entry names the "
-           "accelerate source file whose text marks it; the release matrix checks every entry against every "
-           "installed release's source (see [Versions](../versions.md)).\n\n",
-           f"## accelerate {registry.OLDEST} to {registry.NEWEST}\n\n"]
+    out = [
+        HEADER.format(
+            source="accelconf/accelerate/launch.py (CHANGES), accelconf/accelerate/registry.py "
+            "and accelconf/deepspeed/keys.py"
+        ),
+        "# Release changes\n\n",
+        "What accelconf models as different from one release to the next. Each launcher entry names the "
+        "accelerate source file whose text marks it; the release matrix checks every entry against every "
+        "installed release's source (see [Versions](../versions.md)).\n\n",
+        f"## accelerate {registry.OLDEST} to {registry.NEWEST}\n\n",
+    ]
     for version in reversed(registry.KNOWN_VERSIONS):
         lines = _accelerate_release_lines(version)
         if lines:
             out.append(f"### accelerate {version}\n\n" + "\n".join(lines) + "\n\n")
-    out.append(f"## DeepSpeed {ds_keys.OLDEST} to {ds_keys.NEWEST}\n\n"
-               f"The key table starts at DeepSpeed {ds_keys.OLDEST}: what it reads there is the baseline. "
-               "Below, what each later release added, removed or tightened.\n\n")
+    out.append(
+        f"## DeepSpeed {ds_keys.OLDEST} to {ds_keys.NEWEST}\n\n"
+        f"The key table starts at DeepSpeed {ds_keys.OLDEST}: what it reads there is the baseline. "
+        "Below, what each later release added, removed or tightened.\n\n"
+    )
     per = _deepspeed_changes()
     for version in reversed(_sorted_versions(per)):
         out.append(f"### DeepSpeed {version}\n\n" + "\n".join(sorted(per[version])) + "\n\n")
@@ -229,9 +247,12 @@ def _fence(text: str, lang: str) -> str:
 
 
 def rule_page(rule: Any) -> str:
-    out = [HEADER.format(source="accelconf/catalogue/"), f"# `{rule.id}`\n\n{rule.summary}\n\n",
-           f"Area: {rule.area}. Default severity: **{rule.severity}**. "
-           f"{'`accelconf fmt` applies its fix.' if rule.fmt_safe else 'Not fixed by `accelconf fmt`.'}\n\n"]
+    out = [
+        HEADER.format(source="accelconf/catalogue/"),
+        f"# `{rule.id}`\n\n{rule.summary}\n\n",
+        f"Area: {rule.area}. Default severity: **{rule.severity}**. "
+        f"{'`accelconf fmt` applies its fix.' if rule.fmt_safe else 'Not fixed by `accelconf fmt`.'}\n\n",
+    ]
     if rule.why:
         out.append(f"## Why\n\n{rule.why}\n\n")
     for example in rule.examples:
@@ -249,10 +270,13 @@ def rules_pages() -> dict[str, str]:
     if catalogue is None:
         return {}
     rules = catalogue.all_rules()
-    index = [HEADER.format(source="accelconf/catalogue/"), "# Rules\n\n",
-             "Every finding accelconf reports has a rule id (`--disable ID`, the editor's `disabledRules`). "
-             "Each page says what the rule catches, why, and shows an example with what accelconf prints for it "
-             "and for the fixed file, as this checkout prints them.\n\n"]
+    index = [
+        HEADER.format(source="accelconf/catalogue/"),
+        "# Rules\n\n",
+        "Every finding accelconf reports has a rule id (`--disable ID`, the editor's `disabledRules`). "
+        "Each page says what the rule catches, why, and shows an example with what accelconf prints for it "
+        "and for the fixed file, as this checkout prints them.\n\n",
+    ]
     for area in catalogue.AREAS:
         rows = [r for r in rules if r.area == area]
         if rows:
@@ -265,8 +289,11 @@ def rules_pages() -> dict[str, str]:
 
 # The reference models of the memory chart (config.json files shipped in examples/memory/) and the
 # machine each is judged on: nodes of 8 H100-80GB, sequence 4096, micro batch 1.
-CHART_MODELS = (("Llama-3.1-8B", "examples/memory/llama-3.1-8b", 1), ("Qwen2-7B", "examples/memory/qwen2-7b", 1),
-                ("Llama-3.1-70B", "examples/memory/llama-3.1-70b", 2))
+CHART_MODELS = (
+    ("Llama-3.1-8B", "examples/memory/llama-3.1-8b", 1),
+    ("Qwen2-7B", "examples/memory/qwen2-7b", 1),
+    ("Llama-3.1-70B", "examples/memory/llama-3.1-70b", 2),
+)
 _VERDICT_COLOUR = {"fits": "#2e7d32", "does not fit": "#c62828"}
 
 
@@ -275,23 +302,29 @@ def _bar_chart(table: dict[str, Any]) -> str:
     gpu = table["gpu_memory_bytes"]
     rows = table["rows"]
     scale, left, width, height = 3 * gpu, 440, 380, 15
-    lines = [f'<svg class="memory-chart" viewBox="0 0 {left + width + 120} {height * len(rows) + 30}" '
-             f'role="img" aria-label="memory per GPU of each strategy" xmlns="http://www.w3.org/2000/svg">']
+    lines = [
+        f'<svg class="memory-chart" viewBox="0 0 {left + width + 120} {height * len(rows) + 30}" '
+        f'role="img" aria-label="memory per GPU of each strategy" xmlns="http://www.w3.org/2000/svg">'
+    ]
     for i, row in enumerate(rows):
         y = 20 + i * height
         label = row["strategy"] + (", checkpointing" if row["activation_checkpointing"] else "")
         share = row["per_gpu_bytes"] / gpu
         bar = min(row["per_gpu_bytes"], scale) / scale * width
         colour = _VERDICT_COLOUR.get(row["verdict"], "#f9a825")
-        lines.append(f'<text x="{left - 6}" y="{y + 11}" text-anchor="end" font-size="10">{label}</text>'
-                     f'<rect x="{left}" y="{y + 2}" width="{bar:.1f}" height="{height - 4}" fill="{colour}">'
-                     f'<title>{label}: {row["per_gpu_bytes"] / 2**30:.1f} GiB, {row["verdict"]}</title></rect>'
-                     f'<text x="{left + bar + 4:.1f}" y="{y + 11}" font-size="10">'
-                     f'{row["per_gpu_bytes"] / 2**30:.1f} GiB ({share:.0%})</text>')
+        lines.append(
+            f'<text x="{left - 6}" y="{y + 11}" text-anchor="end" font-size="10">{label}</text>'
+            f'<rect x="{left}" y="{y + 2}" width="{bar:.1f}" height="{height - 4}" fill="{colour}">'
+            f"<title>{label}: {row['per_gpu_bytes'] / 2**30:.1f} GiB, {row['verdict']}</title></rect>"
+            f'<text x="{left + bar + 4:.1f}" y="{y + 11}" font-size="10">'
+            f"{row['per_gpu_bytes'] / 2**30:.1f} GiB ({share:.0%})</text>"
+        )
     x = left + gpu / scale * width
-    lines.append(f'<line x1="{x:.1f}" y1="12" x2="{x:.1f}" y2="{20 + height * len(rows)}" stroke="currentColor" '
-                 f'stroke-dasharray="4 3"/><text x="{x:.1f}" y="10" text-anchor="middle" font-size="10">'
-                 f'{table["gpu"]} {gpu / 2**30:.0f} GiB</text></svg>')
+    lines.append(
+        f'<line x1="{x:.1f}" y1="12" x2="{x:.1f}" y2="{20 + height * len(rows)}" stroke="currentColor" '
+        f'stroke-dasharray="4 3"/><text x="{x:.1f}" y="10" text-anchor="middle" font-size="10">'
+        f"{table['gpu']} {gpu / 2**30:.0f} GiB</text></svg>"
+    )
     return "\n".join(lines) + "\n\n"
 
 
@@ -302,19 +335,24 @@ def memory_chart_pages() -> dict[str, str]:
     fit = getattr(api, "fit", None)
     if fit is None:
         return {}
-    out = [HEADER.format(source="accelconf.api.fit (the table `accelconf fit` prints)"), "# Memory strategies\n\n",
-           "Memory per GPU of every strategy accelconf models, for three reference models (their `config.json` "
-           "in `examples/memory/`) on nodes of 8 H100-80GB, sequence length 4096, micro batch 1: the table "
-           "`accelconf fit` prints, as bars: green fits (under 80% of the GPU), amber is tight (80-100%), red "
-           "does not fit; the dashed line is the GPU's memory, and bars past 3x it are cut.\n\n"]
+    out = [
+        HEADER.format(source="accelconf.api.fit (the table `accelconf fit` prints)"),
+        "# Memory strategies\n\n",
+        "Memory per GPU of every strategy accelconf models, for three reference models (their `config.json` "
+        "in `examples/memory/`) on nodes of 8 H100-80GB, sequence length 4096, micro batch 1: the table "
+        "`accelconf fit` prints, as bars: green fits (under 80% of the GPU), amber is tight (80-100%), red "
+        "does not fit; the dashed line is the GPU's memory, and bars past 3x it are cut.\n\n",
+    ]
     for name, folder, nodes in CHART_MODELS:
         table = fit(str(ROOT / folder), gpu="H100-80GB", gpus=8, nodes=nodes, seq_len=4096, micro_batch=1).to_json()
         cheapest = table.get("cheapest_that_fits")
         cheapest = cheapest.get("strategy") if isinstance(cheapest, dict) else cheapest
-        out.append(f"## {name} on {nodes} x 8 H100-80GB\n\n"
-                   f"`accelconf fit --model {folder} --gpu H100-80GB --gpus 8 --nodes {nodes} "
-                   "--seq-len 4096 --micro-batch 1`; "
-                   f"the cheapest that fits: {cheapest or 'none'}.\n\n" + _bar_chart(table))
+        out.append(
+            f"## {name} on {nodes} x 8 H100-80GB\n\n"
+            f"`accelconf fit --model {folder} --gpu H100-80GB --gpus 8 --nodes {nodes} "
+            "--seq-len 4096 --micro-batch 1`; "
+            f"the cheapest that fits: {cheapest or 'none'}.\n\n" + _bar_chart(table)
+        )
     return {"reference/memory.md": "".join(out).rstrip() + "\n"}
 
 
@@ -326,8 +364,12 @@ def optional_pages() -> dict[str, str]:
 # The site's copies of the top-level files, with links rewritten from the repository's layout
 # (README.md beside docs/) to the site's (every page inside docs/).
 SITE_COPIES = {"index.md": "README.md", "contributing.md": "CONTRIBUTING.md", "changelog.md": "CHANGELOG.md"}
-_LINKS = (("](docs/", "]("), ("](CONTRIBUTING.md)", "](contributing.md)"), ("](CHANGELOG.md)", "](changelog.md)"),
-          ("](README.md)", "](index.md)"))
+_LINKS = (
+    ("](docs/", "]("),
+    ("](CONTRIBUTING.md)", "](contributing.md)"),
+    ("](CHANGELOG.md)", "](changelog.md)"),
+    ("](README.md)", "](index.md)"),
+)
 
 
 def site_copy(name: str) -> str:

@@ -19,8 +19,9 @@ import json
 import os
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
+
+import tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
 MUTANTS = ROOT / "mutants"
@@ -50,8 +51,11 @@ RESULTS = MUTANTS / "import-time-results.json"
 
 def import_time_mutants(meta: dict, path: str) -> list[str]:
     module = path.removesuffix(".py").replace("/", ".")
-    return [n for n in meta["exit_code_by_key"]
-            if any(n.startswith(f"{module}.x_{f}__mutmut_") for f in IMPORT_TIME.get(path, ()))]
+    return [
+        n
+        for n in meta["exit_code_by_key"]
+        if any(n.startswith(f"{module}.x_{f}__mutmut_") for f in IMPORT_TIME.get(path, ()))
+    ]
 
 
 def main(paths: list[str]) -> int:
@@ -59,7 +63,7 @@ def main(paths: list[str]) -> int:
     if unknown:
         sys.exit(f"no import-time functions listed for {', '.join(unknown)} (known: {', '.join(IMPORT_TIME)})")
     args = selection()
-    extra = args[len(selection_files()):]  # read once: the file may be edited while this runs
+    extra = args[len(selection_files()) :]  # read once: the file may be edited while this runs
     results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(MUTANTS), *sys.path[1:]]), "PYTHONDONTWRITEBYTECODE": "1"}
     for path in paths or IMPORT_TIME:
@@ -70,7 +74,11 @@ def main(paths: list[str]) -> int:
             for attempt in (["tests/test_schema.py", *extra], args):
                 proc = subprocess.run(
                     [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:randomly", *attempt],
-                    cwd=MUTANTS, env={**env, "MUTANT_UNDER_TEST": name}, capture_output=True, timeout=900)
+                    cwd=MUTANTS,
+                    env={**env, "MUTANT_UNDER_TEST": name},
+                    capture_output=True,
+                    timeout=900,
+                )
                 if proc.returncode != 0:
                     break
             if proc.returncode == 4:  # pytest usage error: the selection itself is wrong

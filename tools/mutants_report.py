@@ -53,7 +53,7 @@ def previous(path: str) -> tuple[str | None, list[str]]:
     if f"### `{path}`" in lines:
         start = lines.index(f"### `{path}`")
         end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("### ")), len(lines))
-        section = [ln for ln in lines[start + 1:end] if ln.startswith("| `")]
+        section = [ln for ln in lines[start + 1 : end] if ln.startswith("| `")]
     return row, section
 
 
@@ -85,8 +85,9 @@ def main(argv: list[str]) -> int:
                 continue
         denominator = checked - len(equiv)
         rate = 100.0 * killed / denominator if denominator else 0.0
-        rows.append((path, len(results), checked, killed, count["survived"] - len(equiv), len(equiv),
-                     count["no tests"], rate))
+        rows.append(
+            (path, len(results), checked, killed, count["survived"] - len(equiv), len(equiv), count["no tests"], rate)
+        )
         for n, s in status.items():
             if s in ("survived", "no tests", "suspicious"):
                 survivors.append((path, n, s, eq.get(n, "")))
@@ -112,8 +113,13 @@ def main(argv: list[str]) -> int:
         shown = f"{rate:.1f}%{' ✓' if rate >= GOAL else ''}" if checked else "not run"
         lines.append(f"| `{path}` | {total} | {checked}{mark} | {killed} | {surv} | {equiv} | {notest} | {shown} |")
     lines += [row for row, _ in kept.values()]
-    lines += ["", "## Surviving mutants", "",
-              "`mutmut show NAME` prints one in full; `mutmut apply NAME` puts it in the source tree.", ""]
+    lines += [
+        "",
+        "## Surviving mutants",
+        "",
+        "`mutmut show NAME` prints one in full; `mutmut apply NAME` puts it in the source tree.",
+        "",
+    ]
     current = None
     for path, name, s, why in survivors:
         if path != current:

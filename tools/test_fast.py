@@ -26,8 +26,18 @@ def selection() -> list[str]:
 
 
 def main(argv: list[str]) -> int:
-    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "not slow and not oracle",
-           *selection(), *argv]
+    cmd = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-m",
+        "not slow and not oracle",
+        *selection(),
+        *argv,
+    ]
     import os
 
     return subprocess.call(cmd, cwd=ROOT, env={**os.environ, "ACCELCONF_TEST_FAST": "1"})

@@ -26,9 +26,11 @@ CONFLICTING_KEYS: dict[str, str] = _registry.deepspeed_json_keys()
 # The same mapping the other way: DeepSpeed JSON path -> accelerate config path (``deepspeed_config.KEY``).
 DS_TO_ACCELERATE: dict[str, str] = {ds: f"deepspeed_config.{key}" for key, ds in CONFLICTING_KEYS.items()}
 
-_IGNORED_LIST = ("['gradient_accumulation_steps', 'gradient_clipping', 'zero_stage', 'offload_optimizer_device', "
-                 "'offload_param_device', 'offload_param_nvme_path', 'offload_optimizer_nvme_path', "
-                 "'zero3_save_16bit_model', 'mixed_precision']")
+_IGNORED_LIST = (
+    "['gradient_accumulation_steps', 'gradient_clipping', 'zero_stage', 'offload_optimizer_device', "
+    "'offload_param_device', 'offload_param_nvme_path', 'offload_optimizer_nvme_path', "
+    "'zero3_save_16bit_model', 'mixed_precision']"
+)
 
 
 def _walk_values(node: Node, path: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], Node]]:
@@ -40,8 +42,9 @@ def _walk_values(node: Node, path: tuple[str, ...]) -> Iterator[tuple[tuple[str,
         yield path, node
 
 
-def crosscheck(accel_data: dict[str, Any], accel_doc: Document | None, ds_doc: Document, *,
-               key_conflicts: bool = True) -> list[Finding]:
+def crosscheck(
+    accel_data: dict[str, Any], accel_doc: Document | None, ds_doc: Document, *, key_conflicts: bool = True
+) -> list[Finding]:
     """Check an accelerate config against the DeepSpeed file its ``deepspeed_config_file`` names.
 
     Reports (rule ``ds-accelerate-conflict``) the accelerate keys that make
@@ -64,32 +67,56 @@ def crosscheck(accel_data: dict[str, Any], accel_doc: Document | None, ds_doc: D
     return findings
 
 
-def _accel_conflict(accel_doc: Document | None, severity: Severity, message: str, key: str, related: str | None = None) -> Finding:
+def _accel_conflict(
+    accel_doc: Document | None, severity: Severity, message: str, key: str, related: str | None = None
+) -> Finding:
     """A ``ds-accelerate-conflict`` finding at ``key`` of the accelerate file (no position without one)."""
     line, col, el, ec = accel_doc.span(key) if accel_doc is not None else (0, 0, 0, 0)
-    return Finding("ds-accelerate-conflict", severity, message, key, line, col, related, el, ec,
-                   path=accel_doc.path if accel_doc is not None else "")
+    return Finding(
+        "ds-accelerate-conflict",
+        severity,
+        message,
+        key,
+        line,
+        col,
+        related,
+        el,
+        ec,
+        path=accel_doc.path if accel_doc is not None else "",
+    )
 
 
-def _section_key_conflicts(ds_cfg: dict[str, Any], ds_data: dict[str, Any], accel_doc: Document | None) -> list[Finding]:
+def _section_key_conflicts(
+    ds_cfg: dict[str, Any], ds_data: dict[str, Any], accel_doc: Document | None
+) -> list[Finding]:
     """The ``deepspeed_config`` keys accelerate refuses next to a ``deepspeed_config_file``."""
     findings: list[Finding] = []
     for ykey, dskey in CONFLICTING_KEYS.items():
         if ykey not in ds_cfg:
             continue
         file_value = _get(ds_data, dskey)
-        have = f"the DeepSpeed file has `{dskey}` = {_fmt(file_value)}" if file_value is not _MISSING else \
-            f"set `{dskey}` in the DeepSpeed file instead"
-        findings.append(_accel_conflict(
-            accel_doc, "error",
-            f"`deepspeed_config.{ykey}` cannot be used with `deepspeed_config_file`: accelerate raises "
-            f"\"When using `deepspeed_config_file`, the following accelerate config variables will be "
-            f"ignored: {_IGNORED_LIST}\"; {have}", f"deepspeed_config.{ykey}", dskey))
+        have = (
+            f"the DeepSpeed file has `{dskey}` = {_fmt(file_value)}"
+            if file_value is not _MISSING
+            else f"set `{dskey}` in the DeepSpeed file instead"
+        )
+        findings.append(
+            _accel_conflict(
+                accel_doc,
+                "error",
+                f"`deepspeed_config.{ykey}` cannot be used with `deepspeed_config_file`: accelerate raises "
+                f'"When using `deepspeed_config_file`, the following accelerate config variables will be '
+                f'ignored: {_IGNORED_LIST}"; {have}',
+                f"deepspeed_config.{ykey}",
+                dskey,
+            )
+        )
     return findings
 
 
-def _precision_conflicts(accel_data: dict[str, Any], ds_data: dict[str, Any], accel_doc: Document | None,
-                         key_conflicts: bool) -> list[Finding]:
+def _precision_conflicts(
+    accel_data: dict[str, Any], ds_data: dict[str, Any], accel_doc: Document | None, key_conflicts: bool
+) -> list[Finding]:
     """A top-level ``mixed_precision``/``fp16`` next to the file, and a precision the file contradicts."""
     mp_key = "mixed_precision" if "mixed_precision" in accel_data else ("fp16" if accel_data.get("fp16") else None)
     if mp_key is None:
@@ -98,19 +125,32 @@ def _precision_conflicts(accel_data: dict[str, Any], ds_data: dict[str, Any], ac
     mp = accel_data.get("mixed_precision", "fp16")
     if key_conflicts:
         enabled = [b for b in ("fp16", "bf16") if _enabled(ds_data.get(b))]
-        hint = f"the DeepSpeed file enables {enabled[0]}" if enabled else \
-            "control precision with `fp16.enabled`/`bf16.enabled` in the DeepSpeed file (\"auto\" takes --mixed_precision)"
-        findings.append(_accel_conflict(
-            accel_doc, "error",
-            f"top-level `{mp_key}` ({_fmt(mp)}) cannot be used with `deepspeed_config_file`: accelerate "
-            f"raises ValueError at launch; remove it and {hint}, or pass --mixed_precision on the command line", mp_key))
+        hint = (
+            f"the DeepSpeed file enables {enabled[0]}"
+            if enabled
+            else 'control precision with `fp16.enabled`/`bf16.enabled` in the DeepSpeed file ("auto" takes --mixed_precision)'
+        )
+        findings.append(
+            _accel_conflict(
+                accel_doc,
+                "error",
+                f"top-level `{mp_key}` ({_fmt(mp)}) cannot be used with `deepspeed_config_file`: accelerate "
+                f"raises ValueError at launch; remove it and {hint}, or pass --mixed_precision on the command line",
+                mp_key,
+            )
+        )
     if isinstance(mp, str) and mp in ("fp16", "bf16", "fp8"):
         other = "bf16" if mp == "fp16" else "fp16"
         if _enabled(ds_data.get(other)):
-            findings.append(_accel_conflict(
-                accel_doc, "error",
-                f"mixed_precision {mp} with `{other}.enabled: true` in the DeepSpeed file: accelerate raises "
-                f"\"--mixed_precision arg cannot be set to {mp} when {other} is set in the DeepSpeed config file\"", mp_key))
+            findings.append(
+                _accel_conflict(
+                    accel_doc,
+                    "error",
+                    f"mixed_precision {mp} with `{other}.enabled: true` in the DeepSpeed file: accelerate raises "
+                    f'"--mixed_precision arg cannot be set to {mp} when {other} is set in the DeepSpeed config file"',
+                    mp_key,
+                )
+            )
     return findings
 
 
@@ -118,9 +158,15 @@ def _zero3_init_conflict(ds_cfg: dict[str, Any], ds_data: dict[str, Any], accel_
     """``zero3_init_flag: true`` next to a file of another ZeRO stage (accelerate turns it off)."""
     stage = _stage(ds_data)
     if ds_cfg.get("zero3_init_flag") is True and stage is not None and stage != 3:
-        return [_accel_conflict(accel_doc, "warning",
-                                f"`zero3_init_flag: true` but the DeepSpeed file uses ZeRO stage {stage}; accelerate turns it off "
-                                "with a warning", "deepspeed_config.zero3_init_flag")]
+        return [
+            _accel_conflict(
+                accel_doc,
+                "warning",
+                f"`zero3_init_flag: true` but the DeepSpeed file uses ZeRO stage {stage}; accelerate turns it off "
+                "with a warning",
+                "deepspeed_config.zero3_init_flag",
+            )
+        ]
     return []
 
 
@@ -128,12 +174,31 @@ def _missing_in_ds_file(ds_data: dict[str, Any], ds_name: str) -> list[Finding]:
     """What the DeepSpeed file leaves out that accelerate needs or fills."""
     findings: list[Finding] = []
     if "zero_optimization" not in ds_data:
-        findings.append(Finding("ds-zero-missing", "error", "the DeepSpeed file has no `zero_optimization` section: accelerate raises "
-                                "\"Please specify the ZeRO optimization config in the DeepSpeed config\"", "", 1, 1, "zero_optimization",
-                                path=ds_name))
+        findings.append(
+            Finding(
+                "ds-zero-missing",
+                "error",
+                "the DeepSpeed file has no `zero_optimization` section: accelerate raises "
+                '"Please specify the ZeRO optimization config in the DeepSpeed config"',
+                "",
+                1,
+                1,
+                "zero_optimization",
+                path=ds_name,
+            )
+        )
     if "gradient_accumulation_steps" not in ds_data:
-        findings.append(Finding("ds-accelerate-auto", "info", "no `gradient_accumulation_steps`: accelerate sets it to 1", "", 1, 1,
-                                path=ds_name))
+        findings.append(
+            Finding(
+                "ds-accelerate-auto",
+                "info",
+                "no `gradient_accumulation_steps`: accelerate sets it to 1",
+                "",
+                1,
+                1,
+                path=ds_name,
+            )
+        )
     return findings
 
 
@@ -149,8 +214,20 @@ def _auto_fills(ds_doc: Document, ds_cfg: dict[str, Any], accel_data: dict[str, 
         source = _accelerate_source(path, ds_cfg, accel_data)
         if source is None:
             continue
-        findings.append(Finding("ds-accelerate-auto", "info", f"`{dotted}` \"auto\" is filled by accelerate from {source}",
-                                dotted, node.line + 1, node.col + 1, None, node.end_line + 1, node.end_col + 1, path=ds_doc.path))
+        findings.append(
+            Finding(
+                "ds-accelerate-auto",
+                "info",
+                f'`{dotted}` "auto" is filled by accelerate from {source}',
+                dotted,
+                node.line + 1,
+                node.col + 1,
+                None,
+                node.end_line + 1,
+                node.end_col + 1,
+                path=ds_doc.path,
+            )
+        )
     return findings
 
 
@@ -204,8 +281,14 @@ class _Conversion:
 
 
 # The zero_optimization keys and the top-level keys to_accelerate_section maps to an accelerate key.
-_MAPPED_ZERO = {"stage", "offload_optimizer", "offload_param", "stage3_gather_16bit_weights_on_model_save",
-                "gather_16bit_weights_on_model_save", "stage3_gather_fp16_weights_on_model_save"}
+_MAPPED_ZERO = {
+    "stage",
+    "offload_optimizer",
+    "offload_param",
+    "stage3_gather_16bit_weights_on_model_save",
+    "gather_16bit_weights_on_model_save",
+    "stage3_gather_fp16_weights_on_model_save",
+}
 _MAPPED_TOP = {"zero_optimization", "gradient_accumulation_steps", "gradient_clipping", "fp16", "bf16", "bfloat16"}
 
 
@@ -226,8 +309,10 @@ def to_accelerate_section(ds_data: dict[str, Any]) -> tuple[dict[str, Any], list
         _convert_offload(z, which, conv)
     for k in ("gradient_accumulation_steps", "gradient_clipping"):
         _convert_top_value(ds_data, k, conv)
-    save16 = z.get("stage3_gather_16bit_weights_on_model_save",
-                   z.get("gather_16bit_weights_on_model_save", z.get("stage3_gather_fp16_weights_on_model_save")))
+    save16 = z.get(
+        "stage3_gather_16bit_weights_on_model_save",
+        z.get("gather_16bit_weights_on_model_save", z.get("stage3_gather_fp16_weights_on_model_save")),
+    )
     if save16 is not None and save16 != "auto":
         conv.out["zero3_save_16bit_model"] = bool(save16)
     if "zero_stage" in conv.out:
@@ -244,14 +329,19 @@ def _zero_section(ds_data: dict[str, Any], conv: _Conversion) -> dict[str, Any]:
         z = {"stage": 1}
     if not isinstance(z, dict):
         z = {}
-        conv.note("default-stage", "no zero_optimization section: the accelerate plugin defaults to ZeRO stage 2, "
-                  "DeepSpeed to stage 0; zero_stage 0 written")
+        conv.note(
+            "default-stage",
+            "no zero_optimization section: the accelerate plugin defaults to ZeRO stage 2, "
+            "DeepSpeed to stage 0; zero_stage 0 written",
+        )
     return z
 
 
 def _convert_stage(z: dict[str, Any], conv: _Conversion) -> None:
     if z.get("stage", 0) == "auto":
-        conv.note("auto", "zero_optimization.stage is \"auto\": left to the accelerate default (2)", "zero_optimization.stage")
+        conv.note(
+            "auto", 'zero_optimization.stage is "auto": left to the accelerate default (2)', "zero_optimization.stage"
+        )
     else:
         conv.out["zero_stage"] = _stage({"zero_optimization": z})
 
@@ -264,14 +354,20 @@ def _convert_offload(z: dict[str, Any], which: str, conv: _Conversion) -> None:
         return
     device = off.get("device", "none")
     if device == "auto":
-        conv.note("auto", f"zero_optimization.offload_{which}.device is \"auto\": left to the accelerate default (none)",
-                  f"zero_optimization.offload_{which}.device")
+        conv.note(
+            "auto",
+            f'zero_optimization.offload_{which}.device is "auto": left to the accelerate default (none)',
+            f"zero_optimization.offload_{which}.device",
+        )
     else:
         conv.out[f"offload_{which}_device"] = device
     if off.get("nvme_path") not in (None, "auto"):
         conv.out[f"offload_{which}_nvme_path"] = off["nvme_path"]
-        conv.note("not-exported", f"offload_{which}_nvme_path: accelerate 1.15 does not export it to the training "
-                  "process (ACCELERATE_DEEPSPEED_OFFLOAD_*_NVME_PATH is never set); keep a deepspeed_config_file for NVMe")
+        conv.note(
+            "not-exported",
+            f"offload_{which}_nvme_path: accelerate 1.15 does not export it to the training "
+            "process (ACCELERATE_DEEPSPEED_OFFLOAD_*_NVME_PATH is never set); keep a deepspeed_config_file for NVMe",
+        )
     extra = [k for k in off if k not in ("device", "nvme_path")]
     if extra:
         conv.note("unmapped", f"zero_optimization.offload_{which}: no accelerate key for {', '.join(extra)}")
@@ -283,7 +379,7 @@ def _convert_top_value(ds_data: dict[str, Any], k: str, conv: _Conversion) -> No
     if v is None:
         return
     if v == "auto":
-        conv.note("auto", f"{k} is \"auto\": left to the accelerate default", k)
+        conv.note("auto", f'{k} is "auto": left to the accelerate default', k)
     else:
         conv.out[k] = v
 
@@ -297,11 +393,14 @@ def _convert_precision(ds_data: dict[str, Any], conv: _Conversion) -> None:
         conv.out["mixed_precision"] = "bf16"
     elif not fp16 and not bf16:
         if any(isinstance(ds_data.get(b), dict) and ds_data[b].get("enabled") == "auto" for b in ("fp16", "bf16")):
-            conv.note("auto", "fp16/bf16 enabled is \"auto\": mixed_precision is left unset")
+            conv.note("auto", 'fp16/bf16 enabled is "auto": mixed_precision is left unset')
         else:
             conv.out["mixed_precision"] = "no"
     else:
-        conv.note("precision-conflict", "fp16 and bf16 are both enabled (DeepSpeed rejects this): mixed_precision is left unset")
+        conv.note(
+            "precision-conflict",
+            "fp16 and bf16 are both enabled (DeepSpeed rejects this): mixed_precision is left unset",
+        )
 
 
 def _note_unmapped(ds_data: dict[str, Any], z: dict[str, Any], conv: _Conversion) -> None:

@@ -18,6 +18,7 @@ from accelconf.text.document import Document, load_text
 
 Edit = tuple[int, int, str]
 
+
 def _safe_rules() -> frozenset[str]:
     """Rules whose fixes keep the launch identical (or repair a crash): the catalogue's fmt_safe.
     yaml11-scalar is not one: quoting `on` changes the value accelerate reads."""
@@ -34,7 +35,6 @@ class FmtResult:
     @property
     def changed(self) -> bool:
         return bool(self.changes)
-
 
 
 def _value_exists(key: str, value: object, version: str) -> bool:
@@ -56,9 +56,17 @@ def fmt_edits(doc: Document, version: str | None = None) -> list[tuple[Edit, str
         if not f.fix:
             continue
         safe = f.rule in safe_rules or (f.rule == "invalid-type" and f.key == "gpu_ids")
-        if f.rule == "legacy-value" and f.key.endswith("fsdp_sharding_strategy") and releases.has(version, "sharding-strategy-int"):
+        if (
+            f.rule == "legacy-value"
+            and f.key.endswith("fsdp_sharding_strategy")
+            and releases.has(version, "sharding-strategy-int")
+        ):
             safe = False  # the release reads only integers
-        if f.rule == "legacy-value" and f.key == "distributed_type" and not _value_exists("distributed_type", f.suggestion, version):
+        if (
+            f.rule == "legacy-value"
+            and f.key == "distributed_type"
+            and not _value_exists("distributed_type", f.suggestion, version)
+        ):
             safe = False  # the new name (XLA for TPU) does not exist in that release yet
         if safe:
             for e in f.fix:
@@ -75,11 +83,23 @@ def _structural(doc: Document) -> list[tuple[Edit, str]]:
     nl = doc.newline
     k = doc.key(("fp16",))
     v = doc.node(("fp16",))
-    if k is not None and v is not None and "mixed_precision" not in data and data.get("fp16") is True and v.kind == "scalar":
+    if (
+        k is not None
+        and v is not None
+        and "mixed_precision" not in data
+        and data.get("fp16") is True
+        and v.kind == "scalar"
+    ):
         out.append(((k.start, v.end, "mixed_precision: fp16"), "fp16: legacy key, written as mixed_precision: fp16"))
     k = doc.key(("dynamo_backend",))
     v = doc.node(("dynamo_backend",))
-    if k is not None and v is not None and "dynamo_config" not in data and v.kind == "scalar" and isinstance(v.value, str):
+    if (
+        k is not None
+        and v is not None
+        and "dynamo_config" not in data
+        and v.kind == "scalar"
+        and isinstance(v.value, str)
+    ):
         indent = " " * (k.col + 2)
         if v.value.upper() == "NO":
             new = "dynamo_config: {}"

@@ -23,32 +23,49 @@ Nothing here imports accelerate or torch.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import lru_cache
-from typing import Any, Iterable
+from functools import cache
+from typing import Any
 
 from accelconf import releases
 from accelconf.accelerate import registry
-from accelconf.errors import InputError, UsageError
-from accelconf.findings import Finding
 from accelconf.accelerate.model import Config, Entry, canonical
 from accelconf.accelerate.registry import Setting
+from accelconf.errors import InputError, UsageError
+from accelconf.findings import Finding
 
 Mode = str  # "simple" | "torchrun" | "deepspeed" | "tpu" | "sagemaker"
 
 # Launcher control flags (not settings: they select the launcher path). distributed_type -> flag.
 PARADIGM_FLAGS = ("multi_gpu", "tpu", "use_deepspeed", "use_fsdp", "use_megatron_lm")
 PARADIGM_OF_TYPE: dict[str, str] = {
-    "DEEPSPEED": "use_deepspeed", "FSDP": "use_fsdp", "MEGATRON_LM": "use_megatron_lm", "XLA": "tpu",
+    "DEEPSPEED": "use_deepspeed",
+    "FSDP": "use_fsdp",
+    "MEGATRON_LM": "use_megatron_lm",
+    "XLA": "tpu",
     **{t: "multi_gpu" for t in registry.MULTI_GPU_TYPES},
 }
-TYPE_OF_PARADIGM: dict[str, str] = {"use_deepspeed": "DEEPSPEED", "use_fsdp": "FSDP", "use_megatron_lm": "MEGATRON_LM",
-                                    "tpu": "XLA", "multi_gpu": "MULTI_GPU"}
+TYPE_OF_PARADIGM: dict[str, str] = {
+    "use_deepspeed": "DEEPSPEED",
+    "use_fsdp": "FSDP",
+    "use_megatron_lm": "MEGATRON_LM",
+    "tpu": "XLA",
+    "multi_gpu": "MULTI_GPU",
+}
 # Launcher-only flags a command line may carry (kept in Config.unknown under "--name").
 LAUNCHER_FLAGS: dict[str, str] = {
-    "num_cpu_threads_per_process": "int", "use_parallelism_config": "store_true", "rdzv_conf": "str",
-    "max_restarts": "int", "monitor_interval": "float", "module": "store_true", "no_python": "store_true",
-    "quiet": "store_true", "role": "str", "tee": "str", "log_dir": "str",
+    "num_cpu_threads_per_process": "int",
+    "use_parallelism_config": "store_true",
+    "rdzv_conf": "str",
+    "max_restarts": "int",
+    "monitor_interval": "float",
+    "module": "store_true",
+    "no_python": "store_true",
+    "quiet": "store_true",
+    "role": "str",
+    "tee": "str",
+    "log_dir": "str",
 }
 MULTINODE_DEFAULT_LAUNCHER = "pdsh"
 STANDARD_LAUNCHER = "standard"
@@ -61,7 +78,9 @@ FILLED_LATER = frozenset({"dynamo_config.dynamo_backend"})
 # (section, prefix, first release that adds it): the registry's sections say when their prefix is added.
 NESTED_PREFIX_RULES: tuple[tuple[str, str, str | None], ...] = tuple(
     (name, sec.prefix, sec.prefix_optional_since or sec.since)
-    for name, sec in ((n, registry.SECTIONS[n]) for n in ("fsdp_config", "fp8_config", "dynamo_config")) if sec.prefix)
+    for name, sec in ((n, registry.SECTIONS[n]) for n in ("fsdp_config", "fp8_config", "dynamo_config"))
+    if sec.prefix
+)
 
 
 # The launcher's per-release differences (accelconf.releases.LAUNCHER: one table for every boundary).
@@ -85,8 +104,10 @@ def refuse_machine_rank(rank: int, machines: int, where: str, flag: str = "--mac
 
     problem = machine_rank_outside(rank, machines, flag)
     if problem:
-        raise UsageError(f"{problem}: num_machines is {machines} ({where}), so no node has that rank "
-                         "and torchrun would wait for it forever")
+        raise UsageError(
+            f"{problem}: num_machines is {machines} ({where}), so no node has that rank "
+            "and torchrun would wait for it forever"
+        )
 
 
 @dataclass
@@ -111,6 +132,7 @@ class LaunchResult:
 
 
 # -- argparse emulation ---------------------------------------------------------------------------
+
 
 def flag_kind(s: Setting) -> str:
     """How ``accelerate launch`` parses the flag of a setting (its argparse action/type).
@@ -217,27 +239,27 @@ def nested_attr(section: str, key: str, version: str) -> str:
     return key
 
 
-@lru_cache(maxsize=None)
+@cache
 def _vin(version: str, since: str | None, until: str | None) -> bool:
     return registry.version_in(version, since, until)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _settings(version: str) -> tuple[Setting, ...]:
     return tuple(s for s in registry.SETTINGS if _vin(version, s.since, s.until))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _section(section: str, version: str) -> tuple[Setting, ...]:
     return tuple(s for s in _settings(version) if s.section == section)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _flag_settings(version: str) -> dict[str, Setting]:
     return {s.namespace: s for s in _settings(version) if s.flag}
 
 
-@lru_cache(maxsize=None)
+@cache
 def resolve(version: str | None) -> str:
     """registry.resolve_version, once per process (reading the installed version costs milliseconds)."""
     return registry.resolve_version(version)
@@ -256,13 +278,16 @@ def _encode(s: Setting | None, value: Any) -> str:
     return str(value)
 
 
-def _finding(rule: str, severity: str, message: str, entry: Entry | None = None, key: str = "", suggestion: str | None = None) -> Finding:
+def _finding(
+    rule: str, severity: str, message: str, entry: Entry | None = None, key: str = "", suggestion: str | None = None
+) -> Finding:
     if entry is not None:
         return Finding(rule, severity, message, key or entry.path, entry.line, entry.column, suggestion)  # type: ignore[arg-type]
     return Finding(rule, severity, message, key, 0, 0, suggestion)  # type: ignore[arg-type]
 
 
 # -- the launcher ---------------------------------------------------------------------------------
+
 
 def launch_env(
     cfg: Config | None,
@@ -321,13 +346,30 @@ def _default_namespace(ver: str) -> dict[str, Any]:
     ns: dict[str, Any] = {name: argparse_default(s, ver) for name, s in flags.items()}
     for name in PARADIGM_FLAGS:
         ns[name] = False
-    ns.update(cpu=False, tpu_use_cluster=False, use_parallelism_config=False, dynamo_backend=None, mixed_precision=None,
-              num_cpu_threads_per_process=None, module=None, no_python=None, debug=None)
+    ns.update(
+        cpu=False,
+        tpu_use_cluster=False,
+        use_parallelism_config=False,
+        dynamo_backend=None,
+        mixed_precision=None,
+        num_cpu_threads_per_process=None,
+        module=None,
+        no_python=None,
+        debug=None,
+    )
     return ns
 
 
-def _apply_flags(cfg: Config | None, cli_overrides: Config | None, machine_rank: int | None, ver: str, ns: dict[str, Any],
-                 explicit: set[str], origins: dict[str, str], findings: list[Finding]) -> None:
+def _apply_flags(
+    cfg: Config | None,
+    cli_overrides: Config | None,
+    machine_rank: int | None,
+    ver: str,
+    ns: dict[str, Any],
+    explicit: set[str],
+    origins: dict[str, str],
+    findings: list[Finding],
+) -> None:
     """Explicit command-line flags, launcher-only flags and --machine_rank into the namespace."""
     if cli_overrides is not None:
         for path, e in cli_overrides.items():
@@ -340,17 +382,21 @@ def _apply_flags(cfg: Config | None, cli_overrides: Config | None, machine_rank:
                 continue
             s = e.setting
             if s is None or not s.flag:
-                findings.append(_finding("convert.no-flag", "warning", f"`{path}` has no `accelerate launch` flag; dropped", e))
+                findings.append(
+                    _finding("convert.no-flag", "warning", f"`{path}` has no `accelerate launch` flag; dropped", e)
+                )
                 continue
             if not _vin(ver, s.since, s.until):
-                findings.append(_finding("convert.version", "warning", f"`--{s.flag}` does not exist in accelerate {ver}", e))
+                findings.append(
+                    _finding("convert.version", "warning", f"`--{s.flag}` does not exist in accelerate {ver}", e)
+                )
                 continue
             ns[s.namespace] = namespace_value(s, e.value)
             explicit.add(s.namespace)
             origins[s.namespace] = "cli"
     # launcher-only flags: from the command line, or read back from the environment they produced
     for source in (cli_overrides, cfg if cfg is not None and cfg.format == "env" else None):
-        for path, e in (source.unknown.items() if source is not None else ()):
+        for path, e in source.unknown.items() if source is not None else ():
             if path.startswith("--") and path[2:] in LAUNCHER_FLAGS and path[2:] not in explicit:
                 ns[path[2:]] = e.value
                 explicit.add(path[2:])
@@ -364,10 +410,16 @@ def _apply_flags(cfg: Config | None, cli_overrides: Config | None, machine_rank:
 def _check_flags(ns: dict[str, Any], ver: str) -> None:
     """The checks accelerate makes on the raw command line, before it reads a config file."""
     if sum(bool(ns[f]) for f in ("multi_gpu", "cpu", "tpu", "use_deepspeed", "use_fsdp")) > 1:
-        raise LaunchError("You can only use one of `--cpu`, `--multi_gpu`, `--tpu`, `--use_deepspeed`, `--use_fsdp` at a time.")
+        raise LaunchError(
+            "You can only use one of `--cpu`, `--multi_gpu`, `--tpu`, `--use_deepspeed`, `--use_fsdp` at a time."
+        )
     if ns["multi_gpu"] and ns.get("num_processes") is not None and _num(ns["num_processes"]) < 2:
         raise LaunchError("You need to use at least 2 processes to use `--multi_gpu`.")
-    if changed(ver, "parallelism-config") and ns["use_parallelism_config"] and (not ns["use_fsdp"] or ns.get("fsdp_version") == 1):
+    if (
+        changed(ver, "parallelism-config")
+        and ns["use_parallelism_config"]
+        and (not ns["use_fsdp"] or ns.get("fsdp_version") == 1)
+    ):
         raise LaunchError("You cannot use `--use_parallelism_config` without `--use_fsdp` and `--fsdp_version=2`. ")
 
 
@@ -382,9 +434,15 @@ def _thread_count(ns: dict[str, Any], ver: str, physical_cores: int | None, find
                 ns["num_cpu_threads_per_process"] = int(physical_cores / local)
         else:
             formula = "physical cores / processes per machine" if per_process else "the number of physical cores"
-            findings.append(_finding("convert.machine-dependent", "info",
-                                     f"with use_cpu, accelerate {ver} sets OMP_NUM_THREADS to {formula} of the machine "
-                                     "it runs on (when the shell has no OMP_NUM_THREADS); written here as 1", key="use_cpu"))
+            findings.append(
+                _finding(
+                    "convert.machine-dependent",
+                    "info",
+                    f"with use_cpu, accelerate {ver} sets OMP_NUM_THREADS to {formula} of the machine "
+                    "it runs on (when the shell has no OMP_NUM_THREADS); written here as 1",
+                    key="use_cpu",
+                )
+            )
 
 
 def _dispatch(ns: dict[str, Any], sagemaker: bool) -> str:
@@ -407,8 +465,9 @@ def _num(v: Any) -> float:
         return 0.0
 
 
-def _apply_file(cfg: Config, ver: str, ns: dict[str, Any], explicit: set[str], origins: dict[str, str],
-                findings: list[Finding]) -> tuple[bool, bool, list[str]]:
+def _apply_file(
+    cfg: Config, ver: str, ns: dict[str, Any], explicit: set[str], origins: dict[str, str], findings: list[Finding]
+) -> tuple[bool, bool, list[str]]:
     """The config branch of _validate_launch_command; returns (mp_from_config, sagemaker, ds fields)."""
     compute = cfg.get("compute_environment", "LOCAL_MACHINE")
     sagemaker = compute != "LOCAL_MACHINE"
@@ -421,18 +480,24 @@ def _apply_file(cfg: Config, ver: str, ns: dict[str, Any], explicit: set[str], o
     _check_file_keys(cfg, ver, sagemaker, lenient)
     if sagemaker:
         if changed(ver, "sagemaker-cpu-affinity-unknown"):
-            raise LaunchError("The config file had unknown keys (['enable_cpu_affinity']): accelerate 0.29 adds this key "
-                              "while loading a SageMaker config, and its SageMakerConfig does not know it")
+            raise LaunchError(
+                "The config file had unknown keys (['enable_cpu_affinity']): accelerate 0.29 adds this key "
+                "while loading a SageMaker config, and its SageMakerConfig does not know it"
+            )
         if changed(ver, "parallelism-config"):
             raise LaunchError("'SageMakerConfig' object has no attribute 'parallelism_config'")
         ns["sagemaker_distributed_type"] = dtype  # prepare_sagemager_args_inputs: distributed_type.value
     elif "num_processes" not in cfg and not lenient and not changed(ver, "num-processes-default"):
-        raise LaunchError("ClusterConfig.__init__() missing 1 required positional argument: 'num_processes' "
-                          f"(accelerate {ver} has no default for it; 0.34 added one)")
+        raise LaunchError(
+            "ClusterConfig.__init__() missing 1 required positional argument: 'num_processes' "
+            f"(accelerate {ver} has no default for it; 0.34 added one)"
+        )
     if (dtype == "NO" or lenient) and "num_processes" not in cfg:
         num_processes: Any = 1
         if lenient:
-            findings.append(_finding("convert.default", "info", "no process count in the input: taken as 1", key="num_processes"))
+            findings.append(
+                _finding("convert.default", "info", "no process count in the input: taken as 1", key="num_processes")
+            )
     else:
         num_processes = cfg.get("num_processes", -1)
     if not any(ns[f] for f in ("multi_gpu", "tpu", "tpu_use_cluster", "use_deepspeed", "use_fsdp", "use_megatron_lm")):
@@ -474,8 +539,10 @@ def _check_file_keys(cfg: Config, ver: str, sagemaker: bool, lenient: bool) -> N
         if key not in allowed or s is None or not _vin(ver, s.since, s.until):
             extra.append(key)
     if extra:
-        raise LaunchError(f"The config file had unknown keys ({sorted(extra)}), please try upgrading your `accelerate` version "
-                          "or fix (and potentially remove) these keys from your config file.")
+        raise LaunchError(
+            f"The config file had unknown keys ({sorted(extra)}), please try upgrading your `accelerate` version "
+            "or fix (and potentially remove) these keys from your config file."
+        )
 
 
 def _file_paradigm(cfg: Config, ver: str, dtype: Any, ns: dict[str, Any], origins: dict[str, str]) -> None:
@@ -489,7 +556,8 @@ def _file_paradigm(cfg: Config, ver: str, dtype: Any, ns: dict[str, Any], origin
     ns["tpu_use_cluster"] = bool(cfg.get("tpu_use_cluster", False)) if ns["tpu"] else False
     if changed(ver, "parallelism-config"):
         ns["use_parallelism_config"] = bool(cfg.section("parallelism_config")) or any(
-            p.startswith("parallelism_config.") for p in cfg.unknown)
+            p.startswith("parallelism_config.") for p in cfg.unknown
+        )
 
 
 def _file_gpu_ids(cfg: Config, ns: dict[str, Any], origins: dict[str, str]) -> None:
@@ -503,16 +571,20 @@ def _file_gpu_ids(cfg: Config, ns: dict[str, Any], origins: dict[str, str]) -> N
     if not isinstance(gpu_ids, str):
         raise LaunchError(f"'{type(gpu_ids).__name__}' object has no attribute 'split'")
     if len(gpu_ids.split(",")) < 2 and gpu_ids != "all" and ns["multi_gpu"] and _num(ns["num_machines"] or 1) <= 1:
-        raise LaunchError("Less than two GPU ids were configured and tried to run on multiple GPUs. "
-                          "Please ensure at least two are specified for `--gpu_ids`, or use `--gpu_ids='all'`.")
+        raise LaunchError(
+            "Less than two GPU ids were configured and tried to run on multiple GPUs. "
+            "Please ensure at least two are specified for `--gpu_ids`, or use `--gpu_ids='all'`."
+        )
 
 
 def _file_nested(cfg: Config, ver: str, ns: dict[str, Any], explicit: set[str], origins: dict[str, str]) -> list[str]:
     """Nested dicts, in file order (known and unknown keys alike); returns the deepspeed_config fields."""
     ds_fields: list[str] = []
     nested = sorted(
-        [e for p, e in cfg.items() if "." in p] + [e for p, e in cfg.unknown.items() if "." in p and not p.startswith("--")],
-        key=lambda e: (e.line == 0, e.line, e.column))
+        [e for p, e in cfg.items() if "." in p]
+        + [e for p, e in cfg.unknown.items() if "." in p and not p.startswith("--")],
+        key=lambda e: (e.line == 0, e.line, e.column),
+    )
     for e in nested:
         section = e.path.split(".")[0]
         name = e.written_key or e.path.split(".", 1)[1]
@@ -532,8 +604,14 @@ def _file_nested(cfg: Config, ver: str, ns: dict[str, Any], explicit: set[str], 
 
 def _file_top_level(cfg: Config, ns: dict[str, Any], origins: dict[str, str], num_processes: Any) -> None:
     """Top-level scalars: only where the namespace still holds None."""
-    dataclass_defaults = {"num_machines": 1, "machine_rank": 0, "main_training_function": "main", "use_cpu": False,
-                          "debug": False, "num_processes": num_processes}
+    dataclass_defaults = {
+        "num_machines": 1,
+        "machine_rank": 0,
+        "main_training_function": "main",
+        "use_cpu": False,
+        "debug": False,
+        "num_processes": num_processes,
+    }
     names = {p for p in cfg.entries if "." not in p} | set(dataclass_defaults)
     for name in sorted(names):
         if name in ("compute_environment", "mixed_precision", "distributed_type"):
@@ -550,9 +628,14 @@ def _file_top_level(cfg: Config, ns: dict[str, Any], origins: dict[str, str], nu
 def _apply_no_file(ns: dict[str, Any], device_count: int, findings: list[Finding]) -> None:
     if ns["num_processes"] is None:
         ns["num_processes"] = device_count
-        findings.append(_finding("convert.machine-dependent", "info",
-                                 f"`--num_processes` not given: accelerate uses the number of visible devices (taken as {device_count})",
-                                 key="num_processes"))
+        findings.append(
+            _finding(
+                "convert.machine-dependent",
+                "info",
+                f"`--num_processes` not given: accelerate uses the number of visible devices (taken as {device_count})",
+                key="num_processes",
+            )
+        )
     if ns["debug"] is None:
         ns["debug"] = False
     if not ns["multi_gpu"] and _num(ns["num_processes"]) > 1 and device_count > 1:
@@ -665,8 +748,9 @@ def _dynamo_env(ns: dict[str, Any], ver: str, env: dict[str, str], letter: str) 
             _put(env, letter, s, backend if s.key == "dynamo_backend" else ns.get(s.namespace))
 
 
-def _deepspeed_env(ns: dict[str, Any], ver: str, env: dict[str, str], letter: str, ds_fields: list[str],
-                   mp_from_config: bool) -> None:
+def _deepspeed_env(
+    ns: dict[str, Any], ver: str, env: dict[str, str], letter: str, ds_fields: list[str], mp_from_config: bool
+) -> None:
     env[registry.CONFIG_DS_FIELDS_ENV] = ",".join(ds_fields + (["mixed_precision"] if mp_from_config else [])).lower()
     env[registry.USE_ENV["DEEPSPEED"]] = "true"
     for s in _section("deepspeed_config", ver):
@@ -719,8 +803,9 @@ def _sagemaker_env(ns: dict[str, Any], env: dict[str, str]) -> None:
     env[registry.SAGEMAKER_DISTRIBUTED_TYPE_ENV] = dtype
 
 
-def _prepare(mode: str, ns: dict[str, Any], ver: str, ds_fields: list[str], mp_from_config: bool,
-             cwd: str | None) -> tuple[dict[str, str], dict[str, Any], list[str] | None]:
+def _prepare(
+    mode: str, ns: dict[str, Any], ver: str, ds_fields: list[str], mp_from_config: bool, cwd: str | None
+) -> tuple[dict[str, str], dict[str, Any], list[str] | None]:
     """The environment, torchrun arguments and command accelerate's launcher path `mode` builds.
 
     The helpers run in the order accelerate sets the variables, so the first error raised is its first."""
@@ -769,7 +854,9 @@ def _prepare(mode: str, ns: dict[str, Any], ver: str, ds_fields: list[str], mp_f
         env["OMP_NUM_THREADS"] = str(ns["num_cpu_threads_per_process"])
     if ns.get("enable_cpu_affinity") and mode in ("simple", "torchrun", "deepspeed"):
         _put(env, letter, _get("", "enable_cpu_affinity"), True)
-    if (mode == "torchrun" or (mode == "deepspeed" and changed(ver, "parallelism-under-deepspeed"))) and ns.get("use_parallelism_config"):
+    if (mode == "torchrun" or (mode == "deepspeed" and changed(ver, "parallelism-under-deepspeed"))) and ns.get(
+        "use_parallelism_config"
+    ):
         _parallelism_env(ns, ver, env, letter)
     if mode == "sagemaker":
         _sagemaker_env(ns, env)
@@ -798,7 +885,14 @@ def _rendezvous(mode: str, ns: dict[str, Any], ver: str) -> tuple[dict[str, Any]
     launcher = ns.get("deepspeed_multinode_launcher") or MULTINODE_DEFAULT_LAUNCHER
     if mode == "deepspeed" and _num(m) > 1 and launcher != STANDARD_LAUNCHER:
         if changed(ver, "ds-multinode-no-local-rank-first"):
-            cmd = ["deepspeed", "--no_local_rank", "--hostfile", str(ns.get("deepspeed_hostfile")), "--launcher", str(launcher)]
+            cmd = [
+                "deepspeed",
+                "--no_local_rank",
+                "--hostfile",
+                str(ns.get("deepspeed_hostfile")),
+                "--launcher",
+                str(launcher),
+            ]
         else:
             cmd = ["deepspeed", "--hostfile", str(ns.get("deepspeed_hostfile"))]
             if launcher == "nossh":
@@ -839,13 +933,18 @@ def accelerator_env_entries(cfg: Config) -> list[tuple[Entry, str]]:
     out: list[tuple[Entry, str]] = []
     for path, (arg, _) in registry.ACCELERATOR_ENV_ARGS.items():
         e = cfg.entries.get(path)
-        if e is not None and e.origin == "env" and e.value is not None and \
-                not registry.section_active(path.split(".", 1)[0], cfg):
+        if (
+            e is not None
+            and e.origin == "env"
+            and e.value is not None
+            and not registry.section_active(path.split(".", 1)[0], cfg)
+        ):
             out.append((e, arg))
     return out
 
 
 # -- findings -------------------------------------------------------------------------------------
+
 
 def _file_findings(cfg: Config, ver: str, mode: str, ns: dict[str, Any]) -> Iterable[Finding]:
     letter = PATH_LETTER[mode]
@@ -857,9 +956,13 @@ def _file_findings(cfg: Config, ver: str, mode: str, ns: dict[str, Any]) -> Iter
         if s.file_ignored:
             if canonical(s, e.value) == canonical(s, s.launcher_default):
                 continue
-            yield _finding("launch.file-ignored", "warning",
-                           f"accelerate ignores `{path}` in a config file (the flag default {s.launcher_default!r} wins); "
-                           f"pass `--{s.flag}` on the command line instead", e)
+            yield _finding(
+                "launch.file-ignored",
+                "warning",
+                f"accelerate ignores `{path}` in a config file (the flag default {s.launcher_default!r} wins); "
+                f"pass `--{s.flag}` on the command line instead",
+                e,
+            )
             continue
         if s.lost:
             yield _finding("launch.lost", "warning", f"`{path}` never reaches the training process: {s.doc}", e)
@@ -868,10 +971,18 @@ def _file_findings(cfg: Config, ver: str, mode: str, ns: dict[str, Any]) -> Iter
             yield _finding("launch.version", "warning", f"`{path}` is not read by accelerate {ver}", e)
             continue
         if s.section == "dynamo_config" and mode == "deepspeed":
-            yield _finding("launch.dropped", "warning",
-                           f"`{path}` is not exported on the DeepSpeed launcher path: torch.compile settings are lost", e)
+            yield _finding(
+                "launch.dropped",
+                "warning",
+                f"`{path}` is not exported on the DeepSpeed launcher path: torch.compile settings are lost",
+                e,
+            )
             continue
-        if s.section in ("fsdp_config", "deepspeed_config", "megatron_lm_config") and s.env and letter not in s.env_paths:
+        if (
+            s.section in ("fsdp_config", "deepspeed_config", "megatron_lm_config")
+            and s.env
+            and letter not in s.env_paths
+        ):
             if e.origin == "env" and path in registry.ACCELERATOR_ENV_ARGS:
                 continue  # the training process reads the variable under every type (accelerator_env_entries)
             yield _finding("launch.unused", "info", f"`{path}` is not used: distributed_type is {dtype!r}", e)
@@ -884,38 +995,81 @@ def _file_findings(cfg: Config, ver: str, mode: str, ns: dict[str, Any]) -> Iter
         section = path.split(".")[0] if "." in path else ""
         if section == "fp8_config":
             attr = nested_attr(section, path.split(".", 1)[1], ver)
-            yield _finding("launch.unknown", "warning", f"`{path}` is exported as ACCELERATE_{attr.upper()}, which nothing reads", e)
+            yield _finding(
+                "launch.unknown",
+                "warning",
+                f"`{path}` is exported as ACCELERATE_{attr.upper()}, which nothing reads",
+                e,
+            )
         elif section:
-            yield _finding("launch.unknown", "warning", f"`{path}` is not a setting accelerate {ver} knows: it is ignored", e)
+            yield _finding(
+                "launch.unknown", "warning", f"`{path}` is not a setting accelerate {ver} knows: it is ignored", e
+            )
 
 
 def _machine_findings(mode: str, ns: dict[str, Any], ver: str, env: dict[str, str]) -> Iterable[Finding]:
     """Where this release's launcher answers differently on another machine: say so, do not guess."""
     if "ZE_AFFINITY_MASK" in env:
-        yield Finding("convert.machine-dependent", "info",
-                      f"accelerate {ver} writes gpu_ids to ZE_AFFINITY_MASK on a machine without an Intel XPU (its test is "
-                      "inverted) and to CUDA_VISIBLE_DEVICES on one with an XPU; written for a machine without", "gpu_ids")
+        yield Finding(
+            "convert.machine-dependent",
+            "info",
+            f"accelerate {ver} writes gpu_ids to ZE_AFFINITY_MASK on a machine without an Intel XPU (its test is "
+            "inverted) and to CUDA_VISIBLE_DEVICES on one with an XPU; written for a machine without",
+            "gpu_ids",
+        )
     ccl = registry.get("mpirun_config", "mpirun_ccl")
     if ccl is not None and ccl.env in env and changed(ver, "simple-rendezvous-any-count"):
-        yield Finding("convert.machine-dependent", "info",
-                      f"accelerate {ver} writes CCL_WORKER_COUNT as mpirun_ccl when oneCCL is installed on the machine that "
-                      "launches, else 0; written here as 0", "mpirun_config.mpirun_ccl")
+        yield Finding(
+            "convert.machine-dependent",
+            "info",
+            f"accelerate {ver} writes CCL_WORKER_COUNT as mpirun_ccl when oneCCL is installed on the machine that "
+            "launches, else 0; written here as 0",
+            "mpirun_config.mpirun_ccl",
+        )
 
 
-def _layout_findings(mode: str, ns: dict[str, Any], torchrun: dict[str, Any], cmd: list[str] | None) -> Iterable[Finding]:
+def _layout_findings(
+    mode: str, ns: dict[str, Any], torchrun: dict[str, Any], cmd: list[str] | None
+) -> Iterable[Finding]:
     if mode in ("torchrun", "deepspeed") and torchrun and not cmd:  # a deepspeed/pdsh command runs no torchrun
         parts = []
-        for k in ("nproc_per_node", "nnodes", "node_rank", "master_addr", "master_port", "rdzv_endpoint", "rdzv_backend"):
+        for k in (
+            "nproc_per_node",
+            "nnodes",
+            "node_rank",
+            "master_addr",
+            "master_port",
+            "rdzv_endpoint",
+            "rdzv_backend",
+        ):
             if k in torchrun and torchrun[k] is not None:
                 parts.append(f"--{k}={torchrun[k]}")
-        yield Finding("launch.not-env", "info", "env does not carry the process layout; accelerate passes it to torchrun: "
-                      "torchrun " + " ".join(parts), "num_processes")
+        yield Finding(
+            "launch.not-env",
+            "info",
+            "env does not carry the process layout; accelerate passes it to torchrun: torchrun " + " ".join(parts),
+            "num_processes",
+        )
     if cmd:
-        yield Finding("launch.not-env", "info", "env does not carry the process layout; accelerate runs: " + " ".join(cmd), "num_processes")
+        yield Finding(
+            "launch.not-env",
+            "info",
+            "env does not carry the process layout; accelerate runs: " + " ".join(cmd),
+            "num_processes",
+        )
     if mode == "tpu":
-        yield Finding("launch.tpu", "info", "TPU launch: XLA_USE_BF16 / XLA_DOWNCAST_BF16 depend on a TPU being present", "distributed_type")
+        yield Finding(
+            "launch.tpu",
+            "info",
+            "TPU launch: XLA_USE_BF16 / XLA_DOWNCAST_BF16 depend on a TPU being present",
+            "distributed_type",
+        )
     if mode == "sagemaker":
-        yield Finding("launch.sagemaker", "warning",
-                      "SageMaker: this is the environment of the SageMaker job; launching also needs AWS credentials (a `profile`, "
-                      "or --aws_access_key_id and --aws_secret_access_key) and reads sagemaker_inputs_file / sagemaker_metrics_file "
-                      "from the working directory of the machine that launches", "compute_environment")
+        yield Finding(
+            "launch.sagemaker",
+            "warning",
+            "SageMaker: this is the environment of the SageMaker job; launching also needs AWS credentials (a `profile`, "
+            "or --aws_access_key_id and --aws_secret_access_key) and reads sagemaker_inputs_file / sagemaker_metrics_file "
+            "from the working directory of the machine that launches",
+            "compute_environment",
+        )

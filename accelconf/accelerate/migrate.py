@@ -10,10 +10,10 @@ order survive, and it reports unknown keys instead of carrying typos over silent
 from __future__ import annotations
 
 from accelconf.accelerate import registry
-from accelconf.text.document import Document, load_text
 from accelconf.accelerate.fmt import apply_edits
-from accelconf.accelerate.validate import Context, did_you_mean, scalar_text
 from accelconf.accelerate.model import Entry, from_document
+from accelconf.accelerate.validate import Context, did_you_mean, scalar_text
+from accelconf.text.document import Document, load_text
 
 _TO_BOOL = registry.FSDP2_RESHARD_OF_STRATEGY
 # Why each FSDP1-only key (registry: fsdp_versions == (1,)) goes; the list itself is the registry's.
@@ -44,26 +44,35 @@ def migrate_document(doc: Document, version: str | None = None) -> tuple[str, li
     if version is not None and not fsdp_version.exists_in(version):
         # before 1.6, accelerate/commands/launch.py has no --fsdp_version: fsdp_version: 2 would be
         # ignored and FSDP1 would run without the keys migrate removes
-        return doc.text, [f"accelerate {version} has no FSDP2 (fsdp_version is read from {fsdp_version.since} on): nothing migrated"]
+        return doc.text, [
+            f"accelerate {version} has no FSDP2 (fsdp_version is read from {fsdp_version.since} on): nothing migrated"
+        ]
     cfg = from_document(doc)
     ctx = Context(doc, cfg, registry.NEWEST)
     if cfg.fsdp_version() == 2:
         return doc.text, ["already FSDP2 (fsdp_version: 2); nothing to do"]
     if data.get("distributed_type") != "FSDP":
-        notes.append(f"note: distributed_type is {data.get('distributed_type')!r}, not FSDP: fsdp_config has no effect until it is")
+        notes.append(
+            f"note: distributed_type is {data.get('distributed_type')!r}, not FSDP: fsdp_config has no effect until it is"
+        )
     written = {e.setting.key: e for p, e in cfg.entries.items() if p.startswith("fsdp_config.") and e.setting}
     edits: list[Edit] = []
     edits += _strategy_to_reshard(ctx, written, notes)
     edits += _remove_fsdp1_only(ctx, written, notes)
     sdt = written.get("fsdp_state_dict_type")
-    if sdt is not None and str(registry.get("fsdp_config", "fsdp_state_dict_type").canonical_value(sdt.value)) == "LOCAL_STATE_DICT":  # type: ignore[union-attr]
+    if (
+        sdt is not None
+        and str(registry.get("fsdp_config", "fsdp_state_dict_type").canonical_value(sdt.value)) == "LOCAL_STATE_DICT"
+    ):  # type: ignore[union-attr]
         edits += ctx.replace_value(("fsdp_config", sdt.written_key), "SHARDED_STATE_DICT")
         notes.append("fsdp_state_dict_type: LOCAL_STATE_DICT is not supported by FSDP2 -> SHARDED_STATE_DICT")
     for path in cfg.unknown:
         if path.startswith("fsdp_config."):
             key = path.split(".", 1)[1]
             guess = did_you_mean("fsdp_config", key)
-            notes.append(f"unknown key {key} kept as is (accelerate ignores it){'; did you mean ' + guess + '?' if guess else ''}")
+            notes.append(
+                f"unknown key {key} kept as is (accelerate ignores it){'; did you mean ' + guess + '?' if guess else ''}"
+            )
     edits += _set_fsdp_version(doc, ctx, written, notes)
     notes.append("fsdp_version: 2 (needs torch 2.6 or newer)")
     return apply_edits(doc.text, edits), notes
@@ -73,7 +82,11 @@ def _strategy_to_reshard(ctx: Context, written: dict[str, Entry], notes: list[st
     """``fsdp_sharding_strategy`` (or a strategy name under ``fsdp_reshard_after_forward``) -> the boolean."""
     strategy = written.get("fsdp_sharding_strategy")
     raf = written.get("fsdp_reshard_after_forward")
-    source = strategy if strategy is not None else (raf if raf is not None and isinstance(raf.value, str) and raf.value.upper() in _TO_BOOL else None)
+    source = (
+        strategy
+        if strategy is not None
+        else (raf if raf is not None and isinstance(raf.value, str) and raf.value.upper() in _TO_BOOL else None)
+    )
     if source is None:
         return []
     name = str(registry.get("fsdp_config", "fsdp_sharding_strategy").canonical_value(source.value)).upper()  # type: ignore[union-attr]
@@ -91,15 +104,21 @@ def _strategy_to_reshard(ctx: Context, written: dict[str, Entry], notes: list[st
         edits += ctx.replace_value(kp, scalar_text(ctx.doc, value))
     notes.append(f"{source.written_key}: {source.value} -> fsdp_reshard_after_forward: {str(value).lower()}")
     if name.startswith("HYBRID_SHARD"):
-        notes.append(f"warning: {name} shards within a node and replicates across nodes; FSDP2 expresses that with "
-                     "parallelism_config (dp_replicate_size x dp_shard_size), not with fsdp_reshard_after_forward: the mapping loses meaning")
+        notes.append(
+            f"warning: {name} shards within a node and replicates across nodes; FSDP2 expresses that with "
+            "parallelism_config (dp_replicate_size x dp_shard_size), not with fsdp_reshard_after_forward: the mapping loses meaning"
+        )
     return edits
 
 
 def _remove_fsdp1_only(ctx: Context, written: dict[str, Entry], notes: list[str]) -> list[Edit]:
     """Delete the FSDP1-only keys (the registry's list), each with the reason."""
     edits: list[Edit] = []
-    fsdp1_only = [st.key for st in registry.settings_in("fsdp_config") if st.fsdp_versions == (1,) and st.key != "fsdp_sharding_strategy"]
+    fsdp1_only = [
+        st.key
+        for st in registry.settings_in("fsdp_config")
+        if st.fsdp_versions == (1,) and st.key != "fsdp_sharding_strategy"
+    ]
     for key in fsdp1_only:
         why = _WHY.get(key, "FSDP1 only")
         e = written.get(key)
@@ -126,7 +145,7 @@ def _set_fsdp_version(doc: Document, ctx: Context, written: dict[str, Entry], no
         return []
     first_key = block.pairs[0][0]
     line_start = doc.text.rfind("\n", 0, first_key.start) + 1
-    indent = doc.text[line_start:first_key.start]
+    indent = doc.text[line_start : first_key.start]
     if doc.format == "json":
         # before the first key: on its own line when the key starts one, else on the same line
         sep = doc.newline + indent if not indent.strip() else " "

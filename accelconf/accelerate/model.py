@@ -13,13 +13,14 @@ Unknown keys are kept in ``Config.unknown`` so that nothing is dropped silently.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
 from accelconf.accelerate import registry
-from accelconf.text.document import Document
 from accelconf.accelerate.registry import Setting
 from accelconf.findings import Finding, Severity
+from accelconf.text.document import Document
 
 
 @dataclass
@@ -53,8 +54,16 @@ class Config:
     source: str = ""
     format: str = ""
 
-    def note(self, message: str, severity: Severity = "info", *, rule: str = "convert.input", key: str = "",
-             line: int = 0, column: int = 0) -> Finding:
+    def note(
+        self,
+        message: str,
+        severity: Severity = "info",
+        *,
+        rule: str = "convert.input",
+        key: str = "",
+        line: int = 0,
+        column: int = 0,
+    ) -> Finding:
         """Record what reading found about the input (1-based position; 0 when none) and return it."""
         f = Finding(rule, severity, message, key, line, column)
         self.notes.append(f)
@@ -79,7 +88,7 @@ class Config:
 
     def section(self, name: str) -> dict[str, Any]:
         prefix = name + "."
-        return {p[len(prefix):]: e.value for p, e in self.entries.items() if p.startswith(prefix)}
+        return {p[len(prefix) :]: e.value for p, e in self.entries.items() if p.startswith(prefix)}
 
     def as_dict(self) -> dict[str, Any]:
         """Nested plain dict in canonical spelling (top-level keys first, then sections)."""
@@ -141,7 +150,9 @@ def from_data(data: Any, doc: Document | None = None, version: str | None = None
 
     def add(path: str, value: Any, setting: Setting | None, written: str, keypath: tuple[str, ...]) -> None:
         line, col = _position(doc, keypath)
-        cfg.entries[path] = Entry(path, value, setting, written, line, col, "file", f"{where}:{line}" if line else where)
+        cfg.entries[path] = Entry(
+            path, value, setting, written, line, col, "file", f"{where}:{line}" if line else where
+        )
 
     # process_config: legacy fp16 and top-level dynamo_backend.
     for key, value in data.items():

@@ -24,8 +24,11 @@ SCHEMA_URN = "urn:accelconf:schema"
 FUTURE_BASE_URL = "https://accelconf.dev/schemas"
 # accelerate's truth words (registry.TRUE_WORDS/FALSE_WORDS); words of two letters or more also
 # capitalized and in upper case, as YAML writes them
-BOOL_STRINGS = {w for base in registry.TRUE_WORDS | registry.FALSE_WORDS
-                for w in ({base, base.capitalize(), base.upper()} if len(base) > 1 else {base})}
+BOOL_STRINGS = {
+    w
+    for base in registry.TRUE_WORDS | registry.FALSE_WORDS
+    for w in ({base, base.capitalize(), base.upper()} if len(base) > 1 else {base})
+}
 
 
 def _describe(s: Setting) -> str:
@@ -40,7 +43,9 @@ def _describe(s: Setting) -> str:
     if facts:
         parts.append("Maps to " + ", ".join(facts) + ".")
     if s.launcher_default is not None and s.plugin_default is not None and s.launcher_default != s.plugin_default:
-        parts.append(f"Default: `{_json(s.launcher_default)}` via `accelerate launch`, `{_json(s.plugin_default)}` in the plugin.")
+        parts.append(
+            f"Default: `{_json(s.launcher_default)}` via `accelerate launch`, `{_json(s.plugin_default)}` in the plugin."
+        )
     elif s.launcher_default is not None:
         parts.append(f"Default: `{_json(s.launcher_default)}`.")
     if s.since or s.until:
@@ -85,7 +90,9 @@ def _property(s: Setting) -> dict[str, Any]:
         if s.case_insensitive:
             values += [c.lower() for c in s.choices if isinstance(c, str) and c.lower() != c]
             values += [c.upper() for c in s.choices if isinstance(c, str) and c.upper() != c]
-        values += [legacy for legacy, _ in s.legacy_values if legacy not in values and s.key not in ("distributed_type",)]
+        values += [
+            legacy for legacy, _ in s.legacy_values if legacy not in values and s.key not in ("distributed_type",)
+        ]
         if s.key == "distributed_type":
             values += [v for v in registry.SAGEMAKER_DISTRIBUTED_TYPES if v not in values]
             # an unquoted NO is the YAML 1.1 boolean false for accelerate (PyYAML safe_load); it launches
@@ -96,7 +103,9 @@ def _property(s: Setting) -> dict[str, Any]:
             if v in s.choices:
                 descriptions.append(registry.ENUM_DOCS.get(str(v), ""))
             elif s.key == "distributed_type" and v is False:
-                descriptions.append("An unquoted `NO` read as YAML 1.1: launches only with `num_processes` set. Quote it: `'NO'`.")
+                descriptions.append(
+                    "An unquoted `NO` read as YAML 1.1: launches only with `num_processes` set. Quote it: `'NO'`."
+                )
             elif s.key == "distributed_type":
                 descriptions.append("SageMaker only (`compute_environment: AMAZON_SAGEMAKER`).")
             else:
@@ -133,7 +142,9 @@ def _section_schema(name: str, version: str) -> dict[str, Any]:
         for alias, since in s.aliases:
             if since is None or registry.version_in(version, since, None):
                 alias_prop = dict(props[s.key])
-                alias_prop["markdownDescription"] = f"Alternative spelling of `{s.key}`. " + alias_prop["markdownDescription"]
+                alias_prop["markdownDescription"] = (
+                    f"Alternative spelling of `{s.key}`. " + alias_prop["markdownDescription"]
+                )
                 props[alias] = alias_prop
     schema: dict[str, Any] = {
         "type": ["object", "null"],
@@ -145,10 +156,10 @@ def _section_schema(name: str, version: str) -> dict[str, Any]:
         # unprefixed spellings are accepted (fsdp_config always, dynamo_config from 1.14)
         if sec.prefix_optional_since is None or registry.version_in(version, sec.prefix_optional_since, None):
             for s in registry.settings_in(name, version):
-                if s.key.startswith(sec.prefix) and s.key[len(sec.prefix):] not in props and name != "fp8_config":
+                if s.key.startswith(sec.prefix) and s.key[len(sec.prefix) :] not in props and name != "fp8_config":
                     short = dict(props[s.key])
                     short["markdownDescription"] = f"Unprefixed spelling of `{s.key}`. " + short["markdownDescription"]
-                    props[s.key[len(sec.prefix):]] = short
+                    props[s.key[len(sec.prefix) :]] = short
     # accelerate ignores unknown nested keys (ClusterConfig keeps the section as a dict and reads the
     # keys it knows: accelerate/commands/config/config_args.py), so a file with one still launches and
     # must pass the schema. Editors still flag them: yaml-language-server and VS Code show
@@ -204,12 +215,27 @@ GENERATED = {
 # (tests/test_ecosystem.py), they match 46 of the 83 accelerate configs and 49 of the 60 DeepSpeed JSONs and
 # none of the Trainer-path files. Most of the rest are named only `fsdp.yaml`, `multi_gpu.yaml`: a glob that
 # caught them would put the schema on unrelated YAML, so those are left to the editor's content recogniser.
-FILE_MATCH = ["**/accelerate/default_config.yaml", "**/*accelerate*config*.yaml", "**/*accelerate*config*.yml",
-              "**/accelerate_configs/*.yaml", "**/accelerate_configs/*.yml", "**/accelerate*/**/*.yaml",
-              "**/accelerate*/**/*.yml", "**/*accelerate*.yaml", "**/*accelerate*.yml"]
-DEEPSPEED_FILE_MATCH = ["**/ds_config*.json", "**/*deepspeed*config*.json", "**/zero*_config*.json", "**/zero*.json",
-                        "**/ds_*.json", "**/deepspeed*/**/*.json", "**/ds_configs/**/*.json",
-                        "**/deepspeed_configs/**/*.json"]
+FILE_MATCH = [
+    "**/accelerate/default_config.yaml",
+    "**/*accelerate*config*.yaml",
+    "**/*accelerate*config*.yml",
+    "**/accelerate_configs/*.yaml",
+    "**/accelerate_configs/*.yml",
+    "**/accelerate*/**/*.yaml",
+    "**/accelerate*/**/*.yml",
+    "**/*accelerate*.yaml",
+    "**/*accelerate*.yml",
+]
+DEEPSPEED_FILE_MATCH = [
+    "**/ds_config*.json",
+    "**/*deepspeed*config*.json",
+    "**/zero*_config*.json",
+    "**/zero*.json",
+    "**/ds_*.json",
+    "**/deepspeed*/**/*.json",
+    "**/ds_configs/**/*.json",
+    "**/deepspeed_configs/**/*.json",
+]
 
 
 def catalog() -> dict[str, Any]:
@@ -219,7 +245,7 @@ def catalog() -> dict[str, Any]:
     return {
         "$schema": "https://json.schemastore.org/schema-catalog.json",
         "$comment": "The url values are the planned public address of this directory and are NOT LIVE YET. "
-                    "Until they are, point editors at these files (or at `accelconf schema --write DIR`).",
+        "Until they are, point editors at these files (or at `accelconf schema --write DIR`).",
         "version": 1,
         "schemas": [
             {

@@ -22,6 +22,19 @@ from accelconf.assist.hover import hover, setting_markdown, yaml_scalar
 from accelconf.assist.symbols import Symbol, symbols
 
 __all__ = [
-    "MODELINE_LINES", "Candidate", "Kind", "Part", "Symbol", "Where", "complete", "context_at", "document_kind",
-    "fix_title", "hover", "modeline", "setting_markdown", "symbols", "yaml_scalar",
+    "MODELINE_LINES",
+    "Candidate",
+    "Kind",
+    "Part",
+    "Symbol",
+    "Where",
+    "complete",
+    "context_at",
+    "document_kind",
+    "fix_title",
+    "hover",
+    "modeline",
+    "setting_markdown",
+    "symbols",
+    "yaml_scalar",
 ]

@@ -149,11 +149,23 @@ def _yaml_where(text: str, line: int, col: int) -> Where:
         if col < vstart:  # cursor in the blank between ':' and the value
             vstart = col if not value.strip() else vstart
         quote = cur[vstart] if vstart < len(cur) and cur[vstart] in "'\"" else ""
-        if "#" in before[colon + 1:] and col > colon + 1 + len(value):
+        if "#" in before[colon + 1 :] and col > colon + 1 + len(value):
             return Where("yaml", line, path, "none", key=m.group("key"))
-        return Where("yaml", line, path, "value", key=m.group("key"), prefix=cur[vstart:col] if col >= vstart else "",
-                     start=vstart, end=vend, present=_yaml_siblings(lines, block, level, line), indent=level,
-                     quote=quote, value_text=value.strip(), spaced=vstart > colon + 1)
+        return Where(
+            "yaml",
+            line,
+            path,
+            "value",
+            key=m.group("key"),
+            prefix=cur[vstart:col] if col >= vstart else "",
+            start=vstart,
+            end=vend,
+            present=_yaml_siblings(lines, block, level, line),
+            indent=level,
+            quote=quote,
+            value_text=value.strip(),
+            spaced=vstart > colon + 1,
+        )
     if cur.strip():
         level = _indent(cur)
     else:
@@ -166,9 +178,19 @@ def _yaml_where(text: str, line: int, col: int) -> Where:
     tail = cur[end:].lstrip(" \t")
     if before[level:start].strip() not in ("", "-"):
         return Where("yaml", line, path, "none")
-    return Where("yaml", line, path, "key", key=m.group("key") if m else None, prefix=before[start:col], start=start,
-                 end=end, present=_yaml_siblings(lines, block, level, line), indent=level,
-                 has_colon=tail.startswith(":"))
+    return Where(
+        "yaml",
+        line,
+        path,
+        "key",
+        key=m.group("key") if m else None,
+        prefix=before[start:col],
+        start=start,
+        end=end,
+        present=_yaml_siblings(lines, block, level, line),
+        indent=level,
+        has_colon=tail.startswith(":"),
+    )
 
 
 @dataclass
@@ -277,9 +299,9 @@ class _JsonScan:
         if self.snap is None and i < self.offset <= (end - 1 if closed else end):
             self.take("key" if self.expects_key() else "value", i, end, '"')
         try:
-            s = json.loads(text[i:end]) if closed else text[i + 1:end]
+            s = json.loads(text[i:end]) if closed else text[i + 1 : end]
         except ValueError:
-            s = text[i + 1:end]
+            s = text[i + 1 : end]
         self._token(str(s))
         return end
 
@@ -336,13 +358,39 @@ def _json_result(text: str, line: int, cur: str, offset: int, line_start: int, s
             own_key = json.loads(own) if own.startswith('"') and own.endswith('"') and len(own) > 1 else own
         except ValueError:
             own_key = own
-        present = present - {str(own_key)} if str(own_key) in present and list(frame.keys if frame else []).count(str(own_key)) == 1 else present
+        present = (
+            present - {str(own_key)}
+            if str(own_key) in present and list(frame.keys if frame else []).count(str(own_key)) == 1
+            else present
+        )
         after = cur[ecol:].lstrip()
-        return Where("json", line, path, "key", key=None, prefix=prefix, start=scol, end=ecol, present=present,
-                     quote=quote, has_colon=after.startswith(":"))
+        return Where(
+            "json",
+            line,
+            path,
+            "key",
+            key=None,
+            prefix=prefix,
+            start=scol,
+            end=ecol,
+            present=present,
+            quote=quote,
+            has_colon=after.startswith(":"),
+        )
     if part == "value":
-        return Where("json", line, path, "value", key=key, prefix=prefix, start=scol, end=ecol, present=present,
-                     quote=quote, value_text=text[start:end])
+        return Where(
+            "json",
+            line,
+            path,
+            "value",
+            key=key,
+            prefix=prefix,
+            start=scol,
+            end=ecol,
+            present=present,
+            quote=quote,
+            value_text=text[start:end],
+        )
     return Where("json", line, path, "none")
 
 

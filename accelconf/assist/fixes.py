@@ -23,8 +23,11 @@ def fix_title(finding: Finding, text: str) -> str:
             return f"Quote as {new}"
         if "\n" not in old and "\n" not in new and len(old) <= 60 and len(new) <= 60:
             what = "key" if "key" in finding.rule else "value"
-            return f"Change {what} `{old}` to `{new}`" if finding.rule not in ("unknown-key", "unknown-nested-key") else \
-                f"Did you mean `{new}`? Rename `{old}`"
+            return (
+                f"Change {what} `{old}` to `{new}`"
+                if finding.rule not in ("unknown-key", "unknown-nested-key")
+                else f"Did you mean `{new}`? Rename `{old}`"
+            )
     if finding.suggestion:
         return f"Fix: {finding.suggestion}"
     return f"Fix {finding.rule}"

@@ -13,12 +13,11 @@ from typing import Any
 
 from accelconf.accelerate import registry
 from accelconf.accelerate.registry import Setting
+from accelconf.assist.cursor import _KEY_LINE, Where, _lines, _strip_comment, context_at
+from accelconf.assist.detect import Kind, document_kind
 from accelconf.errors import InputError
 from accelconf.text.document import Document, load_text, resolve_yaml11
 from accelconf.text.scalars import json_scalar, yaml_scalar
-
-from accelconf.assist.cursor import _KEY_LINE, Where, _lines, _strip_comment, context_at
-from accelconf.assist.detect import Kind, document_kind
 
 
 def _range_text(s: Setting) -> str:
@@ -59,12 +58,16 @@ def setting_markdown(s: Setting, fmt: str = "yaml", effective: str | None = None
     rows: list[str] = []
     ld, pd = s.launcher_default, s.plugin_default
     if ld is not None and pd is not None and ld != pd:
-        rows.append(f"- **Default:** {_fmt_default(ld, fmt)} (launcher, key absent); {_fmt_default(pd, fmt)} (plugin, env var unset)")
+        rows.append(
+            f"- **Default:** {_fmt_default(ld, fmt)} (launcher, key absent); {_fmt_default(pd, fmt)} (plugin, env var unset)"
+        )
     elif ld is not None or pd is not None:
         rows.append(f"- **Default:** {_fmt_default(ld if ld is not None else pd, fmt)}")
     values = _values_of(s, None) if s.type not in ("bool", "boolish") else []
     if values:
-        rows.append("- **Allowed:** " + ", ".join(f"`{json_scalar(v) if fmt == 'json' else yaml_scalar(v)}`" for v in values))
+        rows.append(
+            "- **Allowed:** " + ", ".join(f"`{json_scalar(v) if fmt == 'json' else yaml_scalar(v)}`" for v in values)
+        )
     rng = _range_text(s)
     if rng:
         rows.append(f"- **Versions:** {rng}")
@@ -109,7 +112,7 @@ def _ds_markdown(name: str, k: Any, effective: str | None = None) -> str:
     if k.removed:
         rows.append(f"- **Removed:** DeepSpeed {k.removed}" + (f" ({k.removed_message})" if k.removed_message else ""))
     if k.auto:
-        rows.append("- **`\"auto\"` filled by:** " + "; ".join(f"{who}: {what}" for who, what in k.auto))
+        rows.append('- **`"auto"` filled by:** ' + "; ".join(f"{who}: {what}" for who, what in k.auto))
     if effective is not None:
         rows.append(f"- **Effective value:** {effective}")
     if rows:
@@ -163,8 +166,15 @@ def _default_effective(s: Setting) -> str | None:
     return f"`{yaml_scalar(v)}` (default: the key is absent)"
 
 
-def hover(text: str, line: int, col: int, version: str | None = None, path: str = "",
-          kind: Kind | None = None, doc: Document | None = None) -> str | None:
+def hover(
+    text: str,
+    line: int,
+    col: int,
+    version: str | None = None,
+    path: str = "",
+    kind: Kind | None = None,
+    doc: Document | None = None,
+) -> str | None:
     """Markdown for the key or value at 0-based (line, col): doc, type, defaults (launcher and plugin
     when they differ), allowed values, version range, env var, launch flag, effective value. For an
     enum value, its meaning comes first. ``None`` where there is nothing to say."""
@@ -180,7 +190,11 @@ def hover(text: str, line: int, col: int, version: str | None = None, path: str 
     if where.part == "key":
         lines = _lines(text)
         cur = lines[line] if line < len(lines) else ""
-        name = (where.key or cur[where.start:where.end]) if where.format == "yaml" else cur[where.start:where.end].strip('"')
+        name = (
+            (where.key or cur[where.start : where.end])
+            if where.format == "yaml"
+            else cur[where.start : where.end].strip('"')
+        )
         where = Where(where.format, line, where.path, "key", key=name, start=where.start, end=where.end)
         raw: str = ""
         if where.format == "yaml":
@@ -195,7 +209,9 @@ def hover(text: str, line: int, col: int, version: str | None = None, path: str 
         k = _ds_section(where.path + (name,))
         if k is None:
             return None
-        md = _ds_markdown(".".join(where.path + (name,)), k, _effective(doc, where, None, raw) if k.children is None else None)
+        md = _ds_markdown(
+            ".".join(where.path + (name,)), k, _effective(doc, where, None, raw) if k.children is None else None
+        )
         if where.part == "value" and k.enum_docs:
             for v, d in zip(k.enum, k.enum_docs):
                 if json.dumps(v) == raw or str(v) == raw.strip('"'):

@@ -19,12 +19,24 @@ from typing import Any
 
 from accelconf.environment import memory
 from accelconf.environment.memory import Layout, Strategy, gib
-from accelconf.environment.modelsize import human_count
+from accelconf.environment.modelsize import ModelSize, human_count
 
-SETTINGS: tuple[str, ...] = ("params", "model", "seqLen", "microBatch", "hostRamGib", "loraRank", "loraTargets",
-                             "quant")
-HOVER_KEYS = {("deepspeed_config", "zero_stage"), ("fsdp_config", "fsdp_sharding_strategy"),
-              ("fsdp_config", "fsdp_offload_params"), ((), "num_processes")}
+SETTINGS: tuple[str, ...] = (
+    "params",
+    "model",
+    "seqLen",
+    "microBatch",
+    "hostRamGib",
+    "loraRank",
+    "loraTargets",
+    "quant",
+)
+HOVER_KEYS = {
+    ("deepspeed_config", "zero_stage"),
+    ("fsdp_config", "fsdp_sharding_strategy"),
+    ("fsdp_config", "fsdp_offload_params"),
+    ((), "num_processes"),
+}
 
 
 Memory = memory.Question  # the model and shapes the editor settings give
@@ -33,8 +45,8 @@ Memory = memory.Question  # the model and shapes the editor settings give
 def from_settings(raw: Any) -> tuple[Memory | None, list[str]]:
     """The memory settings from the client's ``accelconf`` settings object, and a message for each
     value refused. ``None`` when neither ``params`` nor ``model`` is set."""
-    from accelconf.errors import UsageError
     from accelconf.environment import modelsize
+    from accelconf.errors import UsageError
 
     if isinstance(raw, dict) and isinstance(raw.get("accelconf"), dict):
         raw = raw["accelconf"]
@@ -98,15 +110,24 @@ def _env(env: Any) -> Any:
 
 def _variants(key: str, s: Strategy, lay: Layout) -> list[tuple[str, Strategy, Layout]]:
     if key == "zero_stage" and s.kind == "deepspeed":
-        return [(f"zero_stage: {n}", replace(s, zero_stage=n, zero3_init=n == 3,
-                                             offload_param=s.offload_param if n == 3 else "none"), lay) for n in range(4)]
+        return [
+            (
+                f"zero_stage: {n}",
+                replace(s, zero_stage=n, zero3_init=n == 3, offload_param=s.offload_param if n == 3 else "none"),
+                lay,
+            )
+            for n in range(4)
+        ]
     if key == "fsdp_sharding_strategy" and s.kind == "fsdp1":
         return [(name, replace(s, sharding=name), lay) for name in memory.SHARDED_GROUP]
     if key == "fsdp_offload_params" and s.kind in ("fsdp1", "fsdp2"):
         return [(f"fsdp_offload_params: {str(v).lower()}", replace(s, offload_params=v), lay) for v in (False, True)]
     if key == "num_processes":
-        return [(f"{n} GPUs", s, Layout(max(1, n // lay.nodes), lay.nodes)) for n in sorted({lay.world, 2 * lay.world})
-                if n >= lay.nodes]
+        return [
+            (f"{n} GPUs", s, Layout(max(1, n // lay.nodes), lay.nodes))
+            for n in sorted({lay.world, 2 * lay.world})
+            if n >= lay.nodes
+        ]
     return []
 
 
@@ -114,18 +135,31 @@ def hover_markdown(doc: Any, key: str, mem: Memory, env: Any) -> str | None:
     """Markdown with the per-GPU figure of the config and of the values ``key`` could take."""
     if not isinstance(getattr(doc, "data", None), dict):
         return None
-    report = memory.assess(doc.data, mem.model, seq_len=mem.seq_len, micro_batch=mem.micro_batch, path=doc.path,
-                           lora=mem.lora, **memory.machine_of(_env(env), mem.host_ram_gib))
+    report = memory.assess(
+        doc.data,
+        mem.model,
+        seq_len=mem.seq_len,
+        micro_batch=mem.micro_batch,
+        path=doc.path,
+        lora=mem.lora,
+        **memory.machine_of(_env(env), mem.host_ram_gib),
+    )
     e = report.estimate
-    head = (f"**Memory per GPU** ({human_count(mem.model.params)} parameters, {e.strategy.label()}, "
-            f"{e.layout.world} GPUs): **{gib(e.per_gpu)}**")
+    head = (
+        f"**Memory per GPU** ({human_count(mem.model.params)} parameters, {e.strategy.label()}, "
+        f"{e.layout.world} GPUs): **{gib(e.per_gpu)}**"
+    )
     if report.gpu_bytes:
         head += f" of {report.gpu_name} {gib(report.gpu_bytes)} ({report.gpu_fraction:.0%}, {report.verdict})"
-    lines = [head, "",
-             f"parameters {gib(e.params)}, gradients {gib(e.grads)}, optimizer {gib(e.optimizer)}, "
-             f"gathered {gib(e.gathered)}, activations " + ("not included" if e.activations is None else gib(e.activations))
-             + f", buckets {gib(e.buckets)}, optimizer step temporaries {gib(e.step_temporaries)}, CUDA context "
-             f"{gib(e.cuda_context)} and NCCL {gib(e.nccl)} (both estimated); host RAM per node {gib(e.host)}"]
+    lines = [
+        head,
+        "",
+        f"parameters {gib(e.params)}, gradients {gib(e.grads)}, optimizer {gib(e.optimizer)}, "
+        f"gathered {gib(e.gathered)}, activations "
+        + ("not included" if e.activations is None else gib(e.activations))
+        + f", buckets {gib(e.buckets)}, optimizer step temporaries {gib(e.step_temporaries)}, CUDA context "
+        f"{gib(e.cuda_context)} and NCCL {gib(e.nccl)} (both estimated); host RAM per node {gib(e.host)}",
+    ]
     rows = []
     for label, s, lay in _variants(key, e.strategy, e.layout):
         v = memory.estimate(s, lay, mem.model, seq_len=mem.seq_len, micro_batch=mem.micro_batch, lora=mem.lora)
@@ -146,11 +180,13 @@ def _fitting(report: memory.Report, lora: Any = None) -> list[str]:
     if t.cheapest is None:
         return ["", "No strategy of `accelconf fit` fits on this machine."]
     return ["", "Strategies that fit here, cheapest first (`accelconf fit`):"] + [
-        f"- {r.short()}: {gib(r.estimate.per_gpu)} ({r.gpu_fraction:.0%}), comm {r.comm:.1f}x" for r in t.fitting[:3]]
+        f"- {r.short()}: {gib(r.estimate.per_gpu)} ({r.gpu_fraction:.0%}), comm {r.comm:.1f}x" for r in t.fitting[:3]
+    ]
 
 
-def add_to_hover(md: str | None, text: str, line: int, col: int, doc: Any, mem: Memory | None, env: Any,
-                 path: str = "") -> str | None:
+def add_to_hover(
+    md: str | None, text: str, line: int, col: int, doc: Any, mem: Memory | None, env: Any, path: str = ""
+) -> str | None:
     """``md`` with the memory figure appended when the cursor (0-based) is on one of
     :data:`HOVER_KEYS` and the settings name a model. Never raises."""
     if mem is None or doc is None:

@@ -8,7 +8,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from accelconf.findings import Finding
 from accelconf.text.document import Document, Node
 
 
@@ -27,7 +26,7 @@ class Symbol:
     sel_col: int
     sel_end_line: int
     sel_end_col: int
-    children: tuple["Symbol", ...] = ()
+    children: tuple[Symbol, ...] = ()
 
 
 def _node_symbols(node: Node, depth: int) -> tuple[Symbol, ...]:
@@ -37,18 +36,51 @@ def _node_symbols(node: Node, depth: int) -> tuple[Symbol, ...]:
     if node.kind == "map":
         for k, v in node.pairs:
             kind: Literal["section", "key", "list", "item"] = (
-                "section" if v.kind == "map" else "list" if v.kind == "seq" else "key")
+                "section" if v.kind == "map" else "list" if v.kind == "seq" else "key"
+            )
             detail = "" if v.kind != "scalar" else (v.raw if v.style is None else f"{v.style}{v.raw}{v.style}")[:80]
             if v.kind == "scalar" and v.style in ("|", ">"):
                 detail = v.raw.splitlines()[0][:80] if v.raw else ""
-            end_line, end_col = (v.end_line, v.end_col) if (v.end_line, v.end_col) >= (k.end_line, k.end_col) else (k.end_line, k.end_col)
-            out.append(Symbol(str(k.value if k.kind == "scalar" else k.raw), detail, kind, k.line, k.col, end_line, end_col,
-                              k.line, k.col, k.end_line, k.end_col, _node_symbols(v, depth + 1)))
+            end_line, end_col = (
+                (v.end_line, v.end_col)
+                if (v.end_line, v.end_col) >= (k.end_line, k.end_col)
+                else (k.end_line, k.end_col)
+            )
+            out.append(
+                Symbol(
+                    str(k.value if k.kind == "scalar" else k.raw),
+                    detail,
+                    kind,
+                    k.line,
+                    k.col,
+                    end_line,
+                    end_col,
+                    k.line,
+                    k.col,
+                    k.end_line,
+                    k.end_col,
+                    _node_symbols(v, depth + 1),
+                )
+            )
     elif node.kind == "seq":
         for i, item in enumerate(node.items):
             detail = item.raw[:80] if item.kind == "scalar" else ""
-            out.append(Symbol(f"[{i}]", detail, "item", item.line, item.col, item.end_line, item.end_col,
-                              item.line, item.col, item.line, item.col, _node_symbols(item, depth + 1)))
+            out.append(
+                Symbol(
+                    f"[{i}]",
+                    detail,
+                    "item",
+                    item.line,
+                    item.col,
+                    item.end_line,
+                    item.end_col,
+                    item.line,
+                    item.col,
+                    item.line,
+                    item.col,
+                    _node_symbols(item, depth + 1),
+                )
+            )
     return tuple(out)
 
 

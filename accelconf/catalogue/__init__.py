@@ -13,12 +13,22 @@ Depends on nothing else in accelconf (it sits below ``text``), so every package 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable, Literal
+from typing import Literal
 
 Severity = Literal["error", "warning", "info"]
-AREAS: tuple[str, ...] = ("document", "accelerate", "deepspeed", "environment", "memory", "launch", "convert",
-                          "preflight", "trainer")
+AREAS: tuple[str, ...] = (
+    "document",
+    "accelerate",
+    "deepspeed",
+    "environment",
+    "memory",
+    "launch",
+    "convert",
+    "preflight",
+    "trainer",
+)
 DOCS_URL = "docs/rules/{id}.md"  # one generated page per rule, relative to the repository root
 SITE_URL = "https://accelconf.dev/rules/{id}/"  # that page on the documentation site (MkDocs directory URLs)
 

@@ -4,8 +4,7 @@ findings of reading env files, launch commands and Python kwargs (:mod:`accelcon
 
 from __future__ import annotations
 
-from accelconf.catalogue import Severity, Example, Rule
-
+from accelconf.catalogue import Example, Rule, Severity
 
 SH = "accelerate launch --num_processes 2 --multi_gpu --mixed_precision {} train.py\n"
 PY = 'from accelerate import Accelerator\n\naccelerator = Accelerator({}="bf16")\n'
@@ -46,23 +45,54 @@ RULES: tuple[Rule, ...] = (
     L("launch.unknown", "warning", "a setting exported under a name nothing reads"),
     L("launch.unused", "info", "a setting not used with this distributed_type"),
     L("launch.version", "warning", "a setting the targeted accelerate release does not read"),
-    L("env.never-read", "warning", "an ACCELERATE_* variable accelerate never reads",
-      "A misspelt or invented variable changes nothing.",
-      Example("ACCELERATE_MIXED_PRECISON=bf16\n", "ACCELERATE_MIXED_PRECISION=bf16\n", "a misspelt variable", "warning",
-              file="train.env")),
+    L(
+        "env.never-read",
+        "warning",
+        "an ACCELERATE_* variable accelerate never reads",
+        "A misspelt or invented variable changes nothing.",
+        Example(
+            "ACCELERATE_MIXED_PRECISON=bf16\n",
+            "ACCELERATE_MIXED_PRECISION=bf16\n",
+            "a misspelt variable",
+            "warning",
+            file="train.env",
+        ),
+    ),
     L("env.not-read", "warning", "a variable the targeted release does not read"),
     L("env.launcher-only", "info", "a variable only the launcher reads (not the training process)"),
     L("cli.config-file", "info", "--config_file not found: the launch is explained without it"),
     L("cli.not-read", "warning", "a launch flag the targeted release does not read"),
     L("cli.several-launches", "info", "several `accelerate launch` commands in one script"),
-    L("cli.unknown-flag", "error", "a flag `accelerate launch` does not have", "accelerate launch refuses it (argparse).",
-      Example(SH.replace("--mixed_precision", "--mixed_precison").format("bf16"), SH.format("bf16"), "a misspelt flag", "error",
-              file="train.sh")),
+    L(
+        "cli.unknown-flag",
+        "error",
+        "a flag `accelerate launch` does not have",
+        "accelerate launch refuses it (argparse).",
+        Example(
+            SH.replace("--mixed_precision", "--mixed_precison").format("bf16"),
+            SH.format("bf16"),
+            "a misspelt flag",
+            "error",
+            file="train.sh",
+        ),
+    ),
     L("cli.bad-value", "error", "a flag with a missing or wrong value", "accelerate launch refuses it (argparse)."),
-    L("cli.invalid-choice", "error", "a flag value outside its choices", "accelerate launch refuses it (argparse).",
-      Example(SH.format("fp32"), SH.format("bf16"), "a precision accelerate does not have", "error", file="train.sh")),
-    L("kwargs.unknown-name", "error", "a keyword or plugin field accelerate does not have", "Python raises TypeError.",
-      Example(PY.format("mixed_precison"), PY.format("mixed_precision"), "a misspelt keyword", "error", file="train.py")),
+    L(
+        "cli.invalid-choice",
+        "error",
+        "a flag value outside its choices",
+        "accelerate launch refuses it (argparse).",
+        Example(SH.format("fp32"), SH.format("bf16"), "a precision accelerate does not have", "error", file="train.sh"),
+    ),
+    L(
+        "kwargs.unknown-name",
+        "error",
+        "a keyword or plugin field accelerate does not have",
+        "Python raises TypeError.",
+        Example(
+            PY.format("mixed_precison"), PY.format("mixed_precision"), "a misspelt keyword", "error", file="train.py"
+        ),
+    ),
     L("kwargs.not-read", "warning", "a keyword the targeted release does not read"),
     L("kwargs.no-config-value", "info", "a keyword with no config-file value"),
 )

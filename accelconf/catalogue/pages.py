@@ -12,8 +12,12 @@ def _block(text: str, file: str) -> list[str]:
 
 
 def _example(e: Example) -> list[str]:
-    where = [f"`{e.file}`"] + ([f"accelerate {e.accelerate}"] if e.accelerate else []) + \
-        ([f"DeepSpeed runtime {e.runtime}"] if e.runtime else []) + ([f"`check --target {e.target}`"] if e.target else [])
+    where = (
+        [f"`{e.file}`"]
+        + ([f"accelerate {e.accelerate}"] if e.accelerate else [])
+        + ([f"DeepSpeed runtime {e.runtime}"] if e.runtime else [])
+        + ([f"`check --target {e.target}`"] if e.target else [])
+    )
     head = f"### {e.case[:1].upper() + e.case[1:]}" if e.case else "### Example"
     out = [head, "", f"Checked as {', '.join(where)}" + (f"; reported as {e.severity}." if e.severity else "."), ""]
     out += _block(e.text, e.file)
@@ -23,10 +27,17 @@ def _example(e: Example) -> list[str]:
 
 
 def markdown(rule: Rule) -> str:
-    lines = [f"# `{rule.id}`", "", rule.summary, "",
-             f"- Area: {rule.area}", f"- Default severity: {rule.severity}",
-             f"- Fixed by `accelconf fmt`: {'yes' if rule.fmt_safe else 'no'}",
-             f"- Turn it off: `--disable {rule.id}`, or `\"accelconf.disabledRules\": [\"{rule.id}\"]` in the editor", ""]
+    lines = [
+        f"# `{rule.id}`",
+        "",
+        rule.summary,
+        "",
+        f"- Area: {rule.area}",
+        f"- Default severity: {rule.severity}",
+        f"- Fixed by `accelconf fmt`: {'yes' if rule.fmt_safe else 'no'}",
+        f'- Turn it off: `--disable {rule.id}`, or `"accelconf.disabledRules": ["{rule.id}"]` in the editor',
+        "",
+    ]
     if rule.why:
         lines += ["## Why", "", rule.why, ""]
     if rule.examples:

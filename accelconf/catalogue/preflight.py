@@ -7,8 +7,13 @@ from accelconf.catalogue import Rule
 
 
 def P(id: str, summary: str) -> Rule:
-    return Rule(f"preflight.{id}", "preflight", "error", summary,
-                "Found on the cluster by the ranks themselves, before the training job runs.")
+    return Rule(
+        f"preflight.{id}",
+        "preflight",
+        "error",
+        summary,
+        "Found on the cluster by the ranks themselves, before the training job runs.",
+    )
 
 
 RULES: tuple[Rule, ...] = (

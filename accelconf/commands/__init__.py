@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import argparse
 import textwrap
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 WIDTH = 88
 
 
-def help_texts(description: str, examples: Sequence[tuple[str, str]], exit_codes: str,
-               extra: str = "") -> dict[str, Any]:
+def help_texts(
+    description: str, examples: Sequence[tuple[str, str]], exit_codes: str, extra: str = ""
+) -> dict[str, Any]:
     """Keyword arguments for ``add_parser``: ``description`` (paragraphs split on blank lines,
     wrapped), ``epilog`` (``extra`` text, ``examples`` as (command, what it does), exit codes)."""
     desc = "\n\n".join(textwrap.fill(" ".join(par.split()), WIDTH) for par in description.strip().split("\n\n"))
@@ -37,14 +39,18 @@ def rule_id(value: str) -> str:
 
     if catalogue.get(value) is None:
         near = catalogue.nearest(value)
-        raise argparse.ArgumentTypeError(f"unknown rule id {value!r}" + (f" (did you mean {near!r}?)" if near else "")
-                                         + "; `accelconf rules` lists them")
+        raise argparse.ArgumentTypeError(
+            f"unknown rule id {value!r}"
+            + (f" (did you mean {near!r}?)" if near else "")
+            + "; `accelconf rules` lists them"
+        )
     return value
 
 
 def _release(part: str, allow_range: bool) -> Any:
     """An argparse ``type``: the known minor release a version names (``5.24.0`` -> ``5.24``), or
     ``A..B`` for two; an unknown one is a usage error (exit 2) naming the known ones."""
+
     def parse(value: str) -> str:
         from accelconf.trainer import releases
 
@@ -63,10 +69,18 @@ def add_trainer_version_options(p: argparse.ArgumentParser, allow_range: bool = 
     TRL configs arguments files are checked against (default: the installed ones, read from their
     metadata, never imported; else the newest known). With ``allow_range``, ``A..B`` compares two."""
     span = " (A..B: across two releases)" if allow_range else ""
-    p.add_argument("--transformers-version", metavar="V", type=_release("transformers", allow_range),
-                   help=f"transformers release for Trainer arguments{span} (default: installed, else newest known)")
-    p.add_argument("--trl-version", metavar="V", type=_release("trl", allow_range),
-                   help=f"TRL release for TRL config classes{span} (default: installed, else newest known)")
+    p.add_argument(
+        "--transformers-version",
+        metavar="V",
+        type=_release("transformers", allow_range),
+        help=f"transformers release for Trainer arguments{span} (default: installed, else newest known)",
+    )
+    p.add_argument(
+        "--trl-version",
+        metavar="V",
+        type=_release("trl", allow_range),
+        help=f"TRL release for TRL config classes{span} (default: installed, else newest known)",
+    )
 
 
 def trainer_versions(args: Any) -> dict[str, str]:
@@ -74,5 +88,7 @@ def trainer_versions(args: Any) -> dict[str, str]:
     given releases, else the installed ones (read from metadata), else the newest known."""
     from accelconf.trainer import releases
 
-    return {"transformers_version": getattr(args, "transformers_version", None) or releases.resolve(None),
-            "trl_version": getattr(args, "trl_version", None) or releases.resolve(None, "trl")}
+    return {
+        "transformers_version": getattr(args, "transformers_version", None) or releases.resolve(None),
+        "trl_version": getattr(args, "trl_version", None) or releases.resolve(None, "trl"),
+    }

@@ -12,10 +12,11 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
-from accelconf.commands.model_options import add_memory_options, adapter_of_args, model_size
+from accelconf.commands.model_options import adapter_of_args, add_memory_options, model_size
 from accelconf.environment.probe import PROBE_MODES, Environment
 from accelconf.report import FileResult, add_output_options
 
@@ -44,7 +45,7 @@ def _epilog() -> str:
         feats = ", ".join(f for f, on in (("bf16", m.bf16), ("fp8", m.fp8)) if on) or "no bf16/fp8"
         arch = f"CC {m.cc_text}" if m.compute_capability else m.arch
         lines.append(f"  {m.key:<11} {arch:<8} {m.memory_gib:>4} GiB  {feats}")
-    from accelconf.environment.targets import PROFILES_DIR, profile_names, load_target
+    from accelconf.environment.targets import PROFILES_DIR, load_target, profile_names
 
     lines += ["", "shipped machine profiles (--target NAME; a YAML file of your own works too):"]
     for name in profile_names():
@@ -67,28 +68,44 @@ def _profile_names() -> list[str]:
 def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentParser:
     from accelconf.commands import help_texts, rule_id
 
-    p = subparsers.add_parser(name, help=help_text, **help_texts(
-        """Check accelerate config files against the environment that will train: this machine's
+    p = subparsers.add_parser(
+        name,
+        help=help_text,
+        **help_texts(
+            """Check accelerate config files against the environment that will train: this machine's
         GPUs with the packages of this interpreter (or of another one, --python), or a target
         machine given by flags or a --target profile. Each file gets validate's findings (for the
         accelerate version at hand) and the env-* findings (GPU count and model, bf16/fp8 support,
         torch/accelerate/DeepSpeed versions, multi-node layout). A summary line on stderr names
         what was checked against.""",
-        [("accelconf check config.yaml", "against this machine (detected)"),
-         ("accelconf check --python ~/venvs/train/bin/python config.yaml",
-          "with the packages of the venv that trains (when accelconf lives in pipx or its own venv)"),
-         ("accelconf check --target h100-node config.yaml", "against a shipped profile (listed above)"),
-         ("accelconf check --target my-cluster.yaml config.yaml", "against a profile of your own"),
-         ("accelconf check --gpus 8 --gpu H100 config.yaml", "against an 8-GPU H100 node"),
-         ("accelconf check --torch-version 2.5.1 --deepspeed-version none config.yaml", ""),
-         ("accelconf check --params 70B --gpus 8 --gpu H100-80GB config.yaml", "will it fit? memory per GPU"),
-         ("accelconf check --model ./Llama-3.1-8B --seq-len 4096 --micro-batch 1 config.yaml",
-          "with the model folder's real shapes, and activations")],
-        "0 clean, 1 errors (or warnings with --strict), 2 an unreadable or empty file, an unknown profile or "
-        "interpreter, or a bad option", extra=_epilog()))
-    p.add_argument("configs", nargs="*", metavar="CONFIG",
-                   help="accelerate config files (YAML or JSON), '-' for standard input; default: the file "
-                   "accelerate launch reads ($HF_HOME/accelerate/default_config.yaml)")
+            [
+                ("accelconf check config.yaml", "against this machine (detected)"),
+                (
+                    "accelconf check --python ~/venvs/train/bin/python config.yaml",
+                    "with the packages of the venv that trains (when accelconf lives in pipx or its own venv)",
+                ),
+                ("accelconf check --target h100-node config.yaml", "against a shipped profile (listed above)"),
+                ("accelconf check --target my-cluster.yaml config.yaml", "against a profile of your own"),
+                ("accelconf check --gpus 8 --gpu H100 config.yaml", "against an 8-GPU H100 node"),
+                ("accelconf check --torch-version 2.5.1 --deepspeed-version none config.yaml", ""),
+                ("accelconf check --params 70B --gpus 8 --gpu H100-80GB config.yaml", "will it fit? memory per GPU"),
+                (
+                    "accelconf check --model ./Llama-3.1-8B --seq-len 4096 --micro-batch 1 config.yaml",
+                    "with the model folder's real shapes, and activations",
+                ),
+            ],
+            "0 clean, 1 errors (or warnings with --strict), 2 an unreadable or empty file, an unknown profile or "
+            "interpreter, or a bad option",
+            extra=_epilog(),
+        ),
+    )
+    p.add_argument(
+        "configs",
+        nargs="*",
+        metavar="CONFIG",
+        help="accelerate config files (YAML or JSON), '-' for standard input; default: the file "
+        "accelerate launch reads ($HF_HOME/accelerate/default_config.yaml)",
+    )
     t = p.add_argument_group("target machine (each flag replaces the detected or profiled fact)")
     t.add_argument("--gpus", type=int, metavar="N", help="GPUs per node")
     t.add_argument("--gpu", metavar="MODEL", help="GPU model, e.g. H100, A100-40GB, 'Tesla V100-SXM2-16GB'")
@@ -96,16 +113,32 @@ def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentP
     t.add_argument("--torch-version", metavar="V", help="torch version on the target")
     t.add_argument("--accelerate-version", metavar="V", help="also the version validate checks keys against")
     t.add_argument("--deepspeed-version", metavar="V|none", help="DeepSpeed version on the target, or none")
-    t.add_argument("--target", metavar="NAME|FILE",
-                   help="a machine profile: a shipped one by name (" + ", ".join(_profile_names()) + ") or a YAML file")
-    t.add_argument("--python", metavar="PATH",
-                   help="read package versions from this interpreter's installed packages (its dist-info "
-                   "folders; nothing is imported there), e.g. the venv that runs accelerate launch")
-    p.add_argument("--disable", action="append", default=[], metavar="RULE", type=rule_id,
-                   help="turn a rule off (repeatable; `accelconf rules` lists the ids)")
+    t.add_argument(
+        "--target",
+        metavar="NAME|FILE",
+        help="a machine profile: a shipped one by name (" + ", ".join(_profile_names()) + ") or a YAML file",
+    )
+    t.add_argument(
+        "--python",
+        metavar="PATH",
+        help="read package versions from this interpreter's installed packages (its dist-info "
+        "folders; nothing is imported there), e.g. the venv that runs accelerate launch",
+    )
+    p.add_argument(
+        "--disable",
+        action="append",
+        default=[],
+        metavar="RULE",
+        type=rule_id,
+        help="turn a rule off (repeatable; `accelconf rules` lists the ids)",
+    )
     d = p.add_argument_group("detection")
-    d.add_argument("--probe", choices=PROBE_MODES, default="auto",
-                   help="GPU detection when no --gpu/--target is given (default: auto; torch only when asked)")
+    d.add_argument(
+        "--probe",
+        choices=PROBE_MODES,
+        default="auto",
+        help="GPU detection when no --gpu/--target is given (default: auto; torch only when asked)",
+    )
     d.add_argument("--timeout", type=float, default=2.0, help="seconds to wait for nvidia-smi (default: 2)")
     add_memory_options(p)
     add_output_options(p)
@@ -127,8 +160,14 @@ def environment_for(opts: CheckOptions) -> Environment:
     else:
         # with --gpu the GPUs are given: detect only the versions (cheap)
         base = probe("none" if opts.gpu else opts.probe, opts.timeout)
-    flags = (opts.gpus, opts.gpu, opts.torch_version, opts.accelerate_version, opts.deepspeed_version,
-             opts.num_machines)
+    flags = (
+        opts.gpus,
+        opts.gpu,
+        opts.torch_version,
+        opts.accelerate_version,
+        opts.deepspeed_version,
+        opts.num_machines,
+    )
     if all(v is None for v in flags):
         return base
     return target_from_args(*flags, base=base)
@@ -152,6 +191,7 @@ def check_file(path: str, env: Environment, disabled: Sequence[str] = (), questi
 
 def summary(env: Environment) -> str:
     """One line naming what the configs were checked against."""
+
     def v(name: str, value: str | None) -> str | None:
         if not env.knows(f"{name}_version"):
             return None
@@ -165,8 +205,15 @@ def summary(env: Environment) -> str:
         models = sorted({g.model or g.name for g in env.gpus})
         count = f"{env.gpu_count}x " if env.knows("gpu_count") else ""
         gpus = f"{count}{'/'.join(models)}"
-    parts = [gpus] + [p for p in (v("torch", env.torch_version), v("accelerate", env.accelerate_version),
-                                  v("deepspeed", env.deepspeed_version)) if p]
+    parts = [gpus] + [
+        p
+        for p in (
+            v("torch", env.torch_version),
+            v("accelerate", env.accelerate_version),
+            v("deepspeed", env.deepspeed_version),
+        )
+        if p
+    ]
     if env.num_machines:
         parts.insert(0, f"{env.num_machines} machine{'s' if env.num_machines != 1 else ''}")
     return f"checking against {env.source}{_interpreter_note(env)}: {', '.join(parts)}"
@@ -183,8 +230,10 @@ def _no_accelerate_hint(env: Environment) -> str | None:
     if not env.source.startswith("detected") or not env.knows("accelerate_version") or env.accelerate_version:
         return None
     where = env.source.split("packages of ", 1)[1] if "packages of " in env.source else sys.executable
-    return (f"no accelerate among the packages of {where}; if training runs in another environment, point "
-            "at its interpreter with --python /path/to/venv/bin/python, or state --accelerate-version V")
+    return (
+        f"no accelerate among the packages of {where}; if training runs in another environment, point "
+        "at its interpreter with --python /path/to/venv/bin/python, or state --accelerate-version V"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -192,16 +241,25 @@ def run(args: argparse.Namespace) -> int:
 
     configs = list(args.configs)
     if not configs:
-        from accelconf.errors import UsageError
         from accelconf.environment.probe import default_config_file
+        from accelconf.errors import UsageError
 
         default = default_config_file()
         if not os.path.isfile(default):
             raise UsageError(f"no CONFIG given and accelerate's default config {default} does not exist")
         configs = [default]
     opts = CheckOptions(
-        tuple(configs), args.gpus, args.gpu, args.torch_version, args.accelerate_version,
-        args.deepspeed_version, args.num_machines, args.target, args.probe, args.timeout, args.python,
+        tuple(configs),
+        args.gpus,
+        args.gpu,
+        args.torch_version,
+        args.accelerate_version,
+        args.deepspeed_version,
+        args.num_machines,
+        args.target,
+        args.probe,
+        args.timeout,
+        args.python,
         tuple(args.disable),
     )
     env = environment_for(opts)
@@ -234,7 +292,9 @@ def memory_question(args: argparse.Namespace) -> Any:
     return memory.Question(size, args.seq_len, args.micro_batch, args.host_ram, classes, adapter_of_args(args))
 
 
-def memory_reports(args: argparse.Namespace, env: Environment, results: list[FileResult], question: Any) -> list[Any] | None:
+def memory_reports(
+    args: argparse.Namespace, env: Environment, results: list[FileResult], question: Any
+) -> list[Any] | None:
     """With a memory question: print the tables (text format), with the strategies that fit when the
     config does not, and return the JSON data (the mem-* findings are check_document's). ``None`` when
     no model was given."""
@@ -246,9 +306,15 @@ def memory_reports(args: argparse.Namespace, env: Environment, results: list[Fil
     for r in results:
         if r.error is not None:
             continue
-        report, _ = memory.check_memory(r.document, env, question.model, seq_len=question.seq_len,
-                                        micro_batch=question.micro_batch, host_ram_gib=question.host_ram_gib,
-                                        lora=question.lora)
+        report, _ = memory.check_memory(
+            r.document,
+            env,
+            question.model,
+            seq_len=question.seq_len,
+            micro_batch=question.micro_batch,
+            host_ram_gib=question.host_ram_gib,
+            lora=question.lora,
+        )
         entry = {"path": r.path, **report.to_json()}
         table = fit.table_for(report, question.lora)
         if table is not None:
@@ -267,7 +333,8 @@ def _fitting_text(table: Any) -> str:
     if table is None:
         return ""
     return "  strategies that fit here, cheapest first (accelconf fit lists all):\n" + "".join(
-        "  " + line + "\n" for line in fit.render(table, limit=5, only_fitting=True, legend=False).splitlines()[1:])
+        "  " + line + "\n" for line in fit.render(table, limit=5, only_fitting=True, legend=False).splitlines()[1:]
+    )
 
 
 def main(argv: Sequence[str]) -> int:

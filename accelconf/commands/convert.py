@@ -14,36 +14,71 @@ import argparse
 import sys
 from typing import Any
 
+from accelconf.accelerate.launch import refuse_machine_rank
 from accelconf.accelerate.model import Config
 from accelconf.errors import InputError, UsageError
 from accelconf.findings import Finding
-from accelconf.accelerate.launch import refuse_machine_rank
 
-SHORTCUTS = {"to-env": "env", "to-cli": "cli", "to-kwargs": "kwargs", "to-yaml": "yaml", "to-json": "json", "to-args": "args"}
+SHORTCUTS = {
+    "to-env": "env",
+    "to-cli": "cli",
+    "to-kwargs": "kwargs",
+    "to-yaml": "yaml",
+    "to-json": "json",
+    "to-args": "args",
+}
 
 
 # What each output is, and the examples of its --help (convert's own help shows them all).
 _OUTPUTS = {
-    "env": ("the environment variables `accelerate launch` would give the training process, as KEY=VALUE lines",
-            [("accelconf to-env config.yaml", ""), ("accelconf to-env --export config.yaml > job.env", "a file to source"),
-             ("accelconf to-env --machine-rank 1 multinode.yaml", "the variables of node 1")]),
-    "cli": ("the `accelerate launch` command line with the flags that reproduce the config",
-            [("accelconf to-cli config.yaml", ""),
-             ("accelconf to-cli --all-ranks -q multinode.yaml", "one command per node"),
-             ("cmd=\"$(accelconf to-cli -q --machine-rank $SLURM_NODEID cfg.yaml)\" && eval \"$cmd train.py\"",
-              "in a SLURM job (with an error nothing is printed and the assignment fails)")]),
-    "kwargs": ("a Python snippet with the Accelerator and plugin arguments (real class and field names)",
-               [("accelconf to-kwargs config.yaml", ""), ("accelconf to-kwargs launch.env", "from a job's environment")]),
-    "yaml": ("an accelerate config file (YAML) that accelerate launch reads the same way",
-             [("accelconf to-yaml launch.env > config.yaml", "the config behind a job's environment"),
-              ("accelconf to-yaml --from cli launch.sh", "from an accelerate launch command line")]),
-    "args": (("the Hugging Face TrainingArguments fields (fsdp, fsdp_config, deepspeed, bf16/fp16) that build the "
-              "Accelerator the accelerate config launches, as an arguments YAML"),
-             [("accelconf to-args fsdp.yaml > args.yaml", ""),
-              ("accelconf to-yaml args.yaml", "the other way: the accelerate config of an arguments file"),
-              ("accelconf to-cli args.yaml", "from Trainer arguments: a torchrun command without accelerate launch")]),
-    "json": ("an accelerate config file in JSON",
-             [("accelconf to-json config.yaml", ""), ("echo 'ACCELERATE_USE_FSDP=true' | accelconf to-json --from env -", "")]),
+    "env": (
+        "the environment variables `accelerate launch` would give the training process, as KEY=VALUE lines",
+        [
+            ("accelconf to-env config.yaml", ""),
+            ("accelconf to-env --export config.yaml > job.env", "a file to source"),
+            ("accelconf to-env --machine-rank 1 multinode.yaml", "the variables of node 1"),
+        ],
+    ),
+    "cli": (
+        "the `accelerate launch` command line with the flags that reproduce the config",
+        [
+            ("accelconf to-cli config.yaml", ""),
+            ("accelconf to-cli --all-ranks -q multinode.yaml", "one command per node"),
+            (
+                'cmd="$(accelconf to-cli -q --machine-rank $SLURM_NODEID cfg.yaml)" && eval "$cmd train.py"',
+                "in a SLURM job (with an error nothing is printed and the assignment fails)",
+            ),
+        ],
+    ),
+    "kwargs": (
+        "a Python snippet with the Accelerator and plugin arguments (real class and field names)",
+        [("accelconf to-kwargs config.yaml", ""), ("accelconf to-kwargs launch.env", "from a job's environment")],
+    ),
+    "yaml": (
+        "an accelerate config file (YAML) that accelerate launch reads the same way",
+        [
+            ("accelconf to-yaml launch.env > config.yaml", "the config behind a job's environment"),
+            ("accelconf to-yaml --from cli launch.sh", "from an accelerate launch command line"),
+        ],
+    ),
+    "args": (
+        (
+            "the Hugging Face TrainingArguments fields (fsdp, fsdp_config, deepspeed, bf16/fp16) that build the "
+            "Accelerator the accelerate config launches, as an arguments YAML"
+        ),
+        [
+            ("accelconf to-args fsdp.yaml > args.yaml", ""),
+            ("accelconf to-yaml args.yaml", "the other way: the accelerate config of an arguments file"),
+            ("accelconf to-cli args.yaml", "from Trainer arguments: a torchrun command without accelerate launch"),
+        ],
+    ),
+    "json": (
+        "an accelerate config file in JSON",
+        [
+            ("accelconf to-json config.yaml", ""),
+            ("echo 'ACCELERATE_USE_FSDP=true' | accelconf to-json --from env -", ""),
+        ],
+    ),
 }
 _RANKED = ("env", "cli")  # the writers whose output differs per node (machine rank)
 
@@ -52,9 +87,11 @@ def _exit_codes(target: str | None) -> str:
     """The exit codes of convert or a shortcut: only the per-node outputs take --machine-rank."""
     rank = "a --machine-rank outside 0..num_machines-1, " if target is None or target in _RANKED else ""
     cli = {None: "--to cli then prints no command; ", "cli": "then no command is printed; "}.get(target, "")
-    return ("0 converted (lossy steps are reported on stderr as FILE:LINE:COL: severity: message [rule]), "
-            f"1 an error finding ({cli}with --strict a warning too), 2 unreadable or empty input, a launch "
-            f"accelerate would refuse, {rank}or bad arguments")
+    return (
+        "0 converted (lossy steps are reported on stderr as FILE:LINE:COL: severity: message [rule]), "
+        f"1 an error finding ({cli}with --strict a warning too), 2 unreadable or empty input, a launch "
+        f"accelerate would refuse, {rank}or bad arguments"
+    )
 
 
 def add_parser(sub: Any, name: str, help_text: str) -> None:
@@ -62,9 +99,11 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
     from accelconf.formats import FORMATS
 
     target = SHORTCUTS.get(name)
-    reads = ("Reads an accelerate config (YAML/JSON), a .env file (KEY=VALUE), an `accelerate launch` "
-             "command line or a Python file with Accelerator(...) arguments; the format comes from the "
-             "suffix or the content unless --from says.")
+    reads = (
+        "Reads an accelerate config (YAML/JSON), a .env file (KEY=VALUE), an `accelerate launch` "
+        "command line or a Python file with Accelerator(...) arguments; the format comes from the "
+        "suffix or the content unless --from says."
+    )
     if target:
         what, examples = _OUTPUTS[target]
         texts = help_texts(f"Convert INPUT to {what}. {reads}", examples, _exit_codes(target))
@@ -73,16 +112,27 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
             f"Convert INPUT from one way of passing accelerate settings to another. {reads} "
             "Outputs: " + "; ".join(f"{k}: {v[0]}" for k, v in _OUTPUTS.items()) + ". The shortcuts "
             "to-env, to-cli, to-kwargs, to-yaml and to-json are convert --to FORMAT.",
-            [("accelconf convert --to env config.yaml", "same as to-env"),
-             ("accelconf convert --from cli --to yaml launch.sh", ""),
-             ("accelconf convert --to cli --all-ranks multinode.yaml", "")],
-            _exit_codes(target))
+            [
+                ("accelconf convert --to env config.yaml", "same as to-env"),
+                ("accelconf convert --from cli --to yaml launch.sh", ""),
+                ("accelconf convert --to cli --all-ranks multinode.yaml", ""),
+            ],
+            _exit_codes(target),
+        )
     p = sub.add_parser(name, help=help_text, **texts)
-    p.add_argument("input", metavar="INPUT", help="config (yaml/json), .env, accelerate launch command line or Python file; '-' is stdin")
+    p.add_argument(
+        "input",
+        metavar="INPUT",
+        help="config (yaml/json), .env, accelerate launch command line or Python file; '-' is stdin",
+    )
     if target is None:
         p.add_argument("--to", dest="target_format", required=True, choices=(*FORMATS, "args"), help="output format")
-    p.add_argument("--from", dest="source_format", choices=FORMATS, help="input format (default: from the suffix or content)")
-    p.add_argument("--accelerate-version", metavar="V", help="accelerate version to model (default: installed, else newest known)")
+    p.add_argument(
+        "--from", dest="source_format", choices=FORMATS, help="input format (default: from the suffix or content)"
+    )
+    p.add_argument(
+        "--accelerate-version", metavar="V", help="accelerate version to model (default: installed, else newest known)"
+    )
     add_trainer_version_options(p)
     # options offered only where they mean something: ranks for per-node outputs, export for env
     if target is None or target in _RANKED:
@@ -91,10 +141,16 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
         ranks.add_argument("--machine-rank", type=int, metavar="N", help=f"multi-node: the output of node N{only}")
         ranks.add_argument("--all-ranks", action="store_true", help=f"multi-node: one block per node{only}")
     if target is None or target == "cli":
-        p.add_argument("--preflight", action="store_true",
-                       help="end each command with `-m accelconf.preflight INPUT`: the check, started as training is" + ("" if target else " (cli only)"))
+        p.add_argument(
+            "--preflight",
+            action="store_true",
+            help="end each command with `-m accelconf.preflight INPUT`: the check, started as training is"
+            + ("" if target else " (cli only)"),
+        )
     if target is None or target == "env":
-        p.add_argument("--export", action="store_true", help="prefix lines with 'export '" + ("" if target else " (env only)"))
+        p.add_argument(
+            "--export", action="store_true", help="prefix lines with 'export '" + ("" if target else " (env only)")
+        )
     p.add_argument("--strict", action="store_true", help="exit 1 on a warning too (an error always exits 1)")
     p.add_argument("--quiet", "-q", action="store_true", help="do not print info findings")
     p.set_defaults(machine_rank=None, all_ranks=False, export=False, preflight=False)
@@ -130,8 +186,16 @@ def where_set(cfg: Config, path: str) -> str:
     return f"{cfg.source}:{e.line}" if e.line else cfg.source
 
 
-def convert_text(text: str, source: str, target: str, source_format: str | None = None, version: str | None = None,
-                 machine_rank: int | None = None, all_ranks: bool = False, export: bool = False) -> tuple[str, list[Finding]]:
+def convert_text(
+    text: str,
+    source: str,
+    target: str,
+    source_format: str | None = None,
+    version: str | None = None,
+    machine_rank: int | None = None,
+    all_ranks: bool = False,
+    export: bool = False,
+) -> tuple[str, list[Finding]]:
     """The converted text and its findings: :func:`accelconf.api.convert_text` once per rank."""
     from accelconf import formats
     from accelconf.accelerate.launch import LaunchError, resolve
@@ -147,11 +211,15 @@ def convert_text(text: str, source: str, target: str, source_format: str | None 
         n = num_machines(formats.read(text, source_format, source, ver))
         ranks = list(range(n)) if n > 1 else [None]
         if n <= 1:
-            findings.append(Finding("convert.ranks", "info", "--all-ranks: single-node configuration, one block", "num_machines"))
+            findings.append(
+                Finding("convert.ranks", "info", "--all-ranks: single-node configuration, one block", "num_machines")
+            )
     blocks: list[str] = []
     for rank in ranks:
         try:
-            out, found = convert_one(text, target, fmt=source_format, path=source, version=ver, machine_rank=rank, export=export)
+            out, found = convert_one(
+                text, target, fmt=source_format, path=source, version=ver, machine_rank=rank, export=export
+            )
         except LaunchError as exc:
             raise InputError(f"accelerate launch would fail: {exc.message}", source, exc.line, exc.column) from exc
         findings += [f for f in found if f not in findings]
@@ -172,8 +240,16 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(out)
         print_findings(findings, source, args.quiet)
         return exit_code([FileResult(source, findings)], args.strict)
-    out, findings = convert_text(text, source, args.target_format, args.source_format, args.accelerate_version,
-                                 args.machine_rank, args.all_ranks, args.export)
+    out, findings = convert_text(
+        text,
+        source,
+        args.target_format,
+        args.source_format,
+        args.accelerate_version,
+        args.machine_rank,
+        args.all_ranks,
+        args.export,
+    )
     if args.preflight and args.target_format == "cli":
         from accelconf.preflight.tocli import launcher_findings, with_preflight
 
@@ -202,7 +278,9 @@ def _trainer_convert(text: str, source: str, args: argparse.Namespace) -> tuple[
     if target == "args":
         from accelconf.trainer.args import read_all
 
-        scripted = kind in ("launch", "other-launch", "python", "other-python") and any(g.args for g in read_all(text, source, kind))
+        scripted = kind in ("launch", "other-launch", "python", "other-python") and any(
+            g.args for g in read_all(text, source, kind)
+        )
         if kind in TRAINER_KINDS or scripted:
             raise UsageError(f"{source} holds Trainer arguments already; to-args converts an accelerate config")
         from accelconf.api import input_findings
@@ -222,7 +300,9 @@ def _trainer_convert(text: str, source: str, args: argparse.Namespace) -> tuple[
     if target == "cli":
         return tconvert.to_torchrun(dict(inp.args.values), "train.py")
     if target not in ("yaml", "json"):
-        raise UsageError(f"Trainer arguments convert to yaml or json (an accelerate config) or cli (torchrun), not {target}")
+        raise UsageError(
+            f"Trainer arguments convert to yaml or json (an accelerate config) or cli (torchrun), not {target}"
+        )
     ds = str(inp.args.get("deepspeed")) if isinstance(inp.args.get("deepspeed"), str) else ""
     out, notes = tconvert.to_accelerate(runs, ds)
     if target == "json":

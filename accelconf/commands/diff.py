@@ -34,7 +34,15 @@ if TYPE_CHECKING:
 else:
     semdiff = importlib.import_module("accelconf.diff")
 
-_GREEN, _RED, _YELLOW, _CYAN, _DIM, _BOLD, _RESET = "\033[32m", "\033[31m", "\033[33m", "\033[36m", "\033[2m", "\033[1m", "\033[0m"
+_GREEN, _RED, _YELLOW, _CYAN, _DIM, _BOLD, _RESET = (
+    "\033[32m",
+    "\033[31m",
+    "\033[33m",
+    "\033[36m",
+    "\033[2m",
+    "\033[1m",
+    "\033[0m",
+)
 _MARK = {"changed": "~", "added": "+", "removed": "-", "not_comparable": "?"}
 _MARK_COLOR = {"changed": _YELLOW, "added": _GREEN, "removed": _RED, "not_comparable": _CYAN}
 SECTION_TITLES = {"": "top level"}
@@ -43,28 +51,55 @@ SECTION_TITLES = {"": "top level"}
 def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentParser:
     from accelconf.commands import add_trainer_version_options, help_texts
 
-    p = subparsers.add_parser(name, help=help_text, **help_texts(
-        """Compare two configs by meaning for one accelerate version: key order, quoting, comments,
+    p = subparsers.add_parser(
+        name,
+        help=help_text,
+        **help_texts(
+            """Compare two configs by meaning for one accelerate version: key order, quoting, comments,
         explicit defaults and legacy spellings are not differences. A and B may be accelerate
         YAML/JSON, env, cli or kwargs text, or DeepSpeed JSON, also mixed. Each difference says
         what it changes for the training process.""",
-        [("accelconf diff a.yaml b.yaml", "what differs in meaning"),
-         ("accelconf diff config.yaml launch.env", "a config against the env a job really had"),
-         ("accelconf diff --ignore num_processes --format json a.yaml b.yaml", ""),
-         ("git config diff.accelconf.command 'accelconf diff --git-driver'",
-          "use it for `git diff` (with `*accelerate*.yaml diff=accelconf` in .gitattributes)")],
-        "0 equivalent, 1 different, 2 unreadable or empty input, or bad arguments"))
-    p.add_argument("files", nargs="*", metavar="FILE", help="A and B, one of them '-' for standard input "
-                   "(with --git-driver: git's seven arguments)")
-    p.add_argument("--accelerate-version", metavar="V", default=None,
-                   help="compare for this accelerate version (default: installed, else newest known)")
+            [
+                ("accelconf diff a.yaml b.yaml", "what differs in meaning"),
+                ("accelconf diff config.yaml launch.env", "a config against the env a job really had"),
+                ("accelconf diff --ignore num_processes --format json a.yaml b.yaml", ""),
+                (
+                    "git config diff.accelconf.command 'accelconf diff --git-driver'",
+                    "use it for `git diff` (with `*accelerate*.yaml diff=accelconf` in .gitattributes)",
+                ),
+            ],
+            "0 equivalent, 1 different, 2 unreadable or empty input, or bad arguments",
+        ),
+    )
+    p.add_argument(
+        "files",
+        nargs="*",
+        metavar="FILE",
+        help="A and B, one of them '-' for standard input (with --git-driver: git's seven arguments)",
+    )
+    p.add_argument(
+        "--accelerate-version",
+        metavar="V",
+        default=None,
+        help="compare for this accelerate version (default: installed, else newest known)",
+    )
     add_trainer_version_options(p, allow_range=True)
     p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
-    p.add_argument("--ignore", action="append", default=[], metavar="KEY",
-                   help="leave out a key: full path, last part, section name or glob (repeatable)")
-    p.add_argument("--color", choices=("auto", "always", "never"), default="auto", help="colors (default: only on a TTY)")
-    p.add_argument("--git-driver", action="store_true",
-                   help="run as git's external diff driver (git passes path old-file old-hex old-mode new-file new-hex new-mode)")
+    p.add_argument(
+        "--ignore",
+        action="append",
+        default=[],
+        metavar="KEY",
+        help="leave out a key: full path, last part, section name or glob (repeatable)",
+    )
+    p.add_argument(
+        "--color", choices=("auto", "always", "never"), default="auto", help="colors (default: only on a TTY)"
+    )
+    p.add_argument(
+        "--git-driver",
+        action="store_true",
+        help="run as git's external diff driver (git passes path old-file old-hex old-mode new-file new-hex new-mode)",
+    )
     p.set_defaults(func=run)
     return p
 
@@ -104,10 +139,12 @@ def _trainer_diff(args: argparse.Namespace, texts: list[tuple[str, str]]) -> sem
     if tver and ".." in str(tver):
         raise UsageError("--transformers-version A..B compares releases for arguments files: give one release here")
     sides = [tdiff.side(t, n, tver, args.accelerate_version) for t, n in texts]
-    for (t, n), s in zip(texts, sides):
+    for (_t, n), s in zip(texts, sides):
         if s is None:
-            raise UsageError(f"{n}: neither Trainer arguments nor an accelerate config: diff compares what the "
-                             "Accelerator is built with from each")
+            raise UsageError(
+                f"{n}: neither Trainer arguments nor an accelerate config: diff compares what the "
+                "Accelerator is built with from each"
+            )
     return tdiff.compare(sides[0], sides[1], texts[0][1], texts[1][1], args.ignore)  # type: ignore[arg-type]
 
 
@@ -121,6 +158,7 @@ def read_input(path: str, version: str | None) -> semdiff.Side:
 
 # -- rendering ----------------------------------------------------------------------------------
 
+
 def render_json(result: semdiff.DiffResult) -> str:
     return json.dumps(result.to_json(), indent=2) + "\n"
 
@@ -131,7 +169,11 @@ def _show(v: Any) -> str:
     if v is None:
         return "(unset)"
     if isinstance(v, str):
-        return v if v and v.strip() == v and v.lower() not in ("true", "false", "null", "no", "yes", "on", "off") else repr(v)
+        return (
+            v
+            if v and v.strip() == v and v.lower() not in ("true", "false", "null", "no", "yes", "on", "off")
+            else repr(v)
+        )
     if isinstance(v, (list, dict)):
         return json.dumps(v)
     return str(v)
@@ -176,9 +218,12 @@ def _change_line(c: semdiff.Change, color: bool) -> list[str]:
 
 def render_text(result: semdiff.DiffResult, color: bool = False, header: bool = True) -> str:
     lines: list[str] = []
-    what = {"accelerate": f"accelerate {result.version}", "deepspeed": "DeepSpeed JSON",
-            "accelerate-deepspeed": f"accelerate {result.version} vs DeepSpeed JSON, shared settings",
-            "trainer": "what the Accelerator is built with (Trainer arguments)"}[result.mode]
+    what = {
+        "accelerate": f"accelerate {result.version}",
+        "deepspeed": "DeepSpeed JSON",
+        "accelerate-deepspeed": f"accelerate {result.version} vs DeepSpeed JSON, shared settings",
+        "trainer": "what the Accelerator is built with (Trainer arguments)",
+    }[result.mode]
     if header:
         title = f"--- {result.a_source}\n+++ {result.b_source}\n({what})"
         lines.append(f"{_BOLD}{title}{_RESET}" if color else title)
@@ -200,7 +245,9 @@ def render_text(result: semdiff.DiffResult, color: bool = False, header: bool = 
         lines.append(f"written differently, no effect in {what}")
         for c in result.ignored:
             name = c.key
-            lines.append(f"  = {name}: {_value_at(c.a, c.a_where, c.a_line)}  ->  {_value_at(c.b, c.b_where, c.b_line)}")
+            lines.append(
+                f"  = {name}: {_value_at(c.a, c.a_where, c.a_line)}  ->  {_value_at(c.b, c.b_where, c.b_line)}"
+            )
             lines.append(f"      {c.note}")
     if result.notes:
         lines.append("consequences")
@@ -215,6 +262,7 @@ def render_text(result: semdiff.DiffResult, color: bool = False, header: bool = 
 
 
 # -- git external diff driver -------------------------------------------------------------------
+
 
 def _read_for_git(path: str, label: str, version: str | None) -> semdiff.Side | None:
     """One side of a git diff; ``None`` for /dev/null (the file is added or deleted)."""
@@ -245,7 +293,11 @@ def run_git_driver(args: argparse.Namespace, out: IO[str]) -> int:
     path, old, _old_hex, _old_mode, new = files[:5]
     new_path = files[7] if len(files) == 9 else path
     color = use_color(out, args.color)
-    out.write(f"{_BOLD}diff --accelconf a/{path} b/{new_path}{_RESET}\n" if color else f"diff --accelconf a/{path} b/{new_path}\n")
+    out.write(
+        f"{_BOLD}diff --accelconf a/{path} b/{new_path}{_RESET}\n"
+        if color
+        else f"diff --accelconf a/{path} b/{new_path}\n"
+    )
     try:
         sa = _read_for_git(old, f"a/{path}", args.accelerate_version)
         sb = _read_for_git(new, f"b/{new_path}", args.accelerate_version)

@@ -18,19 +18,28 @@ def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentP
     from accelconf.commands import help_texts
 
     p = subparsers.add_parser(
-        name, help=help_text,
+        name,
+        help=help_text,
         **help_texts(
             """Print the versions of torch, accelerate, deepspeed and transformers, the fp8 backends
             and the GPUs of this machine. Versions are read from package metadata of this
             interpreter (`accelconf check --python PATH` reads another's); GPUs from NVML or
             nvidia-smi (rocm-smi on AMD); torch is imported only with --probe torch.""",
-            [("accelconf env", ""), ("accelconf env --format json", ""),
-             ("accelconf env --probe torch", "ask torch too (slower)")],
-            "0 (a probe that fails is reported, never fatal), 2 bad arguments"),
+            [
+                ("accelconf env", ""),
+                ("accelconf env --format json", ""),
+                ("accelconf env --probe torch", "ask torch too (slower)"),
+            ],
+            "0 (a probe that fails is reported, never fatal), 2 bad arguments",
+        ),
     )
     p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
-    p.add_argument("--probe", choices=PROBE_MODES, default="auto",
-                   help="GPU detection: auto (NVML, then nvidia-smi, then rocm-smi), one source, or none")
+    p.add_argument(
+        "--probe",
+        choices=PROBE_MODES,
+        default="auto",
+        help="GPU detection: auto (NVML, then nvidia-smi, then rocm-smi), one source, or none",
+    )
     p.add_argument("--timeout", type=float, default=2.0, help="seconds to wait for nvidia-smi/rocm-smi (default: 2)")
     p.set_defaults(func=run)
     return p
@@ -44,9 +53,19 @@ def format_text(env: Environment, seconds: float | None = None) -> str:
     """The human-readable report ``accelconf env`` prints."""
     rows: list[tuple[str, str]] = [
         ("python", f"{env.python_version} ({env.platform})"),
-        ("torch", _v(env.torch_version) + (
-            f" (CUDA {env.cuda_version})" if env.cuda_version else f" (ROCm {env.rocm_version})" if env.rocm_version
-            else " (CPU-only build)" if env.torch_version else "")),
+        (
+            "torch",
+            _v(env.torch_version)
+            + (
+                f" (CUDA {env.cuda_version})"
+                if env.cuda_version
+                else f" (ROCm {env.rocm_version})"
+                if env.rocm_version
+                else " (CPU-only build)"
+                if env.torch_version
+                else ""
+            ),
+        ),
         ("accelerate", _v(env.accelerate_version)),
         ("deepspeed", _v(env.deepspeed_version)),
         ("transformers", _v(env.transformers_version)),

@@ -11,11 +11,12 @@ import sys
 from dataclasses import asdict
 from typing import Any
 
-from accelconf.errors import InputError, UsageError
 from accelconf.accelerate.model import Config
+from accelconf.errors import InputError, UsageError
 from accelconf.findings import Finding
 from accelconf.precedence import Row, explain, launch_process_env, mark_errors
 from accelconf.text.document import read_text
+
 
 def _shell_env(path: str) -> dict[str, tuple[str, str]]:
     from accelconf.formats.env import assignments
@@ -27,32 +28,59 @@ def _shell_env(path: str) -> dict[str, tuple[str, str]]:
 def add_parser(sub: Any, name: str, help_text: str) -> None:
     from accelconf.commands import add_trainer_version_options, help_texts
 
-    p = sub.add_parser(name, help=help_text, **help_texts(
-        """Show the effective value of every setting the training process sees, and where it comes
+    p = sub.add_parser(
+        name,
+        help=help_text,
+        **help_texts(
+            """Show the effective value of every setting the training process sees, and where it comes
         from (config line, launch flag, shell env, Python kwarg or default), following accelerate's
         precedence. The ENV column names the variable that carries the value to the process.
         The findings to-env reports for the same inputs are printed on stderr, and a row whose
         value has an error says so.""",
-        [("accelconf explain config.yaml", ""),
-         ("accelconf explain config.yaml --launch-args '--num_processes 4 --mixed_precision fp16'",
-          "flags given to accelerate launch beside --config_file"),
-         ("accelconf explain config.yaml --env-file .env --kwargs train.py --format json",
-          "with the shell's variables and the script's Accelerator arguments")],
-        "0 shown, 1 shown with an error finding (the same findings as to-env, on stderr), 2 unreadable "
-        "or empty input, a launch accelerate would refuse, a --machine_rank outside 0..num_machines-1, "
-        "or bad arguments"))
+            [
+                ("accelconf explain config.yaml", ""),
+                (
+                    "accelconf explain config.yaml --launch-args '--num_processes 4 --mixed_precision fp16'",
+                    "flags given to accelerate launch beside --config_file",
+                ),
+                (
+                    "accelconf explain config.yaml --env-file .env --kwargs train.py --format json",
+                    "with the shell's variables and the script's Accelerator arguments",
+                ),
+            ],
+            "0 shown, 1 shown with an error finding (the same findings as to-env, on stderr), 2 unreadable "
+            "or empty input, a launch accelerate would refuse, a --machine_rank outside 0..num_machines-1, "
+            "or bad arguments",
+        ),
+    )
     p.add_argument("config", metavar="CONFIG", help="accelerate config in any format accelconf reads ('-' for stdin)")
     p.add_argument("--env-file", metavar="F", help="the shell environment (KEY=VALUE lines) the launch starts from")
-    p.add_argument("--launch-args", metavar="'...'", default="", help="flags given to accelerate launch besides --config_file")
+    p.add_argument(
+        "--launch-args", metavar="'...'", default="", help="flags given to accelerate launch besides --config_file"
+    )
     p.add_argument("--kwargs", metavar="train.py", help="the training script: its literal Accelerator/plugin arguments")
     p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
-    p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
-                   help="bold table header (default: only on a TTY; NO_COLOR turns it off)")
-    p.add_argument("--accelerate-version", metavar="V", help="accelerate version to model (default: installed, else newest known)")
-    p.add_argument("--config", dest="accelerate_config", metavar="ACCEL.yaml",
-                   help="with Trainer arguments: the accelerate config the launcher gets (a launch script names its own)")
-    p.add_argument("--model", metavar="DIR", help="with Trainer arguments: a model folder whose config.json gives the "
-                   "hidden size DeepSpeed's model-size \"auto\" entries are filled from")
+    p.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="bold table header (default: only on a TTY; NO_COLOR turns it off)",
+    )
+    p.add_argument(
+        "--accelerate-version", metavar="V", help="accelerate version to model (default: installed, else newest known)"
+    )
+    p.add_argument(
+        "--config",
+        dest="accelerate_config",
+        metavar="ACCEL.yaml",
+        help="with Trainer arguments: the accelerate config the launcher gets (a launch script names its own)",
+    )
+    p.add_argument(
+        "--model",
+        metavar="DIR",
+        help="with Trainer arguments: a model folder whose config.json gives the "
+        'hidden size DeepSpeed\'s model-size "auto" entries are filled from',
+    )
     add_trainer_version_options(p)
     p.set_defaults(func=run)
 
@@ -64,9 +92,15 @@ def _short(text: str, width: int = 32) -> str:
 def render_table(rows: list[Row], color: bool = False) -> str:
     head = ("SETTING", "VALUE", "FROM", "ENV")
     # ENV is the last column: a row without a variable shows its note there, not two spaces in
-    data = [(r.setting, _short(str(r.value)), f"{r.source}: {r.where}" if r.where else r.source,
-             "  ".join(x for x in (r.env, f"({r.note})" if r.note else "") if x))
-            for r in rows]
+    data = [
+        (
+            r.setting,
+            _short(str(r.value)),
+            f"{r.source}: {r.where}" if r.where else r.source,
+            "  ".join(x for x in (r.env, f"({r.note})" if r.note else "") if x),
+        )
+        for r in rows
+    ]
     widths = [max(len(head[i]), *(len(d[i]) for d in data)) if data else len(head[i]) for i in range(3)]
     lines = ["  ".join(h.ljust(widths[i]) if i < 3 else h for i, h in enumerate(head))]
     for d in data:
@@ -87,8 +121,10 @@ def _launches(text: str, source: str, ver: str) -> list[Any]:
     refused = [f for la in launches for f in refusals(la)]
     if refused:
         print_findings([f for la in launches for f in la.findings], source, quiet=True)
-        raise InputError(f"accelerate launch refuses {len(refused)} flag{'s' if len(refused) > 1 else ''} "
-                         "(each reported above)", source)
+        raise InputError(
+            f"accelerate launch refuses {len(refused)} flag{'s' if len(refused) > 1 else ''} (each reported above)",
+            source,
+        )
     return launches
 
 
@@ -102,8 +138,12 @@ def _script_launch(launch: Any, source: str, ver: str, cli: Config | None) -> tu
 
     flags = launch.config
     if cli is not None:
-        flags = Config(entries={**flags.entries, **cli.entries}, unknown={**flags.unknown, **cli.unknown},
-                       source=flags.source, format="cli")
+        flags = Config(
+            entries={**flags.entries, **cli.entries},
+            unknown={**flags.unknown, **cli.unknown},
+            source=flags.source,
+            format="cli",
+        )
     if launch.config_file is None:
         return flags, None, launch
     beside = os.path.join(os.path.dirname(source), launch.config_file)
@@ -112,8 +152,20 @@ def _script_launch(launch: Any, source: str, ver: str, cli: Config | None) -> tu
         from accelconf.commands.convert import print_findings
         from accelconf.findings import Finding
 
-        print_findings([Finding("cli.config-file", "info", f"--config_file {launch.config_file!r} not found from here or beside "
-                                "the script: the launch is explained without it", "", launch.line, launch.column)], source)
+        print_findings(
+            [
+                Finding(
+                    "cli.config-file",
+                    "info",
+                    f"--config_file {launch.config_file!r} not found from here or beside "
+                    "the script: the launch is explained without it",
+                    "",
+                    launch.line,
+                    launch.column,
+                )
+            ],
+            source,
+        )
         return flags, None, launch
     text, path = read_text(found)
     return formats.read(text, None, path, ver), flags, launch
@@ -147,11 +199,21 @@ def _refuse_machine_rank(result: Any, cfg: Config, cli: Config | None) -> None:
     if cli is None or "machine_rank" not in cli.entries:
         return
     where = "--launch-args" if "num_machines" in cli.entries else where_set(cfg, "num_machines")
-    refuse_machine_rank(result.namespace.get("machine_rank"), result.namespace.get("num_machines"), where, "--machine_rank")
+    refuse_machine_rank(
+        result.namespace.get("machine_rank"), result.namespace.get("num_machines"), where, "--machine_rank"
+    )
 
 
-def _explain_launch(cfg: Config, flags: Config | None, launch: Any, shell: dict[str, tuple[str, str]] | None,
-                    kwargs: Config | None, ver: str, source: str, cli: Config | None) -> tuple[list[Row], Any, list[Finding]]:
+def _explain_launch(
+    cfg: Config,
+    flags: Config | None,
+    launch: Any,
+    shell: dict[str, tuple[str, str]] | None,
+    kwargs: Config | None,
+    ver: str,
+    source: str,
+    cli: Config | None,
+) -> tuple[list[Row], Any, list[Finding]]:
     """(rows, launch result, findings) of one launch (``cli``: the --launch-args): to-env's findings
     for the same inputs."""
     from accelconf.accelerate.launch import LaunchError
@@ -160,8 +222,12 @@ def _explain_launch(cfg: Config, flags: Config | None, launch: Any, shell: dict[
     try:
         rows, result = explain(cfg, ver, flags, env or None, kwargs)
     except LaunchError as exc:
-        raise InputError(f"accelerate launch would fail: {exc.message}", source,
-                         launch.line if launch is not None else 0, launch.column if launch is not None else 0) from exc
+        raise InputError(
+            f"accelerate launch would fail: {exc.message}",
+            source,
+            launch.line if launch is not None else 0,
+            launch.column if launch is not None else 0,
+        ) from exc
     _refuse_machine_rank(result, cfg, cli)
     findings = _input_findings(ver, None if cfg.format == "cli" else cfg, kwargs)
     findings += [f for f in result.findings if f not in findings and f.severity != "info"]
@@ -184,8 +250,10 @@ def run(args: argparse.Namespace) -> int:
     if groups:
         return _run_trainer(args, groups, ver, cli, flag_findings)
     if getattr(args, "accelerate_config", None) or getattr(args, "model", None):
-        raise UsageError("--config and --model explain Trainer arguments: give an arguments file, or a launch "
-                         "script whose training script takes them")
+        raise UsageError(
+            "--config and --model explain Trainer arguments: give an arguments file, or a launch "
+            "script whose training script takes them"
+        )
     if formats.detect_format(text, source) == "cli":
         read = _launches(text, source, ver)
         flag_findings += [f for la in read for f in la.findings]
@@ -209,18 +277,34 @@ def run(args: argparse.Namespace) -> int:
     return 1 if any(f.severity == "error" for f in findings) else 0
 
 
-def _print(explained: list[tuple[Any, list[Row], Any]], ver: str, source: str, args: argparse.Namespace,
-           findings: list[Finding]) -> None:
+def _print(
+    explained: list[tuple[Any, list[Row], Any]],
+    ver: str,
+    source: str,
+    args: argparse.Namespace,
+    findings: list[Finding],
+) -> None:
     """One table (or JSON object) per launch; a script with several launches names each one's line."""
     several = len(explained) > 1
     if args.format == "json":
         from accelconf.report import findings_json
 
-        blocks = [{**({"line": la.line} if several else {}), "mode": result.mode, "settings": [asdict(r) for r in rows],
-                   "torchrun": result.torchrun} for la, rows, result in explained]
+        blocks = [
+            {
+                **({"line": la.line} if several else {}),
+                "mode": result.mode,
+                "settings": [asdict(r) for r in rows],
+                "torchrun": result.torchrun,
+            }
+            for la, rows, result in explained
+        ]
         first = {k: v for k, v in blocks[0].items() if k != "line"}
-        out = {"accelerate_version": ver, **first, **({"launches": blocks} if several else {}),
-               "findings": findings_json(findings, source)}
+        out = {
+            "accelerate_version": ver,
+            **first,
+            **({"launches": blocks} if several else {}),
+            "findings": findings_json(findings, source),
+        }
         print(json.dumps(out, indent=2, default=str))
         return
     from accelconf.report import use_color
@@ -232,6 +316,7 @@ def _print(explained: list[tuple[Any, list[Row], Any]], ver: str, source: str, a
 
 
 # ---- Trainer arguments: what the Trainer's Accelerator is built with --------------------------------
+
 
 def _trainer_groups(text: str, source: str, args: argparse.Namespace) -> list[Any]:
     """The groups of Trainer arguments a file gives (none: the file is explained as an accelerate config)."""
@@ -258,8 +343,9 @@ def accelerate_resolve(version: str | None) -> str:
     return resolve(version)
 
 
-def _trainer_launcher(group: Any, args: argparse.Namespace, ver: str, cli: Config | None,
-                      shell: dict[str, tuple[str, str]]) -> tuple[list[Row], Any, dict[str, tuple[str, str, str]]]:
+def _trainer_launcher(
+    group: Any, args: argparse.Namespace, ver: str, cli: Config | None, shell: dict[str, tuple[str, str]]
+) -> tuple[list[Row], Any, dict[str, tuple[str, str, str]]]:
     """The accelerate side of one group: ``--config`` or the launch line's ``--config_file``, explained as
     for an accelerate config; (rows, launch result, the process environment with where each variable came from)."""
     from accelconf import formats
@@ -296,8 +382,17 @@ def _accelerate_launch_of(group: Any, ver: str) -> Any:
 
 
 def _prov_rows(prefix: str, items: Any) -> list[Row]:
-    return [Row(f"{prefix}{p.name}", p.value, p.source, p.where, "",
-                "; ".join(x for x in (f"overrides {p.overrode}" if p.overrode else "", p.note) if x)) for p in items]
+    return [
+        Row(
+            f"{prefix}{p.name}",
+            p.value,
+            p.source,
+            p.where,
+            "",
+            "; ".join(x for x in (f"overrides {p.overrode}" if p.overrode else "", p.note) if x),
+        )
+        for p in items
+    ]
 
 
 def _ds_rows(runs: Any, ds_doc: Any) -> list[Row]:
@@ -316,7 +411,9 @@ def _ds_rows(runs: Any, ds_doc: Any) -> list[Row]:
             if p is not None:
                 rows.extend(_prov_rows("deepspeed.", [p]))
             elif ds_doc.node(path + (k,)) is not None:
-                rows.append(Row(f"deepspeed.{key}", v, "deepspeed json", f"{ds_doc.path}:{ds_doc.position(path + (k,))[0]}"))
+                rows.append(
+                    Row(f"deepspeed.{key}", v, "deepspeed json", f"{ds_doc.path}:{ds_doc.position(path + (k,))[0]}")
+                )
             else:
                 rows.append(Row(f"deepspeed.{key}", v, "plugin default", "DeepSpeedPlugin", "", "added by accelerate"))
 
@@ -346,7 +443,9 @@ def _hidden(args: argparse.Namespace) -> tuple[int | None, str]:
     return model_hidden_size(args.model)
 
 
-def _run_trainer(args: argparse.Namespace, groups: list[Any], ver: str, cli: Config | None, findings: list[Finding]) -> int:
+def _run_trainer(
+    args: argparse.Namespace, groups: list[Any], ver: str, cli: Config | None, findings: list[Finding]
+) -> int:
     """``explain`` of Trainer arguments: the launcher's settings, then what the Trainer's Accelerator is built with."""
     from accelconf.commands import trainer_versions
     from accelconf.commands.convert import print_findings
@@ -357,11 +456,15 @@ def _run_trainer(args: argparse.Namespace, groups: list[Any], ver: str, cli: Con
     hidden, hidden_where = _hidden(args)
     blocks = []
     for group in groups:
-        own = {**shell, **{n: (str(a.value), f"{group.path}:{a.line}") for n, a in group.env.items() if a.value is not None}}
+        own = {
+            **shell,
+            **{n: (str(a.value), f"{group.path}:{a.line}") for n, a in group.env.items() if a.value is not None},
+        }
         acc_rows, result, env = _trainer_launcher(group, args, ver, cli, own)
         world = runs_inputs.world_size(result, group)
-        inp, runs, found = runs_inputs.what_runs_group(group, env, version=tver, world=world, hidden_size=hidden,
-                                                       hidden_where=hidden_where)
+        inp, runs, found = runs_inputs.what_runs_group(
+            group, env, version=tver, world=world, hidden_size=hidden, hidden_where=hidden_where
+        )
         findings += [f for f in found if f not in findings]
         blocks.append((group, acc_rows, runs, trainer_rows(runs, inp.ds_doc), result))
     _print_trainer(blocks, ver, tver, args, findings)
@@ -374,13 +477,31 @@ def _print_trainer(blocks: list[Any], ver: str, tver: str, args: argparse.Namesp
     if args.format == "json":
         from accelconf.report import findings_json
 
-        out = [{"line": g.line, "launch": g.group, "mode": result.mode if result is not None else "none",
-                "settings": [asdict(r) for r in acc], "torchrun": result.torchrun if result is not None else None,
-                "trainer": runs.to_json(), "trainer_settings": [asdict(r) for r in rows]}
-               for g, acc, runs, rows, result in blocks]
-        print(json.dumps({"accelerate_version": ver, "transformers_version": tver, **{k: v for k, v in out[0].items() if k != "line"},
-                          **({"launches": out} if len(out) > 1 else {}), "findings": findings_json(findings, source)},
-                         indent=2, default=str))
+        out = [
+            {
+                "line": g.line,
+                "launch": g.group,
+                "mode": result.mode if result is not None else "none",
+                "settings": [asdict(r) for r in acc],
+                "torchrun": result.torchrun if result is not None else None,
+                "trainer": runs.to_json(),
+                "trainer_settings": [asdict(r) for r in rows],
+            }
+            for g, acc, runs, rows, result in blocks
+        ]
+        print(
+            json.dumps(
+                {
+                    "accelerate_version": ver,
+                    "transformers_version": tver,
+                    **{k: v for k, v in out[0].items() if k != "line"},
+                    **({"launches": out} if len(out) > 1 else {}),
+                    "findings": findings_json(findings, source),
+                },
+                indent=2,
+                default=str,
+            )
+        )
         return
     from accelconf.report import use_color
 

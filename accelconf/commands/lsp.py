@@ -15,14 +15,21 @@ from accelconf_lsp import DESCRIPTION, add_arguments
 def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser:  # type: ignore[no-untyped-def]
     from accelconf.commands import help_texts
 
-    p = subparsers.add_parser(name, help=help_text, **help_texts(
-        DESCRIPTION,
-        [("accelconf lsp", "stdio, what editors start"),
-         ("accelconf lsp --tcp --port 2087", "for debugging"),
-         ("ACCELCONF_LSP_LOG=DEBUG accelconf lsp", "a log on stderr")],
-        "0 the client shut the server down, 2 bad arguments",
-        extra="editor set-up: the VS Code extension and Neovim plugin of the accelconf repository\n"
-              "(editors/vscode, editors/nvim); any LSP client can start `accelconf lsp`."))
+    p = subparsers.add_parser(
+        name,
+        help=help_text,
+        **help_texts(
+            DESCRIPTION,
+            [
+                ("accelconf lsp", "stdio, what editors start"),
+                ("accelconf lsp --tcp --port 2087", "for debugging"),
+                ("ACCELCONF_LSP_LOG=DEBUG accelconf lsp", "a log on stderr"),
+            ],
+            "0 the client shut the server down, 2 bad arguments",
+            extra="editor set-up: the VS Code extension and Neovim plugin of the accelconf repository\n"
+            "(editors/vscode, editors/nvim); any LSP client can start `accelconf lsp`.",
+        ),
+    )
     add_arguments(p)
     p.set_defaults(func=run)
     return p

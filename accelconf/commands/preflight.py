@@ -14,8 +14,11 @@ def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentP
     from accelconf.commands import help_texts
     from accelconf.preflight.layout import add_options
 
-    p = subparsers.add_parser(name, help=help_text, **help_texts(
-        """Run on every node of a multi-node job, before it trains. Each node registers at the
+    p = subparsers.add_parser(
+        name,
+        help=help_text,
+        **help_texts(
+            """Run on every node of a multi-node job, before it trains. Each node registers at the
         config's main_process_ip:port and waits (--timeout) for the others; a node that waited in
         vain names the node ranks that never arrived. Then each node starts its ranks the way the
         config launches them (num_processes / num_machines per node) through torch.distributed.
@@ -25,13 +28,25 @@ def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentP
         each other, runs an all_reduce on the job's backend (NCCL on GPUs, else gloo) and prints
         one report. Under the job's own launcher, run `python -m accelconf.preflight CONFIG`
         instead (`accelconf to-cli --all-ranks --preflight CONFIG` prints the commands).""",
-        [("accelconf preflight multinode.yaml --machine-rank 0", "on node 0; the same with 1, 2... on the others"),
-         ("srun --ntasks-per-node 1 bash -c 'accelconf preflight cfg.yaml --machine-rank $SLURM_NODEID'", "SLURM"),
-         ("accelconf preflight cfg.yaml --machine-rank 0 --timeout 300 --size 256 --disk /checkpoints", "")],
-        "0 clean, 1 findings (a difference, a node that never arrived, a step that hung), "
-        "2 an unreadable config or bad arguments"))
+            [
+                (
+                    "accelconf preflight multinode.yaml --machine-rank 0",
+                    "on node 0; the same with 1, 2... on the others",
+                ),
+                (
+                    "srun --ntasks-per-node 1 bash -c 'accelconf preflight cfg.yaml --machine-rank $SLURM_NODEID'",
+                    "SLURM",
+                ),
+                ("accelconf preflight cfg.yaml --machine-rank 0 --timeout 300 --size 256 --disk /checkpoints", ""),
+            ],
+            "0 clean, 1 findings (a difference, a node that never arrived, a step that hung), "
+            "2 an unreadable config or bad arguments",
+        ),
+    )
     add_options(p)
-    p.add_argument("--machine-rank", type=int, required=True, metavar="N", help="this node's rank (0 hosts the rendezvous)")
+    p.add_argument(
+        "--machine-rank", type=int, required=True, metavar="N", help="this node's rank (0 hosts the rendezvous)"
+    )
     p.set_defaults(func=run)
     return p
 

@@ -21,20 +21,50 @@ own parser.
 from __future__ import annotations
 
 from accelconf.deepspeed.keys import (
-    _UNSET, BF16, FP16, NEWEST, OFFLOAD_OPTIMIZER, OFFLOAD_PARAM, OLDEST, RUNTIMES, SCHEMA_ID, TOP, ZERO, Key,
-    canonical_path, installed_version, iter_keys, lookup,
+    _UNSET,
+    BF16,
+    FP16,
+    NEWEST,
+    OFFLOAD_OPTIMIZER,
+    OFFLOAD_PARAM,
+    OLDEST,
+    RUNTIMES,
+    SCHEMA_ID,
+    TOP,
+    ZERO,
+    Key,
+    canonical_path,
+    installed_version,
+    iter_keys,
+    lookup,
 )
 from accelconf.deepspeed.path import config_file_path
 from accelconf.deepspeed.schema import deepspeed_schema, write_schema
 from accelconf.deepspeed.validate import validate_deepspeed
 
 __all__ = [
-    "BF16", "FP16", "NEWEST", "OFFLOAD_OPTIMIZER", "OFFLOAD_PARAM", "OLDEST",
-    "RULES", "RUNTIMES", "SCHEMA_ID", "TOP", "ZERO", "Key", "canonical_path", "config_file_path",
-    "deepspeed_schema", "installed_version", "iter_keys", "lookup",
-    "validate_deepspeed", "write_schema", "_UNSET",
+    "BF16",
+    "FP16",
+    "NEWEST",
+    "OFFLOAD_OPTIMIZER",
+    "OFFLOAD_PARAM",
+    "OLDEST",
+    "RULES",
+    "RUNTIMES",
+    "SCHEMA_ID",
+    "TOP",
+    "ZERO",
+    "Key",
+    "canonical_path",
+    "config_file_path",
+    "deepspeed_schema",
+    "installed_version",
+    "iter_keys",
+    "lookup",
+    "validate_deepspeed",
+    "write_schema",
+    "_UNSET",
 ]
-
 
 
 def __getattr__(name: str) -> tuple[str, ...]:

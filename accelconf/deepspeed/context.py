@@ -23,14 +23,26 @@ class Context:
     findings: list[Finding] = field(default_factory=list)
     autotuning: bool = False
 
-    def add(self, rule: str, severity: Severity, message: str, key: str, node: Node | None,
-            suggestion: str | None = None) -> None:
+    def add(
+        self, rule: str, severity: Severity, message: str, key: str, node: Node | None, suggestion: str | None = None
+    ) -> None:
         if node is None:  # at the key, else at its nearest parent (Document.span)
             line, col, end_line, end_col = self.doc.span(key)
             self.findings.append(Finding(rule, severity, message, key, line, col, suggestion, end_line, end_col))
             return
-        self.findings.append(Finding(rule, severity, message, key, node.line + 1, node.col + 1, suggestion,
-                                     node.end_line + 1, node.end_col + 1))
+        self.findings.append(
+            Finding(
+                rule,
+                severity,
+                message,
+                key,
+                node.line + 1,
+                node.col + 1,
+                suggestion,
+                node.end_line + 1,
+                node.end_col + 1,
+            )
+        )
 
     def active(self, since: str | None, removed: str | None) -> bool | None:
         """True if the key exists in the target version, False if not, None if unknown (no version)."""

@@ -12,6 +12,7 @@ from typing import Any
 
 from accelconf.deepspeed.keys import _FILLER_LABEL, _UNSET, NEWEST, OLDEST, SCHEMA_ID, TOP, ZERO, Key
 
+
 def _json_default(v: Any) -> Any:
     if isinstance(v, float) and (math.isinf(v) or math.isnan(v)):
         return None
@@ -33,7 +34,7 @@ def _version_notes(k: Key) -> list[str]:
         for who in ("native", "autotuner", "transformers", "accelerate"):
             if who in fill:
                 label = _FILLER_LABEL[who]
-                notes.append(f"`\"auto\"`: {label} fills it from {fill[who]}.")
+                notes.append(f'`"auto"`: {label} fills it from {fill[who]}.')
     return notes
 
 
@@ -49,7 +50,9 @@ def _schema_for(k: Key, strict_parent: bool) -> dict[str, Any]:
     if k.default is not _UNSET:
         s["default"] = _json_default(k.default)
     if k.removed or k.deprecated:
-        s["deprecationMessage"] = (k.deprecated or f"Removed in DeepSpeed {k.removed}: {k.removed_message}").replace("`", "")
+        s["deprecationMessage"] = (k.deprecated or f"Removed in DeepSpeed {k.removed}: {k.removed_message}").replace(
+            "`", ""
+        )
     if k.children is not None:
         props = {}
         for name, child in k.children.items():
@@ -78,14 +81,20 @@ def _schema_for(k: Key, strict_parent: bool) -> dict[str, Any]:
             body["markdownEnumDescriptions"] = list(k.enum_docs) + (["Not set."] if k.nullable else [])
     if k.items and "array" in types:
         body["items"] = {"type": k.items}
-    for attr, name in (("minimum", "minimum"), ("exclusive_minimum", "exclusiveMinimum"),
-                       ("maximum", "maximum"), ("exclusive_maximum", "exclusiveMaximum")):
+    for attr, name in (
+        ("minimum", "minimum"),
+        ("exclusive_minimum", "exclusiveMinimum"),
+        ("maximum", "maximum"),
+        ("exclusive_maximum", "exclusiveMaximum"),
+    ):
         value = getattr(k, attr)
         if value is not None:
             body[name] = value
     if k.fillers():
-        s["anyOf"] = [body, {"const": "auto", "description": "Filled in by " + ", ".join(
-            _FILLER_LABEL[w] for w in k.fillers())}]
+        s["anyOf"] = [
+            body,
+            {"const": "auto", "description": "Filled in by " + ", ".join(_FILLER_LABEL[w] for w in k.fillers())},
+        ]
     else:
         s.update(body)
     return s

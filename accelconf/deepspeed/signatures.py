@@ -24,8 +24,12 @@ DATA = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "deepspe
 # (deepspeed/runtime/engine.py, 0.19.8). mup's MuAdam/MuAdamW/MuSGD and Muon's param groups are not
 # listed: their parameters are not a plain signature.
 DEEPSPEED_OPTIMIZER_CLASSES = (
-    "deepspeed.ops.adam.FusedAdam", "deepspeed.ops.adam.DeepSpeedCPUAdam", "deepspeed.ops.adam.ZenFlowCPUAdam",
-    "deepspeed.ops.lamb.FusedLamb", "deepspeed.ops.lion.FusedLion", "deepspeed.ops.lion.DeepSpeedCPULion",
+    "deepspeed.ops.adam.FusedAdam",
+    "deepspeed.ops.adam.DeepSpeedCPUAdam",
+    "deepspeed.ops.adam.ZenFlowCPUAdam",
+    "deepspeed.ops.lamb.FusedLamb",
+    "deepspeed.ops.lion.FusedLion",
+    "deepspeed.ops.lion.DeepSpeedCPULion",
     "deepspeed.ops.adagrad.DeepSpeedCPUAdagrad",
 )
 
@@ -70,18 +74,25 @@ def generate() -> dict[str, Any]:
     for path in DEEPSPEED_OPTIMIZER_CLASSES:
         mod, _, name = path.rpartition(".")
         classes[path] = _params(getattr(importlib.import_module(mod), name))
-    torch_optimizers = sorted(n for n, c in vars(torch.optim).items() if isinstance(c, type)
-                              and issubclass(c, torch.optim.Optimizer) and c is not torch.optim.Optimizer)
+    torch_optimizers = sorted(
+        n
+        for n, c in vars(torch.optim).items()
+        if isinstance(c, type) and issubclass(c, torch.optim.Optimizer) and c is not torch.optim.Optimizer
+    )
     for n in torch_optimizers:
         classes[f"torch.optim.{n}"] = _params(getattr(torch.optim, n))
     sched = torch.optim.lr_scheduler
     bases = (sched.LRScheduler, sched.ReduceLROnPlateau)
-    torch_schedulers = sorted(n for n, c in vars(sched).items() if isinstance(c, type) and not n.startswith("_")
-                              and issubclass(c, bases) and c is not sched.LRScheduler)
+    torch_schedulers = sorted(
+        n
+        for n, c in vars(sched).items()
+        if isinstance(c, type) and not n.startswith("_") and issubclass(c, bases) and c is not sched.LRScheduler
+    )
     for n in torch_schedulers:
         classes[f"torch.optim.lr_scheduler.{n}"] = _params(getattr(sched, n))
-    ds_schedulers = sorted(n for n, c in vars(lr_schedules).items() if isinstance(c, type)
-                           and c.__module__ == lr_schedules.__name__)
+    ds_schedulers = sorted(
+        n for n, c in vars(lr_schedules).items() if isinstance(c, type) and c.__module__ == lr_schedules.__name__
+    )
     for n in ds_schedulers:
         classes[f"deepspeed.runtime.lr_schedules.{n}"] = _params(getattr(lr_schedules, n))
     return {

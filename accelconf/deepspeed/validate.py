@@ -12,17 +12,29 @@ from typing import Any
 
 from packaging.version import Version
 
-from accelconf.deepspeed.keys import (
-    _OPT_PARAMS_AUTO, _REMOVED_TOP, _UNSET, ISSUE_8489, OLDEST, RUNTIMES, TOP, ZERO, Key, _child, _ver, iter_keys,
-)
 from accelconf.deepspeed import signatures
 from accelconf.deepspeed.context import Context as _Ctx
+from accelconf.deepspeed.keys import (
+    _OPT_PARAMS_AUTO,
+    _REMOVED_TOP,
+    _UNSET,
+    ISSUE_8489,
+    OLDEST,
+    RUNTIMES,
+    TOP,
+    ZERO,
+    Key,
+    _child,
+    _ver,
+    iter_keys,
+)
 from accelconf.deepspeed.rules import rules as _rules
-from accelconf.deepspeed.values import _coerce, _fmt, _json_type, lax_bool, _lax_ok, _strict_ok
+from accelconf.deepspeed.values import _coerce, _fmt, _json_type, _lax_ok, _strict_ok, lax_bool
 from accelconf.errors import UsageError
 from accelconf.findings import Finding, Severity
 from accelconf.text import suggest
 from accelconf.text.document import Document, Node
+
 
 def _suggest(name: str, section: Key) -> list[str]:
     names: list[str] = []
@@ -49,8 +61,9 @@ def _strict_here(ctx: _Ctx, section: Key) -> bool | None:
     return since is None or ctx.version >= since
 
 
-def validate_deepspeed(doc: Document, *, world_size: int | None = None, runtime: str = "accelerate",
-                       deepspeed_version: str | None = None) -> list[Finding]:
+def validate_deepspeed(
+    doc: Document, *, world_size: int | None = None, runtime: str = "accelerate", deepspeed_version: str | None = None
+) -> list[Finding]:
     """Check a DeepSpeed config. Returns findings (1-based positions), never raises on content.
 
     ``runtime`` is who runs the file: ``deepspeed`` (plain ``deepspeed.initialize``),
@@ -65,25 +78,48 @@ def validate_deepspeed(doc: Document, *, world_size: int | None = None, runtime:
     if deepspeed_version and version is None:
         raise UsageError(f"not a DeepSpeed version: {deepspeed_version!r}")
     ctx = _Ctx(doc, runtime, version)
-    ctx.autotuning = isinstance(doc.data, dict) and isinstance(doc.data.get("autotuning"), dict) \
+    ctx.autotuning = (
+        isinstance(doc.data, dict)
+        and isinstance(doc.data.get("autotuning"), dict)
         and doc.data["autotuning"].get("enabled") is True
+    )
     portability: dict[str, list[Any]] = {}
     for q in doc.quirks:
         if q.kind == "duplicate-key":
             # DeepSpeed's file loader raises on duplicates; json.load (accelerate, transformers) keeps the last
-            ctx.findings.append(Finding("ds-duplicate-key", "error" if runtime == "deepspeed" else "warning",
-                                        q.message + "; DeepSpeed's own file loader rejects duplicate keys, "
-                                        "accelerate and transformers silently keep the last one", "", q.line + 1, q.col + 1))
+            ctx.findings.append(
+                Finding(
+                    "ds-duplicate-key",
+                    "error" if runtime == "deepspeed" else "warning",
+                    q.message + "; DeepSpeed's own file loader rejects duplicate keys, "
+                    "accelerate and transformers silently keep the last one",
+                    "",
+                    q.line + 1,
+                    q.col + 1,
+                )
+            )
         else:
             portability.setdefault(q.kind, []).append(q)
     # one finding per kind and file (the first place, and how many more), not one per comment line
     for qs in portability.values():
         q = qs[0]
         more = f" ({len(qs)} in this file, on lines {_lines([x.line + 1 for x in qs])})" if len(qs) > 1 else ""
-        ctx.findings.append(Finding("ds-json-portability", "warning",
-                                    q.message + more + ("; DeepSpeed's hjson loader reads it, other tools may not" if runtime == "deepspeed"
-                                                        else f"; {runtime} reads this file with json.load and fails"),
-                                    "", q.line + 1, q.col + 1))
+        ctx.findings.append(
+            Finding(
+                "ds-json-portability",
+                "warning",
+                q.message
+                + more
+                + (
+                    "; DeepSpeed's hjson loader reads it, other tools may not"
+                    if runtime == "deepspeed"
+                    else f"; {runtime} reads this file with json.load and fails"
+                ),
+                "",
+                q.line + 1,
+                q.col + 1,
+            )
+        )
     root = doc.root
     if root is None or root.kind != "map":
         ctx.add("ds-type", "error", "a DeepSpeed config must be a JSON object", "", root)
@@ -111,12 +147,16 @@ def _auto_severity(ctx: _Ctx, k: Key, strict_section: bool) -> tuple[Severity, s
     if ctx.runtime == "deepspeed":
         if strict_section:
             d = "null" if k.default is _UNSET else _fmt(k.default)
-            return "warning", f"plain DeepSpeed silently drops \"auto\" here and uses the default {d}"
-        return "error", "plain DeepSpeed does not fill \"auto\": it keeps the string and fails when it uses the value"
+            return "warning", f'plain DeepSpeed silently drops "auto" here and uses the default {d}'
+        return "error", 'plain DeepSpeed does not fill "auto": it keeps the string and fails when it uses the value'
     who = "the HF Trainer" if ctx.runtime == "transformers" else "accelerate"
     others = [w for w in fill if w in ("accelerate", "transformers")]
-    hint = f" (only {' and '.join('the HF Trainer' if w == 'transformers' else w for w in others)} fills it)" if others else ""
-    return "error", f"{who} does not fill \"auto\" here{hint}: accelerator.prepare() raises ValueError"
+    hint = (
+        f" (only {' and '.join('the HF Trainer' if w == 'transformers' else w for w in others)} fills it)"
+        if others
+        else ""
+    )
+    return "error", f'{who} does not fill "auto" here{hint}: accelerator.prepare() raises ValueError'
 
 
 def _walk(ctx: _Ctx, section: Key, node: Node, path: tuple[str, ...]) -> None:
@@ -135,8 +175,13 @@ def _walk(ctx: _Ctx, section: Key, node: Node, path: tuple[str, ...]) -> None:
             _unknown(ctx, section, False if auto and section.strict_since is not None else strict, name, dotted, knode)
             continue
         if canon in seen and seen[canon][0] != name:
-            ctx.add("ds-alias-conflict", "error",
-                    f"`{name}` and `{seen[canon][0]}` are the same setting; DeepSpeed rejects both together", dotted, knode)
+            ctx.add(
+                "ds-alias-conflict",
+                "error",
+                f"`{name}` and `{seen[canon][0]}` are the same setting; DeepSpeed rejects both together",
+                dotted,
+                knode,
+            )
         seen[canon] = (name, knode)
         _check_value(ctx, section, spec, knode, vnode, path + (name,), strict)
 
@@ -164,12 +209,15 @@ def _unknown(ctx: _Ctx, section: Key, strict: bool | None, name: str, dotted: st
         message += "; did you mean " + " or ".join(f"`{r}`" for r in ranked) + "?"
     elif elsewhere:
         suggestion = elsewhere[0]
-        message += f"; `{name}` belongs in `{elsewhere[0].rsplit('.', 1)[0] if '.' in elsewhere[0] else 'the top level'}`"
+        message += (
+            f"; `{name}` belongs in `{elsewhere[0].rsplit('.', 1)[0] if '.' in elsewhere[0] else 'the top level'}`"
+        )
     ctx.add("ds-unknown-key", severity, message, dotted, knode, suggestion)
 
 
-def _check_value(ctx: _Ctx, section: Key, spec: Key, knode: Node, vnode: Node, path: tuple[str, ...],
-                 strict: bool | None) -> None:
+def _check_value(
+    ctx: _Ctx, section: Key, spec: Key, knode: Node, vnode: Node, path: tuple[str, ...], strict: bool | None
+) -> None:
     dotted = ".".join(path)
     name = path[-1]
     # versions: removed / newer than the target
@@ -181,18 +229,35 @@ def _check_value(ctx: _Ctx, section: Key, spec: Key, knode: Node, vnode: Node, p
         effect = "reject" if raises else "ignore"
         pointer = f" (see {ISSUE_8489})" if section is TOP and name in _REMOVED_TOP else ""
         if ctx.active(None, spec.removed) is False:
-            ctx.add("ds-removed", "error" if raises else "warning",
-                    f"`{dotted}`: {spec.removed_message}; DeepSpeed {spec.removed} and newer {effect} it, "
-                    f"and the target is {ctx.version}{pointer}", dotted, knode, spec.replaced_by)
+            ctx.add(
+                "ds-removed",
+                "error" if raises else "warning",
+                f"`{dotted}`: {spec.removed_message}; DeepSpeed {spec.removed} and newer {effect} it, "
+                f"and the target is {ctx.version}{pointer}",
+                dotted,
+                knode,
+                spec.replaced_by,
+            )
         elif ctx.version is None:
-            ctx.add("ds-removed", "warning", f"`{dotted}`: {spec.removed_message}; DeepSpeed {spec.removed} and newer "
-                    f"{effect} it{pointer}", dotted, knode, spec.replaced_by)
+            ctx.add(
+                "ds-removed",
+                "warning",
+                f"`{dotted}`: {spec.removed_message}; DeepSpeed {spec.removed} and newer {effect} it{pointer}",
+                dotted,
+                knode,
+                spec.replaced_by,
+            )
         if ctx.active(None, spec.removed) is False or not raises:
             return
     if spec.since and ctx.active(spec.since, None) is False:
         rejects = strict and not dropped
-        ctx.add("ds-version", "error" if rejects else "warning", f"`{dotted}` needs DeepSpeed {spec.since} or newer; {ctx.version} "
-                f"{'rejects' if rejects else 'ignores'} it", dotted, knode)
+        ctx.add(
+            "ds-version",
+            "error" if rejects else "warning",
+            f"`{dotted}` needs DeepSpeed {spec.since} or newer; {ctx.version} {'rejects' if rejects else 'ignores'} it",
+            dotted,
+            knode,
+        )
         if not rejects:
             return  # that release never reads it: its value does not matter there
     if spec.deprecated:
@@ -205,7 +270,7 @@ def _check_value(ctx: _Ctx, section: Key, spec: Key, knode: Node, vnode: Node, p
         result = _auto_severity(ctx, spec, pydantic_section)
         if result is not None:
             sev, why = result
-            ctx.add("ds-auto", sev, f"`{dotted}` is \"auto\": {why}", dotted, vnode)
+            ctx.add("ds-auto", sev, f'`{dotted}` is "auto": {why}', dotted, vnode)
         return
     # sections
     if spec.children is not None:
@@ -215,10 +280,18 @@ def _check_value(ctx: _Ctx, section: Key, spec: Key, knode: Node, vnode: Node, p
         if vnode.kind == "scalar" and value is None and spec.nullable:
             return
         if spec is ZERO and vnode.kind == "scalar" and isinstance(value, bool):
-            ctx.add("ds-deprecated", "warning", "`\"zero_optimization\": true` is the legacy form (stage 1); "
-                    "write `{\"stage\": 1}`", dotted, vnode, '{"stage": 1}')
+            ctx.add(
+                "ds-deprecated",
+                "warning",
+                '`"zero_optimization": true` is the legacy form (stage 1); write `{"stage": 1}`',
+                dotted,
+                vnode,
+                '{"stage": 1}',
+            )
             return
-        ctx.add("ds-type", "error", f"`{dotted}` must be an object, not {_json_type(_node_value(vnode))}", dotted, vnode)
+        ctx.add(
+            "ds-type", "error", f"`{dotted}` must be an object, not {_json_type(_node_value(vnode))}", dotted, vnode
+        )
         return
     if spec.open:
         types = [spec.type] if isinstance(spec.type, str) else list(spec.type)
@@ -235,12 +308,16 @@ def _check_value(ctx: _Ctx, section: Key, spec: Key, knode: Node, vnode: Node, p
         for i in range(before, len(ctx.findings)):
             f = ctx.findings[i]
             if f.severity == "error":
-                ctx.findings[i] = replace(f, severity="warning",
-                                          message=f.message + f" (DeepSpeed {section.strict_since} and newer reject it)")
+                ctx.findings[i] = replace(
+                    f,
+                    severity="warning",
+                    message=f.message + f" (DeepSpeed {section.strict_since} and newer reject it)",
+                )
 
 
-def _deprecated_with_replacement(ctx: _Ctx, section: Key, spec: Key, knode: Node, vnode: Node,
-                                 path: tuple[str, ...]) -> None:
+def _deprecated_with_replacement(
+    ctx: _Ctx, section: Key, spec: Key, knode: Node, vnode: Node, path: tuple[str, ...]
+) -> None:
     """A deprecated pydantic field given together with its replacement: DeepSpeed asserts."""
     if not spec.replaced_by or section.strict_since is None or (vnode.kind == "scalar" and vnode.value == "auto"):
         return
@@ -254,8 +331,15 @@ def _deprecated_with_replacement(ctx: _Ctx, section: Key, spec: Key, knode: Node
         return
     for k, v in parent.pairs:
         if k.value in spellings and not (v.kind == "scalar" and v.value == "auto"):
-            ctx.add("ds-alias-conflict", "error", f"cannot give the deprecated `{path[-1]}` together with its replacement "
-                    f"`{k.value}`; DeepSpeed raises AssertionError", ".".join(path), knode, None)
+            ctx.add(
+                "ds-alias-conflict",
+                "error",
+                f"cannot give the deprecated `{path[-1]}` together with its replacement "
+                f"`{k.value}`; DeepSpeed raises AssertionError",
+                ".".join(path),
+                knode,
+                None,
+            )
             return
 
 
@@ -269,8 +353,15 @@ def _node_value(node: Node) -> Any:
 
 def _type_words(spec: Key) -> str:
     types = [spec.type] if isinstance(spec.type, str) else list(spec.type)
-    words = {"boolean": "a boolean", "integer": "an integer", "number": "a number", "string": "a string",
-             "array": "a list", "object": "an object", "null": "null"}
+    words = {
+        "boolean": "a boolean",
+        "integer": "an integer",
+        "number": "a number",
+        "string": "a string",
+        "array": "a list",
+        "object": "an object",
+        "null": "null",
+    }
     if spec.nullable:
         types = types + ["null"]
     return " or ".join(words[t] for t in types)
@@ -288,37 +379,77 @@ def _check_scalar(ctx: _Ctx, spec: Key, vnode: Node, dotted: str, pydantic_secti
     strict_ok = any(_strict_ok(v, t) for t in types)
     lax = pydantic_section and spec.lax
     if spec.no_bool and isinstance(v, bool):
-        ctx.add("ds-type", "error" if lax else "warning", f"`{dotted}` must be {_type_words(spec)}, not a boolean", dotted, vnode)
+        ctx.add(
+            "ds-type",
+            "error" if lax else "warning",
+            f"`{dotted}` must be {_type_words(spec)}, not a boolean",
+            dotted,
+            vnode,
+        )
         return
     if not strict_ok:
         if lax and any(_lax_ok(v, t) for t in types):
             t = next(t for t in types if _lax_ok(v, t))
-            ctx.add("ds-type", "warning", f"`{dotted}` should be {_type_words(spec)}; DeepSpeed converts {_fmt(v)} "
-                    f"but other tools will not", dotted, vnode)
+            ctx.add(
+                "ds-type",
+                "warning",
+                f"`{dotted}` should be {_type_words(spec)}; DeepSpeed converts {_fmt(v)} but other tools will not",
+                dotted,
+                vnode,
+            )
             v = _coerce(v, t)
         else:
             sev = "error" if lax or _hand_type_fatal(dotted, v, spec) or _dtype_read(ctx, dotted) else "warning"
             extra = "" if sev == "error" else " (DeepSpeed does not check it here; expect a failure when it is used)"
-            ctx.add("ds-type", sev, f"`{dotted}` must be {_type_words(spec)}, not {_json_type(v)} {_fmt(v)}{extra}", dotted, vnode)
+            ctx.add(
+                "ds-type",
+                sev,
+                f"`{dotted}` must be {_type_words(spec)}, not {_json_type(v)} {_fmt(v)}{extra}",
+                dotted,
+                vnode,
+            )
             return
     if isinstance(v, list) and spec.items:
         for item_node in vnode.items:
             if not _strict_ok(_node_value(item_node), spec.items):
-                sev = "error" if lax or spec.items == "string" and dotted.startswith(("data_types.", "torch_autocast.")) else "warning"
-                ctx.add("ds-type", sev, f"items of `{dotted}` must be {_type_words(Key(spec.items))}", dotted, item_node)
+                sev = (
+                    "error"
+                    if lax or spec.items == "string" and dotted.startswith(("data_types.", "torch_autocast."))
+                    else "warning"
+                )
+                ctx.add(
+                    "ds-type", sev, f"items of `{dotted}` must be {_type_words(Key(spec.items))}", dotted, item_node
+                )
         if spec.enum is not None and dotted == "compile.passes":
             for item_node in vnode.items:
                 if item_node.value not in ("z1", "z3", "autosp", "autotp"):
-                    ctx.add("ds-enum", "error", f"unknown compile pass {_fmt(item_node.value)}; expected one of z1, z3, autosp, autotp",
-                            dotted, item_node)
+                    ctx.add(
+                        "ds-enum",
+                        "error",
+                        f"unknown compile pass {_fmt(item_node.value)}; expected one of z1, z3, autosp, autotp",
+                        dotted,
+                        item_node,
+                    )
         return
     if dotted == "data_types.keep_in_fp32_modules" and isinstance(v, str) and v != "auto":
-        ctx.add("ds-enum", "error", f"`{dotted}` must be \"auto\" or a list of module-name patterns, not {_fmt(v)}",
-                dotted, vnode, "auto")
+        ctx.add(
+            "ds-enum",
+            "error",
+            f'`{dotted}` must be "auto" or a list of module-name patterns, not {_fmt(v)}',
+            dotted,
+            vnode,
+            "auto",
+        )
         return
     if dotted == "aio.use_gds" and lax_bool(v):
-        ctx.add("ds-enum", "warning", "`aio.use_gds` (GPUDirect Storage) works only on CUDA machines; DeepSpeed's config "
-                "parser raises on any other accelerator", dotted, vnode)
+        ctx.add(
+            "ds-enum",
+            "warning",
+            "`aio.use_gds` (GPUDirect Storage) works only on CUDA machines; DeepSpeed's config "
+            "parser raises on any other accelerator",
+            dotted,
+            vnode,
+        )
     if spec.enum and not isinstance(v, (list, dict)):
         _check_enum(ctx, spec, vnode, v, dotted, lax)
     _check_range(ctx, spec, vnode, v, dotted, lax)
@@ -334,12 +465,22 @@ def _hand_type_fatal(dotted: str, v: Any, spec: Key) -> bool:
     if dotted == "torch_autocast.lower_precision_safe_modules":
         # get_lower_precision_safe_modules only iterates it: a string or an object of string keys passes
         return not isinstance(v, (str, dict))
-    if dotted in ("communication_data_type", "seq_parallel_communication_data_type", "seq_parallel_comm_data_type",
-                  "gradient_allreduce_op", "checkpoint.tag_validation", "checkpoint.parallel_write.pipeline_stage",
-                  "data_types.keep_in_fp32_modules", "torch_autocast.dtype",
-                  "gradient_clipping", "optimizer.type", "checkpoint.writer.type", "checkpoint.writer.data_parallel",
-                  # the world size is divided by it
-                  "sequence_parallel_size"):
+    if dotted in (
+        "communication_data_type",
+        "seq_parallel_communication_data_type",
+        "seq_parallel_comm_data_type",
+        "gradient_allreduce_op",
+        "checkpoint.tag_validation",
+        "checkpoint.parallel_write.pipeline_stage",
+        "data_types.keep_in_fp32_modules",
+        "torch_autocast.dtype",
+        "gradient_clipping",
+        "optimizer.type",
+        "checkpoint.writer.type",
+        "checkpoint.writer.data_parallel",
+        # the world size is divided by it
+        "sequence_parallel_size",
+    ):
         return True
     return False
 
@@ -358,8 +499,12 @@ def _check_enum(ctx: _Ctx, spec: Key, vnode: Node, v: Any, dotted: str, lax: boo
     if ok:
         return
     rule = "ds-zero-stage" if dotted == "zero_optimization.stage" else "ds-enum"
-    fatal = lax or _hand_type_fatal(dotted, v, spec) or dotted in (
-        "tensor_parallel.dtype", "tensor_parallel.vocab_parallel_ce_backend", "weight_quantization.q_type")
+    fatal = (
+        lax
+        or _hand_type_fatal(dotted, v, spec)
+        or dotted
+        in ("tensor_parallel.dtype", "tensor_parallel.vocab_parallel_ce_backend", "weight_quantization.q_type")
+    )
     if dotted.startswith(("scheduler.", "autotuning.")):
         fatal = True
     if dotted.startswith("data_types.") and not fatal:
@@ -369,8 +514,11 @@ def _check_enum(ctx: _Ctx, spec: Key, vnode: Node, v: Any, dotted: str, lax: boo
         lowered = {str(a).lower(): str(a) for a in allowed}
         folded = suggest.closest(v.lower(), lowered, 0.5)
         suggestion = suggest.closest(v, lowered.values(), 0.5) or (lowered[folded] if folded else None)
-    what = "ZeRO stage must be 0, 1, 2 or 3" if rule == "ds-zero-stage" else \
-        f"`{dotted}` must be one of {', '.join(_fmt(a) for a in allowed)}"
+    what = (
+        "ZeRO stage must be 0, 1, 2 or 3"
+        if rule == "ds-zero-stage"
+        else f"`{dotted}` must be one of {', '.join(_fmt(a) for a in allowed)}"
+    )
     tail = "" if spec.enum_case_insensitive is False else " (case-insensitive)"
     ctx.add(rule, "error" if fatal else "warning", f"{what}{tail}, not {_fmt(v)}", dotted, vnode, suggestion)
 
@@ -385,8 +533,11 @@ def _dtype_read(ctx: _Ctx, dotted: str) -> bool:
     if dotted == "data_types.grad_accum_dtype":
         return isinstance(data.get("optimizer"), dict) or ctx.runtime != "deepspeed"
     if dotted == "data_types.buffer_dtype":
-        return any(lax_bool(b.get("enabled")) is True for b in (data.get("fp16"), data.get("bf16"), data.get("bfloat16"))
-                   if isinstance(b, dict))
+        return any(
+            lax_bool(b.get("enabled")) is True
+            for b in (data.get("fp16"), data.get("bf16"), data.get("bfloat16"))
+            if isinstance(b, dict)
+        )
     return False
 
 
@@ -406,19 +557,41 @@ def _check_range(ctx: _Ctx, spec: Key, vnode: Node, v: Any, dotted: str, lax: bo
     if not problems:
         return
     sched = _scheduler_taking(ctx, dotted)
-    fatal = lax or sched is not None or dotted in ("train_batch_size", "train_micro_batch_size_per_gpu",
-                                                   "gradient_accumulation_steps", "sequence_parallel_size")
+    fatal = (
+        lax
+        or sched is not None
+        or dotted
+        in (
+            "train_batch_size",
+            "train_micro_batch_size_per_gpu",
+            "gradient_accumulation_steps",
+            "sequence_parallel_size",
+        )
+    )
     older = spec.minimum_since and ctx.version is not None and ctx.version < Version(spec.minimum_since)
     if older:
         fatal = False
-    rule = "ds-batch" if dotted in ("train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps") else "ds-range"
+    rule = (
+        "ds-batch"
+        if dotted in ("train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps")
+        else "ds-range"
+    )
     extra = ""
     if dotted == "zero_optimization.reduce_bucket_size":
         extra = " (0 divides by zero in the ZeRO backward even where the config accepts it)"
     elif sched is not None:
-        extra = (f"; DeepSpeed {spec.minimum_since} and newer raise ValueError in {sched}, {ctx.version} does not check it" if older
-                 else f": {sched} raises ValueError at deepspeed.initialize")
-    ctx.add(rule, "error" if fatal else "warning", f"`{dotted}` must be {' and '.join(problems)}, not {_fmt(v)}{extra}", dotted, vnode)
+        extra = (
+            f"; DeepSpeed {spec.minimum_since} and newer raise ValueError in {sched}, {ctx.version} does not check it"
+            if older
+            else f": {sched} raises ValueError at deepspeed.initialize"
+        )
+    ctx.add(
+        rule,
+        "error" if fatal else "warning",
+        f"`{dotted}` must be {' and '.join(problems)}, not {_fmt(v)}{extra}",
+        dotted,
+        vnode,
+    )
 
 
 def _scheduler_taking(ctx: _Ctx, dotted: str) -> str | None:
@@ -436,10 +609,17 @@ def _optimizer_params(ctx: _Ctx, vnode: Node, path: tuple[str, ...]) -> None:
     for knode, pnode in vnode.pairs:
         dotted = ".".join(path + (knode.value,))
         if knode.value == "max_grad_norm":
-            ctx.add("ds-optimizer", "error", "`max_grad_norm` in optimizer params is rejected at deepspeed.initialize "
-                    "(ValueError); use the top-level `gradient_clipping`", dotted, knode, "gradient_clipping")
+            ctx.add(
+                "ds-optimizer",
+                "error",
+                "`max_grad_norm` in optimizer params is rejected at deepspeed.initialize "
+                "(ValueError); use the top-level `gradient_clipping`",
+                dotted,
+                knode,
+                "gradient_clipping",
+            )
         if pnode.kind == "scalar" and pnode.value == "auto":
             fill = dict(_OPT_PARAMS_AUTO.get(knode.value, ()))
             result = _auto_severity(ctx, Key("any", auto=tuple(fill.items())), False)
             if result is not None:
-                ctx.add("ds-auto", result[0], f"`{dotted}` is \"auto\": {result[1]}", dotted, pnode)
+                ctx.add("ds-auto", result[0], f'`{dotted}` is "auto": {result[1]}', dotted, pnode)

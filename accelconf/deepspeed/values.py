@@ -90,9 +90,9 @@ def _coerce(v: Any, t: str) -> Any:
     return v
 
 
-
 def _fmt(v: Any) -> str:
     return json.dumps(v) if not isinstance(v, float) or math.isfinite(v) else str(v)
+
 
 def _int_or_none(v: Any) -> int | None:
     if isinstance(v, bool):

@@ -9,8 +9,9 @@ not expressible) and comparing two sides; notes on consequences come from
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable, Literal
+from typing import Any, Literal
 
 from accelconf.accelerate import registry
 from accelconf.accelerate.model import Config, Entry, canonical
@@ -49,9 +50,17 @@ def effective_default(setting: Setting, version: str, cfg: Config | None = None)
     if path == "fsdp_config.fsdp_state_dict_type":
         return "SHARDED_STATE_DICT" if cfg is not None and _fsdp_version(cfg, version) == 2 else "FULL_STATE_DICT"
     if path == "deepspeed_config.zero3_init_flag":
-        return cfg is not None and canonical(registry.get("deepspeed_config", "zero_stage"), cfg.get("deepspeed_config.zero_stage", 2)) == 3
+        return (
+            cfg is not None
+            and canonical(registry.get("deepspeed_config", "zero_stage"), cfg.get("deepspeed_config.zero_stage", 2))
+            == 3
+        )
     if setting.launcher_default is not None:
-        return setting.canonical_value(setting.launcher_default) if not isinstance(setting.launcher_default, tuple) else list(setting.launcher_default)
+        return (
+            setting.canonical_value(setting.launcher_default)
+            if not isinstance(setting.launcher_default, tuple)
+            else list(setting.launcher_default)
+        )
     if setting.plugin_default is not None:  # (the one tuple default, fp8's, is a launcher default too)
         return canonical(setting, setting.plugin_default)
     return None
@@ -109,8 +118,9 @@ class _Value:
 
 
 class _Side:
-    def __init__(self, cfg: Config, version: str, defaults: dict[str, Any] | None = None,
-                 expresses: frozenset[str] | None = None) -> None:
+    def __init__(
+        self, cfg: Config, version: str, defaults: dict[str, Any] | None = None, expresses: frozenset[str] | None = None
+    ) -> None:
         self.cfg = cfg
         self.version = version
         self.fmt = cfg.format or ""
@@ -155,7 +165,9 @@ class _Side:
     def _accelerator_wide(self, setting: Setting) -> bool:
         """Whether a setting is one the training process reads outside its section
         (:data:`registry.ACCELERATOR_ENV_ARGS`) and its section is not in use on this side."""
-        if setting.path not in registry.ACCELERATOR_ENV_ARGS or self.fmt == "deepspeed":  # a DeepSpeed JSON is DeepSpeed's
+        if (
+            setting.path not in registry.ACCELERATOR_ENV_ARGS or self.fmt == "deepspeed"
+        ):  # a DeepSpeed JSON is DeepSpeed's
             return False
         return not registry.section_active(setting.section, self.cfg)
 
@@ -180,7 +192,11 @@ class _Side:
         if reason:
             state: Literal["inactive", "ignored"] = "inactive" if reason.startswith("fsdp") else "ignored"
             return _Value(state, _canon(setting, raw), raw, entry, why, reason)  # raw is None without an entry
-        if entry is None or raw is None or (raw in ([], "") and effective_default(setting, self.version, self.cfg) is None):
+        if (
+            entry is None
+            or raw is None
+            or (raw in ([], "") and effective_default(setting, self.version, self.cfg) is None)
+        ):
             if entry is None and not self.can_express(setting):
                 return _Value("na", None, None, None, f"{self.fmt} cannot express it", "format")  # files express all
             return _Value("default", self.default(setting), None, entry)
@@ -205,7 +221,9 @@ class _Side:
             entry = self._entry(setting.path)[0]
             # an environment's variable and an Accelerator argument are read, a key is not
             if entry is not None and entry.origin != "env" and entry.setting is not None:
-                holder = {"cli": "the launcher exports it", "kwargs": "the DeepSpeed plugin reads it"}.get(self.fmt, "a config file holds it")
+                holder = {"cli": "the launcher exports it", "kwargs": "the DeepSpeed plugin reads it"}.get(
+                    self.fmt, "a config file holds it"
+                )
                 return "section", f"{holder} only for DeepSpeed"
         if setting.path == _DS_FILE and self.file_cfg is not None and not self.file_name_compared:
             return "dsfile", "the DeepSpeed settings in the file it names are compared, not its name"
@@ -223,7 +241,6 @@ class _Side:
             if setting.key == "fsdp_reshard_after_forward" and self.fsdp == 1:
                 return "fsdp1-reshard", "FSDP1 does not read it (it reads fsdp_sharding_strategy)"
         return "", ""
-
 
 
 def _order() -> dict[str, int]:
@@ -253,8 +270,15 @@ def diff(a: Config, b: Config, *, version: str | None = None, ignore: Iterable[s
     return result
 
 
-def _diff(sa: _Side, sb: _Side, ver: str, ignore: tuple[str, ...], only: frozenset[str] | None = None,
-          mode: str = "accelerate", factors: tuple[Factors, Factors] | None = None) -> DiffResult:
+def _diff(
+    sa: _Side,
+    sb: _Side,
+    ver: str,
+    ignore: tuple[str, ...],
+    only: frozenset[str] | None = None,
+    mode: str = "accelerate",
+    factors: tuple[Factors, Factors] | None = None,
+) -> DiffResult:
     """The changes between two sides; ``only`` limits the paths compared, ``factors`` replaces the
     batch-size factors read from the sides (a DeepSpeed JSON does not say how many processes)."""
     a, b = sa.cfg, sb.cfg
@@ -281,8 +305,10 @@ def _diff(sa: _Side, sb: _Side, ver: str, ignore: tuple[str, ...], only: frozens
             continue
         change, ignored = _compare(path, setting, sa.value(setting), sb.value(setting), sa, sb)
         if change is not None and (sa._accelerator_wide(setting) or sb._accelerator_wide(setting)):
-            change = change.noted(f"{setting.env} reaches Accelerator({registry.ACCELERATOR_ENV_ARGS[path][0]}=) under every "
-                                  "distributed type; a config file or launch flag holds it only for DeepSpeed")
+            change = change.noted(
+                f"{setting.env} reaches Accelerator({registry.ACCELERATOR_ENV_ARGS[path][0]}=) under every "
+                "distributed type; a config file or launch flag holds it only for DeepSpeed"
+            )
         if change is not None:
             _add(result, change, a, b)
         if ignored is not None:
@@ -313,11 +339,15 @@ def _setting(path: str) -> Setting | None:
     return registry.get(section, key)
 
 
-def _compare(path: str, setting: Setting, va: _Value, vb: _Value, sa: _Side, sb: _Side) -> tuple[Change | None, Change | None]:
+def _compare(
+    path: str, setting: Setting, va: _Value, vb: _Value, sa: _Side, sb: _Side
+) -> tuple[Change | None, Change | None]:
     """(the change in meaning or None, the written difference without effect or None)."""
     ignored = _ignored_record(path, setting, va, vb, sa, sb)
     # A key with no effect behaves as if it were absent.
-    va, vb = (_Value("default", side.default(setting)) if v.state == "ignored" else v for v, side in ((va, sa), (vb, sb)))
+    va, vb = (
+        _Value("default", side.default(setting)) if v.state == "ignored" else v for v, side in ((va, sa), (vb, sb))
+    )
     states = {va.state, vb.state}
     if states <= {"inactive", "na"}:
         return None, ignored
@@ -329,16 +359,34 @@ def _compare(path: str, setting: Setting, va: _Value, vb: _Value, sa: _Side, sb:
             return None, ignored
         version = (sa if dead is va else sb).fsdp
         kind: ChangeKind = "added" if dead is va else "removed"
-        return Change(path, va.value if va is live else None, vb.value if vb is live else None, kind,
-                      _line(va), _line(vb), _where(va), _where(vb), Note.of(f"FSDP{version} has no {setting.key}")), ignored
+        return Change(
+            path,
+            va.value if va is live else None,
+            vb.value if vb is live else None,
+            kind,
+            _line(va),
+            _line(vb),
+            _where(va),
+            _where(vb),
+            Note.of(f"FSDP{version} has no {setting.key}"),
+        ), ignored
     if "na" in states:
         live, side = (vb, sb) if va.state == "na" else (va, sa)
         if live.state != "set" or same(live.value, side.default(setting)):
             return None, ignored
         mute = sa if va.state == "na" else sb
         who = SideRef.A if va.state == "na" else SideRef.B
-        return Change(path, va.value, vb.value, "not_comparable", _line(va), _line(vb), _where(va), _where(vb),
-                      Note.of(who, f" ({mute.fmt}) cannot express this setting")), ignored
+        return Change(
+            path,
+            va.value,
+            vb.value,
+            "not_comparable",
+            _line(va),
+            _line(vb),
+            _where(va),
+            _where(vb),
+            Note.of(who, f" ({mute.fmt}) cannot express this setting"),
+        ), ignored
     if same(va.value, vb.value):
         return None, ignored
     note = ""
@@ -367,10 +415,22 @@ def _ignored_record(path: str, setting: Setting, va: _Value, vb: _Value, sa: _Si
     as_written_b = vb.value if vb.entry is not None and vb.raw is not None else sb.default(setting)
     if same(as_written_a, as_written_b):
         return None
-    kind: ChangeKind = "changed" if va.entry is not None and vb.entry is not None else ("added" if vb.entry is not None else "removed")
+    kind: ChangeKind = (
+        "changed" if va.entry is not None and vb.entry is not None else ("added" if vb.entry is not None else "removed")
+    )
     la = va.entry.line if va.entry is not None else 0
     lb = vb.entry.line if vb.entry is not None else 0
-    return Change(path, ra, rb, kind, la, lb, va.entry.where if va.entry else "", vb.entry.where if vb.entry else "", Note.of(dead[0].why))
+    return Change(
+        path,
+        ra,
+        rb,
+        kind,
+        la,
+        lb,
+        va.entry.where if va.entry else "",
+        vb.entry.where if vb.entry else "",
+        Note.of(dead[0].why),
+    )
 
 
 def _sharding_value(side: _Side) -> tuple[str, Any, Entry | None]:
@@ -395,19 +455,34 @@ def _fsdp_sharding(sa: _Side, sb: _Side) -> Change | None:
     if v1 in TO_FSDP2 and TO_FSDP2[v1] is v2:
         note = f"accelerate to-fsdp2 maps {v1} to reshard_after_forward: {str(v2).lower()}, but FSDP2 has no {v1}"
     else:
-        note = f"FSDP1 {v1} corresponds to fsdp_reshard_after_forward: {str(TO_FSDP2.get(v1)).lower()}" if v1 in TO_FSDP2 else ""
+        note = (
+            f"FSDP1 {v1} corresponds to fsdp_reshard_after_forward: {str(TO_FSDP2.get(v1)).lower()}"
+            if v1 in TO_FSDP2
+            else ""
+        )
         if isinstance(v2, bool):
             inverse = "FULL_SHARD" if v2 else "SHARD_GRAD_OP"
-            note += f"{'; ' if note else ''}fsdp_reshard_after_forward: {str(v2).lower()} corresponds to FSDP1 {inverse}"
+            note += (
+                f"{'; ' if note else ''}fsdp_reshard_after_forward: {str(v2).lower()} corresponds to FSDP1 {inverse}"
+            )
     kind: ChangeKind = "changed"
     if ea is None and eb is not None:
         kind = "added"
     elif ea is not None and eb is None:
         kind = "removed"
-    return Change(_STRATEGY, va, vb, kind,  # one key whichever side is FSDP1, so that A/B mirror
-                  ea.line if ea else 0, eb.line if eb else 0,
-                  (ea.where or ea.origin) if ea else "default", (eb.where or eb.origin) if eb else "default",
-                  Note.of(note), a_key=f"fsdp_config.{ka}", b_key=f"fsdp_config.{kb}")
+    return Change(
+        _STRATEGY,
+        va,
+        vb,
+        kind,  # one key whichever side is FSDP1, so that A/B mirror
+        ea.line if ea else 0,
+        eb.line if eb else 0,
+        (ea.where or ea.origin) if ea else "default",
+        (eb.where or eb.origin) if eb else "default",
+        Note.of(note),
+        a_key=f"fsdp_config.{ka}",
+        b_key=f"fsdp_config.{kb}",
+    )
 
 
 def _note_same_sharding(result: DiffResult, sa: _Side, sb: _Side) -> None:
@@ -456,16 +531,30 @@ def _unknown(a: Config, b: Config, ignore: tuple[str, ...], compared: frozenset[
         if path.startswith("--"):
             note = Note.of(f"launch flag {path} (no config-file key)")
         else:
-            note = Note.of("unknown key: accelerate refuses to load the file" if top else "unknown key: accelerate ignores it")
+            note = Note.of(
+                "unknown key: accelerate refuses to load the file" if top else "unknown key: accelerate ignores it"
+            )
         kind: ChangeKind = "changed" if ea and eb else ("added" if eb else "removed")
         if (a.format or "yaml") != (b.format or "yaml") and not (ea and eb):
             # Something only one format has (an env var, a kwarg): the other cannot say it.
             kind = "not_comparable"
             has, lacks = (SideRef.A, SideRef.B) if ea else (SideRef.B, SideRef.A)
-            note = Note.of(has, f" ({(a if ea else b).format}) has it; ", lacks, f" ({(b if ea else a).format}) cannot express it")
-        out.append(Change(path, ea.value if ea else None, eb.value if eb else None, kind,
-                          ea.line if ea else 0, eb.line if eb else 0,
-                          _entry_where(ea, a), _entry_where(eb, b), note))
+            note = Note.of(
+                has, f" ({(a if ea else b).format}) has it; ", lacks, f" ({(b if ea else a).format}) cannot express it"
+            )
+        out.append(
+            Change(
+                path,
+                ea.value if ea else None,
+                eb.value if eb else None,
+                kind,
+                ea.line if ea else 0,
+                eb.line if eb else 0,
+                _entry_where(ea, a),
+                _entry_where(eb, b),
+                note,
+            )
+        )
     return out
 
 
@@ -475,4 +564,3 @@ def _entry_where(e: Entry | None, cfg: Config) -> str:
     if e.where:
         return e.where
     return f"{cfg.source}:{e.line}" if e.line else cfg.source
-

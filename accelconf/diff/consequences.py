@@ -11,14 +11,17 @@ import math
 from typing import Any
 
 from accelconf.accelerate import registry
-from accelconf.deepspeed.keys import Paths
 from accelconf.accelerate.model import Config
+from accelconf.deepspeed.keys import Paths
 from accelconf.diff.result import DiffResult, same
 
 # FSDP1 strategies by the ZeRO stage they equal; FSDP2's fsdp_reshard_after_forward true is
 # FULL_SHARD's, false SHARD_GRAD_OP's (registry.FSDP2_RESHARD_OF_STRATEGY)
-_SHARD_LEVEL: dict[Any, int] = {**{name: level for name, (level, _) in registry.SHARDING.items()},
-                                True: registry.SHARDING["FULL_SHARD"][0], False: registry.SHARDING["SHARD_GRAD_OP"][0]}
+_SHARD_LEVEL: dict[Any, int] = {
+    **{name: level for name, (level, _) in registry.SHARDING.items()},
+    True: registry.SHARDING["FULL_SHARD"][0],
+    False: registry.SHARDING["SHARD_GRAD_OP"][0],
+}
 _PRECISION_NOTE = {
     "no": "full fp32: about twice the activation memory of 16-bit, slower matmuls",
     "fp16": "fp16 autocast with a dynamic loss scaler (overflowing steps are skipped)",
@@ -59,9 +62,13 @@ def batch_factors(cfg: Config | None, ds: dict[str, Any] | None = None) -> Facto
     if procs is None and cfg.get("distributed_type") == "NO":
         procs = 1.0
     model_parallel = 1.0
-    for path in ("parallelism_config.parallelism_config_tp_size", "parallelism_config.parallelism_config_cp_size",
-                 "parallelism_config.parallelism_config_sp_size", "megatron_lm_config.megatron_lm_tp_degree",
-                 "megatron_lm_config.megatron_lm_pp_degree"):
+    for path in (
+        "parallelism_config.parallelism_config_tp_size",
+        "parallelism_config.parallelism_config_cp_size",
+        "parallelism_config.parallelism_config_sp_size",
+        "megatron_lm_config.megatron_lm_tp_degree",
+        "megatron_lm_config.megatron_lm_pp_degree",
+    ):
         n = _num(cfg.get(path))
         if n and n > 1:
             model_parallel *= n
@@ -97,8 +104,10 @@ def batch_note(fa: Factors, fb: Factors) -> str:
         ratio *= (fb[i] or 0.0) / (fa[i] or 1.0)
     unknown = [names[i] for i in range(3) if i not in known]
     tail = f" for the same {' and '.join(unknown)}" if unknown else ""
-    return (f"effective global batch size (processes x gradient accumulation x micro batch): "
-            f"{product(fa)} -> {product(fb)}, x{_fmt_num(round(ratio, 4))}{tail}")
+    return (
+        f"effective global batch size (processes x gradient accumulation x micro batch): "
+        f"{product(fa)} -> {product(fb)}, x{_fmt_num(round(ratio, 4))}{tail}"
+    )
 
 
 def _sharding_note(key: str, a: Any, b: Any) -> str:
@@ -138,7 +147,9 @@ def precision_note(a: Any, b: Any) -> str:
     if a == b:
         return ""
     tail = _PRECISION_NOTE.get(b, "")
-    return f"precision {_show(a)} -> {_show(b)}: numerics change, losses are not directly comparable" + (f"; {tail}" if tail else "")
+    return f"precision {_show(a)} -> {_show(b)}: numerics change, losses are not directly comparable" + (
+        f"; {tail}" if tail else ""
+    )
 
 
 def _show(v: Any) -> str:
@@ -149,10 +160,19 @@ def _show(v: Any) -> str:
     return str(v)
 
 
-_SHARD_KEYS = ("fsdp_config.fsdp_sharding_strategy", "fsdp_config.fsdp_reshard_after_forward", "deepspeed_config.zero_stage",
-               Paths.STAGE)
-_OFFLOAD_KEYS = ("fsdp_config.fsdp_offload_params", "deepspeed_config.offload_optimizer_device", "deepspeed_config.offload_param_device",
-                 Paths.OFFLOAD_OPTIMIZER_DEVICE, Paths.OFFLOAD_PARAM_DEVICE)
+_SHARD_KEYS = (
+    "fsdp_config.fsdp_sharding_strategy",
+    "fsdp_config.fsdp_reshard_after_forward",
+    "deepspeed_config.zero_stage",
+    Paths.STAGE,
+)
+_OFFLOAD_KEYS = (
+    "fsdp_config.fsdp_offload_params",
+    "deepspeed_config.offload_optimizer_device",
+    "deepspeed_config.offload_param_device",
+    Paths.OFFLOAD_OPTIMIZER_DEVICE,
+    Paths.OFFLOAD_PARAM_DEVICE,
+)
 
 
 def consequences(result: DiffResult, fa: Factors = NO_FACTORS, fb: Factors = NO_FACTORS) -> list[str]:
@@ -161,8 +181,11 @@ def consequences(result: DiffResult, fa: Factors = NO_FACTORS, fb: Factors = NO_
     for c in result.differences:
         n = ""
         if c.key in _SHARD_KEYS and c.a_key and c.b_key:  # FSDP1 strategy vs FSDP2 reshard_after_forward
-            n = _sharding_note(c.key, c.a, c.b).replace(f"{_short(c.key)} ", f"{_short(c.a_key)} ", 1).replace(
-                f"-> {_show(c.b)}", f"-> {_short(c.b_key)} {_show(c.b)}", 1)
+            n = (
+                _sharding_note(c.key, c.a, c.b)
+                .replace(f"{_short(c.key)} ", f"{_short(c.a_key)} ", 1)
+                .replace(f"-> {_show(c.b)}", f"-> {_short(c.b_key)} {_show(c.b)}", 1)
+            )
         elif c.key in _SHARD_KEYS:
             n = _sharding_note(c.key, c.a, c.b)
         elif c.key in _OFFLOAD_KEYS:
@@ -175,4 +198,3 @@ def consequences(result: DiffResult, fa: Factors = NO_FACTORS, fb: Factors = NO_
     if n:
         notes.append(n)
     return notes
-

@@ -8,18 +8,19 @@ DeepSpeed key table, its defaults and the file detector are :mod:`accelconf.deep
 from __future__ import annotations
 
 import functools
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
+from accelconf.accelerate import deepspeed_file as _ds_accelerate
 from accelconf.accelerate import registry
 from accelconf.accelerate.model import Config
-from accelconf.accelerate import deepspeed_file as _ds_accelerate
 from accelconf.deepspeed import keys as _ds_keys
 from accelconf.deepspeed.keys import Paths
 from accelconf.deepspeed.values import lax_bool
 from accelconf.diff.accelerate import _diff, _Side
-from accelconf.kinds import is_deepspeed_data  # the one recogniser of file kinds; diff re-exports it
 from accelconf.diff.consequences import batch_factors, consequences, precision_note
 from accelconf.diff.result import Change, ChangeKind, DiffResult, Note, matches, same
+
 
 @functools.lru_cache(maxsize=1)
 def ds_defaults() -> dict[str, Any]:
@@ -28,8 +29,11 @@ def ds_defaults() -> dict[str, Any]:
     default: it is a value of its own."""
     from accelconf import deepspeed as dsmod
 
-    return {path: k.default for path, k in dsmod.iter_keys()
-            if k.children is None and k.has_default and not k.default_changes}
+    return {
+        path: k.default
+        for path, k in dsmod.iter_keys()
+        if k.children is None and k.has_default and not k.default_changes
+    }
 
 
 # The DeepSpeed keys an accelerate ``deepspeed_config`` also has: the one mapping, in accelconf.deepspeed.
@@ -93,8 +97,19 @@ def diff_deepspeed(a: Any, b: Any, *, ignore: Iterable[str] = ()) -> DiffResult:
         lb = b.position(ib[1])[0] if ib else 0
         kind: ChangeKind = "changed" if ia and ib else ("added" if ib else "removed")
         note = '"auto" is filled by the HF Trainer or accelerate at prepare time' if "auto" in (va, vb) else ""
-        result.changes.append(Change(path, va, vb, kind, la, lb, f"{a.path}:{la}" if la else "default",
-                                     f"{b.path}:{lb}" if lb else "default", Note.of(note)))
+        result.changes.append(
+            Change(
+                path,
+                va,
+                vb,
+                kind,
+                la,
+                lb,
+                f"{a.path}:{la}" if la else "default",
+                f"{b.path}:{lb}" if lb else "default",
+                Note.of(note),
+            )
+        )
     ds_a = {k: _ds_canon(k, v[0]) for k, v in fa.items()}
     ds_b = {k: _ds_canon(k, v[0]) for k, v in fb.items()}
     result.notes = consequences(result, batch_factors(None, ds_a), batch_factors(None, ds_b))
@@ -257,8 +272,11 @@ def with_deepspeed_file(side: _Side) -> _Side:
         side.file_missing = f"cannot be read ({exc})"
         return side
     if doc is None or not isinstance(doc.data, dict):
-        side.file_missing = "is not a DeepSpeed JSON" if doc is not None else \
-            f"was not found next to {side.cfg.source or 'the config'} or in the current directory"
+        side.file_missing = (
+            "is not a DeepSpeed JSON"
+            if doc is not None
+            else f"was not found next to {side.cfg.source or 'the config'} or in the current directory"
+        )
         return side
     side.ds_doc, side.file_cfg, side.file_paths = doc, deepspeed_config(doc), SHARED_WITH_DEEPSPEED
     side.ds = {k: v[0] for k, v in flatten_deepspeed(doc.data).items()}
@@ -275,8 +293,10 @@ def add_file_changes(result: DiffResult, sa: _Side, sb: _Side, ignore: tuple[str
     for name, side in (("A", sa), ("B", sb)):
         if side.file_missing:
             ref = side.cfg.get("deepspeed_config.deepspeed_config_file")
-            result.notes.append(f"{name}'s deepspeed_config_file {ref!r} {side.file_missing}: "
-                                "the DeepSpeed settings in it are not compared")
+            result.notes.append(
+                f"{name}'s deepspeed_config_file {ref!r} {side.file_missing}: "
+                "the DeepSpeed settings in it are not compared"
+            )
         result.ignored.extend(_shadowed(side, side is sa, ignore))
     if sa.ds_doc is None or sb.ds_doc is None or (sa.file_cfg is None and sb.file_cfg is None):
         for name, side, other in (("A", sa, sb), ("B", sb, sa)):
@@ -294,14 +314,19 @@ _AS_ACCELERATE_BUILDS = frozenset({(Paths.TRAIN_BATCH, "auto"), (Paths.MICRO_BAT
 def _uncompared_note(name: str, side: _Side, ignore: tuple[str, ...]) -> list[str]:
     """A note on the keys of a side's DeepSpeed file that have no accelerate setting, when the
     other side has no DeepSpeed JSON to compare them with (accelerate builds one from its settings)."""
-    keys = [k for k, (v, _) in flatten_deepspeed(side.ds_doc.data).items()
-            if k not in _COMPARED_AS_ACCELERATE and not matches(k, ignore) and (k, v) not in _AS_ACCELERATE_BUILDS]
+    keys = [
+        k
+        for k, (v, _) in flatten_deepspeed(side.ds_doc.data).items()
+        if k not in _COMPARED_AS_ACCELERATE and not matches(k, ignore) and (k, v) not in _AS_ACCELERATE_BUILDS
+    ]
     if not keys:
         return []
     shown = ", ".join(keys[:5]) + (f" and {len(keys) - 5} more" if len(keys) > 5 else "")
     other = "B" if name == "A" else "A"
-    return [f"{name}'s DeepSpeed file also sets {shown}, which have no accelerate setting: not compared "
-            f"({other} has no DeepSpeed file; accelerate builds its DeepSpeed config from the settings above)"]
+    return [
+        f"{name}'s DeepSpeed file also sets {shown}, which have no accelerate setting: not compared "
+        f"({other} has no DeepSpeed file; accelerate builds its DeepSpeed config from the settings above)"
+    ]
 
 
 def _shadowed(side: _Side, is_a: bool, ignore: tuple[str, ...]) -> list[Change]:
@@ -315,9 +340,19 @@ def _shadowed(side: _Side, is_a: bool, ignore: tuple[str, ...]) -> list[Change]:
         if matches(path, ignore) or e.origin != "file":  # the launcher writes ACCELERATE_MIXED_PRECISION itself
             continue
         where = e.where or f"{side.cfg.source}:{e.line}"
-        out.append(Change(path, e.value if is_a else None, None if is_a else e.value, "removed" if is_a else "added",
-                          e.line if is_a else 0, 0 if is_a else e.line, where if is_a else "", "" if is_a else where,
-                          Note.of("beside deepspeed_config_file, accelerate raises ValueError; the file's value is compared")))
+        out.append(
+            Change(
+                path,
+                e.value if is_a else None,
+                None if is_a else e.value,
+                "removed" if is_a else "added",
+                e.line if is_a else 0,
+                0 if is_a else e.line,
+                where if is_a else "",
+                "" if is_a else where,
+                Note.of("beside deepspeed_config_file, accelerate raises ValueError; the file's value is compared"),
+            )
+        )
     return out
 
 
@@ -326,4 +361,3 @@ def _auto_note(c: Change) -> Change:
         return c
     extra = '"auto" is filled from the accelerate side at prepare time'
     return c.noted(extra)
-

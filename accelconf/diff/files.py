@@ -8,13 +8,15 @@ This module owns telling the two apart for a diff (:func:`read_side`); reading a
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 from accelconf.accelerate.model import Config
 from accelconf.diff.accelerate import diff
 from accelconf.diff.deepspeed import diff_accelerate_deepspeed, diff_deepspeed, is_deepspeed_data
 from accelconf.diff.result import DiffResult
+
 
 @dataclass
 class Side:
@@ -66,8 +68,9 @@ def _read(path: str, version: str | None = None, text: str | None = None) -> Con
     return read(text, path=path, version=version)  # every reader sets the Config's source to the path
 
 
-def diff_files(a: str | os.PathLike[str], b: str | os.PathLike[str], *, version: str | None = None,
-               ignore: Iterable[str] = ()) -> DiffResult:
+def diff_files(
+    a: str | os.PathLike[str], b: str | os.PathLike[str], *, version: str | None = None, ignore: Iterable[str] = ()
+) -> DiffResult:
     """Read two files (any formats, DeepSpeed JSON too) and diff them."""
     sa, sb = read_side(a, version), read_side(b, version)
     return diff_sides(sa, sb, version=version, ignore=ignore)
@@ -78,8 +81,11 @@ def diff_sides(sa: Side, sb: Side, *, version: str | None = None, ignore: Iterab
     if sa.is_deepspeed and sb.is_deepspeed:
         return diff_deepspeed(sa.document, sb.document, ignore=ignore)
     if sa.is_deepspeed or sb.is_deepspeed:
-        return diff_accelerate_deepspeed(sa.config if sa.config is not None else sa.document,
-                                         sb.config if sb.config is not None else sb.document, version=version, ignore=ignore)
+        return diff_accelerate_deepspeed(
+            sa.config if sa.config is not None else sa.document,
+            sb.config if sb.config is not None else sb.document,
+            version=version,
+            ignore=ignore,
+        )
     assert sa.config is not None and sb.config is not None
     return diff(sa.config, sb.config, version=version, ignore=ignore)
-

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import fnmatch
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from typing import Any, Iterable, Literal
+from typing import Any, Literal
 
 # What a Change is; not :data:`accelconf.assist.Kind` (what a document is).
 ChangeKind = Literal["changed", "added", "removed", "not_comparable"]
@@ -114,12 +115,29 @@ class Change:
     def mirrored(self) -> Change:
         """The same change seen from the other side (A and B swapped)."""
         kind: ChangeKind = {"added": "removed", "removed": "added"}.get(self.kind, self.kind)  # type: ignore[assignment]
-        return Change(self.key, self.b, self.a, kind, self.b_line, self.a_line, self.b_where, self.a_where,
-                      self.remark.mirrored(), self.b_key, self.a_key)
+        return Change(
+            self.key,
+            self.b,
+            self.a,
+            kind,
+            self.b_line,
+            self.a_line,
+            self.b_where,
+            self.a_where,
+            self.remark.mirrored(),
+            self.b_key,
+            self.a_key,
+        )
 
     def to_json(self) -> dict[str, Any]:
-        out = {"key": self.key, "a": _jsonable(self.a), "b": _jsonable(self.b), "kind": self.kind,
-               "a_line": self.a_line, "b_line": self.b_line}
+        out = {
+            "key": self.key,
+            "a": _jsonable(self.a),
+            "b": _jsonable(self.b),
+            "kind": self.kind,
+            "a_line": self.a_line,
+            "b_line": self.b_line,
+        }
         if self.note:
             out["note"] = self.note
         if self.a_key or self.b_key:
@@ -156,7 +174,6 @@ class DiffResult:
         return [c.to_json() for c in self.changes]
 
 
-
 def _jsonable(v: Any) -> Any:
     if isinstance(v, tuple):
         return [_jsonable(x) for x in v]
@@ -165,7 +182,6 @@ def _jsonable(v: Any) -> Any:
     if isinstance(v, (str, int, float, bool, type(None), list, dict)):
         return v
     return str(v)
-
 
 
 def matches(path: str, patterns: Iterable[str]) -> bool:

@@ -36,15 +36,31 @@ from typing import Any, Literal
 Attn = Literal["eager", "sdpa", "flash"]
 ATTN_CHOICES: tuple[str, ...] = ("eager", "sdpa", "flash")
 # transformers' spellings of ``attn_implementation`` -> the kernel's memory behaviour
-_ATTN_ALIASES = {"eager": "eager", "sdpa": "sdpa", "flash_attention_2": "flash", "flash_attention_3": "flash",
-                 "flash": "flash", "flex_attention": "sdpa", "paged_attention": "sdpa"}
+_ATTN_ALIASES = {
+    "eager": "eager",
+    "sdpa": "sdpa",
+    "flash_attention_2": "flash",
+    "flash_attention_3": "flash",
+    "flash": "flash",
+    "flex_attention": "sdpa",
+    "paged_attention": "sdpa",
+}
 # families whose transformers model refuses SDPA (``_supports_sdpa = False``): eager runs instead
 _NO_SDPA = frozenset({"gemma2"})
 
 # The fp32 tensors an activation function keeps (its input included), in units of its input's size;
 # ``gelu_new`` is Python arithmetic: pow keeps x, tanh its output, the last product both factors.
-_ACT_SAVED = {"silu": 1, "swish": 1, "gelu": 1, "gelu_pytorch_tanh": 1, "relu": 1, "gelu_new": 4,
-              "gelu_fast": 4, "gelu_python_tanh": 4, "quick_gelu": 2}
+_ACT_SAVED = {
+    "silu": 1,
+    "swish": 1,
+    "gelu": 1,
+    "gelu_pytorch_tanh": 1,
+    "relu": 1,
+    "gelu_new": 4,
+    "gelu_fast": 4,
+    "gelu_python_tanh": 4,
+    "quick_gelu": 2,
+}
 
 
 @dataclass(frozen=True)
@@ -64,21 +80,21 @@ class Structure:
     norm: Literal["rms", "gemma", "layer"] = "rms"
     norms_per_layer: int = 2
     qk_norm: bool = False
-    parallel: bool = False          # attention and MLP read one normed input (phi, falcon, neox parallel)
-    fused_qkv: bool = False         # one projection: v is a view that keeps the whole output alive
+    parallel: bool = False  # attention and MLP read one normed input (phi, falcon, neox parallel)
+    fused_qkv: bool = False  # one projection: v is a view that keeps the whole output alive
     rope: bool = True
-    rope_fraction: float = 1.0      # phi's partial rotary: the rotated q and k are concatenated copies
+    rope_fraction: float = 1.0  # phi's partial rotary: the rotated q and k are concatenated copies
     attn: str = "sdpa"
     attn_dropout: float = 0.0
     resid_dropout: float = 0.0
     embd_dropout: float = 0.0
     experts: int = 0
     top_k: int = 0
-    shared_expert: int = 0          # qwen2-moe's shared expert width (its sigmoid gate is per token)
-    logit_softcap: bool = False     # gemma2's final tanh cap: tanh keeps its output
-    attn_softcap: bool = False      # gemma2's attention-score cap (eager only)
+    shared_expert: int = 0  # qwen2-moe's shared expert width (its sigmoid gate is per token)
+    logit_softcap: bool = False  # gemma2's final tanh cap: tanh keeps its output
+    attn_softcap: bool = False  # gemma2's attention-score cap (eager only)
 
-    def with_attn(self, attn: str | None) -> "Structure":
+    def with_attn(self, attn: str | None) -> Structure:
         """The same model under another attention kernel (``eager``, ``sdpa``, ``flash`` or a
         transformers spelling); ``None`` keeps the config's."""
         return self if attn is None else replace(self, attn=kernel_of(attn, self.family))
@@ -106,13 +122,25 @@ def structure_of(data: dict[str, Any], family: str) -> Structure:
     if fam == "gpt2":
         h = _num(data, "n_embd", "hidden_size")
         heads = _num(data, "n_head", "num_attention_heads")
-        return Structure(fam, h, _num(data, "n_layer", "num_hidden_layers"), heads, heads, h // heads,
-                         _num(data, "n_inner") or 4 * h, data["vocab_size"], gated=False,
-                         act=str(_num(data, "activation_function", default="gelu_new")), norm="layer", rope=False,
-                         fused_qkv=True, attn=kernel_of(_num(data, "attn_implementation", "_attn_implementation"), fam),
-                         attn_dropout=float(_num(data, "attn_pdrop", default=0.1)),
-                         resid_dropout=float(_num(data, "resid_pdrop", default=0.1)),
-                         embd_dropout=float(_num(data, "embd_pdrop", default=0.1)))
+        return Structure(
+            fam,
+            h,
+            _num(data, "n_layer", "num_hidden_layers"),
+            heads,
+            heads,
+            h // heads,
+            _num(data, "n_inner") or 4 * h,
+            data["vocab_size"],
+            gated=False,
+            act=str(_num(data, "activation_function", default="gelu_new")),
+            norm="layer",
+            rope=False,
+            fused_qkv=True,
+            attn=kernel_of(_num(data, "attn_implementation", "_attn_implementation"), fam),
+            attn_dropout=float(_num(data, "attn_pdrop", default=0.1)),
+            resid_dropout=float(_num(data, "resid_pdrop", default=0.1)),
+            embd_dropout=float(_num(data, "embd_pdrop", default=0.1)),
+        )
     h = data["hidden_size"]
     heads = _num(data, "num_attention_heads", "n_head")
     kv = _num(data, "num_key_value_heads", "num_kv_heads", default=heads)
@@ -134,28 +162,73 @@ def structure_of(data: dict[str, Any], family: str) -> Structure:
         top_k = data.get("num_experts_per_tok") or (4 if fam == "qwen2_moe" else 8)
         inter = data.get("moe_intermediate_size") or inter
         shared = (data.get("shared_expert_intermediate_size") or 5632) if fam == "qwen2_moe" else 0
-    return Structure(fam, h, layers, heads, kv, hd, inter, data["vocab_size"], act=act, norm=norm,
-                     norms_per_layer=per_layer, qk_norm=fam in ("qwen3", "qwen3_moe", "gemma3", "gemma3_text"),
-                     fused_qkv=fam == "phi3", experts=experts, top_k=top_k, shared_expert=shared,
-                     logit_softcap=bool(data.get("final_logit_softcapping")),
-                     attn_softcap=bool(data.get("attn_logit_softcapping")), **common)
+    return Structure(
+        fam,
+        h,
+        layers,
+        heads,
+        kv,
+        hd,
+        inter,
+        data["vocab_size"],
+        act=act,
+        norm=norm,
+        norms_per_layer=per_layer,
+        qk_norm=fam in ("qwen3", "qwen3_moe", "gemma3", "gemma3_text"),
+        fused_qkv=fam == "phi3",
+        experts=experts,
+        top_k=top_k,
+        shared_expert=shared,
+        logit_softcap=bool(data.get("final_logit_softcapping")),
+        attn_softcap=bool(data.get("attn_logit_softcapping")),
+        **common,
+    )
 
 
-def _layernorm_family(data: dict[str, Any], fam: str, h: int, heads: int, kv: int, hd: int, layers: int,
-                      common: dict[str, Any]) -> Structure:
+def _layernorm_family(
+    data: dict[str, Any], fam: str, h: int, heads: int, kv: int, hd: int, layers: int, common: dict[str, Any]
+) -> Structure:
     """phi, gpt-neox and falcon: LayerNorm, a non-gated GELU MLP, partial or no rotary."""
     if fam == "phi":
-        return Structure(fam, h, layers, heads, kv, hd, data["intermediate_size"], data["vocab_size"], gated=False,
-                         act=str(data.get("hidden_act") or "gelu_new"), norm="layer", norms_per_layer=1,
-                         parallel=True, rope_fraction=float(data.get("partial_rotary_factor") or 0.5),
-                         qk_norm=bool(data.get("qk_layernorm")), resid_dropout=float(data.get("resid_pdrop") or 0.0),
-                         embd_dropout=float(data.get("embd_pdrop") or 0.0), **common)
+        return Structure(
+            fam,
+            h,
+            layers,
+            heads,
+            kv,
+            hd,
+            data["intermediate_size"],
+            data["vocab_size"],
+            gated=False,
+            act=str(data.get("hidden_act") or "gelu_new"),
+            norm="layer",
+            norms_per_layer=1,
+            parallel=True,
+            rope_fraction=float(data.get("partial_rotary_factor") or 0.5),
+            qk_norm=bool(data.get("qk_layernorm")),
+            resid_dropout=float(data.get("resid_pdrop") or 0.0),
+            embd_dropout=float(data.get("embd_pdrop") or 0.0),
+            **common,
+        )
     if fam == "gpt_neox":
-        return Structure(fam, h, layers, heads, heads, hd, data["intermediate_size"], data["vocab_size"], gated=False,
-                         act=str(data.get("hidden_act") or "gelu"), norm="layer",
-                         parallel=bool(data.get("use_parallel_residual", True)), fused_qkv=True,
-                         rope_fraction=float(data.get("rotary_pct", data.get("partial_rotary_factor")) or 0.25),
-                         resid_dropout=float(data.get("hidden_dropout") or 0.0), **common)
+        return Structure(
+            fam,
+            h,
+            layers,
+            heads,
+            heads,
+            hd,
+            data["intermediate_size"],
+            data["vocab_size"],
+            gated=False,
+            act=str(data.get("hidden_act") or "gelu"),
+            norm="layer",
+            parallel=bool(data.get("use_parallel_residual", True)),
+            fused_qkv=True,
+            rope_fraction=float(data.get("rotary_pct", data.get("partial_rotary_factor")) or 0.25),
+            resid_dropout=float(data.get("hidden_dropout") or 0.0),
+            **common,
+        )
     new_arch = bool(data.get("new_decoder_architecture"))
     if new_arch:
         kv = data.get("num_kv_heads") or heads
@@ -165,14 +238,29 @@ def _layernorm_family(data: dict[str, Any], fam: str, h: int, heads: int, kv: in
         kv = heads
     two_norms = new_arch and (data.get("num_ln_in_parallel_attn") or 2) == 2
     parallel = bool(data.get("parallel_attn", True)) or new_arch
-    return Structure(fam, h, layers, heads, kv, hd, data.get("ffn_hidden_size") or 4 * h, data["vocab_size"],
-                     gated=False, act=str(data.get("activation") or "gelu"), norm="layer",
-                     norms_per_layer=2 if two_norms or not parallel else 1, parallel=parallel, fused_qkv=True,
-                     rope=not data.get("alibi", False), resid_dropout=float(data.get("hidden_dropout") or 0.0),
-                     **common)
+    return Structure(
+        fam,
+        h,
+        layers,
+        heads,
+        kv,
+        hd,
+        data.get("ffn_hidden_size") or 4 * h,
+        data["vocab_size"],
+        gated=False,
+        act=str(data.get("activation") or "gelu"),
+        norm="layer",
+        norms_per_layer=2 if two_norms or not parallel else 1,
+        parallel=parallel,
+        fused_qkv=True,
+        rope=not data.get("alibi", False),
+        resid_dropout=float(data.get("hidden_dropout") or 0.0),
+        **common,
+    )
 
 
 # -- the count ------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Activations:
@@ -236,11 +324,18 @@ class Activations:
         st = self.structure
         if self.checkpointing:
             where = " (host RAM)" if self.offloaded else ""
-            out = [(f"layer inputs kept ({st.layers} layers, checkpointed){where}", self.kept),
-                   ("one layer recomputed in backward", self.per_layer)]
+            out = [
+                (f"layer inputs kept ({st.layers} layers, checkpointed){where}", self.kept),
+                ("one layer recomputed in backward", self.per_layer),
+            ]
         else:
-            out = [(f"decoder layers ({st.layers} x {self.per_layer / max(1, self.seq_len * self.micro_batch * st.hidden):.1f}"
-                    f" bytes x seq x batch x hidden)", self.kept)]
+            out = [
+                (
+                    f"decoder layers ({st.layers} x {self.per_layer / max(1, self.seq_len * self.micro_batch * st.hidden):.1f}"
+                    f" bytes x seq x batch x hidden)",
+                    self.kept,
+                )
+            ]
         out += list(self.outside)
         if self.transient[1]:
             out.append((f"largest transient: {self.transient[0]}", self.transient[1]))
@@ -249,8 +344,10 @@ class Activations:
     def formula(self) -> str:
         st = self.structure
         ck = ", checkpointed" + (" with CPU offload" if self.offloaded else "") if self.checkpointing else ""
-        return (f"{st.family} structure ({st.attn} attention{ck}): what autograd saves for backward, "
-                f"tensor by tensor, plus the logits in fp32 for the loss")
+        return (
+            f"{st.family} structure ({st.attn} attention{ck}): what autograd saves for backward, "
+            f"tensor by tensor, plus the logits in fp32 for the loss"
+        )
 
 
 def _norm(st: Structure, rows: float, width: int, e: int, out_saved: bool = True) -> float:
@@ -265,12 +362,16 @@ def _norm(st: Structure, rows: float, width: int, e: int, out_saved: bool = True
 
 def _attention(st: Structure, s: int, b: int, e: int) -> list[tuple[str, float]]:
     t = s * b
-    q, kv = st.heads * st.head_dim, st.kv_heads * st.head_dim
+    q = st.heads * st.head_dim
     eager = st.attn == "eager"
     parts = [("q, k, v", _qkv(st, t, e, eager, b))]
     if st.qk_norm:
-        parts.append(("q and k norms", _norm(st, t * st.heads, st.head_dim, e, False)
-                      + _norm(st, t * st.kv_heads, st.head_dim, e, False)))
+        parts.append(
+            (
+                "q and k norms",
+                _norm(st, t * st.heads, st.head_dim, e, False) + _norm(st, t * st.kv_heads, st.head_dim, e, False),
+            )
+        )
     if eager:
         scores = b * st.heads * s * s
         probs = 4 * scores + (e * scores if e != 4 else 0.0) + (e * scores if st.attn_softcap else 0.0)
@@ -351,8 +452,11 @@ def _outside(st: Structure, s: int, b: int, e: int) -> list[tuple[str, float]]:
     logits = 4.0 * t * st.vocab + 8 * t  # log-softmax's fp32 output; the shifted labels
     if st.logit_softcap:
         logits += e * t * st.vocab  # tanh keeps its output
-    return [("embedding and positions", float(head)), ("final norm", float(final_norm)),
-            (f"logits and loss (fp32, vocabulary {st.vocab:,})", logits)]
+    return [
+        ("embedding and positions", float(head)),
+        ("final norm", float(final_norm)),
+        (f"logits and loss (fp32, vocabulary {st.vocab:,})", logits),
+    ]
 
 
 def _transient(st: Structure, s: int, b: int, e: int) -> tuple[str, float]:
@@ -360,16 +464,34 @@ def _transient(st: Structure, s: int, b: int, e: int) -> tuple[str, float]:
     log-softmax's), the MLP intermediate's gradients, or eager attention's softmax gradient."""
     t = s * b
     width = st.intermediate * max(1, st.top_k)
-    cands = [("fp32 logits gradient (loss backward)", 8.0 * t * st.vocab),
-             ("MLP intermediate gradients (backward)", float(e * t * width * (3 if st.gated else 2)))]
+    cands = [
+        ("fp32 logits gradient (loss backward)", 8.0 * t * st.vocab),
+        ("MLP intermediate gradients (backward)", float(e * t * width * (3 if st.gated else 2))),
+    ]
     if st.attn == "eager":
         cands.append(("attention probabilities gradient (eager)", float((4 + e) * b * st.heads * s * s)))
     return max(cands, key=lambda c: c[1])
 
 
-def estimate(st: Structure, seq_len: int, micro_batch: int, dtype_bytes: int, *, checkpointing: bool = False,
-             cpu_offload: bool = False) -> Activations:
+def estimate(
+    st: Structure,
+    seq_len: int,
+    micro_batch: int,
+    dtype_bytes: int,
+    *,
+    checkpointing: bool = False,
+    cpu_offload: bool = False,
+) -> Activations:
     """Activation bytes of one micro batch of ``seq_len`` tokens in a ``dtype_bytes`` compute dtype."""
     s, b, e = seq_len, micro_batch, dtype_bytes
-    return Activations(st, s, b, e, tuple(_layer(st, s, b, e)), tuple(_outside(st, s, b, e)), checkpointing,
-                       checkpointing and cpu_offload, _transient(st, s, b, e))
+    return Activations(
+        st,
+        s,
+        b,
+        e,
+        tuple(_layer(st, s, b, e)),
+        tuple(_outside(st, s, b, e)),
+        checkpointing,
+        checkpointing and cpu_offload,
+        _transient(st, s, b, e),
+    )

@@ -15,23 +15,27 @@ Requirements follow accelerate 1.15.0's source: ``FSDP2_PYTORCH_VERSION`` and
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any
 
 from accelconf import catalogue, releases
 from accelconf.accelerate import registry as _registry
 from accelconf.accelerate.validate import machine_rank_outside
-from accelconf.text.document import Document
-from accelconf.findings import Finding, Severity
 from accelconf.environment.probe import Environment
+from accelconf.findings import Finding, Severity
 from accelconf.kinds import is_deepspeed_data
+from accelconf.text.document import Document
 
 # distributed_type values that run on CUDA/ROCm GPUs, and those that never do: every other type the
 # registry knows but NO (which runs where it is started), and the old names of those (TPU for XLA).
 GPU_TYPES = frozenset({"MULTI_GPU", "FSDP", "DEEPSPEED", "MEGATRON_LM"})
 _NON_GPU = frozenset(_registry.DISTRIBUTED_TYPES) - GPU_TYPES - {"NO"}
-NON_GPU_TYPES = _NON_GPU | {old for old, new in _registry.get("", "distributed_type").legacy_values  # type: ignore[union-attr]
-                            if new in _NON_GPU}
+NON_GPU_TYPES = _NON_GPU | {
+    old
+    for old, new in _registry.get("", "distributed_type").legacy_values  # type: ignore[union-attr]
+    if new in _NON_GPU
+}
 
 DEFAULT_PORT = _registry.get("", "main_process_port").launcher_default  # type: ignore[union-attr]
 
@@ -73,8 +77,16 @@ class ConfigView:
         sec = self.data.get(section)
         return sec.get(key) if isinstance(sec, dict) else None
 
-    def finding(self, rule: str, severity: Severity, message: str, key: str, *, value: bool = True,
-                suggestion: str | None = None) -> Finding:
+    def finding(
+        self,
+        rule: str,
+        severity: Severity,
+        message: str,
+        key: str,
+        *,
+        value: bool = True,
+        suggestion: str | None = None,
+    ) -> Finding:
         """A finding at ``key`` (its value when ``value``), or at the nearest parent that exists
         (:meth:`accelconf.text.document.Document.span`)."""
         line, col, end_line, end_col = self.doc.span(key, value)
@@ -115,15 +127,18 @@ def _missing_here(cfg: ConfigView, env: Environment, rule: str, missing: str, ne
 
     state = f", or state {flag} V" if flag else ""
     return cfg.finding(
-        rule, "info",
+        rule,
+        "info",
         f"{missing} among the packages of {sys.executable} (this machine's, not those of the target the flags "
         f"describe); {need}: check the interpreter that will train with --python PATH{state}",
-        "distributed_type", value=False,
+        "distributed_type",
+        value=False,
         suggestion="--python /path/to/the/training/venv/bin/python" + (f" or {flag} V" if flag else ""),
     )
 
 
 # -- rules ------------------------------------------------------------------------------------
+
 
 def rule_probe(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
     """env-probe: a probe that failed; GPU rules may be incomplete."""
@@ -135,10 +150,14 @@ def rule_no_gpu(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
     """env-no-gpu: a GPU distributed_type, but no GPU was found."""
     if not env.knows("gpus") or env.gpus or cfg.distributed_type not in GPU_TYPES or not cfg.uses_gpus:
         return
-    where = "on this machine" if env.source.startswith("detected") and "arguments" not in env.source \
+    where = (
+        "on this machine"
+        if env.source.startswith("detected") and "arguments" not in env.source
         else f"on the target ({env.source})"
+    )
     yield cfg.finding(
-        "env-no-gpu", "warning",
+        "env-no-gpu",
+        "warning",
         f"distributed_type {cfg.distributed_type} runs on GPUs, but there are none {where}",
         "distributed_type",
         suggestion="to check against the machine that will run it: --gpus N --gpu MODEL, or --target FILE",
@@ -170,7 +189,8 @@ def rule_gpu_ids(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
     if missing:
         have = f"0-{env.gpu_count - 1}" if env.gpu_count > 1 else "0"
         yield cfg.finding(
-            "env-gpu-ids", "error",
+            "env-gpu-ids",
+            "error",
             f"gpu_ids lists GPU {', '.join(map(str, missing))}, but the node has {env.gpu_count} GPU"
             f"{'s' if env.gpu_count != 1 else ''} (ids {have})",
             "gpu_ids",
@@ -185,10 +205,12 @@ def rule_num_processes(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
         return
     if n % machines and not cfg.validated:
         yield cfg.finding(
-            "env-num-processes", "warning",
+            "env-num-processes",
+            "warning",
             f"num_processes {n} is the total over num_machines {machines} and is not a multiple of it: "
             f"each machine starts {n // machines} (the launcher rounds down), {n // machines * machines} in all",
-            "num_processes", suggestion=f"num_processes: {max(n // machines, 1) * machines}",
+            "num_processes",
+            suggestion=f"num_processes: {max(n // machines, 1) * machines}",
         )
     if not env.knows("gpu_count") or not env.gpus or not cfg.uses_gpus:
         return
@@ -196,20 +218,27 @@ def rule_num_processes(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
     ids = _gpu_ids(cfg)
     visible = len(set(ids) & set(range(env.gpu_count))) if ids is not None else env.gpu_count
     if per_node > visible:
-        what = (f"gpu_ids leaves {visible} usable GPU{'s' if visible != 1 else ''} of the node's {env.gpu_count}"
-                if ids is not None else f"the node has {env.gpu_count} GPU{'s' if env.gpu_count != 1 else ''}")
+        what = (
+            f"gpu_ids leaves {visible} usable GPU{'s' if visible != 1 else ''} of the node's {env.gpu_count}"
+            if ids is not None
+            else f"the node has {env.gpu_count} GPU{'s' if env.gpu_count != 1 else ''}"
+        )
         total = f" (num_processes is the total over {machines} machines)" if machines > 1 else ""
         yield cfg.finding(
-            "env-num-processes", "error",
+            "env-num-processes",
+            "error",
             f"num_processes {n} means {per_node} processes per node{total}, but {what} {_where(env)}",
-            "num_processes", suggestion=f"num_processes: {visible * machines}",
+            "num_processes",
+            suggestion=f"num_processes: {visible * machines}",
         )
     elif per_node < visible and ids is None:  # GPUs left idle: a warning with the count that fits
         yield cfg.finding(
-            "env-num-processes", "warning",
+            "env-num-processes",
+            "warning",
             f"{per_node} process{'es' if per_node != 1 else ''} per node use{'s' if per_node == 1 else ''} "
             f"{per_node} of the {visible} GPUs {_where(env)}",
-            "num_processes", suggestion=f"num_processes: {visible * machines}",
+            "num_processes",
+            suggestion=f"num_processes: {visible * machines}",
         )
 
 
@@ -218,10 +247,12 @@ def rule_num_machines(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
     if env.num_machines is None or env.num_machines == cfg.num_machines:
         return
     yield cfg.finding(
-        "env-num-machines", "warning",
+        "env-num-machines",
+        "warning",
         f"num_machines is {cfg.num_machines}, but the target has {env.num_machines} machine"
         f"{'s' if env.num_machines != 1 else ''}",
-        "num_machines", suggestion=f"num_machines: {env.num_machines}",
+        "num_machines",
+        suggestion=f"num_machines: {env.num_machines}",
     )
 
 
@@ -253,8 +284,8 @@ def _referenced_ds_json(cfg: ConfigView) -> Document | None:
     full = config_file_path(ref, cfg.doc.path)
     if full is None:
         return None
-    from accelconf.text.document import load_file
     from accelconf.errors import InputError
+    from accelconf.text.document import load_file
 
     try:
         return load_file(full, "json")
@@ -274,28 +305,38 @@ def rule_bf16(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
     ds_doc = cfg.doc if is_deepspeed_data(cfg.data) else _referenced_ds_json(cfg)
     at = _ds_bf16(ds_doc) if ds_doc is not None else None
     if at is not None:
-        msg = (f"bf16 is enabled in the DeepSpeed config, but it needs compute capability 8.0 or higher; "
-               f"{label} has {gpu.cc_text}: bf16 runs emulated (slow) or fails in a kernel")
+        msg = (
+            f"bf16 is enabled in the DeepSpeed config, but it needs compute capability 8.0 or higher; "
+            f"{label} has {gpu.cc_text}: bf16 runs emulated (slow) or fails in a kernel"
+        )
         elsewhere = ds_doc is not None and ds_doc is not cfg.doc
-        yield replace(at, message=msg, path=ds_doc.path if elsewhere and ds_doc else "",
-                      suggestion='"bf16": {"enabled": false}, "fp16": {"enabled": true}')
+        yield replace(
+            at,
+            message=msg,
+            path=ds_doc.path if elsewhere and ds_doc else "",
+            suggestion='"bf16": {"enabled": false}, "fp16": {"enabled": true}',
+        )
         return
     if cfg.mixed_precision != "bf16":
         return
     if cfg.distributed_type in ("DEEPSPEED", "MEGATRON_LM"):
         # Accelerator skips its bf16 check for these; the engine then runs bf16 without hardware support
         yield cfg.finding(
-            "env-bf16", "warning",
+            "env-bf16",
+            "warning",
             f"mixed_precision bf16 needs compute capability 8.0 or higher; {label} has {gpu.cc_text}. accelerate "
             f"does not check this under {cfg.distributed_type}: bf16 runs emulated (slow) or fails in a kernel",
-            "mixed_precision", suggestion="mixed_precision: fp16",
+            "mixed_precision",
+            suggestion="mixed_precision: fp16",
         )
         return
     yield cfg.finding(
-        "env-bf16", "error",
+        "env-bf16",
+        "error",
         f"mixed_precision bf16 needs compute capability 8.0 or higher; {label} has {gpu.cc_text}. "
         "Accelerator() raises 'bf16 mixed precision requires PyTorch >= 1.10 and a supported device'",
-        "mixed_precision", suggestion="mixed_precision: fp16",
+        "mixed_precision",
+        suggestion="mixed_precision: fp16",
     )
 
 
@@ -307,10 +348,12 @@ def rule_fp8(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
         gpu = _first_lacking(env, "fp8")
         if gpu is not None:
             yield cfg.finding(
-                "env-fp8-gpu", "warning",
+                "env-fp8-gpu",
+                "warning",
                 f"mixed_precision fp8 needs compute capability 8.9 or higher (Ada, Hopper, Blackwell); "
                 f"{gpu.model or gpu.name} has {gpu.cc_text}: accelerate logs a warning and trains in fp16",
-                "mixed_precision", suggestion="mixed_precision: bf16" if gpu.bf16 else "mixed_precision: fp16",
+                "mixed_precision",
+                suggestion="mixed_precision: bf16" if gpu.bf16 else "mixed_precision: fp16",
             )
     if not env.knows("fp8_backends"):
         return
@@ -319,19 +362,26 @@ def rule_fp8(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
     wanted_pkg = names.get(wanted.upper()) if isinstance(wanted, str) else None
     installed = ", ".join(env.fp8_backends) or "none"
     if not env.fp8_backends and "fp8_backends" in env.local_packages:
-        yield _missing_here(cfg, env, "env-fp8-backend",
-                            "no fp8 backend (transformer-engine, torchao >= 0.6.1, ms-amp) is installed",
-                            "mixed_precision fp8 needs one", None)
+        yield _missing_here(
+            cfg,
+            env,
+            "env-fp8-backend",
+            "no fp8 backend (transformer-engine, torchao >= 0.6.1, ms-amp) is installed",
+            "mixed_precision fp8 needs one",
+            None,
+        )
     elif not env.fp8_backends:
         yield cfg.finding(
-            "env-fp8-backend", "error",
+            "env-fp8-backend",
+            "error",
             f"mixed_precision fp8 needs transformer-engine, torchao >= 0.6.1 or ms-amp installed "
             f"{_where(env)}, and none is: Accelerator() raises ValueError",
             "mixed_precision",
         )
     elif wanted_pkg and wanted_pkg not in env.fp8_backends:
         yield cfg.finding(
-            "env-fp8-backend", "error",
+            "env-fp8-backend",
+            "error",
             f"fp8_config.backend {wanted} needs {wanted_pkg}, which is not installed {_where(env)} "
             f"(fp8 backends installed: {installed})",
             "fp8_config.backend",
@@ -359,13 +409,17 @@ def rule_torch(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
     if not env.knows("torch_version"):
         return
     if env.torch_version is None and "torch_version" in env.local_packages:
-        yield _missing_here(cfg, env, "env-torch-missing", "torch is not installed", "accelerate needs it",
-                            "--torch-version")
+        yield _missing_here(
+            cfg, env, "env-torch-missing", "torch is not installed", "accelerate needs it", "--torch-version"
+        )
         return
     if env.torch_version is None:
         yield cfg.finding(
-            "env-torch-missing", "warning", f"torch is not installed {_where(env, 'torch_version')}; accelerate needs it",
-            "distributed_type", value=False,
+            "env-torch-missing",
+            "warning",
+            f"torch is not installed {_where(env, 'torch_version')}; accelerate needs it",
+            "distributed_type",
+            value=False,
             suggestion="check against the machine that will run it: --target FILE or --torch-version V",
         )
         return
@@ -374,7 +428,8 @@ def rule_torch(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
             need = fsdp2_torch_min(env.accelerate_version)
             if older(env.torch_version, need):
                 yield cfg.finding(
-                    "env-fsdp2-torch", "error",
+                    "env-fsdp2-torch",
+                    "error",
                     f"FSDP2 (fsdp_version: 2) needs torch >= {need}; torch is {env.torch_version} {_where(env, 'torch_version')}: "
                     f"the FSDP plugin raises ImportError('FSDP2 requires PyTorch >= {need}')",
                     "fsdp_config.fsdp_version",
@@ -385,17 +440,27 @@ def rule_torch(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
             if older(env.torch_version, need):
                 shown = need.replace("a0", "")
                 yield cfg.finding(
-                    "env-fsdp-torch", "error",
+                    "env-fsdp-torch",
+                    "error",
                     f"FSDP needs torch >= {shown}; torch is {env.torch_version} {_where(env, 'torch_version')}",
-                    "distributed_type", suggestion=f"upgrade torch to {shown} or newer",
+                    "distributed_type",
+                    suggestion=f"upgrade torch to {shown} or newer",
                 )
-    if (env.knows("cuda_version") and env.cuda_version is None and env.rocm_version is None and env.gpus
-            and cfg.uses_gpus and cfg.distributed_type in GPU_TYPES | {"NO"}):
+    if (
+        env.knows("cuda_version")
+        and env.cuda_version is None
+        and env.rocm_version is None
+        and env.gpus
+        and cfg.uses_gpus
+        and cfg.distributed_type in GPU_TYPES | {"NO"}
+    ):
         yield cfg.finding(
-            "env-torch-cpu-only", "warning",
+            "env-torch-cpu-only",
+            "warning",
             f"torch {env.torch_version} is a CPU-only build: it cannot use the {env.gpu_count} GPU"
             f"{'s' if env.gpu_count != 1 else ''} {_where(env, 'torch_version')}",
-            "distributed_type", value=False,
+            "distributed_type",
+            value=False,
             suggestion="install a CUDA or ROCm build of torch",
         )
 
@@ -406,21 +471,30 @@ def rule_deepspeed(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
         return
     ds = env.deepspeed_version
     if ds is None and "deepspeed_version" in env.local_packages:
-        yield _missing_here(cfg, env, "env-deepspeed-missing", "deepspeed is not installed",
-                            "distributed_type DEEPSPEED needs it", "--deepspeed-version")
+        yield _missing_here(
+            cfg,
+            env,
+            "env-deepspeed-missing",
+            "deepspeed is not installed",
+            "distributed_type DEEPSPEED needs it",
+            "--deepspeed-version",
+        )
         return
     if ds is None:
         yield cfg.finding(
-            "env-deepspeed-missing", "error",
+            "env-deepspeed-missing",
+            "error",
             f"distributed_type DEEPSPEED needs the deepspeed package, which is not installed {_where(env, 'deepspeed_version')}",
-            "distributed_type", suggestion="pip install deepspeed",
+            "distributed_type",
+            suggestion="pip install deepspeed",
         )
         return
     av = env.accelerate_version if env.knows("accelerate_version") else None
     need = releases.minimum("deepspeed", av)
     if need is not None and older(ds, need):
         yield cfg.finding(
-            "env-deepspeed-version", "error",
+            "env-deepspeed-version",
+            "error",
             f"accelerate needs deepspeed >= {need}; deepspeed is {ds} {_where(env, 'deepspeed_version')}",
             "distributed_type",
         )
@@ -428,7 +502,8 @@ def rule_deepspeed(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
     need = releases.minimum("deepspeed-nossh", av)
     if launcher == "nossh" and cfg.num_machines > 1 and need is not None and older(ds, need):
         yield cfg.finding(
-            "env-deepspeed-version", "error",
+            "env-deepspeed-version",
+            "error",
             f"the nossh launcher needs deepspeed >= {need}; deepspeed is {ds} {_where(env, 'deepspeed_version')} "
             "(accelerate launch raises ValueError)",
             "deepspeed_config.deepspeed_multinode_launcher",
@@ -436,17 +511,21 @@ def rule_deepspeed(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
     need = releases.minimum("deepspeed-moe", av)
     if cfg.nested("deepspeed_config", "deepspeed_moe_layer_cls_names") and need is not None and older(ds, need):
         yield cfg.finding(
-            "env-deepspeed-version", "error",
+            "env-deepspeed-version",
+            "error",
             f"deepspeed_moe_layer_cls_names needs deepspeed >= {need}; deepspeed is {ds} {_where(env, 'deepspeed_version')}",
             "deepspeed_config.deepspeed_moe_layer_cls_names",
         )
-    for key, name, what in (("parallelism_config_tp_size", "deepspeed-tp", "tensor parallelism"),
-                            ("parallelism_config_sp_size", "deepspeed-sp", "sequence parallelism")):
+    for key, name, what in (
+        ("parallelism_config_tp_size", "deepspeed-tp", "tensor parallelism"),
+        ("parallelism_config_sp_size", "deepspeed-sp", "sequence parallelism"),
+    ):
         size = cfg.nested("parallelism_config", key)
         need = releases.minimum(name, av)
         if isinstance(size, int) and not isinstance(size, bool) and size > 1 and need is not None and older(ds, need):
             yield cfg.finding(
-                "env-deepspeed-version", "error",
+                "env-deepspeed-version",
+                "error",
                 f"DeepSpeed {what} ({key}: {size}) needs deepspeed >= {need}; deepspeed is {ds} {_where(env, 'deepspeed_version')}",
                 f"parallelism_config.{key}",
             )
@@ -464,7 +543,8 @@ def rule_rendezvous(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
     if ds_hostfile_launch:
         if not cfg.nested("deepspeed_config", "deepspeed_hostfile"):
             yield cfg.finding(
-                "env-rendezvous", "error",
+                "env-rendezvous",
+                "error",
                 f"multi-node DeepSpeed with the {ds_launcher} launcher reads the machines from a hostfile, "
                 "but deepspeed_config.deepspeed_hostfile is not set",
                 "deepspeed_config.deepspeed_hostfile",
@@ -472,36 +552,41 @@ def rule_rendezvous(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
             )
     elif ip in (None, "") and not cfg.validated:
         yield cfg.finding(
-            "env-rendezvous", "warning",
+            "env-rendezvous",
+            "warning",
             f"num_machines is {machines}, but main_process_ip is not set: the other machines cannot find "
             "the main one unless --main_process_ip is passed at launch",
-            "num_machines", suggestion="main_process_ip: <address of machine 0>",
+            "num_machines",
+            suggestion="main_process_ip: <address of machine 0>",
         )
     if "main_process_port" not in data or data.get("main_process_port") is None:
         yield cfg.finding(
-            "env-rendezvous", "warning",
+            "env-rendezvous",
+            "warning",
             f"num_machines is {machines}, but main_process_port is not set: every machine must agree on "
             f"it; accelerate uses {DEFAULT_PORT}",
-            "num_machines", suggestion=f"main_process_port: {DEFAULT_PORT}",
+            "num_machines",
+            suggestion=f"main_process_port: {DEFAULT_PORT}",
         )
     rank = data.get("machine_rank")
     if "machine_rank" not in data:
         yield cfg.finding(
-            "env-rendezvous", "warning",
+            "env-rendezvous",
+            "warning",
             f"num_machines is {machines}, but machine_rank is not set: it defaults to 0 (the main machine); "
             "each other machine needs its own",
-            "num_machines", suggestion="machine_rank: 0 on the main machine, 1.. on the others",
+            "num_machines",
+            suggestion="machine_rank: 0 on the main machine, 1.. on the others",
         )
     elif (isinstance(rank, bool) or not isinstance(rank, int)) or (
-            machine_rank_outside(rank, machines) is not None and not cfg.validated):
+        machine_rank_outside(rank, machines) is not None and not cfg.validated
+    ):
         yield cfg.finding(
-            "env-rendezvous", "error",
-            f"machine_rank must be a whole number from 0 to {machines - 1} (num_machines is {machines}); "
-            f"got {rank!r}",
+            "env-rendezvous",
+            "error",
+            f"machine_rank must be a whole number from 0 to {machines - 1} (num_machines is {machines}); got {rank!r}",
             "machine_rank",
         )
-
-
 
 
 def rule_rtx40(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
@@ -515,11 +600,13 @@ def rule_rtx40(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
     if need is None or not older(env.driver_version, need):
         return
     yield cfg.finding(
-        "env-rtx40-p2p", "info",
+        "env-rtx40-p2p",
+        "info",
         f"RTX 40 series with driver {env.driver_version} (before {need}): accelerate launch sets "
         "NCCL_P2P_DISABLE=1 and NCCL_IB_DISABLE=1 (slower communication); started without the launcher, "
         "PartialState raises NotImplementedError",
-        "num_processes", suggestion=f"upgrade the NVIDIA driver to {need} or newer",
+        "num_processes",
+        suggestion=f"upgrade the NVIDIA driver to {need} or newer",
     )
 
 
@@ -529,17 +616,29 @@ def rule_default_config(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
     if cfg.num_machines <= 1 or not env.default_config:
         return
     yield cfg.finding(
-        "env-default-config", "warning",
+        "env-default-config",
+        "warning",
         f"this host has accelerate's default config ({env.default_config}): `accelerate launch` without "
         "--config_file reads it, and every node reads its own copy, or none; pass --config_file on every node "
         "(`accelconf preflight` compares what the nodes read)",
-        "num_machines", suggestion="accelerate launch --config_file THIS_FILE ...",
+        "num_machines",
+        suggestion="accelerate launch --config_file THIS_FILE ...",
     )
 
 
 RULES: tuple[Callable[[ConfigView, Environment], Iterable[Finding]], ...] = (
-    rule_probe, rule_no_gpu, rule_num_processes, rule_gpu_ids, rule_num_machines, rule_bf16, rule_fp8,
-    rule_torch, rule_deepspeed, rule_rendezvous, rule_rtx40, rule_default_config,
+    rule_probe,
+    rule_no_gpu,
+    rule_num_processes,
+    rule_gpu_ids,
+    rule_num_machines,
+    rule_bf16,
+    rule_fp8,
+    rule_torch,
+    rule_deepspeed,
+    rule_rendezvous,
+    rule_rtx40,
+    rule_default_config,
 )
 
 RULE_IDS: dict[str, str] = {k: v for k, v in catalogue.describe("environment").items() if k.startswith("env-")}

@@ -97,7 +97,9 @@ class Row:
         elif s.kind == "fsdp1":
             name = f"FSDP1 {s.sharding}" + (" offload" if s.offload_params else "")
         elif s.kind == "fsdp2":
-            name = f"FSDP2 {'reshard' if s.reshard_after_forward else 'no reshard'}" + (" offload" if s.offload_params else "")
+            name = f"FSDP2 {'reshard' if s.reshard_after_forward else 'no reshard'}" + (
+                " offload" if s.offload_params else ""
+            )
         else:
             name = "DDP" if s.kind == "ddp" else "one process"
         return name + (" +ckpt" if s.activation_checkpointing else "")
@@ -114,11 +116,19 @@ class Row:
 
     def to_json(self) -> dict[str, Any]:
         e = self.estimate
-        return {"strategy": self.strategy.label(), "kind": self.strategy.kind,
-                "activation_checkpointing": self.strategy.activation_checkpointing, "offload": self.offloads,
-                "per_gpu_bytes": int(e.per_gpu), "host_ram_per_node_bytes": int(e.host),
-                "gpu_fraction": self.gpu_fraction, "host_fraction": self.host_fraction, "verdict": self.verdict,
-                "comm_cost": self.comm, "estimate": e.to_json()["per_gpu_bytes"]}
+        return {
+            "strategy": self.strategy.label(),
+            "kind": self.strategy.kind,
+            "activation_checkpointing": self.strategy.activation_checkpointing,
+            "offload": self.offloads,
+            "per_gpu_bytes": int(e.per_gpu),
+            "host_ram_per_node_bytes": int(e.host),
+            "gpu_fraction": self.gpu_fraction,
+            "host_fraction": self.host_fraction,
+            "verdict": self.verdict,
+            "comm_cost": self.comm,
+            "estimate": e.to_json()["per_gpu_bytes"],
+        }
 
 
 @dataclass(frozen=True)
@@ -147,18 +157,33 @@ class FitTable:
 
     def to_json(self) -> dict[str, Any]:
         best = self.cheapest
-        return {"model": self.model.to_json(), "gpu": self.gpu_name,
-                "gpu_memory_bytes": None if self.gpu_bytes is None else int(self.gpu_bytes),
-                "host_ram_bytes": None if self.host_bytes is None else int(self.host_bytes),
-                "gpus_per_node": self.layout.gpus_per_node, "nodes": self.layout.nodes,
-                "seq_len": self.seq_len, "micro_batch": self.micro_batch,
-                "comm_cost_model": "parameters sent per rank per step, relative to DDP's all-reduce (ZeRO/FSDP papers)",
-                "rows": [r.to_json() for r in self.rows],
-                "cheapest_that_fits": None if best is None else best.label(), "notes": list(self.notes)}
+        return {
+            "model": self.model.to_json(),
+            "gpu": self.gpu_name,
+            "gpu_memory_bytes": None if self.gpu_bytes is None else int(self.gpu_bytes),
+            "host_ram_bytes": None if self.host_bytes is None else int(self.host_bytes),
+            "gpus_per_node": self.layout.gpus_per_node,
+            "nodes": self.layout.nodes,
+            "seq_len": self.seq_len,
+            "micro_batch": self.micro_batch,
+            "comm_cost_model": "parameters sent per rank per step, relative to DDP's all-reduce (ZeRO/FSDP papers)",
+            "rows": [r.to_json() for r in self.rows],
+            "cheapest_that_fits": None if best is None else best.label(),
+            "notes": list(self.notes),
+        }
 
 
-def row(s: Strategy, layout: Layout, model: ModelSize, gpu_bytes: float | None, host_bytes: float | None, *,
-        seq_len: int | None = None, micro_batch: int | None = None, lora: Any = None) -> Row:
+def row(
+    s: Strategy,
+    layout: Layout,
+    model: ModelSize,
+    gpu_bytes: float | None,
+    host_bytes: float | None,
+    *,
+    seq_len: int | None = None,
+    micro_batch: int | None = None,
+    lora: Any = None,
+) -> Row:
     """One strategy estimated and judged: the worse of the GPU's share and, with offload, the host's."""
     e = memory.estimate(s, layout, model, seq_len=seq_len, micro_batch=micro_batch, lora=lora)
     gpu = e.per_gpu / gpu_bytes if gpu_bytes else None
@@ -169,13 +194,24 @@ def row(s: Strategy, layout: Layout, model: ModelSize, gpu_bytes: float | None, 
     return Row(s, e, gpu, host, memory.verdict(max(shares)) if gpu is not None else "unknown", comm)
 
 
-def table(model: ModelSize, layout: Layout, *, gpu_name: str | None, gpu_bytes: float | None,
-          host_bytes: float | None = None, precision: str = "bf16", seq_len: int | None = None,
-          micro_batch: int | None = None, lora: Any = None) -> FitTable:
+def table(
+    model: ModelSize,
+    layout: Layout,
+    *,
+    gpu_name: str | None,
+    gpu_bytes: float | None,
+    host_bytes: float | None = None,
+    precision: str = "bf16",
+    seq_len: int | None = None,
+    micro_batch: int | None = None,
+    lora: Any = None,
+) -> FitTable:
     """Every strategy of :func:`strategies` for ``model`` on ``layout`` GPUs of ``gpu_bytes`` (training
     ``lora``'s adapters on a frozen base when given, a :class:`~accelconf.environment.lora.Adapter`)."""
-    rows = tuple(row(s, layout, model, gpu_bytes, host_bytes, seq_len=seq_len, micro_batch=micro_batch, lora=lora)
-                 for s in strategies(precision, layout.world))
+    rows = tuple(
+        row(s, layout, model, gpu_bytes, host_bytes, seq_len=seq_len, micro_batch=micro_batch, lora=lora)
+        for s in strategies(precision, layout.world)
+    )
     notes: list[str] = []
     if not (seq_len and micro_batch):
         notes.append("activations not included (give --seq-len and --micro-batch, with --model)")
@@ -183,8 +219,9 @@ def table(model: ModelSize, layout: Layout, *, gpu_name: str | None, gpu_bytes: 
         notes.append("activations need the model's structure (config.json of a known family): give --model DIR")
     if host_bytes is None:
         notes.append("node RAM unknown (--host-ram GIB): offload rows are judged on the GPU only")
-    return FitTable(model, layout, gpu_name, gpu_bytes, host_bytes, rows, seq_len, micro_batch,
-                    tuple(notes) + model.notes)
+    return FitTable(
+        model, layout, gpu_name, gpu_bytes, host_bytes, rows, seq_len, micro_batch, tuple(notes) + model.notes
+    )
 
 
 def table_for(report: memory.Report, lora: Any = None) -> FitTable | None:
@@ -195,16 +232,35 @@ def table_for(report: memory.Report, lora: Any = None) -> FitTable | None:
         return None
     e = report.estimate
     act = e.activation_detail
-    return table(e.model, e.layout, gpu_name=report.gpu_name, gpu_bytes=report.gpu_bytes,
-                 host_bytes=report.host_bytes, precision="bf16" if e.strategy.precision == "no" else e.strategy.precision,
-                 seq_len=act.seq_len if act is not None else None,
-                 micro_batch=act.micro_batch if act is not None else None, lora=lora)
+    return table(
+        e.model,
+        e.layout,
+        gpu_name=report.gpu_name,
+        gpu_bytes=report.gpu_bytes,
+        host_bytes=report.host_bytes,
+        precision="bf16" if e.strategy.precision == "no" else e.strategy.precision,
+        seq_len=act.seq_len if act is not None else None,
+        micro_batch=act.micro_batch if act is not None else None,
+        lora=lora,
+    )
 
 
-def for_model(model: Any, *, gpu: str | None = None, gpus: int = 1, nodes: int = 1,
-              gpu_memory_gib: float | None = None, seq_len: int | None = None, micro_batch: int | None = None,
-              attn: str | None = None, host_ram_gib: float | None = None, mixed_precision: str | None = None,
-              lora_rank: int | None = None, lora_targets: Any = None, quant: str | None = None) -> FitTable:
+def for_model(
+    model: Any,
+    *,
+    gpu: str | None = None,
+    gpus: int = 1,
+    nodes: int = 1,
+    gpu_memory_gib: float | None = None,
+    seq_len: int | None = None,
+    micro_batch: int | None = None,
+    attn: str | None = None,
+    host_ram_gib: float | None = None,
+    mixed_precision: str | None = None,
+    lora_rank: int | None = None,
+    lora_targets: Any = None,
+    quant: str | None = None,
+) -> FitTable:
     """:func:`table` for ``model`` (a :class:`~accelconf.environment.modelsize.ModelSize`, a model
     folder or a well-known model's name, or a parameter count such as ``"8B"``) on ``nodes`` x ``gpus``
     GPUs of model ``gpu`` (or of ``gpu_memory_gib``); what ``accelconf fit`` and
@@ -233,9 +289,17 @@ def for_model(model: Any, *, gpu: str | None = None, gpus: int = 1, nodes: int =
     if gpus < 1 or nodes < 1:
         raise UsageError("gpus and nodes must be 1 or more")
     precision = mixed_precision or ("fp16" if known is not None and not known.bf16 else "bf16")
-    return table(size, Layout(gpus, nodes), gpu_name=known.key if known else gpu, gpu_bytes=memory_gib * memory.GiB,
-                 host_bytes=host_ram_gib * memory.GiB if host_ram_gib else None, precision=precision,
-                 seq_len=seq_len, micro_batch=micro_batch, lora=adapter)
+    return table(
+        size,
+        Layout(gpus, nodes),
+        gpu_name=known.key if known else gpu,
+        gpu_bytes=memory_gib * memory.GiB,
+        host_bytes=host_ram_gib * memory.GiB if host_ram_gib else None,
+        precision=precision,
+        seq_len=seq_len,
+        micro_batch=micro_batch,
+        lora=adapter,
+    )
 
 
 def _is_count(text: str) -> bool:
@@ -256,18 +320,33 @@ def config_for(s: Strategy, layout: Layout) -> dict[str, Any]:
     """The accelerate config (1.15's keys) that runs ``s`` on ``layout``: :func:`memory.strategy_of`
     reads it back as ``s``, and it validates clean. Checkpointing under DDP or DeepSpeed is in the
     model's code (``gradient_checkpointing_enable()``), not in the config."""
-    data: dict[str, Any] = {"compute_environment": "LOCAL_MACHINE", "debug": False,
-                            "distributed_type": {"single": "NO", "ddp": "MULTI_GPU", "deepspeed": "DEEPSPEED",
-                                                 "fsdp1": "FSDP", "fsdp2": "FSDP"}[s.kind],
-                            "mixed_precision": s.precision, "num_machines": layout.nodes,
-                            "num_processes": layout.world, "machine_rank": 0, "main_training_function": "main",
-                            "use_cpu": False}
+    data: dict[str, Any] = {
+        "compute_environment": "LOCAL_MACHINE",
+        "debug": False,
+        "distributed_type": {
+            "single": "NO",
+            "ddp": "MULTI_GPU",
+            "deepspeed": "DEEPSPEED",
+            "fsdp1": "FSDP",
+            "fsdp2": "FSDP",
+        }[s.kind],
+        "mixed_precision": s.precision,
+        "num_machines": layout.nodes,
+        "num_processes": layout.world,
+        "machine_rank": 0,
+        "main_training_function": "main",
+        "use_cpu": False,
+    }
     if layout.nodes > 1:
         data.update(main_process_ip="127.0.0.1", main_process_port=29500)
     if s.kind == "deepspeed":
-        ds: dict[str, Any] = {"zero_stage": s.zero_stage, "offload_optimizer_device": s.offload_optimizer,
-                              "offload_param_device": s.offload_param, "zero3_init_flag": s.zero3_init,
-                              "gradient_accumulation_steps": 1}
+        ds: dict[str, Any] = {
+            "zero_stage": s.zero_stage,
+            "offload_optimizer_device": s.offload_optimizer,
+            "offload_param_device": s.offload_param,
+            "zero3_init_flag": s.zero3_init,
+            "gradient_accumulation_steps": 1,
+        }
         if s.zero_stage == 3:
             ds["zero3_save_16bit_model"] = True
         if layout.nodes > 1:
@@ -279,17 +358,23 @@ def config_for(s: Strategy, layout: Layout) -> dict[str, Any]:
 
 
 def _fsdp_section(s: Strategy) -> dict[str, Any]:
-    f: dict[str, Any] = {"fsdp_version": 2 if s.kind == "fsdp2" else 1,
-                         "fsdp_auto_wrap_policy": "TRANSFORMER_BASED_WRAP",
-                         "fsdp_offload_params": s.offload_params,
-                         "fsdp_cpu_ram_efficient_loading": s.cpu_ram_efficient_loading,
-                         "fsdp_state_dict_type": "SHARDED_STATE_DICT",
-                         "fsdp_activation_checkpointing": s.activation_checkpointing}
+    f: dict[str, Any] = {
+        "fsdp_version": 2 if s.kind == "fsdp2" else 1,
+        "fsdp_auto_wrap_policy": "TRANSFORMER_BASED_WRAP",
+        "fsdp_offload_params": s.offload_params,
+        "fsdp_cpu_ram_efficient_loading": s.cpu_ram_efficient_loading,
+        "fsdp_state_dict_type": "SHARDED_STATE_DICT",
+        "fsdp_activation_checkpointing": s.activation_checkpointing,
+    }
     if s.kind == "fsdp2":
         f["fsdp_reshard_after_forward"] = s.reshard_after_forward
     else:
-        f.update(fsdp_sharding_strategy=s.sharding, fsdp_backward_prefetch="BACKWARD_PRE",
-                 fsdp_sync_module_states=True, fsdp_use_orig_params=True)
+        f.update(
+            fsdp_sharding_strategy=s.sharding,
+            fsdp_backward_prefetch="BACKWARD_PRE",
+            fsdp_sync_module_states=True,
+            fsdp_use_orig_params=True,
+        )
     return f
 
 
@@ -323,8 +408,9 @@ def bar(fraction: float | None) -> str:
     return text + (">" if fraction > 1 else "")
 
 
-def render(t: FitTable, *, bars: bool = False, limit: int | None = None, only_fitting: bool = False,
-           legend: bool = True) -> str:
+def render(
+    t: FitTable, *, bars: bool = False, limit: int | None = None, only_fitting: bool = False, legend: bool = True
+) -> str:
     """The text table: a head line, one line per strategy (``only_fitting``: the rows that fit,
     cheapest first, at most ``limit``), the cheapest row that fits, then (``legend``) the notes and
     what the columns mean."""
@@ -333,26 +419,39 @@ def render(t: FitTable, *, bars: bool = False, limit: int | None = None, only_fi
     gpu = f"{t.gpu_name} {memory.gib(t.gpu_bytes)}" if t.gpu_bytes else "GPU memory unknown"
     shape = f", seq {t.seq_len} x micro batch {t.micro_batch}" if t.seq_len and t.micro_batch else ""
     precision = rows[0].strategy.precision if rows else (t.rows[0].strategy.precision if t.rows else "")
-    head = (f"fit: {t.model.params:,} parameters ({t.model.source}){shape}, "
-            f"{'fp32' if precision == 'no' else precision}, on {t.layout.nodes} node"
-            f"{'s' if t.layout.nodes != 1 else ''} x {t.layout.gpus_per_node} {gpu}")
+    head = (
+        f"fit: {t.model.params:,} parameters ({t.model.source}){shape}, "
+        f"{'fp32' if precision == 'no' else precision}, on {t.layout.nodes} node"
+        f"{'s' if t.layout.nodes != 1 else ''} x {t.layout.gpus_per_node} {gpu}"
+    )
     out = [head]
     width = max([len(r.short()) for r in rows] + [8])
     chart = f"  {'':<{BAR_WIDTH + 1}}" if bars else ""
-    out.append(f"  {'strategy':<{width}}  {'per GPU':>10}  {'share':>5}{chart}  {'host/node':>11}  {'comm':>6}  verdict")
+    out.append(
+        f"  {'strategy':<{width}}  {'per GPU':>10}  {'share':>5}{chart}  {'host/node':>11}  {'comm':>6}  verdict"
+    )
     for r in rows:
         share = f"{r.gpu_fraction:.0%}" if r.gpu_fraction is not None else "-"
-        flags = "".join(f" +{w}" for w, on in (("PCIe", r.offloads), ("recompute", r.strategy.activation_checkpointing))
-                        if on)
+        flags = "".join(
+            f" +{w}" for w, on in (("PCIe", r.offloads), ("recompute", r.strategy.activation_checkpointing)) if on
+        )
         chart = f"  {bar(r.gpu_fraction):<{BAR_WIDTH + 1}}" if bars else ""
-        out.append(f"  {r.short():<{width}}  {memory.gib(r.estimate.per_gpu):>10}  {share:>5}{chart}  "
-                   f"{memory.gib(r.estimate.host):>11}  {r.comm:>5.1f}x  {r.verdict}{flags}")
+        out.append(
+            f"  {r.short():<{width}}  {memory.gib(r.estimate.per_gpu):>10}  {share:>5}{chart}  "
+            f"{memory.gib(r.estimate.host):>11}  {r.comm:>5.1f}x  {r.verdict}{flags}"
+        )
     best = t.cheapest
-    out.append(f"  cheapest that fits: {best.label()}" if best else "  nothing fits: a smaller model, more or bigger GPUs")
+    out.append(
+        f"  cheapest that fits: {best.label()}" if best else "  nothing fits: a smaller model, more or bigger GPUs"
+    )
     if legend:
         out += [f"  note: {n}" for n in t.notes]
-        out.append("  per GPU: the step's peak (states by phase, activations, CUDA context and NCCL buffers, "
-                   "estimated); fits under 80%, tight 80-100%")
-        out.append("  comm: parameters sent per rank per step relative to DDP's all-reduce (ZeRO/FSDP papers); "
-                   "+PCIe: offload copies, +recompute: one more forward")
+        out.append(
+            "  per GPU: the step's peak (states by phase, activations, CUDA context and NCCL buffers, "
+            "estimated); fits under 80%, tight 80-100%"
+        )
+        out.append(
+            "  comm: parameters sent per rank per step relative to DDP's all-reduce (ZeRO/FSDP papers); "
+            "+PCIe: offload copies, +recompute: one more forward"
+        )
     return "\n".join(out) + "\n"

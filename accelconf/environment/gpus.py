@@ -69,8 +69,26 @@ _BY_KEY = {m.key.lower(): m for m in MODELS}
 
 # Words that name a vendor, a brand, a form factor or a memory type, not a model.
 _NOISE = {
-    "nvidia", "tesla", "geforce", "rtx", "amd", "instinct", "radeon", "hbm2", "hbm2e", "hbm3", "hbm3e",
-    "pcie", "sxm", "sxm2", "sxm3", "sxm4", "sxm5", "gpu", "accelerator", "oam",
+    "nvidia",
+    "tesla",
+    "geforce",
+    "rtx",
+    "amd",
+    "instinct",
+    "radeon",
+    "hbm2",
+    "hbm2e",
+    "hbm3",
+    "hbm3e",
+    "pcie",
+    "sxm",
+    "sxm2",
+    "sxm3",
+    "sxm4",
+    "sxm5",
+    "gpu",
+    "accelerator",
+    "oam",
 }
 _ALIASES = {"mi250x": "mi250", "rtxa6000": "a6000"}
 _FAMILIES = {m.family for m in MODELS}
@@ -91,7 +109,7 @@ def _parse(name: str) -> tuple[str, int | None, bool]:
     m = re.search(r"\b(\d+)\s*gb\b", text)
     if m:
         mem = int(m.group(1))
-        text = text[: m.start()] + " " + text[m.end():]
+        text = text[: m.start()] + " " + text[m.end() :]
     words = [w for w in text.split() if w not in _NOISE]
     nvl = "nvl" in words
     words = [w for w in words if w != "nvl"]

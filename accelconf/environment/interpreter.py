@@ -27,8 +27,10 @@ def interpreter_path(python: str) -> str:
     """The interpreter as given (a path, or a command name found on PATH). Raises UsageError."""
     found = python if os.sep in python else shutil.which(python)
     if not found or not os.path.isfile(found) or not os.access(found, os.X_OK):
-        raise UsageError(f"--python {python!r}: no such executable; give the python of the venv that trains, "
-                         "e.g. --python /path/to/venv/bin/python")
+        raise UsageError(
+            f"--python {python!r}: no such executable; give the python of the venv that trains, "
+            "e.g. --python /path/to/venv/bin/python"
+        )
     return found
 
 
@@ -39,7 +41,9 @@ def ask_interpreter(python: str, timeout: float = 20.0) -> tuple[list[str], str]
         r = subprocess.run([exe, "-c", _ASK], capture_output=True, text=True, timeout=timeout)
         paths, version = json.loads(r.stdout.strip().splitlines()[-1])
     except (OSError, subprocess.TimeoutExpired, ValueError, IndexError) as exc:
-        raise UsageError(f"--python {python!r}: could not ask it for its packages ({type(exc).__name__}: {exc})") from exc
+        raise UsageError(
+            f"--python {python!r}: could not ask it for its packages ({type(exc).__name__}: {exc})"
+        ) from exc
     cwd_free = [p for p in paths if p]  # '' is the current directory of that run, not an install
     return cwd_free, version
 
@@ -51,7 +55,9 @@ def probe_interpreter(python: str, mode: str = "auto", timeout: float = 2.0) -> 
     exe = interpreter_path(python)
     paths, version = ask_interpreter(exe)
     found = scan_dist_infos(paths)
-    torch_dir = next((os.path.join(p, "torch") for p in paths if os.path.isfile(os.path.join(p, "torch", "version.py"))), None)
+    torch_dir = next(
+        (os.path.join(p, "torch") for p in paths if os.path.isfile(os.path.join(p, "torch", "version.py"))), None
+    )
     build = torch_build_from(os.path.join(torch_dir, "version.py")) if torch_dir else (None, None)
     env = probe(mode, timeout, versions=lambda name: found.get(_norm(name)), build=build)
     return replace(env, python_version=version, source=f"{env.source}, packages of {exe}")

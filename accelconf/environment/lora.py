@@ -36,10 +36,10 @@ from typing import Any
 from accelconf.errors import UsageError
 
 QUANT_CHOICES: tuple[str, ...] = ("4bit", "8bit")
-NF4_BLOCK = 64          # bitsandbytes' default blocksize for 4-bit weights
-NESTED_BLOCK = 256      # double quantisation: absmax values per fp32 absmax
-NESTED_CODE = 256 * 4   # the nested 8-bit code (256 fp32 values) per tensor, plus a 4-byte offset
-NF4_CODE = 16 * 4       # each tensor's quantisation state holds its own copy of the 16 NF4 levels (fp32)
+NF4_BLOCK = 64  # bitsandbytes' default blocksize for 4-bit weights
+NESTED_BLOCK = 256  # double quantisation: absmax values per fp32 absmax
+NESTED_CODE = 256 * 4  # the nested 8-bit code (256 fp32 values) per tensor, plus a 4-byte offset
+NF4_CODE = 16 * 4  # each tensor's quantisation state holds its own copy of the 16 NF4 levels (fp32)
 
 # the attention and MLP projections of each family (the module names transformers 5 gives them)
 _TARGETS = {
@@ -113,10 +113,17 @@ class Split:
     constants: float = 0.0  # the quantisation state (absmax, codes): buffers FSDP does not shard
 
     def to_json(self) -> dict[str, Any]:
-        return {"rank": self.adapter.rank, "targets": list(self.targets), "quant": self.adapter.quant,
-                "trainable_params": self.trainable, "frozen_params": self.frozen,
-                "quantized_params": self.quantized, "frozen_base_bytes": int(self.base_bytes),
-                "quant_constants_bytes": int(self.constants), "lora_layers": self.matched}
+        return {
+            "rank": self.adapter.rank,
+            "targets": list(self.targets),
+            "quant": self.adapter.quant,
+            "trainable_params": self.trainable,
+            "frozen_params": self.frozen,
+            "quantized_params": self.quantized,
+            "frozen_base_bytes": int(self.base_bytes),
+            "quant_constants_bytes": int(self.constants),
+            "lora_layers": self.matched,
+        }
 
 
 def nf4_bytes(n: int, double_quant: bool = True) -> int:
@@ -167,11 +174,15 @@ def split(size: Any, adapter: Adapter, compute_bytes: int) -> Split:
         else:
             base += compute_bytes * n
     if size.family == "mixtral" and ("w1" in targets) != ("w3" in targets):
-        raise UsageError("--lora-targets: mixtral's w1 and w3 are one fused gate_up_proj in transformers 5: "
-                         "target both or neither (as peft requires)")
+        raise UsageError(
+            "--lora-targets: mixtral's w1 and w3 are one fused gate_up_proj in transformers 5: "
+            "target both or neither (as peft requires)"
+        )
     if not matched:
-        raise UsageError(f"--lora-targets: {', '.join(targets)} match no linear layer of this "
-                         f"{size.family or 'model'}; its projections: {', '.join(default_targets(size.family))}")
+        raise UsageError(
+            f"--lora-targets: {', '.join(targets)} match no linear layer of this "
+            f"{size.family or 'model'}; its projections: {', '.join(default_targets(size.family))}"
+        )
     return Split(adapter, trainable, size.params, base, quantized, tuple(targets), matched, consts)
 
 
@@ -203,7 +214,8 @@ def apply(est: Any, sp: Split) -> Any:
     T = float(sp.trainable)
     sharded_base = (sp.base_bytes - sp.constants) / gp + sp.constants
     whole_gather = (s.kind == "fsdp1" and s.sharding in ("SHARD_GRAD_OP", "HYBRID_SHARD_ZERO2")) or (
-        s.kind == "fsdp2" and not s.reshard_after_forward)
+        s.kind == "fsdp2" and not s.reshard_after_forward
+    )
     unit = (sp.base_bytes - sp.constants) * m.largest_unit / max(1, m.params)
     gathered = 0.0 if gp == 1 else (sp.base_bytes - sp.constants) * (1 - 1 / gp) if whole_gather else unit
     off_params = s.offload_params or s.offload_param != "none"
@@ -218,12 +230,24 @@ def apply(est: Any, sp: Split) -> Any:
     if off_optim:
         host += 12 * T / go * lay.gpus_per_node
     share = T / max(1, T + sp.frozen)
-    note = (f"{sp.adapter.label()} on {', '.join(sp.targets)} ({sp.matched} layers): {sp.trainable:,} trainable "
-            f"parameters ({share:.2%}); the {sp.frozen:,} base parameters are frozen (no gradients, no optimizer "
-            f"state), stored in {_gib(sp.base_bytes)}")
+    note = (
+        f"{sp.adapter.label()} on {', '.join(sp.targets)} ({sp.matched} layers): {sp.trainable:,} trainable "
+        f"parameters ({share:.2%}); the {sp.frozen:,} base parameters are frozen (no gradients, no optimizer "
+        f"state), stored in {_gib(sp.base_bytes)}"
+    )
     kept = tuple(n for n in est.notes if "autocasts: weights, gradients and optimizer state stay fp32" not in n)
-    return replace(est, params=params, grads=grads, optimizer=optim, gathered=gathered, host=float(host),
-                   nvme=0.0, elements=None, lora=sp, notes=kept + (note,))
+    return replace(
+        est,
+        params=params,
+        grads=grads,
+        optimizer=optim,
+        gathered=gathered,
+        host=float(host),
+        nvme=0.0,
+        elements=None,
+        lora=sp,
+        notes=kept + (note,),
+    )
 
 
 def _targeted(name: str, sp: Split) -> bool:
@@ -240,19 +264,25 @@ def _layer_groups(st: Any) -> list[Group]:
 
     h, q = st.hidden, st.heads * st.head_dim
     fused = st.family == "phi3"
-    groups: list[Group] = [(h, False, (("qkv_proj", h),) if fused else (("q_proj", h), ("k_proj", h), ("v_proj", h))),
-              (q, st.attn != "eager" and not _rope_cat(st), (("o_proj", q),))]  # SDPA keeps its own output
+    groups: list[Group] = [
+        (h, False, (("qkv_proj", h),) if fused else (("q_proj", h), ("k_proj", h), ("v_proj", h))),
+        (q, st.attn != "eager" and not _rope_cat(st), (("o_proj", q),)),
+    ]  # SDPA keeps its own output
     if st.experts:  # the router is frozen; only a shared expert has linear layers peft targets
         # frozen experts keep no input for their weights' gradients: the routed products are not kept
         groups.append((st.intermediate * st.top_k, False, ()))
         if st.shared_expert:
-            groups += [(h, False, (("gate_proj", h), ("up_proj", h))),
-                       (st.shared_expert, False, (("down_proj", st.shared_expert),))]
+            groups += [
+                (h, False, (("gate_proj", h), ("up_proj", h))),
+                (st.shared_expert, False, (("down_proj", st.shared_expert),)),
+            ]
         else:
             groups.append((h, False, ()))
         return groups
-    return groups + [(h, False, (("gate_up_proj", h),) if fused else (("gate_proj", h), ("up_proj", h))),
-                     (st.intermediate, False, (("down_proj", st.intermediate),))]
+    return groups + [
+        (h, False, (("gate_up_proj", h),) if fused else (("gate_proj", h), ("up_proj", h))),
+        (st.intermediate, False, (("down_proj", st.intermediate),)),
+    ]
 
 
 def _frozen_norms(st: Any, t: int, e: int) -> float:
@@ -296,8 +326,9 @@ def activation_lines(sp: Split, act: Any) -> Any:
     label = "LoRA: frozen base, adapters' inputs and intermediates"
     if st.experts and st.family in _FUSED_EXPERTS:
         label += " (adapters on fused experts: not measured)"
-    return replace(act, layer=act.layer + ((label, delta),),
-                   outside=act.outside + (("LoRA: frozen head and embedding", outside),))
+    return replace(
+        act, layer=act.layer + ((label, delta),), outside=act.outside + (("LoRA: frozen head and embedding", outside),)
+    )
 
 
 def _gib(x: float) -> str:

@@ -41,8 +41,9 @@ allocator fragmentation.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterable, Literal
+from typing import Any, Literal
 
 from accelconf import catalogue, releases
 from accelconf.accelerate import registry
@@ -81,6 +82,8 @@ def verdict(fraction: float | None) -> str:
     if fraction is None:
         return "unknown"
     return "does not fit" if fraction > 1 else ("tight" if fraction >= WARN_FRACTION else "fits")
+
+
 Kind = Literal["single", "ddp", "deepspeed", "fsdp1", "fsdp2"]
 SHARDED_GROUP = {name: group for name, (_, group) in registry.SHARDING.items()}
 
@@ -95,27 +98,33 @@ class Strategy:
     offload_optimizer: str = "none"
     offload_param: str = "none"
     zero3_init: bool = False
-    sharding: str = "FULL_SHARD"          # FSDP1
-    reshard_after_forward: bool = True    # FSDP2
-    offload_params: bool = False          # FSDP
+    sharding: str = "FULL_SHARD"  # FSDP1
+    reshard_after_forward: bool = True  # FSDP2
+    offload_params: bool = False  # FSDP
     activation_checkpointing: bool = False
     cpu_ram_efficient_loading: bool = False
     activation_checkpointing_offload: bool = False  # FSDP2: the checkpointed layer inputs go to host RAM
     reduce_bucket: int | str | None = None  # DeepSpeed's reduce_bucket_size (elements, "auto"; None: default)
-    overlap_comm: bool | None = None        # DeepSpeed's overlap_comm (None: its default)
+    overlap_comm: bool | None = None  # DeepSpeed's overlap_comm (None: its default)
     prefetch_bucket: int | str | None = None  # DeepSpeed's stage3_prefetch_bucket_size (as reduce_bucket)
 
     def label(self) -> str:
         p = "fp32" if self.precision == "no" else self.precision
         if self.kind == "deepspeed":
-            off = [f"offload_{w} {d}" for w, d in (("optimizer", self.offload_optimizer), ("param", self.offload_param))
-                   if d != "none"]
+            off = [
+                f"offload_{w} {d}"
+                for w, d in (("optimizer", self.offload_optimizer), ("param", self.offload_param))
+                if d != "none"
+            ]
             return f"DeepSpeed ZeRO-{self.zero_stage}" + "".join(f", {o}" for o in off) + f", {p}"
         if self.kind == "fsdp1":
             return f"FSDP1 {self.sharding}" + (", offload_params" if self.offload_params else "") + f", {p}"
         if self.kind == "fsdp2":
-            return (f"FSDP2 reshard_after_forward={str(self.reshard_after_forward).lower()}"
-                    + (", offload_params" if self.offload_params else "") + f", {p}")
+            return (
+                f"FSDP2 reshard_after_forward={str(self.reshard_after_forward).lower()}"
+                + (", offload_params" if self.offload_params else "")
+                + f", {p}"
+            )
         return ("DDP" if self.kind == "ddp" else "one process") + f", {p}"
 
 
@@ -154,8 +163,8 @@ class Estimate:
     elements: dict[str, int] | None = None
     activation_detail: Any = None  # an activations.Activations, for its labelled lines
     lora: Any = None  # a lora.Split: trainable adapters and the frozen base, when LoRA/QLoRA runs
-    buckets: float = 0.0        # communication buckets alive in backward (DDP's, ZeRO's, a prefetched unit)
-    step_buckets: float = 0.0   # of those, what stays through the optimizer step (DDP's bucket copy)
+    buckets: float = 0.0  # communication buckets alive in backward (DDP's, ZeRO's, a prefetched unit)
+    step_buckets: float = 0.0  # of those, what stays through the optimizer step (DDP's bucket copy)
     step_temporaries: float = 0.0
     cuda_context: float = 0.0
     nccl: float = 0.0
@@ -184,24 +193,36 @@ class Estimate:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "strategy": self.strategy.label(), "gpus_per_node": self.layout.gpus_per_node, "nodes": self.layout.nodes,
-            "per_gpu_bytes": {"params": int(self.params), "grads": int(self.grads), "optimizer": int(self.optimizer),
-                              "gathered": int(self.gathered), "model_states": int(self.model_states),
-                              "activations": None if self.activations is None else int(self.activations),
-                              "buckets": int(self.buckets), "step_temporaries": int(self.step_temporaries),
-                              "forward_backward": int(self.forward_backward),
-                              "optimizer_step": int(self.optimizer_step),
-                              "cuda_context_estimated": int(self.cuda_context), "nccl_estimated": int(self.nccl),
-                              "total": int(self.per_gpu)},
+            "strategy": self.strategy.label(),
+            "gpus_per_node": self.layout.gpus_per_node,
+            "nodes": self.layout.nodes,
+            "per_gpu_bytes": {
+                "params": int(self.params),
+                "grads": int(self.grads),
+                "optimizer": int(self.optimizer),
+                "gathered": int(self.gathered),
+                "model_states": int(self.model_states),
+                "activations": None if self.activations is None else int(self.activations),
+                "buckets": int(self.buckets),
+                "step_temporaries": int(self.step_temporaries),
+                "forward_backward": int(self.forward_backward),
+                "optimizer_step": int(self.optimizer_step),
+                "cuda_context_estimated": int(self.cuda_context),
+                "nccl_estimated": int(self.nccl),
+                "total": int(self.per_gpu),
+            },
             "nccl_communicators": self.communicators,
-            "host_ram_per_node_bytes": int(self.host), "nvme_per_node_bytes": int(self.nvme),
-            "activation_formula": self.activation_formula, "notes": list(self.notes),
+            "host_ram_per_node_bytes": int(self.host),
+            "nvme_per_node_bytes": int(self.nvme),
+            "activation_formula": self.activation_formula,
+            "notes": list(self.notes),
             **({"elements_per_rank": self.elements} if self.elements else {}),
             **({"lora": self.lora.to_json()} if self.lora is not None else {}),
         }
 
 
 # -- reading a config ---------------------------------------------------------------------------
+
 
 def _bool(v: Any, default: bool) -> bool:
     """A written boolean as accelerate's str_to_bool reads it (the registry's words), else ``default``."""
@@ -250,7 +271,9 @@ def _ds_json_data(data: dict[str, Any], path: str | None) -> dict[str, Any] | No
     return loaded if isinstance(loaded, dict) else None
 
 
-def strategy_of(data: dict[str, Any], path: str | None = None, accelerate_version: str | None = None) -> tuple[Strategy, list[str]]:
+def strategy_of(
+    data: dict[str, Any], path: str | None = None, accelerate_version: str | None = None
+) -> tuple[Strategy, list[str]]:
     """The memory strategy of a loaded accelerate config (or a DeepSpeed JSON) under that accelerate
     release (``None``: the newest), and notes on what was assumed. Defaults are accelerate 1.15's
     (``utils/dataclasses.py``: ZeRO stage 2, ``zero3_init_flag`` on for stage 3, FSDP1 FULL_SHARD,
@@ -284,9 +307,17 @@ def strategy_of(data: dict[str, Any], path: str | None = None, accelerate_versio
         off_p = str(sec.get("offload_param_device") or "none").lower()
         init = _bool(sec.get("zero3_init_flag"), stage == 3) and stage == 3
         bucket, overlap, prefetch = _buckets_of(ds)
-        return Strategy("deepspeed", precision, stage, off_o if off_o in ("cpu", "nvme") else "none",
-                        off_p if off_p in ("cpu", "nvme") and stage == 3 else "none", init,
-                        reduce_bucket=bucket, overlap_comm=overlap, prefetch_bucket=prefetch), notes
+        return Strategy(
+            "deepspeed",
+            precision,
+            stage,
+            off_o if off_o in ("cpu", "nvme") else "none",
+            off_p if off_p in ("cpu", "nvme") and stage == 3 else "none",
+            init,
+            reduce_bucket=bucket,
+            overlap_comm=overlap,
+            prefetch_bucket=prefetch,
+        ), notes
     if dt == "FSDP":
         f: dict[str, Any] = data["fsdp_config"] if isinstance(data.get("fsdp_config"), dict) else {}
 
@@ -294,13 +325,16 @@ def strategy_of(data: dict[str, Any], path: str | None = None, accelerate_versio
             return f.get(_FSDP_PREFIX + name, f.get(name))
 
         version = releases.fsdp_version_runs(key("version"), accelerate_version)
-        common: dict[str, Any] = dict(offload_params=_bool(key("offload_params"), False),
-                      activation_checkpointing=_bool(key("activation_checkpointing"), False),
-                      activation_checkpointing_offload=_bool(key("activation_checkpointing_offload"), False),
-                      cpu_ram_efficient_loading=_bool(key("cpu_ram_efficient_loading"), False))
+        common: dict[str, Any] = dict(
+            offload_params=_bool(key("offload_params"), False),
+            activation_checkpointing=_bool(key("activation_checkpointing"), False),
+            activation_checkpointing_offload=_bool(key("activation_checkpointing_offload"), False),
+            cpu_ram_efficient_loading=_bool(key("cpu_ram_efficient_loading"), False),
+        )
         if version == 2:
-            return Strategy("fsdp2", precision, reshard_after_forward=_bool(key("reshard_after_forward"), True),
-                            **common), notes
+            return Strategy(
+                "fsdp2", precision, reshard_after_forward=_bool(key("reshard_after_forward"), True), **common
+            ), notes
         setting = registry.get("fsdp_config", "fsdp_sharding_strategy")
         raw = key("sharding_strategy")
         if raw is None and isinstance(key("reshard_after_forward"), str):
@@ -331,12 +365,16 @@ def _buckets_of(ds: dict[str, Any] | None) -> tuple[int | str | None, bool | Non
         return int(raw) if isinstance(raw, (int, float)) and not isinstance(raw, bool) and raw > 0 else None
 
     overlap = z.get("overlap_comm")
-    return size(z.get("reduce_bucket_size")), overlap if isinstance(overlap, bool) else None, \
-        size(z.get("stage3_prefetch_bucket_size", z.get("prefetch_bucket_size")))
+    return (
+        size(z.get("reduce_bucket_size")),
+        overlap if isinstance(overlap, bool) else None,
+        size(z.get("stage3_prefetch_bucket_size", z.get("prefetch_bucket_size"))),
+    )
 
 
 def layout_of(data: dict[str, Any], gpus_per_node: int | None, nodes: int | None) -> Layout:
     """The process layout: the config's ``num_processes`` (a total) over ``num_machines``, else the target's."""
+
     def pos(v: Any) -> int | None:
         return v if isinstance(v, int) and not isinstance(v, bool) and v > 0 else None
 
@@ -350,6 +388,7 @@ def layout_of(data: dict[str, Any], gpus_per_node: int | None, nodes: int | None
 
 
 # -- the arithmetic -----------------------------------------------------------------------------
+
 
 def _compute_bytes(precision: str) -> int:
     return 4 if precision == "no" else 2
@@ -446,7 +485,8 @@ def _fsdp(s: Strategy, lay: Layout, m: ModelSize) -> Estimate:
         group = {"world": lay.world, "node": lay.gpus_per_node, "one": 1}[kind]
         # NO_SHARD's weights are the fp32 ones, unless they are offloaded: then a whole copy comes over
         gathered_whole = s.sharding in ("SHARD_GRAD_OP", "HYBRID_SHARD_ZERO2") or (
-            s.sharding == "NO_SHARD" and s.offload_params)
+            s.sharding == "NO_SHARD" and s.offload_params
+        )
         live = 0.0 if s.sharding == "NO_SHARD" and not s.offload_params else 2.0 * c * m.largest_unit
     else:
         group, gathered_whole = lay.world, not s.reshard_after_forward
@@ -507,11 +547,15 @@ def _buckets(est: Estimate) -> tuple[float, float]:
         # buffered all-reduce flattens buckets of the same size
         return float(c * bucket * (2 if overlap and s.zero_stage else 1)), 0.0
     resharded = (s.kind == "fsdp1" and s.sharding in ("FULL_SHARD", "HYBRID_SHARD")) or (
-        s.kind == "fsdp2" and s.reshard_after_forward)
+        s.kind == "fsdp2" and s.reshard_after_forward
+    )
     # the next unit all-gathered while this one computes its gradients: FSDP1's default
     # BackwardPrefetch.BACKWARD_PRE, FSDP2's implicit backward prefetch of one unit
-    unit_bytes = c * m.largest_unit if est.lora is None else \
-        (est.lora.base_bytes - est.lora.constants) * m.largest_unit / max(1, m.params)
+    unit_bytes = (
+        c * m.largest_unit
+        if est.lora is None
+        else (est.lora.base_bytes - est.lora.constants) * m.largest_unit / max(1, m.params)
+    )
     return (float(unit_bytes) if resharded else 0.0), 0.0
 
 
@@ -525,10 +569,20 @@ def _step_terms(est: Estimate) -> Estimate:
     # optimizes, half its two moments. DeepSpeed's FusedAdam updates in place (multi_tensor_apply);
     # offloaded steps run on the CPU (their optimizer state is then 0 here).
     temps = est.optimizer / 2 if s.kind != "deepspeed" else 0.0
-    comms = 0 if s.kind == "single" or lay.world == 1 else (
-        2 if s.kind == "fsdp1" and s.sharding.startswith("HYBRID") and lay.nodes > 1 else 1)
-    return replace(est, buckets=buckets, step_buckets=step_buckets, step_temporaries=float(temps),
-                   cuda_context=CUDA_CONTEXT, nccl=comms * NCCL_PER_COMMUNICATOR, communicators=comms)
+    comms = (
+        0
+        if s.kind == "single" or lay.world == 1
+        else (2 if s.kind == "fsdp1" and s.sharding.startswith("HYBRID") and lay.nodes > 1 else 1)
+    )
+    return replace(
+        est,
+        buckets=buckets,
+        step_buckets=step_buckets,
+        step_temporaries=float(temps),
+        cuda_context=CUDA_CONTEXT,
+        nccl=comms * NCCL_PER_COMMUNICATOR,
+        communicators=comms,
+    )
 
 
 def activations(m: ModelSize, s: Strategy, seq_len: int, micro_batch: int) -> Any:
@@ -537,13 +591,25 @@ def activations(m: ModelSize, s: Strategy, seq_len: int, micro_batch: int) -> An
     from accelconf.environment import activations as act
 
     assert m.structure is not None
-    return act.estimate(m.structure, seq_len, micro_batch, _compute_bytes(s.precision),
-                        checkpointing=s.activation_checkpointing,
-                        cpu_offload=s.activation_checkpointing_offload and s.kind == "fsdp2")
+    return act.estimate(
+        m.structure,
+        seq_len,
+        micro_batch,
+        _compute_bytes(s.precision),
+        checkpointing=s.activation_checkpointing,
+        cpu_offload=s.activation_checkpointing_offload and s.kind == "fsdp2",
+    )
 
 
-def estimate(strategy: Strategy, layout: Layout, model: ModelSize, *, seq_len: int | None = None,
-             micro_batch: int | None = None, lora: Any = None) -> Estimate:
+def estimate(
+    strategy: Strategy,
+    layout: Layout,
+    model: ModelSize,
+    *,
+    seq_len: int | None = None,
+    micro_batch: int | None = None,
+    lora: Any = None,
+) -> Estimate:
     """The estimate for one strategy on one layout. Activations need ``seq_len``, ``micro_batch``
     and a model whose shape is known (``--model``); otherwise they are left out (``None``).
     ``lora`` (a :class:`~accelconf.environment.lora.Adapter`) trains adapters on a frozen base."""
@@ -555,18 +621,32 @@ def estimate(strategy: Strategy, layout: Layout, model: ModelSize, *, seq_len: i
         est = lora_mod.apply(est, split)
     est = _step_terms(est)
     if strategy.precision == "fp8":
-        est = replace(est, notes=est.notes + (
-            "fp8 is used inside the matmuls; weights, gradients and optimizer state are counted as under bf16",))
+        est = replace(
+            est,
+            notes=est.notes
+            + ("fp8 is used inside the matmuls; weights, gradients and optimizer state are counted as under bf16",),
+        )
     if seq_len and micro_batch:
         if model.structure is None:
-            return replace(est, notes=est.notes + (
-                "activations need the model's structure (config.json of a known family): give --model DIR",))
+            return replace(
+                est,
+                notes=est.notes
+                + ("activations need the model's structure (config.json of a known family): give --model DIR",),
+            )
         act = activations(model, strategy, seq_len, micro_batch)
         act = lora_mod.activation_lines(split, act) if split is not None else act
-        notes = est.notes + (f"activations counted for {'fp32' if act.dtype_bytes == 4 else '16-bit'} compute "
-                             "(weights in the compute dtype, as FSDP/DeepSpeed mixed precision runs them)",)
-        return replace(est, activations=act.peak, activation_formula=act.formula(), notes=notes,
-                       host=est.host + act.host * layout.gpus_per_node, activation_detail=act)
+        notes = est.notes + (
+            f"activations counted for {'fp32' if act.dtype_bytes == 4 else '16-bit'} compute "
+            "(weights in the compute dtype, as FSDP/DeepSpeed mixed precision runs them)",
+        )
+        return replace(
+            est,
+            activations=act.peak,
+            activation_formula=act.formula(),
+            notes=notes,
+            host=est.host + act.host * layout.gpus_per_node,
+            activation_detail=act,
+        )
     return est
 
 
@@ -591,6 +671,7 @@ class Change:
 
 def _step(*edits: Edit, words: str | None = None) -> Step:
     """One step of a change, written as the YAML key it sets (``zero_stage: 3``) unless ``words``."""
+
     def text(v: Any) -> str:
         return str(v).lower() if isinstance(v, bool) else str(v)
 
@@ -607,9 +688,19 @@ def _alternatives(s: Strategy, lay: Layout, bf16_ok: bool) -> list[Change]:
     layouts: list[tuple[Layout, tuple[Step, ...], float]] = [(lay, (), 0.0)]
     for k in (2, 4, 8):
         bigger = Layout(lay.gpus_per_node, lay.nodes * k)
-        layouts.append((bigger, (_step(("num_machines", bigger.nodes), ("num_processes", bigger.world),
-                                       words=f"num_machines: {bigger.nodes}, num_processes: {bigger.world} "
-                                             f"({bigger.world} GPUs)"),), 10.0 * k))
+        layouts.append(
+            (
+                bigger,
+                (
+                    _step(
+                        ("num_machines", bigger.nodes),
+                        ("num_processes", bigger.world),
+                        words=f"num_machines: {bigger.nodes}, num_processes: {bigger.world} ({bigger.world} GPUs)",
+                    ),
+                ),
+                10.0 * k,
+            )
+        )
     for prec, pw, pc in precisions:
         for L, lw, lc in layouts:
             for strat, sw, sc in _strategies(replace(s, precision=prec)):
@@ -624,12 +715,15 @@ def _deepspeed_steps(s: Strategy) -> list[tuple[Strategy, tuple[Step, ...], floa
     lead = (_step(("distributed_type", "DEEPSPEED")),) if s.kind != "deepspeed" else ()
     for stage in (1, 2, 3):
         for off_o in ("none", "cpu"):
-            for off_p in (("none", "cpu") if stage == 3 and off_o == "cpu" else ("none",)):
+            for off_p in ("none", "cpu") if stage == 3 and off_o == "cpu" else ("none",):
                 t = Strategy("deepspeed", s.precision, stage, off_o, off_p, stage == 3)
                 if t == s:
                     continue
-                steps = [_step(("deepspeed_config.zero_stage", stage))] \
-                    if stage != s.zero_stage or s.kind != "deepspeed" else []
+                steps = (
+                    [_step(("deepspeed_config.zero_stage", stage))]
+                    if stage != s.zero_stage or s.kind != "deepspeed"
+                    else []
+                )
                 if off_o != s.offload_optimizer:
                     steps.append(_step(("deepspeed_config.offload_optimizer_device", off_o)))
                 if off_p != s.offload_param:
@@ -650,8 +744,11 @@ def _fsdp_steps(s: Strategy) -> list[tuple[Strategy, tuple[Step, ...], float]]:
                 t = replace(base, kind="fsdp1", sharding=name, offload_params=off)
                 if t == s:
                     continue
-                steps = [_step(("fsdp_config.fsdp_sharding_strategy", name))] \
-                    if name != base.sharding or s.kind != "fsdp1" else []
+                steps = (
+                    [_step(("fsdp_config.fsdp_sharding_strategy", name))]
+                    if name != base.sharding or s.kind != "fsdp1"
+                    else []
+                )
                 if off != base.offload_params:
                     steps.append(_step(("fsdp_config.fsdp_offload_params", off)))
                 out.append((t, lead + tuple(steps), (0.5 if lead else 0) + cost + (6 if off else 0)))
@@ -661,8 +758,11 @@ def _fsdp_steps(s: Strategy) -> list[tuple[Strategy, tuple[Step, ...], float]]:
                 t = replace(s, reshard_after_forward=reshard, offload_params=off)
                 if t == s:
                     continue
-                steps = [_step(("fsdp_config.fsdp_reshard_after_forward", reshard))] \
-                    if reshard != s.reshard_after_forward else []
+                steps = (
+                    [_step(("fsdp_config.fsdp_reshard_after_forward", reshard))]
+                    if reshard != s.reshard_after_forward
+                    else []
+                )
                 if off != s.offload_params:
                     steps.append(_step(("fsdp_config.fsdp_offload_params", off)))
                 out.append((t, tuple(steps), (3 if reshard else 2) + (6 if off else 0)))
@@ -679,12 +779,24 @@ def _strategies(s: Strategy) -> list[tuple[Strategy, tuple[Step, ...], float]]:
     out += _fsdp_steps(s)
     if s.kind in ("fsdp1", "fsdp2") and not s.cpu_ram_efficient_loading:
         # loading the checkpoint on rank 0 only: the host copy per node drops from one per process to one
-        out += [(replace(t, cpu_ram_efficient_loading=True), w + (_step(("fsdp_config.fsdp_cpu_ram_efficient_loading", True)),),
-                 c + 0.5) for t, w, c in list(out) if t.kind in ("fsdp1", "fsdp2")]
+        out += [
+            (
+                replace(t, cpu_ram_efficient_loading=True),
+                w + (_step(("fsdp_config.fsdp_cpu_ram_efficient_loading", True)),),
+                c + 0.5,
+            )
+            for t, w, c in list(out)
+            if t.kind in ("fsdp1", "fsdp2")
+        ]
     if not s.activation_checkpointing:
+
         def ckpt(t: Strategy) -> Step:
-            return _step(("fsdp_config.fsdp_activation_checkpointing", True)) if t.kind in ("fsdp1", "fsdp2") else \
-                _step(("", CODE_CHECKPOINTING), words=CODE_CHECKPOINTING)
+            return (
+                _step(("fsdp_config.fsdp_activation_checkpointing", True))
+                if t.kind in ("fsdp1", "fsdp2")
+                else _step(("", CODE_CHECKPOINTING), words=CODE_CHECKPOINTING)
+            )
+
         out += [(replace(t, activation_checkpointing=True), w + (ckpt(t),), c + 3) for t, w, c in list(out)]
     return out
 
@@ -714,7 +826,9 @@ def _json_file(data: dict[str, Any], path: str | None) -> str | None:
         if found is not None:
             return found
         real = path and not path.startswith("<")
-        return ref if os.path.isabs(ref) or not real else os.path.normpath(os.path.join(os.path.dirname(path or ""), ref))
+        return (
+            ref if os.path.isabs(ref) or not real else os.path.normpath(os.path.join(os.path.dirname(path or ""), ref))
+        )
     return "" if _standalone_ds_json(data) else None
 
 
@@ -738,7 +852,9 @@ def place(change: Change, data: dict[str, Any], path: str | None = None) -> Chan
         if not group or any(p is None for p in placed):
             launch = where == "" and any(k == "num_machines" for k, _ in group)
             # a DeepSpeed JSON has no machines or processes: the launch command says them
-            words.append(f"at launch: {change.layout.nodes} machines, {change.layout.world} processes" if launch else word)
+            words.append(
+                f"at launch: {change.layout.nodes} machines, {change.layout.world} processes" if launch else word
+            )
             edits.append(group)
             continue
         if not keys:
@@ -762,17 +878,24 @@ def _completed(change: Change, data: dict[str, Any]) -> Change:
     more: list[Step] = []
     if "distributed_type" in keys and "num_processes" not in data and "num_processes" not in keys:
         more.append(_step(("num_processes", change.layout.world)))
-    if change.strategy.kind == "deepspeed" and "num_machines" in keys and not _standalone_ds_json(data) and \
-            not sec.get("deepspeed_hostfile") and sec.get("deepspeed_multinode_launcher") in (None, "pdsh"):
+    if (
+        change.strategy.kind == "deepspeed"
+        and "num_machines" in keys
+        and not _standalone_ds_json(data)
+        and not sec.get("deepspeed_hostfile")
+        and sec.get("deepspeed_multinode_launcher") in (None, "pdsh")
+    ):
         more.append(_step(("deepspeed_config.deepspeed_multinode_launcher", "standard")))
     if not more:
         return change
-    return replace(change, words=change.words + tuple(w for w, _ in more),
-                   edits=change.edits + tuple(e for _, e in more))
+    return replace(
+        change, words=change.words + tuple(w for w, _ in more), edits=change.edits + tuple(e for _, e in more)
+    )
 
 
-def apply_change(change: Change, data: dict[str, Any], ds_data: dict[str, Any] | None = None,
-                 path: str | None = None) -> tuple[dict[str, Any], dict[str, Any] | None]:
+def apply_change(
+    change: Change, data: dict[str, Any], ds_data: dict[str, Any] | None = None, path: str | None = None
+) -> tuple[dict[str, Any], dict[str, Any] | None]:
     """The config (and its DeepSpeed JSON, for a config that names one) with ``change`` made, each
     edit where :func:`place` says it lives; a change outside the config (in the training script, or
     on the launch command of a DeepSpeed JSON) is left out. The inputs are not modified."""
@@ -800,7 +923,7 @@ def apply_change(change: Change, data: dict[str, Any], ds_data: dict[str, Any] |
 
 
 def _fits(e: Estimate, gpu_bytes: float, host_bytes: float | None) -> bool:
-    """"fits" (under 80%) on the GPU, and on the node's RAM when the strategy offloads to it (without
+    """ "fits" (under 80%) on the GPU, and on the node's RAM when the strategy offloads to it (without
     offload the host figure is DeepSpeed's load-time copy, shown but not judged)."""
     host_ok = host_bytes is None or not offloads(e.strategy) or verdict(e.host / host_bytes) == "fits"
     return verdict(e.per_gpu / gpu_bytes) == "fits" and host_ok
@@ -810,9 +933,16 @@ def offloads(s: Strategy) -> bool:
     return s.offload_optimizer != "none" or s.offload_param != "none" or s.offload_params
 
 
-def cheapest_fit(est: Estimate, gpu_bytes: float, host_bytes: float | None, *, bf16_ok: bool = True,
-                 seq_len: int | None = None, micro_batch: int | None = None,
-                 offload: bool = True) -> tuple[Change, Estimate] | None:
+def cheapest_fit(
+    est: Estimate,
+    gpu_bytes: float,
+    host_bytes: float | None,
+    *,
+    bf16_ok: bool = True,
+    seq_len: int | None = None,
+    micro_batch: int | None = None,
+    offload: bool = True,
+) -> tuple[Change, Estimate] | None:
     """The cheapest alternative (by :func:`_alternatives`' cost) whose estimate is under 80% of the
     GPU memory and of the host RAM, or ``None`` when nothing tried fits. ``offload=False`` leaves
     out the alternatives that offload to the host."""
@@ -820,14 +950,21 @@ def cheapest_fit(est: Estimate, gpu_bytes: float, host_bytes: float | None, *, b
     for ch in _alternatives(est.strategy, est.layout, bf16_ok):
         if not ch.words or (not offload and offloads(ch.strategy)):
             continue
-        e = estimate(ch.strategy, ch.layout, est.model, seq_len=seq_len, micro_batch=micro_batch,
-                     lora=est.lora.adapter if est.lora is not None else None)
+        e = estimate(
+            ch.strategy,
+            ch.layout,
+            est.model,
+            seq_len=seq_len,
+            micro_batch=micro_batch,
+            lora=est.lora.adapter if est.lora is not None else None,
+        )
         if _fits(e, gpu_bytes, host_bytes) and (best is None or (ch.cost, e.per_gpu) < (best[0].cost, best[1].per_gpu)):
             best = (ch, e)
     return best
 
 
 # -- findings and output ------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Report:
@@ -862,20 +999,32 @@ class Report:
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
-            "model": self.estimate.model.to_json(), **self.estimate.to_json(),
-            "gpu": self.gpu_name, "gpu_memory_bytes": None if self.gpu_bytes is None else int(self.gpu_bytes),
+            "model": self.estimate.model.to_json(),
+            **self.estimate.to_json(),
+            "gpu": self.gpu_name,
+            "gpu_memory_bytes": None if self.gpu_bytes is None else int(self.gpu_bytes),
             "host_ram_bytes": None if self.host_bytes is None else int(self.host_bytes),
-            "gpu_fraction": self.gpu_fraction, "host_fraction": self.host_fraction, "verdict": self.verdict,
+            "gpu_fraction": self.gpu_fraction,
+            "host_fraction": self.host_fraction,
+            "verdict": self.verdict,
             "notes": list(self.estimate.notes + self.estimate.model.notes + self.notes),
         }
         if self.suggestion:
             ch, e = self.suggestion
-            out["suggestion"] = {"change": list(ch.words), "strategy": e.strategy.label(),
-                                 "per_gpu_bytes": int(e.per_gpu), "host_ram_per_node_bytes": int(e.host)}
+            out["suggestion"] = {
+                "change": list(ch.words),
+                "strategy": e.strategy.label(),
+                "per_gpu_bytes": int(e.per_gpu),
+                "host_ram_per_node_bytes": int(e.host),
+            }
         if self.without_offload:
             ch, e = self.without_offload
-            out["suggestion_without_offload"] = {"change": list(ch.words), "strategy": e.strategy.label(),
-                                                 "per_gpu_bytes": int(e.per_gpu), "host_ram_per_node_bytes": int(e.host)}
+            out["suggestion_without_offload"] = {
+                "change": list(ch.words),
+                "strategy": e.strategy.label(),
+                "per_gpu_bytes": int(e.per_gpu),
+                "host_ram_per_node_bytes": int(e.host),
+            }
         return out
 
 
@@ -883,15 +1032,18 @@ def gib(x: float) -> str:
     return f"{x / GiB:,.1f} GiB"
 
 
-def _suggestion_text(sug: tuple[Change, Estimate] | None, gpu_bytes: float,
-                     alt: tuple[Change, Estimate] | None = None) -> str | None:
+def _suggestion_text(
+    sug: tuple[Change, Estimate] | None, gpu_bytes: float, alt: tuple[Change, Estimate] | None = None
+) -> str | None:
     if sug is None:
         return None
 
     def one(pair: tuple[Change, Estimate]) -> str:
         ch, e = pair
-        return (f"{'; '.join(ch.words)} -> {e.strategy.label()}: {gib(e.per_gpu)} per GPU "
-                f"({e.per_gpu / gpu_bytes:.0%}), host RAM {gib(e.host)} per node")
+        return (
+            f"{'; '.join(ch.words)} -> {e.strategy.label()}: {gib(e.per_gpu)} per GPU "
+            f"({e.per_gpu / gpu_bytes:.0%}), host RAM {gib(e.host)} per node"
+        )
 
     text = f"cheapest change that fits: {one(sug)}"
     if alt is not None:
@@ -910,9 +1062,11 @@ def findings_for(report: Report, finding_at: Any) -> list[Finding]:
         states = e.model_states / (report.gpu_bytes or 1)
         what = "model states" if states > 1 or e.activations is None else "model states + activations"
         sev = "error" if verdict(fr) == "does not fit" else "warning"
-        msg = (f"the step's peak ({what}, buffers, CUDA context) needs {gib(e.per_gpu)} per GPU with "
-               f"{e.strategy.label()} on {e.layout.world} GPUs; {report.gpu_name} has {gib(report.gpu_bytes or 0)} "
-               f"({fr:.0%})")
+        msg = (
+            f"the step's peak ({what}, buffers, CUDA context) needs {gib(e.per_gpu)} per GPU with "
+            f"{e.strategy.label()} on {e.layout.world} GPUs; {report.gpu_name} has {gib(report.gpu_bytes or 0)} "
+            f"({fr:.0%})"
+        )
         if sev == "warning":
             msg += "; 80-100% is tight: allocator fragmentation decides"
         out.append(finding_at("mem-gpu", sev, msg, sug or fallback))
@@ -932,10 +1086,22 @@ def host_ram_here() -> float | None:
         return None
 
 
-def assess(data: dict[str, Any], model: ModelSize, *, gpu_name: str | None, gpu_memory_gib: float | None,
-           gpus_per_node: int | None, nodes: int | None, host_ram_gib: float | None = None,
-           bf16_ok: bool = True, seq_len: int | None = None, micro_batch: int | None = None,
-           path: str | None = None, accelerate_version: str | None = None, lora: Any = None) -> Report:
+def assess(
+    data: dict[str, Any],
+    model: ModelSize,
+    *,
+    gpu_name: str | None,
+    gpu_memory_gib: float | None,
+    gpus_per_node: int | None,
+    nodes: int | None,
+    host_ram_gib: float | None = None,
+    bf16_ok: bool = True,
+    seq_len: int | None = None,
+    micro_batch: int | None = None,
+    path: str | None = None,
+    accelerate_version: str | None = None,
+    lora: Any = None,
+) -> Report:
     """Estimate a loaded config on a machine and pick the cheapest change when it does not fit."""
     strategy, notes = strategy_of(data, path, accelerate_version)
     layout = layout_of(data, gpus_per_node, nodes)
@@ -958,21 +1124,35 @@ def render_table(report: Report) -> str:
     """The text table ``accelconf check`` prints."""
     e = report.estimate
     m = e.model
-    lines = [f"memory: {m.params:,} parameters ({m.source}); {e.strategy.label()} on "
-             f"{e.layout.nodes} node{'s' if e.layout.nodes != 1 else ''} x {e.layout.gpus_per_node} GPUs"]
+    lines = [
+        f"memory: {m.params:,} parameters ({m.source}); {e.strategy.label()} on "
+        f"{e.layout.nodes} node{'s' if e.layout.nodes != 1 else ''} x {e.layout.gpus_per_node} GPUs"
+    ]
     lines.append("  per GPU")
     for name, v in phase_rows(e):
         lines.append(f"  {name:<34}{'not included' if v is None else gib(v):>14}")
-    lines.append(f"  {'peak of the step':<34}{gib(e.per_gpu):>14}" + (
-        f"   of {report.gpu_name} {gib(report.gpu_bytes)}: {report.gpu_fraction:.0%}, "
-        f"headroom {gib(report.gpu_bytes - e.per_gpu)}" if report.gpu_bytes else ""))
+    lines.append(
+        f"  {'peak of the step':<34}{gib(e.per_gpu):>14}"
+        + (
+            f"   of {report.gpu_name} {gib(report.gpu_bytes)}: {report.gpu_fraction:.0%}, "
+            f"headroom {gib(report.gpu_bytes - e.per_gpu)}"
+            if report.gpu_bytes
+            else ""
+        )
+    )
     host = f"  {'host RAM per node':<34}{gib(e.host):>14}"
     if report.host_fraction is not None and report.host_bytes:
-        host += f"   of {gib(report.host_bytes)}: {report.host_fraction:.0%}, headroom {gib(report.host_bytes - e.host)}"
+        host += (
+            f"   of {gib(report.host_bytes)}: {report.host_fraction:.0%}, headroom {gib(report.host_bytes - e.host)}"
+        )
     elif not offloads(e.strategy):
-        host += "   (no offload: the frozen base and the adapters loaded per process, not judged)" if e.lora \
-            else "   (no offload: DeepSpeed's load-time figure, not judged)" if e.strategy.kind == "deepspeed" \
+        host += (
+            "   (no offload: the frozen base and the adapters loaded per process, not judged)"
+            if e.lora
+            else "   (no offload: DeepSpeed's load-time figure, not judged)"
+            if e.strategy.kind == "deepspeed"
             else "   (no offload: the fp32 model loaded per process, not judged)"
+        )
     else:
         host += "   (node RAM unknown: --host-ram GIB)"
     lines.append(host)
@@ -996,12 +1176,17 @@ def phase_rows(e: Estimate) -> list[tuple[str, float | None]]:
     """The labelled lines of the peak: the states, each phase's extra terms, the two phases, and the
     per-GPU constants (labelled estimated)."""
     rows: list[tuple[str, float | None]] = [
-        ("parameters" if e.lora is None else "weights: base + adapters", e.params), ("gradients", e.grads),
-        ("optimizer state (AdamW)", e.optimizer), ("gathered layer/model", e.gathered),
-        ("communication buckets", e.buckets), ("activations", e.activations),
+        ("parameters" if e.lora is None else "weights: base + adapters", e.params),
+        ("gradients", e.grads),
+        ("optimizer state (AdamW)", e.optimizer),
+        ("gathered layer/model", e.gathered),
+        ("communication buckets", e.buckets),
+        ("activations", e.activations),
         ("= forward/backward", e.forward_backward),
-        ("optimizer step temporaries", e.step_temporaries), ("= optimizer step", e.optimizer_step),
-        ("CUDA context (estimated)", e.cuda_context)]
+        ("optimizer step temporaries", e.step_temporaries),
+        ("= optimizer step", e.optimizer_step),
+        ("CUDA context (estimated)", e.cuda_context),
+    ]
     if e.communicators:
         rows.append((f"NCCL, {e.communicators} communicator{'s' if e.communicators > 1 else ''} (estimated)", e.nccl))
     return rows
@@ -1009,13 +1194,22 @@ def phase_rows(e: Estimate) -> list[tuple[str, float | None]]:
 
 # -- against a document and an environment --------------------------------------------------------
 
+
 def _anchor(s: Strategy, rule: str) -> tuple[str, ...]:
     """Config keys a finding points at, most specific first (the first present wins)."""
     if s.kind == "deepspeed":
-        keys: tuple[str, ...] = ("deepspeed_config.offload_optimizer_device",
-                                 "deepspeed_config.offload_param_device") if rule == "mem-host" else ()
-        return keys + ("deepspeed_config.zero_stage", "deepspeed_config.deepspeed_config_file", Paths.STAGE,
-                       Paths.ZERO, "distributed_type")
+        keys: tuple[str, ...] = (
+            ("deepspeed_config.offload_optimizer_device", "deepspeed_config.offload_param_device")
+            if rule == "mem-host"
+            else ()
+        )
+        return keys + (
+            "deepspeed_config.zero_stage",
+            "deepspeed_config.deepspeed_config_file",
+            Paths.STAGE,
+            Paths.ZERO,
+            "distributed_type",
+        )
     if s.kind in ("fsdp1", "fsdp2"):
         keys = ("fsdp_config.fsdp_offload_params",) if rule == "mem-host" or s.offload_params else ()
         main = "fsdp_config.fsdp_sharding_strategy" if s.kind == "fsdp1" else "fsdp_config.fsdp_reshard_after_forward"
@@ -1040,14 +1234,23 @@ def machine_of(env: Any, host_ram_gib: float | None = None) -> dict[str, Any]:
     }
 
 
-def check_memory(doc: Any, env: Any, model: ModelSize, *, seq_len: int | None = None, micro_batch: int | None = None,
-                 host_ram_gib: float | None = None, lora: Any = None) -> tuple[Report, list[Finding]]:
+def check_memory(
+    doc: Any,
+    env: Any,
+    model: ModelSize,
+    *,
+    seq_len: int | None = None,
+    micro_batch: int | None = None,
+    host_ram_gib: float | None = None,
+    lora: Any = None,
+) -> tuple[Report, list[Finding]]:
     """The memory report and the ``mem-*`` findings (1-based positions) for one loaded document."""
     from accelconf.environment.checks import ConfigView as _Cfg
 
     data = doc.data if isinstance(doc.data, dict) else {}
-    report = assess(data, model, seq_len=seq_len, micro_batch=micro_batch, path=doc.path, lora=lora,
-                    **machine_of(env, host_ram_gib))
+    report = assess(
+        data, model, seq_len=seq_len, micro_batch=micro_batch, path=doc.path, lora=lora, **machine_of(env, host_ram_gib)
+    )
     cfg = _Cfg(doc, data)
 
     def at(rule: str, severity: str, message: str, suggestion: str | None) -> Finding:
@@ -1062,7 +1265,7 @@ def check_memory(doc: Any, env: Any, model: ModelSize, *, seq_len: int | None = 
 
 @dataclass(frozen=True)
 class Question:
-    """"Will it fit?": the model and shapes (``check --params/--model``, the editor's ``accelconf.params``
+    """ "Will it fit?": the model and shapes (``check --params/--model``, the editor's ``accelconf.params``
     or ``accelconf.model``); ``classes``: the model folder's classes, for ``model-wrap-class``."""
 
     model: ModelSize
@@ -1080,6 +1283,13 @@ def document_findings(doc: Any, env: Any, question: Question) -> list[Finding]:
 
     if not isinstance(getattr(doc, "data", None), dict):
         return []
-    _, found = check_memory(doc, env, question.model, seq_len=question.seq_len, micro_batch=question.micro_batch,
-                            host_ram_gib=question.host_ram_gib, lora=question.lora)
+    _, found = check_memory(
+        doc,
+        env,
+        question.model,
+        seq_len=question.seq_len,
+        micro_batch=question.micro_batch,
+        host_ram_gib=question.host_ram_gib,
+        lora=question.lora,
+    )
     return found + wrap_findings(doc, question.classes)

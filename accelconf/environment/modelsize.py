@@ -29,11 +29,34 @@ from accelconf.errors import UsageError
 
 # Bytes per element for safetensors dtype codes (safetensors' Dtype enum).
 SAFETENSORS_BYTES = {
-    "F64": 8, "I64": 8, "U64": 8, "F32": 4, "I32": 4, "U32": 4, "F16": 2, "BF16": 2, "I16": 2, "U16": 2,
-    "I8": 1, "U8": 1, "BOOL": 1, "F8_E4M3": 1, "F8_E5M2": 1, "F8_E8M0": 1, "F4": 0.5,
+    "F64": 8,
+    "I64": 8,
+    "U64": 8,
+    "F32": 4,
+    "I32": 4,
+    "U32": 4,
+    "F16": 2,
+    "BF16": 2,
+    "I16": 2,
+    "U16": 2,
+    "I8": 1,
+    "U8": 1,
+    "BOOL": 1,
+    "F8_E4M3": 1,
+    "F8_E5M2": 1,
+    "F8_E8M0": 1,
+    "F4": 0.5,
 }
-TORCH_DTYPE_BYTES = {"float32": 4, "float": 4, "float16": 2, "half": 2, "bfloat16": 2, "float64": 8,
-                     "float8_e4m3fn": 1, "float8_e5m2": 1}
+TORCH_DTYPE_BYTES = {
+    "float32": 4,
+    "float": 4,
+    "float16": 2,
+    "half": 2,
+    "bfloat16": 2,
+    "float64": 8,
+    "float8_e4m3fn": 1,
+    "float8_e5m2": 1,
+}
 
 # Without a model's structure, the largest layer is taken as 1/32 of the parameters (one decoder
 # layer of a 32-layer model; 70B models have 80 layers, so this errs on the large side).
@@ -72,11 +95,16 @@ class ModelSize:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "params": self.params, "largest_layer_params": self.largest_layer,
-            "largest_layer_known": self.largest_layer_known, "largest_fsdp_unit_params": self.largest_unit,
-            "source": self.source, "family": self.family, "checkpoint_dtype": self.checkpoint_dtype,
-            "arch": None if self.arch is None else {"hidden": self.arch.hidden, "layers": self.arch.layers,
-                                                    "heads": self.arch.heads},
+            "params": self.params,
+            "largest_layer_params": self.largest_layer,
+            "largest_layer_known": self.largest_layer_known,
+            "largest_fsdp_unit_params": self.largest_unit,
+            "source": self.source,
+            "family": self.family,
+            "checkpoint_dtype": self.checkpoint_dtype,
+            "arch": None
+            if self.arch is None
+            else {"hidden": self.arch.hidden, "layers": self.arch.layers, "heads": self.arch.heads},
             "notes": list(self.notes),
         }
 
@@ -105,9 +133,17 @@ def from_count(params: int | str, largest_layer: int | str | None = None) -> Mod
         big = parse_count(largest_layer, "--largest-layer")
         return ModelSize(n, big, big, f"--params {params}")
     big = max(1, n // LARGEST_LAYER_GUESS)
-    return ModelSize(n, big, big, f"--params {params}", largest_layer_known=False, notes=(
-        f"largest layer not known from a count alone: assumed 1/{LARGEST_LAYER_GUESS} of the parameters "
-        f"({human_count(big)}); --model DIR gives the real one",))
+    return ModelSize(
+        n,
+        big,
+        big,
+        f"--params {params}",
+        largest_layer_known=False,
+        notes=(
+            f"largest layer not known from a count alone: assumed 1/{LARGEST_LAYER_GUESS} of the parameters "
+            f"({human_count(big)}); --model DIR gives the real one",
+        ),
+    )
 
 
 def human_count(n: float) -> str:
@@ -118,6 +154,7 @@ def human_count(n: float) -> str:
 
 
 # -- tensors -> layers --------------------------------------------------------------------------
+
 
 def _numel(shape: Shape) -> int:
     return math.prod(shape) if shape else 1
@@ -144,6 +181,7 @@ def largest_layers(tensors: list[tuple[str, Shape]] | tuple[tuple[str, Shape], .
 
 
 # -- safetensors ------------------------------------------------------------------------------
+
 
 def read_safetensors_header(path: str) -> dict[str, Any]:
     """The JSON header of a ``.safetensors`` file (8-byte little-endian length, then JSON)."""
@@ -179,9 +217,23 @@ def _header_tensors(paths: list[str]) -> tuple[list[tuple[str, Shape]], set[str]
 # -- config.json ------------------------------------------------------------------------------
 
 # Defaults of the optional keys, from transformers' configuration_<family>.py (transformers 5.x).
-_TIE = {"llama": False, "mistral": False, "mixtral": False, "qwen2": False, "qwen3": False, "gemma": True,
-        "gemma2": True, "gemma3_text": True, "phi": False, "phi3": False, "gpt2": True, "gpt_neox": False,
-        "falcon": True, "qwen2_moe": False, "qwen3_moe": False}
+_TIE = {
+    "llama": False,
+    "mistral": False,
+    "mixtral": False,
+    "qwen2": False,
+    "qwen3": False,
+    "gemma": True,
+    "gemma2": True,
+    "gemma3_text": True,
+    "phi": False,
+    "phi3": False,
+    "gpt2": True,
+    "gpt_neox": False,
+    "falcon": True,
+    "qwen2_moe": False,
+    "qwen3_moe": False,
+}
 FAMILIES: tuple[str, ...] = tuple(sorted(_TIE))
 
 
@@ -267,8 +319,11 @@ def _mlp_tensors(c: _Cfg, p: str, i: int, h: int) -> list[tuple[str, Shape]]:
     if fam in ("qwen2_moe", "qwen3_moe") and c("num_experts", default=_MOE_DEFAULTS[fam][0]) and moe_layer(c, i):
         experts = c("num_experts", default=_MOE_DEFAULTS[fam][0])
         moe = c("moe_intermediate_size", default=_MOE_DEFAULTS[fam][1])
-        out = [(f"{p}.mlp.gate.weight", (experts, h)), (f"{p}.mlp.experts.gate_up_proj", (experts, 2 * moe, h)),
-               (f"{p}.mlp.experts.down_proj", (experts, h, moe))]
+        out = [
+            (f"{p}.mlp.gate.weight", (experts, h)),
+            (f"{p}.mlp.experts.gate_up_proj", (experts, 2 * moe, h)),
+            (f"{p}.mlp.experts.down_proj", (experts, h, moe)),
+        ]
         if fam == "qwen2_moe":
             shared = c("shared_expert_intermediate_size", default=5632)
             out += _linear(f"{p}.mlp.shared_expert.gate_proj", shared, h, False)
@@ -277,8 +332,11 @@ def _mlp_tensors(c: _Cfg, p: str, i: int, h: int) -> list[tuple[str, Shape]]:
             out += _linear(f"{p}.mlp.shared_expert_gate", 1, h, False)
         return out
     bias = c("mlp_bias", default=False)
-    return (_linear(f"{p}.mlp.gate_proj", inter, h, bias) + _linear(f"{p}.mlp.up_proj", inter, h, bias)
-            + _linear(f"{p}.mlp.down_proj", h, inter, bias))
+    return (
+        _linear(f"{p}.mlp.gate_proj", inter, h, bias)
+        + _linear(f"{p}.mlp.up_proj", inter, h, bias)
+        + _linear(f"{p}.mlp.down_proj", h, inter, bias)
+    )
 
 
 def _phi(c: _Cfg) -> tuple[list[tuple[str, Shape]], Arch]:
@@ -290,7 +348,9 @@ def _phi(c: _Cfg) -> tuple[list[tuple[str, Shape]], Arch]:
     out: list[tuple[str, Shape]] = [("model.embed_tokens.weight", (v, h))]
     for i in range(layers):
         p = f"model.layers.{i}"
-        out += _linear(f"{p}.self_attn.q_proj", heads * hd, h, True) + _linear(f"{p}.self_attn.k_proj", kv * hd, h, True)
+        out += _linear(f"{p}.self_attn.q_proj", heads * hd, h, True) + _linear(
+            f"{p}.self_attn.k_proj", kv * hd, h, True
+        )
         out += _linear(f"{p}.self_attn.v_proj", kv * hd, h, True) + _linear(f"{p}.self_attn.dense", h, heads * hd, True)
         if c("qk_layernorm", default=False):
             out += _norm(f"{p}.self_attn.q_layernorm", hd, True) + _norm(f"{p}.self_attn.k_layernorm", hd, True)
@@ -305,10 +365,16 @@ def _gpt2(c: _Cfg) -> tuple[list[tuple[str, Shape]], Arch]:
     h, v, layers = c("n_embd", "hidden_size"), c("vocab_size"), c("n_layer", "num_hidden_layers")
     heads = c("n_head", "num_attention_heads")
     inner = c("n_inner", default=None) or 4 * h
-    out: list[tuple[str, Shape]] = [("transformer.wte.weight", (v, h)), ("transformer.wpe.weight", (c("n_positions"), h))]
+    out: list[tuple[str, Shape]] = [
+        ("transformer.wte.weight", (v, h)),
+        ("transformer.wpe.weight", (c("n_positions"), h)),
+    ]
     for i in range(layers):
         p = f"transformer.h.{i}"
-        out += _norm(f"{p}.ln_1", h, True) + [(f"{p}.attn.c_attn.weight", (h, 3 * h)), (f"{p}.attn.c_attn.bias", (3 * h,))]
+        out += _norm(f"{p}.ln_1", h, True) + [
+            (f"{p}.attn.c_attn.weight", (h, 3 * h)),
+            (f"{p}.attn.c_attn.bias", (3 * h,)),
+        ]
         out += [(f"{p}.attn.c_proj.weight", (h, h)), (f"{p}.attn.c_proj.bias", (h,))] + _norm(f"{p}.ln_2", h, True)
         out += [(f"{p}.mlp.c_fc.weight", (h, inner)), (f"{p}.mlp.c_fc.bias", (inner,))]
         out += [(f"{p}.mlp.c_proj.weight", (inner, h)), (f"{p}.mlp.c_proj.bias", (h,))]
@@ -375,7 +441,8 @@ def tensors_from_config(data: dict[str, Any], path: str = "config.json") -> tupl
     if family not in _TIE:
         raise UsageError(
             f"{path}: cannot count parameters for model_type {raw or '(none)'!r}; known: {', '.join(FAMILIES)}. "
-            "Give --params N, or a folder with safetensors files")
+            "Give --params N, or a folder with safetensors files"
+        )
     c = _Cfg(data, family, path)
     tensors, arch = _BUILDERS.get(family, _llama_like)(c)
     if not c("tie_word_embeddings", default=_TIE[family]):
@@ -439,12 +506,23 @@ def from_model_dir(path: str) -> ModelSize:
         except (OSError, ValueError, struct.error) as exc:
             raise UsageError(f"--model {path}: a safetensors header is unreadable ({exc})") from exc
     arch, family = _arch_of(config), (config or {}).get("model_type")
-    return replace(_from_parts(path, config, cfg_path, cfg_dtype, files, tensors, dtypes, arch, family),
-                   structure=_structure(config))
+    return replace(
+        _from_parts(path, config, cfg_path, cfg_dtype, files, tensors, dtypes, arch, family),
+        structure=_structure(config),
+    )
 
 
-def _from_parts(path: str, config: dict[str, Any] | None, cfg_path: str, cfg_dtype: Any, files: list[str],
-                tensors: list[tuple[str, Shape]], dtypes: set[str], arch: Arch | None, family: Any) -> ModelSize:
+def _from_parts(
+    path: str,
+    config: dict[str, Any] | None,
+    cfg_path: str,
+    cfg_dtype: Any,
+    files: list[str],
+    tensors: list[tuple[str, Shape]],
+    dtypes: set[str],
+    arch: Arch | None,
+    family: Any,
+) -> ModelSize:
     notes: list[str] = []
     if tensors and config and config.get("tie_word_embeddings") and any(n == "lm_head.weight" for n, _ in tensors):
         # a tied head saved anyway is one parameter to transformers' count (and to the optimizer)
@@ -476,19 +554,41 @@ def _from_parts(path: str, config: dict[str, Any] | None, cfg_path: str, cfg_dty
                 big, unit = largest_layers(tensors)
                 return ModelSize(params, big, unit, source, tuple(tensors), arch, family, dtype, tuple(notes))
             big = max(1, params // LARGEST_LAYER_GUESS)
-            return ModelSize(params, big, big, source, (), arch, family, dtype, largest_layer_known=False, notes=(
-                f"largest layer unknown (no safetensors shards, no known config.json): assumed 1/{LARGEST_LAYER_GUESS}",))
+            return ModelSize(
+                params,
+                big,
+                big,
+                source,
+                (),
+                arch,
+                family,
+                dtype,
+                largest_layer_known=False,
+                notes=(
+                    f"largest layer unknown (no safetensors shards, no known config.json): assumed 1/{LARGEST_LAYER_GUESS}",
+                ),
+            )
     if tensors:
         big, unit = largest_layers(tensors)
         dtype = next(iter(dtypes)) if len(dtypes) == 1 else "mixed"
-        return ModelSize(sum(_numel(s) for _, s in tensors), big, unit, f"safetensors headers ({len(files)} file"
-                         f"{'s' if len(files) != 1 else ''})", tuple(tensors), arch, family, dtype, tuple(notes))
+        return ModelSize(
+            sum(_numel(s) for _, s in tensors),
+            big,
+            unit,
+            f"safetensors headers ({len(files)} file{'s' if len(files) != 1 else ''})",
+            tuple(tensors),
+            arch,
+            family,
+            dtype,
+            tuple(notes),
+        )
     if config is None:
         raise UsageError(f"--model {path}: no model.safetensors.index.json, *.safetensors or config.json there")
     tensors, arch2, fam = tensors_from_config(config, cfg_path)
     big, unit = largest_layers(tensors)
-    return ModelSize(sum(_numel(s) for _, s in tensors), big, unit, f"config.json ({fam})", tuple(tensors), arch2,
-                     fam, cfg_dtype)
+    return ModelSize(
+        sum(_numel(s) for _, s in tensors), big, unit, f"config.json ({fam})", tuple(tensors), arch2, fam, cfg_dtype
+    )
 
 
 # -- well-known models by name ---------------------------------------------------------------
@@ -501,8 +601,9 @@ def known_models() -> dict[str, Any]:
     (the config.json the values come from), ``config`` (the shape fields) and an optional ``note``."""
     global _TABLE
     if _TABLE is None:
-        with open(os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "models.json"),
-                  encoding="utf-8") as fh:
+        with open(
+            os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "models.json"), encoding="utf-8"
+        ) as fh:
             _TABLE = json.load(fh)["models"]
     return _TABLE
 
@@ -548,16 +649,29 @@ def from_name(name: str) -> ModelSize:
         # a path that is not there gets no name suggestions (an id has one "/", a path starts with one)
         near = [] if name.startswith(("/", ".", "~")) or name.count("/") > 1 else nearest_names(name)
         hint = f"; nearest known: {', '.join(near)}" if near else ""
-        raise UsageError(f"--model {name}: not a folder and not a model accelconf knows by name{hint} "
-                         f"({len(known_models())} known, accelconf/data/models.json)")
+        raise UsageError(
+            f"--model {name}: not a folder and not a model accelconf knows by name{hint} "
+            f"({len(known_models())} known, accelconf/data/models.json)"
+        )
     entry = known_models()[repo]
     config = dict(entry["config"])
     tensors, arch, fam = tensors_from_config(config, f"{repo} (bundled config.json)")
     big, unit = largest_layers(tensors)
     notes = (f"shape fields of {repo} from accelconf's table ({entry['source']})",) + (
-        (entry["note"],) if entry.get("note") else ())
-    return ModelSize(sum(_numel(sh) for _, sh in tensors), big, unit, f"bundled config.json of {repo}, {fam}",
-                     tuple(tensors), arch, fam, config.get("torch_dtype"), notes, structure=_structure(config))
+        (entry["note"],) if entry.get("note") else ()
+    )
+    return ModelSize(
+        sum(_numel(sh) for _, sh in tensors),
+        big,
+        unit,
+        f"bundled config.json of {repo}, {fam}",
+        tuple(tensors),
+        arch,
+        fam,
+        config.get("torch_dtype"),
+        notes,
+        structure=_structure(config),
+    )
 
 
 def resolve(spec: str | os.PathLike[str]) -> ModelSize:

@@ -24,8 +24,9 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any, Callable, Literal, Mapping
+from typing import Any, Literal
 
 from accelconf import releases
 from accelconf.environment.gpus import lookup
@@ -132,6 +133,7 @@ def default_config_file(environ: Mapping[str, str] | None = None) -> str:
 
 # -- versions ---------------------------------------------------------------------------------
 
+
 def _metadata_version(name: str) -> str | None:
     from accelconf.versions import installed_version
 
@@ -190,6 +192,7 @@ def torch_build_from(version_py: str) -> tuple[str | None, str | None]:
 
 # -- GPUs -------------------------------------------------------------------------------------
 
+
 def _run(argv: list[str], timeout: float) -> str:
     """Run a command, return stdout; raise on a missing binary, a timeout or a non-zero exit."""
     proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False)
@@ -199,8 +202,14 @@ def _run(argv: list[str], timeout: float) -> str:
     return proc.stdout
 
 
-def _gpu_from(index: int, name: str, cc: tuple[int, int] | None, mem_gib: float | None, vendor: str = "nvidia",
-              arch: str | None = None) -> GPU:
+def _gpu_from(
+    index: int,
+    name: str,
+    cc: tuple[int, int] | None,
+    mem_gib: float | None,
+    vendor: str = "nvidia",
+    arch: str | None = None,
+) -> GPU:
     model = lookup(name, mem_gib)
     if cc is None and model is not None:
         cc = model.compute_capability
@@ -213,8 +222,17 @@ def _gpu_from(index: int, name: str, cc: tuple[int, int] | None, mem_gib: float 
         bf16 = fp8 = None
     if mem_gib is None and model is not None:
         mem_gib = float(model.memory_gib)
-    return GPU(index, name, model.key if model else None, cc, mem_gib, bf16, fp8, vendor,
-               arch or (model.arch if model else None))
+    return GPU(
+        index,
+        name,
+        model.key if model else None,
+        cc,
+        mem_gib,
+        bf16,
+        fp8,
+        vendor,
+        arch or (model.arch if model else None),
+    )
 
 
 def _cc(text: str) -> tuple[int, int] | None:
@@ -359,9 +377,16 @@ def _probe_torch() -> tuple[list[GPU], str | None, str | None]:
         for i in range(torch.cuda.device_count()):
             props = torch.cuda.get_device_properties(i)
             cc = tuple(torch.cuda.get_device_capability(i))
-            gpus.append(_gpu_from(i, props.name, cc if vendor == "nvidia" else None,  # type: ignore[arg-type]
-                                  round(props.total_memory / 2**30, 1), vendor,
-                                  getattr(props, "gcnArchName", None) if vendor == "amd" else None))
+            gpus.append(
+                _gpu_from(
+                    i,
+                    props.name,
+                    cc if vendor == "nvidia" else None,  # type: ignore[arg-type]
+                    round(props.total_memory / 2**30, 1),
+                    vendor,
+                    getattr(props, "gcnArchName", None) if vendor == "amd" else None,
+                )
+            )
     return gpus, torch.version.cuda, getattr(torch.version, "hip", None)
 
 
@@ -425,8 +450,9 @@ def probe(
     )
 
 
-def _software(versions: Callable[[str], str | None] | None, build: tuple[str | None, str | None] | None,
-              problems: list[str]) -> tuple[dict[str, Any], str | None, str | None]:
+def _software(
+    versions: Callable[[str], str | None] | None, build: tuple[str | None, str | None] | None, problems: list[str]
+) -> tuple[dict[str, Any], str | None, str | None]:
     """Package versions and torch's CUDA/ROCm build; a failure is added to ``problems``."""
     try:
         vers = read_versions(versions or _metadata_version)
@@ -522,6 +548,16 @@ def with_overrides(env: Environment, **changes: Any) -> Environment:
 
 
 __all__ = [
-    "Environment", "FAKE_NVIDIA_SMI_ENV", "GPU", "PROBE_MODES", "default_config_file", "parse_nvidia_smi", "parse_rocm_smi",
-    "probe", "read_versions", "timed_probe", "torch_build", "with_overrides",
+    "Environment",
+    "FAKE_NVIDIA_SMI_ENV",
+    "GPU",
+    "PROBE_MODES",
+    "default_config_file",
+    "parse_nvidia_smi",
+    "parse_rocm_smi",
+    "probe",
+    "read_versions",
+    "timed_probe",
+    "torch_build",
+    "with_overrides",
 ]

@@ -28,9 +28,9 @@ import re
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from accelconf.errors import InputError, UsageError
 from accelconf.environment.gpus import lookup, resolve
 from accelconf.environment.probe import FP8_BACKENDS, GPU, PACKAGES, Environment, with_overrides
+from accelconf.errors import InputError, UsageError
 from accelconf.text import suggest
 
 if TYPE_CHECKING:
@@ -106,9 +106,15 @@ def target_from_args(
     if num_machines is not None and num_machines < 1:
         raise UsageError("--num-machines must be 1 or more")
     changes, notes, count_unknown = _gpu_changes(env, gpus, gpu)
-    changes.update(_version_changes(torch_version=torch_version, accelerate_version=accelerate_version,
-                                    transformers_version=transformers_version, cuda_version=cuda_version,
-                                    deepspeed_version=deepspeed_version))
+    changes.update(
+        _version_changes(
+            torch_version=torch_version,
+            accelerate_version=accelerate_version,
+            transformers_version=transformers_version,
+            cuda_version=cuda_version,
+            deepspeed_version=deepspeed_version,
+        )
+    )
     if num_machines is not None:
         changes["num_machines"] = num_machines
     detected = base is not None and base.source.startswith("detected")
@@ -125,10 +131,12 @@ def target_from_args(
     if "gpus" in changes and detected and "packages of " not in env.source:
         # the packages are this interpreter's, the GPUs another machine's: see rule_torch/rule_deepspeed
         changes["local_packages"] = frozenset(
-            k for k in (*PACKAGE_FACTS, "fp8_backends") if k not in changes and env.knows(k))
+            k for k in (*PACKAGE_FACTS, "fp8_backends") if k not in changes and env.knows(k)
+        )
     if changes and base is not None:
-        changes["source"] = "arguments + installed versions" if detected and "gpus" in changes \
-            else f"{env.source} + arguments"
+        changes["source"] = (
+            "arguments + installed versions" if detected and "gpus" in changes else f"{env.source} + arguments"
+        )
     if notes:
         changes["notes"] = env.notes + tuple(notes)
     out = with_overrides(env, **changes)
@@ -168,8 +176,20 @@ def _gpu_changes(env: Environment, gpus: int | None, gpu: str | None) -> tuple[d
     if gpus is not None:
         if env.gpus and env.knows("gpus"):
             first = env.gpus[0]
-            changes["gpus"] = tuple(GPU(i, first.name, first.model, first.compute_capability, first.memory_gib,
-                                        first.bf16, first.fp8, first.vendor, first.arch) for i in range(gpus))
+            changes["gpus"] = tuple(
+                GPU(
+                    i,
+                    first.name,
+                    first.model,
+                    first.compute_capability,
+                    first.memory_gib,
+                    first.bf16,
+                    first.fp8,
+                    first.vendor,
+                    first.arch,
+                )
+                for i in range(gpus)
+            )
         else:
             changes["gpus"] = tuple(GPU(i, "unknown model") for i in range(gpus))
             if gpus:
@@ -229,8 +249,13 @@ class _Profile:
         # Versions as written: an unquoted 2.10 is the float 2.1 to YAML, but the user meant 2.10.
         data = self.data
         node = self.doc.node((key,))
-        if node is not None and node.kind == "scalar" and node.style is None and isinstance(data[key], (int, float)) \
-                and not isinstance(data[key], bool):
+        if (
+            node is not None
+            and node.kind == "scalar"
+            and node.style is None
+            and isinstance(data[key], (int, float))
+            and not isinstance(data[key], bool)
+        ):
             return node.raw
         return data[key]
 

@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from functools import lru_cache
-from typing import Any, Iterator
+from typing import Any
 
 from accelconf import catalogue
 from accelconf.findings import Finding
@@ -69,8 +70,12 @@ class ModelClasses:
         self.types = [t for t in _model_types(config) if t]
         self.main = self.types[0] if self.types and isinstance(config.get("model_type"), str) else None
         known = [t for t in self.types if t in data["package"]]
-        self.sure = bool(self.main) and len(known) == len(self.types) and None not in _model_types(config) \
+        self.sure = (
+            bool(self.main)
+            and len(known) == len(self.types)
+            and None not in _model_types(config)
             and "auto_map" not in config
+        )
         self.layers = sorted({c for t in known for c in data["layers"].get(t, ())})
         self.modules = {c for t in known for c in data["modules"].get(data["package"][t], ())} | set(self.layers)
         self.transformers = str(data["transformers"])
@@ -121,15 +126,22 @@ def wrap_findings(doc: Any, classes: ModelClasses | None) -> list[Finding]:
     # no model has (torch's Linear, a class of the user's own) may still be in the model
     foreign = all(n in _all_modules() for n in missing if n == n.strip())
     sure = bool(spaced) or (classes.sure and foreign)
-    message = (f"{shown} {'is' if len(missing) == 1 else 'are'} not a class of this {model} model "
-               f"(transformers {classes.transformers})")
+    message = (
+        f"{shown} {'is' if len(missing) == 1 else 'are'} not a class of this {model} model "
+        f"(transformers {classes.transformers})"
+    )
     if spaced:
         message += "; accelerate splits the value on commas without trimming spaces"
-    message += (": accelerator.prepare raises ValueError('Could not find the transformer layer class "
-                f"{missing[0]} in the model.')")
+    message += (
+        ": accelerator.prepare raises ValueError('Could not find the transformer layer class "
+        f"{missing[0]} in the model.')"
+    )
     if not sure:
-        message += (" if the model has no such module (some of its code is not known to accelconf)" if foreign
-                    else " if the model has no such module (accelconf knows no transformers model with it)")
+        message += (
+            " if the model has no such module (some of its code is not known to accelconf)"
+            if foreign
+            else " if the model has no such module (accelconf knows no transformers model with it)"
+        )
     names = [n.strip() for n in value.split(",")]
     if all(n in classes.modules for n in names):
         right: str | None = ",".join(names)  # only the spaces were wrong
@@ -144,5 +156,9 @@ def wrap_findings(doc: Any, classes: ModelClasses | None) -> list[Finding]:
     from accelconf.accelerate.validate import scalar_text
 
     node = doc.node(KEY)
-    fix = ((node.start, node.end, scalar_text(doc, right, like=node)),) if node is not None and node.kind == "scalar" else ()
+    fix = (
+        ((node.start, node.end, scalar_text(doc, right, like=node)),)
+        if node is not None and node.kind == "scalar"
+        else ()
+    )
     return [replace(found, fix=fix)]

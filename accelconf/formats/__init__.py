@@ -11,14 +11,16 @@ need N readers and N writers. Writers return ``(text, findings)``: every lossy s
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from accelconf.accelerate.model import Config
 from accelconf.errors import UsageError
 from accelconf.findings import Finding
 from accelconf.kinds import ENV_SUFFIX, SCRIPT_SUFFIXES, text_format
 from accelconf.text.document import FILE_SUFFIXES
+
 
 @dataclass(frozen=True)
 class FormatSpec:
@@ -44,12 +46,20 @@ class FormatSpec:
         return importlib.import_module(f"accelconf.formats.{self.module}").write  # type: ignore[no-any-return]
 
 
-SPECS: dict[str, FormatSpec] = {spec.name: spec for spec in (
-    FormatSpec("yaml", "yamljson"), FormatSpec("json", "yamljson"), FormatSpec("env", "env", launch=True),
-    FormatSpec("cli", "cli", launch=True), FormatSpec("kwargs", "kwargs", launch=True),
-)}
+SPECS: dict[str, FormatSpec] = {
+    spec.name: spec
+    for spec in (
+        FormatSpec("yaml", "yamljson"),
+        FormatSpec("json", "yamljson"),
+        FormatSpec("env", "env", launch=True),
+        FormatSpec("cli", "cli", launch=True),
+        FormatSpec("kwargs", "kwargs", launch=True),
+    )
+}
 FORMATS: tuple[str, ...] = tuple(SPECS)
-LAUNCH_FORMATS = tuple(name for name, spec in SPECS.items() if spec.launch)  # formats written from what `accelerate launch` does
+LAUNCH_FORMATS = tuple(
+    name for name, spec in SPECS.items() if spec.launch
+)  # formats written from what `accelerate launch` does
 
 
 def spec(fmt: str) -> FormatSpec:
@@ -88,14 +98,25 @@ def _refuse_unlaunchable(cfg: Config) -> None:
     from accelconf.accelerate.launch import LaunchError
     from accelconf.accelerate.validate import null_counts
 
-    for key, message in null_counts(cfg.get("num_processes"), cfg.get("num_machines"), cfg.get("distributed_type"), cfg.entries):
+    for key, message in null_counts(
+        cfg.get("num_processes"), cfg.get("num_machines"), cfg.get("distributed_type"), cfg.entries
+    ):
         e = cfg.entries[key]
         raise LaunchError(message, cfg.source or "<text>", e.line, e.column)
 
 
 # validate's rules about a single value: a converter reports them as validate does, so the two never disagree
-VALUE_RULES = frozenset({"invalid-value", "invalid-type", "enum-case", "value-too-new", "null-count",
-                         "fsdp2-reshard-bool", "fsdp2-local-state-dict"})
+VALUE_RULES = frozenset(
+    {
+        "invalid-value",
+        "invalid-type",
+        "enum-case",
+        "value-too-new",
+        "null-count",
+        "fsdp2-reshard-bool",
+        "fsdp2-local-state-dict",
+    }
+)
 # and validate's findings about one key of a rule that judges several: a machine rank that names no
 # machine leaves torchrun waiting, whichever format carried it
 VALUE_KEYS = frozenset({("multi-node", "machine_rank")})
@@ -123,8 +144,17 @@ def value_findings(cfg: Config, version: str | None = None) -> list[Finding]:
         e = cfg.entries.get(f.key) or cfg.unknown.get(f.key)
         if e is None:
             continue
-        out.append(replace(f, line=e.line, column=e.column, end_line=0, end_column=0, fix=(),
-                           message=f.message if not e.where or e.origin == "file" else f"{e.where}: {f.message}"))
+        out.append(
+            replace(
+                f,
+                line=e.line,
+                column=e.column,
+                end_line=0,
+                end_column=0,
+                fix=(),
+                message=f.message if not e.where or e.origin == "file" else f"{e.where}: {f.message}",
+            )
+        )
     return out
 
 

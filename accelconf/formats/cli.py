@@ -28,12 +28,22 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from accelconf.accelerate import registry
-from accelconf.errors import InputError
-from accelconf.findings import Finding
-from accelconf.accelerate.launch import (LAUNCHER_FLAGS, PARADIGM_OF_TYPE, TYPE_OF_PARADIGM, LaunchError, changed, flag_kind,
-                      launch_env, LaunchResult, parse_flag_value, resolve)
+from accelconf.accelerate.launch import (
+    LAUNCHER_FLAGS,
+    PARADIGM_OF_TYPE,
+    TYPE_OF_PARADIGM,
+    LaunchError,
+    LaunchResult,
+    changed,
+    flag_kind,
+    launch_env,
+    parse_flag_value,
+    resolve,
+)
 from accelconf.accelerate.model import Config, Entry, canonical
 from accelconf.accelerate.registry import Setting
+from accelconf.errors import InputError
+from accelconf.findings import Finding
 from accelconf.formats import shell
 from accelconf.text import suggest
 
@@ -44,16 +54,25 @@ from accelconf.text import suggest
 _NO_DYNAMO_FLAG = {"NO", "TORCHXLA_TRACE_ONCE", "HPU_BACKEND", "NEURON"}
 FLAG_CHOICES: dict[str, tuple[str, ...]] = {
     "mixed_precision": registry.PRECISIONS,
-    "dynamo_config.dynamo_backend": ("no", *(b.lower() for b in registry.DYNAMO_BACKENDS if b not in _NO_DYNAMO_FLAG),
-                                     "torhchxla_trace_once"),
+    "dynamo_config.dynamo_backend": (
+        "no",
+        *(b.lower() for b in registry.DYNAMO_BACKENDS if b not in _NO_DYNAMO_FLAG),
+        "torhchxla_trace_once",
+    ),
     "dynamo_config.dynamo_mode": registry.DYNAMO_MODES,
     "fsdp_config.fsdp_version": ("1", "2"),
     "fp8_config.backend": tuple(b.lower() for b in registry.FP8_BACKENDS),
     "fp8_config.fp8_format": registry.FP8_FORMATS,
 }
 for _s in registry.SETTINGS:
-    if _s.flag and _s.section in ("fp8_config", "parallelism_config") and _s.type == "enum" and _s.path not in FLAG_CHOICES:
+    if (
+        _s.flag
+        and _s.section in ("fp8_config", "parallelism_config")
+        and _s.type == "enum"
+        and _s.path not in FLAG_CHOICES
+    ):
         FLAG_CHOICES[_s.path] = tuple(str(c) for c in _s.choices or ())
+
 
 def flag_choices(s: Setting, version: str) -> tuple[str, ...] | None:
     """The values a restricted flag accepts in that accelerate version (FLAG_CHOICES are 1.15's)."""
@@ -104,7 +123,7 @@ def _command_start(words: list[str | None]) -> tuple[int, int] | None:
         base = w.rsplit("/", 1)[-1]
         base = "python" if _PYTHON.fullmatch(base) else base
         for prefix in PREFIXES:
-            if base == prefix[0] and tuple(words[i + 1: i + len(prefix)]) == prefix[1:]:
+            if base == prefix[0] and tuple(words[i + 1 : i + len(prefix)]) == prefix[1:]:
                 return i, i + len(prefix)
     return None
 
@@ -133,7 +152,13 @@ class _Variables:
         for w in words[1:] if export else words:
             m = shell.ASSIGNMENT.match(w.literal or w.raw)
             if m is None:
-                if export and is_export and w.literal and shell.ASSIGNMENT.match(w.literal + "=") and not w.literal.startswith("-"):
+                if (
+                    export
+                    and is_export
+                    and w.literal
+                    and shell.ASSIGNMENT.match(w.literal + "=")
+                    and not w.literal.startswith("-")
+                ):
                     self.exported[w.literal] = (w.line, w.column)
                 continue
             value = shell.resolve(_after_equals(w), known)
@@ -227,8 +252,12 @@ def read(text: str, *, path: str = "<text>", version: str | None = None, **_: An
     if errors:
         raise InputError(errors[0].message, path, errors[0].line, errors[0].column)
     if len(launches) > 1:
-        launch.config.note(f"{len(launches)} accelerate launch commands: read the first (line {launch.line})",
-                           rule="cli.several-launches", line=launch.line, column=launch.column)
+        launch.config.note(
+            f"{len(launches)} accelerate launch commands: read the first (line {launch.line})",
+            rule="cli.several-launches",
+            line=launch.line,
+            column=launch.column,
+        )
     return launch.config
 
 
@@ -240,8 +269,13 @@ def _read_flags(launch: Launch, toks: list[_Tok], ver: str, path: str) -> None:
         tok = toks[i]
         i += 1
         if tok.text is None and not tok.raw.startswith("-"):
-            cfg.note(f"`{tok.raw}` cannot be known before the script runs: read as the training script, the words "
-                     "after it are not read", rule="cli.not-read", line=tok.line, column=tok.column)
+            cfg.note(
+                f"`{tok.raw}` cannot be known before the script runs: read as the training script, the words "
+                "after it are not read",
+                rule="cli.not-read",
+                line=tok.line,
+                column=tok.column,
+            )
             break
         word = tok.text if tok.text is not None else tok.raw
         if word.startswith("-") and not word.startswith("--") and word[1:2] in SHORT_FLAGS and len(word) == 2:
@@ -251,8 +285,12 @@ def _read_flags(launch: Launch, toks: list[_Tok], ver: str, path: str) -> None:
             break
         name, eq, inline = word[2:].partition("=")
         if tok.text is None and (not eq or "$" in name or "`" in name):
-            cfg.note(f"`{tok.raw}` cannot be known before the script runs: not read", rule="cli.not-read",
-                     line=tok.line, column=tok.column)
+            cfg.note(
+                f"`{tok.raw}` cannot be known before the script runs: not read",
+                rule="cli.not-read",
+                line=tok.line,
+                column=tok.column,
+            )
             continue
         i = _read_flag(launch, name.replace("-", "_"), eq, inline, tok, toks, i, ver, path)
 
@@ -276,26 +314,39 @@ def _unknown_flag(name: str) -> str:
         if s is not None and s.flag:
             guess = s.flag
     if guess is None:
-        names = [s.flag for s in registry.SETTINGS if s.flag] + list(LAUNCHER_FLAGS) + list(TYPE_OF_PARADIGM) + ["config_file"]
+        names = (
+            [s.flag for s in registry.SETTINGS if s.flag]
+            + list(LAUNCHER_FLAGS)
+            + list(TYPE_OF_PARADIGM)
+            + ["config_file"]
+        )
         guess = suggest.closest(name, names)
     hint = f"; did you mean --{guess}?" if guess else ""
     return f"unknown accelerate launch flag --{name} (accelerate refuses the command line){hint}"
 
 
-def _read_flag(launch: Launch, name: str, eq: str, inline: str, tok: _Tok, toks: list[_Tok], i: int, ver: str, path: str) -> int:
+def _read_flag(
+    launch: Launch, name: str, eq: str, inline: str, tok: _Tok, toks: list[_Tok], i: int, ver: str, path: str
+) -> int:
     """Read one flag (and its value) at ``toks[i - 1]``; returns the index of the next word."""
     cfg = launch.config
     kw = dict(origin="cli", where=f"--{name}", line=tok.line, column=tok.column)
     s = registry.by_flag(name) if name not in TYPE_OF_PARADIGM and name not in LAUNCHER_FLAGS else None
-    known = name in TYPE_OF_PARADIGM or name in LAUNCHER_FLAGS or name in ("config_file", "no_tpu_cluster") or s is not None
+    known = (
+        name in TYPE_OF_PARADIGM or name in LAUNCHER_FLAGS or name in ("config_file", "no_tpu_cluster") or s is not None
+    )
     if not known:
         _flag_error(launch, tok, "cli.unknown-flag", _unknown_flag(name))
         # the next word is taken as its value unless it is a flag or may be the training script: the
         # script's own arguments must never be read as accelerate flags
         nxt = (toks[i].text or toks[i].raw) if i < len(toks) else "-"
         return i + 1 if not eq and not nxt.startswith("-") and not _may_be_script(nxt) and i + 1 < len(toks) else i
-    store_true = name in TYPE_OF_PARADIGM or name == "no_tpu_cluster" or (LAUNCHER_FLAGS.get(name) == "store_true") or (
-        s is not None and flag_kind(s) == "store_true")
+    store_true = (
+        name in TYPE_OF_PARADIGM
+        or name == "no_tpu_cluster"
+        or (LAUNCHER_FLAGS.get(name) == "store_true")
+        or (s is not None and flag_kind(s) == "store_true")
+    )
     raw: str | None = None
     if store_true and eq:
         _flag_error(launch, tok, "cli.bad-value", f"--{name} takes no value")
@@ -304,8 +355,12 @@ def _read_flag(launch: Launch, name: str, eq: str, inline: str, tok: _Tok, toks:
         if eq:
             raw = inline
             if tok.text is None:
-                cfg.note(f"`{tok.raw}`: the value cannot be known before the script runs; not read", rule="cli.not-read",
-                         line=tok.line, column=tok.column)
+                cfg.note(
+                    f"`{tok.raw}`: the value cannot be known before the script runs; not read",
+                    rule="cli.not-read",
+                    line=tok.line,
+                    column=tok.column,
+                )
                 return i
         elif i >= len(toks):
             _flag_error(launch, tok, "cli.bad-value", f"--{name} needs a value")
@@ -314,24 +369,32 @@ def _read_flag(launch: Launch, name: str, eq: str, inline: str, tok: _Tok, toks:
             given = toks[i]
             i += 1
             if given.text is None:
-                cfg.note(f"--{name} {given.raw}: the value cannot be known before the script runs; not read",
-                         rule="cli.not-read", line=given.line, column=given.column)
+                cfg.note(
+                    f"--{name} {given.raw}: the value cannot be known before the script runs; not read",
+                    rule="cli.not-read",
+                    line=given.line,
+                    column=given.column,
+                )
                 return i
             raw = given.text
     _store(launch, name, s, raw, tok, kw, ver)
     return i
 
 
-def _store(launch: Launch, name: str, s: Setting | None, raw: str | None, tok: _Tok, kw: dict[str, Any], ver: str) -> None:
+def _store(
+    launch: Launch, name: str, s: Setting | None, raw: str | None, tok: _Tok, kw: dict[str, Any], ver: str
+) -> None:
     """Put one flag's value into the config, or a finding saying why accelerate refuses it."""
     cfg = launch.config
     if name in TYPE_OF_PARADIGM:
         cfg.set("distributed_type", TYPE_OF_PARADIGM[name], written_key=f"--{name}", **kw)
         if name == "multi_gpu":
             cfg.entries["distributed_type"].where = "--multi_gpu (device type from the hardware)"
-            cfg.note(f"--multi_gpu: read as distributed_type MULTI_GPU; accelerate takes the device type from the "
-                     f"hardware it runs on ({', '.join(t for t in registry.MULTI_GPU_TYPES if t != 'MULTI_GPU')} "
-                     "on other accelerators)")
+            cfg.note(
+                f"--multi_gpu: read as distributed_type MULTI_GPU; accelerate takes the device type from the "
+                f"hardware it runs on ({', '.join(t for t in registry.MULTI_GPU_TYPES if t != 'MULTI_GPU')} "
+                "on other accelerators)"
+            )
         return
     if name == "config_file":
         launch.config_file = raw
@@ -353,7 +416,12 @@ def _store(launch: Launch, name: str, s: Setting | None, raw: str | None, tok: _
         return
     choices = flag_choices(s, ver)
     if choices and str(v) not in choices:  # argparse's own refusal, before anything is read
-        _flag_error(launch, tok, "cli.invalid-choice", f"--{name}: invalid choice: {raw!r} (accelerate {ver} accepts {', '.join(choices)})")
+        _flag_error(
+            launch,
+            tok,
+            "cli.invalid-choice",
+            f"--{name}: invalid choice: {raw!r} (accelerate {ver} accepts {', '.join(choices)})",
+        )
         return
     if not s.exists_in(ver):
         cfg.note(f"--{name} does not exist in accelerate {ver}", line=tok.line, column=tok.column)
@@ -394,27 +462,51 @@ def _paradigm_flags(cfg: Config, mode: str, ns: dict[str, Any], findings: list[F
         # a file may run one MULTI_GPU process under torchrun, the flag may not: commands/launch.py
         # refuses `--multi_gpu` with fewer than 2 processes before it reads any config file
         e = cfg.entries["distributed_type"]
-        findings.append(Finding("convert.lossy", "warning", f"`distributed_type: {dtype}` with one process cannot be given as "
-                                "--multi_gpu (accelerate refuses it with fewer than 2 processes): written without it, the "
-                                "script runs as one plain process instead of a one-process group under torchrun",
-                                "distributed_type", e.line, e.column))
+        findings.append(
+            Finding(
+                "convert.lossy",
+                "warning",
+                f"`distributed_type: {dtype}` with one process cannot be given as "
+                "--multi_gpu (accelerate refuses it with fewer than 2 processes): written without it, the "
+                "script runs as one plain process instead of a one-process group under torchrun",
+                "distributed_type",
+                e.line,
+                e.column,
+            )
+        )
         paradigm = None
     if paradigm == "multi_gpu" and mode != "torchrun":
         # accelerate 0.20 sends only MULTI_GPU to the multi-GPU launcher (commands/launch.py
         # `args.multi_gpu = defaults.distributed_type == DistributedType.MULTI_GPU`): the file runs
         # the simple launcher there, and --multi_gpu would start torchrun
         e = cfg.entries["distributed_type"]
-        findings.append(Finding("convert.lossy", "info", f"`distributed_type: {dtype}` runs the {mode} launcher in this "
-                                "accelerate version; written without --multi_gpu (which would start torchrun)",
-                                "distributed_type", e.line, e.column))
+        findings.append(
+            Finding(
+                "convert.lossy",
+                "info",
+                f"`distributed_type: {dtype}` runs the {mode} launcher in this "
+                "accelerate version; written without --multi_gpu (which would start torchrun)",
+                "distributed_type",
+                e.line,
+                e.column,
+            )
+        )
         paradigm = None
     if paradigm:
         out.append(f"--{paradigm}")
     if paradigm == "multi_gpu" and dtype != "MULTI_GPU":
         e = cfg.entries["distributed_type"]
-        findings.append(Finding("convert.lossy", "warning", f"`distributed_type: {dtype}` cannot be given as a flag: --multi_gpu "
-                                f"leaves the device type to the hardware accelerate runs on (read back as MULTI_GPU)",
-                                "distributed_type", e.line, e.column))
+        findings.append(
+            Finding(
+                "convert.lossy",
+                "warning",
+                f"`distributed_type: {dtype}` cannot be given as a flag: --multi_gpu "
+                f"leaves the device type to the hardware accelerate runs on (read back as MULTI_GPU)",
+                "distributed_type",
+                e.line,
+                e.column,
+            )
+        )
     use_cpu = cfg.get("use_cpu")
     if use_cpu and mode == "simple":
         out.append("--cpu")
@@ -422,14 +514,32 @@ def _paradigm_flags(cfg: Config, mode: str, ns: dict[str, Any], findings: list[F
         # _validate_launch_command (commands/launch.py) still reads use_cpu on these paths: without
         # --num_cpu_threads_per_process it sets OMP_NUM_THREADS from the launching machine's physical cores
         e = cfg.entries["use_cpu"]
-        findings.append(Finding("convert.lossy", "warning", f"use_cpu is not written as --cpu on the {mode} path (which would "
-                                "switch to the simple launcher), but in the file it sets OMP_NUM_THREADS from the physical "
-                                "cores of the machine that launches (per process from 0.34): add "
-                                "--num_cpu_threads_per_process N for that machine", "use_cpu", e.line, e.column))
+        findings.append(
+            Finding(
+                "convert.lossy",
+                "warning",
+                f"use_cpu is not written as --cpu on the {mode} path (which would "
+                "switch to the simple launcher), but in the file it sets OMP_NUM_THREADS from the physical "
+                "cores of the machine that launches (per process from 0.34): add "
+                "--num_cpu_threads_per_process N for that machine",
+                "use_cpu",
+                e.line,
+                e.column,
+            )
+        )
     elif use_cpu:
         e = cfg.entries["use_cpu"]
-        findings.append(Finding("convert.lossy", "info", f"use_cpu is not used on the {mode} path; not written as --cpu "
-                                "(which would switch to the simple launcher)", "use_cpu", e.line, e.column))
+        findings.append(
+            Finding(
+                "convert.lossy",
+                "info",
+                f"use_cpu is not used on the {mode} path; not written as --cpu "
+                "(which would switch to the simple launcher)",
+                "use_cpu",
+                e.line,
+                e.column,
+            )
+        )
     return out
 
 
@@ -453,44 +563,111 @@ def _flag_sections(mode: str, ns: dict[str, Any], out: list[str], findings: list
             sections.add("parallelism_config")
         else:
             no_parallelism_flags = True
-            findings.append(Finding("convert.lossy", "warning", "parallelism_config without FSDP cannot be given as flags "
-                                    "(--use_parallelism_config requires --use_fsdp); dropped", "parallelism_config"))
+            findings.append(
+                Finding(
+                    "convert.lossy",
+                    "warning",
+                    "parallelism_config without FSDP cannot be given as flags "
+                    "(--use_parallelism_config requires --use_fsdp); dropped",
+                    "parallelism_config",
+                )
+            )
     return sections, no_parallelism_flags
 
 
-def _entry_flags(path: str, e: Entry, s: Setting, sections: set[str], no_parallelism_flags: bool, mode: str,
-                 ns: dict[str, Any], version: str, machine_rank: int | None, findings: list[Finding]) -> list[str]:
+def _entry_flags(
+    path: str,
+    e: Entry,
+    s: Setting,
+    sections: set[str],
+    no_parallelism_flags: bool,
+    mode: str,
+    ns: dict[str, Any],
+    version: str,
+    machine_rank: int | None,
+    findings: list[Finding],
+) -> list[str]:
     """The flag (and its value) for one config entry, or nothing with a finding saying why."""
     if s.section not in sections:
         if s.section == "parallelism_config" and no_parallelism_flags:
-            findings.append(Finding("convert.lossy", "warning", f"`{path}` is exported from the config file, but "
-                                    "accelerate refuses --use_parallelism_config without --use_fsdp (FSDP2): no flag "
-                                    "can carry it; dropped", path, e.line, e.column))
+            findings.append(
+                Finding(
+                    "convert.lossy",
+                    "warning",
+                    f"`{path}` is exported from the config file, but "
+                    "accelerate refuses --use_parallelism_config without --use_fsdp (FSDP2): no flag "
+                    "can carry it; dropped",
+                    path,
+                    e.line,
+                    e.column,
+                )
+            )
         elif s.section and path in registry.ACCELERATOR_ENV_ARGS and e.origin == "env":
             from accelconf.formats.yamljson import accelerator_env_lost
 
             findings.append(accelerator_env_lost(e, registry.ACCELERATOR_ENV_ARGS[path][0], "a launch flag"))
         elif s.section:
-            findings.append(Finding("convert.lossy", "info", f"`{path}` is not used on this launch path; not written",
-                                    path, e.line, e.column))
+            findings.append(
+                Finding(
+                    "convert.lossy",
+                    "info",
+                    f"`{path}` is not used on this launch path; not written",
+                    path,
+                    e.line,
+                    e.column,
+                )
+            )
         return []
     if not s.flag:
         if s.section or mode == "tpu":
-            findings.append(Finding("convert.lossy", "warning", f"`{path}` has no accelerate launch flag; dropped",
-                                    path, e.line, e.column))
+            findings.append(
+                Finding(
+                    "convert.lossy",
+                    "warning",
+                    f"`{path}` has no accelerate launch flag; dropped",
+                    path,
+                    e.line,
+                    e.column,
+                )
+            )
         else:
-            findings.append(Finding("convert.lossy", "info", f"`{path}` is not used by accelerate launch on the {mode} path; "
-                                    "not written", path, e.line, e.column))
+            findings.append(
+                Finding(
+                    "convert.lossy",
+                    "info",
+                    f"`{path}` is not used by accelerate launch on the {mode} path; not written",
+                    path,
+                    e.line,
+                    e.column,
+                )
+            )
         return []
     if s.file_ignored:
         if canonical(s, e.value) == canonical(s, s.launcher_default):
             return []
-        findings.append(Finding("convert.file-ignored", "info", f"`{path}` is ignored by accelerate in a config file; "
-                                f"not written (passing --{s.flag} would change the launch)", path, e.line, e.column))
+        findings.append(
+            Finding(
+                "convert.file-ignored",
+                "info",
+                f"`{path}` is ignored by accelerate in a config file; "
+                f"not written (passing --{s.flag} would change the launch)",
+                path,
+                e.line,
+                e.column,
+            )
+        )
         return []
     if not s.exists_in(version):
-        findings.append(Finding("convert.lossy", "info", f"`{path}` is not read by accelerate {version}; not written",
-                                path, e.line, e.column))
+        findings.append(
+            Finding(
+                "convert.lossy",
+                "info",
+                f"`{path}` is not read by accelerate {version}; not written",
+                path,
+                e.line,
+                e.column,
+            )
+        )
         return []
     if s.section == "" and s.key in ("main_training_function", "tpu_use_cluster") and mode != "tpu":
         return []
@@ -510,15 +687,31 @@ def _entry_flags(path: str, e: Entry, s: Setting, sections: set[str], no_paralle
         if value is True:
             return [f"--{s.flag}"]
         if value not in (False, None):
-            findings.append(Finding("convert.lossy", "warning", f"`{path}: {value!r}` cannot be given as the on/off flag --{s.flag}",
-                                    path, e.line, e.column))
+            findings.append(
+                Finding(
+                    "convert.lossy",
+                    "warning",
+                    f"`{path}: {value!r}` cannot be given as the on/off flag --{s.flag}",
+                    path,
+                    e.line,
+                    e.column,
+                )
+            )
         return []
     if kind == "bool" and not value and s.launcher_default is False:
         return []
     if kind == "list3" and not isinstance(value, (list, tuple)):
-        findings.append(Finding("convert.lossy", "warning", f"`{path}: {value!r}` is not a list of three booleans and cannot "
-                                f"be given as --{s.flag} (accelerate indexes the file's value as written); not written",
-                                path, e.line, e.column))
+        findings.append(
+            Finding(
+                "convert.lossy",
+                "warning",
+                f"`{path}: {value!r}` is not a list of three booleans and cannot "
+                f"be given as --{s.flag} (accelerate indexes the file's value as written); not written",
+                path,
+                e.line,
+                e.column,
+            )
+        )
         return []
     text = _cli_string(s, value)
     if text is None:
@@ -526,15 +719,32 @@ def _entry_flags(path: str, e: Entry, s: Setting, sections: set[str], no_paralle
     if s.path == "fp8_config.backend" and changed(version, "fp8-backend-enum"):
         # the flag takes only lowercase and exports it as given; from 1.9 Accelerator() raises on it
         # (accelerator.py: FP8BackendType(parse_choice_from_env("ACCELERATE_FP8_BACKEND", "NO")))
-        findings.append(Finding("convert.lossy", "warning", f"`{path}: {value}` cannot be given as --{s.flag}: the flag takes only "
-                                f"lowercase, which Accelerator() rejects in accelerate {version} (FP8BackendType); not written, "
-                                "so accelerate picks the backend itself (torchao, then TransformerEngine, then MS-AMP, "
-                                "whichever is installed)", path, e.line, e.column))
+        findings.append(
+            Finding(
+                "convert.lossy",
+                "warning",
+                f"`{path}: {value}` cannot be given as --{s.flag}: the flag takes only "
+                f"lowercase, which Accelerator() rejects in accelerate {version} (FP8BackendType); not written, "
+                "so accelerate picks the backend itself (torchao, then TransformerEngine, then MS-AMP, "
+                "whichever is installed)",
+                path,
+                e.line,
+                e.column,
+            )
+        )
         return []
     choices = flag_choices(s, version)
     if choices and text not in choices:
-        findings.append(Finding("convert.lossy", "warning", f"`{path}: {value}` cannot be given as --{s.flag} "
-                                f"(the flag accepts {', '.join(choices)}); not written", path, e.line, e.column))
+        findings.append(
+            Finding(
+                "convert.lossy",
+                "warning",
+                f"`{path}: {value}` cannot be given as --{s.flag} (the flag accepts {', '.join(choices)}); not written",
+                path,
+                e.line,
+                e.column,
+            )
+        )
         return []
     return [f"--{s.flag}", text]
 
@@ -570,9 +780,15 @@ def _self_check(out: list[str], base: LaunchResult, version: str, findings: list
         if base.env.get(var) != again.env.get(var):
             s = registry.by_env(var)
             key = s.path if s else var
-            findings.append(Finding("convert.lossy", "warning",
-                                    f"{var} differs without the config file: {base.env.get(var)!r} from the file, "
-                                    f"{again.env.get(var)!r} from the flags" + _why(var, again.env.get(var)), key))
+            findings.append(
+                Finding(
+                    "convert.lossy",
+                    "warning",
+                    f"{var} differs without the config file: {base.env.get(var)!r} from the file, "
+                    f"{again.env.get(var)!r} from the flags" + _why(var, again.env.get(var)),
+                    key,
+                )
+            )
 
 
 def flags_for(cfg: Config, version: str, machine_rank: int | None = None) -> tuple[list[str], list[Finding]]:
@@ -614,14 +830,18 @@ def _why(var: str, from_flags: str | None) -> str:
     if var == registry.CONFIG_DS_FIELDS_ENV:
         return " (accelerate lists the file's deepspeed_config keys; without a file its DeepSpeed JSON conflict check is skipped)"
     if var == registry.get("fsdp_config", "fsdp_sharding_strategy").env:  # type: ignore[union-attr]
-        return (" (before accelerate 0.26 the flag takes only the strategy's number; the file's name passes through "
-                "to FullyShardedDataParallelPlugin, which calls int() on it)")
+        return (
+            " (before accelerate 0.26 the flag takes only the strategy's number; the file's name passes through "
+            "to FullyShardedDataParallelPlugin, which calls int() on it)"
+        )
     if var == registry.get("fp8_config", "backend").env and from_flags is not None:  # type: ignore[union-attr]
         return " (the flag only accepts lowercase; before 1.9 Accelerator() does not read it, only MS-AMP under DeepSpeed does)"
     return ""
 
 
-def write(cfg: Config, *, version: str | None = None, machine_rank: int | None = None, **_: Any) -> tuple[str, list[Finding]]:
+def write(
+    cfg: Config, *, version: str | None = None, machine_rank: int | None = None, **_: Any
+) -> tuple[str, list[Finding]]:
     ver = resolve(version)
     if cfg.format == "cli":
         flags = _tokens_of(cfg)

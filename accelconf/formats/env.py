@@ -20,19 +20,26 @@ from __future__ import annotations
 
 import re
 import shlex
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from accelconf.accelerate import registry
-from accelconf.errors import InputError
-from accelconf.findings import Finding
 from accelconf.accelerate.launch import TYPE_OF_PARADIGM, accelerator_env_entries, launch_env
 from accelconf.accelerate.model import Config, Entry
+from accelconf.errors import InputError
+from accelconf.findings import Finding
 from accelconf.text import suggest
 
 # Variables the launcher writes that are not settings of their own.
 PARADIGM_ENV = {var: dt for dt, var in registry.USE_ENV.items()}
-LAUNCHER_ENV = {registry.CONFIG_DS_FIELDS_ENV, "PYTHONPATH", "KMP_AFFINITY", "KMP_BLOCKTIME", registry.USE_PARALLELISM_CONFIG_ENV,
-                registry.USE_SAGEMAKER_ENV}
+LAUNCHER_ENV = {
+    registry.CONFIG_DS_FIELDS_ENV,
+    "PYTHONPATH",
+    "KMP_AFFINITY",
+    "KMP_BLOCKTIME",
+    registry.USE_PARALLELISM_CONFIG_ENV,
+    registry.USE_SAGEMAKER_ENV,
+}
 # Names blogs and scripts use that no accelerate code reads (accelerate 1.15: no os.environ lookup of
 # them in accelerate/; tests/test_readers.py checks the list against the installed source).
 NEVER_READ = {
@@ -131,8 +138,13 @@ def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: st
         raw_or_none = expanded(written, known, path, lineno)
         seen.setdefault(name, []).append(raw_or_none)
         if raw_or_none is None:
-            cfg.note(f"{name}={written}: the value cannot be known from this file; not read", rule="env.not-read",
-                     key=name, line=lineno, column=col)
+            cfg.note(
+                f"{name}={written}: the value cannot be known from this file; not read",
+                rule="env.not-read",
+                key=name,
+                line=lineno,
+                column=col,
+            )
             continue
         raw = raw_or_none
         kw = dict(line=lineno, column=col, origin="env", where=name)
@@ -157,8 +169,14 @@ def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: st
             if raw.strip() != "1":
                 threads = int(raw) if raw.isdigit() else raw
                 cfg.unknown[LAUNCHER_THREADS] = Entry(LAUNCHER_THREADS, threads, None, name, lineno, col, "env", name)
-                cfg.note(f"{name}={threads} is what accelerate launch {LAUNCHER_THREADS} sets (a launch flag with no "
-                         "config-file key)", rule="env.launcher-only", key=LAUNCHER_THREADS, line=lineno, column=col)
+                cfg.note(
+                    f"{name}={threads} is what accelerate launch {LAUNCHER_THREADS} sets (a launch flag with no "
+                    "config-file key)",
+                    rule="env.launcher-only",
+                    key=LAUNCHER_THREADS,
+                    line=lineno,
+                    column=col,
+                )
             continue
         if name in LAUNCHER_ENV:
             continue
@@ -192,7 +210,9 @@ def never_read(name: str) -> str:
         return ""
     names = [s.env for s in registry.SETTINGS if s.env] + list(registry.USE_ENV.values()) + sorted(LAUNCHER_ENV)
     stripped = name.removeprefix("ACCELERATE_")
-    guess = [n for n in names if n == stripped] or suggest.ranked(name, names, 1, fold_case=True, abbreviations=True)  # ACCELERATE_FSDP_X -> FSDP_X
+    guess = [n for n in names if n == stripped] or suggest.ranked(
+        name, names, 1, fold_case=True, abbreviations=True
+    )  # ACCELERATE_FSDP_X -> FSDP_X
     return "read by nothing" + (f"; did you mean {guess[0]}?" if guess else "")
 
 
@@ -204,19 +224,36 @@ def reader_findings(cfg: Config) -> list[Finding]:
 
 def format_env(env: dict[str, str], export: bool = False) -> str:
     prefix = "export " if export else ""
-    return "".join(f"{prefix}{k}={shlex.quote(v)}\n" for k, v in sorted(env.items()))  # quoted only where a shell needs it
+    return "".join(
+        f"{prefix}{k}={shlex.quote(v)}\n" for k, v in sorted(env.items())
+    )  # quoted only where a shell needs it
 
 
-def write(cfg: Config, *, version: str | None = None, fmt: str = "env", machine_rank: int | None = None,
-          cwd: str | None = None, export: bool = False, **_: Any) -> tuple[str, list[Finding]]:
+def write(
+    cfg: Config,
+    *,
+    version: str | None = None,
+    fmt: str = "env",
+    machine_rank: int | None = None,
+    cwd: str | None = None,
+    export: bool = False,
+    **_: Any,
+) -> tuple[str, list[Finding]]:
     result = launch_env(cfg, version=version, machine_rank=machine_rank, cwd=cwd)
     findings = list(result.findings)
     for e, _arg in accelerator_env_entries(cfg):  # the launcher passes the shell's environment on
         if e.setting is not None and e.setting.env:
             result.env.setdefault(e.setting.env, str(e.value))
     if "PYTHONPATH" in result.env:
-        findings.append(Finding("launch.cwd", "info", "PYTHONPATH is the directory accelerate launch runs in (written as the current "
-                                "directory; accelerate appends it to any PYTHONPATH the shell has)", "distributed_type"))
+        findings.append(
+            Finding(
+                "launch.cwd",
+                "info",
+                "PYTHONPATH is the directory accelerate launch runs in (written as the current "
+                "directory; accelerate appends it to any PYTHONPATH the shell has)",
+                "distributed_type",
+            )
+        )
     head = ""
     if "nnodes" in result.torchrun:
         layout = " ".join(f"--{k}={v}" for k, v in result.torchrun.items() if v is not None)

@@ -20,10 +20,10 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from accelconf.accelerate import registry
-from accelconf.errors import InputError
-from accelconf.findings import Finding, Severity
 from accelconf.accelerate.launch import accelerator_env_entries, launch_env, resolve
 from accelconf.accelerate.model import Config, Entry
+from accelconf.errors import InputError
+from accelconf.findings import Finding, Severity
 from accelconf.formats import pynames
 from accelconf.formats.env import decode
 from accelconf.text import suggest
@@ -31,14 +31,27 @@ from accelconf.text import suggest
 ACCELERATOR = "Accelerator"
 # Accelerator keyword -> plugin class it takes.
 PLUGIN_KWARGS = {
-    "fsdp_plugin": registry.FSDP, "deepspeed_plugin": registry.DS, "dynamo_plugin": registry.DYN,
-    "megatron_lm_plugin": registry.MEG, "parallelism_config": registry.PAR,
+    "fsdp_plugin": registry.FSDP,
+    "deepspeed_plugin": registry.DS,
+    "dynamo_plugin": registry.DYN,
+    "megatron_lm_plugin": registry.MEG,
+    "parallelism_config": registry.PAR,
 }
 PARADIGM_OF_PLUGIN = {registry.FSDP: "FSDP", registry.DS: "DEEPSPEED", registry.MEG: "MEGATRON_LM"}
 RECIPES = {"TE": registry.TE, "AO": registry.AO, "MSAMP": registry.MSAMP}
 HANDLERS = {"TorchContextParallelConfig": "cp_handler", "DeepSpeedSequenceParallelConfig": "sp_handler"}
-ENV_ONLY = ("CUDA_VISIBLE_DEVICES", "OMP_NUM_THREADS", registry.get("", "debug").env, registry.get("", "enable_cpu_affinity").env,  # type: ignore[union-attr]
-            "MASTER_ADDR", "MASTER_PORT", "KMP_AFFINITY", "KMP_BLOCKTIME", "PYTHONPATH", registry.CONFIG_DS_FIELDS_ENV)
+ENV_ONLY = (
+    "CUDA_VISIBLE_DEVICES",
+    "OMP_NUM_THREADS",
+    registry.get("", "debug").env,
+    registry.get("", "enable_cpu_affinity").env,  # type: ignore[union-attr]
+    "MASTER_ADDR",
+    "MASTER_PORT",
+    "KMP_AFFINITY",
+    "KMP_BLOCKTIME",
+    "PYTHONPATH",
+    registry.CONFIG_DS_FIELDS_ENV,
+)
 
 
 def _env(section: str, key: str) -> str:
@@ -83,15 +96,20 @@ class _Kwargs:
             self.lossy("info", f"{var}={raw} is not read by {s.plugin}: {why}; not written", s.path)
 
 
-def plugin_kwargs(env: dict[str, str], version: str, written: frozenset[str] = frozenset()
-                  ) -> tuple[dict[str, dict[str, Any]], dict[str, Any], list[Finding]]:
+def plugin_kwargs(
+    env: dict[str, str], version: str, written: frozenset[str] = frozenset()
+) -> tuple[dict[str, dict[str, Any]], dict[str, Any], list[Finding]]:
     """env -> ({class: {field: value}}, Accelerator kwargs, findings).
 
     ``written``: the setting paths the input set; a variable of one of them that the plugin does not
     read for this configuration (and so is not written) is a finding.
     """
-    kw = _Kwargs(env, written, int(env.get(_env("fsdp_config", "fsdp_version"), "1") or 1),
-                 env.get(_env("fsdp_config", "fsdp_auto_wrap_policy"), "NO_WRAP").upper())
+    kw = _Kwargs(
+        env,
+        written,
+        int(env.get(_env("fsdp_config", "fsdp_version"), "1") or 1),
+        env.get(_env("fsdp_config", "fsdp_auto_wrap_policy"), "NO_WRAP").upper(),
+    )
     fp8 = env.get(_env("", "mixed_precision")) == "fp8"
     backend = env.get(_env("fp8_config", "backend"))
     recipe = RECIPES.get(backend or "")
@@ -101,23 +119,36 @@ def plugin_kwargs(env: dict[str, str], version: str, written: frozenset[str] = f
     override: dict[str, bool] = {}
     for var, raw in sorted(env.items()):
         if var.startswith(registry.FP8_OVERRIDE_PREFIX):
-            override[var[len(registry.FP8_OVERRIDE_PREFIX):]] = _bool(raw)
+            override[var[len(registry.FP8_OVERRIDE_PREFIX) :]] = _bool(raw)
         else:
             _place_variable(kw, wanted, var, raw)
     if override and registry.TE in wanted:  # (the launcher exports them only with mixed_precision fp8)
-        kw.classes.setdefault(registry.TE, {})["override_linear_precision"] = tuple(override.get(p, False) for p in registry.FP8_OVERRIDE_PARTS)
+        kw.classes.setdefault(registry.TE, {})["override_linear_precision"] = tuple(
+            override.get(p, False) for p in registry.FP8_OVERRIDE_PARTS
+        )
     if fp8 and not recipe:
-        kw.lossy("warning", f"fp8 backend {backend!r} has no recipe class: Accelerator picks one "
-                 "(no FP8 recipe kwargs written)", "fp8_config.backend")
+        kw.lossy(
+            "warning",
+            f"fp8 backend {backend!r} has no recipe class: Accelerator picks one (no FP8 recipe kwargs written)",
+            "fp8_config.backend",
+        )
     if fp8 and backend == "MSAMP" and registry.DS in wanted:
-        kw.lossy("info", "MS-AMP under DeepSpeed is configured through the DeepSpeed plugin "
-                 "(enable_msamp/msamp_opt_level), read from the environment", "fp8_config.backend")
+        kw.lossy(
+            "info",
+            "MS-AMP under DeepSpeed is configured through the DeepSpeed plugin "
+            "(enable_msamp/msamp_opt_level), read from the environment",
+            "fp8_config.backend",
+        )
     for cls in wanted:
         if cls in (registry.FSDP, registry.DS, registry.MEG, registry.DYN, registry.PAR):
             kw.classes.setdefault(cls, {})
     if env.get(registry.CONFIG_DS_FIELDS_ENV):
-        kw.lossy("info", "ACCELERATE_CONFIG_DS_FIELDS (the conflict check between accelerate's "
-                 "DeepSpeed keys and a DeepSpeed JSON file) has no Python argument", "deepspeed_config")
+        kw.lossy(
+            "info",
+            "ACCELERATE_CONFIG_DS_FIELDS (the conflict check between accelerate's "
+            "DeepSpeed keys and a DeepSpeed JSON file) has no Python argument",
+            "deepspeed_config",
+        )
     return kw.classes, kw.acc, kw.findings
 
 
@@ -190,17 +221,29 @@ def _fmt(value: Any) -> str:
 
 
 def snippet(classes: dict[str, dict[str, Any]], acc: dict[str, Any], source: str = "") -> str:
-    names = {registry.FSDP: "fsdp_plugin", registry.DS: "deepspeed_plugin", registry.DYN: "dynamo_plugin",
-             registry.MEG: "megatron_lm_plugin", registry.PAR: "parallelism_config", registry.TE: "fp8_recipe",
-             registry.AO: "fp8_recipe", registry.MSAMP: "fp8_recipe", "TorchContextParallelConfig": "cp_handler",
-             "DeepSpeedSequenceParallelConfig": "sp_handler"}
+    names = {
+        registry.FSDP: "fsdp_plugin",
+        registry.DS: "deepspeed_plugin",
+        registry.DYN: "dynamo_plugin",
+        registry.MEG: "megatron_lm_plugin",
+        registry.PAR: "parallelism_config",
+        registry.TE: "fp8_recipe",
+        registry.AO: "fp8_recipe",
+        registry.MSAMP: "fp8_recipe",
+        "TorchContextParallelConfig": "cp_handler",
+        "DeepSpeedSequenceParallelConfig": "sp_handler",
+    }
     imports = sorted(classes)
-    lines = [f'"""Accelerator arguments equivalent to {source or "the configuration"} (written by accelconf)."""',
-             "from accelerate import Accelerator"]
+    lines = [
+        f'"""Accelerator arguments equivalent to {source or "the configuration"} (written by accelconf)."""',
+        "from accelerate import Accelerator",
+    ]
     if imports:
         lines.append(f"from accelerate.utils import {', '.join(imports)}")
     lines.append("")
-    order = ["TorchContextParallelConfig", "DeepSpeedSequenceParallelConfig"] + [c for c in classes if c not in HANDLERS]
+    order = ["TorchContextParallelConfig", "DeepSpeedSequenceParallelConfig"] + [
+        c for c in classes if c not in HANDLERS
+    ]
     for cls in order:
         if cls not in classes:
             continue
@@ -233,8 +276,9 @@ class _Raw(str):
         return str(self)
 
 
-def write(cfg: Config, *, version: str | None = None, fmt: str = "kwargs", machine_rank: int | None = None,
-          **_: Any) -> tuple[str, list[Finding]]:
+def write(
+    cfg: Config, *, version: str | None = None, fmt: str = "kwargs", machine_rank: int | None = None, **_: Any
+) -> tuple[str, list[Finding]]:
     ver = resolve(version)
     result = launch_env(cfg, version=ver, machine_rank=machine_rank)
     classes, acc, findings = plugin_kwargs(result.env, ver, frozenset(cfg.entries))
@@ -242,12 +286,20 @@ def write(cfg: Config, *, version: str | None = None, fmt: str = "kwargs", machi
         acc[arg] = e.value
     findings = [f for f in result.findings if f.rule != "launch.not-env"] + findings
     if result.mode in ("torchrun", "deepspeed") or result.env.get("MASTER_ADDR"):
-        findings.append(Finding("convert.lossy", "info", "the process layout (num_processes, machines, rendezvous) is not an "
-                                "Accelerator argument: start the script with accelerate launch or torchrun", "num_processes"))
+        findings.append(
+            Finding(
+                "convert.lossy",
+                "info",
+                "the process layout (num_processes, machines, rendezvous) is not an "
+                "Accelerator argument: start the script with accelerate launch or torchrun",
+                "num_processes",
+            )
+        )
     return snippet(classes, acc, cfg.source), findings
 
 
 # -- reader ---------------------------------------------------------------------------------------
+
 
 def _call_name(node: ast.Call) -> str:
     f = node.func
@@ -286,16 +338,27 @@ def _unknown_names(tree: ast.AST, cfg: Config, aliases: dict[str, str]) -> set[s
             if alias.name == "*" or alias.name in names:
                 continue
             everything = pynames.ACCELERATE | pynames.UTILS
-            guess = suggest.ranked(alias.name, [c for c in everything if c[:1].isupper()] if alias.name[:1].isupper() else everything,
-                                   fold_case=True, abbreviations=True)
+            guess = suggest.ranked(
+                alias.name,
+                [c for c in everything if c[:1].isupper()] if alias.name[:1].isupper() else everything,
+                fold_case=True,
+                abbreviations=True,
+            )
             hint = f"; did you mean {', '.join(guess)}?" if guess else ""
-            cfg.note(f"`{node.module}` has no `{alias.name}` (accelerate {pynames.VERSION}): the import raises ImportError{hint}",
-                     "error", rule="kwargs.unknown-name", key=alias.name, line=node.lineno, column=node.col_offset + 1)
+            cfg.note(
+                f"`{node.module}` has no `{alias.name}` (accelerate {pynames.VERSION}): the import raises ImportError{hint}",
+                "error",
+                rule="kwargs.unknown-name",
+                key=alias.name,
+                line=node.lineno,
+                column=node.col_offset + 1,
+            )
             missing.add(alias.asname or alias.name)
     return missing
 
 
 # -- values the reader understands without running the script ---------------------------------------
+
 
 @dataclass(frozen=True)
 class _Member:
@@ -384,7 +447,13 @@ _PRECISION_OF_DTYPE = {"bfloat16": "bf16", "float16": "fp16"}
 _DTYPE_OF_PRECISION = {"fp8": "bfloat16", "fp16": "float16", "bf16": "bfloat16", "fp32": "float32"}
 # the policy classes of each FSDP version (utils/dataclasses.py validate_mixed_precision_policy,
 # validate_cpu_offload raise ValueError for the other version's class)
-_FSDP_VERSION_OF_CALL = {"MixedPrecision": 1, "CPUOffload": 1, "MixedPrecisionPolicy": 2, "CPUOffloadPolicy": 2, "OffloadPolicy": 2}
+_FSDP_VERSION_OF_CALL = {
+    "MixedPrecision": 1,
+    "CPUOffload": 1,
+    "MixedPrecisionPolicy": 2,
+    "CPUOffloadPolicy": 2,
+    "OffloadPolicy": 2,
+}
 
 
 def _fsdp_version(node: ast.Call) -> int | None:
@@ -399,26 +468,46 @@ def _fsdp_version(node: ast.Call) -> int | None:
     return None
 
 
-def _cannot(cfg: Config, cls: str, field_name: str, node: ast.AST, pos: dict[str, Any], why: str,
-            severity: Severity = "warning") -> None:
+def _cannot(
+    cfg: Config, cls: str, field_name: str, node: ast.AST, pos: dict[str, Any], why: str, severity: Severity = "warning"
+) -> None:
     """A value no config file can hold: kept as written in ``Config.unknown``, with a finding saying why."""
     key = f"{cls}.{field_name}"
     cfg.unknown[key] = Entry(key, ast.unparse(node), None, field_name, **pos)
-    cfg.note(f"{cls}({field_name}={ast.unparse(node)}) {why}", severity, rule="kwargs.no-config-value", key=key,
-             line=pos["line"], column=pos["column"])
+    cfg.note(
+        f"{cls}({field_name}={ast.unparse(node)}) {why}",
+        severity,
+        rule="kwargs.no-config-value",
+        key=key,
+        line=pos["line"],
+        column=pos["column"],
+    )
 
 
 def _member_setting(member: _Member) -> registry.Setting | None:
     """The FSDP setting whose values are this enum's members (ShardingStrategy -> fsdp_sharding_strategy)."""
     for s in registry.SETTINGS:
-        if s.plugin and s.plugin.startswith(registry.FSDP + ".") and s.choices and member.name.lstrip("_") in s.choices \
-                and s.canonical_value(member.number) == member.name.lstrip("_"):
+        if (
+            s.plugin
+            and s.plugin.startswith(registry.FSDP + ".")
+            and s.choices
+            and member.name.lstrip("_") in s.choices
+            and s.canonical_value(member.number) == member.name.lstrip("_")
+        ):
             return s
     return None
 
 
-def _express(cfg: Config, cls: str, field_name: str, s: registry.Setting | None, value: Any, node: ast.AST,
-             pos: dict[str, Any], fsdp_version: int | None) -> None:
+def _express(
+    cfg: Config,
+    cls: str,
+    field_name: str,
+    s: registry.Setting | None,
+    value: Any,
+    node: ast.AST,
+    pos: dict[str, Any],
+    fsdp_version: int | None,
+) -> None:
     """A value holding torch objects, set as the config-file value accelerate's plugin turns into the
     same object, or reported with the nearest setting when no config file can give it."""
     if isinstance(value, _Member):
@@ -441,26 +530,44 @@ def _express(cfg: Config, cls: str, field_name: str, s: registry.Setting | None,
     _cannot(cfg, cls, field_name, node, pos, f"has no config-file value{near}")
 
 
-def _version_mismatch(cfg: Config, field_name: str, call: _Call, node: ast.AST, pos: dict[str, Any],
-                      fsdp_version: int | None) -> bool:
+def _version_mismatch(
+    cfg: Config, field_name: str, call: _Call, node: ast.AST, pos: dict[str, Any], fsdp_version: int | None
+) -> bool:
     """``MixedPrecision``/``CPUOffload`` are FSDP1's classes, the ``...Policy`` ones FSDP2's: accelerate
     raises ValueError for the other version's class."""
     want = _FSDP_VERSION_OF_CALL[call.cls]
     if fsdp_version is None or fsdp_version == want:
         return False
-    _cannot(cfg, registry.FSDP, field_name, node, pos, f"is an FSDP{want} class, and the plugin has fsdp_version={fsdp_version}: "
-            "accelerate raises ValueError in FullyShardedDataParallelPlugin()", "error")
+    _cannot(
+        cfg,
+        registry.FSDP,
+        field_name,
+        node,
+        pos,
+        f"is an FSDP{want} class, and the plugin has fsdp_version={fsdp_version}: "
+        "accelerate raises ValueError in FullyShardedDataParallelPlugin()",
+        "error",
+    )
     return True
 
 
-def _offload(cfg: Config, s: registry.Setting, call: _Call, node: ast.AST, pos: dict[str, Any], fsdp_version: int | None) -> None:
+def _offload(
+    cfg: Config, s: registry.Setting, call: _Call, node: ast.AST, pos: dict[str, Any], fsdp_version: int | None
+) -> None:
     """``CPUOffload(offload_params=b)`` is ``b``; ``CPUOffloadPolicy()`` true, ``OffloadPolicy()`` false
     (what set_cpu_offload builds from the boolean)."""
     if _version_mismatch(cfg, "cpu_offload", call, node, pos, fsdp_version):
         return
     value = {"CPUOffload": call.get("offload_params"), "OffloadPolicy": False}.get(call.cls, True)
     if call.cls == "CPUOffloadPolicy" and call.get("pin_memory") is not True or not isinstance(value, bool):
-        _cannot(cfg, registry.FSDP, "cpu_offload", node, pos, f"has no config-file value; the nearest setting is `{s.path}: true`")
+        _cannot(
+            cfg,
+            registry.FSDP,
+            "cpu_offload",
+            node,
+            pos,
+            f"has no config-file value; the nearest setting is `{s.path}: true`",
+        )
         return
     cfg.set(s.path, value, written_key="cpu_offload", **pos)
 
@@ -474,15 +581,24 @@ def _policy_dtypes(value: Any) -> tuple[str, dict[str, Any]] | None:
     return None
 
 
-def _policy(cfg: Config, field_name: str, value: Any, node: ast.AST, pos: dict[str, Any], fsdp_version: int | None) -> None:
+def _policy(
+    cfg: Config, field_name: str, value: Any, node: ast.AST, pos: dict[str, Any], fsdp_version: int | None
+) -> None:
     """A mixed precision policy has no config-file key: say whether ``mixed_precision`` (which makes
     Accelerator call ``set_mixed_precision`` on a plugin without a policy) gives the same one."""
     found = _policy_dtypes(value)
     if isinstance(value, str) and value in _DTYPE_OF_PRECISION:
         found = "str", {}
     if found is None:
-        _cannot(cfg, registry.FSDP, field_name, node, pos, "has no config-file key; the nearest setting is `mixed_precision`",
-                "error" if isinstance(value, str) else "warning")  # (set_mixed_precision raises on another string)
+        _cannot(
+            cfg,
+            registry.FSDP,
+            field_name,
+            node,
+            pos,
+            "has no config-file key; the nearest setting is `mixed_precision`",
+            "error" if isinstance(value, str) else "warning",
+        )  # (set_mixed_precision raises on another string)
         return
     kind, args = found
     if isinstance(value, _Call) and _version_mismatch(cfg, field_name, value, node, pos, fsdp_version):
@@ -493,22 +609,45 @@ def _policy(cfg: Config, field_name: str, value: Any, node: ast.AST, pos: dict[s
         args = dict.fromkeys(("param_dtype", "reduce_dtype", third), _DTYPE_OF_PRECISION[value])
     missing = [k for k in ("param_dtype", "reduce_dtype", third) if k not in args]
     if kind == "dict" and missing:
-        _cannot(cfg, registry.FSDP, field_name, node, pos, f"lacks {', '.join(missing)}: accelerate raises ValueError "
-                "(Invalid mixed precision policy)", "error")
+        _cannot(
+            cfg,
+            registry.FSDP,
+            field_name,
+            node,
+            pos,
+            f"lacks {', '.join(missing)}: accelerate raises ValueError (Invalid mixed precision policy)",
+            "error",
+        )
         return
     dtype = args.get("param_dtype")
     precision = _PRECISION_OF_DTYPE.get(str(dtype))
     if precision is None:
-        _cannot(cfg, registry.FSDP, field_name, node, pos, "has no config-file key, and no `mixed_precision` value gives FSDP "
-                f"param_dtype={dtype}")
+        _cannot(
+            cfg,
+            registry.FSDP,
+            field_name,
+            node,
+            pos,
+            f"has no config-file key, and no `mixed_precision` value gives FSDP param_dtype={dtype}",
+        )
         return
     defaults = pynames.TORCH_CALLS["MixedPrecision" if version == 1 else "MixedPrecisionPolicy"]
     same = all(args.get(k) == dtype for k in ("param_dtype", "reduce_dtype", third)) and all(
-        args.get(k, d) == d for k, d in defaults.items() if k not in ("param_dtype", "reduce_dtype", third))
-    how = (f"gives FSDP this same policy (and runs the forward pass under autocast as well)" if same else
-           f"gives FSDP param_dtype, reduce_dtype and {third} all {dtype}")
-    _cannot(cfg, registry.FSDP, field_name, node, pos, f"has no config-file key; the nearest setting is "
-            f"`mixed_precision: {precision}`, which {how}")
+        args.get(k, d) == d for k, d in defaults.items() if k not in ("param_dtype", "reduce_dtype", third)
+    )
+    how = (
+        "gives FSDP this same policy (and runs the forward pass under autocast as well)"
+        if same
+        else f"gives FSDP param_dtype, reduce_dtype and {third} all {dtype}"
+    )
+    _cannot(
+        cfg,
+        registry.FSDP,
+        field_name,
+        node,
+        pos,
+        f"has no config-file key; the nearest setting is `mixed_precision: {precision}`, which {how}",
+    )
     cfg.notes[-1] = replace(cfg.notes[-1], suggestion=precision)
 
 
@@ -527,8 +666,14 @@ def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: st
         cls = _call_name(node)
         cls = aliases.get(cls, cls) if cls not in missing else cls
         if cls in missing:
-            cfg.note(f"`{cls}(...)` is not an accelerate class: none of its arguments are read",
-                     "error", rule="kwargs.unknown-name", key=cls, line=node.lineno, column=node.col_offset + 1)
+            cfg.note(
+                f"`{cls}(...)` is not an accelerate class: none of its arguments are read",
+                "error",
+                rule="kwargs.unknown-name",
+                key=cls,
+                line=node.lineno,
+                column=node.col_offset + 1,
+            )
             continue
         if cls not in known:
             continue
@@ -539,8 +684,14 @@ def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: st
                 continue
             guess = suggest.ranked(kw.arg, accepted, fold_case=True, abbreviations=True)
             hint = f"; did you mean {', '.join(guess)}?" if guess else ""
-            cfg.note(f"`{cls}()` has no keyword `{kw.arg}` (accelerate {pynames.VERSION}): Python raises TypeError{hint}",
-                     "error", rule="kwargs.unknown-name", key=f"{cls}.{kw.arg}", line=kw.lineno, column=kw.col_offset + 1)
+            cfg.note(
+                f"`{cls}()` has no keyword `{kw.arg}` (accelerate {pynames.VERSION}): Python raises TypeError{hint}",
+                "error",
+                rule="kwargs.unknown-name",
+                key=f"{cls}.{kw.arg}",
+                line=kw.lineno,
+                column=kw.col_offset + 1,
+            )
             wrong.add(kw.arg)
         kw_pos = dict(line=node.lineno, column=node.col_offset + 1, origin="kwargs")
         if cls in PARADIGM_OF_PLUGIN and "distributed_type" not in cfg:
@@ -555,8 +706,15 @@ def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: st
         for kw in node.keywords:
             if kw.arg is None or kw.arg in wrong:
                 continue
-            pos: dict[str, Any] = dict(line=kw.value.lineno, column=kw.value.col_offset + 1, origin="kwargs", where=f"{cls}({kw.arg}=)")
-            if cls == ACCELERATOR and kw.arg in PLUGIN_KWARGS or kw.arg in HANDLERS.values() or kw.arg == "kwargs_handlers":
+            pos: dict[str, Any] = dict(
+                line=kw.value.lineno, column=kw.value.col_offset + 1, origin="kwargs", where=f"{cls}({kw.arg}=)"
+            )
+            if (
+                cls == ACCELERATOR
+                and kw.arg in PLUGIN_KWARGS
+                or kw.arg in HANDLERS.values()
+                or kw.arg == "kwargs_handlers"
+            ):
                 continue
             s = registry.by_plugin(cls, kw.arg)
             if cls == ACCELERATOR and kw.arg == "dynamo_backend":
@@ -566,14 +724,27 @@ def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: st
                 value = _evaluate(kw.value)
             except _NotRead:
                 cfg.unknown[f"{cls}.{kw.arg}"] = Entry(f"{cls}.{kw.arg}", ast.unparse(kw.value), None, kw.arg, **pos)
-                setting = f" (its config-file setting: `{s.path}`)" if s is not None else " (no config-file key holds it)"
-                cfg.note(f"{cls}({kw.arg}=...) is not a literal; not read{setting}", "warning", rule="kwargs.not-read",
-                         key=f"{cls}.{kw.arg}", line=pos["line"], column=pos["column"])
+                setting = (
+                    f" (its config-file setting: `{s.path}`)" if s is not None else " (no config-file key holds it)"
+                )
+                cfg.note(
+                    f"{cls}({kw.arg}=...) is not a literal; not read{setting}",
+                    "warning",
+                    rule="kwargs.not-read",
+                    key=f"{cls}.{kw.arg}",
+                    line=pos["line"],
+                    column=pos["column"],
+                )
                 continue
             # torch objects, a dict for a setting (no setting holds one), or a policy: what a config file can say about it
-            if not _plain(value) or (isinstance(value, dict) and s is not None) or (
-                    cls == registry.FSDP and kw.arg == "mixed_precision_policy" and value is not None):
-                _express(cfg, cls, kw.arg, s, value, kw.value, pos, _fsdp_version(node) if cls == registry.FSDP else None)
+            if (
+                not _plain(value)
+                or (isinstance(value, dict) and s is not None)
+                or (cls == registry.FSDP and kw.arg == "mixed_precision_policy" and value is not None)
+            ):
+                _express(
+                    cfg, cls, kw.arg, s, value, kw.value, pos, _fsdp_version(node) if cls == registry.FSDP else None
+                )
                 continue
             if s is None:
                 cfg.unknown[f"{cls}.{kw.arg}"] = Entry(f"{cls}.{kw.arg}", value, None, kw.arg, **pos)

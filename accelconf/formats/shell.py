@@ -111,10 +111,10 @@ class _Scanner:
         text = self.text
         while self.i < len(text):
             c = text[self.i]
-            if c == "\\" and text[self.i + 1: self.i + 2] == "\n":
+            if c == "\\" and text[self.i + 1 : self.i + 2] == "\n":
                 self.i += 2  # a continuation: the word and the command go on
             elif c == "\\":
-                self.lit(text[self.i + 1: self.i + 2])
+                self.lit(text[self.i + 1 : self.i + 2])
                 self.i += 2
             elif c == "#" and self.start < 0:
                 end = text.find("\n", self.i)
@@ -151,7 +151,7 @@ class _Scanner:
         j = self.i + 1
         while j < len(self.text) and self.text[j] in "<>&":
             j += 1
-        if self.text[j - 1] == "&" and self.text[j: j + 1].isdigit():
+        if self.text[j - 1] == "&" and self.text[j : j + 1].isdigit():
             j += 1  # `>&1`: a descriptor, no target word
             while j < len(self.text) and self.text[j].isdigit():
                 j += 1
@@ -165,7 +165,7 @@ class _Scanner:
             raise self.error("unterminated single quote", self.i)
         if self.start < 0:
             self.start = self.i
-        self.lit(self.text[self.i + 1: end])
+        self.lit(self.text[self.i + 1 : end])
         self.i = end + 1
 
     def double_quoted(self) -> None:
@@ -177,7 +177,7 @@ class _Scanner:
         text = self.text
         while self.i < len(text) and text[self.i] != '"':
             c = text[self.i]
-            if c == "\\" and text[self.i + 1: self.i + 2] in ('"', "\\", "$", "`", "\n"):
+            if c == "\\" and text[self.i + 1 : self.i + 2] in ('"', "\\", "$", "`", "\n"):
                 if text[self.i + 1] != "\n":
                     self.lit(text[self.i + 1])
                 self.i += 2
@@ -198,17 +198,17 @@ class _Scanner:
             end = text.find("`", start + 1)
             if end < 0:
                 raise self.error("unterminated backquote", start)
-            self.piece("unknown", text[start: end + 1], start)
+            self.piece("unknown", text[start : end + 1], start)
             self.i = end + 1
             return
-        nxt = text[start + 1: start + 2]
+        nxt = text[start + 1 : start + 2]
         if nxt in ("(", "{"):
             end = self._closing(start + 1)
-            body = text[start + 2: end]
+            body = text[start + 2 : end]
             if nxt == "{" and _NAME.fullmatch(body):
                 self.piece("var", body, start)
             else:
-                self.piece("unknown", text[start: end + 1], start)
+                self.piece("unknown", text[start : end + 1], start)
             self.i = end + 1
             return
         m = _NAME.match(text, start + 1)
@@ -216,7 +216,7 @@ class _Scanner:
             self.piece("var", m.group(0), start)
             self.i = m.end()
         elif nxt and (nxt.isdigit() or nxt in "@*#?$!-"):
-            self.piece("unknown", text[start: start + 2], start)
+            self.piece("unknown", text[start : start + 2], start)
             self.i = start + 2
         else:
             self.lit("$")

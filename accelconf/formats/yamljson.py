@@ -13,11 +13,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from accelconf.text.document import load_text
-from accelconf.text.scalars import yaml_scalar
-from accelconf.findings import Finding
 from accelconf.accelerate.launch import accelerator_env_entries, resolve
 from accelconf.accelerate.model import Config, Entry, from_document
+from accelconf.findings import Finding
+from accelconf.text.document import load_text
+from accelconf.text.scalars import yaml_scalar
 
 
 def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: str = "yaml") -> Config:
@@ -82,8 +82,9 @@ def to_data(cfg: Config) -> tuple[dict[str, Any], list[Finding]]:
             # reported (a variable nothing reads) gets no second finding.
             if path in reported:
                 continue
-            findings.append(Finding("convert.lossy", "warning", f"`{path}` has no config-file key; dropped",
-                                    path, e.line, e.column))
+            findings.append(
+                Finding("convert.lossy", "warning", f"`{path}` has no config-file key; dropped", path, e.line, e.column)
+            )
             continue
         if "." in path:
             sec, key = path.split(".", 1)
@@ -91,16 +92,31 @@ def to_data(cfg: Config) -> tuple[dict[str, Any], list[Finding]]:
                 data.setdefault(sec, {})[key] = _plain(e.value)
         else:
             data[path] = _plain(e.value)
-        findings.append(Finding("convert.unknown", "warning", f"`{path}` is not a setting accelerate knows; kept as written",
-                                path, e.line, e.column))
+        findings.append(
+            Finding(
+                "convert.unknown",
+                "warning",
+                f"`{path}` is not a setting accelerate knows; kept as written",
+                path,
+                e.line,
+                e.column,
+            )
+        )
     if "distributed_type" not in data:
         data["distributed_type"] = "NO"
-        findings.append(Finding("convert.default", "info", "no distributed_type in the input: written as 'NO'", "distributed_type"))
+        findings.append(
+            Finding("convert.default", "info", "no distributed_type in the input: written as 'NO'", "distributed_type")
+        )
     data.setdefault("compute_environment", "LOCAL_MACHINE")
     if "num_processes" not in data and data.get("distributed_type") not in ("NO", None):
-        findings.append(Finding("convert.incomplete", "info",
-                                "the input does not say how many processes: add num_processes to the file or pass --num_processes at launch",
-                                "num_processes"))
+        findings.append(
+            Finding(
+                "convert.incomplete",
+                "info",
+                "the input does not say how many processes: add num_processes to the file or pass --num_processes at launch",
+                "num_processes",
+            )
+        )
     return data, findings
 
 
@@ -122,10 +138,18 @@ def _file_conflicts(cfg: Config) -> dict[str, Finding]:
         if e is None or e.origin == "file":
             continue  # a file's own keys are the user's: validate reports a conflict there
         default = path == "mixed_precision" and str(e.value).lower() == "no"
-        why = ("the launcher writes ACCELERATE_MIXED_PRECISION=no for every launch; " if default else "") + \
-            f"`{path}` beside `deepspeed_config_file` in a config file makes accelerate raise ValueError at training time"
-        out[path] = Finding("convert.lossy", "info" if default else "warning",
-                            f"{why}; not written (set it in the DeepSpeed JSON file)", path, e.line, e.column)
+        why = (
+            ("the launcher writes ACCELERATE_MIXED_PRECISION=no for every launch; " if default else "")
+            + f"`{path}` beside `deepspeed_config_file` in a config file makes accelerate raise ValueError at training time"
+        )
+        out[path] = Finding(
+            "convert.lossy",
+            "info" if default else "warning",
+            f"{why}; not written (set it in the DeepSpeed JSON file)",
+            path,
+            e.line,
+            e.column,
+        )
     return out
 
 
@@ -134,10 +158,16 @@ def accelerator_env_lost(e: Entry, arg: str, holder: str) -> Finding:
     entry: what is lost and the two places that can hold it. ``holder``: what the writer writes
     ("a config file", "a launch flag")."""
     var = e.setting.env if e.setting is not None and e.setting.env else e.written_key
-    return Finding("convert.lossy", "warning",
-                   f"{var}={e.value} is read by the training process under every distributed type, but {holder} holds "
-                   f"`{e.path}` only for DeepSpeed; not written: keep {var}={e.value} in the environment accelerate "
-                   f"launch runs in, or pass Accelerator({arg}={e.value})", e.path, e.line, e.column)
+    return Finding(
+        "convert.lossy",
+        "warning",
+        f"{var}={e.value} is read by the training process under every distributed type, but {holder} holds "
+        f"`{e.path}` only for DeepSpeed; not written: keep {var}={e.value} in the environment accelerate "
+        f"launch runs in, or pass Accelerator({arg}={e.value})",
+        e.path,
+        e.line,
+        e.column,
+    )
 
 
 def write(cfg: Config, *, version: str | None = None, fmt: str = "yaml", **_: Any) -> tuple[str, list[Finding]]:

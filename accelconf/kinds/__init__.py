@@ -44,8 +44,9 @@ LABELS: dict[str, str] = {
     "script-args": "a training script's own arguments file (its `train_batch_size` is not DeepSpeed's)",
     "unknown": "a file of no kind accelconf knows",
 }
-CHECKED = frozenset({"accelerate", "deepspeed", "env", "launch", "python", "trainer-args", "llama-factory", "axolotl",
-                     "fsdp-config"})
+CHECKED = frozenset(
+    {"accelerate", "deepspeed", "env", "launch", "python", "trainer-args", "llama-factory", "axolotl", "fsdp-config"}
+)
 # What validate says it leaves alone in a kind it only names (or, for a framework YAML, in part).
 NOT_CHECKED: dict[str, str] = {
     "other-launch": "its launch lines are not checked",
@@ -63,53 +64,137 @@ IDENTITY_KEYS = ("compute_environment", "distributed_type")
 ACCELERATE_MARKERS: tuple[str, ...] = IDENTITY_KEYS + tuple(s for s in registry.SECTIONS if s)
 # LLaMA-Factory's own arguments (src/llamafactory/hparams: model, data, finetuning; v1's
 # model_class/dist_config/kernel_config), as its examples/ configs use them.
-LLAMA_FACTORY_KEYS = frozenset({
-    "stage", "finetuning_type", "template", "cutoff_len", "dataset_dir", "lora_target", "max_samples",
-    "overwrite_cache", "val_size", "plot_loss", "model_class", "dist_config", "kernel_config", "quant_config",
-    "train_dataset", "quantization_bit", "pref_beta", "lora_rank", "freeze_trainable_layers", "mix_strategy",
-})
+LLAMA_FACTORY_KEYS = frozenset(
+    {
+        "stage",
+        "finetuning_type",
+        "template",
+        "cutoff_len",
+        "dataset_dir",
+        "lora_target",
+        "max_samples",
+        "overwrite_cache",
+        "val_size",
+        "plot_loss",
+        "model_class",
+        "dist_config",
+        "kernel_config",
+        "quant_config",
+        "train_dataset",
+        "quantization_bit",
+        "pref_beta",
+        "lora_rank",
+        "freeze_trainable_layers",
+        "mix_strategy",
+    }
+)
 # axolotl's own config keys (axolotl/utils/schemas/config.py), as its examples/ use them; not the
 # ones TRL's ModelConfig shares (lora_r, load_in_4bit, ...), which an alignment-handbook recipe has.
-AXOLOTL_KEYS = frozenset({
-    "base_model", "datasets", "sequence_len", "micro_batch_size", "sample_packing", "adapter", "strict",
-    "special_tokens", "val_set_size", "pad_to_sequence_len", "flash_attention", "dataset_prepared_path",
-    "num_epochs", "plugins", "base_model_config", "tokenizer_type", "eval_sample_packing", "saves_per_epoch",
-    "evals_per_epoch",
-})
+AXOLOTL_KEYS = frozenset(
+    {
+        "base_model",
+        "datasets",
+        "sequence_len",
+        "micro_batch_size",
+        "sample_packing",
+        "adapter",
+        "strict",
+        "special_tokens",
+        "val_set_size",
+        "pad_to_sequence_len",
+        "flash_attention",
+        "dataset_prepared_path",
+        "num_epochs",
+        "plugins",
+        "base_model_config",
+        "tokenizer_type",
+        "eval_sample_packing",
+        "saves_per_epoch",
+        "evals_per_epoch",
+    }
+)
 # gpt-neox's arguments (megatron/neox_arguments): hyphenated names a DeepSpeed config never has.
-GPT_NEOX_KEYS = frozenset({
-    "pipe-parallel-size", "model-parallel-size", "num-layers", "hidden-size", "num-attention-heads",
-    "seq-length", "max-position-embeddings", "train-iters", "lr-decay-style", "pos-emb", "norm",
-    "attention-config", "train_micro_batch_size_per_gpu", "tokenizer-type", "data-path", "vocab-file",
-})
+GPT_NEOX_KEYS = frozenset(
+    {
+        "pipe-parallel-size",
+        "model-parallel-size",
+        "num-layers",
+        "hidden-size",
+        "num-attention-heads",
+        "seq-length",
+        "max-position-embeddings",
+        "train-iters",
+        "lr-decay-style",
+        "pos-emb",
+        "norm",
+        "attention-config",
+        "train_micro_batch_size_per_gpu",
+        "tokenizer-type",
+        "data-path",
+        "vocab-file",
+    }
+)
 # The arguments of a training script's own argparse (diffusers' train_*.py): a ``train_batch_size``
 # among these is the script's, not DeepSpeed's.
-SCRIPT_ARG_KEYS = frozenset({
-    "pretrained_model_name_or_path", "resolution", "max_train_steps", "num_train_epochs", "lr_scheduler",
-    "lr_warmup_steps", "instance_prompt", "train_text_encoder", "validation_prompt", "checkpointing_steps",
-    "output_dir", "learning_rate", "train_data_dir", "dataset_name", "revision", "seed",
-})
+SCRIPT_ARG_KEYS = frozenset(
+    {
+        "pretrained_model_name_or_path",
+        "resolution",
+        "max_train_steps",
+        "num_train_epochs",
+        "lr_scheduler",
+        "lr_warmup_steps",
+        "instance_prompt",
+        "train_text_encoder",
+        "validation_prompt",
+        "checkpointing_steps",
+        "output_dir",
+        "learning_rate",
+        "train_data_dir",
+        "dataset_name",
+        "revision",
+        "seed",
+    }
+)
 # The keys of a Trainer ``fsdp_config``: what transformers reads, and accelerate's FSDP names
 # (people write those too), all without the ``fsdp_`` prefix transformers drops.
 FSDP_CONFIG_KEYS = trainer_releases.all_fsdp_config_keys() | frozenset(
-    k.removeprefix("fsdp_") for k in registry.all_keys("fsdp_config"))
+    k.removeprefix("fsdp_") for k in registry.all_keys("fsdp_config")
+)
 
-_DS_MARKERS = ("zero_optimization", "train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps",
-               "optimizer", "scheduler", "fp16", "bf16", "steps_per_print", "gradient_clipping", "wall_clock_breakdown",
-               "zero_allow_untested_optimizer", "activation_checkpointing", "flops_profiler", "aio")
+_DS_MARKERS = (
+    "zero_optimization",
+    "train_batch_size",
+    "train_micro_batch_size_per_gpu",
+    "gradient_accumulation_steps",
+    "optimizer",
+    "scheduler",
+    "fp16",
+    "bf16",
+    "steps_per_print",
+    "gradient_clipping",
+    "wall_clock_breakdown",
+    "zero_allow_untested_optimizer",
+    "activation_checkpointing",
+    "flops_profiler",
+    "aio",
+)
 _DS_STRONG = ("zero_optimization", "train_batch_size", "train_micro_batch_size_per_gpu")
-_DS_STRONG_TEXT = re.compile(r'"(?:%s)"\s*:' % "|".join(_DS_STRONG))
-_ACCELERATE_TEXT = re.compile(r'"(?:%s|num_processes|mixed_precision)"\s*:' % "|".join(ACCELERATE_MARKERS))
+_DS_STRONG_TEXT = re.compile(r'"(?:{})"\s*:'.format("|".join(_DS_STRONG)))
+_ACCELERATE_TEXT = re.compile(r'"(?:{}|num_processes|mixed_precision)"\s*:'.format("|".join(ACCELERATE_MARKERS)))
 _YAML_TOP_KEY = re.compile(r"""^(['"]?)([A-Za-z_][\w.-]*)\1\s*:(?=\s|$)""", re.M)
 _ENV_LINE = re.compile(r"^(export\s+)?[A-Za-z_][A-Za-z0-9_]*=")
 _PY_TOKENS = ("Accelerator(", "Plugin(", "import accelerate", "from accelerate")
-_PY_LINE = re.compile(r"^(?:import\s+[\w.]+|from\s+[\w.]+\s+import\s|def\s+\w+\(|class\s+\w+[(:]|if __name__\s*==)", re.M)
+_PY_LINE = re.compile(
+    r"^(?:import\s+[\w.]+|from\s+[\w.]+\s+import\s|def\s+\w+\(|class\s+\w+[(:]|if __name__\s*==)", re.M
+)
 # A command that starts a distributed run, after optional env assignments and a wrapper (srun, ...).
 # Compiled on first use: it costs milliseconds, and most commands never sniff a launch script.
 _LAUNCH_PATTERN = (
     r"^\s*(?:[A-Za-z_]\w*=\S*\s+)*(?:(?:srun|exec|nohup|time|mpirun)\b[^\n]*?\s)?"
     r"(accelerate(?:\s+launch|-launch)\b|python3?\s+-m\s+accelerate\.commands\.launch\b|torchrun\b|deepspeed\b"
-    r"|python3?\s+-m\s+torch\.distributed\.(?:run|launch)\b)")
+    r"|python3?\s+-m\s+torch\.distributed\.(?:run|launch)\b)"
+)
 
 
 @lru_cache(maxsize=1)
@@ -240,12 +325,18 @@ def _other_kind(data: dict[Any, Any], keys: list[str]) -> str | None:
     """A file that holds distributed settings but is not an accelerate config, or ``None``."""
     if any(k in data for k in IDENTITY_KEYS):
         return None
-    for kind, markers in (("gpt-neox", GPT_NEOX_KEYS), ("llama-factory", LLAMA_FACTORY_KEYS), ("axolotl", AXOLOTL_KEYS)):
+    for kind, markers in (
+        ("gpt-neox", GPT_NEOX_KEYS),
+        ("llama-factory", LLAMA_FACTORY_KEYS),
+        ("axolotl", AXOLOTL_KEYS),
+    ):
         if sum(1 for k in keys if k in markers) >= 2:
             return kind
     if "train_batch_size" in data and sum(1 for k in keys if k in SCRIPT_ARG_KEYS) >= 2:
         return "script-args"
-    if _is_trainer_args(keys) or any(isinstance(v, dict) and _is_trainer_args([str(k) for k in v]) for v in data.values()):
+    if _is_trainer_args(keys) or any(
+        isinstance(v, dict) and _is_trainer_args([str(k) for k in v]) for v in data.values()
+    ):
         return "trainer-args"
     if all(k.removeprefix("fsdp_") in FSDP_CONFIG_KEYS for k in keys):
         return "fsdp-config"
@@ -327,5 +418,16 @@ def is_deepspeed_text(text: str) -> bool:
     return bool(_DS_STRONG_TEXT.search(text)) and not _ACCELERATE_TEXT.search(text)
 
 
-__all__ = ["ACCELERATE_MARKERS", "CHECKED", "LABELS", "Recognition", "is_accelerate_keys", "is_deepspeed",
-           "is_deepspeed_data", "is_deepspeed_text", "mapping_kind", "recognise", "text_format"]
+__all__ = [
+    "ACCELERATE_MARKERS",
+    "CHECKED",
+    "LABELS",
+    "Recognition",
+    "is_accelerate_keys",
+    "is_deepspeed",
+    "is_deepspeed_data",
+    "is_deepspeed_text",
+    "mapping_kind",
+    "recognise",
+    "text_format",
+]

@@ -17,14 +17,23 @@ from accelconf.text.document import Document
 
 # The key (or flag, without its dashes) that names a file, and what that file is by being named so.
 REFERENCE_KEYS: dict[str, str] = {
-    "deepspeed": "deepspeed", "deepspeed_config": "deepspeed", "deepspeed_config_file": "deepspeed",
-    "fsdp_config": "fsdp", "accelerate_config": "accelerate", "config_file": "accelerate",
+    "deepspeed": "deepspeed",
+    "deepspeed_config": "deepspeed",
+    "deepspeed_config_file": "deepspeed",
+    "fsdp_config": "fsdp",
+    "accelerate_config": "accelerate",
+    "config_file": "accelerate",
 }
 _FILE_NAME = re.compile(r"^[^\s$`{}<>|]+\.(?:json|ya?ml)$", re.I)
-_FLAG = re.compile(r"--(%s)(?:=|[ \t]+)(?:\\\n\s*)?(?!-)(\"[^\"\n]*\"|'[^'\n]*'|[^\s;&|]+)"
-                   % "|".join(sorted(REFERENCE_KEYS, key=len, reverse=True)))
+_FLAG = re.compile(
+    r"--({})(?:=|[ \t]+)(?:\\\n\s*)?(?!-)(\"[^\"\n]*\"|'[^'\n]*'|[^\s;&|]+)".format(
+        "|".join(sorted(REFERENCE_KEYS, key=len, reverse=True))
+    )
+)
 # A keyword argument of a Python call: TrainingArguments(deepspeed="ds.json"), SFTConfig(fsdp_config=...).
-_KWARG = re.compile(r"\b(%s)\s*=\s*(\"[^\"\n]*\"|'[^'\n]*')" % "|".join(sorted(REFERENCE_KEYS, key=len, reverse=True)))
+_KWARG = re.compile(
+    r"\b({})\s*=\s*(\"[^\"\n]*\"|'[^'\n]*')".format("|".join(sorted(REFERENCE_KEYS, key=len, reverse=True)))
+)
 
 
 @dataclass(frozen=True)
@@ -61,7 +70,9 @@ def in_script(text: str) -> list[Reference]:
             continue
         at = m.start(2)
         line = text.count("\n", 0, at) + 1
-        out.append(Reference(m.group(1), value, line, at - (text.rfind("\n", 0, at) + 1) + 1, REFERENCE_KEYS[m.group(1)]))
+        out.append(
+            Reference(m.group(1), value, line, at - (text.rfind("\n", 0, at) + 1) + 1, REFERENCE_KEYS[m.group(1)])
+        )
     return out
 
 

@@ -16,8 +16,10 @@ def main(argv: list[str] | None = None) -> int:
     from accelconf.preflight.layout import add_options
     from accelconf.preflight.rank import run
 
-    p = argparse.ArgumentParser(prog="python -m accelconf.preflight",
-                                description="One rank of accelconf preflight, started by the job's launcher.")
+    p = argparse.ArgumentParser(
+        prog="python -m accelconf.preflight",
+        description="One rank of accelconf preflight, started by the job's launcher.",
+    )
     add_options(p)
     try:
         args = p.parse_args(argv)

@@ -15,8 +15,9 @@ import os
 import platform
 import shutil
 import socket
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from accelconf.preflight.layout import Layout
 
@@ -97,17 +98,28 @@ def disk_free(path: str | None) -> dict[str, Any] | None:
         return {"path": path, "error": exc.strerror or str(exc)}
 
 
-def collect(info: RankInfo, layout: Layout, gpus: dict[str, Any], build: dict[str, str | None],
-            disk: str | None = None, environ: Mapping[str, str] | None = None) -> dict[str, Any]:
+def collect(
+    info: RankInfo,
+    layout: Layout,
+    gpus: dict[str, Any],
+    build: dict[str, str | None],
+    disk: str | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
     """One rank's facts. ``gpus``: count, models, memory_gib; ``build``: torch's CUDA and NCCL."""
     from accelconf.environment.probe import default_config_file
 
     env = os.environ if environ is None else environ
     default = default_config_file(env)
     return {
-        "host": socket.gethostname(), "rank": info.rank, "local_rank": info.local_rank, "node": info.node_rank,
-        "world_size": info.world_size, "local_world_size": info.local_world_size,
-        "from_launcher": info.from_launcher, "pid": os.getpid(),
+        "host": socket.gethostname(),
+        "rank": info.rank,
+        "local_rank": info.local_rank,
+        "node": info.node_rank,
+        "world_size": info.world_size,
+        "local_world_size": info.local_world_size,
+        "from_launcher": info.from_launcher,
+        "pid": os.getpid(),
         "gpus": {**gpus, "cuda_visible_devices": env.get("CUDA_VISIBLE_DEVICES")},
         "versions": {**versions(env), **build},
         "config": {"path": layout.path, "sha256": file_hash(layout.path)},

@@ -57,7 +57,10 @@ def read_layout(path: str, machine_rank: int | None = None) -> Layout:
     dtype = str(cfg.get("distributed_type") or "")
     gpu_types = (*registry.MULTI_GPU_TYPES, "DEEPSPEED", "FSDP", "MEGATRON_LM")
     return Layout(
-        path=path, num_processes=processes, num_machines=machines, per_node=max(processes // machines, 1),
+        path=path,
+        num_processes=processes,
+        num_machines=machines,
+        per_node=max(processes // machines, 1),
         main_ip=str(ns.get("main_process_ip") or "127.0.0.1"),
         main_port=_int(ns.get("main_process_port"), _int(port_default, 29500)),
         machine_rank=_int(ns.get("machine_rank"), 0),
@@ -73,17 +76,31 @@ def require_torch() -> None:
     from accelconf.errors import UsageError
 
     if importlib.util.find_spec("torch") is None:
-        raise UsageError("preflight runs through torch.distributed, and torch is not installed in this "
-                         "interpreter: run it with the Python that trains")
+        raise UsageError(
+            "preflight runs through torch.distributed, and torch is not installed in this "
+            "interpreter: run it with the Python that trains"
+        )
 
 
 def add_options(p: argparse.ArgumentParser) -> None:
     """The options both entry points take (the command adds ``--machine-rank``)."""
     p.add_argument("config", metavar="CONFIG", help="the accelerate config file the job launches with")
-    p.add_argument("--timeout", type=float, default=120.0, metavar="S",
-                   help="seconds to wait for every node to arrive (default: 120)")
-    p.add_argument("--step-timeout", type=float, default=60.0, metavar="S",
-                   help="seconds each step after the rendezvous may take: gathering facts, the all_reduce (default: 60)")
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=120.0,
+        metavar="S",
+        help="seconds to wait for every node to arrive (default: 120)",
+    )
+    p.add_argument(
+        "--step-timeout",
+        type=float,
+        default=60.0,
+        metavar="S",
+        help="seconds each step after the rendezvous may take: gathering facts, the all_reduce (default: 60)",
+    )
     p.add_argument("--size", type=float, default=4.0, metavar="MIB", help="all_reduce payload in MiB (default: 4)")
-    p.add_argument("--disk", metavar="PATH", help="report the free disk space at this path (the output/checkpoint folder)")
+    p.add_argument(
+        "--disk", metavar="PATH", help="report the free disk space at this path (the output/checkpoint folder)"
+    )
     p.add_argument("--format", choices=("text", "json"), default="text", help="report format (default: text)")

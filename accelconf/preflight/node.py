@@ -52,8 +52,9 @@ def _connect(layout: Layout, node: int, timeout: float) -> Any:
 
     if node != 0 and not _reachable(layout, time.monotonic() + timeout):
         return None
-    return TCPStore(layout.main_ip, layout.main_port, None, node == 0, timedelta(seconds=timeout),
-                    wait_for_workers=False)
+    return TCPStore(
+        layout.main_ip, layout.main_port, None, node == 0, timedelta(seconds=timeout), wait_for_workers=False
+    )
 
 
 def _wait_for(store: Any, keys: list[str], deadline: float) -> list[str]:
@@ -69,23 +70,43 @@ def _wait_for(store: Any, keys: list[str], deadline: float) -> list[str]:
 def _rank_env(layout: Layout, node: int, local: int) -> dict[str, str]:
     rank = node * layout.per_node + local
     return {
-        "RANK": str(rank), "LOCAL_RANK": str(local), "WORLD_SIZE": str(layout.per_node * layout.num_machines),
-        "LOCAL_WORLD_SIZE": str(layout.per_node), "GROUP_RANK": str(node), "ROLE_RANK": str(rank),
-        "MASTER_ADDR": layout.main_ip, "MASTER_PORT": str(layout.main_port),
-        "TORCHELASTIC_USE_AGENT_STORE": "True", "TORCHELASTIC_RESTART_COUNT": "0",
+        "RANK": str(rank),
+        "LOCAL_RANK": str(local),
+        "WORLD_SIZE": str(layout.per_node * layout.num_machines),
+        "LOCAL_WORLD_SIZE": str(layout.per_node),
+        "GROUP_RANK": str(node),
+        "ROLE_RANK": str(rank),
+        "MASTER_ADDR": layout.main_ip,
+        "MASTER_PORT": str(layout.main_port),
+        "TORCHELASTIC_USE_AGENT_STORE": "True",
+        "TORCHELASTIC_RESTART_COUNT": "0",
         PARENT: str(os.getpid()),
     }
 
 
 def _rank_args(args: argparse.Namespace) -> list[str]:
-    out = [sys.executable, "-m", "accelconf.preflight", args.config, "--timeout", str(args.timeout),
-           "--step-timeout", str(args.step_timeout), "--size", str(args.size), "--format", args.format]
+    out = [
+        sys.executable,
+        "-m",
+        "accelconf.preflight",
+        args.config,
+        "--timeout",
+        str(args.timeout),
+        "--step-timeout",
+        str(args.step_timeout),
+        "--size",
+        str(args.size),
+        "--format",
+        args.format,
+    ]
     return out + (["--disk", args.disk] if args.disk else [])
 
 
 def _run_ranks(args: argparse.Namespace, layout: Layout, node: int) -> int:
-    procs = [subprocess.Popen(_rank_args(args), env={**os.environ, **_rank_env(layout, node, local)})
-             for local in range(layout.per_node)]
+    procs = [
+        subprocess.Popen(_rank_args(args), env={**os.environ, **_rank_env(layout, node, local)})
+        for local in range(layout.per_node)
+    ]
     # the rendezvous, each step (gather, all_reduce, leaving) and a margin for starting Python and torch
     deadline = time.monotonic() + args.timeout + 3 * args.step_timeout + 30
     try:
@@ -98,8 +119,11 @@ def _run_ranks(args: argparse.Namespace, layout: Layout, node: int) -> int:
         for p in procs:
             p.wait()
     if late:
-        print(f"accelconf preflight: node {node}: {len(late)} rank(s) did not finish in time and were stopped "
-              "[preflight.hang]", file=sys.stderr)
+        print(
+            f"accelconf preflight: node {node}: {len(late)} rank(s) did not finish in time and were stopped "
+            "[preflight.hang]",
+            file=sys.stderr,
+        )
         return 1
     codes = [p.returncode for p in procs]
     return 0 if all(c == 0 for c in codes) else 1 if all(c in (0, 1) for c in codes) else max(codes)
@@ -107,9 +131,9 @@ def _run_ranks(args: argparse.Namespace, layout: Layout, node: int) -> int:
 
 def _arrive(args: argparse.Namespace, layout: Layout, node: int) -> tuple[Any, int | None]:
     """Register and wait for every node: the store, and an exit code when the job cannot start."""
-    from accelconf.preflight.report import missing_report
-
     import torch.distributed  # noqa: F401  (before the clock starts: importing torch takes seconds)
+
+    from accelconf.preflight.report import missing_report
 
     started = time.monotonic()
     error: Exception | None = None
@@ -120,16 +144,22 @@ def _arrive(args: argparse.Namespace, layout: Layout, node: int) -> tuple[Any, i
     if store is None:
         if node == 0:
             first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-            print(f"accelconf preflight: node 0 cannot host the rendezvous at {layout.endpoint}: {first} "
-                  "[preflight.rendezvous]", file=sys.stderr)
+            print(
+                f"accelconf preflight: node 0 cannot host the rendezvous at {layout.endpoint}: {first} "
+                "[preflight.rendezvous]",
+                file=sys.stderr,
+            )
             return None, 1
         reason = "nobody answered there: node 0 never arrived, or the address or port is not reachable from here"
         sys.stdout.write(missing_report(layout, node, [0], time.monotonic() - started, args.format, reason))
         return None, 1
     if store.add(f"{KEY}/claim/{node}", 1) > 1:
         store.set(f"{KEY}/twice/{node}", socket.gethostname())
-        print(f"accelconf preflight: node {node}: machine_rank {node} is used by another node already "
-              "[preflight.machine-rank]", file=sys.stderr)
+        print(
+            f"accelconf preflight: node {node}: machine_rank {node} is used by another node already "
+            "[preflight.machine-rank]",
+            file=sys.stderr,
+        )
         return None, 1
     store.set(f"{KEY}/node/{node}", json.dumps({"host": socket.gethostname(), "pid": os.getpid()}))
     keys = [f"{KEY}/node/{n}" for n in range(layout.num_machines)]
@@ -167,8 +197,11 @@ def _report_twice(store: Any, layout: Layout) -> bool:
     twice = [n for n in range(layout.num_machines) if store.check([f"{KEY}/twice/{n}"])]
     for n in twice:
         host = store.get(f"{KEY}/twice/{n}").decode(errors="replace")
-        print(f"node {n}: machine_rank {n} was used by two nodes ({host} came second and stopped) "
-              "[preflight.machine-rank]", file=sys.stderr)
+        print(
+            f"node {n}: machine_rank {n} was used by two nodes ({host} came second and stopped) "
+            "[preflight.machine-rank]",
+            file=sys.stderr,
+        )
     return bool(twice)
 
 

@@ -14,9 +14,10 @@ import os
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from itertools import combinations
-from typing import Any, Iterator
+from typing import Any
 
 from accelconf.preflight.compare import Issue, issues
 from accelconf.preflight.facts import RankInfo, collect, rank_info
@@ -71,8 +72,11 @@ def _gpus(torch: Any) -> tuple[dict[str, Any], dict[str, str | None]]:
         build["nccl"] = ".".join(map(str, torch.cuda.nccl.version()))
     except Exception:  # a build without NCCL
         pass
-    return {"count": len(props), "models": [p.name for p in props],
-            "memory_gib": [round(p.total_memory / 2**30, 1) for p in props]}, build
+    return {
+        "count": len(props),
+        "models": [p.name for p in props],
+        "memory_gib": [round(p.total_memory / 2**30, 1) for p in props],
+    }, build
 
 
 def _all_reduce(torch: Any, dist: Any, mib: float, device: str, group: Any, members: list[int]) -> dict[str, Any]:
@@ -94,10 +98,19 @@ def _all_reduce(torch: Any, dist: Any, mib: float, device: str, group: Any, memb
     secs = (time.perf_counter() - start) / iters
     k = len(members)
     busbw = n * 4 * 2 * (k - 1) / k / max(secs, 1e-9) / 1e9  # nccl-tests' bus bandwidth
-    return {"mib": mib, "correct": got == expected, "got": got, "expected": expected, "seconds": secs, "busbw_gbps": busbw}
+    return {
+        "mib": mib,
+        "correct": got == expected,
+        "got": got,
+        "expected": expected,
+        "seconds": secs,
+        "busbw_gbps": busbw,
+    }
 
 
-def _bench(torch: Any, dist: Any, args: argparse.Namespace, device: str, everyone: list[dict[str, Any]]) -> dict[str, Any]:
+def _bench(
+    torch: Any, dist: Any, args: argparse.Namespace, device: str, everyone: list[dict[str, Any]]
+) -> dict[str, Any]:
     world = list(range(dist.get_world_size()))
     bench = {**_all_reduce(torch, dist, args.size, device, None, world), "backend": dist.get_backend()}
     nodes = sorted({f["node"] for f in everyone})
@@ -116,8 +129,15 @@ def _bench(torch: Any, dist: Any, args: argparse.Namespace, device: str, everyon
     return {**bench, "pairs": pairs}
 
 
-def _print(args: argparse.Namespace, layout: Layout, info: RankInfo, everyone: list[dict[str, Any]],
-           found: list[Issue], bench: dict[str, Any] | None, started: float) -> None:
+def _print(
+    args: argparse.Namespace,
+    layout: Layout,
+    info: RankInfo,
+    everyone: list[dict[str, Any]],
+    found: list[Issue],
+    bench: dict[str, Any] | None,
+    started: float,
+) -> None:
     from accelconf.preflight import report
 
     seconds = time.monotonic() - started
@@ -126,8 +146,10 @@ def _print(args: argparse.Namespace, layout: Layout, info: RankInfo, everyone: l
         sys.stdout.write(write(layout, everyone, found, bench, seconds))
     elif info.local_rank == 0 and args.format == "text":
         host = everyone[info.rank]["host"]
-        sys.stdout.write(f"accelconf preflight: node {info.node_rank} ({host}) joined; {len(found)} finding(s); "
-                         "the report is printed by rank 0 on node 0\n")
+        sys.stdout.write(
+            f"accelconf preflight: node {info.node_rank} ({host}) joined; {len(found)} finding(s); "
+            "the report is printed by rank 0 on node 0\n"
+        )
     sys.stdout.flush()
 
 
@@ -138,9 +160,10 @@ def run(args: argparse.Namespace) -> int:
     info = rank_info()
     parent = os.environ.get(PARENT)
     dog = Watchdog(info, int(parent) if parent else None)
+    from datetime import timedelta
+
     import torch
     import torch.distributed as dist
-    from datetime import timedelta
 
     gpus, build = _gpus(torch)
     facts = collect(info, layout, gpus, build, args.disk)
@@ -148,12 +171,18 @@ def run(args: argparse.Namespace) -> int:
     everyone: list[dict[str, Any]] = [{**facts, "clock": time.time()}]
     bench: dict[str, Any] | None = None
     if info.world_size > 1:
-        with dog.during(f"the rendezvous at {os.environ.get('MASTER_ADDR')}:{os.environ.get('MASTER_PORT')}", args.timeout):
+        with dog.during(
+            f"the rendezvous at {os.environ.get('MASTER_ADDR')}:{os.environ.get('MASTER_PORT')}", args.timeout
+        ):
             if use_cuda:
                 torch.cuda.set_device(info.local_rank)
-            dist.init_process_group("cpu:gloo,cuda:nccl" if use_cuda else "gloo", init_method="env://",
-                                    rank=info.rank, world_size=info.world_size,
-                                    timeout=timedelta(seconds=args.step_timeout))
+            dist.init_process_group(
+                "cpu:gloo,cuda:nccl" if use_cuda else "gloo",
+                init_method="env://",
+                rank=info.rank,
+                world_size=info.world_size,
+                timeout=timedelta(seconds=args.step_timeout),
+            )
         with dog.during("gathering the facts (all_gather_object on gloo)", args.step_timeout):
             group = dist.new_group(backend="gloo") if use_cuda else None
             dist.barrier(group=group)

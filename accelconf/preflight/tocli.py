@@ -34,9 +34,14 @@ def launcher_findings(text: str, source: str) -> list[Finding]:
         return []  # to-cli itself reports it
     machines = result.namespace.get("num_machines") or 1
     if result.mode == "simple" and not result.cmd and isinstance(machines, int) and machines > 1:
-        return [Finding("convert.preflight", "warning",
-                        "accelerate launch starts one process per node for this config (the simple launcher: no "
-                        "torchrun, no mpirun_hostfile), so every node runs on its own; preflight under it reports "
-                        "that; `accelconf preflight CONFIG --machine-rank N` starts each node's ranks itself",
-                        "distributed_type")]
+        return [
+            Finding(
+                "convert.preflight",
+                "warning",
+                "accelerate launch starts one process per node for this config (the simple launcher: no "
+                "torchrun, no mpirun_hostfile), so every node runs on its own; preflight under it reports "
+                "that; `accelconf preflight CONFIG --machine-rank N` starts each node's ranks itself",
+                "distributed_type",
+            )
+        ]
     return []

@@ -20,8 +20,9 @@ import io
 import os
 import re
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
 from accelconf.errors import InputError
 from accelconf.text.jsonpos import parse_json
@@ -29,13 +30,35 @@ from accelconf.text.nodes import MAX_BYTES, MAX_DEPTH, MAX_NODES, Format, Node, 
 from accelconf.text.scalars import resolve_yaml11, resolve_yaml12
 
 __all__ = [
-    "FILE_SUFFIXES", "MAX_BYTES", "MAX_DEPTH", "MAX_NODES", "STDIN", "Document", "Format", "Node", "Quirk", "decode",
-    "is_blank", "load_bytes", "load_file", "load_source", "load_text", "looks_like_json", "read_bytes", "read_source",
-    "read_text", "refuse_empty", "resolve_yaml11", "resolve_yaml12", "sniff_format", "to_python",
+    "FILE_SUFFIXES",
+    "MAX_BYTES",
+    "MAX_DEPTH",
+    "MAX_NODES",
+    "STDIN",
+    "Document",
+    "Format",
+    "Node",
+    "Quirk",
+    "decode",
+    "is_blank",
+    "load_bytes",
+    "load_file",
+    "load_source",
+    "load_text",
+    "looks_like_json",
+    "read_bytes",
+    "read_source",
+    "read_text",
+    "refuse_empty",
+    "resolve_yaml11",
+    "resolve_yaml12",
+    "sniff_format",
+    "to_python",
 ]
 
 _STD = "tag:yaml.org,2002:"
 _ALLOWED_TAGS = {_STD + t for t in ("str", "int", "float", "bool", "null", "map", "seq", "merge", "value")}
+
 
 @dataclass
 class Document:
@@ -138,6 +161,7 @@ class Document:
 
 # -- reading ----------------------------------------------------------------------------------
 
+
 def decode(raw: bytes, path: str) -> tuple[str, bool]:
     """Bytes to text, refusing binary and non-UTF-8 input. Returns (text, had_bom)."""
     if len(raw) > MAX_BYTES:
@@ -150,7 +174,9 @@ def decode(raw: bytes, path: str) -> tuple[str, bool]:
     except UnicodeDecodeError as exc:
         line = raw.count(b"\n", 0, exc.start) + 1
         col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
-        raise InputError(f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start})", path, line, col) from exc
+        raise InputError(
+            f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start})", path, line, col
+        ) from exc
     bad = re.search(r"[\x01-\x08\x0b\x0c\x0e-\x1f\x7f]", text)
     if bad:
         line = text.count("\n", 0, bad.start()) + 1
@@ -315,7 +341,9 @@ def _check_size(root: Node, path: str) -> None:
         if total > MAX_NODES:
             raise InputError(
                 f"document expands to more than {MAX_NODES} nodes (alias bomb?); refused",
-                path, node.line + 1, node.col + 1,
+                path,
+                node.line + 1,
+                node.col + 1,
             )
         sizes[id(node)] = total
         return total
@@ -365,7 +393,7 @@ def to_python(node: Node) -> Any:
 # PyYAML compiles one large character class when yaml.reader is imported (about 7 ms, a tenth of a
 # short command's whole run). Only its pure-Python Reader searches with it, and accelconf reads
 # through the C parser, so that one pattern compiles on its first use instead.
-_READER_PATTERN = "[^\x09\x0A\x0D\x20-\x7E\x85\xA0-\uD7FF\uE000-\uFFFD\U00010000-\U0010ffff]"
+_READER_PATTERN = "[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
 
 
 class _DeferredPattern:
@@ -443,7 +471,9 @@ def _convert(rn: Any, path: str, memo: dict[int, Node], quirks: list[Quirk], cou
         return got
     count[0] += 1
     if count[0] > MAX_NODES or depth > MAX_DEPTH:
-        raise InputError("document too large or too deeply nested; refused", path, rn.start_mark.line + 1, rn.start_mark.column + 1)
+        raise InputError(
+            "document too large or too deeply nested; refused", path, rn.start_mark.line + 1, rn.start_mark.column + 1
+        )
     tag = str(getattr(rn.tag, "value", rn.tag) or "")
     sm, em = rn.start_mark, rn.end_mark
     base = dict(start=sm.index, end=em.index, line=sm.line, col=sm.column, end_line=em.line, end_col=em.column)
@@ -452,7 +482,9 @@ def _convert(rn: Any, path: str, memo: dict[int, Node], quirks: list[Quirk], cou
         shown = tag.replace(_STD, "!!")
         raise InputError(
             f"tag {shown} is not allowed: accelerate reads configs with yaml.safe_load, which refuses it; accelconf never constructs tags",
-            path, sm.line + 1, sm.column + 1,
+            path,
+            sm.line + 1,
+            sm.column + 1,
         )
     if kind == "scalar":
         raw = rn.value
@@ -483,7 +515,15 @@ def _convert(rn: Any, path: str, memo: dict[int, Node], quirks: list[Quirk], cou
             except TypeError:
                 prev = None
             if prev is not None:
-                quirks.append(Quirk("duplicate-key", f"duplicate key {k.raw!r} (first at line {prev.line + 1}); the last one wins", k.line, k.col, k.start))
+                quirks.append(
+                    Quirk(
+                        "duplicate-key",
+                        f"duplicate key {k.raw!r} (first at line {prev.line + 1}); the last one wins",
+                        k.line,
+                        k.col,
+                        k.start,
+                    )
+                )
             try:
                 seen[k.value] = k
             except TypeError:

@@ -12,8 +12,8 @@ import json
 import re
 from typing import Any
 
-from accelconf.text.nodes import MAX_DEPTH, MAX_NODES, Node, Quirk
 from accelconf.errors import InputError
+from accelconf.text.nodes import MAX_DEPTH, MAX_NODES, Node, Quirk
 
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
 _STRING = re.compile(r'"(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"')
@@ -105,7 +105,7 @@ class _Parser:
             if t.startswith(word, self.i):
                 self.i += len(word)
                 return self.node("scalar", start, self.i, value=v, value12=v, raw=word)
-        token = re.match(r"[^\s,:\]\}]{1,20}", t[self.i:])
+        token = re.match(r"[^\s,:\]\}]{1,20}", t[self.i :])
         raise self.fail(f"unexpected {token.group() if token else t[self.i]!r}")
 
     def obj(self, depth: int) -> Node:
@@ -142,7 +142,15 @@ class _Parser:
             val = self.value(depth + 1)
             if key.value in seen:
                 prev = seen[key.value]
-                self.quirks.append(Quirk("duplicate-key", f"duplicate key {key.value!r} (first at line {prev.line + 1}); the last one wins", key.line, key.col, key.start))
+                self.quirks.append(
+                    Quirk(
+                        "duplicate-key",
+                        f"duplicate key {key.value!r} (first at line {prev.line + 1}); the last one wins",
+                        key.line,
+                        key.col,
+                        key.start,
+                    )
+                )
             seen[key.value] = key
             node.pairs.append((key, val))
         node.end = self.i

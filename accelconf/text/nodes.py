@@ -40,17 +40,17 @@ class Node:
     raw: str = ""
     style: str | None = None
     tag: str = ""
-    pairs: list[tuple["Node", "Node"]] = field(default_factory=list)
-    items: list["Node"] = field(default_factory=list)
+    pairs: list[tuple[Node, Node]] = field(default_factory=list)
+    items: list[Node] = field(default_factory=list)
     flow: bool = False
 
-    def get(self, key: str) -> "Node | None":
+    def get(self, key: str) -> Node | None:
         for k, v in reversed(self.pairs):  # the last duplicate wins, as in PyYAML
             if k.value == key:
                 return v
         return None
 
-    def key_node(self, key: str) -> "Node | None":
+    def key_node(self, key: str) -> Node | None:
         for k, _ in reversed(self.pairs):
             if k.value == key:
                 return k

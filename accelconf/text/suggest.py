@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 CUTOFF = 0.6
 
@@ -29,21 +29,38 @@ def initials(name: str) -> str:
 
 def _score(name: str, candidate: str, fold_case: bool, abbreviations: bool) -> float:
     a, b = (name.lower(), candidate.lower()) if fold_case else (name, candidate)
-    spelled = difflib.SequenceMatcher(None, b, a).ratio()  # difflib.get_close_matches' order (the ratio is not symmetric)
+    spelled = difflib.SequenceMatcher(
+        None, b, a
+    ).ratio()  # difflib.get_close_matches' order (the ratio is not symmetric)
     if abbreviations and len(_words(candidate)) > 1 and initials(name) == initials(candidate):
         return max(spelled, 0.95)
     return spelled
 
 
-def ranked(name: str, candidates: Iterable[str], n: int = 3, cutoff: float = CUTOFF, *,
-           fold_case: bool = False, abbreviations: bool = False) -> list[str]:
+def ranked(
+    name: str,
+    candidates: Iterable[str],
+    n: int = 3,
+    cutoff: float = CUTOFF,
+    *,
+    fold_case: bool = False,
+    abbreviations: bool = False,
+) -> list[str]:
     """Up to ``n`` candidates closest to ``name``, best first (ties alphabetical), none under ``cutoff``."""
-    scored = sorted(((_score(name, c, fold_case, abbreviations), c) for c in set(candidates)), key=lambda sc: (-sc[0], sc[1]))
+    scored = sorted(
+        ((_score(name, c, fold_case, abbreviations), c) for c in set(candidates)), key=lambda sc: (-sc[0], sc[1])
+    )
     return [c for sc, c in scored[:n] if sc >= cutoff]
 
 
-def closest(name: str, candidates: Iterable[str], cutoff: float = CUTOFF, *,
-            fold_case: bool = False, abbreviations: bool = False) -> str | None:
+def closest(
+    name: str,
+    candidates: Iterable[str],
+    cutoff: float = CUTOFF,
+    *,
+    fold_case: bool = False,
+    abbreviations: bool = False,
+) -> str | None:
     """The one candidate closest to ``name``, or ``None`` when none is close enough."""
     got = ranked(name, candidates, 1, cutoff, fold_case=fold_case, abbreviations=abbreviations)
     return got[0] if got else None

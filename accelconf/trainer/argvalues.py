@@ -13,10 +13,31 @@ from accelconf.trainer import releases
 from accelconf.trainer.args import TrainerArgs
 
 # The fields the Accelerator, the FSDP plugin and the DeepSpeed fill read.
-READ = ("per_device_train_batch_size", "gradient_accumulation_steps", "max_grad_norm", "learning_rate", "adam_beta1",
-        "adam_beta2", "adam_epsilon", "weight_decay", "fp16", "bf16", "fp16_full_eval", "bf16_full_eval", "warmup_steps",
-        "save_on_each_node", "fsdp", "fsdp_config", "deepspeed", "accelerator_config", "activation_checkpointing",
-        "gradient_checkpointing", "auto_find_batch_size", "max_steps", "num_train_epochs")
+READ = (
+    "per_device_train_batch_size",
+    "gradient_accumulation_steps",
+    "max_grad_norm",
+    "learning_rate",
+    "adam_beta1",
+    "adam_beta2",
+    "adam_epsilon",
+    "weight_decay",
+    "fp16",
+    "bf16",
+    "fp16_full_eval",
+    "bf16_full_eval",
+    "warmup_steps",
+    "save_on_each_node",
+    "fsdp",
+    "fsdp_config",
+    "deepspeed",
+    "accelerator_config",
+    "activation_checkpointing",
+    "gradient_checkpointing",
+    "auto_find_batch_size",
+    "max_steps",
+    "num_train_epochs",
+)
 
 
 def defaults(version: str | None = None) -> dict[str, Any]:

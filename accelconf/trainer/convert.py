@@ -48,8 +48,13 @@ def _fsdp_section(runs: Runs) -> tuple[dict[str, Any], list[Finding]]:
         if s is None:
             if field == "limit_all_gathers" and p.value is True:
                 continue  # the plugin's default: nothing to carry
-            notes.append(_note(f"`{field}: {p.value}` has no accelerate config key: a launch from the config runs "
-                               "with the plugin default", field))
+            notes.append(
+                _note(
+                    f"`{field}: {p.value}` has no accelerate config key: a launch from the config runs "
+                    "with the plugin default",
+                    field,
+                )
+            )
             continue
         out[s.key] = _launch_value(field, p.value)
     if runs.fsdp["fsdp_version"].value == 1 and "sharding_strategy" in runs.fsdp:
@@ -63,20 +68,37 @@ def _fsdp_section(runs: Runs) -> tuple[dict[str, Any], list[Finding]]:
 
 def to_accelerate(runs: Runs, ds_path: str = "", num_processes: int | None = None) -> tuple[str, list[Finding]]:
     """The accelerate config (YAML) that launches what the arguments run."""
-    notes: list[Finding] = [_note("the Trainer accumulates gradients itself (its Accelerator gets num_steps=1): "
-                                  "gradient_accumulation_steps stays in the arguments", "gradient_accumulation_steps", "info")]
+    notes: list[Finding] = [
+        _note(
+            "the Trainer accumulates gradients itself (its Accelerator gets num_steps=1): "
+            "gradient_accumulation_steps stays in the arguments",
+            "gradient_accumulation_steps",
+            "info",
+        )
+    ]
     cfg: dict[str, Any] = {"compute_environment": "LOCAL_MACHINE"}
     if runs.deepspeed is not None:
         cfg["distributed_type"] = "DEEPSPEED"
         if ds_path:
             cfg["deepspeed_config"] = {"deepspeed_config_file": ds_path}
-            notes.append(_note("the DeepSpeed JSON's \"auto\" entries are filled by the Trainer; another script "
-                               "must fill them (or use the filled config explain shows)", "deepspeed_config", "info"))
+            notes.append(
+                _note(
+                    'the DeepSpeed JSON\'s "auto" entries are filled by the Trainer; another script '
+                    "must fill them (or use the filled config explain shows)",
+                    "deepspeed_config",
+                    "info",
+                )
+            )
         else:
             stage = (runs.deepspeed.config.get("zero_optimization") or {}).get("stage", 2)
             cfg["deepspeed_config"] = {"zero_stage": stage}
-            notes.append(_note("an inline DeepSpeed dict: only its ZeRO stage is carried; write it to a JSON file "
-                               "and name it as deepspeed_config_file", "deepspeed"))
+            notes.append(
+                _note(
+                    "an inline DeepSpeed dict: only its ZeRO stage is carried; write it to a JSON file "
+                    "and name it as deepspeed_config_file",
+                    "deepspeed",
+                )
+            )
     elif runs.fsdp is not None:
         cfg["distributed_type"] = "FSDP"
         cfg["fsdp_config"], more = _fsdp_section(runs)
@@ -87,8 +109,13 @@ def to_accelerate(runs: Runs, ds_path: str = "", num_processes: int | None = Non
         cfg["mixed_precision"] = runs.mixed_precision.value
     cfg["num_processes"] = num_processes or 1
     if not num_processes:
-        notes.append(_note("the arguments do not say how many processes run: num_processes is 1, set it to the "
-                           "number of GPUs", "num_processes", "info"))
+        notes.append(
+            _note(
+                "the arguments do not say how many processes run: num_processes is 1, set it to the number of GPUs",
+                "num_processes",
+                "info",
+            )
+        )
     return yaml.safe_dump(cfg, sort_keys=False), notes
 
 
@@ -118,8 +145,11 @@ def _fsdp_arguments(cfg: Config) -> tuple[dict[str, Any], list[Finding]]:
         if key == "fsdp_transformer_layer_cls_to_wrap" and isinstance(value, str):
             value = [v.strip() for v in value.split(",") if v.strip()]
         if name not in keys or key in _NOT_READ:
-            notes.append(_note(f"`{key}` has no fsdp_config key the Trainer reads: a run without accelerate launch "
-                               "loses it", path))
+            notes.append(
+                _note(
+                    f"`{key}` has no fsdp_config key the Trainer reads: a run without accelerate launch loses it", path
+                )
+            )
             continue
         out[name] = value
     return out, notes
@@ -143,7 +173,12 @@ def to_arguments(cfg: Config) -> tuple[str, list[Finding]]:
     # both written: the Trainer passes the one that is true as Accelerator(mixed_precision=...)
     out["bf16"], out["fp16"] = mp == "bf16", mp == "fp16"
     if mp == "fp8":
-        notes.append(_note("mixed_precision fp8 has no TrainingArguments field: set ACCELERATE_MIXED_PRECISION=fp8", "mixed_precision"))
+        notes.append(
+            _note(
+                "mixed_precision fp8 has no TrainingArguments field: set ACCELERATE_MIXED_PRECISION=fp8",
+                "mixed_precision",
+            )
+        )
     gas = cfg.get("deepspeed_config.gradient_accumulation_steps")
     # always written: what the Accelerator accumulates under accelerate launch (1 unless DeepSpeed says)
     out["gradient_accumulation_steps"] = int(gas) if gas not in (None, "auto") and str(gas).isdigit() else 1
@@ -159,14 +194,20 @@ def _inline_deepspeed(cfg: Config) -> dict[str, Any]:
             zero[f"offload_{which}"] = {"device": dev}
     if cfg.get("deepspeed_config.zero3_save_16bit_model"):
         zero["stage3_gather_16bit_weights_on_model_save"] = True
-    ds: dict[str, Any] = {"train_batch_size": "auto", "train_micro_batch_size_per_gpu": "auto",
-                          "gradient_accumulation_steps": "auto", "zero_optimization": zero}
+    ds: dict[str, Any] = {
+        "train_batch_size": "auto",
+        "train_micro_batch_size_per_gpu": "auto",
+        "gradient_accumulation_steps": "auto",
+        "zero_optimization": zero,
+    }
     clip = cfg.get("deepspeed_config.gradient_clipping")
     ds["gradient_clipping"] = "auto" if clip is None else clip
     return ds
 
 
-def to_torchrun(values: dict[str, Any], script: str, num_processes: int = 1, num_machines: int = 1) -> tuple[str, list[Finding]]:
+def to_torchrun(
+    values: dict[str, Any], script: str, num_processes: int = 1, num_machines: int = 1
+) -> tuple[str, list[Finding]]:
     """A torchrun command that runs the training script with these arguments, without accelerate launch:
     the Trainer builds its FSDP plugin and DeepSpeed config from the arguments alone."""
     per_node = max(1, num_processes // max(1, num_machines))
@@ -182,8 +223,16 @@ def to_torchrun(values: dict[str, Any], script: str, num_processes: int = 1, num
             words += [f"--{name}", *[str(v) for v in value]]
         elif value is not None:
             words += [f"--{name}", str(value)]
-    notes.append(_note(f"`{script}` stands for the training script; the arguments file may have held "
-                       "fields of that script's own dataclasses too", "", "info"))
+    notes.append(
+        _note(
+            f"`{script}` stands for the training script; the arguments file may have held "
+            "fields of that script's own dataclasses too",
+            "",
+            "info",
+        )
+    )
     if num_machines > 1:
-        notes.append(_note("multi-node: add --node_rank, --master_addr and --master_port of each node", "num_machines", "info"))
+        notes.append(
+            _note("multi-node: add --node_rank, --master_addr and --master_port of each node", "num_machines", "info")
+        )
     return " ".join(shlex.quote(w) for w in words) + "\n", notes

@@ -61,8 +61,10 @@ def accelerate_side(text: str, source: str, version: str | None = None) -> Flat:
     result = launch_env(cfg, version=ver)
     env = {k: (v, "launch", source) for k, v in result.env.items()}
     mp = result.env.get("ACCELERATE_MIXED_PRECISION", "no")
-    out: Flat = {"Accelerator.mixed_precision": (mp, source),
-                 "gradient_accumulation_steps": (int(result.env.get("ACCELERATE_GRADIENT_ACCUMULATION_STEPS", 1)), source)}
+    out: Flat = {
+        "Accelerator.mixed_precision": (mp, source),
+        "gradient_accumulation_steps": (int(result.env.get("ACCELERATE_GRADIENT_ACCUMULATION_STEPS", 1)), source),
+    }
     if result.env.get("ACCELERATE_USE_DEEPSPEED") == "true":
         out["distributed"] = ("DEEPSPEED", source)
         _flatten("deepspeed.", _accelerate_deepspeed(result.env, env, mp, source), source, out)
@@ -87,13 +89,20 @@ def _accelerate_deepspeed(variables: dict[str, str], env: Any, mp: str, source: 
                 config = json.load(fh)
     else:
         stage = int(variables.get("ACCELERATE_DEEPSPEED_ZERO_STAGE", 2))
-        config = {"train_batch_size": "auto", "train_micro_batch_size_per_gpu": "auto",
-                  "gradient_accumulation_steps": int(variables.get("ACCELERATE_GRADIENT_ACCUMULATION_STEPS", 1)),
-                  "zero_optimization": {"stage": stage,
-                                        "offload_optimizer": {"device": variables.get("ACCELERATE_DEEPSPEED_OFFLOAD_OPTIMIZER_DEVICE", "none")},
-                                        "offload_param": {"device": variables.get("ACCELERATE_DEEPSPEED_OFFLOAD_PARAM_DEVICE", "none")},
-                                        "stage3_gather_16bit_weights_on_model_save":
-                                            variables.get("ACCELERATE_DEEPSPEED_ZERO3_SAVE_16BIT_MODEL", "false") == "true"}}
+        config = {
+            "train_batch_size": "auto",
+            "train_micro_batch_size_per_gpu": "auto",
+            "gradient_accumulation_steps": int(variables.get("ACCELERATE_GRADIENT_ACCUMULATION_STEPS", 1)),
+            "zero_optimization": {
+                "stage": stage,
+                "offload_optimizer": {"device": variables.get("ACCELERATE_DEEPSPEED_OFFLOAD_OPTIMIZER_DEVICE", "none")},
+                "offload_param": {"device": variables.get("ACCELERATE_DEEPSPEED_OFFLOAD_PARAM_DEVICE", "none")},
+                "stage3_gather_16bit_weights_on_model_save": variables.get(
+                    "ACCELERATE_DEEPSPEED_ZERO3_SAVE_16BIT_MODEL", "false"
+                )
+                == "true",
+            },
+        }
     f = ds_fill._Filler(config, ArgValues({}))
     try:
         ds_fill.plugin_post_init(f, env)

@@ -30,8 +30,11 @@ from accelconf.trainer.fsdp_plugin import Provenance, TrainerRaises
 
 MODEL_LATER = "filled from the model at train()"
 STEPS_LATER = "filled at train() from the number of training steps"
-MODEL_KEYS = ("zero_optimization.reduce_bucket_size", "zero_optimization.stage3_prefetch_bucket_size",
-              "zero_optimization.stage3_param_persistence_threshold")
+MODEL_KEYS = (
+    "zero_optimization.reduce_bucket_size",
+    "zero_optimization.stage3_prefetch_bucket_size",
+    "zero_optimization.stage3_param_persistence_threshold",
+)
 
 
 @dataclass
@@ -69,8 +72,15 @@ class _Filler:
         self.out = Filled(config)
         self.args = args
 
-    def match(self, key: str, hf_val: Any, hf_key: str, fields: tuple[str, ...], must_match: bool = True,
-              stage: str = "construction") -> None:
+    def match(
+        self,
+        key: str,
+        hf_val: Any,
+        hf_key: str,
+        fields: tuple[str, ...],
+        must_match: bool = True,
+        stage: str = "construction",
+    ) -> None:
         """``HfTrainerDeepSpeedConfig.fill_match``."""
         node, last = _node(self.out.config, key)
         if node is None:
@@ -78,7 +88,9 @@ class _Filler:
         if node.get(last) == "auto":
             node[last] = hf_val
             given = [f for f in fields if self.args.given(f)] or list(fields)
-            src = [self.args.origin(f) for f in given] if given else [("transformers default", "trainer_config_process")]
+            src = (
+                [self.args.origin(f) for f in given] if given else [("transformers default", "trainer_config_process")]
+            )
             source = "argument" if any(s == "argument" for s, _ in src) else src[0][0]
             self.out.provenance[key] = Provenance(key, hf_val, source, ", ".join(w for _, w in src), overrode='"auto"')
             return
@@ -99,15 +111,32 @@ def process(config: Mapping[str, Any], args: ArgValues, world_size: int = 1) -> 
     f = _Filler(copy.deepcopy(dict(config)), args)
     a = args.get
     # TrainingArguments calls it without auto_find_batch_size: the batch sizes are always compared
-    f.match("train_micro_batch_size_per_gpu", a("per_device_train_batch_size"), "per_device_train_batch_size",
-            ("per_device_train_batch_size",))
-    f.match("gradient_accumulation_steps", a("gradient_accumulation_steps"), "gradient_accumulation_steps",
-            ("gradient_accumulation_steps",))
-    f.match("train_batch_size", world_size * a("per_device_train_batch_size") * a("gradient_accumulation_steps"),
-            "train_batch_size (calculated)", ("per_device_train_batch_size", "gradient_accumulation_steps"))
+    f.match(
+        "train_micro_batch_size_per_gpu",
+        a("per_device_train_batch_size"),
+        "per_device_train_batch_size",
+        ("per_device_train_batch_size",),
+    )
+    f.match(
+        "gradient_accumulation_steps",
+        a("gradient_accumulation_steps"),
+        "gradient_accumulation_steps",
+        ("gradient_accumulation_steps",),
+    )
+    f.match(
+        "train_batch_size",
+        world_size * a("per_device_train_batch_size") * a("gradient_accumulation_steps"),
+        "train_batch_size (calculated)",
+        ("per_device_train_batch_size", "gradient_accumulation_steps"),
+    )
     f.match("gradient_clipping", a("max_grad_norm"), "max_grad_norm", ("max_grad_norm",))
     f.match("optimizer.params.lr", a("learning_rate"), "learning_rate", ("learning_rate",))
-    f.match("optimizer.params.betas", [a("adam_beta1"), a("adam_beta2")], "adam_beta1+adam_beta2", ("adam_beta1", "adam_beta2"))
+    f.match(
+        "optimizer.params.betas",
+        [a("adam_beta1"), a("adam_beta2")],
+        "adam_beta1+adam_beta2",
+        ("adam_beta1", "adam_beta2"),
+    )
     f.match("optimizer.params.eps", a("adam_epsilon"), "adam_epsilon", ("adam_epsilon",))
     f.match("optimizer.params.weight_decay", a("weight_decay"), "weight_decay", ("weight_decay",))
     f.only("scheduler.params.warmup_min_lr", 0, "transformers default", "trainer_config_process")
@@ -132,17 +161,21 @@ def plugin_post_init(f: _Filler, env: Mapping[str, tuple[str, str, str]]) -> Non
     cfg = f.out.config
     if "gradient_accumulation_steps" not in cfg:
         cfg["gradient_accumulation_steps"] = 1
-        f.out.provenance["gradient_accumulation_steps"] = Provenance("gradient_accumulation_steps", 1, "plugin default",
-                                                                    "DeepSpeedPlugin", note="absent from the JSON")
+        f.out.provenance["gradient_accumulation_steps"] = Provenance(
+            "gradient_accumulation_steps", 1, "plugin default", "DeepSpeedPlugin", note="absent from the JSON"
+        )
     if "zero_optimization" not in cfg:
-        raise TrainerRaises("Please specify the ZeRO optimization config in the DeepSpeed config.",
-                            "construction", "zero_optimization")
+        raise TrainerRaises(
+            "Please specify the ZeRO optimization config in the DeepSpeed config.", "construction", "zero_optimization"
+        )
     gas, s1, w1 = _env_value(env, "ACCELERATE_GRADIENT_ACCUMULATION_STEPS", "auto")
     clip, s2, w2 = _env_value(env, "ACCELERATE_GRADIENT_CLIPPING", "auto")
     stage, s3, w3 = _env_value(env, "ACCELERATE_DEEPSPEED_ZERO_STAGE", "2")
-    fills = [("gradient_accumulation_steps", int(gas) if str(gas).isdigit() else gas, s1, w1),
-             ("gradient_clipping", clip if clip == "auto" else float(clip), s2, w2),
-             ("zero_optimization.stage", int(stage), s3, w3)]
+    fills = [
+        ("gradient_accumulation_steps", int(gas) if str(gas).isdigit() else gas, s1, w1),
+        ("gradient_clipping", clip if clip == "auto" else float(clip), s2, w2),
+        ("zero_optimization.stage", int(stage), s3, w3),
+    ]
     for dev in ("offload_optimizer", "offload_param"):
         var = f"ACCELERATE_DEEPSPEED_{dev.upper()}_DEVICE"
         fills.append((f"zero_optimization.{dev}.device", *_env_value(env, var, "none")))
@@ -169,8 +202,12 @@ def set_mixed_precision(f: _Filler, mixed_precision: str) -> None:
         other = "bf16" if mixed_precision == "fp16" else "fp16"
         node = cfg.get(other, {})
         if isinstance(node, dict) and str(node.get("enabled", "False")).lower() == "true":
-            raise TrainerRaises(f"`--mixed_precision` arg cannot be set to `{mixed_precision}` when `{other}` is set in the "
-                                "DeepSpeed config file.", "Trainer init", f"{other}.enabled")
+            raise TrainerRaises(
+                f"`--mixed_precision` arg cannot be set to `{mixed_precision}` when `{other}` is set in the "
+                "DeepSpeed config file.",
+                "Trainer init",
+                f"{other}.enabled",
+            )
     for dtype in ("fp16", "bf16"):
         cfg.setdefault(dtype, {"enabled": False})
     f.only("fp16.enabled", mixed_precision == "fp16", "argument", where)
@@ -196,8 +233,14 @@ def finalize(f: _Filler, hidden_size: int | None, num_training_steps: int | None
             f.only(MODEL_KEYS[1], int(0.9 * h * h) if h is not None else MODEL_LATER, src, where)
             f.only(MODEL_KEYS[2], 10 * h if h is not None else MODEL_LATER, src, where)
     n = num_training_steps
-    f.match("scheduler.params.total_num_steps", n if n is not None else STEPS_LATER, "num_training_steps (calculated)",
-            ("max_steps",), must_match=n is not None, stage="train()")
+    f.match(
+        "scheduler.params.total_num_steps",
+        n if n is not None else STEPS_LATER,
+        "num_training_steps (calculated)",
+        ("max_steps",),
+        must_match=n is not None,
+        stage="train()",
+    )
     warm = f.args.get("warmup_steps")
     if isinstance(warm, (int, float)) and warm >= 1:
         steps: Any = max(1, int(warm))
@@ -207,13 +250,28 @@ def finalize(f: _Filler, hidden_size: int | None, num_training_steps: int | None
         steps = 1
     else:
         steps = STEPS_LATER
-    f.match("scheduler.params.warmup_num_steps", steps, "warmup_steps", ("warmup_steps",), must_match=steps != STEPS_LATER,
-            stage="train()")
+    f.match(
+        "scheduler.params.warmup_num_steps",
+        steps,
+        "warmup_steps",
+        ("warmup_steps",),
+        must_match=steps != STEPS_LATER,
+        stage="train()",
+    )
 
 
-def fill(config: Mapping[str, Any], args: ArgValues, *, env: Mapping[str, tuple[str, str, str]] | None = None,
-         mixed_precision: str = "no", world_size: int = 1, hidden_size: int | None = None, hidden_where: str = "",
-         num_training_steps: int | None = None, through: str = "train()") -> Filled:
+def fill(
+    config: Mapping[str, Any],
+    args: ArgValues,
+    *,
+    env: Mapping[str, tuple[str, str, str]] | None = None,
+    mixed_precision: str = "no",
+    world_size: int = 1,
+    hidden_size: int | None = None,
+    hidden_where: str = "",
+    num_training_steps: int | None = None,
+    through: str = "train()",
+) -> Filled:
     """The DeepSpeed config after each stage up to ``through`` ("construction", "Trainer init" or "train()")."""
     f = process(config, args, world_size)
     plugin_post_init(f, env or {})
@@ -222,5 +280,7 @@ def fill(config: Mapping[str, Any], args: ArgValues, *, env: Mapping[str, tuple[
     set_mixed_precision(f, mixed_precision)
     if through == "Trainer init":
         return f.out
-    finalize(f, hidden_size, num_training_steps if num_training_steps is not None else training_steps(args), hidden_where)
+    finalize(
+        f, hidden_size, num_training_steps if num_training_steps is not None else training_steps(args), hidden_where
+    )
     return f.out

@@ -65,7 +65,9 @@ def fsdp_keys(requested: str | None = None) -> frozenset[str]:
 
 # The FSDP1-only keys of ``fsdp_config`` (TrainingArguments._process_fsdp_args: only the version-1
 # branch reads them); the tests compare this with the release's own plugin arguments.
-FSDP1_ONLY = frozenset({"forward_prefetch", "backward_prefetch", "use_orig_params", "sync_module_states", "limit_all_gathers"})
+FSDP1_ONLY = frozenset(
+    {"forward_prefetch", "backward_prefetch", "use_orig_params", "sync_module_states", "limit_all_gathers"}
+)
 
 
 __all__ = ["FSDP1_ONLY", "choices", "class_fields", "fsdp_keys", "names", "removed", "trl_names", "types", "version"]

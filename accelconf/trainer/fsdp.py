@@ -16,6 +16,7 @@ from typing import Any
 
 from accelconf.findings import Finding
 from accelconf.kinds import ACCELERATE_MARKERS
+from accelconf.text.suggest import ranked
 from accelconf.trainer.args import Arg
 from accelconf.trainer.fields import FSDP1_ONLY, fsdp_keys
 
@@ -27,7 +28,8 @@ WRAP_POLICIES = ("TRANSFORMER_BASED_WRAP", "SIZE_BASED_WRAP", "NO_WRAP")
 STATE_DICT_TYPES = ("FULL_STATE_DICT", "LOCAL_STATE_DICT", "SHARDED_STATE_DICT")
 # accelerate's names for a setting transformers reads under another key (or not at all).
 ACCELERATE_NAMES = {
-    "offload_params": "cpu_offload", "sharding_strategy": "reshard_after_forward",
+    "offload_params": "cpu_offload",
+    "sharding_strategy": "reshard_after_forward",
     "reshard_after_forward": "reshard_after_forward",
 }
 # keys that mark an accelerate config (or its fsdp_config section) pasted as a Trainer fsdp_config:
@@ -52,8 +54,19 @@ def config_entries(value: Any, arg: Arg) -> list[Arg] | None:
             return None
         value = data
     if isinstance(value, dict):
-        return [Arg(str(k), v, arg.value_line or arg.line, arg.value_column or arg.column, arg.end_line, arg.end_column,
-                    str(k), arg.source) for k, v in value.items()]
+        return [
+            Arg(
+                str(k),
+                v,
+                arg.value_line or arg.line,
+                arg.value_column or arg.column,
+                arg.end_line,
+                arg.end_column,
+                str(k),
+                arg.source,
+            )
+            for k, v in value.items()
+        ]
     return None
 
 
@@ -75,51 +88,98 @@ def check_config(entries: list[Arg], where: str, fsdp_on: bool) -> list[Finding]
     """Findings of one ``fsdp_config`` mapping's keys (``where`` names it in messages)."""
     out: list[Finding] = []
     version, _ = version_of(entries)
-    vtext = f"FSDP{version}" + ("" if any(e.name.removeprefix("fsdp_") == "version" for e in entries)
-                                 else " (no `version` is set: transformers 5.x defaults to 2)")
+    vtext = f"FSDP{version}" + (
+        ""
+        if any(e.name.removeprefix("fsdp_") == "version" for e in entries)
+        else " (no `version` is set: transformers 5.x defaults to 2)"
+    )
     names = [e.name for e in entries]
     for e in entries:
         key = e.name.removeprefix("fsdp_")
         k = f"{where}.{e.name}"
         if e.name != key and key in names:
-            out.append(_f("trainer-fsdp-prefix-collision", "warning",
-                          f"`{e.name}` and `{key}` are both given: transformers drops the `fsdp_` prefix and the prefixed one "
-                          f"overwrites `{key}` ({e.value!r} wins)", e, k))
+            out.append(
+                _f(
+                    "trainer-fsdp-prefix-collision",
+                    "warning",
+                    f"`{e.name}` and `{key}` are both given: transformers drops the `fsdp_` prefix and the prefixed one "
+                    f"overwrites `{key}` ({e.value!r} wins)",
+                    e,
+                    k,
+                )
+            )
         if key in ACCELERATE_CONFIG_KEYS or e.name in ACCELERATE_CONFIG_KEYS:
-            out.append(_f("trainer-fsdp-accelerate-config", "warning",
-                          f"`{e.name}` belongs to an accelerate config, not a Trainer `fsdp_config`: TrainingArguments never reads "
-                          "it, so this configures nothing; give the keys transformers reads (cpu_offload, version, ...) at the top",
-                          e, k))
+            out.append(
+                _f(
+                    "trainer-fsdp-accelerate-config",
+                    "warning",
+                    f"`{e.name}` belongs to an accelerate config, not a Trainer `fsdp_config`: TrainingArguments never reads "
+                    "it, so this configures nothing; give the keys transformers reads (cpu_offload, version, ...) at the top",
+                    e,
+                    k,
+                )
+            )
         elif key in ACCELERATE_NAMES and key not in fsdp_keys():
             target = ACCELERATE_NAMES[key]
             what = " offload is silently off" if key == "offload_params" else ""
-            out.append(_f("trainer-fsdp-accelerate-name", "warning",
-                          f"`{e.name}` is accelerate's name: TrainingArguments reads `{target}` and never this key;{what}"
-                          if what else f"`{e.name}` is accelerate's name: TrainingArguments reads `{target}` and never this key",
-                          e, k))
+            out.append(
+                _f(
+                    "trainer-fsdp-accelerate-name",
+                    "warning",
+                    f"`{e.name}` is accelerate's name: TrainingArguments reads `{target}` and never this key;{what}"
+                    if what
+                    else f"`{e.name}` is accelerate's name: TrainingArguments reads `{target}` and never this key",
+                    e,
+                    k,
+                )
+            )
         elif key not in fsdp_keys():
-            from accelconf.text.suggest import ranked
-
-            guess = ranked_matches(key, fsdp_keys())
+            guess = ranked(key, fsdp_keys(), fold_case=True, abbreviations=True)
             hint = f"; did you mean `{guess[0]}`?" if guess else ""
-            out.append(_f("trainer-fsdp-unknown-key", "warning",
-                          f"`{e.name}` is not a key TrainingArguments reads from `fsdp_config`: silently ignored{hint}", e, k))
+            out.append(
+                _f(
+                    "trainer-fsdp-unknown-key",
+                    "warning",
+                    f"`{e.name}` is not a key TrainingArguments reads from `fsdp_config`: silently ignored{hint}",
+                    e,
+                    k,
+                )
+            )
         elif key in FSDP1_ONLY and version == 2:
-            out.append(_f("trainer-fsdp-version-key", "warning",
-                          f"`{e.name}` is read only by FSDP1; {vtext} runs and ignores it", e, k))
+            out.append(
+                _f(
+                    "trainer-fsdp-version-key",
+                    "warning",
+                    f"`{e.name}` is read only by FSDP1; {vtext} runs and ignores it",
+                    e,
+                    k,
+                )
+            )
         else:
             out += _value_checks(key, e, k, entries, version)
     if entries and not fsdp_on:
         first = entries[0]
-        out.append(_f("trainer-fsdp-config-unused", "warning",
-                      f"`{where}` is read only when `fsdp` is set; without it TrainingArguments ignores every key", first, where))
+        out.append(
+            _f(
+                "trainer-fsdp-config-unused",
+                "warning",
+                f"`{where}` is read only when `fsdp` is set; without it TrainingArguments ignores every key",
+                first,
+                where,
+            )
+        )
     return out
 
 
 # The keys _process_fsdp_args reads with its str_to_bool (str(value).lower()), per FSDP version read.
 BOOL_KEYS: dict[str, tuple[int, ...]] = {
-    "cpu_ram_efficient_loading": (1, 2), "activation_checkpointing": (1, 2), "reshard_after_forward": (2,),
-    "forward_prefetch": (1,), "use_orig_params": (1,), "sync_module_states": (1,), "limit_all_gathers": (1,),
+    "cpu_ram_efficient_loading": (1, 2),
+    "activation_checkpointing": (1, 2),
+    "reshard_after_forward": (2,),
+    "forward_prefetch": (1,),
+    "use_orig_params": (1,),
+    "sync_module_states": (1,),
+    "limit_all_gathers": (1,),
 }
 _TRUTH = ("y", "yes", "t", "true", "on", "1", "n", "no", "f", "false", "off", "0")
 
@@ -128,32 +188,85 @@ def _value_checks(key: str, e: Arg, k: str, entries: list[Arg], version: int) ->
     out: list[Finding] = []
     given = {x.name.removeprefix("fsdp_"): x for x in entries}
     if version in BOOL_KEYS.get(key, ()) and str(e.value).lower() not in _TRUTH:
-        hint = " (a sharding strategy is FSDP1's form: FSDP2 takes true/false)" if key == "reshard_after_forward" else ""
-        out.append(_f("trainer-fsdp-invalid-value", "error",
-                      f"`{e.name}: {e.value}` is not a truth value{hint}: TrainingArguments raises ValueError (invalid "
-                      "truth value) at construction", e, k, value=True))
+        hint = (
+            " (a sharding strategy is FSDP1's form: FSDP2 takes true/false)" if key == "reshard_after_forward" else ""
+        )
+        out.append(
+            _f(
+                "trainer-fsdp-invalid-value",
+                "error",
+                f"`{e.name}: {e.value}` is not a truth value{hint}: TrainingArguments raises ValueError (invalid "
+                "truth value) at construction",
+                e,
+                k,
+                value=True,
+            )
+        )
     if key == "reshard_after_forward" and version == 1 and str(e.value).lower() in _TRUTH:
-        out.append(_f("trainer-fsdp-invalid-value", "error",
-                      f"`{e.name}: {e.value}` is FSDP2's form; FSDP1 reads a sharding strategy here ({', '.join(SHARDING)}): "
-                      "accelerate's FSDP plugin raises KeyError when the Trainer builds it (Trainer init)", e, k, value=True))
+        out.append(
+            _f(
+                "trainer-fsdp-invalid-value",
+                "error",
+                f"`{e.name}: {e.value}` is FSDP2's form; FSDP1 reads a sharding strategy here ({', '.join(SHARDING)}): "
+                "accelerate's FSDP plugin raises KeyError when the Trainer builds it (Trainer init)",
+                e,
+                k,
+                value=True,
+            )
+        )
     if key == "auto_wrap_policy" and e.value not in WRAP_POLICIES:
-        out.append(_f("trainer-fsdp-invalid-value", "error",
-                      f"`{e.name}: {e.value}` must be one of {', '.join(WRAP_POLICIES)}: TrainingArguments raises ValueError at construction",
-                      e, k, value=True))
+        out.append(
+            _f(
+                "trainer-fsdp-invalid-value",
+                "error",
+                f"`{e.name}: {e.value}` must be one of {', '.join(WRAP_POLICIES)}: TrainingArguments raises ValueError at construction",
+                e,
+                k,
+                value=True,
+            )
+        )
     if key == "state_dict_type" and str(e.value).upper() not in STATE_DICT_TYPES and not str(e.value).isdigit():
-        out.append(_f("trainer-fsdp-invalid-value", "error",
-                      f"`{e.name}: {e.value}` is not one of {', '.join(STATE_DICT_TYPES)}: accelerate's FSDP plugin raises "
-                      "KeyError when the Trainer builds it (Trainer init)", e, k, value=True))
+        out.append(
+            _f(
+                "trainer-fsdp-invalid-value",
+                "error",
+                f"`{e.name}: {e.value}` is not one of {', '.join(STATE_DICT_TYPES)}: accelerate's FSDP plugin raises "
+                "KeyError when the Trainer builds it (Trainer init)",
+                e,
+                k,
+                value=True,
+            )
+        )
     if key == "min_num_params" and "transformer_layer_cls_to_wrap" in given:
         policy = str(given["auto_wrap_policy"].value) if "auto_wrap_policy" in given else WRAP_POLICIES[0]
         unused = "min_num_params" if policy != "SIZE_BASED_WRAP" else "transformer_layer_cls_to_wrap"
-        out.append(_f("trainer-fsdp-wrap-conflict", "warning",
-                      f"`min_num_params` and `transformer_layer_cls_to_wrap` are both given: with auto_wrap_policy {policy} "
-                      f"transformers passes only one, `{unused}` is silently ignored", e, k))
-    if key == "sync_module_states" and version == 1 and not _truth(e.value) and _truth(given.get("cpu_ram_efficient_loading")):
-        out.append(_f("trainer-fsdp-sync-states", "warning",
-                      "`sync_module_states: false` with `cpu_ram_efficient_loading`: accelerate's FSDP1 plugin warns and sets "
-                      "sync_module_states to True (Trainer init)", e, k, value=True))
+        out.append(
+            _f(
+                "trainer-fsdp-wrap-conflict",
+                "warning",
+                f"`min_num_params` and `transformer_layer_cls_to_wrap` are both given: with auto_wrap_policy {policy} "
+                f"transformers passes only one, `{unused}` is silently ignored",
+                e,
+                k,
+            )
+        )
+    if (
+        key == "sync_module_states"
+        and version == 1
+        and not _truth(e.value)
+        and _truth(given.get("cpu_ram_efficient_loading"))
+    ):
+        out.append(
+            _f(
+                "trainer-fsdp-sync-states",
+                "warning",
+                "`sync_module_states: false` with `cpu_ram_efficient_loading`: accelerate's FSDP1 plugin warns and sets "
+                "sync_module_states to True (Trainer init)",
+                e,
+                k,
+                value=True,
+            )
+        )
     return out
 
 
@@ -178,26 +291,60 @@ def check_option_string(arg: Arg, entries: list[Arg]) -> list[Finding]:
         if item.upper() in (s.upper() for s in SHARDING):
             strategies.append(item)
             if version == 2 and item not in FSDP2_SHARDING:
-                out.append(_f("trainer-fsdp-option", "error",
-                              f"`fsdp: {item}` is only available with FSDP1 and FSDP2 runs (no `fsdp_config` version 1): "
-                              "TrainingArguments raises ValueError at construction", arg, "fsdp", value=True))
+                out.append(
+                    _f(
+                        "trainer-fsdp-option",
+                        "error",
+                        f"`fsdp: {item}` is only available with FSDP1 and FSDP2 runs (no `fsdp_config` version 1): "
+                        "TrainingArguments raises ValueError at construction",
+                        arg,
+                        "fsdp",
+                        value=True,
+                    )
+                )
         elif item not in OPTIONS:
-            from accelconf.text.suggest import ranked
-
             guess = ranked(item, OPTIONS, fold_case=True, abbreviations=True)
             hint = f"; did you mean `{guess[0]}`?" if guess else ""
-            what = " (a boolean `fsdp` is `fsdp: true` unquoted, or `--fsdp` alone)" if item.lower() in ("true", "false") else hint
-            out.append(_f("trainer-fsdp-option", "error",
-                          f"`{item}` is not an `fsdp` option ({', '.join(OPTIONS)}): TrainingArguments raises ValueError at "
-                          f"construction{what}", arg, "fsdp", value=True))
+            what = (
+                " (a boolean `fsdp` is `fsdp: true` unquoted, or `--fsdp` alone)"
+                if item.lower() in ("true", "false")
+                else hint
+            )
+            out.append(
+                _f(
+                    "trainer-fsdp-option",
+                    "error",
+                    f"`{item}` is not an `fsdp` option ({', '.join(OPTIONS)}): TrainingArguments raises ValueError at "
+                    f"construction{what}",
+                    arg,
+                    "fsdp",
+                    value=True,
+                )
+            )
     if len(strategies) > 1:
-        out.append(_f("trainer-fsdp-option-conflict", "warning",
-                      f"`fsdp` names {len(strategies)} sharding strategies ({', '.join(strategies)}): transformers keeps the first "
-                      f"({strategies[0]}) and silently drops the others", arg, "fsdp", value=True))
+        out.append(
+            _f(
+                "trainer-fsdp-option-conflict",
+                "warning",
+                f"`fsdp` names {len(strategies)} sharding strategies ({', '.join(strategies)}): transformers keeps the first "
+                f"({strategies[0]}) and silently drops the others",
+                arg,
+                "fsdp",
+                value=True,
+            )
+        )
     if strategies and any(e.name.removeprefix("fsdp_") == "reshard_after_forward" for e in entries):
-        out.append(_f("trainer-fsdp-option-conflict", "warning",
-                      f"`fsdp: {strategies[0]}` and `fsdp_config.reshard_after_forward` are both given: the fsdp_config value "
-                      "wins, the strategy is silently dropped", arg, "fsdp", value=True))
+        out.append(
+            _f(
+                "trainer-fsdp-option-conflict",
+                "warning",
+                f"`fsdp: {strategies[0]}` and `fsdp_config.reshard_after_forward` are both given: the fsdp_config value "
+                "wins, the strategy is silently dropped",
+                arg,
+                "fsdp",
+                value=True,
+            )
+        )
     return out
 
 

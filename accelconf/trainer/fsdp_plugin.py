@@ -76,8 +76,11 @@ def _legacy_fsdp(fsdp: Any, cfg: dict[str, Any], set_by: dict[str, str]) -> None
         if str(item).upper() in SHARDING:
             if version == 2:
                 if item not in ("full_shard", "shard_grad_op"):
-                    raise TrainerRaises(f"`fsdp={item}` is only available with FSDP1. Set `fsdp_config['version'] = 1`",
-                                        "construction", "fsdp")
+                    raise TrainerRaises(
+                        f"`fsdp={item}` is only available with FSDP1. Set `fsdp_config['version'] = 1`",
+                        "construction",
+                        "fsdp",
+                    )
                 if "reshard_after_forward" not in cfg:
                     cfg["reshard_after_forward"] = item == "full_shard"
                     set_by["reshard_after_forward"] = f"fsdp {item}"
@@ -119,8 +122,16 @@ def plugin_args(fsdp: Any, fsdp_config: Mapping[str, Any] | None) -> tuple[dict[
     if policy == WRAP_POLICIES[1] and cfg["min_num_params"] > 0:
         put("min_num_params", cfg["min_num_params"], "min_num_params")
     elif policy == WRAP_POLICIES[0] and cfg.get("transformer_layer_cls_to_wrap") is not None:
-        put("transformer_cls_names_to_wrap", ",".join(cfg["transformer_layer_cls_to_wrap"]), "transformer_layer_cls_to_wrap")
-    put("cpu_ram_efficient_loading", str_to_bool(str(cfg.get("cpu_ram_efficient_loading", "false"))), "cpu_ram_efficient_loading")
+        put(
+            "transformer_cls_names_to_wrap",
+            ",".join(cfg["transformer_layer_cls_to_wrap"]),
+            "transformer_layer_cls_to_wrap",
+        )
+    put(
+        "cpu_ram_efficient_loading",
+        str_to_bool(str(cfg.get("cpu_ram_efficient_loading", "false"))),
+        "cpu_ram_efficient_loading",
+    )
     put("state_dict_type", cfg.get("state_dict_type", "FULL_STATE_DICT"), "state_dict_type")
     if "activation_checkpointing" in cfg:
         put("activation_checkpointing", str_to_bool(str(cfg["activation_checkpointing"])), "activation_checkpointing")
@@ -140,13 +151,17 @@ def plugin_args(fsdp: Any, fsdp_config: Mapping[str, Any] | None) -> tuple[dict[
 class _Fields:
     """The plugin's ``__post_init__`` over its keyword arguments and the process environment."""
 
-    def __init__(self, kwargs: Mapping[str, Any], kw_src: Mapping[str, str], env: Mapping[str, tuple[str, str, str]]) -> None:
+    def __init__(
+        self, kwargs: Mapping[str, Any], kw_src: Mapping[str, str], env: Mapping[str, tuple[str, str, str]]
+    ) -> None:
         self.kwargs, self.kw_src, self.env = kwargs, kw_src, env
         self.rows: dict[str, Provenance] = {}
 
     def given(self, field: str, value: Any) -> None:
         where = self.kw_src.get(field, "")
-        self.rows[field] = Provenance(field, value, "argument" if where else "transformers default", where or "_process_fsdp_args")
+        self.rows[field] = Provenance(
+            field, value, "argument" if where else "transformers default", where or "_process_fsdp_args"
+        )
         var = registry.by_plugin(registry.FSDP, field)
         if var is not None and var.env and var.env in self.env:
             v, _, w = self.env[var.env]
@@ -157,8 +172,9 @@ class _Fields:
         if var in self.env:
             raw, how, where = self.env[var]
             value = convert(raw) if convert else raw
-            self.rows[field] = Provenance(field, value, "accelerate config" if how == "launch" else "env", where or var,
-                                          note=f"from {var}")
+            self.rows[field] = Provenance(
+                field, value, "accelerate config" if how == "launch" else "env", where or var, note=f"from {var}"
+            )
             return value
         self.rows[field] = Provenance(field, default, "plugin default", f"{registry.FSDP}.{field}")
         return default
@@ -178,8 +194,9 @@ def _bool_env(text: str) -> bool:
     return str_to_bool(text, "Trainer init")
 
 
-def plugin_fields(kwargs: Mapping[str, Any], kw_src: Mapping[str, str],
-                  env: Mapping[str, tuple[str, str, str]]) -> dict[str, Provenance]:
+def plugin_fields(
+    kwargs: Mapping[str, Any], kw_src: Mapping[str, str], env: Mapping[str, tuple[str, str, str]]
+) -> dict[str, Provenance]:
     """Every field of the ``FullyShardedDataParallelPlugin`` built from ``kwargs`` in a process whose
     environment is ``env`` (variable -> (value, "launch"|"shell", where)), under the plugin's names."""
     f = _Fields(kwargs, kw_src, env)
@@ -192,18 +209,25 @@ def plugin_fields(kwargs: Mapping[str, Any], kw_src: Mapping[str, str],
     _prefetch_and_state(f, version)
     _wrap(f)
     _fsdp1_only(f, version)
-    for field, var in (("activation_checkpointing", "FSDP_ACTIVATION_CHECKPOINTING"),
-                       ("activation_checkpointing_offload", "FSDP_ACTIVATION_CHECKPOINTING_OFFLOAD"),
-                       ("cpu_ram_efficient_loading", "FSDP_CPU_RAM_EFFICIENT_LOADING")):
+    for field, var in (
+        ("activation_checkpointing", "FSDP_ACTIVATION_CHECKPOINTING"),
+        ("activation_checkpointing_offload", "FSDP_ACTIVATION_CHECKPOINTING_OFFLOAD"),
+        ("cpu_ram_efficient_loading", "FSDP_CPU_RAM_EFFICIENT_LOADING"),
+    ):
         if field not in kwargs:
             f.from_env(field, var, False, _bool_env)
     if f.rows["activation_checkpointing_offload"].value and not f.rows["activation_checkpointing"].value:
-        raise TrainerRaises("`activation_checkpointing_offload=True` requires `activation_checkpointing=True`.", "Trainer init",
-                            "activation_checkpointing_offload")
+        raise TrainerRaises(
+            "`activation_checkpointing_offload=True` requires `activation_checkpointing=True`.",
+            "Trainer init",
+            "activation_checkpointing_offload",
+        )
     if "ignored_modules" not in kwargs:
         f.from_env("ignored_modules", "FSDP_IGNORED_MODULES", None)
     if "limit_all_gathers" not in kwargs:
-        f.rows["limit_all_gathers"] = Provenance("limit_all_gathers", True, "plugin default", f"{registry.FSDP}.limit_all_gathers")
+        f.rows["limit_all_gathers"] = Provenance(
+            "limit_all_gathers", True, "plugin default", f"{registry.FSDP}.limit_all_gathers"
+        )
     if version == 1 and f.rows["cpu_ram_efficient_loading"].value and not f.rows["sync_module_states"].value:
         f.set("sync_module_states", True, "plugin default", "forced on by cpu_ram_efficient_loading (FSDP1)")
     return dict(sorted(f.rows.items()))
@@ -217,22 +241,37 @@ def _sharding(f: _Fields, version: int) -> None:
         else:
             f.from_env("sharding_strategy", "FSDP_SHARDING_STRATEGY", "FULL_SHARD", _strategy_name)
     else:
-        f.rows.setdefault("sharding_strategy", Provenance("sharding_strategy", None, "plugin default",
-                                                          f"{registry.FSDP}.sharding_strategy", note="not read by FSDP2"))
+        f.rows.setdefault(
+            "sharding_strategy",
+            Provenance(
+                "sharding_strategy",
+                None,
+                "plugin default",
+                f"{registry.FSDP}.sharding_strategy",
+                note="not read by FSDP2",
+            ),
+        )
     if "reshard_after_forward" in kw:
         raf = kw["reshard_after_forward"]
         if version == 1:
-            f.rows["reshard_after_forward"].value = _strategy_name(raf) if isinstance(raf, (str, int)) and not isinstance(raf, bool) else raf
+            f.rows["reshard_after_forward"].value = (
+                _strategy_name(raf) if isinstance(raf, (str, int)) and not isinstance(raf, bool) else raf
+            )
         elif isinstance(raf, str):
             f.rows["reshard_after_forward"].value = str_to_bool(raf, "Trainer init")
     elif version == 2:
         f.from_env("reshard_after_forward", "FSDP_RESHARD_AFTER_FORWARD", True, _bool_env)
     else:  # FSDP1 has a sharding_strategy by now: the plugin leaves reshard_after_forward unset
-        f.rows["reshard_after_forward"] = Provenance("reshard_after_forward", None, "plugin default",
-                                                     f"{registry.FSDP}.reshard_after_forward")
+        f.rows["reshard_after_forward"] = Provenance(
+            "reshard_after_forward", None, "plugin default", f"{registry.FSDP}.reshard_after_forward"
+        )
     raf = f.rows["reshard_after_forward"].value
     if version == 2 and not isinstance(raf, bool):
-        raise TrainerRaises(f"reshard_after_forward set to {raf}. This is not supported with FSDP2", "Trainer init", "reshard_after_forward")
+        raise TrainerRaises(
+            f"reshard_after_forward set to {raf}. This is not supported with FSDP2",
+            "Trainer init",
+            "reshard_after_forward",
+        )
 
 
 def _prefetch_and_state(f: _Fields, version: int) -> None:
@@ -241,15 +280,23 @@ def _prefetch_and_state(f: _Fields, version: int) -> None:
         bp = kw["backward_prefetch"]
         f.rows["backward_prefetch"].value = None if str(bp).upper() == "NO_PREFETCH" else str(bp).upper()
     else:
-        f.from_env("backward_prefetch", "FSDP_BACKWARD_PREFETCH", None,
-                   lambda t: None if t.upper() == "NO_PREFETCH" else (BACKWARD[int(t) - 1] if t.isdigit() else t.upper()))
+        f.from_env(
+            "backward_prefetch",
+            "FSDP_BACKWARD_PREFETCH",
+            None,
+            lambda t: None if t.upper() == "NO_PREFETCH" else (BACKWARD[int(t) - 1] if t.isdigit() else t.upper()),
+        )
     if version == 2 and f.rows["backward_prefetch"].value is not None:
         f.set("backward_prefetch", None, "plugin default", "FSDP2 has no backward prefetch: set to None")
     if "state_dict_type" in kw:
         f.rows["state_dict_type"].value = str(kw["state_dict_type"]).upper()
     else:
-        f.from_env("state_dict_type", "FSDP_STATE_DICT_TYPE", "FULL_STATE_DICT" if version == 1 else "SHARDED_STATE_DICT",
-                   lambda t: STATE_DICTS[int(t) - 1] if t.isdigit() else t.upper())
+        f.from_env(
+            "state_dict_type",
+            "FSDP_STATE_DICT_TYPE",
+            "FULL_STATE_DICT" if version == 1 else "SHARDED_STATE_DICT",
+            lambda t: STATE_DICTS[int(t) - 1] if t.isdigit() else t.upper(),
+        )
     if version == 2 and f.rows["state_dict_type"].value == "LOCAL_STATE_DICT":
         raise TrainerRaises("FSDP2 does not support LOCAL_STATE_DICT.", "Trainer init", "state_dict_type")
 
@@ -260,7 +307,11 @@ def _wrap(f: _Fields) -> None:
         f.from_env("auto_wrap_policy", "FSDP_AUTO_WRAP_POLICY", "NO_WRAP")
     policy = str(f.rows["auto_wrap_policy"].value).upper()
     if policy not in WRAP_POLICIES:
-        raise TrainerRaises(f"Invalid auto wrap policy: {policy}. Must be one of {list(WRAP_POLICIES)}", "Trainer init", "auto_wrap_policy")
+        raise TrainerRaises(
+            f"Invalid auto wrap policy: {policy}. Must be one of {list(WRAP_POLICIES)}",
+            "Trainer init",
+            "auto_wrap_policy",
+        )
     f.rows["auto_wrap_policy"].value = policy
     if policy == "TRANSFORMER_BASED_WRAP":
         if "transformer_cls_names_to_wrap" not in kw:
@@ -271,19 +322,25 @@ def _wrap(f: _Fields) -> None:
         if isinstance(names, str):
             f.rows["transformer_cls_names_to_wrap"].value = names.split(",")
     elif "transformer_cls_names_to_wrap" not in kw:
-        f.rows["transformer_cls_names_to_wrap"] = Provenance("transformer_cls_names_to_wrap", None, "plugin default",
-                                                             f"{registry.FSDP}.transformer_cls_names_to_wrap")
+        f.rows["transformer_cls_names_to_wrap"] = Provenance(
+            "transformer_cls_names_to_wrap", None, "plugin default", f"{registry.FSDP}.transformer_cls_names_to_wrap"
+        )
     if policy == "SIZE_BASED_WRAP":
         if "min_num_params" not in kw:
             f.from_env("min_num_params", "FSDP_MIN_NUM_PARAMS", 0, lambda t: int(t))
     elif "min_num_params" not in kw:
-        f.rows["min_num_params"] = Provenance("min_num_params", None, "plugin default", f"{registry.FSDP}.min_num_params")
+        f.rows["min_num_params"] = Provenance(
+            "min_num_params", None, "plugin default", f"{registry.FSDP}.min_num_params"
+        )
 
 
 def _fsdp1_only(f: _Fields, version: int) -> None:
     """``use_orig_params``, ``sync_module_states``, ``forward_prefetch``: FSDP1 reads them, FSDP2 sets them to None."""
-    for field, var in (("use_orig_params", "FSDP_USE_ORIG_PARAMS"), ("sync_module_states", "FSDP_SYNC_MODULE_STATES"),
-                       ("forward_prefetch", "FSDP_FORWARD_PREFETCH")):
+    for field, var in (
+        ("use_orig_params", "FSDP_USE_ORIG_PARAMS"),
+        ("sync_module_states", "FSDP_SYNC_MODULE_STATES"),
+        ("forward_prefetch", "FSDP_FORWARD_PREFETCH"),
+    ):
         if version == 1:
             if field not in f.kwargs:
                 f.from_env(field, var, False, _bool_env)
@@ -292,4 +349,6 @@ def _fsdp1_only(f: _Fields, version: int) -> None:
                 raise TrainerRaises("forward_prefetch is not yet implemented in FSDP2", "Trainer init", field)
             f.set(field, None, "plugin default", "obsolete in FSDP2: set to None")
         else:
-            f.rows[field] = Provenance(field, None, "plugin default", f"{registry.FSDP}.{field}", note="not read by FSDP2")
+            f.rows[field] = Provenance(
+                field, None, "plugin default", f"{registry.FSDP}.{field}", note="not read by FSDP2"
+            )

@@ -21,19 +21,50 @@ from accelconf.trainer.args import Arg, TrainerArgs
 # The launchers after which a training script and its arguments stand.
 LAUNCHERS = ("torchrun", "deepspeed", "accelerate", "accelerate-launch", "python", "python3")
 # Calls whose keyword arguments are Trainer arguments: transformers' classes and TRL's configs.
-ARGS_CLASSES = frozenset({
-    "TrainingArguments", "Seq2SeqTrainingArguments", "SFTConfig", "DPOConfig", "GRPOConfig", "KTOConfig",
-    "ORPOConfig", "CPOConfig", "PPOConfig", "RewardConfig", "RLOOConfig", "OnlineDPOConfig", "GKDConfig",
-    "PRMConfig", "XPOConfig", "NashMDConfig", "BCOConfig", "AlignPropConfig", "DDPOConfig", "IterativeSFTConfig",
-})
+ARGS_CLASSES = frozenset(
+    {
+        "TrainingArguments",
+        "Seq2SeqTrainingArguments",
+        "SFTConfig",
+        "DPOConfig",
+        "GRPOConfig",
+        "KTOConfig",
+        "ORPOConfig",
+        "CPOConfig",
+        "PPOConfig",
+        "RewardConfig",
+        "RLOOConfig",
+        "OnlineDPOConfig",
+        "GKDConfig",
+        "PRMConfig",
+        "XPOConfig",
+        "NashMDConfig",
+        "BCOConfig",
+        "AlignPropConfig",
+        "DDPOConfig",
+        "IterativeSFTConfig",
+    }
+)
 
 
 def _node_arg(name: str, key: Node, value: Node, text: str, source: str) -> Arg:
     children: tuple[Arg, ...] = ()
     if value.kind == "map":
         children = tuple(_node_arg(str(k.value), k, v, text, source) for k, v in value.pairs if k.kind == "scalar")
-    return Arg(name, to_python(value), key.line + 1, key.col + 1, value.end_line + 1, value.end_col + 1,
-               text[key.start:value.end], source, value.line + 1, value.col + 1, True, children)
+    return Arg(
+        name,
+        to_python(value),
+        key.line + 1,
+        key.col + 1,
+        value.end_line + 1,
+        value.end_col + 1,
+        text[key.start : value.end],
+        source,
+        value.line + 1,
+        value.col + 1,
+        True,
+        children,
+    )
 
 
 def from_document(text: str, path: str, kind: str, doc: Document | None = None) -> TrainerArgs:
@@ -115,18 +146,25 @@ def from_script(text: str, path: str, kind: str) -> list[TrainerArgs]:
             if m is None:
                 break
             value = t.partition("=")[2] if t is not None else None
-            group.env[m.group(1)] = Arg(m.group(1), value, w.line, w.column, w.line, w.column + len(w.raw), w.raw, "cli", typed=False)
-        group.args = _cli_args(words[at + 1:], texts[at + 1:])
+            group.env[m.group(1)] = Arg(
+                m.group(1), value, w.line, w.column, w.line, w.column + len(w.raw), w.raw, "cli", typed=False
+            )
+        group.args = _cli_args(words[at + 1 :], texts[at + 1 :])
         first = texts[at + 1] if len(texts) > at + 1 else None
         if first is not None and first.endswith((".yaml", ".yml", ".json")) and not first.startswith("-"):
             # `train.py args.yaml`: the script hands the file to HfArgumentParser.parse_yaml_file (LLaMA-Factory, TRL)
             w = words[at + 1]
             group.references.append(Reference("arguments", first, w.line, w.column, "arguments"))
-        group.references += [Reference(a.name, a.value, a.value_line, a.value_column, role)
-                            for a in group.args for key, role in {**_REF_ROLES, "config": "arguments"}.items()
-                            if a.name == key and isinstance(a.value, str) and a.value.endswith((".json", ".yaml", ".yml"))]
+        group.references += [
+            Reference(a.name, a.value, a.value_line, a.value_column, role)
+            for a in group.args
+            for key, role in {**_REF_ROLES, "config": "arguments"}.items()
+            if a.name == key and isinstance(a.value, str) and a.value.endswith((".json", ".yaml", ".yml"))
+        ]
         # TRL's `--config FILE` is the parser's own option (TrlParser), not an argument
-        group.args = [a for a in group.args if not (a.name == "config" and any(r.key == "config" for r in group.references))]
+        group.args = [
+            a for a in group.args if not (a.name == "config" and any(r.key == "config" for r in group.references))
+        ]
         out.append(group)
     return out
 
@@ -181,6 +219,7 @@ def _bare(a: Arg) -> Arg:
 
 # -- Python scripts --------------------------------------------------------------------------
 
+
 def from_python(text: str, path: str, kind: str) -> list[TrainerArgs]:
     """One group per ``TrainingArguments(...)``/TRL config call: its literal keyword arguments
     (a value that is not a literal is kept as None with ``typed=False``)."""
@@ -195,11 +234,15 @@ def from_python(text: str, path: str, kind: str) -> list[TrainerArgs]:
     out = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and _call_name(node) in ARGS_CLASSES:
-            group = TrainerArgs(path, kind, group=_call_name(node), cls=_call_name(node), line=node.lineno, column=node.col_offset + 1)
+            group = TrainerArgs(
+                path, kind, group=_call_name(node), cls=_call_name(node), line=node.lineno, column=node.col_offset + 1
+            )
             group.args = [_kw_arg(kw, lines) for kw in node.keywords if kw.arg is not None]
-            group.references = [Reference(a.name, a.value, a.value_line, a.value_column, _REF_ROLES[a.name])
-                                for a in group.args if a.name in _REF_ROLES and isinstance(a.value, str)
-                                and a.value.endswith((".json", ".yaml", ".yml"))]
+            group.references = [
+                Reference(a.name, a.value, a.value_line, a.value_column, _REF_ROLES[a.name])
+                for a in group.args
+                if a.name in _REF_ROLES and isinstance(a.value, str) and a.value.endswith((".json", ".yaml", ".yml"))
+            ]
             out.append(group)
     return sorted(out, key=lambda g: (g.line, g.column))
 
@@ -215,11 +258,26 @@ def _kw_arg(kw: ast.keyword, lines: list[str]) -> Arg:
         value, typed = None, False
     children: tuple[Arg, ...] = ()
     if isinstance(v, ast.Dict):
-        children = tuple(_kw_child(k, val, lines) for k, val in zip(v.keys, v.values)
-                         if isinstance(k, ast.Constant) and isinstance(k.value, str))
+        children = tuple(
+            _kw_child(k, val, lines)
+            for k, val in zip(v.keys, v.values)
+            if isinstance(k, ast.Constant) and isinstance(k.value, str)
+        )
     raw = ast.get_source_segment("\n".join(lines), kw) or kw.arg or ""
-    return Arg(kw.arg or "", value, kw.lineno, kw.col_offset + 1, v.end_lineno or v.lineno, (v.end_col_offset or 0) + 1,
-               raw, "python", v.lineno, v.col_offset + 1, typed, children)
+    return Arg(
+        kw.arg or "",
+        value,
+        kw.lineno,
+        kw.col_offset + 1,
+        v.end_lineno or v.lineno,
+        (v.end_col_offset or 0) + 1,
+        raw,
+        "python",
+        v.lineno,
+        v.col_offset + 1,
+        typed,
+        children,
+    )
 
 
 def _kw_child(k: ast.Constant, v: ast.expr, lines: list[str]) -> Arg:
@@ -229,5 +287,15 @@ def _kw_child(k: ast.Constant, v: ast.expr, lines: list[str]) -> Arg:
         value: Any = _evaluate(v)
     except _NotRead:
         value = None
-    return Arg(str(k.value), value, k.lineno, k.col_offset + 1, v.end_lineno or v.lineno, (v.end_col_offset or 0) + 1,
-               str(k.value), "python", v.lineno, v.col_offset + 1)
+    return Arg(
+        str(k.value),
+        value,
+        k.lineno,
+        k.col_offset + 1,
+        v.end_lineno or v.lineno,
+        (v.end_col_offset or 0) + 1,
+        str(k.value),
+        "python",
+        v.lineno,
+        v.col_offset + 1,
+    )

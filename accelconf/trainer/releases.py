@@ -117,8 +117,15 @@ def _in(seg: Mapping[str, Any], minor: str) -> bool:
 
 def _field(name: str, seg: Mapping[str, Any]) -> Field:
     choices = seg.get("choices")
-    return Field(name, seg["type"], seg["default"], tuple(choices) if choices is not None else None,
-                 seg["since"], seg["until"], bool(seg.get("required", False)))
+    return Field(
+        name,
+        seg["type"],
+        seg["default"],
+        tuple(choices) if choices is not None else None,
+        seg["since"],
+        seg["until"],
+        bool(seg.get("required", False)),
+    )
 
 
 def _pick(table: Mapping[str, list[dict[str, Any]]], minor: str) -> dict[str, Field]:
@@ -201,8 +208,9 @@ def _trl_fields(cls_name: str, minor: str, transformers_minor: str) -> Mapping[s
     return MappingProxyType(got)
 
 
-def trl_fields(cls_name: str, trl_version: str | None = None,
-               transformers_version: str | None = None) -> Mapping[str, Field]:
+def trl_fields(
+    cls_name: str, trl_version: str | None = None, transformers_version: str | None = None
+) -> Mapping[str, Field]:
     """The fields of a TRL config class in that TRL release: TrainingArguments' fields of the
     transformers release (default: the one the TRL data was generated with) with the fields the
     class adds and the defaults it changes. Raises ``KeyError`` for a class that release lacks."""

@@ -41,6 +41,7 @@ def check(group: TrainerArgs, version: str | None = None, context: dict[str, Any
 
 # -- unknown fields ----------------------------------------------------------------------------
 
+
 def unknown_fields(group: TrainerArgs, version: str | None, trl_version: str | None = None) -> list[Finding]:
     own = fields.class_fields(group.cls, version, trl_version) if group.cls else None
     exact = own is not None  # a call of a class the data holds takes no other keyword
@@ -53,8 +54,14 @@ def unknown_fields(group: TrainerArgs, version: str | None, trl_version: str | N
             continue
         gone = fields.removed(a.name, version)
         if gone:
-            out.append(_f("trainer-removed-field", "error",
-                          f"`{a.name}` was removed in transformers {gone}: {_refusal(group)}", a))
+            out.append(
+                _f(
+                    "trainer-removed-field",
+                    "error",
+                    f"`{a.name}` was removed in transformers {gone}: {_refusal(group)}",
+                    a,
+                )
+            )
             continue
         from accelconf.text.suggest import ranked
 
@@ -63,19 +70,37 @@ def unknown_fields(group: TrainerArgs, version: str | None, trl_version: str | N
             # a call of transformers' own class takes no other keyword; a file's key only a misspelling is sure
             hint = f"; did you mean `{guess[0]}`?" if guess else ""
             cls = group.cls or "TrainingArguments"
-            out.append(Finding("trainer-unknown-field", "error",
-                               f"`{a.name}` is not a {cls} field (transformers {fields.version(version)}): "
-                               f"{_refusal(group)}{hint}",
-                               a.name, a.line, a.column, suggestion=guess[0] if guess else None,
-                               end_line=a.end_line, end_column=a.end_column))
+            out.append(
+                Finding(
+                    "trainer-unknown-field",
+                    "error",
+                    f"`{a.name}` is not a {cls} field (transformers {fields.version(version)}): "
+                    f"{_refusal(group)}{hint}",
+                    a.name,
+                    a.line,
+                    a.column,
+                    suggestion=guess[0] if guess else None,
+                    end_line=a.end_line,
+                    end_column=a.end_column,
+                )
+            )
         else:
             other.append(a)
     if other:
         shown = ", ".join(f"`{a.name}`" for a in other[:6]) + (f" and {len(other) - 6} more" if len(other) > 6 else "")
-        who = {"llama-factory": "LLaMA-Factory's", "axolotl": "axolotl's"}.get(group.kind, "the script's own dataclasses' or TRL's")
-        out.append(Finding("trainer-other-fields", "info",
-                           f"{shown}: not TrainingArguments fields; taken to be {who} (accelconf does not model them)",
-                           other[0].name, other[0].line, other[0].column))
+        who = {"llama-factory": "LLaMA-Factory's", "axolotl": "axolotl's"}.get(
+            group.kind, "the script's own dataclasses' or TRL's"
+        )
+        out.append(
+            Finding(
+                "trainer-other-fields",
+                "info",
+                f"{shown}: not TrainingArguments fields; taken to be {who} (accelconf does not model them)",
+                other[0].name,
+                other[0].line,
+                other[0].column,
+            )
+        )
     return out
 
 
@@ -91,10 +116,13 @@ def _refusal(group: TrainerArgs) -> str:
         return "HfArgumentParser refuses it (ValueError: Some keys are not used) before training starts"
     if group.cls:
         return f"{group.cls}(...) raises TypeError (unexpected keyword argument) at construction"
-    return "HfArgumentParser refuses it (ValueError: Some specified arguments are not used) unless the script declares it"
+    return (
+        "HfArgumentParser refuses it (ValueError: Some specified arguments are not used) unless the script declares it"
+    )
 
 
 # -- types ---------------------------------------------------------------------------------------
+
 
 def wrong_types(group: TrainerArgs, version: str | None) -> list[Finding]:
     if group.kind == "axolotl":
@@ -119,8 +147,9 @@ def wrong_types(group: TrainerArgs, version: str | None) -> list[Finding]:
 
 # The enum fields TrainingArguments.__post_init__ converts to their Enum (another value raises
 # ValueError at construction); the others keep any string (the oracle test checks each enum field).
-CONVERTED_ENUMS = frozenset({"eval_strategy", "logging_strategy", "save_strategy", "hub_strategy", "lr_scheduler_type",
-                             "optim", "ddp_backend"})
+CONVERTED_ENUMS = frozenset(
+    {"eval_strategy", "logging_strategy", "save_strategy", "hub_strategy", "lr_scheduler_type", "optim", "ddp_backend"}
+)
 
 
 def _json_string(a: Arg) -> tuple[str, str] | None:
@@ -130,8 +159,10 @@ def _json_string(a: Arg) -> tuple[str, str] | None:
     try:
         json.loads(a.value)
     except json.JSONDecodeError as exc:
-        return "error", (f"`{a.name}` is a string starting with '{{' that is not JSON ({exc.msg}): TrainingArguments "
-                         "raises JSONDecodeError at construction")
+        return "error", (
+            f"`{a.name}` is a string starting with '{{' that is not JSON ({exc.msg}): TrainingArguments "
+            "raises JSONDecodeError at construction"
+        )
     return None
 
 
@@ -166,7 +197,10 @@ def _cli_type(a: Arg, t: str) -> tuple[str, str] | None:
         if t == "float":
             float(v)
     except ValueError:
-        return "error", f"`--{a.name} {v}` is not a {t}: HfArgumentParser's argparse refuses it (exit 2) before training starts"
+        return (
+            "error",
+            f"`--{a.name} {v}` is not a {t}: HfArgumentParser's argparse refuses it (exit 2) before training starts",
+        )
     return None
 
 
@@ -177,27 +211,44 @@ def _file_type(a: Arg, t: str) -> tuple[str, str] | None:
         try:
             float(v)
         except ValueError:
-            return "error", f"`{a.name}: {v!r}` is a string, not a float: TrainingArguments keeps it and it fails where it is used"
-        fix = f" (YAML 1.1 reads a float only with a dot: write {_dotted(v)})" if "e" in v.lower() and "." not in v else ""
+            return (
+                "error",
+                f"`{a.name}: {v!r}` is a string, not a float: TrainingArguments keeps it and it fails where it is used",
+            )
+        fix = (
+            f" (YAML 1.1 reads a float only with a dot: write {_dotted(v)})"
+            if "e" in v.lower() and "." not in v
+            else ""
+        )
         # only HfArgumentParser.parse_yaml_file's path refuses it; TRL's --config sets it as an
         # argparse default, which argparse converts: a warning
-        return "error" if a.source == "python" else "warning", (f"`{a.name}: {v}` is a string{fix}: HfArgumentParser.parse_yaml_file passes it unconverted "
-                "and TrainingArguments keeps it; the optimizer refuses it in train() (TypeError). TRL's --config "
-                "converts it (argparse types a string default)")
+        return "error" if a.source == "python" else "warning", (
+            f"`{a.name}: {v}` is a string{fix}: HfArgumentParser.parse_yaml_file passes it unconverted "
+            "and TrainingArguments keeps it; the optimizer refuses it in train() (TypeError). TRL's --config "
+            "converts it (argparse types a string default)"
+        )
     if t == "int" and isinstance(v, (str, float, bool)):
-        return "error", f"`{a.name}: {v!r}` is a {type(v).__name__}, not an int: TrainingArguments keeps it unconverted and train() fails where it computes with it"
+        return (
+            "error",
+            f"`{a.name}: {v!r}` is a {type(v).__name__}, not an int: TrainingArguments keeps it unconverted and train() fails where it computes with it",
+        )
     if t == "bool" and not isinstance(v, bool):
         on = "on" if v else "off"
         meant_on = isinstance(v, str) and v.lower() in ("yes", "true", "t", "y", "1")
         return "warning" if meant_on else "error", (
             f"`{a.name}: {v!r}` is not a boolean: TrainingArguments takes its truth value, so it is silently {on} "
             "(a string such as 'auto' or 'false' is true)"
-            + ("" if meant_on or not isinstance(v, str) or a.source == "python" else
-               "; TRL's --config refuses it (argparse: Truthy value expected)"))
+            + (
+                ""
+                if meant_on or not isinstance(v, str) or a.source == "python"
+                else "; TRL's --config refuses it (argparse: Truthy value expected)"
+            )
+        )
     return None
 
 
 # -- FSDP ----------------------------------------------------------------------------------------
+
 
 def fsdp_entries(group: TrainerArgs) -> list[Arg] | None:
     cfg = group.get("fsdp_config")
@@ -224,6 +275,7 @@ def fsdp_findings(group: TrainerArgs) -> list[Finding]:
 
 # -- combinations ----------------------------------------------------------------------------
 
+
 def _truthy(group: TrainerArgs, name: str) -> bool:
     v = group.value(name)
     if isinstance(v, str):
@@ -238,9 +290,15 @@ def combinations(group: TrainerArgs, ctx: dict[str, Any]) -> list[Finding]:
     zero = ctx.get("zero_stage")
     afb = group.get("auto_find_batch_size")
     if zero == 3 and afb is not None and _truthy(group, "auto_find_batch_size"):
-        out.append(_f("trainer-zero3-auto-batch", "error",
-                      "`auto_find_batch_size` with DeepSpeed ZeRO-3: the Trainer raises ValueError at Trainer init "
-                      "(\"isn't supported yet with DeepSpeed Zero-3\")", afb))
+        out.append(
+            _f(
+                "trainer-zero3-auto-batch",
+                "error",
+                "`auto_find_batch_size` with DeepSpeed ZeRO-3: the Trainer raises ValueError at Trainer init "
+                '("isn\'t supported yet with DeepSpeed Zero-3")',
+                afb,
+            )
+        )
     out += _accumulation(group, ctx)
     out += _precision(group, ctx)
     return out
@@ -258,13 +316,25 @@ def _checkpointing(group: TrainerArgs, ctx: dict[str, Any]) -> list[Finding]:
     out: list[Finding] = []
     ga, aa = group.get("gradient_checkpointing"), group.get("activation_checkpointing")
     if ga is not None and aa is not None and bool(ga.value) != bool(aa.value):
-        out.append(_f("trainer-checkpointing-alias", "warning",
-                      "`gradient_checkpointing` is the deprecated alias of `activation_checkpointing`: the new name wins "
-                      "and this value is silently ignored", ga))
+        out.append(
+            _f(
+                "trainer-checkpointing-alias",
+                "warning",
+                "`gradient_checkpointing` is the deprecated alias of `activation_checkpointing`: the new name wins "
+                "and this value is silently ignored",
+                ga,
+            )
+        )
     if fsdp_on(group) and fsdp_ac is not None and fsdp._truth(fsdp_ac) and arg is not None and _truthy(group, arg.name):
-        out.append(_f("trainer-fsdp-checkpointing", "error",
-                      f"`fsdp_config.activation_checkpointing` and `{arg.name}` are both true: the Trainer raises ValueError "
-                      "at Trainer init; use FSDP's activation checkpointing alone", arg))
+        out.append(
+            _f(
+                "trainer-fsdp-checkpointing",
+                "error",
+                f"`fsdp_config.activation_checkpointing` and `{arg.name}` are both true: the Trainer raises ValueError "
+                "at Trainer init; use FSDP's activation checkpointing alone",
+                arg,
+            )
+        )
     return out
 
 
@@ -273,17 +343,33 @@ def _save_only_model(group: TrainerArgs, ctx: dict[str, Any]) -> list[Finding]:
     if som is None or not _truthy(group, "save_only_model"):
         return []
     out: list[Finding] = []
-    wrapper = "FSDP" if fsdp_on(group) else "DeepSpeed" if group.get("deepspeed") is not None and group.value("deepspeed") else None
+    wrapper = (
+        "FSDP"
+        if fsdp_on(group)
+        else "DeepSpeed"
+        if group.get("deepspeed") is not None and group.value("deepspeed")
+        else None
+    )
     if wrapper and _truthy(group, "load_best_model_at_end"):
-        out.append(_f("trainer-save-only-model", "error",
-                      f"`save_only_model` with `load_best_model_at_end` under {wrapper}: the Trainer raises ValueError at Trainer init",
-                      som))
+        out.append(
+            _f(
+                "trainer-save-only-model",
+                "error",
+                f"`save_only_model` with `load_best_model_at_end` under {wrapper}: the Trainer raises ValueError at Trainer init",
+                som,
+            )
+        )
     entries = fsdp_entries(group) or ctx.get("fsdp_entries") or []
     sdt = next((e for e in entries if e.name.removeprefix("fsdp_") == "state_dict_type"), None)
     if fsdp_on(group) and sdt is not None and "SHARDED_STATE_DICT" in str(sdt.value).upper():
-        out.append(_f("trainer-save-only-model", "error",
-                      "`save_only_model` with FSDP state_dict_type SHARDED_STATE_DICT: the Trainer raises ValueError at Trainer init",
-                      som))
+        out.append(
+            _f(
+                "trainer-save-only-model",
+                "error",
+                "`save_only_model` with FSDP state_dict_type SHARDED_STATE_DICT: the Trainer raises ValueError at Trainer init",
+                som,
+            )
+        )
     return out
 
 
@@ -291,26 +377,49 @@ def _accumulation(group: TrainerArgs, ctx: dict[str, Any], launch_only: bool = F
     gas = group.get("gradient_accumulation_steps")
     out: list[Finding] = []
     acc = None if launch_only else group.value("accelerator_config")
-    if isinstance(acc, dict) and isinstance(acc.get("gradient_accumulation_kwargs"), dict) and \
-            "num_steps" in acc["gradient_accumulation_kwargs"] and gas is not None and _int(gas.value) > 1:
-        out.append(_f("trainer-accumulation-twice", "error",
-                      "`accelerator_config.gradient_accumulation_kwargs.num_steps` and `gradient_accumulation_steps` > 1: "
-                      "the Trainer raises ValueError at Trainer init", gas))
+    if (
+        isinstance(acc, dict)
+        and isinstance(acc.get("gradient_accumulation_kwargs"), dict)
+        and "num_steps" in acc["gradient_accumulation_kwargs"]
+        and gas is not None
+        and _int(gas.value) > 1
+    ):
+        out.append(
+            _f(
+                "trainer-accumulation-twice",
+                "error",
+                "`accelerator_config.gradient_accumulation_kwargs.num_steps` and `gradient_accumulation_steps` > 1: "
+                "the Trainer raises ValueError at Trainer init",
+                gas,
+            )
+        )
     other = ctx.get("accelerate_gas")
     if gas is not None and other is not None and str(other[0]) != str(gas.value) and str(other[0]) != "auto":
         value, where = other
         # accelerate's DeepSpeedPlugin writes the config's value into the DeepSpeed config it builds;
         # the Trainer's fill_match records the mismatch and deepspeed_init raises it
-        out.append(_f("trainer-accumulation-twice", "error",
-                      f"gradient accumulation is {gas.value} here and {value} in the accelerate config {where} "
-                      "(deepspeed_config.gradient_accumulation_steps): accelerate puts its value in the DeepSpeed config and "
-                      "transformers raises ValueError (DeepSpeed config mismatch) in train(), after the model loads", gas))
+        out.append(
+            _f(
+                "trainer-accumulation-twice",
+                "error",
+                f"gradient accumulation is {gas.value} here and {value} in the accelerate config {where} "
+                "(deepspeed_config.gradient_accumulation_steps): accelerate puts its value in the DeepSpeed config and "
+                "transformers raises ValueError (DeepSpeed config mismatch) in train(), after the model loads",
+                gas,
+            )
+        )
     env = group.env.get("ACCELERATE_GRADIENT_ACCUMULATION_STEPS")
     if gas is not None and env is not None and other is None and ctx.get("zero_stage") is None:
-        out.append(_f("trainer-accumulation-twice", "warning",
-                      f"gradient accumulation is {gas.value} here and ACCELERATE_GRADIENT_ACCUMULATION_STEPS={env.value} "
-                      f"(line {env.line}): the Trainer's wins; it accumulates itself and builds the Accelerator with "
-                      "GradientAccumulationPlugin(num_steps=1), so the variable is ignored", gas))
+        out.append(
+            _f(
+                "trainer-accumulation-twice",
+                "warning",
+                f"gradient accumulation is {gas.value} here and ACCELERATE_GRADIENT_ACCUMULATION_STEPS={env.value} "
+                f"(line {env.line}): the Trainer's wins; it accumulates itself and builds the Accelerator with "
+                "GradientAccumulationPlugin(num_steps=1), so the variable is ignored",
+                gas,
+            )
+        )
     return out
 
 
@@ -339,13 +448,29 @@ def _precision(group: TrainerArgs, ctx: dict[str, Any]) -> list[Finding]:
     for flag in ("bf16", "fp16"):
         a = group.get(flag)
         if a is not None and _truthy(group, flag) and str(value) != flag:
-            out.append(_f("trainer-mixed-precision", "warning",
-                          f"`{flag}` is true and {where} says {value!r}: TrainingArguments sets mixed_precision to {flag!r} "
-                          "over it (silently)", a))
-    if not any(group.get(f) is not None and _truthy(group, f) for f in ("bf16", "fp16")) and str(value) in ("bf16", "fp16"):
-        out.append(Finding("trainer-mixed-precision", "info",
-                           f"neither `bf16` nor `fp16` is set: mixed precision {value!r} comes from {where}",
-                           "mixed_precision", group.line, group.column))
+            out.append(
+                _f(
+                    "trainer-mixed-precision",
+                    "warning",
+                    f"`{flag}` is true and {where} says {value!r}: TrainingArguments sets mixed_precision to {flag!r} "
+                    "over it (silently)",
+                    a,
+                )
+            )
+    if not any(group.get(f) is not None and _truthy(group, f) for f in ("bf16", "fp16")) and str(value) in (
+        "bf16",
+        "fp16",
+    ):
+        out.append(
+            Finding(
+                "trainer-mixed-precision",
+                "info",
+                f"neither `bf16` nor `fp16` is set: mixed precision {value!r} comes from {where}",
+                "mixed_precision",
+                group.line,
+                group.column,
+            )
+        )
     return out
 
 
@@ -355,4 +480,13 @@ def check_fsdp_file(entries: Iterable[Arg]) -> list[Finding]:
     return fsdp.check_config(list(entries), "fsdp_config", True)
 
 
-__all__ = ["CONVERTED_ENUMS", "check", "check_fsdp_file", "combinations", "fsdp_findings", "launch_findings", "unknown_fields", "wrong_types"]
+__all__ = [
+    "CONVERTED_ENUMS",
+    "check",
+    "check_fsdp_file",
+    "combinations",
+    "fsdp_findings",
+    "launch_findings",
+    "unknown_fields",
+    "wrong_types",
+]

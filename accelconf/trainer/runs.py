@@ -43,7 +43,9 @@ class Runs:
             "gradient_accumulation": [asdict(p) for p in self.gradient_accumulation],
             "fsdp_plugin": None if self.fsdp is None else {k: asdict(v) for k, v in self.fsdp.items()},
             "deepspeed_config": None if self.deepspeed is None else _jsonable(self.deepspeed.config),
-            "deepspeed_filled": None if self.deepspeed is None else {k: asdict(v) for k, v in self.deepspeed.provenance.items()},
+            "deepspeed_filled": None
+            if self.deepspeed is None
+            else {k: asdict(v) for k, v in self.deepspeed.provenance.items()},
             "raises": [{"stage": r.stage, "key": r.key, "message": r.message} for r in self.raises],
             "notes": self.notes,
         }
@@ -57,13 +59,20 @@ def mixed_precision(args: ArgValues, env: Env) -> Provenance:
     """``TrainingArguments.mixed_precision``: ``ACCELERATE_MIXED_PRECISION`` (else "no"), replaced by fp16, then bf16."""
     var = "ACCELERATE_MIXED_PRECISION"
     from_env = env.get(var)
-    base = Provenance("mixed_precision", from_env[0] if from_env else "no",
-                      ("accelerate config" if from_env[1] == "launch" else "env") if from_env else "argument default",
-                      (from_env[2] or var) if from_env else "TrainingArguments.mixed_precision")
+    base = Provenance(
+        "mixed_precision",
+        from_env[0] if from_env else "no",
+        ("accelerate config" if from_env[1] == "launch" else "env") if from_env else "argument default",
+        (from_env[2] or var) if from_env else "TrainingArguments.mixed_precision",
+    )
     for name in ("fp16", "bf16"):
         if args.get(name):
             source, where = args.origin(name)
-            overrode = f"{var}={from_env[0]}" + (f" ({from_env[2]})" if from_env[2] else "") if from_env and from_env[0] != name else ""
+            overrode = (
+                f"{var}={from_env[0]}" + (f" ({from_env[2]})" if from_env[2] else "")
+                if from_env and from_env[0] != name
+                else ""
+            )
             return Provenance("mixed_precision", name, source, where, overrode=overrode)
     return base
 
@@ -75,20 +84,45 @@ def gradient_accumulation(args: ArgValues, env: Env, ds: ds_fill.Filled | None) 
     gak = kwargs.get("gradient_accumulation_kwargs") or {}
     rows = []
     if "num_steps" in gak and steps == 1:
-        rows.append(Provenance("Trainer.gradient_accumulation_steps", gak["num_steps"], "argument",
-                               "accelerator_config.gradient_accumulation_kwargs.num_steps"))
+        rows.append(
+            Provenance(
+                "Trainer.gradient_accumulation_steps",
+                gak["num_steps"],
+                "argument",
+                "accelerator_config.gradient_accumulation_kwargs.num_steps",
+            )
+        )
     else:
         rows.append(Provenance("Trainer.gradient_accumulation_steps", steps, source, where))
     var = env.get("ACCELERATE_GRADIENT_ACCUMULATION_STEPS")
-    rows.append(Provenance("Accelerator.gradient_accumulation_steps", 1, "transformers default",
-                           "Trainer: GradientAccumulationPlugin(num_steps=1)",
-                           overrode=f"ACCELERATE_GRADIENT_ACCUMULATION_STEPS={var[0]}" + (f" ({var[2]})" if var[2] else "") if var else "",
-                           note="the Trainer accumulates itself"))
+    rows.append(
+        Provenance(
+            "Accelerator.gradient_accumulation_steps",
+            1,
+            "transformers default",
+            "Trainer: GradientAccumulationPlugin(num_steps=1)",
+            overrode=f"ACCELERATE_GRADIENT_ACCUMULATION_STEPS={var[0]}" + (f" ({var[2]})" if var[2] else "")
+            if var
+            else "",
+            note="the Trainer accumulates itself",
+        )
+    )
     if ds is not None:
         p = ds.provenance.get("gradient_accumulation_steps")
         value = ds.config.get("gradient_accumulation_steps")
-        rows.append(p if p is not None else Provenance("gradient_accumulation_steps", value, "deepspeed json", "gradient_accumulation_steps"))
-        rows[-1] = Provenance("deepspeed.gradient_accumulation_steps", value, rows[-1].source, rows[-1].where, rows[-1].overrode, rows[-1].note)
+        rows.append(
+            p
+            if p is not None
+            else Provenance("gradient_accumulation_steps", value, "deepspeed json", "gradient_accumulation_steps")
+        )
+        rows[-1] = Provenance(
+            "deepspeed.gradient_accumulation_steps",
+            value,
+            rows[-1].source,
+            rows[-1].where,
+            rows[-1].overrode,
+            rows[-1].note,
+        )
     return rows
 
 
@@ -120,31 +154,59 @@ def model_hidden_size(model_dir: str) -> tuple[int | None, str]:
     return (size.arch.hidden, f"{path}: hidden_size") if size.arch is not None else (None, "")
 
 
-def what_runs(args: ArgValues, *, env: Env | None = None, fsdp_config: Mapping[str, Any] | None = None,
-              ds_config: Mapping[str, Any] | None = None, world_size: int = 1, hidden_size: int | None = None,
-              hidden_where: str = "", num_training_steps: int | None = None) -> Runs:
+def what_runs(
+    args: ArgValues,
+    *,
+    env: Env | None = None,
+    fsdp_config: Mapping[str, Any] | None = None,
+    ds_config: Mapping[str, Any] | None = None,
+    world_size: int = 1,
+    hidden_size: int | None = None,
+    hidden_where: str = "",
+    num_training_steps: int | None = None,
+) -> Runs:
     """The Accelerator a Trainer builds from these arguments (``fsdp_config``/``ds_config``: the
     loaded files the arguments name, or the inline dicts)."""
     env = env or {}
     mp = mixed_precision(args, env)
     runs = Runs(mp, [])
     if args.get("fp16") and args.get("bf16"):
-        runs.raises.append(TrainerRaises("At most one of fp16 and bf16 can be True, but not both", "construction", "bf16"))
+        runs.raises.append(
+            TrainerRaises("At most one of fp16 and bf16 can be True, but not both", "construction", "bf16")
+        )
         return runs
-    fsdp_cfg = fsdp_config if fsdp_config is not None else (args.get("fsdp_config") if isinstance(args.get("fsdp_config"), dict) else None)
+    fsdp_cfg = (
+        fsdp_config
+        if fsdp_config is not None
+        else (args.get("fsdp_config") if isinstance(args.get("fsdp_config"), dict) else None)
+    )
     try:
         made = fsdp_plugin.plugin_args(args.get("fsdp"), fsdp_cfg)
         if made is not None:
             runs.fsdp = fsdp_plugin.plugin_fields(made[0], made[1], env)
         elif args.get("fsdp"):
-            runs.notes.append("fsdp_config turns on xla: torch_xla's FSDP wraps the model, accelerate builds no FSDP plugin")
+            runs.notes.append(
+                "fsdp_config turns on xla: torch_xla's FSDP wraps the model, accelerate builds no FSDP plugin"
+            )
     except TrainerRaises as exc:
         runs.raises.append(exc)
-    ds = ds_config if ds_config is not None else (args.get("deepspeed") if isinstance(args.get("deepspeed"), dict) else None)
+    ds = (
+        ds_config
+        if ds_config is not None
+        else (args.get("deepspeed") if isinstance(args.get("deepspeed"), dict) else None)
+    )
     if ds is not None and args.get("deepspeed"):
         try:
-            runs.deepspeed = ds_fill.fill(ds, args, env=env, mixed_precision=mp.value, world_size=world_size,
-                                          hidden_size=hidden_size, hidden_where=hidden_where, num_training_steps=num_training_steps)
+            runs.deepspeed = ds_fill.fill(
+                ds,
+                args,
+                env=env,
+                mixed_precision=mp.value,
+                world_size=world_size,
+                hidden_size=hidden_size,
+                hidden_where=hidden_where,
+                num_training_steps=num_training_steps,
+            )
         except TrainerRaises as exc:
             runs.raises.append(exc)
         if runs.deepspeed is not None:
@@ -154,9 +216,19 @@ def what_runs(args: ArgValues, *, env: Env | None = None, fsdp_config: Mapping[s
     runs.gradient_accumulation = gradient_accumulation(args, env, runs.deepspeed)
     acc = args.get("accelerator_config")
     gak = (acc.get("gradient_accumulation_kwargs") or {}) if isinstance(acc, dict) else {}
-    if "num_steps" in gak and isinstance(args.get("gradient_accumulation_steps"), int) and args.get("gradient_accumulation_steps") > 1:
-        runs.raises.append(TrainerRaises("The `AcceleratorConfig`'s `num_steps` is set but `gradient_accumulation_steps` is "
-                                         "greater than 1 in the passed `TrainingArguments`", "Trainer init", "accelerator_config"))
+    if (
+        "num_steps" in gak
+        and isinstance(args.get("gradient_accumulation_steps"), int)
+        and args.get("gradient_accumulation_steps") > 1
+    ):
+        runs.raises.append(
+            TrainerRaises(
+                "The `AcceleratorConfig`'s `num_steps` is set but `gradient_accumulation_steps` is "
+                "greater than 1 in the passed `TrainingArguments`",
+                "Trainer init",
+                "accelerator_config",
+            )
+        )
     return runs
 
 
@@ -165,12 +237,21 @@ def _ds_precision(config: Mapping[str, Any], given: Provenance) -> Provenance:
     for name in ("fp16", "bf16"):
         node = config.get(name)
         if isinstance(node, dict) and node.get("enabled") is True:
-            return Provenance("mixed_precision", name, given.source if given.value == name else "deepspeed json",
-                              given.where if given.value == name else f"{name}.enabled", note="DeepSpeed applies it")
-    return Provenance("mixed_precision", "no", given.source, given.where, note="DeepSpeed config enables neither fp16 nor bf16")
+            return Provenance(
+                "mixed_precision",
+                name,
+                given.source if given.value == name else "deepspeed json",
+                given.where if given.value == name else f"{name}.enabled",
+                note="DeepSpeed applies it",
+            )
+    return Provenance(
+        "mixed_precision", "no", given.source, given.where, note="DeepSpeed config enables neither fp16 nor bf16"
+    )
 
 
-def deepspeed_mismatches(args: Any, ds_doc: Any, world_size: int = 1, num_training_steps: int | None = None) -> list[Finding]:
+def deepspeed_mismatches(
+    args: Any, ds_doc: Any, world_size: int = 1, num_training_steps: int | None = None
+) -> list[Finding]:
     """The DeepSpeed values transformers' ``trainer_config_process``/``trainer_config_finalize`` find
     different from the arguments, each at its key in the JSON (``ds_doc``: its Document); transformers
     raises with all of them in ``train()``, after the model has loaded. ``args``: an :class:`ArgValues`
@@ -189,10 +270,19 @@ def deepspeed_mismatches(args: Any, ds_doc: Any, world_size: int = 1, num_traini
         names = " and ".join(f"`{n}`" for n in m.fields) or f"`{m.hf_key}`"
         written = ", ".join(args.origin(n)[1] for n in m.fields if args.given(n))
         origin = f" ({written})" if written else " (the TrainingArguments default)"
-        out.append(Finding(
-            "trainer-deepspeed-mismatch", "error",
-            f"DeepSpeed {m.ds_key}={json.dumps(m.ds_value)} but the arguments give {m.hf_key}={json.dumps(m.hf_value, default=str)}"
-            f" from {names}{origin}: transformers raises in train() (trainer_config_finalize), after the model has loaded",
-            m.ds_key, line, col, suggestion=f'set "{m.ds_key.rsplit(".", 1)[-1]}": "auto" to take the arguments\' value',
-            end_line=end_line, end_column=end_col, path=ds_doc.path))
+        out.append(
+            Finding(
+                "trainer-deepspeed-mismatch",
+                "error",
+                f"DeepSpeed {m.ds_key}={json.dumps(m.ds_value)} but the arguments give {m.hf_key}={json.dumps(m.hf_value, default=str)}"
+                f" from {names}{origin}: transformers raises in train() (trainer_config_finalize), after the model has loaded",
+                m.ds_key,
+                line,
+                col,
+                suggestion=f'set "{m.ds_key.rsplit(".", 1)[-1]}": "auto" to take the arguments\' value',
+                end_line=end_line,
+                end_column=end_col,
+                path=ds_doc.path,
+            )
+        )
     return out

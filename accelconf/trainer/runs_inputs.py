@@ -44,8 +44,12 @@ def inputs(group: TrainerArgs, version: str | None = None) -> Inputs:
     """The arguments of a group and the files they name; raises :class:`InputError` for a named file
     that is missing or not a JSON/YAML mapping."""
     if group.kind == "fsdp-config":  # a fsdp_config file alone: what `fsdp=True, fsdp_config=FILE` builds
-        args = ArgValues({"fsdp": True, "fsdp_config": {a.name: a.value for a in group.args}},
-                         {a.name: f"{group.path}:{a.line}:{a.column}" for a in group.args}, group.path, version)
+        args = ArgValues(
+            {"fsdp": True, "fsdp_config": {a.name: a.value for a in group.args}},
+            {a.name: f"{group.path}:{a.line}:{a.column}" for a in group.args},
+            group.path,
+            version,
+        )
     else:
         args = from_trainer_args(group, version)
     out = Inputs(group, args)
@@ -62,8 +66,14 @@ def inputs(group: TrainerArgs, version: str | None = None) -> Inputs:
             try:  # transformers opens it with json.load, whatever its name
                 json.loads(doc.text)
             except ValueError as exc:
-                out.raises.append(TrainerRaises(f"{cfg} is not JSON ({exc.__class__.__name__}): TrainingArguments reads "
-                                                "fsdp_config with json.load", "construction", "fsdp_config"))
+                out.raises.append(
+                    TrainerRaises(
+                        f"{cfg} is not JSON ({exc.__class__.__name__}): TrainingArguments reads "
+                        "fsdp_config with json.load",
+                        "construction",
+                        "fsdp_config",
+                    )
+                )
     elif isinstance(cfg, dict):
         out.fsdp_config = cfg
     ds = args.get("deepspeed")
@@ -124,8 +134,15 @@ def world_size(result: Any, group: TrainerArgs | None = None) -> int:
 
 def runs_of(inp: Inputs, env: Env, *, world: int = 1, hidden_size: int | None = None, hidden_where: str = "") -> Runs:
     ds = inp.ds_doc.data if inp.ds_doc is not None else None
-    runs = what_runs(inp.args, env=env, fsdp_config=inp.fsdp_config, ds_config=ds, world_size=world,
-                     hidden_size=hidden_size, hidden_where=hidden_where)
+    runs = what_runs(
+        inp.args,
+        env=env,
+        fsdp_config=inp.fsdp_config,
+        ds_config=ds,
+        world_size=world,
+        hidden_size=hidden_size,
+        hidden_where=hidden_where,
+    )
     for p in (runs.fsdp or {}).values():
         p.where = _fsdp_where(inp, p.where)
     runs.raises = inp.raises + runs.raises
@@ -160,10 +177,19 @@ def findings(inp: Inputs, runs: Runs, world: int = 1) -> list[Finding]:
     out: list[Finding] = []
     for name, value in inp.missing:
         a = inp.group.get(name)
-        out.append(Finding("trainer-reference", "warning", f"{value!r} is not found beside {inp.group.path} or in the working "
-                           f"directory: what it sets is not shown (transformers opens it from the launch directory, and "
-                           "raises at construction when it is not there either)", name,
-                           a.value_position[0] if a else 0, a.value_position[1] if a else 0, path=inp.group.path))
+        out.append(
+            Finding(
+                "trainer-reference",
+                "warning",
+                f"{value!r} is not found beside {inp.group.path} or in the working "
+                f"directory: what it sets is not shown (transformers opens it from the launch directory, and "
+                "raises at construction when it is not there either)",
+                name,
+                a.value_position[0] if a else 0,
+                a.value_position[1] if a else 0,
+                path=inp.group.path,
+            )
+        )
     for r in runs.raises:
         out.append(_raise_finding(inp, r))
     if inp.ds_doc is not None:
@@ -177,9 +203,22 @@ def _raise_finding(inp: Inputs, r: TrainerRaises) -> Finding:
     if inp.ds_doc is not None and ("." in key or key == "zero_optimization"):
         doc = inp.ds_doc
         line, col, el, ec = doc.span(tuple(key.split(".")))  # type: ignore[union-attr]
-        return Finding("trainer-raises", "error", f"{r.message} (transformers/accelerate raise at {r.stage})", key,
-                       line, col, end_line=el, end_column=ec, path=doc.path)  # type: ignore[union-attr]
-    a = inp.group.get(key) or inp.group.get("fsdp_config" if key not in ("fsdp", "bf16") else key) or inp.group.get("fsdp")
+        return Finding(
+            "trainer-raises",
+            "error",
+            f"{r.message} (transformers/accelerate raise at {r.stage})",
+            key,
+            line,
+            col,
+            end_line=el,
+            end_column=ec,
+            path=doc.path,
+        )  # type: ignore[union-attr]
+    a = (
+        inp.group.get(key)
+        or inp.group.get("fsdp_config" if key not in ("fsdp", "bf16") else key)
+        or inp.group.get("fsdp")
+    )
     line, col = (a.line, a.column) if a is not None else (inp.group.line, inp.group.column)
     return Finding("trainer-raises", "error", f"{r.message} (raised at {r.stage})", key, line, col, path=inp.group.path)
 
@@ -188,8 +227,15 @@ def relative(path: str) -> str:
     return os.path.relpath(path) if os.path.isabs(path) else path
 
 
-def what_runs_group(group: TrainerArgs, env: Env, *, version: str | None = None, world: int = 1,
-                    hidden_size: int | None = None, hidden_where: str = "") -> tuple[Inputs, Runs, list[Finding]]:
+def what_runs_group(
+    group: TrainerArgs,
+    env: Env,
+    *,
+    version: str | None = None,
+    world: int = 1,
+    hidden_size: int | None = None,
+    hidden_where: str = "",
+) -> tuple[Inputs, Runs, list[Finding]]:
     """One group of read arguments: its inputs, what runs from them, and the findings of what runs:
     the one job behind ``explain``, the API's :func:`accelconf.api.trainer_runs` and the conversions."""
     inp = inputs(group, version)

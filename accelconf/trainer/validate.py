@@ -72,9 +72,17 @@ def _framework_note(group: TrainerArgs) -> list[Finding]:
     n = len(group.ignored)
     keys = ", ".join(f"`{a.name}`" for a in group.ignored[:5]) + (" ..." if n > 5 else "")
     what = " and its own accelerate-style `fsdp_config`, which it translates itself" if group.kind == "axolotl" else ""
-    return [Finding("trainer-framework-keys", "info",
-                    f"{name}'s own keys ({n}: {keys}){what} are not modelled by accelconf; its TrainingArguments fields "
-                    "and referenced files are checked", "", 1, 1)]
+    return [
+        Finding(
+            "trainer-framework-keys",
+            "info",
+            f"{name}'s own keys ({n}: {keys}){what} are not modelled by accelconf; its TrainingArguments fields "
+            "and referenced files are checked",
+            "",
+            1,
+            1,
+        )
+    ]
 
 
 def _context(group: TrainerArgs, path: str) -> tuple[dict[str, Any], list[Finding]]:
@@ -107,10 +115,18 @@ def _context(group: TrainerArgs, path: str) -> tuple[dict[str, Any], list[Findin
                 extra += [f.with_path(where) for f in deepspeed_mismatches(group, doc)]
         elif ref.role == "fsdp" and doc.format == "yaml" and rules.fsdp_on(group):
             # _process_fsdp_args opens the file with json.load
-            extra.append(Finding("trainer-fsdp-config-file", "error",
-                                 f"`fsdp_config` names the YAML file {ref.value!r}: TrainingArguments reads it with json.load "
-                                 "and raises JSONDecodeError at construction (an accelerate config goes to `accelerate "
-                                 "launch --config_file`)", ref.key, ref.line, ref.column))
+            extra.append(
+                Finding(
+                    "trainer-fsdp-config-file",
+                    "error",
+                    f"`fsdp_config` names the YAML file {ref.value!r}: TrainingArguments reads it with json.load "
+                    "and raises JSONDecodeError at construction (an accelerate config goes to `accelerate "
+                    "launch --config_file`)",
+                    ref.key,
+                    ref.line,
+                    ref.column,
+                )
+            )
         elif ref.role == "fsdp" and isinstance(doc.data, dict):
             sub = from_document(doc.text, where, "fsdp-config", doc)
             ctx["fsdp_entries"] = sub.args
@@ -153,8 +169,17 @@ def _accelerate_context(cfg: Arg, path: str, ctx: dict[str, Any]) -> list[Findin
         where = trl_preset(cfg.value)
         if where is None:
             line, col = cfg.value_position
-            return [Finding("file-reference", "info", f"`accelerate_config: {cfg.value}` is a preset of the TRL release "
-                            "that launches it; TRL is not installed here, so it is not checked", cfg.name, line, col)]
+            return [
+                Finding(
+                    "file-reference",
+                    "info",
+                    f"`accelerate_config: {cfg.value}` is a preset of the TRL release "
+                    "that launches it; TRL is not installed here, so it is not checked",
+                    cfg.name,
+                    line,
+                    col,
+                )
+            ]
     if where is None:
         return []
     try:
@@ -164,11 +189,19 @@ def _accelerate_context(cfg: Arg, path: str, ctx: dict[str, Any]) -> list[Findin
     if not isinstance(data, dict):
         return []
     ds = data.get("deepspeed_config")
-    if isinstance(ds, dict) and "gradient_accumulation_steps" in ds and str(data.get("distributed_type", "")).upper() == "DEEPSPEED":
+    if (
+        isinstance(ds, dict)
+        and "gradient_accumulation_steps" in ds
+        and str(data.get("distributed_type", "")).upper() == "DEEPSPEED"
+    ):
         ctx["accelerate_gas"] = (ds["gradient_accumulation_steps"], where)
     if data.get("mixed_precision") not in (None, "no"):
         ctx["accelerate_precision"] = (data["mixed_precision"], f"the accelerate config {where}")
-    if "zero_stage" not in ctx and isinstance(data.get("deepspeed_config"), dict) and "zero_stage" in data["deepspeed_config"]:
+    if (
+        "zero_stage" not in ctx
+        and isinstance(data.get("deepspeed_config"), dict)
+        and "zero_stage" in data["deepspeed_config"]
+    ):
         ctx["zero_stage"] = _int(data["deepspeed_config"]["zero_stage"])
     return []
 

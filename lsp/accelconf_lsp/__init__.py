@@ -8,7 +8,7 @@ Editor logic without protocol types lives in :mod:`accelconf.assist`.
 from __future__ import annotations
 
 import argparse
-from typing import Sequence
+from collections.abc import Sequence
 
 __all__ = ["DESCRIPTION", "add_arguments", "cli_main", "main"]
 
@@ -22,7 +22,11 @@ DESCRIPTION = (
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The server's options, for ``accelconf lsp`` and ``python -m accelconf_lsp`` alike."""
-    p.add_argument("--stdio", action="store_true", help="speak LSP on stdin/stdout (the default; accepted for editors that pass it)")
+    p.add_argument(
+        "--stdio",
+        action="store_true",
+        help="speak LSP on stdin/stdout (the default; accepted for editors that pass it)",
+    )
     p.add_argument("--tcp", action="store_true", help="listen on a TCP port instead of stdio")
     p.add_argument("--host", default="127.0.0.1", help="TCP host (default: 127.0.0.1)")
     p.add_argument("--port", type=int, default=2087, help="TCP port (default: 2087)")

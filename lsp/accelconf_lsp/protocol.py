@@ -9,7 +9,7 @@ server never does position arithmetic itself. Nothing here touches a server; all
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from lsprotocol import types
 
@@ -20,7 +20,9 @@ from accelconf.findings import Finding
 SOURCE = "accelconf"
 
 # Findings about text that does nothing: editors fade it out.
-UNNECESSARY = frozenset({"no-effect", "section-unused", "fsdp1-key-in-fsdp2", "fsdp2-key-in-fsdp1", "fsdp1-strategy-ignored"})
+UNNECESSARY = frozenset(
+    {"no-effect", "section-unused", "fsdp1-key-in-fsdp2", "fsdp2-key-in-fsdp1", "fsdp1-strategy-ignored"}
+)
 
 _SEVERITY = {
     "error": types.DiagnosticSeverity.Error,
@@ -80,7 +82,9 @@ def offset_to_client(text: str, lines: Sequence[str], offset: int, encoding: str
     return to_client(lines, line, col, encoding)
 
 
-def lsp_range(lines: Sequence[str], line: int, col: int, end_line: int, end_col: int, encoding: str = "utf-16") -> types.Range:
+def lsp_range(
+    lines: Sequence[str], line: int, col: int, end_line: int, end_col: int, encoding: str = "utf-16"
+) -> types.Range:
     """A range from 0-based character positions (end exclusive)."""
     start = to_client(lines, line, col, encoding)
     end = to_client(lines, end_line, end_col, encoding)
@@ -119,7 +123,9 @@ def lsp_diagnostic(finding: Finding, lines: Sequence[str], encoding: str = "utf-
     )
 
 
-def anchor_foreign(findings: Iterable[Finding], doc_path: str, anchor: tuple[int, int, int, int] | None) -> list[Finding]:
+def anchor_foreign(
+    findings: Iterable[Finding], doc_path: str, anchor: tuple[int, int, int, int] | None
+) -> list[Finding]:
     """Findings about another file (a referenced DeepSpeed JSON) shown in this document: placed on
     ``anchor`` (1-based line, column, end line, end column of the reference) with the other file's
     ``name:line:col`` in the message, or left out when there is no anchor."""
@@ -136,8 +142,18 @@ def anchor_foreign(findings: Iterable[Finding], doc_path: str, anchor: tuple[int
             continue
         line, col, eline, ecol = anchor
         where = f"{os.path.basename(f.path)}:{f.line}:{f.column}"
-        out.append(replace(f, message=f"{where}: {f.message}", line=line, column=col, end_line=eline, end_column=ecol,
-                           path="", fix=()))
+        out.append(
+            replace(
+                f,
+                message=f"{where}: {f.message}",
+                line=line,
+                column=col,
+                end_line=eline,
+                end_column=ecol,
+                path="",
+                fix=(),
+            )
+        )
     return out
 
 
@@ -155,8 +171,12 @@ def lsp_input_error(exc: InputError, text: str, encoding: str = "utf-16") -> typ
 def lsp_text_edits(text: str, edits: Iterable[tuple[int, int, str]], encoding: str = "utf-16") -> list[types.TextEdit]:
     """Character-offset edits ``(start, end, replacement)`` as protocol text edits."""
     lines = lines_of(text)
-    return [types.TextEdit(types.Range(offset_to_client(text, lines, s, encoding), offset_to_client(text, lines, e, encoding)), new)
-            for s, e, new in edits]
+    return [
+        types.TextEdit(
+            types.Range(offset_to_client(text, lines, s, encoding), offset_to_client(text, lines, e, encoding)), new
+        )
+        for s, e, new in edits
+    ]
 
 
 def lsp_whole_document_edit(old: str, new: str, encoding: str = "utf-16") -> list[types.TextEdit]:
@@ -168,8 +188,14 @@ def lsp_whole_document_edit(old: str, new: str, encoding: str = "utf-16") -> lis
     return [types.TextEdit(types.Range(types.Position(0, 0), end), new)]
 
 
-def lsp_quick_fix(finding: Finding, diagnostic: types.Diagnostic | None, uri: str, text: str,
-                  encoding: str = "utf-16", preferred: bool = True) -> types.CodeAction | None:
+def lsp_quick_fix(
+    finding: Finding,
+    diagnostic: types.Diagnostic | None,
+    uri: str,
+    text: str,
+    encoding: str = "utf-16",
+    preferred: bool = True,
+) -> types.CodeAction | None:
     """The repair a finding carries (``Finding.fix``) as a quick fix, or ``None``."""
     if not finding.fix:
         return None
@@ -182,7 +208,9 @@ def lsp_quick_fix(finding: Finding, diagnostic: types.Diagnostic | None, uri: st
     )
 
 
-def lsp_rewrite(title: str, kind: str, uri: str, old: str, new: str, encoding: str = "utf-16") -> types.CodeAction | None:
+def lsp_rewrite(
+    title: str, kind: str, uri: str, old: str, new: str, encoding: str = "utf-16"
+) -> types.CodeAction | None:
     edits = lsp_whole_document_edit(old, new, encoding)
     if not edits:
         return None
@@ -197,8 +225,16 @@ _ITEM_KIND = {
 }
 
 
-def lsp_completion_item(c: Candidate, lines: Sequence[str], line: int, encoding: str = "utf-16", *,
-                        snippets: bool = True, markdown: bool = True, deprecated_tag: bool = True) -> types.CompletionItem:
+def lsp_completion_item(
+    c: Candidate,
+    lines: Sequence[str],
+    line: int,
+    encoding: str = "utf-16",
+    *,
+    snippets: bool = True,
+    markdown: bool = True,
+    deprecated_tag: bool = True,
+) -> types.CompletionItem:
     """A candidate as a completion item that replaces its token (columns ``start``..``end``)."""
     use_snippet = snippets and c.snippet is not None
     new_text = c.snippet if use_snippet and c.snippet is not None else c.insert
@@ -219,9 +255,13 @@ def lsp_completion_item(c: Candidate, lines: Sequence[str], line: int, encoding:
     )
 
 
-def lsp_completion_list(cands: Iterable[Candidate], text: str, line: int, encoding: str = "utf-16", **kw: bool) -> types.CompletionList:
+def lsp_completion_list(
+    cands: Iterable[Candidate], text: str, line: int, encoding: str = "utf-16", **kw: bool
+) -> types.CompletionList:
     lines = lines_of(text)
-    return types.CompletionList(is_incomplete=False, items=[lsp_completion_item(c, lines, line, encoding, **kw) for c in cands])
+    return types.CompletionList(
+        is_incomplete=False, items=[lsp_completion_item(c, lines, line, encoding, **kw) for c in cands]
+    )
 
 
 def lsp_hover(markdown: str | None, markdown_ok: bool = True, rng: types.Range | None = None) -> types.Hover | None:
@@ -243,11 +283,13 @@ def lsp_document_symbol(s: Symbol, lines: Sequence[str], encoding: str = "utf-16
     full = lsp_range(lines, s.line, s.col, s.end_line, s.end_col, encoding)
     sel = lsp_range(lines, s.sel_line, s.sel_col, s.sel_end_line, s.sel_end_col, encoding)
     # The selection range must be contained in the full range.
-    if (sel.start.line, sel.start.character) < (full.start.line, full.start.character) or \
-            (sel.end.line, sel.end.character) > (full.end.line, full.end.character):
+    if (sel.start.line, sel.start.character) < (full.start.line, full.start.character) or (
+        sel.end.line,
+        sel.end.character,
+    ) > (full.end.line, full.end.character):
         sel = types.Range(full.start, full.start)
     return types.DocumentSymbol(
-        name=s.name or "\"\"",
+        name=s.name or '""',
         detail=s.detail or None,
         kind=_SYMBOL_KIND[s.kind],
         range=full,

@@ -17,21 +17,20 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, TypeVar
+from typing import Any, TypeVar
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from accelconf import __version__, assist, catalogue
-from accelconf.assist import memhint
-
 from accelconf.accelerate import registry
-from accelconf.text.document import Document, load_text
+from accelconf.assist import memhint
 from accelconf.errors import InputError, UsageError
 from accelconf.findings import Finding
-
+from accelconf.text.document import Document, load_text
 from accelconf_lsp import protocol
 
 logger = logging.getLogger("accelconf_lsp")
@@ -44,6 +43,7 @@ T = TypeVar("T")
 
 
 # -- settings -------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Settings:
@@ -67,7 +67,9 @@ def parse_settings(raw: Any) -> tuple[Settings, list[str]]:
         return Settings(), [f"accelconf settings must be an object, not {type(raw).__name__}; using the defaults"]
     version = raw.get("accelerateVersion")
     if version is not None and (not isinstance(version, str) or registry.normalize_version(version) is None):
-        problems.append(f"accelconf.accelerateVersion {version!r} is not a version such as \"1.15\"; using the installed accelerate")
+        problems.append(
+            f'accelconf.accelerateVersion {version!r} is not a version such as "1.15"; using the installed accelerate'
+        )
         version = None
     if isinstance(version, str) and not version.strip():
         version = None
@@ -94,6 +96,7 @@ def parse_settings(raw: Any) -> tuple[Settings, list[str]]:
 
 
 # -- per-document state ---------------------------------------------------------------------------
+
 
 @dataclass
 class Analysis:
@@ -221,8 +224,11 @@ class AccelconfLanguageServer(LanguageServer):
             return False
         s = self.settings
         result.trainer = True
-        result.findings = [f for f in validate_source(text, path, accelerate_version=s.accelerate_version,
-                                                      disabled=s.disabled_rules) if not f.path]
+        result.findings = [
+            f
+            for f in validate_source(text, path, accelerate_version=s.accelerate_version, disabled=s.disabled_rules)
+            if not f.path
+        ]
         result.diagnostics = protocol.lsp_diagnostics(result.findings, text, encoding)
         return True
 
@@ -251,7 +257,8 @@ class AccelconfLanguageServer(LanguageServer):
             # the client shows when the document becomes clean or stops being a config).
             self._published.add(uri)
             self.text_document_publish_diagnostics(
-                types.PublishDiagnosticsParams(uri=uri, diagnostics=result.diagnostics, version=result.version))
+                types.PublishDiagnosticsParams(uri=uri, diagnostics=result.diagnostics, version=result.version)
+            )
         except Exception:  # noqa: BLE001
             logger.exception("publishing diagnostics for %s failed", uri)
 
@@ -288,8 +295,11 @@ class AccelconfLanguageServer(LanguageServer):
             return
         try:
             result = await asyncio.wait_for(
-                self.workspace_configuration_async(types.ConfigurationParams(items=[types.ConfigurationItem(section=SECTION)])),
-                CONFIG_TIMEOUT_S)
+                self.workspace_configuration_async(
+                    types.ConfigurationParams(items=[types.ConfigurationItem(section=SECTION)])
+                ),
+                CONFIG_TIMEOUT_S,
+            )
         except Exception:  # noqa: BLE001 - a client that cannot answer keeps the current settings
             logger.exception("workspace/configuration failed")
             return
@@ -320,6 +330,7 @@ def _guard(default: Callable[[], T]) -> Callable[[Callable[..., T]], Callable[..
 
 
 # -- lifecycle and documents ----------------------------------------------------------------------
+
 
 @server.feature(types.INITIALIZE)
 @_guard(lambda: None)
@@ -378,6 +389,7 @@ def did_close(ls: AccelconfLanguageServer, params: types.DidCloseTextDocumentPar
 
 # -- features -------------------------------------------------------------------------------------
 
+
 @server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=[":", " ", "\n"]))
 @_guard(lambda: None)
 def completion(ls: AccelconfLanguageServer, params: types.CompletionParams) -> types.CompletionList | None:
@@ -386,13 +398,22 @@ def completion(ls: AccelconfLanguageServer, params: types.CompletionParams) -> t
         return None
     lines = protocol.lines_of(result.text)
     line, col = protocol.from_client(lines, params.position, ls.encoding)
-    cands = assist.complete(result.text, line, col, ls.settings.accelerate_version, ls.path_of(params.text_document.uri), result.kind)
+    cands = assist.complete(
+        result.text, line, col, ls.settings.accelerate_version, ls.path_of(params.text_document.uri), result.kind
+    )
     item = lambda c: getattr(c.text_document, "completion", None) and c.text_document.completion.completion_item  # noqa: E731
     snippets = bool(ls._cap(lambda c: item(c).snippet_support, False))
     markdown = "markdown" in (ls._cap(lambda c: item(c).documentation_format, []) or [])
     tags = ls._cap(lambda c: item(c).tag_support.value_set, []) or []
-    return protocol.lsp_completion_list(cands, result.text, line, ls.encoding, snippets=snippets, markdown=markdown,
-                                       deprecated_tag=types.CompletionItemTag.Deprecated in tags)
+    return protocol.lsp_completion_list(
+        cands,
+        result.text,
+        line,
+        ls.encoding,
+        snippets=snippets,
+        markdown=markdown,
+        deprecated_tag=types.CompletionItemTag.Deprecated in tags,
+    )
 
 
 @server.feature(types.TEXT_DOCUMENT_HOVER)
@@ -403,28 +424,43 @@ def hover(ls: AccelconfLanguageServer, params: types.HoverParams) -> types.Hover
         return None
     lines = protocol.lines_of(result.text)
     line, col = protocol.from_client(lines, params.position, ls.encoding)
-    md = assist.hover(result.text, line, col, ls.settings.accelerate_version, ls.path_of(params.text_document.uri),
-                      result.kind, result.doc)
-    md = memhint.add_to_hover(md, result.text, line, col, result.doc, ls.memory, ls.target_env, ls.path_of(params.text_document.uri))
+    md = assist.hover(
+        result.text,
+        line,
+        col,
+        ls.settings.accelerate_version,
+        ls.path_of(params.text_document.uri),
+        result.kind,
+        result.doc,
+    )
+    md = memhint.add_to_hover(
+        md, result.text, line, col, result.doc, ls.memory, ls.target_env, ls.path_of(params.text_document.uri)
+    )
     if md is None:
         return None
     where = assist.context_at(result.text, line, col, path=ls.path_of(params.text_document.uri))
-    rng = protocol.lsp_range(lines, line, where.start, line, where.end, ls.encoding) if where.end > where.start else None
+    rng = (
+        protocol.lsp_range(lines, line, where.start, line, where.end, ls.encoding) if where.end > where.start else None
+    )
     formats = ls._cap(lambda c: c.text_document.hover.content_format, ["markdown"]) or []
     return protocol.lsp_hover(md, "markdown" in formats, rng)
 
 
 def _overlaps(d: types.Range, r: types.Range) -> bool:
-    return (d.start.line, d.start.character) <= (r.end.line, r.end.character) and \
-        (r.start.line, r.start.character) <= (d.end.line, d.end.character)
+    return (d.start.line, d.start.character) <= (r.end.line, r.end.character) and (r.start.line, r.start.character) <= (
+        d.end.line,
+        d.end.character,
+    )
 
 
 def _wanted(only: list[str] | None, kind: str) -> bool:
     return not only or any(kind == o or kind.startswith(o + ".") for o in only)
 
 
-@server.feature(types.TEXT_DOCUMENT_CODE_ACTION,
-                types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, types.CodeActionKind.RefactorRewrite]))
+@server.feature(
+    types.TEXT_DOCUMENT_CODE_ACTION,
+    types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, types.CodeActionKind.RefactorRewrite]),
+)
 @_guard(lambda: None)
 def code_action(ls: AccelconfLanguageServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:
     uri = params.text_document.uri
@@ -460,7 +496,9 @@ def _migrate_action(ls: AccelconfLanguageServer, uri: str, result: Analysis) -> 
         new = _keep_bom(result.text, lambda body: migrate_text(body, ls.path_of(uri))[0])
     except InputError:
         return None
-    return protocol.lsp_rewrite("Migrate to FSDP2", types.CodeActionKind.RefactorRewrite, uri, result.text, new, ls.encoding)
+    return protocol.lsp_rewrite(
+        "Migrate to FSDP2", types.CodeActionKind.RefactorRewrite, uri, result.text, new, ls.encoding
+    )
 
 
 def _keep_bom(text: str, rewrite: Callable[[str], str]) -> str:
@@ -482,8 +520,10 @@ def formatting(ls: AccelconfLanguageServer, params: types.DocumentFormattingPara
     from accelconf.accelerate.fmt import format_text
 
     try:
-        new = _keep_bom(result.text, lambda body: format_text(body, ls.path_of(params.text_document.uri),
-                                                               ls.settings.accelerate_version))
+        new = _keep_bom(
+            result.text,
+            lambda body: format_text(body, ls.path_of(params.text_document.uri), ls.settings.accelerate_version),
+        )
     except InputError:
         return None
     return protocol.lsp_whole_document_edit(result.text, new, ls.encoding)
@@ -491,7 +531,9 @@ def formatting(ls: AccelconfLanguageServer, params: types.DocumentFormattingPara
 
 @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
 @_guard(lambda: None)
-def document_symbol(ls: AccelconfLanguageServer, params: types.DocumentSymbolParams) -> list[types.DocumentSymbol] | None:
+def document_symbol(
+    ls: AccelconfLanguageServer, params: types.DocumentSymbolParams
+) -> list[types.DocumentSymbol] | None:
     result = ls.analyze(params.text_document.uri)
     if result is None or result.kind is None or result.doc is None:
         return None
@@ -500,13 +542,16 @@ def document_symbol(ls: AccelconfLanguageServer, params: types.DocumentSymbolPar
 
 # -- running --------------------------------------------------------------------------------------
 
+
 def _not_cancel_chatter(record: logging.LogRecord) -> bool:
     return not str(record.msg).startswith("Cancel notification for unknown message id")
 
 
 def main(tcp: bool = False, host: str = "127.0.0.1", port: int = 2087) -> int:
     level = os.environ.get("ACCELCONF_LSP_LOG", "WARNING").upper()
-    logging.basicConfig(level=getattr(logging, level, logging.WARNING), format="accelconf-lsp %(levelname)s %(message)s")
+    logging.basicConfig(
+        level=getattr(logging, level, logging.WARNING), format="accelconf-lsp %(levelname)s %(message)s"
+    )
     # A client cancels requests that were already answered (VS Code does on every cursor move);
     # pygls warns about each one on stderr, which editors show in their output panel.
     logging.getLogger("pygls.protocol.json_rpc").addFilter(_not_cancel_chatter)

@@ -30,7 +30,9 @@ os.environ.setdefault("DS_ACCELERATOR", "cpu")
 MODELS: dict[str, list[tuple[str, str]]] = {
     "zero_optimization": [("deepspeed.runtime.zero.config", "DeepSpeedZeroConfig")],
     "zero_optimization.offload_param": [("deepspeed.runtime.zero.offload_config", "DeepSpeedZeroOffloadParamConfig")],
-    "zero_optimization.offload_optimizer": [("deepspeed.runtime.zero.offload_config", "DeepSpeedZeroOffloadOptimizerConfig")],
+    "zero_optimization.offload_optimizer": [
+        ("deepspeed.runtime.zero.offload_config", "DeepSpeedZeroOffloadOptimizerConfig")
+    ],
     "zero_optimization.zenflow": [("deepspeed.runtime.zenflow.zenflow_config", "ZenFlowConfig")],
     "zero_optimization.leaf_module": [("deepspeed.runtime.zero.leaf_module_config", "DeepSpeedZeroLeafModuleConfig")],
     "fp16": [("deepspeed.runtime.precision_config", "DeepSpeedFP16Config")],
@@ -107,7 +109,11 @@ def main() -> None:
     for path in MODELS:
         section = lookup(path)
         parts = path.split(".")
-        if section is None or section.children is None or not all(active(lookup(".".join(parts[:i + 1]))) for i in range(len(parts))):
+        if (
+            section is None
+            or section.children is None
+            or not all(active(lookup(".".join(parts[: i + 1]))) for i in range(len(parts)))
+        ):
             continue
         if section.strict_since is None or v < Version(section.strict_since):
             continue  # hand-parsed in this release
@@ -124,7 +130,9 @@ def main() -> None:
         for name, info in model.model_fields.items():
             theirs |= {name, info.alias or name}
         if ours != theirs:
-            out.append(f"fields {path}: only in the table {sorted(ours - theirs)}, only in DeepSpeed {sorted(theirs - ours)}")
+            out.append(
+                f"fields {path}: only in the table {sorted(ours - theirs)}, only in DeepSpeed {sorted(theirs - ours)}"
+            )
         for name, key, default in comparable_defaults(model, section):
             if default_at(key) != default:
                 out.append(f"default {path}.{name}: table {default_at(key)!r}, DeepSpeed {default!r}")
@@ -137,7 +145,7 @@ def main() -> None:
         parents = path.split(".")[:-1]
         if not (key.since or key.removed or path in _REMOVED_TOP):
             continue
-        if any(not active(lookup(".".join(parents[:i + 1]))) for i in range(len(parents))):
+        if any(not active(lookup(".".join(parents[: i + 1]))) for i in range(len(parents))):
             continue  # its section does not exist in this release
         cfg: dict[str, Any] = {"train_batch_size": 1}
         node = cfg
@@ -153,10 +161,15 @@ def main() -> None:
             rejected = f"{type(exc).__name__}: {str(exc)[:160]}"
         doc = load_text(json.dumps(cfg), "probe.json", "json")
         # the path of `accelconf validate --runtime deepspeed --deepspeed-version V`
-        errors = [f"{f.rule}: {f.message[:160]}" for f in
-                  validate_any(doc, runtime="deepspeed", deepspeed_version=version) if f.severity == "error"]
+        errors = [
+            f"{f.rule}: {f.message[:160]}"
+            for f in validate_any(doc, runtime="deepspeed", deepspeed_version=version)
+            if f.severity == "error"
+        ]
         if bool(rejected) != bool(errors):
-            out.append(f"verdict {path} = {json.dumps(cfg)[:120]}: DeepSpeed {rejected or 'accepts'}; accelconf {errors or 'no error'}")
+            out.append(
+                f"verdict {path} = {json.dumps(cfg)[:120]}: DeepSpeed {rejected or 'accepts'}; accelconf {errors or 'no error'}"
+            )
     print(json.dumps({"release": version, "probes": len(probes), "mismatches": out}))
 
 

@@ -23,7 +23,13 @@ RELEASES: dict[str, str] = {"0.15": "0.15.4", "0.16": "0.16.9", "0.17": "0.17.6"
 
 
 CACHE = ReleaseCache("deepspeed", RELEASES, pip_args=("--no-build-isolation",), env={"DS_BUILD_OPS": "0"})
-cache_root, path_of, installed, ensure, main = CACHE.cache_root, CACHE.path_of, CACHE.installed, CACHE.ensure, CACHE.main
+cache_root, path_of, installed, ensure, main = (
+    CACHE.cache_root,
+    CACHE.path_of,
+    CACHE.installed,
+    CACHE.ensure,
+    CACHE.main,
+)
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ sys.path; every release from 0.20 works the same way. Patches: ports are free, f
 present, mpirun is Open MPI, ``cores`` physical cores (default 1, so the CPU thread heuristic
 leaves OMP_NUM_THREADS at 1), fake AWS keys for SageMaker, CUDA device 0 for the FSDP1 plugin.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -35,7 +36,14 @@ os.environ["HF_HOME"] = tempfile.mkdtemp(prefix="accelconf-oracle-")
 ORACLE_PATH = os.environ.pop("ACCELERATE_ORACLE_PATH", "")
 for _k in list(os.environ):
     if _k.startswith(("ACCELERATE_", "FSDP_", "MEGATRON_LM_", "PARALLELISM_CONFIG_")) or _k in (
-            "OMP_NUM_THREADS", "CUDA_VISIBLE_DEVICES", "PYTHONPATH", "MASTER_ADDR", "MASTER_PORT", "KMP_AFFINITY", "KMP_BLOCKTIME"):
+        "OMP_NUM_THREADS",
+        "CUDA_VISIBLE_DEVICES",
+        "PYTHONPATH",
+        "MASTER_ADDR",
+        "MASTER_PORT",
+        "KMP_AFFINITY",
+        "KMP_BLOCKTIME",
+    ):
         del os.environ[_k]
 if ORACLE_PATH:
     sys.path.insert(0, ORACLE_PATH)
@@ -44,10 +52,9 @@ import logging  # noqa: E402
 
 logging.disable(logging.CRITICAL)
 
-import psutil  # noqa: E402
-
 import accelerate  # noqa: E402
 import accelerate.utils.launch as L  # noqa: E402
+import psutil  # noqa: E402
 
 L.is_port_in_use = lambda port: False
 L.get_free_port = lambda: 29555
@@ -135,7 +142,11 @@ def _wrap(name: str, mode: str):
     setattr(C, name, wrapper)
 
 
-for _name, _mode in (("simple_launcher", "simple"), ("multi_gpu_launcher", "torchrun"), ("deepspeed_launcher", "deepspeed")):
+for _name, _mode in (
+    ("simple_launcher", "simple"),
+    ("multi_gpu_launcher", "torchrun"),
+    ("deepspeed_launcher", "deepspeed"),
+):
     _wrap(_name, _mode)
 
 
@@ -177,7 +188,9 @@ def launch(argv: list[str], cores: int = 1) -> dict:
         os.environ.clear()
         os.environ.update(base)
     mode = MODE[0]
-    delta = env if mode == "sagemaker" else {k: v for k, v in env.items() if base.get(k) != v and k not in NOT_ACCELERATES}
+    delta = (
+        env if mode == "sagemaker" else {k: v for k, v in env.items() if base.get(k) != v and k not in NOT_ACCELERATES}
+    )
     if mode == "sagemaker":
         trun = {}
     if cmd and mode == "simple":
@@ -199,7 +212,9 @@ def norm(value, depth=0):
     if isinstance(value, (str, int, float, bool)) or value is None:
         return value
     if dataclasses.is_dataclass(value) and depth < 3:
-        return {type(value).__name__: {f.name: norm(getattr(value, f.name), depth + 1) for f in dataclasses.fields(value)}}
+        return {
+            type(value).__name__: {f.name: norm(getattr(value, f.name), depth + 1) for f in dataclasses.fields(value)}
+        }
     text = repr(value)
     return text.split(" at 0x")[0]
 
@@ -214,8 +229,11 @@ def fields(obj) -> dict:
 def _plugin_classes():
     from accelerate.utils import DeepSpeedPlugin, FullyShardedDataParallelPlugin, TorchDynamoPlugin
 
-    out = {"FullyShardedDataParallelPlugin": FullyShardedDataParallelPlugin, "DeepSpeedPlugin": DeepSpeedPlugin,
-           "TorchDynamoPlugin": TorchDynamoPlugin}
+    out = {
+        "FullyShardedDataParallelPlugin": FullyShardedDataParallelPlugin,
+        "DeepSpeedPlugin": DeepSpeedPlugin,
+        "TorchDynamoPlugin": TorchDynamoPlugin,
+    }
     try:
         from accelerate import ParallelismConfig
 
@@ -226,9 +244,8 @@ def _plugin_classes():
 
 
 def _device_patch():
-    import torch
-
     import accelerate.utils.dataclasses as D
+    import torch
 
     D.is_cuda_available = lambda: True
     torch.cuda.current_device = lambda: 0
@@ -238,7 +255,9 @@ def _build(cls, env: dict, kwargs: dict | None = None):
     saved = dict(os.environ)
     try:
         os.environ.clear()
-        os.environ.update({k: v for k, v in saved.items() if not k.startswith(("ACCELERATE_", "FSDP_", "PARALLELISM_CONFIG_"))})
+        os.environ.update(
+            {k: v for k, v in saved.items() if not k.startswith(("ACCELERATE_", "FSDP_", "PARALLELISM_CONFIG_"))}
+        )
         os.environ.update(env)
         try:
             return {"fields": fields(cls(**(kwargs or {})))}
@@ -276,7 +295,9 @@ def plugins_from_snippet(source: str) -> dict:
     accelerate.Accelerator = Recorder
     try:
         os.environ.clear()
-        os.environ.update({k: v for k, v in saved.items() if not k.startswith(("ACCELERATE_", "FSDP_", "PARALLELISM_CONFIG_"))})
+        os.environ.update(
+            {k: v for k, v in saved.items() if not k.startswith(("ACCELERATE_", "FSDP_", "PARALLELISM_CONFIG_"))}
+        )
         try:
             exec(compile(source, "<to-kwargs>", "exec"), {"__name__": "__snippet__"})
         except Exception as exc:
@@ -290,8 +311,11 @@ def plugins_from_snippet(source: str) -> dict:
         obj = captured.get(key)
         if obj is not None:
             out[type(obj).__name__] = {"fields": fields(obj)}
-    out["accelerator_kwargs"] = {k: norm(v) for k, v in captured.items()
-                                 if k not in ("fsdp_plugin", "deepspeed_plugin", "dynamo_plugin", "parallelism_config")}
+    out["accelerator_kwargs"] = {
+        k: norm(v)
+        for k, v in captured.items()
+        if k not in ("fsdp_plugin", "deepspeed_plugin", "dynamo_plugin", "parallelism_config")
+    }
     return out
 
 
@@ -299,8 +323,12 @@ def parser_table() -> dict:
     out = {}
     for a in C.launch_command_parser()._actions:
         if a.option_strings:
-            out[a.dest] = [type(a).__name__, getattr(a.type, "__name__", str(a.type)), repr(a.default),
-                           list(a.choices) if a.choices else None]
+            out[a.dest] = [
+                type(a).__name__,
+                getattr(a.type, "__name__", str(a.type)),
+                repr(a.default),
+                list(a.choices) if a.choices else None,
+            ]
     return out
 
 
@@ -317,8 +345,17 @@ def parallelism_verdict(env: dict, world: int) -> str | None:
     fsdp2 = env.get("ACCELERATE_USE_FSDP", "false").lower() == "true" and env.get("FSDP_VERSION", "1") == "2"
     deepspeed = env.get("ACCELERATE_USE_DEEPSPEED", "false").lower() == "true"
     kind = DistributedType.FSDP if fsdp2 else DistributedType.DEEPSPEED if deepspeed else DistributedType.MULTI_GPU
-    stand_in = type("Accelerator", (), {"multi_device": world > 1, "num_processes": world, "is_fsdp2": fsdp2,
-                                        "distributed_type": kind, "is_main_process": True})()
+    stand_in = type(
+        "Accelerator",
+        (),
+        {
+            "multi_device": world > 1,
+            "num_processes": world,
+            "is_fsdp2": fsdp2,
+            "distributed_type": kind,
+            "is_main_process": True,
+        },
+    )()
     saved = dict(os.environ)
     os.environ.update(env)
     try:
@@ -354,7 +391,9 @@ def main() -> None:
     # 0.20-1.15 derives its path from HF_HOME at import (commands/config/config_args.py), and HF_HOME
     # is a fresh empty directory here, never ~/.cache/huggingface.
     if not C.default_config_file.startswith(os.environ["HF_HOME"]) or os.path.exists(C.default_config_file):
-        raise SystemExit(f"accelerate {accelerate.__version__} would read a default config file: {C.default_config_file}")
+        raise SystemExit(
+            f"accelerate {accelerate.__version__} would read a default config file: {C.default_config_file}"
+        )
     print(json.dumps({"ready": True, "version": accelerate.__version__}), flush=True)
     for line in sys.stdin:
         if not line.strip():

@@ -23,8 +23,11 @@ def _modeling_modules(package: str) -> list[Any]:  # pragma: no cover - needs tr
 
     pkg = importlib.import_module(package)
     folder = os.path.dirname(pkg.__file__ or "")
-    names = sorted(f[:-3] for f in os.listdir(folder) if f.startswith("modeling_") and f.endswith(".py")
-                   and not f.startswith(("modeling_tf_", "modeling_flax_")))
+    names = sorted(
+        f[:-3]
+        for f in os.listdir(folder)
+        if f.startswith("modeling_") and f.endswith(".py") and not f.startswith(("modeling_tf_", "modeling_flax_"))
+    )
     out = []
     for name in names:
         try:
@@ -69,6 +72,7 @@ def generate() -> str:  # pragma: no cover - needs transformers and torch
 
 def dump(data: dict[str, Any]) -> str:
     """JSON with one line per model type or package, so that a regeneration's diff is readable."""
+
     def one(v: Any) -> str:
         return json.dumps(v, separators=(",", ":"), sort_keys=True)
 

@@ -57,47 +57,50 @@ CORES = 8  # physical cores both sides assume (the harness patches psutil.cpu_co
 # training fails, or a setting is silently not applied. rule -> why.
 ON_PURPOSE: dict[str, str] = {
     "sharding-strategy-int": "0.20-0.25: FullyShardedDataParallelPlugin calls int() on FSDP_SHARDING_STRATEGY, so a "
-                             "strategy name fails when training starts",
+    "strategy name fails when training starts",
     "key-too-new (nested)": "a nested key newer than the release, with a value other than what the release does "
-                            "without it (fsdp_version: 2 before 1.6, a parallel size above 1...), is ignored by it and "
-                            "something else runs than written (Setting.too_new, Setting.before_since)",
+    "without it (fsdp_version: 2 before 1.6, a parallel size above 1...), is ignored by it and "
+    "something else runs than written (Setting.too_new, Setting.before_since)",
 }
 # Refusals that depend on the machine that launches, not on the config: (start of accelerate's error, why).
 MACHINE_DEPENDENT: tuple[tuple[str, str], ...] = (
-    ("FileNotFoundError", "sagemaker_inputs_file / sagemaker_metrics_file are read from the working directory of the "
-                          "machine that launches"),
+    (
+        "FileNotFoundError",
+        "sagemaker_inputs_file / sagemaker_metrics_file are read from the working directory of the "
+        "machine that launches",
+    ),
 )
 
 # Variables the to-cli flags cannot give as the file does, in some release: the writer reports each
 # as lossy (convert.lossy), and the flags are compared without them. var -> why.
 CLI_LOSSY: dict[str, str] = {
     "ACCELERATE_CONFIG_DS_FIELDS": "the list of the file's deepspeed_config keys (DeepSpeed's JSON conflict check): "
-                                   "without a file there is none",
+    "without a file there is none",
     "ACCELERATE_FP8_BACKEND": "--fp8_backend accepts only lowercase (choices te/msamp, ao from 1.13) and exports it as "
-                              "given, a file upper case. 1.4-1.8: the flag is written (their Accelerator() does not "
-                              "read the variable; only DeepSpeed's MS-AMP test wants MSAMP); from 1.9 it is not, since "
-                              "Accelerator() raises on lowercase (FP8BackendType) and picks an installed backend without it",
+    "given, a file upper case. 1.4-1.8: the flag is written (their Accelerator() does not "
+    "read the variable; only DeepSpeed's MS-AMP test wants MSAMP); from 1.9 it is not, since "
+    "Accelerator() raises on lowercase (FP8BackendType) and picks an installed backend without it",
     "ACCELERATE_FP8_OVERRIDE_*": "--fp8_override_linear_precision is parsed to 0/1 (str_to_bool); a file's list is "
-                                 "exported as written (False, or one character of a string)",
+    "exported as written (False, or one character of a string)",
     "ACCELERATE_FP8_ENABLE_FSDP_FLOAT8_ALL_GATHER": "from 1.13 a str_to_bool flag (exported as 0/1) where a file exports "
-                                                   "True/False; before 1.13 no flag, yet a file's key is exported all "
-                                                   "the same (utils/launch.py setup_fp8_env copies every fp8_ argument) "
-                                                   "and nothing reads it",
+    "True/False; before 1.13 no flag, yet a file's key is exported all "
+    "the same (utils/launch.py setup_fp8_env copies every fp8_ argument) "
+    "and nothing reads it",
     "FSDP_SHARDING_STRATEGY": "0.20-0.25: --fsdp_sharding_strategy has type=int (commands/launch.py), so the flags carry "
-                              "the strategy's number where the file passes its name through (which then fails in "
-                              "the plugin's int())",
+    "the strategy's number where the file passes its name through (which then fails in "
+    "the plugin's int())",
     "FSDP_IGNORED_MODULES": "fsdp_ignored_modules has no launch flag (1.15 reads it from a file only)",
     "ACCELERATE_USE_PARALLELISM_CONFIG": "parallelism_config without FSDP (DeepSpeed sequence parallelism): "
-                                         "--use_parallelism_config requires --use_fsdp",
+    "--use_parallelism_config requires --use_fsdp",
     "PARALLELISM_CONFIG_*": "parallelism_config without FSDP (DeepSpeed sequence parallelism): --use_parallelism_config "
-                            "requires --use_fsdp",
+    "requires --use_fsdp",
     "ACCELERATE_USE_CPU": "a one-process MULTI_GPU file runs torchrun, the flags (no --multi_gpu below 2 processes) the "
-                          "simple launcher, which exports ACCELERATE_USE_CPU",
+    "simple launcher, which exports ACCELERATE_USE_CPU",
     "OMP_NUM_THREADS": "use_cpu: true under torchrun or DeepSpeed sets it from the launching machine's physical cores; "
-                       "--cpu would switch to the simple launcher, and a fixed --num_cpu_threads_per_process would "
-                       "hold for one machine only",
+    "--cpu would switch to the simple launcher, and a fixed --num_cpu_threads_per_process would "
+    "hold for one machine only",
     "KMP_*": "1.8-1.12: the simple launcher of a one-process MULTI_GPU file's flags sets the MULTI_CPU thread variables "
-             "(see ACCELERATE_USE_CPU)",
+    "(see ACCELERATE_USE_CPU)",
 }
 
 
@@ -106,12 +109,14 @@ def cli_lossy_reason(var: str) -> str | None:
     import fnmatch
 
     return next((why for pat, why in CLI_LOSSY.items() if fnmatch.fnmatchcase(var, pat)), None)
+
+
 # Variables fmt respells without changing what the release builds from them: fmt's output counts as
 # launching the same when only these differ and the release's own plugins built from both
 # environments are equal (harness ``plugins``). var -> why.
 FMT_RESPELLED: dict[str, str] = {
     "FSDP_SHARDING_STRATEGY": "fmt writes the strategy name for a legacy number (1 -> FULL_SHARD) only from 0.26, where "
-                              "FullyShardedDataParallelPlugin reads both (utils/dataclasses.py)",
+    "FullyShardedDataParallelPlugin reads both (utils/dataclasses.py)",
 }
 
 
@@ -129,19 +134,34 @@ def generated_configs(n: int = 60, seed: int = 13) -> list[tuple[str, str]]:
     from accelconf.formats.yamljson import dump_yaml
 
     rng = random.Random(seed)
-    section_of = {"FSDP": "fsdp_config", "DEEPSPEED": "deepspeed_config", "MEGATRON_LM": "megatron_lm_config",
-                  "MULTI_CPU": "mpirun_config"}
+    section_of = {
+        "FSDP": "fsdp_config",
+        "DEEPSPEED": "deepspeed_config",
+        "MEGATRON_LM": "megatron_lm_config",
+        "MULTI_CPU": "mpirun_config",
+    }
 
     def value(s: registry.Setting) -> Any:
         if s.choices:
             return rng.choice(s.choices)
-        return {"bool": rng.choice([True, False]), "boolish": rng.choice([True, False]), "int": rng.choice([1, 2, 4]),
-                "float": rng.choice([0.5, 1.0]), "classlist": "LlamaDecoderLayer",
-                "list": [rng.choice([True, False]) for _ in range(3)], "path": "hostfile"}.get(s.type, "x")
+        return {
+            "bool": rng.choice([True, False]),
+            "boolish": rng.choice([True, False]),
+            "int": rng.choice([1, 2, 4]),
+            "float": rng.choice([0.5, 1.0]),
+            "classlist": "LlamaDecoderLayer",
+            "list": [rng.choice([True, False]) for _ in range(3)],
+            "path": "hostfile",
+        }.get(s.type, "x")
 
     def section(name: str) -> dict[str, Any]:
-        cands = [s for s in registry.settings_in(name, registry.NEWEST) if not s.deprecated and not s.lost
-                 and s.key not in ("deepspeed_config_file", "mpirun_hostfile", "deepspeed_hostfile")]
+        cands = [
+            s
+            for s in registry.settings_in(name, registry.NEWEST)
+            if not s.deprecated
+            and not s.lost
+            and s.key not in ("deepspeed_config_file", "mpirun_hostfile", "deepspeed_hostfile")
+        ]
         keys = rng.sample(cands, k=min(len(cands), rng.randint(0, 5)))
         return {s.key: value(s) for s in keys}
 
@@ -149,9 +169,13 @@ def generated_configs(n: int = 60, seed: int = 13) -> list[tuple[str, str]]:
     for i in range(n):
         dtype = ["NO", "MULTI_CPU", "MULTI_GPU", "FSDP", "DEEPSPEED", "MEGATRON_LM"][i % 6]
         machines = rng.choice([1, 1, 1, 2])
-        data: dict[str, Any] = {"compute_environment": "LOCAL_MACHINE", "distributed_type": dtype, "num_machines": machines,
-                                "num_processes": machines * rng.choice([1, 2, 4, 8]),
-                                "mixed_precision": rng.choice(["no", "fp16", "bf16", "bf16", "fp8"])}
+        data: dict[str, Any] = {
+            "compute_environment": "LOCAL_MACHINE",
+            "distributed_type": dtype,
+            "num_machines": machines,
+            "num_processes": machines * rng.choice([1, 2, 4, 8]),
+            "mixed_precision": rng.choice(["no", "fp16", "bf16", "bf16", "fp8"]),
+        }
         if dtype == "MULTI_GPU" and data["num_processes"] < 2:
             data["num_processes"] = 2
         if machines > 1:
@@ -178,10 +202,11 @@ def generated_configs(n: int = 60, seed: int = 13) -> list[tuple[str, str]]:
 @dataclass
 class Plan:
     """What one config sends to a release's harness besides the file itself (built before the run)."""
-    flags: list[str] | None = None          # to-cli flags (None: accelconf does not launch it)
+
+    flags: list[str] | None = None  # to-cli flags (None: accelconf does not launch it)
     flag_findings: list[Any] = field(default_factory=list)
-    fmt_path: str | None = None             # fmt's output, when it changes the text
-    migrate_path: str | None = None         # migrate's output, when it changes the text
+    fmt_path: str | None = None  # fmt's output, when it changes the text
+    migrate_path: str | None = None  # migrate's output, when it changes the text
     migrate_notes: list[str] = field(default_factory=list)
 
     def requests(self, path: str) -> list[dict[str, Any]]:
@@ -205,15 +230,19 @@ class Case:
     refused: str = ""
     env_exact: bool | None = None
     verdict_agrees: bool = True
-    added_errors: list[str] = field(default_factory=list)  # validate errors (ON_PURPOSE) on a config the release launches
+    added_errors: list[str] = field(
+        default_factory=list
+    )  # validate errors (ON_PURPOSE) on a config the release launches
     machine_dependent: bool = False  # refused for a reason of the machine (MACHINE_DEPENDENT): not a verdict
-    cli_same: bool | None = None      # to-cli flags launch the same (None: not checked)
-    fmt_same: bool | None = None      # fmt's output launches the same (None: fmt changes nothing, or not launched)
-    migrate_same: bool | None = None  # migrate's output launches the same but for what its notes name (None: not checked)
-    cli_lossy: list[str] = field(default_factory=list)      # variables the flags change, each reported lossy by the writer
+    cli_same: bool | None = None  # to-cli flags launch the same (None: not checked)
+    fmt_same: bool | None = None  # fmt's output launches the same (None: fmt changes nothing, or not launched)
+    migrate_same: bool | None = (
+        None  # migrate's output launches the same but for what its notes name (None: not checked)
+    )
+    cli_lossy: list[str] = field(default_factory=list)  # variables the flags change, each reported lossy by the writer
     fmt_respelled: list[str] = field(default_factory=list)  # variables fmt respells (FMT_RESPELLED), same plugins
     migrate_notes: list[str] = field(default_factory=list)
-    detail: str = ""          # to-env and verdict mismatches
+    detail: str = ""  # to-env and verdict mismatches
     rewrite_detail: str = ""  # to-cli, fmt and migrate mismatches
 
 
@@ -251,14 +280,17 @@ def run_harness(minor: str, reqs: list[dict[str, Any]], cwd: str | None = None) 
     if cwd is not None:
         env["ACCELCONF_ORACLE_CWD"] = cwd
     requests = "".join(json.dumps({**req, "cores": CORES}) + "\n" for req in reqs)
-    proc = subprocess.run([sys.executable, str(HERE / "harness.py")], input=requests, capture_output=True, text=True,
-                          env=env, timeout=600)
+    proc = subprocess.run(
+        [sys.executable, str(HERE / "harness.py")], input=requests, capture_output=True, text=True, env=env, timeout=600
+    )
     if proc.returncode != 0:
         raise RuntimeError(f"accelerate {minor}: the harness failed: {proc.stderr[-2000:]}")
     lines = [json.loads(ln) for ln in proc.stdout.splitlines() if ln.startswith("{")]
     hello, answers = lines[0], lines[1:]
     if len(answers) != len(reqs):
-        raise RuntimeError(f"accelerate {minor}: {len(answers)} answers for {len(reqs)} requests: {proc.stderr[-2000:]}")
+        raise RuntimeError(
+            f"accelerate {minor}: {len(answers)} answers for {len(reqs)} requests: {proc.stderr[-2000:]}"
+        )
     return hello["version"], answers
 
 
@@ -269,8 +301,8 @@ def _error_class(f: Any) -> str:
 
 def compare(minor: str, name: str, path: str, theirs: dict[str, Any]) -> Case:
     from accelconf import formats
-    from accelconf.api import validate_config
     from accelconf.accelerate.launch import LaunchError, launch_env
+    from accelconf.api import validate_config
     from accelconf.errors import InputError
 
     case = Case(name, path)
@@ -330,7 +362,9 @@ def plan(minor: str, path: str, out_dir: str) -> Plan:
 
     p = Plan()
     try:
-        p.flags, p.flag_findings = flags_for(formats.read(Path(path).read_text(encoding="utf-8"), None, path, minor), minor)
+        p.flags, p.flag_findings = flags_for(
+            formats.read(Path(path).read_text(encoding="utf-8"), None, path, minor), minor
+        )
     except (LaunchError, InputError):
         pass
     try:
@@ -339,7 +373,10 @@ def plan(minor: str, path: str, out_dir: str) -> Plan:
         return p
     if not isinstance(doc.data, dict):
         return p
-    for kind, (text, notes) in (("fmt", (format_document(doc, minor).text, [])), ("migrate", migrate_document(doc, minor))):
+    for kind, (text, notes) in (
+        ("fmt", (format_document(doc, minor).text, [])),
+        ("migrate", migrate_document(doc, minor)),
+    ):
         if kind == "migrate":
             p.migrate_notes = notes
         if text == doc.text:
@@ -385,19 +422,31 @@ def check_rewrites(case: Case, theirs: dict[str, Any], p: Plan, more: list[dict[
         ans = next(answers)
         differ = _differ(ans, theirs) if "error" not in ans else set()
         # a respelled value (FMT_RESPELLED) counts as the same where the release builds the same plugins from both
-        same_plugins = not any("error" in v for v in theirs.get("plugins", {}).values()) and ans.get("plugins") == theirs.get("plugins")
+        same_plugins = not any("error" in v for v in theirs.get("plugins", {}).values()) and ans.get(
+            "plugins"
+        ) == theirs.get("plugins")
         case.fmt_respelled = sorted(differ) if differ and differ <= set(FMT_RESPELLED) and same_plugins else []
-        case.fmt_same = "error" not in ans and ans["mode"] == theirs["mode"] and (not differ or bool(case.fmt_respelled))
+        case.fmt_same = (
+            "error" not in ans and ans["mode"] == theirs["mode"] and (not differ or bool(case.fmt_respelled))
+        )
         if not case.fmt_same:
-            problems.append(f"fmt output: {ans.get('error') or (ans['mode'], {k: (theirs['env'].get(k), ans['env'].get(k)) for k in differ})}"
-                            f"{'' if same_plugins else ' (plugins differ)'}")
+            problems.append(
+                f"fmt output: {ans.get('error') or (ans['mode'], {k: (theirs['env'].get(k), ans['env'].get(k)) for k in differ})}"
+                f"{'' if same_plugins else ' (plugins differ)'}"
+            )
     if p.migrate_path:
         ans = next(answers)
-        unexplained = sorted(k for k in _differ(ans, theirs) if not migrate_explained(k, p.migrate_notes)) if "error" not in ans else []
+        unexplained = (
+            sorted(k for k in _differ(ans, theirs) if not migrate_explained(k, p.migrate_notes))
+            if "error" not in ans
+            else []
+        )
         case.migrate_same = "error" not in ans and ans["mode"] == theirs["mode"] and not unexplained
         if not case.migrate_same:
-            problems.append(f"migrate output: {ans.get('error') or (ans['mode'], {k: (theirs['env'].get(k), ans['env'].get(k)) for k in unexplained})} "
-                            f"notes {p.migrate_notes}")
+            problems.append(
+                f"migrate output: {ans.get('error') or (ans['mode'], {k: (theirs['env'].get(k), ans['env'].get(k)) for k in unexplained})} "
+                f"notes {p.migrate_notes}"
+            )
     case.rewrite_detail = "; ".join(problems)
 
 
@@ -411,15 +460,22 @@ def cli_same(theirs: dict[str, Any], from_flags: dict[str, Any], findings: list[
         return False, f"the release refuses the flags: {from_flags['error'][:200]}"
     # a one-process MULTI_GPU file has no flag form (--multi_gpu needs 2 processes): the writer says
     # it drops --multi_gpu, and the flags then take the simple launcher
-    no_multi_gpu = any(f.key == "distributed_type" and f.severity == "warning" and "fewer than 2 processes" in f.message
-                       for f in findings)
+    no_multi_gpu = any(
+        f.key == "distributed_type" and f.severity == "warning" and "fewer than 2 processes" in f.message
+        for f in findings
+    )
     want = "simple" if no_multi_gpu else theirs["mode"]
-    lossy = {var for var in set(theirs["env"]) | set(from_flags["env"]) for f in findings
-             if f.rule == "convert.lossy" and var in f.message}
+    lossy = {
+        var
+        for var in set(theirs["env"]) | set(from_flags["env"])
+        for f in findings
+        if f.rule == "convert.lossy" and var in f.message
+    }
     differ = _differ(theirs, from_flags) - lossy
     if from_flags["mode"] != want or differ:
         return False, f"mode {from_flags['mode']} (want {want}), env (file, flags): " + str(
-            {k: (theirs["env"].get(k), from_flags["env"].get(k)) for k in sorted(differ)})
+            {k: (theirs["env"].get(k), from_flags["env"].get(k)) for k in sorted(differ)}
+        )
     return True, ""
 
 
@@ -431,7 +487,7 @@ def run_release(minor: str, configs: list[tuple[str, str]], tmp: str) -> Release
     version, answers = run_harness(minor, [req for reqs in requests for req in reqs])
     cases, i = [], 0
     for (name, path), p, reqs in zip(configs, plans, requests):
-        theirs, more = answers[i], answers[i + 1: i + len(reqs)]
+        theirs, more = answers[i], answers[i + 1 : i + len(reqs)]
         i += len(reqs)
         case = compare(minor, name, path, theirs)
         case.migrate_notes = p.migrate_notes
@@ -460,24 +516,28 @@ def run_matrix(minors: list[str], jobs: int = 2) -> list[ReleaseResult]:
 
 
 def table(results: list[ReleaseResult], seconds: float, jobs: int) -> str:
-    lines = ["# accelerate releases checked against their own launcher", "",
-             "Written by `make versions` (`tests/oracle/matrix.py`); do not edit. Each release's launcher runs",
-             "as a pure function (tests/oracle/harness.py) over the corpus and generated configs; accelconf answers",
-             "with `--accelerate-version` set to that release. *Configs launched*: the release starts them",
-             "(the others it refuses); *to-env exact*: of those, accelconf's environment, torchrun arguments and",
-             "command are identical; *verdicts agreeing*: `validate` has an error exactly where the release",
-             "refuses, except the errors it adds on purpose on configs the release launches (training-time",
-             "failures and silently ignored settings: *errors added*, configs by rule) and refusals that depend",
-             "on the machine (*machine*, not counted). *to-cli same env*: of the configs launched on the local",
-             "launchers, the flags `to-cli --accelerate-version V` writes, launched by the release without the file, give",
-             "the same mode and env but for the variables the writer reports as lossy (named below), or are refused",
-             "where the writer reports an error. *fmt/migrate same env*: the output of `fmt --accelerate-version V`",
-             "(configs it changes) launches to the same env, a respelled value counted only where the release's own",
-             "plugins are equal; `migrate --to fsdp2` output (1.6 on) to the same env but for the variables of the",
-             "keys one of its notes names. See docs/versions.md.", "",
-             "| release | configs | launched | to-env exact | verdicts agreeing | errors added | machine "
-             "| to-cli same env | fmt/migrate same env |",
-             "|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "# accelerate releases checked against their own launcher",
+        "",
+        "Written by `make versions` (`tests/oracle/matrix.py`); do not edit. Each release's launcher runs",
+        "as a pure function (tests/oracle/harness.py) over the corpus and generated configs; accelconf answers",
+        "with `--accelerate-version` set to that release. *Configs launched*: the release starts them",
+        "(the others it refuses); *to-env exact*: of those, accelconf's environment, torchrun arguments and",
+        "command are identical; *verdicts agreeing*: `validate` has an error exactly where the release",
+        "refuses, except the errors it adds on purpose on configs the release launches (training-time",
+        "failures and silently ignored settings: *errors added*, configs by rule) and refusals that depend",
+        "on the machine (*machine*, not counted). *to-cli same env*: of the configs launched on the local",
+        "launchers, the flags `to-cli --accelerate-version V` writes, launched by the release without the file, give",
+        "the same mode and env but for the variables the writer reports as lossy (named below), or are refused",
+        "where the writer reports an error. *fmt/migrate same env*: the output of `fmt --accelerate-version V`",
+        "(configs it changes) launches to the same env, a respelled value counted only where the release's own",
+        "plugins are equal; `migrate --to fsdp2` output (1.6 on) to the same env but for the variables of the",
+        "keys one of its notes names. See docs/versions.md.",
+        "",
+        "| release | configs | launched | to-env exact | verdicts agreeing | errors added | machine "
+        "| to-cli same env | fmt/migrate same env |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     for r in results:
         added: dict[str, int] = {}
         for c in r.cases:
@@ -486,20 +546,35 @@ def table(results: list[ReleaseResult], seconds: float, jobs: int) -> str:
         extra = ", ".join(f"{k} {v}" for k, v in sorted(added.items())) or "-"
         machine = sum(c.machine_dependent for c in r.cases)
         (cli, cli_n), (fmt, fmt_n), (mig, mig_n) = r.count("cli_same"), r.count("fmt_same"), r.count("migrate_same")
-        lines.append(f"| {r.version} | {len(r.cases)} | {r.launched} | {r.env_exact}/{r.launched} | "
-                     f"{r.agreeing - machine}/{len(r.cases) - machine} | {extra} | {machine} | {cli}/{cli_n} | "
-                     f"{fmt}/{fmt_n}, {mig}/{mig_n} |")
+        lines.append(
+            f"| {r.version} | {len(r.cases)} | {r.launched} | {r.env_exact}/{r.launched} | "
+            f"{r.agreeing - machine}/{len(r.cases) - machine} | {extra} | {machine} | {cli}/{cli_n} | "
+            f"{fmt}/{fmt_n}, {mig}/{mig_n} |"
+        )
     total = sum(len(r.cases) for r in results)
     requests = sum(r.requests for r in results)
     lines += ["", "Errors added on purpose:", ""] + [f"- `{k}`: {v}" for k, v in ON_PURPOSE.items()]
     lines += ["", "Machine-dependent refusals:", ""] + [f"- `{k}`: {v}" for k, v in MACHINE_DEPENDENT]
-    used = sorted({pat for r in results for c in r.cases for v in c.cli_lossy for pat in CLI_LOSSY if cli_lossy_reason(v) == CLI_LOSSY[pat]})
+    used = sorted(
+        {
+            pat
+            for r in results
+            for c in r.cases
+            for v in c.cli_lossy
+            for pat in CLI_LOSSY
+            if cli_lossy_reason(v) == CLI_LOSSY[pat]
+        }
+    )
     lines += ["", "Variables the flags cannot give as the file does (the writer reports them as lossy):", ""]
     lines += [f"- `{k}`: {CLI_LOSSY[k]}" for k in used]
     respelled = sorted({v for r in results for c in r.cases for v in c.fmt_respelled})
     lines += ["", "Variables fmt respells (the release builds the same plugins from both spellings):", ""]
     lines += [f"- `{k}`: {FMT_RESPELLED[k]}" for k in respelled]
-    lines += ["", f"{len(results)} releases, {total} configs, {requests} launches, {seconds:.0f} s wall time with {jobs} parallel jobs.", ""]
+    lines += [
+        "",
+        f"{len(results)} releases, {total} configs, {requests} launches, {seconds:.0f} s wall time with {jobs} parallel jobs.",
+        "",
+    ]
     return "\n".join(lines)
 
 
@@ -522,8 +597,10 @@ def main() -> None:
         for r in results:
             for c in r.cases:
                 if c.detail:
-                    print(f"{r.minor} {c.name}: verdict_agrees={c.verdict_agrees} refused={c.refused[:120]!r} "
-                          f"added={c.added_errors} {c.detail}")
+                    print(
+                        f"{r.minor} {c.name}: verdict_agrees={c.verdict_agrees} refused={c.refused[:120]!r} "
+                        f"added={c.added_errors} {c.detail}"
+                    )
                 if c.rewrite_detail:
                     print(f"{r.minor} {c.name}: {c.rewrite_detail}")
 

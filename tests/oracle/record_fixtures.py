@@ -47,7 +47,9 @@ def unpack(version: str) -> str:
 
     minor = ".".join(version.split(".")[:2])
     if releases.RELEASES.get(minor) != version:
-        raise SystemExit(f"accelerate {version} is not a pinned release (tests/oracle/releases.py pins {releases.RELEASES.get(minor)})")
+        raise SystemExit(
+            f"accelerate {version} is not a pinned release (tests/oracle/releases.py pins {releases.RELEASES.get(minor)})"
+        )
     return str(releases.ensure(minor))
 
 
@@ -55,8 +57,14 @@ def run_oracle(requests: list[dict], path: str | None) -> tuple[str, list[dict]]
     env = dict(os.environ)
     if path:
         env["ACCELERATE_ORACLE_PATH"] = path
-    proc = subprocess.run([sys.executable, str(HERE / "harness.py")], input="".join(json.dumps(r) + "\n" for r in requests),
-                          capture_output=True, text=True, env=env, check=True)
+    proc = subprocess.run(
+        [sys.executable, str(HERE / "harness.py")],
+        input="".join(json.dumps(r) + "\n" for r in requests),
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
     lines = [json.loads(ln) for ln in proc.stdout.splitlines() if ln.strip()]
     return lines[0]["version"], lines[1:]
 
@@ -77,14 +85,20 @@ def main() -> None:
         precedence = []
         for where in (path, None):
             version, answers = run_oracle(prec + (corpus if where else []), where)
-            precedence.append({"version": version, "config": PRECEDENCE_CONFIG, "flags": PRECEDENCE_FLAGS, "result": answers[0]})
+            precedence.append(
+                {"version": version, "config": PRECEDENCE_CONFIG, "flags": PRECEDENCE_FLAGS, "result": answers[0]}
+            )
             if where:
                 out = {p.name: a for p, a in zip(files, answers[1:])}
                 (DATA / f"corpus-{version}.json").write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
-                print(f"corpus-{version}.json: {sum('error' not in a for a in out.values())} launched, "
-                      f"{sum('error' in a for a in out.values())} refused")
+                print(
+                    f"corpus-{version}.json: {sum('error' not in a for a in out.values())} launched, "
+                    f"{sum('error' in a for a in out.values())} refused"
+                )
     (DATA / "precedence.json").write_text(json.dumps(precedence, indent=1) + "\n")
-    print("precedence.json:", [(p["version"], p["result"].get("env", {}).get("FSDP_STATE_DICT_TYPE")) for p in precedence])
+    print(
+        "precedence.json:", [(p["version"], p["result"].get("env", {}).get("FSDP_STATE_DICT_TYPE")) for p in precedence]
+    )
 
 
 if __name__ == "__main__":

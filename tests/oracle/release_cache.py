@@ -18,11 +18,11 @@ from pathlib import Path
 
 @dataclass(frozen=True)
 class ReleaseCache:
-    package: str                     # the import name and the PyPI name
-    releases: dict[str, str]         # minor -> the pinned patch release
-    pip_args: tuple[str, ...] = ()   # extra `pip install` options
+    package: str  # the import name and the PyPI name
+    releases: dict[str, str]  # minor -> the pinned patch release
+    pip_args: tuple[str, ...] = ()  # extra `pip install` options
     env: dict[str, str] = field(default_factory=dict)  # extra environment for pip
-    after: Callable[[str, Path], None] | None = None    # run after ensure(minor), installed or not
+    after: Callable[[str, Path], None] | None = None  # run after ensure(minor), installed or not
 
     def cache_root(self) -> Path:
         return Path(sys.prefix) / "accelconf-cache" / self.package
@@ -39,9 +39,24 @@ class ReleaseCache:
         if not self.installed(minor):
             tmp = target.with_name(target.name + ".partial")
             shutil.rmtree(tmp, ignore_errors=True)
-            subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-compile",
-                            "--disable-pip-version-check", *self.pip_args, "--target", str(tmp),
-                            f"{self.package}=={self.releases[minor]}"], check=True, env={**os.environ, **self.env})
+            subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "pip",
+                    "install",
+                    "-q",
+                    "--no-deps",
+                    "--no-compile",
+                    "--disable-pip-version-check",
+                    *self.pip_args,
+                    "--target",
+                    str(tmp),
+                    f"{self.package}=={self.releases[minor]}",
+                ],
+                check=True,
+                env={**os.environ, **self.env},
+            )
             if target.exists():  # a half-written directory from an interrupted run
                 shutil.rmtree(target)
             os.replace(tmp, target)

@@ -25,8 +25,14 @@ def oracle(paths: list[str | Path]) -> dict[str, dict]:
     if not have_accelerate():
         pytest.skip("accelerate and torch are not installed (pip install -e '.[test]')")
     requests = "".join(json.dumps({"argv": ["--config_file", str(p), "train.py"]}) + "\n" for p in paths)
-    proc = subprocess.run([sys.executable, str(HERE / "harness.py")], input=requests, capture_output=True, text=True,
-                          env=dict(os.environ), timeout=600)
+    proc = subprocess.run(
+        [sys.executable, str(HERE / "harness.py")],
+        input=requests,
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
+        timeout=600,
+    )
     if proc.returncode != 0:
         raise AssertionError(f"oracle failed: {proc.stderr[-2000:]}")
     lines = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]

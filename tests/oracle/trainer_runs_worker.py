@@ -20,8 +20,15 @@ import sys
 import tempfile
 from typing import Any
 
-os.environ.update(RANK="0", WORLD_SIZE="1", LOCAL_RANK="0", LOCAL_WORLD_SIZE="1", MASTER_ADDR="127.0.0.1",
-                  MASTER_PORT=os.environ.get("ORACLE_PORT", "29561"), DS_ACCELERATOR="cpu")
+os.environ.update(
+    RANK="0",
+    WORLD_SIZE="1",
+    LOCAL_RANK="0",
+    LOCAL_WORLD_SIZE="1",
+    MASTER_ADDR="127.0.0.1",
+    MASTER_PORT=os.environ.get("ORACLE_PORT", "29561"),
+    DS_ACCELERATOR="cpu",
+)
 BASE_ENV = dict(os.environ)
 
 
@@ -49,15 +56,33 @@ def plugin_fields(p: Any) -> dict[str, Any]:
         transformer_auto_wrap_policy,
     )
 
-    policy = {transformer_auto_wrap_policy: "TRANSFORMER_BASED_WRAP", size_based_auto_wrap_policy: "SIZE_BASED_WRAP",
-              None: "NO_WRAP"}.get(p.auto_wrap_policy, repr(p.auto_wrap_policy))
+    policy = {
+        transformer_auto_wrap_policy: "TRANSFORMER_BASED_WRAP",
+        size_based_auto_wrap_policy: "SIZE_BASED_WRAP",
+        None: "NO_WRAP",
+    }.get(p.auto_wrap_policy, repr(p.auto_wrap_policy))
     offload = p.cpu_offload
     offload = getattr(offload, "offload_params", type(offload).__name__ == "CPUOffloadPolicy")
-    out = {k: _name(getattr(p, k)) for k in (
-        "fsdp_version", "sharding_strategy", "reshard_after_forward", "backward_prefetch", "state_dict_type",
-        "transformer_cls_names_to_wrap", "min_num_params", "use_orig_params", "sync_module_states", "forward_prefetch",
-        "activation_checkpointing", "activation_checkpointing_offload", "ignored_modules", "cpu_ram_efficient_loading",
-        "limit_all_gathers")}
+    out = {
+        k: _name(getattr(p, k))
+        for k in (
+            "fsdp_version",
+            "sharding_strategy",
+            "reshard_after_forward",
+            "backward_prefetch",
+            "state_dict_type",
+            "transformer_cls_names_to_wrap",
+            "min_num_params",
+            "use_orig_params",
+            "sync_module_states",
+            "forward_prefetch",
+            "activation_checkpointing",
+            "activation_checkpointing_offload",
+            "ignored_modules",
+            "cpu_ram_efficient_loading",
+            "limit_all_gathers",
+        )
+    }
     out.update(auto_wrap_policy=policy, cpu_offload=bool(offload))
     return out
 
@@ -94,8 +119,18 @@ def _model() -> Any:
         from transformers import LlamaConfig, LlamaForCausalLM
 
         torch.manual_seed(0)
-        _MODEL.append(LlamaForCausalLM(LlamaConfig(num_hidden_layers=2, hidden_size=64, intermediate_size=128,
-                                                   num_attention_heads=4, num_key_value_heads=4, vocab_size=128)))
+        _MODEL.append(
+            LlamaForCausalLM(
+                LlamaConfig(
+                    num_hidden_layers=2,
+                    hidden_size=64,
+                    intermediate_size=128,
+                    num_attention_heads=4,
+                    num_key_value_heads=4,
+                    vocab_size=128,
+                )
+            )
+        )
     return _MODEL[0]
 
 
@@ -118,8 +153,12 @@ def ds_case(case: dict[str, Any], out_dir: str) -> dict[str, Any]:
         return {"raises": "Trainer init", "error": f"{type(exc).__name__}: {exc}"}
     state = t.accelerator.state
     hf = state.deepspeed_plugin.hf_ds_config
-    res: dict[str, Any] = {"mixed_precision": state.mixed_precision, "accelerator_ga": t.accelerator.gradient_accumulation_steps,
-                           "trainer_ga": a.gradient_accumulation_steps, "init_config": _jsonable(hf.config)}
+    res: dict[str, Any] = {
+        "mixed_precision": state.mixed_precision,
+        "accelerator_ga": t.accelerator.gradient_accumulation_steps,
+        "trainer_ga": a.gradient_accumulation_steps,
+        "init_config": _jsonable(hf.config),
+    }
     later = copy.deepcopy(hf)
     try:
         later.trainer_config_finalize(a, t.model, case["steps"])

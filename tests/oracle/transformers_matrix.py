@@ -37,22 +37,32 @@ SEQ2SEQ = "Seq2SeqTrainingArguments"
 BAD_CHOICE = "not_a_choice"
 # What a release refuses at construction for the number of processes (one here), which the releases
 # data does not judge: GRPO's batch divisibility by num_generations.
-WORLD_SIZE_REFUSALS = ("The global eval batch size", "The global train batch size",
-                       "must be divisible by the global batch size", "must be divisible by num_generations")
+WORLD_SIZE_REFUSALS = (
+    "The global eval batch size",
+    "The global train batch size",
+    "must be divisible by the global batch size",
+    "must be divisible by num_generations",
+)
 # TRL's config class for an arguments file, from the trainer its path names.
-TRL_BY_WORD = {"sft": "SFTConfig", "dpo": "DPOConfig", "grpo": "GRPOConfig", "orpo": "ORPOConfig",
-               "kto": "KTOConfig", "reward": "RewardConfig"}
+TRL_BY_WORD = {
+    "sft": "SFTConfig",
+    "dpo": "DPOConfig",
+    "grpo": "GRPOConfig",
+    "orpo": "ORPOConfig",
+    "kto": "KTOConfig",
+    "reward": "RewardConfig",
+}
 
 
 @dataclass
 class Case:
     id: str
-    kind: str                      # kwargs | yaml | json
-    group: str                     # corpus | removed | unknown | wrong-type | bad-choice | choice
-    args: dict[str, Any]           # what the case sets (a corpus file's top-level mapping)
+    kind: str  # kwargs | yaml | json
+    group: str  # corpus | removed | unknown | wrong-type | bad-choice | choice
+    args: dict[str, Any]  # what the case sets (a corpus file's top-level mapping)
     cls: str = CLS
-    output_dir: bool = True        # give it an output_dir (a corpus file keeps its own, or none)
-    trl: bool = False              # a TRL config class, judged by the TRL release
+    output_dir: bool = True  # give it an output_dir (a corpus file keeps its own, or none)
+    trl: bool = False  # a TRL config class, judged by the TRL release
 
     def request(self) -> dict[str, Any]:
         return {"id": self.id, "cls": self.cls, "kind": self.kind, "args": self.args, "output_dir": self.output_dir}
@@ -124,11 +134,13 @@ def dated_fields() -> list[str]:
 
 
 def generated_cases(minor: str) -> list[Case]:
-    out = [Case("unknown/no_such_field", "yaml", "unknown", {"no_such_field": 1}),
-           Case("unknown/json", "json", "unknown", {"no_such_field": 1, "seed": 1}),
-           Case("unknown/kwargs", "kwargs", "unknown", {"no_such_field": 1}),
-           Case("wrong-type/learning_rate-string", "yaml", "wrong-type", {"learning_rate": "5e-5"}),
-           Case("wrong-type/bf16-auto", "yaml", "wrong-type", {"bf16": "auto"})]
+    out = [
+        Case("unknown/no_such_field", "yaml", "unknown", {"no_such_field": 1}),
+        Case("unknown/json", "json", "unknown", {"no_such_field": 1, "seed": 1}),
+        Case("unknown/kwargs", "kwargs", "unknown", {"no_such_field": 1}),
+        Case("wrong-type/learning_rate-string", "yaml", "wrong-type", {"learning_rate": "5e-5"}),
+        Case("wrong-type/bf16-auto", "yaml", "wrong-type", {"bf16": "auto"}),
+    ]
     mine = data.fields(minor, cls=CLS)
     for name in dated_fields():
         # the field's own default: the case asks whether the release takes the key, not the value
@@ -164,8 +176,15 @@ def verdict(case: Case, minor: str) -> Verdict:
         args.setdefault("output_dir", "out")
     unknown = sorted(k for k in args if k not in fields)
     missing = sorted(n for n, f in fields.items() if f.required and n not in args)
-    bad = sorted(k for k, v in args.items() if k in fields and fields[k].base_type == "enum"
-                 and isinstance(v, str) and fields[k].choices and v not in fields[k].choices)
+    bad = sorted(
+        k
+        for k, v in args.items()
+        if k in fields
+        and fields[k].base_type == "enum"
+        and isinstance(v, str)
+        and fields[k].choices
+        and v not in fields[k].choices
+    )
     wrong = sorted(k for k, v in args.items() if k in fields and not _fits(fields[k], v))
     return Verdict(unknown, missing, bad, wrong)
 
@@ -243,16 +262,28 @@ def trl_cases(minor: str) -> list[Case]:
     out = []
     for cls in data.trl_classes(minor):
         # use_cpu: TRL's configs default to bf16, which a release refuses on a machine without a GPU
-        out.append(Case(f"trl/{cls}/unknown", "yaml", "unknown", {"use_cpu": True, "no_such_field": 1}, cls=cls, trl=True))
+        out.append(
+            Case(f"trl/{cls}/unknown", "yaml", "unknown", {"use_cpu": True, "no_such_field": 1}, cls=cls, trl=True)
+        )
         base = data.fields(data.trl_transformers_version(), cls=CLS)
         own = {n: f for n, f in data.trl_fields(cls, minor).items() if n not in base and not f.required}
         if own:
-            out.append(Case(f"trl/{cls}/own", "yaml", "removed", {"use_cpu": True, **{n: f.default for n, f in own.items()}},
-                            cls=cls, trl=True))
+            out.append(
+                Case(
+                    f"trl/{cls}/own",
+                    "yaml",
+                    "removed",
+                    {"use_cpu": True, **{n: f.default for n, f in own.items()}},
+                    cls=cls,
+                    trl=True,
+                )
+            )
     for case in corpus_cases():
         cls = trl_class(case.id)
         if cls in data.trl_classes(minor):
-            out.append(Case(f"trl/{cls}/{case.id}", case.kind, "corpus", case.args, cls=cls, output_dir=False, trl=True))
+            out.append(
+                Case(f"trl/{cls}/{case.id}", case.kind, "corpus", case.args, cls=cls, output_dir=False, trl=True)
+            )
     return out
 
 
@@ -290,42 +321,57 @@ def _wrong_type(r: ReleaseResult) -> str:
 
 
 def trl_table(results: list[ReleaseResult]) -> list[str]:
-    lines = ["", f"TRL releases (with transformers {data.trl_transformers_version()}): each config class with an unknown",
-             "field and with its own fields, and the corpus files whose path names a trainer (sft, dpo, grpo, orpo, kto,",
-             "reward) read with that trainer's config.", "",
-             "| TRL release | config classes | cases agree | s |", "|---|---|---|---|"]
+    lines = [
+        "",
+        f"TRL releases (with transformers {data.trl_transformers_version()}): each config class with an unknown",
+        "field and with its own fields, and the corpus files whose path names a trainer (sft, dpo, grpo, orpo, kto,",
+        "reward) read with that trainer's config.",
+        "",
+        "| TRL release | config classes | cases agree | s |",
+        "|---|---|---|---|",
+    ]
     for r in results:
         if r.error:
             lines.append(f"| {r.minor} ({r.version}) | does not import: {r.error.splitlines()[0][:120]} | | |")
             continue
         agree = sum(1 for o in r.outcomes if not o.problem)
-        lines.append(f"| {r.minor} ({r.version}) | {', '.join(data.trl_classes(r.minor))} | {agree}/{len(r.outcomes)} "
-                     f"| {r.seconds:.1f} |")
+        lines.append(
+            f"| {r.minor} ({r.version}) | {', '.join(data.trl_classes(r.minor))} | {agree}/{len(r.outcomes)} "
+            f"| {r.seconds:.1f} |"
+        )
     return lines
 
 
 def table(results: list[ReleaseResult], seconds: float, jobs: int, trl: list[ReleaseResult] = ()) -> str:
-    lines = ["# transformers releases against the releases data", "",
-             "Generated by `make versions` (`python tests/oracle/transformers_matrix.py --write bench/TRANSFORMERS.md`);",
-             "do not edit. Each release runs its own `TrainingArguments` / `HfArgumentParser` in its own process",
-             "(installed side by side under the venv, torch and accelerate from the venv) over the corpus arguments",
-             f"files ({len(corpus_args())}, `../shared/corpus/trainer`, extra keys refused) and generated cases; a case agrees when",
-             "the release raises exactly what accelconf's releases data predicts for that release (unknown and removed",
-             "fields, missing required fields), or accepts what it accepts.", "",
-             "| release | corpus agree | generated agree | bad enum value raises at construction | wrong types | s |",
-             "|---|---|---|---|---|---|"]
+    lines = [
+        "# transformers releases against the releases data",
+        "",
+        "Generated by `make versions` (`python tests/oracle/transformers_matrix.py --write bench/TRANSFORMERS.md`);",
+        "do not edit. Each release runs its own `TrainingArguments` / `HfArgumentParser` in its own process",
+        "(installed side by side under the venv, torch and accelerate from the venv) over the corpus arguments",
+        f"files ({len(corpus_args())}, `../shared/corpus/trainer`, extra keys refused) and generated cases; a case agrees when",
+        "the release raises exactly what accelconf's releases data predicts for that release (unknown and removed",
+        "fields, missing required fields), or accepts what it accepts.",
+        "",
+        "| release | corpus agree | generated agree | bad enum value raises at construction | wrong types | s |",
+        "|---|---|---|---|---|---|",
+    ]
     for r in results:
         if r.error:
             lines.append(f"| {r.minor} ({r.version}) | does not import: {r.error.splitlines()[0][:120]} | | | | |")
             continue
         c, g = r.count("corpus"), [r.count(x) for x in ("removed", "unknown", "wrong-type", "choice", "bad-choice")]
         gen = (sum(a for a, _ in g), sum(b for _, b in g))
-        lines.append(f"| {r.minor} ({r.version}) | {c[0]}/{c[1]} | {gen[0]}/{gen[1]} | {_raised(r, 'bad-choice')} "
-                     f"| {_wrong_type(r)} | {r.seconds:.1f} |")
+        lines.append(
+            f"| {r.minor} ({r.version}) | {c[0]}/{c[1]} | {gen[0]}/{gen[1]} | {_raised(r, 'bad-choice')} "
+            f"| {_wrong_type(r)} | {r.seconds:.1f} |"
+        )
     unavailable = data.unavailable()
     if unavailable:
         lines += ["", "Releases the releases data lists as not importable here:", ""]
-        lines += [f"- {m}: {why.splitlines()[0]}" for m, why in sorted(unavailable.items(), key=lambda kv: data._key(kv[0]))]
+        lines += [
+            f"- {m}: {why.splitlines()[0]}" for m, why in sorted(unavailable.items(), key=lambda kv: data._key(kv[0]))
+        ]
     lines += trl_table(list(trl)) if trl else []
     bad = [f"- {r.minor} `{o.case.id}`: {o.problem}" for r in [*results, *trl] for o in r.outcomes if o.problem]
     lines += ["", f"Disagreements: {len(bad)}", "", *bad[:50]]

@@ -36,7 +36,9 @@ from typing import Any
 # How training_args.py and trainer.py read a key of ``fsdp_config``: .get("k"), ["k"] (not as the
 # target of an assignment: the XLA branch writes keys of its own), .setdefault("k"), .pop("k"), and
 # a loop over names (``for param in ["limit_all_gathers", ...]: ... fsdp_config.get(param``).
-FSDP_KEY = re.compile(r"""(?<!\w)fsdp_config(?:(?:\.get\(|\.setdefault\(|\.pop\()\s*["'](\w+)["']|\[\s*["'](\w+)["']\s*\](?!\s*=[^=]))""")
+FSDP_KEY = re.compile(
+    r"""(?<!\w)fsdp_config(?:(?:\.get\(|\.setdefault\(|\.pop\()\s*["'](\w+)["']|\[\s*["'](\w+)["']\s*\](?!\s*=[^=]))"""
+)
 FSDP_LOOP = re.compile(r"""for (\w+) in [\[(]([^\])]+)[\])]:\s*\n[^\n]*fsdp_config\.get\(\1\b""")
 FSDP_SOURCES = ("training_args.py", "trainer.py")
 TRANSFORMERS_CLASSES = ("TrainingArguments", "Seq2SeqTrainingArguments")
@@ -78,8 +80,11 @@ def classify(tp: Any, metadata: Any) -> tuple[str, list[Any] | None]:
     if enums:
         choices = [_jsonable(v) for e in enums for v in e]
         kind = "enum"
-    elif literals and len(literals) == len([m for m in members if typing.get_origin(m) is typing.Literal]) \
-            and all(typing.get_origin(m) is typing.Literal for m in members):
+    elif (
+        literals
+        and len(literals) == len([m for m in members if typing.get_origin(m) is typing.Literal])
+        and all(typing.get_origin(m) is typing.Literal for m in members)
+    ):
         choices, kind = [_jsonable(v) for v in literals], "enum"
     elif metadata.get("choices"):
         choices, kind = [_jsonable(v) for v in metadata["choices"]], "enum"
@@ -151,8 +156,11 @@ def transformers_fields() -> dict[str, Any]:
         for f in fields:
             if f["name"] == "report_to" and reporters:
                 f["choices"] = reporters
-    return {"version": transformers.__version__, "classes": classes,
-            "fsdp_config_keys": fsdp_config_keys(os.path.dirname(training_args.__file__))}
+    return {
+        "version": transformers.__version__,
+        "classes": classes,
+        "fsdp_config_keys": fsdp_config_keys(os.path.dirname(training_args.__file__)),
+    }
 
 
 def fsdp_config_keys(package_dir: str) -> list[str]:
@@ -184,8 +192,12 @@ def trl_fields() -> dict[str, Any]:
             continue
         if isinstance(cls, type) and dataclasses.is_dataclass(cls) and issubclass(cls, transformers.TrainingArguments):
             classes[name] = describe(cls)
-    return {"version": trl.__version__, "transformers": transformers.__version__, "classes": classes,
-            "skipped": skipped}
+    return {
+        "version": trl.__version__,
+        "transformers": transformers.__version__,
+        "classes": classes,
+        "skipped": skipped,
+    }
 
 
 def _resolve(cls_name: str) -> type:

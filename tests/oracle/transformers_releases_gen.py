@@ -31,8 +31,9 @@ Seg = dict[str, Any]
 
 
 def run_worker(mode: str, dirs: list[str], stdin: str | None = None, timeout: float = 600) -> dict[str, Any]:
-    proc = subprocess.run([sys.executable, str(WORKER), mode, *dirs], input=stdin, capture_output=True, text=True,
-                          timeout=timeout)
+    proc = subprocess.run(
+        [sys.executable, str(WORKER), mode, *dirs], input=stdin, capture_output=True, text=True, timeout=timeout
+    )
     lines = proc.stdout.strip().splitlines()
     if not lines:
         return {"error": (proc.stderr.strip().splitlines() or [f"exit {proc.returncode}"])[-1][:500]}
@@ -48,15 +49,23 @@ def merge(per_release: list[tuple[str, list[dict[str, Any]]]]) -> dict[str, list
     extends its segment, a changed or returning one starts a new one."""
     out: dict[str, list[Seg]] = {}
     previous: set[str] = set()
-    for i, (minor, fields) in enumerate(per_release):
+    for _i, (minor, fields) in enumerate(per_release):
         present = set()
         for f in fields:
             present.add(f["name"])
-            form = {"type": f["type"], "default": f["default"], "choices": f["choices"],
-                    **({"required": True} if f.get("required") else {})}
+            form = {
+                "type": f["type"],
+                "default": f["default"],
+                "choices": f["choices"],
+                **({"required": True} if f.get("required") else {}),
+            }
             segs = out.setdefault(f["name"], [])
             last = segs[-1] if segs else None
-            if last and last["until"] is None and {k: v for k, v in last.items() if k not in ("since", "until")} == form:
+            if (
+                last
+                and last["until"] is None
+                and {k: v for k, v in last.items() if k not in ("since", "until")} == form
+            ):
                 continue
             if last and last["until"] is None:
                 last["until"] = minor
@@ -68,8 +77,9 @@ def merge(per_release: list[tuple[str, list[dict[str, Any]]]]) -> dict[str, list
 
 
 def merge_keys(per_release: list[tuple[str, list[str]]]) -> dict[str, list[Seg]]:
-    as_fields = [(m, [{"name": k, "type": None, "default": None, "choices": None} for k in keys])
-                 for m, keys in per_release]
+    as_fields = [
+        (m, [{"name": k, "type": None, "default": None, "choices": None} for k in keys]) for m, keys in per_release
+    ]
     return {k: [{"since": s["since"], "until": s["until"]} for s in segs] for k, segs in merge(as_fields).items()}
 
 
@@ -84,12 +94,22 @@ def transformers_part(minors: list[str], jobs: int) -> dict[str, Any]:
         got = dict(zip(minors, pool.map(lambda m: run_worker("fields", dirs[m]), minors)))
     ok = [m for m in minors if "error" not in got[m]]
     base = [(m, got[m]["classes"]["TrainingArguments"]) for m in ok]
-    seq2seq = [(m, _own(got[m]["classes"]["Seq2SeqTrainingArguments"],
-                        {f["name"]: f for f in got[m]["classes"]["TrainingArguments"]})) for m in ok]
-    return {"releases": {m: got[m]["version"] for m in ok},
-            "unavailable": {m: got[m]["error"] for m in minors if m not in ok},
-            "fields": {"TrainingArguments": merge(base), "Seq2SeqTrainingArguments": merge(seq2seq)},
-            "fsdp_config_keys": merge_keys([(m, got[m]["fsdp_config_keys"]) for m in ok])}
+    seq2seq = [
+        (
+            m,
+            _own(
+                got[m]["classes"]["Seq2SeqTrainingArguments"],
+                {f["name"]: f for f in got[m]["classes"]["TrainingArguments"]},
+            ),
+        )
+        for m in ok
+    ]
+    return {
+        "releases": {m: got[m]["version"] for m in ok},
+        "unavailable": {m: got[m]["error"] for m in minors if m not in ok},
+        "fields": {"TrainingArguments": merge(base), "Seq2SeqTrainingArguments": merge(seq2seq)},
+        "fsdp_config_keys": merge_keys([(m, got[m]["fsdp_config_keys"]) for m in ok]),
+    }
 
 
 def trl_part(minors: list[str], jobs: int, transformers_dir: list[str]) -> dict[str, Any]:
@@ -104,32 +124,52 @@ def trl_part(minors: list[str], jobs: int, transformers_dir: list[str]) -> dict[
     for name in names:
         per = [(m, _own(got[m]["classes"][name], base)) for m in ok if name in got[m]["classes"]]
         have = [m for m in ok if name in got[m]["classes"]]
-        gone = next((m for m in ok[ok.index(have[-1]) + 1:]), None)
+        gone = next((m for m in ok[ok.index(have[-1]) + 1 :]), None)
         classes[name] = {"since": have[0], "until": gone, "fields": merge(per)}
-    return {"releases": {m: got[m]["version"] for m in ok}, "transformers": base_fields["version"],
-            "unavailable": {m: got[m]["error"] for m in minors if m not in ok}, "classes": classes}
+    return {
+        "releases": {m: got[m]["version"] for m in ok},
+        "transformers": base_fields["version"],
+        "unavailable": {m: got[m]["error"] for m in minors if m not in ok},
+        "classes": classes,
+    }
 
 
 def dump(data: dict[str, Any]) -> str:
     """One field per line, so a regenerated file diffs by field."""
+
     def block(obj: dict[str, Any], indent: str) -> str:
         rows = [f"{indent}{json.dumps(k)}: {json.dumps(v, sort_keys=True)}" for k, v in obj.items()]
         return "{\n" + ",\n".join(rows) + "\n" + indent[:-1] + "}"
 
     tf = data["transformers"]
-    parts = [f'"generated_by": {json.dumps(data["generated_by"])}',
-             '"transformers": {\n  "releases": ' + json.dumps(tf["releases"]) +
-             ',\n  "unavailable": ' + json.dumps(tf["unavailable"], sort_keys=True) +
-             ',\n  "fsdp_config_keys": ' + block(tf["fsdp_config_keys"], "   ") +
-             ',\n  "fields": {\n' + ",\n".join(f'   {json.dumps(c)}: ' + block(v, "    ")
-                                               for c, v in tf["fields"].items()) + "\n  }\n }"]
+    parts = [
+        f'"generated_by": {json.dumps(data["generated_by"])}',
+        '"transformers": {\n  "releases": '
+        + json.dumps(tf["releases"])
+        + ',\n  "unavailable": '
+        + json.dumps(tf["unavailable"], sort_keys=True)
+        + ',\n  "fsdp_config_keys": '
+        + block(tf["fsdp_config_keys"], "   ")
+        + ',\n  "fields": {\n'
+        + ",\n".join(f"   {json.dumps(c)}: " + block(v, "    ") for c, v in tf["fields"].items())
+        + "\n  }\n }",
+    ]
     trl = data["trl"]
-    parts.append('"trl": {\n  "releases": ' + json.dumps(trl["releases"]) +
-                 ',\n  "transformers": ' + json.dumps(trl["transformers"]) +
-                 ',\n  "unavailable": ' + json.dumps(trl["unavailable"], sort_keys=True) +
-                 ',\n  "classes": {\n' + ",\n".join(
-                     f'   {json.dumps(c)}: {{"since": {json.dumps(v["since"])}, "until": {json.dumps(v["until"])}, '
-                     f'"fields": ' + block(v["fields"], "    ") + "}" for c, v in trl["classes"].items()) + "\n  }\n }")
+    parts.append(
+        '"trl": {\n  "releases": '
+        + json.dumps(trl["releases"])
+        + ',\n  "transformers": '
+        + json.dumps(trl["transformers"])
+        + ',\n  "unavailable": '
+        + json.dumps(trl["unavailable"], sort_keys=True)
+        + ',\n  "classes": {\n'
+        + ",\n".join(
+            f'   {json.dumps(c)}: {{"since": {json.dumps(v["since"])}, "until": {json.dumps(v["until"])}, '
+            f'"fields": ' + block(v["fields"], "    ") + "}"
+            for c, v in trl["classes"].items()
+        )
+        + "\n  }\n }"
+    )
     return "{\n" + ",\n".join(parts) + "\n}\n"
 
 
@@ -137,8 +177,11 @@ def generate(jobs: int = 2, minors: list[str] | None = None, trl_minors: list[st
     minors = minors or list(tr.RELEASES)
     trl_minors = trl_minors or list(tr.TRL_RELEASES)
     newest_dir = tr.sys_path(tr.CACHE.ensure(list(tr.RELEASES)[-1]))
-    data = {"generated_by": "python tests/oracle/transformers_releases_gen.py",
-            "transformers": transformers_part(minors, jobs), "trl": trl_part(trl_minors, jobs, newest_dir)}
+    data = {
+        "generated_by": "python tests/oracle/transformers_releases_gen.py",
+        "transformers": transformers_part(minors, jobs),
+        "trl": trl_part(trl_minors, jobs, newest_dir),
+    }
     return dump(data)
 
 

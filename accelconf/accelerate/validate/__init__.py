@@ -16,36 +16,80 @@ that order when this package is imported, and ``refused`` runs last.
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
-from accelconf.text.document import Document
-from accelconf.findings import Finding
-from accelconf.accelerate.model import from_document
 from accelconf.accelerate import registry
+from accelconf.accelerate.model import from_document
+
 # The rule modules, in the order their rules run (importing one registers its rules).
 from accelconf.accelerate.validate import (  # noqa: F401
-    parse, keys, toplevel, values, effects, fsdp, deepspeed, features, processes, parallelism, refused,
+    deepspeed,
+    effects,
+    features,
+    fsdp,
+    keys,
+    parallelism,
+    parse,
+    processes,
+    refused,
+    toplevel,
+    values,
 )
 from accelconf.accelerate.validate.context import (  # noqa: F401  (the package's public names)
-    BOOL_WORDS, COMMON_MISTAKES, Context, RULES, Rule, UNREAD_ON_FSDP2, did_you_mean, has_no_effect, rule, scalar_text, section_unused,
+    BOOL_WORDS,
+    COMMON_MISTAKES,
+    RULES,
+    UNREAD_ON_FSDP2,
+    Context,
+    Rule,
+    did_you_mean,
+    has_no_effect,
+    rule,
+    scalar_text,
+    section_unused,
 )
 from accelconf.accelerate.validate.processes import (  # noqa: F401
-    TORCHRUN_TYPES, fitting_processes, machine_rank_outside, null_counts,
+    TORCHRUN_TYPES,
+    fitting_processes,
+    machine_rank_outside,
+    null_counts,
 )
-
+from accelconf.findings import Finding
+from accelconf.text.document import Document
 
 # -- entry points --------------------------------------------------------------------------------
 
-def validate_document(doc: Document, *, accelerate_version: str | None = None, disabled: Iterable[str] = ()) -> list[Finding]:
+
+def validate_document(
+    doc: Document, *, accelerate_version: str | None = None, disabled: Iterable[str] = ()
+) -> list[Finding]:
     """Every finding for one accelerate config document (already parsed)."""
     from accelconf.findings import sort_findings
 
     version = registry.resolve_version(accelerate_version)
     data = doc.data
     if doc.root is None or data is None:
-        return [Finding("empty", "error", "the document is empty: accelerate fails to load it ('NoneType' object has no attribute 'get')", "", 1, 1)]
+        return [
+            Finding(
+                "empty",
+                "error",
+                "the document is empty: accelerate fails to load it ('NoneType' object has no attribute 'get')",
+                "",
+                1,
+                1,
+            )
+        ]
     if not isinstance(data, dict):
-        return [Finding("not-a-mapping", "error", f"an accelerate config must be a mapping of keys to values, not a {type(data).__name__}", "", 1, 1)]
+        return [
+            Finding(
+                "not-a-mapping",
+                "error",
+                f"an accelerate config must be a mapping of keys to values, not a {type(data).__name__}",
+                "",
+                1,
+                1,
+            )
+        ]
     cfg = from_document(doc, version)
     ctx = Context(doc, cfg, version)
     off = set(disabled)

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
-from accelconf.accelerate.model import Config
-from accelconf.text.document import Document, Node
-from accelconf.findings import Finding, Severity
-from accelconf.accelerate.registry import Setting
-from accelconf.text.scalars import json_scalar, yaml_scalar
 from accelconf.accelerate import registry
+from accelconf.accelerate.model import Config
+from accelconf.accelerate.registry import Setting
+from accelconf.findings import Finding, Severity
 from accelconf.text import suggest
-
+from accelconf.text.document import Document, Node
+from accelconf.text.scalars import json_scalar, yaml_scalar
 
 # Real-world misspellings with the key they meant (seen in published configs and docs).
 COMMON_MISTAKES: dict[tuple[str, str], str] = {
@@ -46,12 +46,21 @@ class Context:
     def value_node(self, *path: str) -> Node | None:
         return self.doc.node(tuple(path))
 
-    def finding(self, rule: str, severity: Severity, message: str, path: tuple[str, ...], *,
-                on_value: bool = False, suggestion: str | None = None,
-                fix: tuple[tuple[int, int, str], ...] = ()) -> Finding:
+    def finding(
+        self,
+        rule: str,
+        severity: Severity,
+        message: str,
+        path: tuple[str, ...],
+        *,
+        on_value: bool = False,
+        suggestion: str | None = None,
+        fix: tuple[tuple[int, int, str], ...] = (),
+    ) -> Finding:
         line, col, eline, ecol = self.doc.span(path, on_value)
-        f = Finding(rule, severity, message, ".".join(str(p) for p in path), line, col, suggestion,
-                    eline, ecol, fix=fix)
+        f = Finding(
+            rule, severity, message, ".".join(str(p) for p in path), line, col, suggestion, eline, ecol, fix=fix
+        )
         self.findings.append(f)
         return f
 
@@ -75,7 +84,7 @@ class Context:
             return ()
         text = self.doc.text
         start = text.rfind("\n", 0, k.start) + 1
-        if text[start:k.start].strip():
+        if text[start : k.start].strip():
             return ()
         end = text.find("\n", v.end)
         end = len(text) if end < 0 else end + 1
@@ -112,7 +121,7 @@ def section_unused(data: dict, section: str) -> bool:
     return not registry.section_active(section, data)
 
 
-def has_no_effect(ctx: "Context", s: Setting) -> bool:
+def has_no_effect(ctx: Context, s: Setting) -> bool:
     """A written setting that changes nothing: removed or too new for the version, never exported,
     ignored in a file, in a section the launcher does not use, or FSDP1-only and unread on FSDP2.
     Such a key gets one finding about that (from its own rule), never one about its value."""
@@ -157,13 +166,17 @@ def rule(*ids: str) -> Callable[[Rule], Rule]:
     def deco(fn: Rule) -> Rule:
         RULES.append((ids, fn))
         return fn
+
     return deco
 
 
 # -- top level -----------------------------------------------------------------------------------
 
+
 def _is_sagemaker(ctx: Context) -> bool:
-    return ctx.doc.data.get("compute_environment", "LOCAL_MACHINE") != "LOCAL_MACHINE"  # data: a mapping (validate_document)
+    return (
+        ctx.doc.data.get("compute_environment", "LOCAL_MACHINE") != "LOCAL_MACHINE"
+    )  # data: a mapping (validate_document)
 
 
 def _suits(setting: Setting | None, value: Any) -> bool:
@@ -177,6 +190,7 @@ def _suits(setting: Setting | None, value: Any) -> bool:
 
 
 # -- values of every registered setting ---------------------------------------------------------
+
 
 def _expect_type(s: Setting, v: Any) -> str | None:
     """A short description of what is wrong with the type, or None."""

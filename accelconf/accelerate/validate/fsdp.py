@@ -3,14 +3,22 @@
 from __future__ import annotations
 
 from accelconf import releases
-from accelconf.accelerate.model import canonical
 from accelconf.accelerate import registry
-from accelconf.accelerate.validate.context import _is_bool_like, _truthy_launch, Context, rule, section_unused
+from accelconf.accelerate.model import canonical
+from accelconf.accelerate.validate.context import Context, _is_bool_like, _truthy_launch, rule, section_unused
 from accelconf.accelerate.validate.values import _sharding_is_int
 
 
-@rule("fsdp-invalid-combination", "fsdp1-key-in-fsdp2", "fsdp1-strategy-ignored", "fsdp2-key-in-fsdp1",
-      "fsdp2-local-state-dict", "fsdp2-reshard-bool", "section-unused", "unprefixed-key")
+@rule(
+    "fsdp-invalid-combination",
+    "fsdp1-key-in-fsdp2",
+    "fsdp1-strategy-ignored",
+    "fsdp2-key-in-fsdp1",
+    "fsdp2-local-state-dict",
+    "fsdp2-reshard-bool",
+    "section-unused",
+    "unprefixed-key",
+)
 def _fsdp(ctx: Context) -> None:
     data = ctx.doc.data
     fsdp = data.get("fsdp_config")
@@ -19,7 +27,9 @@ def _fsdp(ctx: Context) -> None:
     cfg = ctx.cfg
     dt = data.get("distributed_type")
     if section_unused(data, "fsdp_config"):
-        ctx.finding("section-unused", "info", f"`fsdp_config` has no effect with distributed_type {dt!r}", ("fsdp_config",))
+        ctx.finding(
+            "section-unused", "info", f"`fsdp_config` has no effect with distributed_type {dt!r}", ("fsdp_config",)
+        )
         return  # nothing in it is read: findings about its keys would be noise
     version = cfg.get("fsdp_config.fsdp_version", 1)
     try:
@@ -33,8 +43,13 @@ def _fsdp(ctx: Context) -> None:
         if fv not in s.fsdp_versions and s.exists_in(ctx.version):
             kp = ("fsdp_config", e.written_key)
             if fv == 2:
-                ctx.finding("fsdp1-key-in-fsdp2", "warning", f"`{key}` applies to FSDP1 only; FSDP2 ignores it (the plugin warns or drops it)", kp,
-                            fix=ctx.delete_key(kp))
+                ctx.finding(
+                    "fsdp1-key-in-fsdp2",
+                    "warning",
+                    f"`{key}` applies to FSDP1 only; FSDP2 ignores it (the plugin warns or drops it)",
+                    kp,
+                    fix=ctx.delete_key(kp),
+                )
             elif canonical(s, e.value) != canonical(s, s.launcher_default):
                 # the plugin raises only on a non-default value (dataclasses.py: ``if
                 # self.activation_checkpointing_offload and self.fsdp_version != 2: raise``)
@@ -46,44 +61,83 @@ def _fsdp(ctx: Context) -> None:
         if fv == 2 and not _is_bool_like(v):
             as_bool = registry.FSDP2_RESHARD_OF_STRATEGY.get(str(v).upper())
             mapped = None if as_bool is None else str(as_bool).lower()
-            ctx.finding("fsdp2-reshard-bool", "error",
-                        f"FSDP2 needs a boolean `fsdp_reshard_after_forward`, not {v!r} (the plugin raises ValueError: invalid truth value)",
-                        kp, on_value=True, suggestion=mapped, fix=ctx.replace_value(kp, mapped) if mapped else ())
-        elif fv == 1 and isinstance(v, str) and v.upper() in registry.SHARDING_STRATEGIES and "fsdp_sharding_strategy" not in written:
+            ctx.finding(
+                "fsdp2-reshard-bool",
+                "error",
+                f"FSDP2 needs a boolean `fsdp_reshard_after_forward`, not {v!r} (the plugin raises ValueError: invalid truth value)",
+                kp,
+                on_value=True,
+                suggestion=mapped,
+                fix=ctx.replace_value(kp, mapped) if mapped else (),
+            )
+        elif (
+            fv == 1
+            and isinstance(v, str)
+            and v.upper() in registry.SHARDING_STRATEGIES
+            and "fsdp_sharding_strategy" not in written
+        ):
             # before 0.26 the moved value must be the strategy's number (sharding-strategy-int)
             number = str(registry.SHARDING_STRATEGIES.index(v.upper()) + 1) if _sharding_is_int(ctx.version) else None
-            ctx.finding("fsdp1-strategy-ignored", "info" if v.upper() == "FULL_SHARD" else "warning",
-                        f"FSDP1 reads only `fsdp_sharding_strategy`; `fsdp_reshard_after_forward: {v}` is ignored and FULL_SHARD is used",
-                        kp, suggestion=f"fsdp_sharding_strategy: {number or v.upper()}",
-                        fix=ctx.rename_key(kp, "fsdp_sharding_strategy") + (ctx.replace_value(kp, number) if number else ()))
+            ctx.finding(
+                "fsdp1-strategy-ignored",
+                "info" if v.upper() == "FULL_SHARD" else "warning",
+                f"FSDP1 reads only `fsdp_sharding_strategy`; `fsdp_reshard_after_forward: {v}` is ignored and FULL_SHARD is used",
+                kp,
+                suggestion=f"fsdp_sharding_strategy: {number or v.upper()}",
+                fix=ctx.rename_key(kp, "fsdp_sharding_strategy") + (ctx.replace_value(kp, number) if number else ()),
+            )
         elif fv == 1 and _is_bool_like(v):
             pass  # FSDP1 plugin never reads it from env: harmless
     sdt = written.get("fsdp_state_dict_type")
     if sdt is not None and fv == 2 and str(canonical(sdt.setting, sdt.value)).upper() == "LOCAL_STATE_DICT":
-        ctx.finding("fsdp2-local-state-dict", "error", "FSDP2 does not support LOCAL_STATE_DICT (ValueError)", ("fsdp_config", sdt.written_key), on_value=True,
-                    suggestion="SHARDED_STATE_DICT")
+        ctx.finding(
+            "fsdp2-local-state-dict",
+            "error",
+            "FSDP2 does not support LOCAL_STATE_DICT (ValueError)",
+            ("fsdp_config", sdt.written_key),
+            on_value=True,
+            suggestion="SHARDED_STATE_DICT",
+        )
     aco = written.get("fsdp_activation_checkpointing_offload")
     if aco is not None and canonical(aco.setting, aco.value) is True:
         ac = written.get("fsdp_activation_checkpointing")
         if ac is None or canonical(ac.setting, ac.value) is not True:
-            ctx.finding("fsdp-invalid-combination", "error", "`fsdp_activation_checkpointing_offload` needs `fsdp_activation_checkpointing: true`",
-                        ("fsdp_config", aco.written_key))
+            ctx.finding(
+                "fsdp-invalid-combination",
+                "error",
+                "`fsdp_activation_checkpointing_offload` needs `fsdp_activation_checkpointing: true`",
+                ("fsdp_config", aco.written_key),
+            )
     if dt == "FSDP" and releases.has(ctx.version, "ram-efficient-needs-sync"):
         ram = written.get("fsdp_cpu_ram_efficient_loading")
         sync = written.get("fsdp_sync_module_states")
         ram_v = ram.value if ram is not None else "true"
         sync_v = sync.value if sync is not None else "true"
         if _truthy_launch(ram_v) and not _truthy_launch(sync_v):
-            ctx.finding("fsdp-invalid-combination", "error",
-                        "`fsdp_cpu_ram_efficient_loading` is on (it defaults to true) while `fsdp_sync_module_states` is false: `accelerate launch` raises ValueError",
-                        ("fsdp_config", sync.written_key if sync else "fsdp_sync_module_states"), on_value=True,
-                        suggestion="fsdp_sync_module_states: true")
+            ctx.finding(
+                "fsdp-invalid-combination",
+                "error",
+                "`fsdp_cpu_ram_efficient_loading` is on (it defaults to true) while `fsdp_sync_module_states` is false: `accelerate launch` raises ValueError",
+                ("fsdp_config", sync.written_key if sync else "fsdp_sync_module_states"),
+                on_value=True,
+                suggestion="fsdp_sync_module_states: true",
+            )
     # the legacy key, ignored since 1.0
-    for p, e in ctx.cfg.entries.items():
-        if e.setting is not None and e.setting.key == "fsdp_backward_prefetch_policy" and not e.setting.exists_in(ctx.version):
+    for e in ctx.cfg.entries.values():
+        if (
+            e.setting is not None
+            and e.setting.key == "fsdp_backward_prefetch_policy"
+            and not e.setting.exists_in(ctx.version)
+        ):
             pass  # reported by the version rule with its deprecation message
     # unprefixed keys: fine, but accelerate writes the prefix
     for p, e in ctx.cfg.entries.items():
         if p.startswith("fsdp_config.") and e.setting and e.written_key != e.setting.key:
-            ctx.finding("unprefixed-key", "info", f"`{e.written_key}` is read as `{e.setting.key}`; accelerate writes the prefix",
-                        ("fsdp_config", e.written_key), suggestion=e.setting.key, fix=ctx.rename_key(("fsdp_config", e.written_key), e.setting.key))
+            ctx.finding(
+                "unprefixed-key",
+                "info",
+                f"`{e.written_key}` is read as `{e.setting.key}`; accelerate writes the prefix",
+                ("fsdp_config", e.written_key),
+                suggestion=e.setting.key,
+                fix=ctx.rename_key(("fsdp_config", e.written_key), e.setting.key),
+            )

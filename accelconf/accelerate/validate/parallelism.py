@@ -23,8 +23,13 @@ def _parallelism(ctx: Context) -> None:
         exported = True  # launch-refused says why the launch fails; the sizes are still checked
     if not exported:  # no ParallelismConfig is built
         dt = ctx.doc.data.get("distributed_type")
-        ctx.finding("section-unused", "info", f"accelerate {ctx.version} does not pass `parallelism_config` on with "
-                    f"distributed_type {dt!r}: the sizes have no effect", ("parallelism_config",))
+        ctx.finding(
+            "section-unused",
+            "info",
+            f"accelerate {ctx.version} does not pass `parallelism_config` on with "
+            f"distributed_type {dt!r}: the sizes have no effect",
+            ("parallelism_config",),
+        )
         return
 
     def size(name: str) -> int:
@@ -36,28 +41,60 @@ def _parallelism(ctx: Context) -> None:
         except (TypeError, ValueError):
             return 1
 
-    dp_r, dp_s, tp, cp, sp = size("dp_replicate_size"), size("dp_shard_size"), size("tp_size"), size("cp_size"), size("sp_size")
+    dp_r, dp_s, tp, cp, sp = (
+        size("dp_replicate_size"),
+        size("dp_shard_size"),
+        size("tp_size"),
+        size("cp_size"),
+        size("sp_size"),
+    )
     if cp > 1 and sp > 1 and changed(ctx.version, "parallelism-cp-sp-exclusive"):
-        ctx.finding("parallelism", "error", "context parallelism and sequence parallelism cannot be combined", ("parallelism_config",))
+        ctx.finding(
+            "parallelism",
+            "error",
+            "context parallelism and sequence parallelism cannot be combined",
+            ("parallelism_config",),
+        )
     if (tp > 1 or cp > 1) and dp_r > 1 and dp_s == 1:
-        ctx.finding("parallelism", "error", "tensor/context parallelism with pure replicated data parallelism (dp_shard_size 1) is rejected", ("parallelism_config",))
+        ctx.finding(
+            "parallelism",
+            "error",
+            "tensor/context parallelism with pure replicated data parallelism (dp_shard_size 1) is rejected",
+            ("parallelism_config",),
+        )
     n = ctx.doc.data.get("num_processes")
     dt = ctx.doc.data.get("distributed_type")
     product = dp_r * dp_s * tp * cp * sp  # ParallelismConfig.total_size; 1 means "replicate over every process"
     sp_free = sp > 1 and changed(ctx.version, "parallelism-sp-any-size")  # DeepSpeed forms its own SP groups
     if isinstance(n, int) and not isinstance(n, bool) and n > 0 and product not in (1, n) and not sp_free:
-        ctx.finding("parallelism", "error",
-                    f"the parallelism sizes multiply to {product} but num_processes is {n} (ParallelismConfig raises ValueError)", ("parallelism_config",))
+        ctx.finding(
+            "parallelism",
+            "error",
+            f"the parallelism sizes multiply to {product} but num_processes is {n} (ParallelismConfig raises ValueError)",
+            ("parallelism_config",),
+        )
     if dt == "FSDP" and ctx.cfg.fsdp_version() == 2 and dp_s == 1 and cp == 1:
         raises = changed(ctx.version, "parallelism-fsdp2-shard-dim")
-        ctx.finding("parallelism", "error" if raises else "warning",
-                    "FSDP2 with parallelism_config needs dp_shard_size or cp_size above 1 " +
-                    ("(ParallelismConfig raises ValueError)" if raises else "(prepare fails with a KeyError from the device mesh)"),
-                    ("parallelism_config",))
+        ctx.finding(
+            "parallelism",
+            "error" if raises else "warning",
+            "FSDP2 with parallelism_config needs dp_shard_size or cp_size above 1 "
+            + (
+                "(ParallelismConfig raises ValueError)"
+                if raises
+                else "(prepare fails with a KeyError from the device mesh)"
+            ),
+            ("parallelism_config",),
+        )
 
 
 @rule("section-unused")
 def _mpirun(ctx: Context) -> None:
     mc = ctx.doc.data.get("mpirun_config")
     if isinstance(mc, dict) and mc and not registry.section_active("mpirun_config", ctx.doc.data):
-        ctx.finding("section-unused", "info", "`mpirun_config` has an effect only with distributed_type MULTI_CPU", ("mpirun_config",))
+        ctx.finding(
+            "section-unused",
+            "info",
+            "`mpirun_config` has an effect only with distributed_type MULTI_CPU",
+            ("mpirun_config",),
+        )

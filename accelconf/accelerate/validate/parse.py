@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import re
 
-from accelconf.findings import Finding, Severity
 from accelconf.accelerate import registry
 from accelconf.accelerate.validate.context import Context, has_no_effect, rule
-
+from accelconf.findings import Finding, Severity
 
 # -- parse-level ----------------------------------------------------------------------------------
+
 
 @rule("duplicate-key")
 def _duplicates(ctx: Context) -> None:
@@ -22,9 +22,17 @@ def _duplicates(ctx: Context) -> None:
             name, first = (m.group(1), m.group(2)) if m else ("", "?")
             others = "" if ctx.doc.format == "json" else "; yamllint and ruamel.yaml refuse the file"
             loader = "json.load" if ctx.doc.format == "json" else "PyYAML safe_load"
-            ctx.findings.append(Finding("duplicate-key", "error",
-                                        f"duplicate key {name} at lines {first} and {q.line + 1}: accelerate ({loader}) silently "
-                                        f"keeps line {q.line + 1}{others}; keep one", "", q.line + 1, q.col + 1))
+            ctx.findings.append(
+                Finding(
+                    "duplicate-key",
+                    "error",
+                    f"duplicate key {name} at lines {first} and {q.line + 1}: accelerate ({loader}) silently "
+                    f"keeps line {q.line + 1}{others}; keep one",
+                    "",
+                    q.line + 1,
+                    q.col + 1,
+                )
+            )
 
 
 @rule("yaml11-scalar")
@@ -48,10 +56,16 @@ def _yaml11(ctx: Context) -> None:
             continue  # a boolean where a boolean is expected: both readers agree enough
         if setting is not None and has_no_effect(ctx, setting):
             continue  # the key is reported once, as having no effect
-        sev: Severity = "warning" if setting is not None and setting.type in ("str", "enum", "path", "classlist") else "info"
+        sev: Severity = (
+            "warning" if setting is not None and setting.type in ("str", "enum", "path", "classlist") else "info"
+        )
         fix = ((node.start, node.end, "'" + node.raw.replace("'", "''") + "'"),)
         ctx.finding(
-            "yaml11-scalar", sev,
+            "yaml11-scalar",
+            sev,
             f"`{node.raw}` is read as {node.value!r} by accelerate (PyYAML, YAML 1.1) but as {node.value12!r} by YAML 1.2 tools; quote it if you mean the string",
-            spath, on_value=True, suggestion=f"'{node.raw}'", fix=fix,
+            spath,
+            on_value=True,
+            suggestion=f"'{node.raw}'",
+            fix=fix,
         )

@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from accelconf import releases
 from accelconf.accelerate import registry
-from accelconf.accelerate.validate.context import _is_sagemaker, Context, rule
-
+from accelconf.accelerate.validate.context import Context, _is_sagemaker, rule
 
 # distributed types whose processes torchrun (or the deepspeed launcher) starts: accelerate/utils/launch.py
 # prepare_multi_gpu_env / prepare_deepspeed_cmd_env pass num_processes on as --nproc_per_node.
 TORCHRUN_TYPES = frozenset(registry.MULTI_GPU_TYPES) | {"FSDP", "DEEPSPEED", "MEGATRON_LM"}
 
 
-def null_counts(num_processes: Any, num_machines: Any, distributed_type: Any, written: Iterable[str]) -> list[tuple[str, str]]:
+def null_counts(
+    num_processes: Any, num_machines: Any, distributed_type: Any, written: Iterable[str]
+) -> list[tuple[str, str]]:
     """(key, what fails) for each process count written as null that stops `accelerate launch`.
 
     accelerate 1.15 copies a null from the file into the namespace unchanged
@@ -27,11 +29,21 @@ def null_counts(num_processes: Any, num_machines: Any, distributed_type: Any, wr
     keys = set(written)
     out = []
     if "num_machines" in keys and num_machines is None:
-        out.append(("num_machines", "`num_machines: null`: accelerate launch raises TypeError ('>' not supported between "
-                                    "instances of 'NoneType' and 'int'); write a number (1 for one machine) or delete the key"))
+        out.append(
+            (
+                "num_machines",
+                "`num_machines: null`: accelerate launch raises TypeError ('>' not supported between "
+                "instances of 'NoneType' and 'int'); write a number (1 for one machine) or delete the key",
+            )
+        )
     if "num_processes" in keys and num_processes is None and distributed_type in TORCHRUN_TYPES:
-        out.append(("num_processes", "`num_processes: null`: accelerate launch passes `--nproc_per_node None` to torchrun, which "
-                                     "refuses it (ValueError: Unsupported nproc_per_node value: None); write the total number of processes"))
+        out.append(
+            (
+                "num_processes",
+                "`num_processes: null`: accelerate launch passes `--nproc_per_node None` to torchrun, which "
+                "refuses it (ValueError: Unsupported nproc_per_node value: None); write the total number of processes",
+            )
+        )
     return out
 
 
@@ -63,33 +75,69 @@ def _processes(ctx: Context) -> None:
     machines = data.get("num_machines", 1)
     for key, message in null_counts(n, machines, dt, data):
         ctx.finding("null-count", "error", message, (key,), on_value=True)
-    if "num_processes" not in data and dt not in ("NO", None) and not isinstance(dt, bool) and releases.has(ctx.version, "num-processes-default"):
-        ctx.finding("missing-key", "error",
-                    "`num_processes` is missing: `accelerate launch` stops with \"You need to manually pass in --num_processes\" unless you pass it",
-                    ("distributed_type",), suggestion="num_processes: <total processes across machines>")
+    if (
+        "num_processes" not in data
+        and dt not in ("NO", None)
+        and not isinstance(dt, bool)
+        and releases.has(ctx.version, "num-processes-default")
+    ):
+        ctx.finding(
+            "missing-key",
+            "error",
+            '`num_processes` is missing: `accelerate launch` stops with "You need to manually pass in --num_processes" unless you pass it',
+            ("distributed_type",),
+            suggestion="num_processes: <total processes across machines>",
+        )
     elif "num_processes" not in data and not releases.has(ctx.version, "num-processes-default") and dt != "NO":
         ctx.finding("missing-key", "error", f"accelerate {ctx.version} requires `num_processes` in the file", ())
     if not isinstance(n, int) or isinstance(n, bool) or not isinstance(machines, int) or isinstance(machines, bool):
         return
     if n == -1:
-        ctx.finding("missing-key", "error", "`num_processes: -1` means \"not set\": `accelerate launch` asks for --num_processes", ("num_processes",), on_value=True)
+        ctx.finding(
+            "missing-key",
+            "error",
+            '`num_processes: -1` means "not set": `accelerate launch` asks for --num_processes',
+            ("num_processes",),
+            on_value=True,
+        )
     if machines > 1:
         # accelerate does not refuse these: torchrun starts n // machines per node (utils/launch.py
         # prepare_multi_gpu_env), so the job runs with fewer processes than written. A warning with
         # the count that fits.
         if n % machines and n > machines:
             fit = fitting_processes(n, machines)
-            ctx.finding("process-layout", "warning",
-                        f"`num_processes` is the total across machines: {n} is not a multiple of num_machines {machines}; torchrun starts {n // machines} per node ({n // machines * machines} in all)",
-                        ("num_processes",), on_value=True, suggestion=str(fit), fix=ctx.replace_value(("num_processes",), str(fit)))
+            ctx.finding(
+                "process-layout",
+                "warning",
+                f"`num_processes` is the total across machines: {n} is not a multiple of num_machines {machines}; torchrun starts {n // machines} per node ({n // machines * machines} in all)",
+                ("num_processes",),
+                on_value=True,
+                suggestion=str(fit),
+                fix=ctx.replace_value(("num_processes",), str(fit)),
+            )
         elif n < machines:
-            ctx.finding("process-layout", "error" if n // machines == 0 and dt in TORCHRUN_TYPES else "warning",
-                        f"`num_processes` ({n}) is the total across machines and is smaller than num_machines ({machines}): torchrun would start {n // machines} processes per node",
-                        ("num_processes",), on_value=True, suggestion=str(machines))
+            ctx.finding(
+                "process-layout",
+                "error" if n // machines == 0 and dt in TORCHRUN_TYPES else "warning",
+                f"`num_processes` ({n}) is the total across machines and is smaller than num_machines ({machines}): torchrun would start {n // machines} processes per node",
+                ("num_processes",),
+                on_value=True,
+                suggestion=str(machines),
+            )
         if not data.get("main_process_ip") and dt != "DEEPSPEED":
-            ctx.finding("multi-node", "warning", "multi-node training needs `main_process_ip` (the address of machine rank 0): pass --main_process_ip at launch or set it here", ("num_machines",))
+            ctx.finding(
+                "multi-node",
+                "warning",
+                "multi-node training needs `main_process_ip` (the address of machine rank 0): pass --main_process_ip at launch or set it here",
+                ("num_machines",),
+            )
         elif not data.get("main_process_ip"):
-            ctx.finding("multi-node", "warning", "multi-node DeepSpeed without `main_process_ip`: only works with a hostfile launcher", ("num_machines",))
+            ctx.finding(
+                "multi-node",
+                "warning",
+                "multi-node DeepSpeed without `main_process_ip`: only works with a hostfile launcher",
+                ("num_machines",),
+            )
         outside = machine_rank_outside(data.get("machine_rank", 0), machines)
         if outside:
             ctx.finding("multi-node", "error", outside, ("machine_rank",), on_value=True)
@@ -99,11 +147,27 @@ def _processes(ctx: Context) -> None:
     if isinstance(gpu_ids, str) and gpu_ids != "all" and dt in registry.MULTI_GPU_TYPES and machines <= 1:
         ids = [x for x in gpu_ids.split(",") if x.strip()]
         if len(ids) < 2:
-            ctx.finding("gpu-ids", "error", f"`gpu_ids: {gpu_ids}` lists fewer than two GPUs for {dt}: accelerate raises ValueError (Less than two GPU ids)",
-                        ("gpu_ids",), on_value=True)
+            ctx.finding(
+                "gpu-ids",
+                "error",
+                f"`gpu_ids: {gpu_ids}` lists fewer than two GPUs for {dt}: accelerate raises ValueError (Less than two GPU ids)",
+                ("gpu_ids",),
+                on_value=True,
+            )
         elif n and n != len(ids) and n // max(machines, 1) != len(ids):
             idle = " (some of them stay idle)" if n < len(ids) else ""
-            ctx.finding("gpu-ids", "warning", f"`num_processes: {n}` differs from the {len(ids)} GPUs in `gpu_ids`{idle}", ("gpu_ids",), on_value=True,
-                        suggestion=f"num_processes: {fitting_processes(n, max(machines, 1), len(ids))}")
+            ctx.finding(
+                "gpu-ids",
+                "warning",
+                f"`num_processes: {n}` differs from the {len(ids)} GPUs in `gpu_ids`{idle}",
+                ("gpu_ids",),
+                on_value=True,
+                suggestion=f"num_processes: {fitting_processes(n, max(machines, 1), len(ids))}",
+            )
     if dt == "NO" and isinstance(n, int) and n > 1 and not data.get("use_cpu"):
-        ctx.finding("processes", "info", f"`distributed_type: 'NO'` with num_processes {n}: only one process runs the script", ("num_processes",))
+        ctx.finding(
+            "processes",
+            "info",
+            f"`distributed_type: 'NO'` with num_processes {n}: only one process runs the script",
+            ("num_processes",),
+        )

@@ -17,4 +17,6 @@ def _launch_refused(ctx: Context) -> None:
         launch_env(ctx.cfg, version=ctx.version)
     except LaunchError as exc:
         where: tuple[str, ...] = ("distributed_type",) if "distributed_type" in ctx.doc.data else ()
-        ctx.finding("launch-refused", "error", f"`accelerate launch` {ctx.version} refuses this config: {exc.message}", where)
+        ctx.finding(
+            "launch-refused", "error", f"`accelerate launch` {ctx.version} refuses this config: {exc.message}", where
+        )
