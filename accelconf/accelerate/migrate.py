@@ -62,8 +62,9 @@ def migrate_document(doc: Document, version: str | None = None) -> tuple[str, li
     sdt = written.get("fsdp_state_dict_type")
     if (
         sdt is not None
-        and str(registry.get("fsdp_config", "fsdp_state_dict_type").canonical_value(sdt.value)) == "LOCAL_STATE_DICT"
-    ):  # type: ignore[union-attr]
+        and str(registry.get("fsdp_config", "fsdp_state_dict_type").canonical_value(sdt.value))  # type: ignore[union-attr]
+        == "LOCAL_STATE_DICT"
+    ):
         edits += ctx.replace_value(("fsdp_config", sdt.written_key), "SHARDED_STATE_DICT")
         notes.append("fsdp_state_dict_type: LOCAL_STATE_DICT is not supported by FSDP2 -> SHARDED_STATE_DICT")
     for path in cfg.unknown:

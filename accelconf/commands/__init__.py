@@ -83,7 +83,7 @@ def add_trainer_version_options(p: argparse.ArgumentParser, allow_range: bool = 
     )
 
 
-def trainer_versions(args: Any) -> dict[str, str]:
+def trainer_versions(args: Any) -> dict[str, Any]:
     """The ``transformers_version``/``trl_version`` options of the API for parsed arguments: the
     given releases, else the installed ones (read from metadata), else the newest known."""
     from accelconf.trainer import releases

@@ -68,7 +68,7 @@ def _profile_names() -> list[str]:
 def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentParser:
     from accelconf.commands import help_texts, rule_id
 
-    p = subparsers.add_parser(
+    p: argparse.ArgumentParser = subparsers.add_parser(
         name,
         help=help_text,
         **help_texts(

@@ -51,7 +51,7 @@ SECTION_TITLES = {"": "top level"}
 def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentParser:
     from accelconf.commands import add_trainer_version_options, help_texts
 
-    p = subparsers.add_parser(
+    p: argparse.ArgumentParser = subparsers.add_parser(
         name,
         help=help_text,
         **help_texts(

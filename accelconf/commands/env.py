@@ -17,7 +17,7 @@ from accelconf.environment.probe import PROBE_MODES, Environment
 def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentParser:
     from accelconf.commands import help_texts
 
-    p = subparsers.add_parser(
+    p: argparse.ArgumentParser = subparsers.add_parser(
         name,
         help=help_text,
         **help_texts(

@@ -19,7 +19,7 @@ def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentP
     from accelconf.commands import help_texts
     from accelconf.commands.model_options import add_memory_options
 
-    p = subparsers.add_parser(
+    p: argparse.ArgumentParser = subparsers.add_parser(
         name,
         help=help_text,
         **help_texts(

@@ -15,7 +15,7 @@ from accelconf_lsp import DESCRIPTION, add_arguments
 def add_parser(subparsers, name: str, help_text: str) -> argparse.ArgumentParser:  # type: ignore[no-untyped-def]
     from accelconf.commands import help_texts
 
-    p = subparsers.add_parser(
+    p: argparse.ArgumentParser = subparsers.add_parser(
         name,
         help=help_text,
         **help_texts(

@@ -14,7 +14,7 @@ def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentP
     from accelconf.commands import help_texts
     from accelconf.preflight.layout import add_options
 
-    p = subparsers.add_parser(
+    p: argparse.ArgumentParser = subparsers.add_parser(
         name,
         help=help_text,
         **help_texts(

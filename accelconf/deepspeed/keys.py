@@ -175,7 +175,7 @@ OFFLOAD_PARAM = _section(
                     ),
                 ),
                 **_OFFLOAD_DEVICE,
-            ),  # type: ignore[arg-type]
+            ),
             "nvme_path": _s(
                 None,
                 "Filesystem path of the NVMe device used for parameter offload.",
@@ -208,7 +208,7 @@ OFFLOAD_OPTIMIZER = _section(
                     ),
                 ),
                 **_OFFLOAD_DEVICE,
-            ),  # type: ignore[arg-type]
+            ),
             "nvme_path": _s(
                 None,
                 "Filesystem path of the NVMe device used for optimizer offload.",
@@ -1214,10 +1214,10 @@ TOP: Key = _section(
         ),
         "amp": _removed_block("amp", "NVIDIA Apex AMP (removed in 0.19.8)."),
         "torch_autocast": TORCH_AUTOCAST,
-        "communication_data_type": _s(None, "Data type of gradient communication.", **_COMM_DTYPE),  # type: ignore[arg-type]
+        "communication_data_type": _s(None, "Data type of gradient communication.", **_COMM_DTYPE),
         "seq_parallel_communication_data_type": _s(
             "fp32", "Data type of sequence-parallel communication.", since="0.16.0", **_COMM_DTYPE
-        ),  # type: ignore[arg-type]
+        ),
         "seq_parallel_comm_data_type": _s(
             "fp32",
             "Old name of `seq_parallel_communication_data_type` (DeepSpeed <= 0.15).",
@@ -1225,14 +1225,14 @@ TOP: Key = _section(
             replaced_by="seq_parallel_communication_data_type",
             removed_message="renamed `seq_parallel_communication_data_type`; the old name is ignored",
             **_COMM_DTYPE,
-        ),  # type: ignore[arg-type]
+        ),
         "data_types": DATA_TYPES,
         "zero_optimization": ZERO,
         "activation_checkpointing": ACTIVATION_CHECKPOINTING,
         "aio": AIO,
         "flops_profiler": FLOPS_PROFILER,
-        "tensorboard": _section("TensorBoard monitor (pydantic).", _lax(dict(_MONITOR_COMMON)), **_MONITOR),  # type: ignore[arg-type]
-        "csv_monitor": _section("CSV monitor (pydantic).", _lax(dict(_MONITOR_COMMON)), **_MONITOR),  # type: ignore[arg-type]
+        "tensorboard": _section("TensorBoard monitor (pydantic).", _lax(dict(_MONITOR_COMMON)), **_MONITOR),
+        "csv_monitor": _section("CSV monitor (pydantic).", _lax(dict(_MONITOR_COMMON)), **_MONITOR),
         "wandb": _section(
             "Weights & Biases monitor (pydantic).",
             _lax(
@@ -1244,7 +1244,7 @@ TOP: Key = _section(
                 }
             ),
             **_MONITOR,
-        ),  # type: ignore[arg-type]
+        ),
         "comet": _section(
             "Comet monitor (pydantic).",
             _lax(
@@ -1261,7 +1261,7 @@ TOP: Key = _section(
                 }
             ),
             **_MONITOR,
-        ),  # type: ignore[arg-type]
+        ),
         "comms_logger": COMMS_LOGGER,
         "hybrid_engine": HYBRID_ENGINE,
         "compile": COMPILE,

@@ -14,8 +14,9 @@ from typing import Any
 
 from accelconf.accelerate.model import Config
 from accelconf.diff.accelerate import diff
-from accelconf.diff.deepspeed import diff_accelerate_deepspeed, diff_deepspeed, is_deepspeed_data
+from accelconf.diff.deepspeed import diff_accelerate_deepspeed, diff_deepspeed
 from accelconf.diff.result import DiffResult
+from accelconf.kinds import is_deepspeed_data
 
 
 @dataclass

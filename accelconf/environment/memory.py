@@ -237,7 +237,7 @@ def _bool(v: Any, default: bool) -> bool:
     return default
 
 
-_FSDP_PREFIX = registry.SECTIONS["fsdp_config"].prefix
+_FSDP_PREFIX = registry.SECTIONS["fsdp_config"].prefix or ""
 
 
 def _standalone_ds_json(data: dict[str, Any]) -> bool:

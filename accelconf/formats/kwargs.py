@@ -43,7 +43,7 @@ HANDLERS = {"TorchContextParallelConfig": "cp_handler", "DeepSpeedSequenceParall
 ENV_ONLY = (
     "CUDA_VISIBLE_DEVICES",
     "OMP_NUM_THREADS",
-    registry.get("", "debug").env,
+    registry.get("", "debug").env,  # type: ignore[union-attr]
     registry.get("", "enable_cpu_affinity").env,  # type: ignore[union-attr]
     "MASTER_ADDR",
     "MASTER_PORT",

@@ -417,7 +417,7 @@ def _import_yaml() -> Any:
     def compile_reader_later(pattern: Any, flags: int = 0) -> Any:
         return _DeferredPattern(pattern, flags) if pattern == _READER_PATTERN else compile_now(pattern, flags)
 
-    re.compile = compile_reader_later  # type: ignore[assignment]
+    re.compile = compile_reader_later
     try:
         import yaml
     finally:

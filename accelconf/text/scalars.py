@@ -107,7 +107,7 @@ def plain_ok(s: str, *, flow: bool = False) -> bool:
     readers (``flow``: inside ``{...}`` or ``[...]``, where ``,`` ends a scalar)."""
     if not _PLAIN.match(s) or s.endswith(" ") or (flow and "," in s):
         return False
-    return resolve_yaml11(s) == s and resolve_yaml12(s) == s
+    return bool(resolve_yaml11(s) == s and resolve_yaml12(s) == s)
 
 
 def yaml_scalar(value: Any, *, quote: str | None = None, flow: bool = False) -> str:

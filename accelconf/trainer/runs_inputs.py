@@ -202,7 +202,7 @@ def _raise_finding(inp: Inputs, r: TrainerRaises) -> Finding:
     key = r.key
     if inp.ds_doc is not None and ("." in key or key == "zero_optimization"):
         doc = inp.ds_doc
-        line, col, el, ec = doc.span(tuple(key.split(".")))  # type: ignore[union-attr]
+        line, col, el, ec = doc.span(tuple(key.split(".")))
         return Finding(
             "trainer-raises",
             "error",
@@ -213,7 +213,7 @@ def _raise_finding(inp: Inputs, r: TrainerRaises) -> Finding:
             end_line=el,
             end_column=ec,
             path=doc.path,
-        )  # type: ignore[union-attr]
+        )
     a = (
         inp.group.get(key)
         or inp.group.get("fsdp_config" if key not in ("fsdp", "bf16") else key)

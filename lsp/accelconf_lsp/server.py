@@ -17,9 +17,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -40,6 +40,7 @@ CONFIG_TIMEOUT_S = 2.0
 SECTION = "accelconf"
 
 T = TypeVar("T")
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 # -- settings -------------------------------------------------------------------------------------
@@ -132,7 +133,8 @@ class AccelconfLanguageServer(LanguageServer):
         except Exception:  # noqa: BLE001 - before initialize
             return "utf-16"
 
-    def _cap(self, getter: Callable[[types.ClientCapabilities], Any], default: Any = None) -> Any:
+    def _cap(self, getter: Callable[[Any], Any], default: Any = None) -> Any:
+        """A client capability by ``getter``; ``default`` where the client left out a level (None)."""
         try:
             value = getter(self.client_capabilities)
         except (AttributeError, TypeError):
@@ -236,7 +238,7 @@ class AccelconfLanguageServer(LanguageServer):
         from accelconf.api import check_document
 
         s = self.settings
-        opts = dict(accelerate_version=s.accelerate_version, disabled=s.disabled_rules)
+        opts: dict[str, Any] = dict(accelerate_version=s.accelerate_version, disabled=s.disabled_rules)
         if self.memory is None or not _has_settings(doc):
             return check_document(doc, self.target_env, **opts)
         try:
@@ -311,11 +313,11 @@ class AccelconfLanguageServer(LanguageServer):
 server = AccelconfLanguageServer()
 
 
-def _guard(default: Callable[[], T]) -> Callable[[Callable[..., T]], Callable[..., T]]:
+def _guard(default: Callable[[], Any]) -> Callable[[F], F]:
     """Handlers never raise: log the exception and answer ``default()``."""
 
-    def wrap(fn: Callable[..., T]) -> Callable[..., T]:
-        def handler(ls: AccelconfLanguageServer, params: Any) -> T:
+    def wrap(fn: F) -> F:
+        def handler(ls: AccelconfLanguageServer, params: Any) -> Any:
             try:
                 return fn(ls, params)
             except Exception:  # noqa: BLE001
@@ -324,7 +326,7 @@ def _guard(default: Callable[[], T]) -> Callable[[Callable[..., T]], Callable[..
 
         handler.__name__ = fn.__name__
         handler.__doc__ = fn.__doc__
-        return handler
+        return cast(F, handler)
 
     return wrap
 
@@ -401,7 +403,10 @@ def completion(ls: AccelconfLanguageServer, params: types.CompletionParams) -> t
     cands = assist.complete(
         result.text, line, col, ls.settings.accelerate_version, ls.path_of(params.text_document.uri), result.kind
     )
-    item = lambda c: getattr(c.text_document, "completion", None) and c.text_document.completion.completion_item  # noqa: E731
+
+    def item(c: Any) -> Any:  # the client's completionItem capabilities (AttributeError where absent: _cap's default)
+        return c.text_document.completion.completion_item
+
     snippets = bool(ls._cap(lambda c: item(c).snippet_support, False))
     markdown = "markdown" in (ls._cap(lambda c: item(c).documentation_format, []) or [])
     tags = ls._cap(lambda c: item(c).tag_support.value_set, []) or []
@@ -453,7 +458,7 @@ def _overlaps(d: types.Range, r: types.Range) -> bool:
     )
 
 
-def _wanted(only: list[str] | None, kind: str) -> bool:
+def _wanted(only: Sequence[str] | None, kind: str) -> bool:
     return not only or any(kind == o or kind.startswith(o + ".") for o in only)
 
 

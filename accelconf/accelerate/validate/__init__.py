@@ -21,20 +21,24 @@ from collections.abc import Iterable
 from accelconf.accelerate import registry
 from accelconf.accelerate.model import from_document
 
-# The rule modules, in the order their rules run (importing one registers its rules).
+# The rule modules, in the order their rules run (importing one registers its rules): the order is
+# the point, so the import sorter leaves it alone.
+# isort: off
 from accelconf.accelerate.validate import (  # noqa: F401
-    deepspeed,
-    effects,
-    features,
-    fsdp,
-    keys,
-    parallelism,
     parse,
-    processes,
-    refused,
+    keys,
     toplevel,
     values,
+    effects,
+    fsdp,
+    deepspeed,
+    features,
+    processes,
+    parallelism,
+    refused,
 )
+
+# isort: on
 from accelconf.accelerate.validate.context import (  # noqa: F401  (the package's public names)
     BOOL_WORDS,
     COMMON_MISTAKES,

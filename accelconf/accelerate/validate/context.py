@@ -174,9 +174,8 @@ def rule(*ids: str) -> Callable[[Rule], Rule]:
 
 
 def _is_sagemaker(ctx: Context) -> bool:
-    return (
-        ctx.doc.data.get("compute_environment", "LOCAL_MACHINE") != "LOCAL_MACHINE"
-    )  # data: a mapping (validate_document)
+    # data: a mapping (validate_document)
+    return bool(ctx.doc.data.get("compute_environment", "LOCAL_MACHINE") != "LOCAL_MACHINE")
 
 
 def _suits(setting: Setting | None, value: Any) -> bool:
