@@ -407,7 +407,8 @@ def estimate_memory(
     quant: str | None = None,
 ) -> Any:
     """Training memory per GPU and host RAM per node for a config and a model (``params="8B"`` or
-    ``model=DIR`` or a well-known model's name, ``model="Llama-3.1-8B"``) on a ``target`` (an Environment from ``target_from_args``/``load_target``, a profile
+    ``model=DIR`` or a well-known model's name, ``model="Llama-3.1-8B"``) on a ``target`` (an Environment from
+    ``target_from_args``/``load_target``, a profile
     path, or ``None``: no machine, figures only). Returns :class:`accelconf.environment.memory.Report`
     (``.estimate``, ``.verdict``, ``.suggestion``, ``.to_json()``). ``lora_rank`` (with optional
     ``lora_targets``, a list or ``"q_proj,v_proj"``, and ``quant="4bit"|"8bit"``) estimates LoRA/QLoRA."""

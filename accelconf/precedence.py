@@ -188,7 +188,8 @@ class _Launch:
         old_value, old_where = self.replaced[var]
         return (
             f"replaces {var}={old_value} from {old_where}: accelerate launch writes this variable itself "
-            f"(from {'the config' if src == 'config' else 'the flag' if src == 'cli' else 'its default'}), the shell value never reaches the process"
+            f"(from {'the config' if src == 'config' else 'the flag' if src == 'cli' else 'its default'}), the shell "
+            "value never reaches the process"
         )
 
 

@@ -88,7 +88,8 @@ LAUNCHER: dict[str, Change] = {
         "1.0",
         "utils/launch.py",
         _lit("fsdp_backward_prefetch_policy"),
-        "the legacy fsdp_backward_prefetch_policy is exported as FSDP_BACKWARD_PREFETCH (and wins over fsdp_backward_prefetch)",
+        "the legacy fsdp_backward_prefetch_policy is exported as FSDP_BACKWARD_PREFETCH (and wins over "
+        "fsdp_backward_prefetch)",
     ),
     "fp8-backend-ao-flag": Change(
         "1.13",
@@ -137,7 +138,8 @@ LAUNCHER: dict[str, Change] = {
         "0.29",
         "0.30",
         "commands/config/config_args.py",
-        r'config_dict\["enable_cpu_affinity"\] = False[\s\S]*class SageMakerConfig\(BaseConfig\):(?:(?!enable_cpu_affinity)[\s\S])*\Z',
+        r'config_dict\["enable_cpu_affinity"\] = False[\s\S]*class '
+        r"SageMakerConfig\(BaseConfig\):(?:(?!enable_cpu_affinity)[\s\S])*\Z",
         "loading adds enable_cpu_affinity, which SageMakerConfig lacks: every SageMaker config fails to load",
     ),
     "fp8-config": Change(
@@ -225,7 +227,8 @@ LAUNCHER: dict[str, Change] = {
         "0.34",
         "commands/config/config_args.py",
         _lit('if isinstance(config_dict["mixed_precision"], bool) and not config_dict["mixed_precision"]:'),
-        "loading a YAML file turns `mixed_precision: false` (an unquoted no) into 'no'; JSON files and true are not converted",
+        "loading a YAML file turns `mixed_precision: false` (an unquoted no) into 'no'; JSON files and true are not "
+        "converted",
     ),
     "parallelism-config": Change(
         "1.10",

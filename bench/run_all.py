@@ -54,8 +54,10 @@ def machine() -> list[str]:
         f"- date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC",
         f"- CPU: {cpu} ({os.cpu_count()} logical cores), memory {mem}, load average {load:.1f} at start",
         f"- {platform.system()} {platform.release()}, Python {platform.python_version()}",
-        f"- accelconf {ver('accelconf')}, accelerate {ver('accelerate')}, torch {ver('torch')}, deepspeed {ver('deepspeed')}, pygls {ver('pygls')}",
-        f"- PYTHONDONTWRITEBYTECODE={os.environ.get('PYTHONDONTWRITEBYTECODE', '')!r} (each benchmark says how it treats bytecode)",
+        f"- accelconf {ver('accelconf')}, accelerate {ver('accelerate')}, torch {ver('torch')}, deepspeed "
+        f"{ver('deepspeed')}, pygls {ver('pygls')}",
+        f"- PYTHONDONTWRITEBYTECODE={os.environ.get('PYTHONDONTWRITEBYTECODE', '')!r} (each benchmark says how it "
+        "treats bytecode)",
     ]
 
 

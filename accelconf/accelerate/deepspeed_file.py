@@ -1,5 +1,6 @@
 """A DeepSpeed config next to an accelerate config (the composition of :mod:`accelconf.accelerate` and
-:mod:`accelconf.deepspeed`, so it lives above the DeepSpeed package, which never imports accelerate/): the cross-check of an accelerate file with the
+:mod:`accelconf.deepspeed`, so it lives above the DeepSpeed package, which never imports accelerate/): the cross-check
+of an accelerate file with the
 DeepSpeed file its ``deepspeed_config_file`` names, the conversion of a DeepSpeed JSON to an
 accelerate ``deepspeed_config`` section, and :data:`DS_TO_ACCELERATE`, the one mapping of DeepSpeed
 JSON keys to accelerate keys (from the settings registry, ``accelconf/accelerate/registry.py``).
@@ -128,7 +129,10 @@ def _precision_conflicts(
         hint = (
             f"the DeepSpeed file enables {enabled[0]}"
             if enabled
-            else 'control precision with `fp16.enabled`/`bf16.enabled` in the DeepSpeed file ("auto" takes --mixed_precision)'
+            else (
+                'control precision with `fp16.enabled`/`bf16.enabled` in the DeepSpeed file ("auto" takes '
+                "--mixed_precision)"
+            )
         )
         findings.append(
             _accel_conflict(

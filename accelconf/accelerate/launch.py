@@ -1068,8 +1068,10 @@ def _layout_findings(
         yield Finding(
             "launch.sagemaker",
             "warning",
-            "SageMaker: this is the environment of the SageMaker job; launching also needs AWS credentials (a `profile`, "
-            "or --aws_access_key_id and --aws_secret_access_key) and reads sagemaker_inputs_file / sagemaker_metrics_file "
+            "SageMaker: this is the environment of the SageMaker job; launching also needs AWS credentials (a "
+            "`profile`, "
+            "or --aws_access_key_id and --aws_secret_access_key) and reads sagemaker_inputs_file / "
+            "sagemaker_metrics_file "
             "from the working directory of the machine that launches",
             "compute_environment",
         )

@@ -53,7 +53,8 @@ def migrate_document(doc: Document, version: str | None = None) -> tuple[str, li
         return doc.text, ["already FSDP2 (fsdp_version: 2); nothing to do"]
     if data.get("distributed_type") != "FSDP":
         notes.append(
-            f"note: distributed_type is {data.get('distributed_type')!r}, not FSDP: fsdp_config has no effect until it is"
+            f"note: distributed_type is {data.get('distributed_type')!r}, not FSDP: fsdp_config has no effect until "
+            "it is"
         )
     written = {e.setting.key: e for p, e in cfg.entries.items() if p.startswith("fsdp_config.") and e.setting}
     edits: list[Edit] = []
@@ -72,7 +73,8 @@ def migrate_document(doc: Document, version: str | None = None) -> tuple[str, li
             key = path.split(".", 1)[1]
             guess = did_you_mean("fsdp_config", key)
             notes.append(
-                f"unknown key {key} kept as is (accelerate ignores it){'; did you mean ' + guess + '?' if guess else ''}"
+                f"unknown key {key} kept as is (accelerate ignores "
+                f"it){'; did you mean ' + guess + '?' if guess else ''}"
             )
     edits += _set_fsdp_version(doc, ctx, written, notes)
     notes.append("fsdp_version: 2 (needs torch 2.6 or newer)")
@@ -107,7 +109,8 @@ def _strategy_to_reshard(ctx: Context, written: dict[str, Entry], notes: list[st
     if name.startswith("HYBRID_SHARD"):
         notes.append(
             f"warning: {name} shards within a node and replicates across nodes; FSDP2 expresses that with "
-            "parallelism_config (dp_replicate_size x dp_shard_size), not with fsdp_reshard_after_forward: the mapping loses meaning"
+            "parallelism_config (dp_replicate_size x dp_shard_size), not with fsdp_reshard_after_forward: the mapping "
+            "loses meaning"
         )
     return edits
 

@@ -413,7 +413,8 @@ _TOP: list[Setting] = [
         "",
         "compute_environment",
         "enum",
-        "Where training runs. `LOCAL_MACHINE` selects the cluster config; anything else (even lowercase `local_machine`) selects the SageMaker config.",
+        "Where training runs. `LOCAL_MACHINE` selects the cluster config; anything else (even lowercase "
+        "`local_machine`) selects the SageMaker config.",
         flag=None,
         choices=("LOCAL_MACHINE", "AMAZON_SAGEMAKER"),
         launcher_default="LOCAL_MACHINE",
@@ -431,7 +432,8 @@ _TOP: list[Setting] = [
         "",
         "mixed_precision",
         "enum",
-        "Mixed precision mode. Quote `'no'`: a bare `no` is the YAML boolean false, which crashes `accelerate launch` (0.34+).",
+        "Mixed precision mode. Quote `'no'`: a bare `no` is the YAML boolean false, which crashes `accelerate launch` "
+        "(0.34+).",
         env="ACCELERATE_MIXED_PRECISION",
         encoding="lower",
         env_when="always",
@@ -472,7 +474,8 @@ _TOP: list[Setting] = [
         "",
         "num_processes",
         "int",
-        "Total number of processes across **all** machines (not per machine). Required unless `distributed_type` is `'NO'`.",
+        "Total number of processes across **all** machines (not per machine). Required unless `distributed_type` is "
+        "`'NO'`.",
         launcher_default=None,
         minimum=1,
     ),
@@ -482,7 +485,8 @@ _TOP: list[Setting] = [
         "",
         "gpu_ids",
         "str",
-        "Which GPUs to use on this machine: `all` or a comma-separated **string** of ids such as `'0,1'` (a bare `0` is an integer and crashes the launcher).",
+        "Which GPUs to use on this machine: `all` or a comma-separated **string** of ids such as `'0,1'` (a bare `0` "
+        "is an integer and crashes the launcher).",
         env="CUDA_VISIBLE_DEVICES",
         encoding="raw",
         env_paths="STD",
@@ -501,7 +505,8 @@ _TOP: list[Setting] = [
         "",
         "rdzv_backend",
         "enum",
-        "torchrun rendezvous backend. **Ignored in a config file** (the flag default `static` always wins): pass `--rdzv_backend`.",
+        "torchrun rendezvous backend. **Ignored in a config file** (the flag default `static` always wins): pass "
+        "`--rdzv_backend`.",
         choices=RDZV_BACKENDS,
         launcher_default="static",
         file_ignored=True,
@@ -585,7 +590,9 @@ _TOP: list[Setting] = [
         "Intel Extension for PyTorch settings. Removed in 1.13: now an unknown key that fails loading.",
         flag=None,
         until="1.13",
-        deprecated="`ipex_config` was removed in accelerate 1.13; delete it (IPEX optimizations are applied automatically).",
+        deprecated=(
+            "`ipex_config` was removed in accelerate 1.13; delete it (IPEX optimizations are applied automatically)."
+        ),
     ),
     _s(
         "",
@@ -595,7 +602,9 @@ _TOP: list[Setting] = [
         flag=None,
         since="1.4",
         until="1.7",
-        deprecated="`tp_config` existed only in accelerate 1.4 to 1.6; use `parallelism_config.parallelism_config_tp_size`.",
+        deprecated=(
+            "`tp_config` existed only in accelerate 1.4 to 1.6; use `parallelism_config.parallelism_config_tp_size`."
+        ),
     ),
     _s(
         "",
@@ -655,7 +664,8 @@ _FSDP: list[Setting] = [
         _F,
         "fsdp_sharding_strategy",
         "enum",
-        "FSDP1 sharding strategy. Deprecated in favour of `fsdp_reshard_after_forward` (FSDP2), but FSDP1 reads only this key.",
+        "FSDP1 sharding strategy. Deprecated in favour of `fsdp_reshard_after_forward` (FSDP2), but FSDP1 reads only "
+        "this key.",
         env="FSDP_SHARDING_STRATEGY",
         encoding="raw",
         env_when="always",
@@ -716,7 +726,8 @@ _FSDP: list[Setting] = [
         _F,
         "fsdp_transformer_layer_cls_to_wrap",
         "classlist",
-        "Comma-separated **string** of transformer block class names to wrap (a YAML list is exported as a Python repr and breaks). Absent: the model's `_no_split_modules`.",
+        "Comma-separated **string** of transformer block class names to wrap (a YAML list is exported as a Python "
+        "repr and breaks). Absent: the model's `_no_split_modules`.",
         env="FSDP_TRANSFORMER_CLS_TO_WRAP",
         encoding="raw",
         env_paths="T",
@@ -879,7 +890,8 @@ _FSDP: list[Setting] = [
         _F,
         "fsdp_ignored_modules",
         "str",
-        "Regex (full match on module names) of modules FSDP leaves alone. Config only, no launch flag. FSDP2 needs torch 2.7.",
+        "Regex (full match on module names) of modules FSDP leaves alone. Config only, no launch flag. FSDP2 needs "
+        "torch 2.7.",
         flag=None,
         env="FSDP_IGNORED_MODULES",
         env_paths="T",
@@ -894,7 +906,8 @@ _DEEPSPEED: list[Setting] = [
         _D,
         "deepspeed_config_file",
         "path",
-        "Path to a DeepSpeed JSON config. When set, the keys it covers must not also be set here (accelerate raises at training time).",
+        "Path to a DeepSpeed JSON config. When set, the keys it covers must not also be set here (accelerate raises "
+        "at training time).",
         env="ACCELERATE_DEEPSPEED_CONFIG_FILE",
         encoding="raw",
         env_paths="D",
@@ -945,7 +958,8 @@ _DEEPSPEED: list[Setting] = [
         _D,
         "offload_optimizer_nvme_path",
         "path",
-        "NVMe path for optimizer offload. **Never exported by the launcher** (the plugin sees `none`): put it in a DeepSpeed JSON file.",
+        "NVMe path for optimizer offload. **Never exported by the launcher** (the plugin sees `none`): put it in a "
+        "DeepSpeed JSON file.",
         plugin=f"{DS}.offload_optimizer_nvme_path",
         plugin_default="none",
         lost=True,
@@ -1030,7 +1044,8 @@ _DEEPSPEED: list[Setting] = [
         _D,
         "deepspeed_multinode_launcher",
         "enum",
-        "Multi-node launcher: `pdsh` (default), `standard` (torchrun), `openmpi`, `mvapich`, `mpich`, `nossh` (DeepSpeed 0.14.5+), `slurm`.",
+        "Multi-node launcher: `pdsh` (default), `standard` (torchrun), `openmpi`, `mvapich`, `mpich`, `nossh` "
+        "(DeepSpeed 0.14.5+), `slurm`.",
         choices=MULTINODE_LAUNCHERS,
         plugin_default="pdsh",
     ),
@@ -1114,7 +1129,8 @@ _FP8: list[Setting] = [
         _P8,
         "amax_history_len",
         "int",
-        "TE: length of the amax history window. (`accelerate config` writes `amax_history_length`, which nothing reads.)",
+        "TE: length of the amax history window. (`accelerate config` writes `amax_history_length`, which nothing "
+        "reads.)",
         flag="fp8_amax_history_len",
         env="ACCELERATE_FP8_AMAX_HISTORY_LEN",
         env_when="always",
@@ -1202,7 +1218,8 @@ _FP8: list[Setting] = [
         _P8,
         "amax_history_length",
         "int",
-        "Written by `accelerate config`, but exported as `ACCELERATE_FP8_AMAX_HISTORY_LENGTH`, which nothing reads. Use `amax_history_len`.",
+        "Written by `accelerate config`, but exported as `ACCELERATE_FP8_AMAX_HISTORY_LENGTH`, which nothing reads. "
+        "Use `amax_history_len`.",
         flag=None,
         since="0.34",
         lost=True,
@@ -1625,7 +1642,8 @@ _PARALLELISM: list[Setting] = [
     _par(
         "sp_attn_implementation",
         "str",
-        "Attention implementation: `flash_attention_2`, `flash_attention_3`, `sdpa`, or a hub kernel id (only exported when sp_size > 1).",
+        "Attention implementation: `flash_attention_2`, `flash_attention_3`, `sdpa`, or a hub kernel id (only "
+        "exported when sp_size > 1).",
         "DeepSpeedSequenceParallelConfig.sp_attn_implementation",
         launcher_default="sdpa",
         since="1.12",

@@ -54,8 +54,10 @@ def _snippets(where: Where, version: str | None) -> list[Candidate]:
         )
         snip = (
             "fsdp_config:\n  fsdp_version: ${1|2,1|}\n  fsdp_reshard_after_forward: ${2|true,false|}\n"
-            "  fsdp_offload_params: ${3|false,true|}\n  fsdp_auto_wrap_policy: ${4|TRANSFORMER_BASED_WRAP,SIZE_BASED_WRAP,NO_WRAP|}\n"
-            "  fsdp_state_dict_type: ${5|SHARDED_STATE_DICT,FULL_STATE_DICT|}\n  fsdp_cpu_ram_efficient_loading: ${6|true,false|}\n"
+            "  fsdp_offload_params: ${3|false,true|}\n  fsdp_auto_wrap_policy: "
+            "${4|TRANSFORMER_BASED_WRAP,SIZE_BASED_WRAP,NO_WRAP|}\n"
+            "  fsdp_state_dict_type: ${5|SHARDED_STATE_DICT,FULL_STATE_DICT|}\n  fsdp_cpu_ram_efficient_loading: "
+            "${6|true,false|}\n"
             "  fsdp_activation_checkpointing: ${7|false,true|}$0"
         )
         if version is not None and _FSDP_VERSION is not None and not _FSDP_VERSION.exists_in(version):
@@ -89,7 +91,8 @@ def _snippets(where: Where, version: str | None) -> list[Candidate]:
         )
         snip = (
             "deepspeed_config:\n  zero_stage: ${1|2,3,1,0|}\n  offload_optimizer_device: ${2|none,cpu,nvme|}\n"
-            "  offload_param_device: ${3|none,cpu,nvme|}\n  gradient_accumulation_steps: ${4:1}\n  zero3_init_flag: ${5|false,true|}$0"
+            "  offload_param_device: ${3|none,cpu,nvme|}\n  gradient_accumulation_steps: ${4:1}\n  zero3_init_flag: "
+            "${5|false,true|}$0"
         )
         out.append(
             Candidate(

@@ -59,7 +59,8 @@ def setting_markdown(s: Setting, fmt: str = "yaml", effective: str | None = None
     ld, pd = s.launcher_default, s.plugin_default
     if ld is not None and pd is not None and ld != pd:
         rows.append(
-            f"- **Default:** {_fmt_default(ld, fmt)} (launcher, key absent); {_fmt_default(pd, fmt)} (plugin, env var unset)"
+            f"- **Default:** {_fmt_default(ld, fmt)} (launcher, key absent); {_fmt_default(pd, fmt)} (plugin, env var "
+            "unset)"
         )
     elif ld is not None or pd is not None:
         rows.append(f"- **Default:** {_fmt_default(ld if ld is not None else pd, fmt)}")

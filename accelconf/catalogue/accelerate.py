@@ -469,7 +469,10 @@ RULES: tuple[Rule, ...] = (
         X(
             FS + "fsdp_config:\n  fsdp_version: 2\n  fsdp_activation_checkpointing_offload: true\n",
             FS
-            + "fsdp_config:\n  fsdp_version: 2\n  fsdp_activation_checkpointing: true\n  fsdp_activation_checkpointing_offload: true\n",
+            + (
+                "fsdp_config:\n  fsdp_version: 2\n  fsdp_activation_checkpointing: true\n  "
+                "fsdp_activation_checkpointing_offload: true\n"
+            ),
             "offload without checkpointing",
             "error",
             "fsdp_config.fsdp_activation_checkpointing_offload",
@@ -641,7 +644,8 @@ RULES: tuple[Rule, ...] = (
         "multi-node",
         "warning",
         "A multi-node config without what every node needs (main_process_ip, a valid machine_rank).",
-        "Without the address of machine rank 0 the nodes cannot meet; a rank outside 0..num_machines-1 names no machine.",
+        "Without the address of machine rank 0 the nodes cannot meet; a rank outside 0..num_machines-1 names no "
+        "machine.",
         X(MN, MN + "main_process_ip: 10.0.0.1\n", "no main_process_ip", "warning", "num_machines"),
         X(
             MN + "main_process_ip: 10.0.0.1\nmachine_rank: 2\n",
@@ -655,7 +659,8 @@ RULES: tuple[Rule, ...] = (
         "gpu-ids",
         "error",
         "`gpu_ids` that do not fit the distributed_type or the process count.",
-        "MULTI_GPU with fewer than two ids raises ValueError; a count that differs from num_processes leaves GPUs idle.",
+        "MULTI_GPU with fewer than two ids raises ValueError; a count that differs from num_processes leaves GPUs "
+        "idle.",
         X(MG + "gpu_ids: '0'\n", MG + "gpu_ids: '0,1'\n", "one GPU id for MULTI_GPU", "error", "gpu_ids"),
         X(MG + "gpu_ids: '0,1,2,3'\n", None, "more GPU ids than processes", "warning", "gpu_ids"),
     ),
@@ -708,7 +713,8 @@ RULES: tuple[Rule, ...] = (
         "accelconf runs the release's launch logic (accelconf.accelerate.launch) on the config.",
         X(
             "distributed_type: MULTI_CPU\nnum_processes: 4\nnum_machines: 2\n",
-            "distributed_type: MULTI_CPU\nnum_processes: 4\nnum_machines: 2\nmain_process_ip: 10.0.0.1\nmain_process_port: 29500\n",
+            "distributed_type: MULTI_CPU\nnum_processes: 4\nnum_machines: 2\nmain_process_ip: "
+            "10.0.0.1\nmain_process_port: 29500\n",
             "multi-node simple launcher without main_process_ip",
             "error",
             "distributed_type",

@@ -219,7 +219,8 @@ RULES: tuple[Rule, ...] = (
         "DeepSpeed needs a directory to swap to.",
         X(
             f'{MB}, "zero_optimization": {{"stage": 3, "offload_param": {{"device": "nvme"}}}}',
-            f'{MB}, "zero_optimization": {{"stage": 3, "offload_param": {{"device": "nvme", "nvme_path": "/local_nvme"}}}}',
+            f'{MB}, "zero_optimization": {{"stage": 3, "offload_param": {{"device": "nvme", "nvme_path": '
+            f'"/local_nvme"}}}}',
             "NVMe offload without a path",
             "error",
             "zero_optimization.offload_param.device",

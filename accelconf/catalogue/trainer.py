@@ -62,7 +62,8 @@ RULES: tuple[Rule, ...] = (
         "trainer-accumulation-twice",
         "error",
         "Gradient accumulation set in the arguments and in the launcher or DeepSpeed",
-        "The Trainer's value is what it steps with; a different DeepSpeed value raises in train(), an env value is ignored.",
+        "The Trainer's value is what it steps with; a different DeepSpeed value raises in train(), an env value is "
+        "ignored.",
     ),
     T(
         "trainer-checkpointing-alias",
@@ -110,13 +111,15 @@ RULES: tuple[Rule, ...] = (
         "trainer-fsdp-version-key",
         "warning",
         "An FSDP1-only key under FSDP2, or the reverse",
-        "Without fsdp_version transformers 5 runs FSDP2, and keys such as use_orig_params or backward_prefetch are ignored.",
+        "Without fsdp_version transformers 5 runs FSDP2, and keys such as use_orig_params or backward_prefetch are "
+        "ignored.",
     ),
     T(
         "trainer-fsdp-accelerate-name",
         "warning",
         "accelerate's key name where transformers reads another one",
-        "fsdp_offload_params / offload_params are never read: transformers reads cpu_offload, so offload is silently off.",
+        "fsdp_offload_params / offload_params are never read: transformers reads cpu_offload, so offload is silently "
+        "off.",
         Example(
             "fsdp: full_shard auto_wrap\nfsdp_config:\n  fsdp_offload_params: true\nper_device_train_batch_size: 8\n",
             "fsdp: full_shard auto_wrap offload\nper_device_train_batch_size: 8\n",

@@ -3,8 +3,8 @@
 The command gathers its options into :class:`CheckOptions`; :func:`environment_for` builds the
 environment (a probe, a ``--target`` profile, flags on top) and :func:`check_file` runs
 :func:`accelconf.api.check_document` (validate's rules for the accelerate version at hand, then the
-``env-*`` rules of :mod:`accelconf.environment.checks`) on one file. Output formats and exit codes are ``validate``'s: 0 clean,
-1 errors (or warnings with ``--strict``), 2 an unreadable file or a bad option.
+``env-*`` rules of :mod:`accelconf.environment.checks`) on one file. Output formats and exit codes are
+``validate``'s: 0 clean, 1 errors (or warnings with ``--strict``), 2 an unreadable file or a bad option.
 """
 
 from __future__ import annotations

@@ -396,7 +396,8 @@ def _prov_rows(prefix: str, items: Any) -> list[Row]:
 
 
 def _ds_rows(runs: Any, ds_doc: Any) -> list[Row]:
-    """Every entry of the DeepSpeed config the Trainer runs with: filled ones with their source, the rest from the JSON."""
+    """Every entry of the DeepSpeed config the Trainer runs with: filled ones with their source,
+    the rest from the JSON."""
     rows: list[Row] = []
 
     def walk(node: Any, path: tuple[str, ...]) -> None:

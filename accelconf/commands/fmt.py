@@ -24,7 +24,8 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
                 ("accelconf fmt --in-place configs/*.yaml", "rewrite the files (atomically)"),
                 ("accelconf fmt --check configs/*.yaml", "for CI and pre-commit: exit 1 when a file would change"),
             ],
-            "0 done (or nothing to change), 1 --check found files to change, 2 unreadable or empty input, or bad arguments",
+            "0 done (or nothing to change), 1 --check found files to change, 2 unreadable or empty input, or bad "
+            "arguments",
         ),
     )
     p.add_argument("files", nargs="+", metavar="FILE", help="config files; '-' reads standard input")

@@ -49,7 +49,10 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
     p.add_argument(
         "--deepspeed-version",
         metavar="V",
-        help="DeepSpeed version for DeepSpeed JSON files (default: the installed DeepSpeed, read from its metadata; keys it rejects are errors)",
+        help=(
+            "DeepSpeed version for DeepSpeed JSON files (default: the installed DeepSpeed, read from its metadata; "
+            "keys it rejects are errors)"
+        ),
     )
     add_trainer_version_options(p)
     p.add_argument("--world-size", type=int, metavar="N", help="world size for DeepSpeed batch arithmetic")
@@ -57,7 +60,10 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
         "--runtime",
         choices=("deepspeed", "accelerate", "transformers"),
         default=None,
-        help='who reads a DeepSpeed JSON (decides where "auto" is filled; default: transformers when the file uses "auto", else deepspeed)',
+        help=(
+            'who reads a DeepSpeed JSON (decides where "auto" is filled; default: transformers when the file uses '
+            '"auto", else deepspeed)'
+        ),
     )
     p.add_argument(
         "--disable",

@@ -171,7 +171,8 @@ OFFLOAD_PARAM = _section(
                 auto=(
                     (
                         "accelerate",
-                        'the plugin\'s offload_param_device (YAML deepspeed_config.offload_param_device), default "none"',
+                        "the plugin's offload_param_device (YAML deepspeed_config.offload_param_device), default "
+                        '"none"',
                     ),
                 ),
                 **_OFFLOAD_DEVICE,
@@ -204,7 +205,8 @@ OFFLOAD_OPTIMIZER = _section(
                 auto=(
                     (
                         "accelerate",
-                        'the plugin\'s offload_optimizer_device (YAML deepspeed_config.offload_optimizer_device), default "none"',
+                        "the plugin's offload_optimizer_device (YAML deepspeed_config.offload_optimizer_device), "
+                        'default "none"',
                     ),
                 ),
                 **_OFFLOAD_DEVICE,
@@ -365,7 +367,10 @@ ZERO = _section(
                 None,
                 "Deprecated: use `pin_memory` in `offload_param` / `offload_optimizer`.",
                 nullable=True,
-                deprecated="`cpu_offload_use_pin_memory` is deprecated and has no effect; set `pin_memory` in `offload_param` or `offload_optimizer`",
+                deprecated=(
+                    "`cpu_offload_use_pin_memory` is deprecated and has no effect; set `pin_memory` in "
+                    "`offload_param` or `offload_optimizer`"
+                ),
             ),
             "cpu_offload": _b(
                 None,
@@ -416,7 +421,8 @@ ZERO = _section(
                 auto=(
                     (
                         "accelerate",
-                        "the plugin's zero3_save_16bit_model (YAML deepspeed_config.zero3_save_16bit_model), default false",
+                        "the plugin's zero3_save_16bit_model (YAML deepspeed_config.zero3_save_16bit_model), default "
+                        "false",
                     ),
                 ),
             ),
@@ -440,7 +446,10 @@ ZERO = _section(
             "stage3_gather_fp16_weights_on_model_save": _b(
                 False,
                 "Deprecated spelling of `stage3_gather_16bit_weights_on_model_save`.",
-                deprecated="`stage3_gather_fp16_weights_on_model_save` is deprecated; use `stage3_gather_16bit_weights_on_model_save`",
+                deprecated=(
+                    "`stage3_gather_fp16_weights_on_model_save` is deprecated; use "
+                    "`stage3_gather_16bit_weights_on_model_save`"
+                ),
                 replaced_by="zero_optimization.stage3_gather_16bit_weights_on_model_save",
             ),
             "ignore_unused_parameters": _b(True, "Do not fail on parameters that receive no gradient (stages 1-2)."),
@@ -779,7 +788,8 @@ HYBRID_ENGINE = _section(
 )
 
 COMPILE = _section(
-    "Compilation: DeepCompile (0.16+). The older torch.compile block (`disable`, `backend`, `kwargs`, ...) is rejected by current versions.",
+    "Compilation: DeepCompile (0.16+). The older torch.compile block (`disable`, `backend`, `kwargs`, ...) is "
+    "rejected by current versions.",
     _lax(
         {
             "deepcompile": _b(False, "Enable DeepCompile.", since="0.16.0"),
@@ -807,19 +817,26 @@ COMPILE = _section(
                 False,
                 "torch.compile block of DeepSpeed <= 0.15: disable compilation.",
                 removed="0.16.0",
-                removed_message="the torch.compile `compile` block was replaced by DeepCompile; call `engine.compile()` instead",
+                removed_message=(
+                    "the torch.compile `compile` block was replaced by DeepCompile; call `engine.compile()` instead"
+                ),
             ),
             "enabled": _b(
                 False,
                 "torch.compile block of older DeepSpeed: enable compilation.",
                 removed="0.16.0",
-                removed_message="the torch.compile `compile` block was replaced by DeepCompile; call `engine.compile()` instead",
+                removed_message=(
+                    "the torch.compile `compile` block was replaced by DeepCompile; call `engine.compile()` instead"
+                ),
             ),
             "backend": _s(
                 "inductor",
                 "torch.compile block of DeepSpeed <= 0.15: backend.",
                 removed="0.16.0",
-                removed_message="the torch.compile `compile` block was replaced by DeepCompile; pass `backend` to `engine.compile()`",
+                removed_message=(
+                    "the torch.compile `compile` block was replaced by DeepCompile; pass `backend` to "
+                    "`engine.compile()`"
+                ),
             ),
             "kwargs": Key(
                 "object",
@@ -827,27 +844,35 @@ COMPILE = _section(
                 "torch.compile block of DeepSpeed <= 0.15: torch.compile kwargs.",
                 open=True,
                 removed="0.16.0",
-                removed_message="the torch.compile `compile` block was replaced by DeepCompile; pass kwargs to `engine.compile()`",
+                removed_message=(
+                    "the torch.compile `compile` block was replaced by DeepCompile; pass kwargs to `engine.compile()`"
+                ),
             ),
             "fullgraph": _b(
                 False,
                 "torch.compile block of DeepSpeed <= 0.15: fullgraph.",
                 removed="0.16.0",
-                removed_message="the torch.compile `compile` block was replaced by DeepCompile; pass it to `engine.compile()`",
+                removed_message=(
+                    "the torch.compile `compile` block was replaced by DeepCompile; pass it to `engine.compile()`"
+                ),
             ),
             "dynamic": _b(
                 None,
                 "torch.compile block of DeepSpeed <= 0.15: dynamic shapes.",
                 nullable=True,
                 removed="0.16.0",
-                removed_message="the torch.compile `compile` block was replaced by DeepCompile; pass it to `engine.compile()`",
+                removed_message=(
+                    "the torch.compile `compile` block was replaced by DeepCompile; pass it to `engine.compile()`"
+                ),
             ),
             "mode": _s(
                 None,
                 "torch.compile block of DeepSpeed <= 0.15: mode.",
                 nullable=True,
                 removed="0.16.0",
-                removed_message="the torch.compile `compile` block was replaced by DeepCompile; pass it to `engine.compile()`",
+                removed_message=(
+                    "the torch.compile `compile` block was replaced by DeepCompile; pass it to `engine.compile()`"
+                ),
             ),
             "options": Key(
                 "object",
@@ -856,7 +881,9 @@ COMPILE = _section(
                 open=True,
                 nullable=True,
                 removed="0.16.0",
-                removed_message="the torch.compile `compile` block was replaced by DeepCompile; pass it to `engine.compile()`",
+                removed_message=(
+                    "the torch.compile `compile` block was replaced by DeepCompile; pass it to `engine.compile()`"
+                ),
             ),
         }
     ),
@@ -1178,7 +1205,8 @@ TOP: Key = _section(
         "scheduler": SCHEDULER,
         "zero_allow_untested_optimizer": _b(
             False,
-            "Allow ZeRO with an optimizer DeepSpeed does not know (accelerate and the HF Trainer set it for torch optimizers).",
+            "Allow ZeRO with an optimizer DeepSpeed does not know (accelerate and the HF Trainer set it for torch "
+            "optimizers).",
         ),
         "zero_force_ds_cpu_optimizer": _b(True, "Require DeepSpeed's CPU optimizer when offloading the optimizer."),
         "gradient_clipping": _n(

@@ -315,7 +315,8 @@ def _precision_dtypes(ctx: _Ctx, data: dict[str, Any], bf_name: str, stage: int 
             "ds-data-types",
             "error",
             f"`data_types.param_dtype` {_fmt(dt['param_dtype'])} conflicts with the "
-            f"precision mode ({'fp16 enabled' if fp16 else 'bf16 enabled' if bf16 else 'neither fp16 nor bf16 enabled: fp32'}); "
+            "precision mode "
+            f"({'fp16 enabled' if fp16 else 'bf16 enabled' if bf16 else 'neither fp16 nor bf16 enabled: fp32'}); "
             "deepspeed.initialize raises AssertionError; enable the matching fp16/bf16 block or remove param_dtype",
             "data_types.param_dtype",
             doc.node("data_types.param_dtype"),
@@ -327,8 +328,10 @@ def _precision_dtypes(ctx: _Ctx, data: dict[str, Any], bf_name: str, stage: int 
         ctx.add(
             "ds-data-types",
             "error" if certain else "warning",
-            f"`data_types.grad_accum_dtype` {_fmt(dt['grad_accum_dtype'])} differs from the model dtype {model} without ZeRO "
-            f"(stage 0): deepspeed.initialize raises NotImplementedError (unsupported mix of model_dtype and grad_accum_dtype) "
+            f"`data_types.grad_accum_dtype` {_fmt(dt['grad_accum_dtype'])} differs from the model dtype {model} "
+            "without ZeRO "
+            "(stage 0): deepspeed.initialize raises NotImplementedError (unsupported mix of model_dtype and "
+            "grad_accum_dtype) "
             + ("" if certain else "when an optimizer is passed to it ")
             + "; use a ZeRO stage or make them equal",
             "data_types.grad_accum_dtype",
@@ -370,9 +373,11 @@ _GATHER_16BIT = (
 # what saving the model does without it, per runtime (transformers Trainer.save_model, accelerate
 # Accelerator.get_state_dict, DeepSpeedEngine.save_16bit_model)
 _NO_16BIT_SAVE = {
-    "transformers": 'Trainer.save_model() writes no model weights (it logs "stage3_gather_16bit_weights_on_model_save=false. '
+    "transformers": "Trainer.save_model() writes no model weights "
+    '(it logs "stage3_gather_16bit_weights_on_model_save=false. '
     'Saving the full checkpoint instead, use zero_to_fp32.py to recover weights" and saves a DeepSpeed checkpoint)',
-    "accelerate": 'accelerator.get_state_dict() and save_model() raise ValueError ("Cannot get 16bit model weights because '
+    "accelerate": "accelerator.get_state_dict() and save_model() raise ValueError "
+    '("Cannot get 16bit model weights because '
     '`stage3_gather_16bit_weights_on_model_save` in DeepSpeed config is False"); only save_state() writes '
     "the sharded DeepSpeed checkpoint, to convert with zero_to_fp32.py",
     "deepspeed": 'engine.save_16bit_model() saves nothing ("Did not save the model ... because '

@@ -118,7 +118,10 @@ def _sharding_note(key: str, a: Any, b: Any) -> str:
     if la is None or lb is None or la == lb:
         extra = ""
         if la == lb and {a, b} & {"HYBRID_SHARD", "HYBRID_SHARD_ZERO2"}:
-            extra = "hybrid sharding shards within a node and replicates across nodes: less inter-node traffic, more memory per GPU on several nodes"
+            extra = (
+                "hybrid sharding shards within a node and replicates across nodes: less inter-node traffic, more "
+                "memory per GPU on several nodes"
+            )
         return extra
     what = f"{_short(key)} {_show(a)} -> {_show(b)}"
     if lb > la:

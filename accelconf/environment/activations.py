@@ -331,7 +331,8 @@ class Activations:
         else:
             out = [
                 (
-                    f"decoder layers ({st.layers} x {self.per_layer / max(1, self.seq_len * self.micro_batch * st.hidden):.1f}"
+                    f"decoder layers ({st.layers} x "
+                    f"{self.per_layer / max(1, self.seq_len * self.micro_batch * st.hidden):.1f}"
                     f" bytes x seq x batch x hidden)",
                     self.kept,
                 )

@@ -430,7 +430,8 @@ def rule_torch(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
                 yield cfg.finding(
                     "env-fsdp2-torch",
                     "error",
-                    f"FSDP2 (fsdp_version: 2) needs torch >= {need}; torch is {env.torch_version} {_where(env, 'torch_version')}: "
+                    f"FSDP2 (fsdp_version: 2) needs torch >= {need}; torch is {env.torch_version} "
+                    f"{_where(env, 'torch_version')}: "
                     f"the FSDP plugin raises ImportError('FSDP2 requires PyTorch >= {need}')",
                     "fsdp_config.fsdp_version",
                     suggestion=f"upgrade torch to {need} or newer, or use FSDP1 (fsdp_version: 1)",
@@ -484,7 +485,8 @@ def rule_deepspeed(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
         yield cfg.finding(
             "env-deepspeed-missing",
             "error",
-            f"distributed_type DEEPSPEED needs the deepspeed package, which is not installed {_where(env, 'deepspeed_version')}",
+            "distributed_type DEEPSPEED needs the deepspeed package, which is not installed "
+            f"{_where(env, 'deepspeed_version')}",
             "distributed_type",
             suggestion="pip install deepspeed",
         )
@@ -513,7 +515,8 @@ def rule_deepspeed(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
         yield cfg.finding(
             "env-deepspeed-version",
             "error",
-            f"deepspeed_moe_layer_cls_names needs deepspeed >= {need}; deepspeed is {ds} {_where(env, 'deepspeed_version')}",
+            f"deepspeed_moe_layer_cls_names needs deepspeed >= {need}; deepspeed is {ds} "
+            f"{_where(env, 'deepspeed_version')}",
             "deepspeed_config.deepspeed_moe_layer_cls_names",
         )
     for key, name, what in (
@@ -526,7 +529,8 @@ def rule_deepspeed(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
             yield cfg.finding(
                 "env-deepspeed-version",
                 "error",
-                f"DeepSpeed {what} ({key}: {size}) needs deepspeed >= {need}; deepspeed is {ds} {_where(env, 'deepspeed_version')}",
+                f"DeepSpeed {what} ({key}: {size}) needs deepspeed >= {need}; deepspeed is {ds} "
+                f"{_where(env, 'deepspeed_version')}",
                 f"parallelism_config.{key}",
             )
 

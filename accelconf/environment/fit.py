@@ -12,8 +12,8 @@ The communication cost is the volume each rank sends per step, in parameters, re
 all-reduce of the gradients (2 x parameters, a reduce-scatter and an all-gather), as the ZeRO paper
 counts it (Rajbhandari et al. 2020, section 7: ZeRO-1 and ZeRO-2 move 2 x, ZeRO-3 3 x, i.e. 1.5) and
 the FSDP paper (Zhao et al. 2023: FULL_SHARD gathers the weights again in backward, 1.5; SHARD_GRAD_OP
-and NO_SHARD do not, 1.0). HYBRID strategies move the same volume, most of it inside the node. Under LoRA only the adapters'
-gradients are reduced while sharded strategies still gather every weight (:func:`comm_cost`).
+and NO_SHARD do not, 1.0). HYBRID strategies move the same volume, most of it inside the node. Under LoRA
+only the adapters' gradients are reduced while sharded strategies still gather every weight (:func:`comm_cost`).
 Offload adds host-device copies over PCIe, checkpointing one more forward of compute; both are
 flagged, not priced. The cheapest row that fits is the first by (what it offloads, checkpointing,
 communication cost, peak per GPU): offload is the slowest lever, recomputation next.

@@ -1073,7 +1073,10 @@ def findings_for(report: Report, finding_at: Any) -> list[Finding]:
     hf = report.host_fraction
     if hf is not None and verdict(hf) != "fits":
         sev = "error" if verdict(hf) == "does not fit" else "warning"
-        msg = f"host RAM per node: {gib(e.host)} needed with {e.strategy.label()}, the node has {gib(report.host_bytes or 0)} ({hf:.0%})"
+        msg = (
+            f"host RAM per node: {gib(e.host)} needed with {e.strategy.label()}, the node has "
+            f"{gib(report.host_bytes or 0)} ({hf:.0%})"
+        )
         out.append(finding_at("mem-host", sev, msg, sug or fallback))
     return out
 

@@ -565,7 +565,8 @@ def _from_parts(
                 dtype,
                 largest_layer_known=False,
                 notes=(
-                    f"largest layer unknown (no safetensors shards, no known config.json): assumed 1/{LARGEST_LAYER_GUESS}",
+                    "largest layer unknown (no safetensors shards, no known config.json): assumed "
+                    f"1/{LARGEST_LAYER_GUESS}",
                 ),
             )
     if tensors:

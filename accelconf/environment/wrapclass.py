@@ -16,7 +16,8 @@ every ``torch.nn.Module`` class its modeling files define or import. A name outs
 error only when accelconf is sure: the name has spaces, or it is a class of other transformers
 models (a config copied from another model) and the whole model is known (every model type in
 ``config.json``, nested sub-model configs included, is in the data and no ``auto_map`` brings code
-of its own); otherwise (a name no model has, such as torch's ``Linear``) it is a warning. Model sizes are :mod:`accelconf.environment.modelsize`'s job.
+of its own); otherwise (a name no model has, such as torch's ``Linear``) it is a warning. Model sizes are
+:mod:`accelconf.environment.modelsize`'s job.
 """
 
 from __future__ import annotations

@@ -828,14 +828,20 @@ def _int(v: Any) -> int:
 
 def _why(var: str, from_flags: str | None) -> str:
     if var == registry.CONFIG_DS_FIELDS_ENV:
-        return " (accelerate lists the file's deepspeed_config keys; without a file its DeepSpeed JSON conflict check is skipped)"
+        return (
+            " (accelerate lists the file's deepspeed_config keys; without a file its DeepSpeed JSON conflict check is "
+            "skipped)"
+        )
     if var == registry.get("fsdp_config", "fsdp_sharding_strategy").env:  # type: ignore[union-attr]
         return (
             " (before accelerate 0.26 the flag takes only the strategy's number; the file's name passes through "
             "to FullyShardedDataParallelPlugin, which calls int() on it)"
         )
     if var == registry.get("fp8_config", "backend").env and from_flags is not None:  # type: ignore[union-attr]
-        return " (the flag only accepts lowercase; before 1.9 Accelerator() does not read it, only MS-AMP under DeepSpeed does)"
+        return (
+            " (the flag only accepts lowercase; before 1.9 Accelerator() does not read it, only MS-AMP under "
+            "DeepSpeed does)"
+        )
     return ""
 
 

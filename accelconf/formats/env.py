@@ -45,7 +45,9 @@ LAUNCHER_ENV = {
 NEVER_READ = {
     "ACCELERATE_NUM_PROCESSES": "torchrun --nproc_per_node / accelerate launch --num_processes",
     "ACCELERATE_GPU_IDS": "CUDA_VISIBLE_DEVICES",
-    "ACCELERATE_DISTRIBUTED_TYPE": "ACCELERATE_USE_FSDP / ACCELERATE_USE_DEEPSPEED / ACCELERATE_USE_MEGATRON_LM, or a launcher",
+    "ACCELERATE_DISTRIBUTED_TYPE": (
+        "ACCELERATE_USE_FSDP / ACCELERATE_USE_DEEPSPEED / ACCELERATE_USE_MEGATRON_LM, or a launcher"
+    ),
     "ACCELERATE_FSDP_CONFIG_FILE": "the individual FSDP_* variables",
     "ACCELERATE_NUM_MACHINES": "torchrun --nnodes",
     "ACCELERATE_MACHINE_RANK": "torchrun --node_rank",

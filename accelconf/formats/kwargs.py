@@ -6,7 +6,8 @@ process would build from the launcher's environment: it launches the config with
 the registry's ``plugin`` column (``FSDP_OFFLOAD_PARAMS`` -> ``FullyShardedDataParallelPlugin.cpu_offload``).
 Only fields the plugin actually reads for that configuration are written (FSDP1-only fields are left
 out of an FSDP2 plugin, ``min_num_params`` only with size-based wrapping, ...), so the objects are
-equal field by field; a key the input sets that is left out this way is a finding. Variables with no Python equivalent (``CUDA_VISIBLE_DEVICES``,
+equal field by field; a key the input sets that is left out this way is a finding. Variables with no Python equivalent
+(``CUDA_VISIBLE_DEVICES``,
 ``OMP_NUM_THREADS``, ``ACCELERATE_DEBUG_MODE``, ...) are findings.
 
 Reader: parses the source with :mod:`ast` (never executes it); every call of a known class gives its
@@ -346,7 +347,8 @@ def _unknown_names(tree: ast.AST, cfg: Config, aliases: dict[str, str]) -> set[s
             )
             hint = f"; did you mean {', '.join(guess)}?" if guess else ""
             cfg.note(
-                f"`{node.module}` has no `{alias.name}` (accelerate {pynames.VERSION}): the import raises ImportError{hint}",
+                f"`{node.module}` has no `{alias.name}` (accelerate {pynames.VERSION}): the import raises "
+                f"ImportError{hint}",
                 "error",
                 rule="kwargs.unknown-name",
                 key=alias.name,
@@ -736,7 +738,8 @@ def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: st
                     column=pos["column"],
                 )
                 continue
-            # torch objects, a dict for a setting (no setting holds one), or a policy: what a config file can say about it
+            # torch objects, a dict for a setting (no setting holds one), or a policy:
+            # what a config file can say about it
             if (
                 not _plain(value)
                 or (isinstance(value, dict) and s is not None)

@@ -4,7 +4,8 @@ canonical spelling.
 The reader applies accelerate's load-time normalization (:func:`accelconf.accelerate.model.from_document`).
 The writer emits a clean file as ``accelerate config`` would: canonical keys, sorted, nested dicts
 under their section, every string that YAML 1.1 would read as something else (``'no'``, ``'NO'``, ``'0,1'`` is fine,
-``'1'`` is quoted) single-quoted, because accelerate reads files with PyYAML ``safe_load``. Keys accelerate would reject or ignore are still written (they
+``'1'`` is quoted) single-quoted, because accelerate reads files with PyYAML ``safe_load``. Keys accelerate would reject
+or ignore are still written (they
 are the user's) but reported.
 """
 
@@ -113,7 +114,8 @@ def to_data(cfg: Config) -> tuple[dict[str, Any], list[Finding]]:
             Finding(
                 "convert.incomplete",
                 "info",
-                "the input does not say how many processes: add num_processes to the file or pass --num_processes at launch",
+                "the input does not say how many processes: add num_processes to the file or pass --num_processes at "
+                "launch",
                 "num_processes",
             )
         )
@@ -138,9 +140,9 @@ def _file_conflicts(cfg: Config) -> dict[str, Finding]:
         if e is None or e.origin == "file":
             continue  # a file's own keys are the user's: validate reports a conflict there
         default = path == "mixed_precision" and str(e.value).lower() == "no"
-        why = (
-            ("the launcher writes ACCELERATE_MIXED_PRECISION=no for every launch; " if default else "")
-            + f"`{path}` beside `deepspeed_config_file` in a config file makes accelerate raise ValueError at training time"
+        why = ("the launcher writes ACCELERATE_MIXED_PRECISION=no for every launch; " if default else "") + (
+            f"`{path}` beside `deepspeed_config_file` in a config file makes accelerate raise ValueError at "
+            "training time"
         )
         out[path] = Finding(
             "convert.lossy",

@@ -481,7 +481,8 @@ def _convert(rn: Any, path: str, memo: dict[int, Node], quirks: list[Quirk], cou
     if tag and tag not in _ALLOWED_TAGS:
         shown = tag.replace(_STD, "!!")
         raise InputError(
-            f"tag {shown} is not allowed: accelerate reads configs with yaml.safe_load, which refuses it; accelconf never constructs tags",
+            f"tag {shown} is not allowed: accelerate reads configs with yaml.safe_load, which refuses it; accelconf "
+            "never constructs tags",
             path,
             sm.line + 1,
             sm.column + 1,

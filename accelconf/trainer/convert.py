@@ -58,7 +58,8 @@ def _fsdp_section(runs: Runs) -> tuple[dict[str, Any], list[Finding]]:
             continue
         out[s.key] = _launch_value(field, p.value)
     if runs.fsdp["fsdp_version"].value == 1 and "sharding_strategy" in runs.fsdp:
-        # FSDP1: the Trainer's reshard_after_forward names the strategy; accelerate's file says it as fsdp_sharding_strategy
+        # FSDP1: the Trainer's reshard_after_forward names the strategy;
+        # accelerate's file says it as fsdp_sharding_strategy
         raf = runs.fsdp["reshard_after_forward"].value
         if raf is not None:
             out["fsdp_sharding_strategy"] = raf
@@ -186,7 +187,8 @@ def to_arguments(cfg: Config) -> tuple[str, list[Finding]]:
 
 
 def _inline_deepspeed(cfg: Config) -> dict[str, Any]:
-    """The DeepSpeed dict accelerate builds from an inline ``deepspeed_config`` (DeepSpeedPlugin), "auto" where the Trainer fills it."""
+    """The DeepSpeed dict accelerate builds from an inline ``deepspeed_config`` (DeepSpeedPlugin),
+    "auto" where the Trainer fills it."""
     zero: dict[str, Any] = {"stage": int(cfg.get("deepspeed_config.zero_stage", 2))}
     for which in ("optimizer", "param"):
         dev = cfg.get(f"deepspeed_config.offload_{which}_device")

@@ -102,7 +102,8 @@ def check_config(entries: list[Arg], where: str, fsdp_on: bool) -> list[Finding]
                 _f(
                     "trainer-fsdp-prefix-collision",
                     "warning",
-                    f"`{e.name}` and `{key}` are both given: transformers drops the `fsdp_` prefix and the prefixed one "
+                    f"`{e.name}` and `{key}` are both given: transformers drops the `fsdp_` prefix and the prefixed "
+                    "one "
                     f"overwrites `{key}` ({e.value!r} wins)",
                     e,
                     k,
@@ -113,8 +114,10 @@ def check_config(entries: list[Arg], where: str, fsdp_on: bool) -> list[Finding]
                 _f(
                     "trainer-fsdp-accelerate-config",
                     "warning",
-                    f"`{e.name}` belongs to an accelerate config, not a Trainer `fsdp_config`: TrainingArguments never reads "
-                    "it, so this configures nothing; give the keys transformers reads (cpu_offload, version, ...) at the top",
+                    f"`{e.name}` belongs to an accelerate config, not a Trainer `fsdp_config`: TrainingArguments "
+                    "never reads "
+                    "it, so this configures nothing; give the keys transformers reads (cpu_offload, version, ...) at "
+                    "the top",
                     e,
                     k,
                 )
@@ -219,7 +222,8 @@ def _value_checks(key: str, e: Arg, k: str, entries: list[Arg], version: int) ->
             _f(
                 "trainer-fsdp-invalid-value",
                 "error",
-                f"`{e.name}: {e.value}` must be one of {', '.join(WRAP_POLICIES)}: TrainingArguments raises ValueError at construction",
+                f"`{e.name}: {e.value}` must be one of {', '.join(WRAP_POLICIES)}: TrainingArguments raises "
+                "ValueError at construction",
                 e,
                 k,
                 value=True,
@@ -260,7 +264,8 @@ def _value_checks(key: str, e: Arg, k: str, entries: list[Arg], version: int) ->
             _f(
                 "trainer-fsdp-sync-states",
                 "warning",
-                "`sync_module_states: false` with `cpu_ram_efficient_loading`: accelerate's FSDP1 plugin warns and sets "
+                "`sync_module_states: false` with `cpu_ram_efficient_loading`: accelerate's FSDP1 plugin warns and "
+                "sets "
                 "sync_module_states to True (Trainer init)",
                 e,
                 k,
@@ -326,7 +331,8 @@ def check_option_string(arg: Arg, entries: list[Arg]) -> list[Finding]:
             _f(
                 "trainer-fsdp-option-conflict",
                 "warning",
-                f"`fsdp` names {len(strategies)} sharding strategies ({', '.join(strategies)}): transformers keeps the first "
+                f"`fsdp` names {len(strategies)} sharding strategies ({', '.join(strategies)}): transformers keeps "
+                "the first "
                 f"({strategies[0]}) and silently drops the others",
                 arg,
                 "fsdp",
@@ -338,7 +344,8 @@ def check_option_string(arg: Arg, entries: list[Arg]) -> list[Finding]:
             _f(
                 "trainer-fsdp-option-conflict",
                 "warning",
-                f"`fsdp: {strategies[0]}` and `fsdp_config.reshard_after_forward` are both given: the fsdp_config value "
+                f"`fsdp: {strategies[0]}` and `fsdp_config.reshard_after_forward` are both given: the fsdp_config "
+                "value "
                 "wins, the strategy is silently dropped",
                 arg,
                 "fsdp",

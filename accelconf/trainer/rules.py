@@ -230,7 +230,8 @@ def _file_type(a: Arg, t: str) -> tuple[str, str] | None:
     if t == "int" and isinstance(v, (str, float, bool)):
         return (
             "error",
-            f"`{a.name}: {v!r}` is a {type(v).__name__}, not an int: TrainingArguments keeps it unconverted and train() fails where it computes with it",
+            f"`{a.name}: {v!r}` is a {type(v).__name__}, not an int: TrainingArguments keeps it unconverted and "
+            "train() fails where it computes with it",
         )
     if t == "bool" and not isinstance(v, bool):
         on = "on" if v else "off"
@@ -355,7 +356,8 @@ def _save_only_model(group: TrainerArgs, ctx: dict[str, Any]) -> list[Finding]:
             _f(
                 "trainer-save-only-model",
                 "error",
-                f"`save_only_model` with `load_best_model_at_end` under {wrapper}: the Trainer raises ValueError at Trainer init",
+                f"`save_only_model` with `load_best_model_at_end` under {wrapper}: the Trainer raises ValueError at "
+                "Trainer init",
                 som,
             )
         )
@@ -366,7 +368,8 @@ def _save_only_model(group: TrainerArgs, ctx: dict[str, Any]) -> list[Finding]:
             _f(
                 "trainer-save-only-model",
                 "error",
-                "`save_only_model` with FSDP state_dict_type SHARDED_STATE_DICT: the Trainer raises ValueError at Trainer init",
+                "`save_only_model` with FSDP state_dict_type SHARDED_STATE_DICT: the Trainer raises ValueError at "
+                "Trainer init",
                 som,
             )
         )

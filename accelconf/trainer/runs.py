@@ -56,7 +56,8 @@ def _jsonable(data: Any) -> Any:
 
 
 def mixed_precision(args: ArgValues, env: Env) -> Provenance:
-    """``TrainingArguments.mixed_precision``: ``ACCELERATE_MIXED_PRECISION`` (else "no"), replaced by fp16, then bf16."""
+    """``TrainingArguments.mixed_precision``: ``ACCELERATE_MIXED_PRECISION`` (else "no"),
+    replaced by fp16, then bf16."""
     var = "ACCELERATE_MIXED_PRECISION"
     from_env = env.get(var)
     base = Provenance(
@@ -274,8 +275,10 @@ def deepspeed_mismatches(
             Finding(
                 "trainer-deepspeed-mismatch",
                 "error",
-                f"DeepSpeed {m.ds_key}={json.dumps(m.ds_value)} but the arguments give {m.hf_key}={json.dumps(m.hf_value, default=str)}"
-                f" from {names}{origin}: transformers raises in train() (trainer_config_finalize), after the model has loaded",
+                f"DeepSpeed {m.ds_key}={json.dumps(m.ds_value)} but the arguments give "
+                f"{m.hf_key}={json.dumps(m.hf_value, default=str)}"
+                f" from {names}{origin}: transformers raises in train() (trainer_config_finalize), after the model "
+                "has loaded",
                 m.ds_key,
                 line,
                 col,

@@ -1,7 +1,8 @@
 """The accelconf language server: protocol glue over the accelconf library (pygls 2).
 
 Every handler has the same shape: fetch the document, call the library (:mod:`accelconf.accelerate.validate`,
-:mod:`accelconf.environment.checks`, :mod:`accelconf.assist`, :mod:`accelconf.accelerate.fmt`, :mod:`accelconf.accelerate.migrate`),
+:mod:`accelconf.environment.checks`, :mod:`accelconf.assist`, :mod:`accelconf.accelerate.fmt`,
+:mod:`accelconf.accelerate.migrate`),
 convert the result with an ``lsp_*`` function from :mod:`accelconf_lsp.protocol`. No rule lives here.
 
 Diagnostics are pushed, debounced per document (the first change after a quiet spell is analysed

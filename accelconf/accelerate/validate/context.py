@@ -93,7 +93,8 @@ class Context:
 
 def scalar_text(doc: Document, value: Any, like: Node | None = None) -> str:
     """How to write a scalar in this document: a JSON literal, or YAML by :func:`accelconf.text.scalars.yaml_scalar`
-    (quoted in the style of ``like`` when that is quoted; ``,[]{}`` quoted too, in case the value sits in a flow collection)."""
+    (quoted in the style of ``like`` when that is quoted; ``,[]{}`` quoted too, in case the value
+    sits in a flow collection)."""
     if doc.format == "json":
         return json_scalar(value)
     return yaml_scalar(value, quote=like.style if like is not None else None, flow=True)

@@ -35,7 +35,8 @@ def _deepspeed(ctx: Context) -> None:
             ctx.finding(
                 "deepspeed-config-file-conflict",
                 "error",
-                f"`{k}` together with `deepspeed_config_file`: accelerate raises ValueError at training time (set it in the JSON file instead)",
+                f"`{k}` together with `deepspeed_config_file`: accelerate raises ValueError at training time (set it "
+                "in the JSON file instead)",
                 ("deepspeed_config", k),
                 fix=ctx.delete_key(("deepspeed_config", k)),
             )
@@ -45,7 +46,8 @@ def _deepspeed(ctx: Context) -> None:
             ctx.finding(
                 "deepspeed-config-file-conflict",
                 "error",
-                f"a top-level `{mp_key}` (even 'no') together with `deepspeed_config_file`: accelerate raises ValueError at training time; set fp16/bf16 in the JSON file",
+                f"a top-level `{mp_key}` (even 'no') together with `deepspeed_config_file`: accelerate raises "
+                "ValueError at training time; set fp16/bf16 in the JSON file",
                 (mp_key,),
                 fix=ctx.delete_key((mp_key,)),
             )
@@ -96,7 +98,8 @@ def _zero3_save(ctx: Context) -> None:
 
 
 def _deepspeed_file(ctx: Context, ref: str) -> None:
-    """Open the referenced DeepSpeed JSON (found as :func:`accelconf.deepspeed.config_file_path` says) and cross-check it."""
+    """Open the referenced DeepSpeed JSON (found as :func:`accelconf.deepspeed.config_file_path` says)
+    and cross-check it."""
     from accelconf import deepspeed as dsmod
     from accelconf.accelerate import deepspeed_file
 
@@ -105,7 +108,8 @@ def _deepspeed_file(ctx: Context, ref: str) -> None:
         ctx.finding(
             "deepspeed-config-file-missing",
             "info",
-            f"`deepspeed_config_file` {ref!r} was not found next to the config (it is resolved against the launch directory at run time)",
+            f"`deepspeed_config_file` {ref!r} was not found next to the config (it is resolved against the launch "
+            "directory at run time)",
             ("deepspeed_config", "deepspeed_config_file"),
             on_value=True,
         )

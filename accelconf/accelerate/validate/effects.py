@@ -23,14 +23,16 @@ def _file_ignored(ctx: Context) -> None:
             ctx.finding(
                 "no-effect",
                 "info",
-                f"`{s.key}` in a config file is never applied by `accelerate launch` (here it would make no difference)",
+                f"`{s.key}` in a config file is never applied by `accelerate launch` (here it would make no "
+                "difference)",
                 (e.written_key,),
             )
         else:
             ctx.finding(
                 "no-effect",
                 "warning",
-                f"`{s.key}: {shown}` is ignored: `accelerate launch` always uses its flag default ({s.launcher_default!r}); pass `{s.cli_flag}` on the command line",
+                f"`{s.key}: {shown}` is ignored: `accelerate launch` always uses its flag default "
+                f"({s.launcher_default!r}); pass `{s.cli_flag}` on the command line",
                 (e.written_key,),
                 suggestion=f"{s.cli_flag}",
             )
@@ -47,7 +49,8 @@ def _lost(ctx: Context) -> None:
             ctx.finding(
                 "no-effect",
                 "warning",
-                f"`{s.key}` never reaches the training process (the launcher does not export it; the plugin sees 'none'); set the NVMe path in a DeepSpeed JSON file",
+                f"`{s.key}` never reaches the training process (the launcher does not export it; the plugin sees "
+                "'none'); set the NVMe path in a DeepSpeed JSON file",
                 keypath,
             )
         else:

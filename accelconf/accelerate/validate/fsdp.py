@@ -64,7 +64,8 @@ def _fsdp(ctx: Context) -> None:
             ctx.finding(
                 "fsdp2-reshard-bool",
                 "error",
-                f"FSDP2 needs a boolean `fsdp_reshard_after_forward`, not {v!r} (the plugin raises ValueError: invalid truth value)",
+                f"FSDP2 needs a boolean `fsdp_reshard_after_forward`, not {v!r} (the plugin raises ValueError: "
+                "invalid truth value)",
                 kp,
                 on_value=True,
                 suggestion=mapped,
@@ -81,7 +82,8 @@ def _fsdp(ctx: Context) -> None:
             ctx.finding(
                 "fsdp1-strategy-ignored",
                 "info" if v.upper() == "FULL_SHARD" else "warning",
-                f"FSDP1 reads only `fsdp_sharding_strategy`; `fsdp_reshard_after_forward: {v}` is ignored and FULL_SHARD is used",
+                f"FSDP1 reads only `fsdp_sharding_strategy`; `fsdp_reshard_after_forward: {v}` is ignored and "
+                "FULL_SHARD is used",
                 kp,
                 suggestion=f"fsdp_sharding_strategy: {number or v.upper()}",
                 fix=ctx.rename_key(kp, "fsdp_sharding_strategy") + (ctx.replace_value(kp, number) if number else ()),
@@ -117,7 +119,8 @@ def _fsdp(ctx: Context) -> None:
             ctx.finding(
                 "fsdp-invalid-combination",
                 "error",
-                "`fsdp_cpu_ram_efficient_loading` is on (it defaults to true) while `fsdp_sync_module_states` is false: `accelerate launch` raises ValueError",
+                "`fsdp_cpu_ram_efficient_loading` is on (it defaults to true) while `fsdp_sync_module_states` is "
+                "false: `accelerate launch` raises ValueError",
                 ("fsdp_config", sync.written_key if sync else "fsdp_sync_module_states"),
                 on_value=True,
                 suggestion="fsdp_sync_module_states: true",

@@ -39,7 +39,8 @@ def _unknown_keys(ctx: Context) -> None:
             ctx.finding(
                 "unknown-key",
                 "error",
-                f"`{skey}` is a SageMaker config key: a LOCAL_MACHINE config may not have it, accelerate refuses to load the file (ValueError: unknown keys)",
+                f"`{skey}` is a SageMaker config key: a LOCAL_MACHINE config may not have it, accelerate refuses to "
+                "load the file (ValueError: unknown keys)",
                 (skey,),
             )
             continue
@@ -67,7 +68,8 @@ def _unknown_nested(ctx: Context) -> None:
             ctx.finding(
                 "alias-too-new",
                 "warning",
-                f"`{key}` without the `{sec.prefix}` prefix is ignored before accelerate {sec.prefix_optional_since} (checking against {ctx.version})",
+                f"`{key}` without the `{sec.prefix}` prefix is ignored before accelerate {sec.prefix_optional_since} "
+                f"(checking against {ctx.version})",
                 (section, key),
                 suggestion=setting.key,
                 fix=ctx.rename_key((section, key), setting.key),

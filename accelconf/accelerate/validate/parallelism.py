@@ -70,7 +70,8 @@ def _parallelism(ctx: Context) -> None:
         ctx.finding(
             "parallelism",
             "error",
-            f"the parallelism sizes multiply to {product} but num_processes is {n} (ParallelismConfig raises ValueError)",
+            f"the parallelism sizes multiply to {product} but num_processes is {n} (ParallelismConfig raises "
+            "ValueError)",
             ("parallelism_config",),
         )
     if dt == "FSDP" and ctx.cfg.fsdp_version() == 2 and dp_s == 1 and cp == 1:

@@ -63,7 +63,8 @@ def _yaml11(ctx: Context) -> None:
         ctx.finding(
             "yaml11-scalar",
             sev,
-            f"`{node.raw}` is read as {node.value!r} by accelerate (PyYAML, YAML 1.1) but as {node.value12!r} by YAML 1.2 tools; quote it if you mean the string",
+            f"`{node.raw}` is read as {node.value!r} by accelerate (PyYAML, YAML 1.1) but as {node.value12!r} by YAML "
+            "1.2 tools; quote it if you mean the string",
             spath,
             on_value=True,
             suggestion=f"'{node.raw}'",

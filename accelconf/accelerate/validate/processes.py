@@ -84,7 +84,8 @@ def _processes(ctx: Context) -> None:
         ctx.finding(
             "missing-key",
             "error",
-            '`num_processes` is missing: `accelerate launch` stops with "You need to manually pass in --num_processes" unless you pass it',
+            '`num_processes` is missing: `accelerate launch` stops with "You need to manually pass in '
+            '--num_processes" unless you pass it',
             ("distributed_type",),
             suggestion="num_processes: <total processes across machines>",
         )
@@ -109,7 +110,8 @@ def _processes(ctx: Context) -> None:
             ctx.finding(
                 "process-layout",
                 "warning",
-                f"`num_processes` is the total across machines: {n} is not a multiple of num_machines {machines}; torchrun starts {n // machines} per node ({n // machines * machines} in all)",
+                f"`num_processes` is the total across machines: {n} is not a multiple of num_machines {machines}; "
+                f"torchrun starts {n // machines} per node ({n // machines * machines} in all)",
                 ("num_processes",),
                 on_value=True,
                 suggestion=str(fit),
@@ -119,7 +121,8 @@ def _processes(ctx: Context) -> None:
             ctx.finding(
                 "process-layout",
                 "error" if n // machines == 0 and dt in TORCHRUN_TYPES else "warning",
-                f"`num_processes` ({n}) is the total across machines and is smaller than num_machines ({machines}): torchrun would start {n // machines} processes per node",
+                f"`num_processes` ({n}) is the total across machines and is smaller than num_machines ({machines}): "
+                f"torchrun would start {n // machines} processes per node",
                 ("num_processes",),
                 on_value=True,
                 suggestion=str(machines),
@@ -128,7 +131,8 @@ def _processes(ctx: Context) -> None:
             ctx.finding(
                 "multi-node",
                 "warning",
-                "multi-node training needs `main_process_ip` (the address of machine rank 0): pass --main_process_ip at launch or set it here",
+                "multi-node training needs `main_process_ip` (the address of machine rank 0): pass --main_process_ip "
+                "at launch or set it here",
                 ("num_machines",),
             )
         elif not data.get("main_process_ip"):
@@ -150,7 +154,8 @@ def _processes(ctx: Context) -> None:
             ctx.finding(
                 "gpu-ids",
                 "error",
-                f"`gpu_ids: {gpu_ids}` lists fewer than two GPUs for {dt}: accelerate raises ValueError (Less than two GPU ids)",
+                f"`gpu_ids: {gpu_ids}` lists fewer than two GPUs for {dt}: accelerate raises ValueError (Less than "
+                "two GPU ids)",
                 ("gpu_ids",),
                 on_value=True,
             )

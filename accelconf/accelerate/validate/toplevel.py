@@ -24,7 +24,8 @@ def _distributed_type(ctx: Context) -> None:
         ctx.finding(
             "missing-distributed-type",
             "error",
-            "`distributed_type` is missing: accelerate refuses the file (ValueError: A `distributed_type` must be specified)",
+            "`distributed_type` is missing: accelerate refuses the file (ValueError: A `distributed_type` must be "
+            "specified)",
             (),
         )
         return
@@ -35,7 +36,8 @@ def _distributed_type(ctx: Context) -> None:
             ctx.finding(
                 "invalid-value",
                 "error",
-                f"`distributed_type: {value}` is not a SageMaker distributed type ({', '.join(registry.SAGEMAKER_DISTRIBUTED_TYPES)})",
+                f"`distributed_type: {value}` is not a SageMaker distributed type "
+                f"({', '.join(registry.SAGEMAKER_DISTRIBUTED_TYPES)})",
                 ("distributed_type",),
                 on_value=True,
             )
@@ -44,10 +46,16 @@ def _distributed_type(ctx: Context) -> None:
         raw = node.raw if node else str(value)
         if "num_processes" in data:
             sev: Severity = "warning"
-            msg = f"unquoted `{raw}` is the YAML boolean {value} for accelerate, not the string 'NO'; it launches only because num_processes is set. Quote it: 'NO'"
+            msg = (
+                f"unquoted `{raw}` is the YAML boolean {value} for accelerate, not the string 'NO'; it launches only "
+                "because num_processes is set. Quote it: 'NO'"
+            )
         else:
             sev = "error"
-            msg = f"unquoted `{raw}` is the YAML boolean {value} for accelerate: num_processes is not filled and launch fails. Quote it: 'NO'"
+            msg = (
+                f"unquoted `{raw}` is the YAML boolean {value} for accelerate: num_processes is not filled and launch "
+                "fails. Quote it: 'NO'"
+            )
         fix = ctx.replace_value(("distributed_type",), "'NO'") if raw.upper() == "NO" else ()
         ctx.finding("yaml-bool-value", sev, msg, ("distributed_type",), on_value=True, suggestion="'NO'", fix=fix)
         return
@@ -69,7 +77,8 @@ def _distributed_type(ctx: Context) -> None:
             ctx.finding(
                 "legacy-value",
                 "error",
-                f"`distributed_type: {value}` does not exist in accelerate {ctx.version} (ValueError at load){'; it was renamed XLA in 0.28' if value == 'TPU' else ''}",
+                f"`distributed_type: {value}` does not exist in accelerate {ctx.version} (ValueError at "
+                f"load){'; it was renamed XLA in 0.28' if value == 'TPU' else ''}",
                 ("distributed_type",),
                 on_value=True,
                 suggestion=repl,
@@ -82,7 +91,8 @@ def _distributed_type(ctx: Context) -> None:
             ctx.finding(
                 "enum-case",
                 "error",
-                f"`distributed_type: {value}` must be upper case: accelerate raises ValueError ('{value}' is not a valid DistributedType)",
+                f"`distributed_type: {value}` must be upper case: accelerate raises ValueError ('{value}' is not a "
+                "valid DistributedType)",
                 ("distributed_type",),
                 on_value=True,
                 suggestion=upper,
@@ -119,7 +129,8 @@ def _compute_environment(ctx: Context) -> None:
                 ctx.finding(
                     "sagemaker-broken",
                     "error",
-                    f"SageMaker configs crash `accelerate launch` in accelerate {ctx.version} (AttributeError: 'SageMakerConfig' object has no attribute 'parallelism_config', 1.10+)",
+                    f"SageMaker configs crash `accelerate launch` in accelerate {ctx.version} (AttributeError: "
+                    "'SageMakerConfig' object has no attribute 'parallelism_config', 1.10+)",
                     ("compute_environment",),
                     on_value=True,
                 )
@@ -127,7 +138,8 @@ def _compute_environment(ctx: Context) -> None:
                 ctx.finding(
                     "sagemaker-broken",
                     "error",
-                    "SageMaker configs with distributed_type 'NO' fail to load in accelerate 0.34+ (num_processes is injected and then unknown)",
+                    "SageMaker configs with distributed_type 'NO' fail to load in accelerate 0.34+ (num_processes is "
+                    "injected and then unknown)",
                     ("distributed_type",),
                     on_value=True,
                 )
@@ -150,7 +162,8 @@ def _compute_environment(ctx: Context) -> None:
         ctx.finding(
             "enum-case",
             "error",
-            f"`compute_environment: {ce}` is not exactly LOCAL_MACHINE, so accelerate loads it as a SageMaker config and fails with a misleading error",
+            f"`compute_environment: {ce}` is not exactly LOCAL_MACHINE, so accelerate loads it as a SageMaker config "
+            "and fails with a misleading error",
             ("compute_environment",),
             on_value=True,
             suggestion=ce.upper(),

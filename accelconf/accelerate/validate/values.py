@@ -67,7 +67,8 @@ def _entry_value(ctx: Context, path: str, e: Entry) -> None:
             ctx.finding(
                 "invalid-type",
                 "error",
-                f"`gpu_ids: {raw}` is {type(v).__name__} for accelerate and crashes the launcher (no attribute 'split'); write a string such as '{raw}'",
+                f"`gpu_ids: {raw}` is {type(v).__name__} for accelerate and crashes the launcher (no attribute "
+                f"'split'); write a string such as '{raw}'",
                 keypath,
                 on_value=True,
                 suggestion=f"'{raw}'",
@@ -79,7 +80,8 @@ def _entry_value(ctx: Context, path: str, e: Entry) -> None:
         ctx.finding(
             "invalid-type",
             "error",
-            "a YAML list here is exported as its Python repr (\"['A', 'B']\") and no class matches; write a comma-separated string",
+            "a YAML list here is exported as its Python repr (\"['A', 'B']\") and no class matches; write a "
+            "comma-separated string",
             keypath,
             on_value=True,
             suggestion=joined,
@@ -103,7 +105,8 @@ def _entry_value(ctx: Context, path: str, e: Entry) -> None:
         ctx.finding(
             "invalid-type",
             "warning",
-            f"`override_linear_precision: {v}` is a string: the launcher exports its first three characters, and TERecipeKwargs fails on them (invalid truth value); write a list [false, false, false]",
+            f"`override_linear_precision: {v}` is a string: the launcher exports its first three characters, and "
+            "TERecipeKwargs fails on them (invalid truth value); write a list [false, false, false]",
             keypath,
             on_value=True,
             suggestion="[false, false, false]",
@@ -272,7 +275,8 @@ def _non_mapping_sections(ctx: Context) -> None:
             ctx.finding(
                 "invalid-type",
                 "error",
-                f"`{name}` must be a mapping: accelerate skips {shown} without a word and uses the defaults of every `{name}` key",
+                f"`{name}` must be a mapping: accelerate skips {shown} without a word and uses the defaults of every "
+                f"`{name}` key",
                 (name,),
                 on_value=True,
             )
