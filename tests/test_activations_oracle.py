@@ -253,12 +253,13 @@ def test_qwen2_7b_worked_example_within_5_percent_of_the_measured_bytes():
         cos, sin = cos.to(bf16), sin.to(bf16)
         with _kernel("sdpa"):
             per_layer = _count_forward(
-                lambda: layer(x, attention_mask=None, position_embeddings=(cos, sin)), params + [cos, sin]
+                lambda x=x, cos=cos, sin=sin: layer(x, attention_mask=None, position_embeddings=(cos, sin)),
+                params + [cos, sin],
             )
-        final = _count_forward(lambda: norm(x), params)
+        final = _count_forward(lambda x=x: norm(x), params)
         logits = torch.randn(batch, seq, cfg.vocab_size, dtype=bf16, requires_grad=True)
         ids = torch.randint(0, cfg.vocab_size, (batch, seq))
-        loss = _count_forward(lambda: ForCausalLMLoss(logits, ids, cfg.vocab_size))
+        loss = _count_forward(lambda logits=logits, ids=ids: ForCausalLMLoss(logits, ids, cfg.vocab_size))
         measured.append((seq * batch, per_layer, final, loss))
     (t1, *a), (t2, *b) = measured
     assert t1 == t2 and all(abs(x - y) <= 0.01 * y for x, y in zip(a, b))  # the layout, not the shape, is what counts

@@ -25,7 +25,8 @@ def test_import_is_light():
         [
             sys.executable,
             "-c",
-            "import sys, accelconf; print(sorted(m for m in sys.modules if m.split('.')[0] in ('ruamel', 'jsonschema', 'torch', 'accelerate', 'pygls')))",
+            "import sys, accelconf; print(sorted(m for m in sys.modules if "
+            "m.split('.')[0] in ('ruamel', 'jsonschema', 'torch', 'accelerate', 'pygls')))",
         ],
         capture_output=True,
         text=True,

@@ -43,8 +43,8 @@ def test_the_simple_launcher_takes_cpu_and_dynamo_but_not_fsdp():
 
 FSDP_FP8 = (
     "distributed_type: FSDP\nnum_processes: 4\nnum_machines: 2\nmain_process_ip: 10.0.0.1\nmain_process_port: 29500\n"
-    "mixed_precision: fp8\nfp8_config:\n  fp8_backend: TE\nfsdp_config:\n  fsdp_version: 2\n  fsdp_offload_params: true\n"
-    "megatron_lm_config:\n  megatron_lm_tp_degree: 2\n"
+    "mixed_precision: fp8\nfp8_config:\n  fp8_backend: TE\nfsdp_config:\n  fsdp_version: 2\n"
+    "  fsdp_offload_params: true\nmegatron_lm_config:\n  megatron_lm_tp_degree: 2\n"
 )
 
 

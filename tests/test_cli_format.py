@@ -68,7 +68,8 @@ MULTI_GPU_NOTE = (
 def test_read_every_flag_kind() -> None:
     text = (
         "# a launch script\naccelerate launch --multi-gpu --num_processes=4 \\\n"
-        "  --mixed_precision bf16 --fsdp_offload_params true --megatron_lm_use_custom_fsdp '' --megatron_lm_sequence_parallelism '' \\\n"
+        "  --mixed_precision bf16 --fsdp_offload_params true "
+        "--megatron_lm_use_custom_fsdp '' --megatron_lm_sequence_parallelism '' \\\n"
         "  --fp8_override_linear_precision 1,0,true --fp8_use_autocast_during_eval --gradient_clipping 0.5 \\\n"
         "  --max_restarts 3 --module --monitor_interval=2 --tee 3 -q train.py --lr 1 --use_fsdp\n"
     )
@@ -332,9 +333,9 @@ def test_one_process_multi_gpu_is_written_without_the_flag() -> None:
     assert found == [
         L(
             "warning",
-            "`distributed_type: MULTI_GPU` with one process cannot be given as --multi_gpu (accelerate refuses it with "
-            "fewer than 2 processes): written without it, the script runs as one plain process instead of a one-process group "
-            "under torchrun",
+            "`distributed_type: MULTI_GPU` with one process cannot be given as --multi_gpu "
+            "(accelerate refuses it with fewer than 2 processes): written without it, the "
+            "script runs as one plain process instead of a one-process group under torchrun",
             "distributed_type",
             1,
             1,
@@ -393,9 +394,9 @@ def test_deepspeed_flags_use_cpu_and_dynamo() -> None:
     assert found == [
         L(
             "warning",
-            "use_cpu is not written as --cpu on the deepspeed path (which would switch to the simple launcher), but "
-            "in the file it sets OMP_NUM_THREADS from the physical cores of the machine that launches (per process from 0.34): "
-            "add --num_cpu_threads_per_process N for that machine",
+            "use_cpu is not written as --cpu on the deepspeed path (which would switch to the simple "
+            "launcher), but in the file it sets OMP_NUM_THREADS from the physical cores of the machine "
+            "that launches (per process from 0.34): add --num_cpu_threads_per_process N for that machine",
             "use_cpu",
             3,
             1,
@@ -409,9 +410,9 @@ def test_deepspeed_flags_use_cpu_and_dynamo() -> None:
         ),
         L(
             "warning",
-            "ACCELERATE_CONFIG_DS_FIELDS differs without the config file: 'zero_stage,zero3_init_flag,offload_optimizer_device' "
-            "from the file, '' from the flags (accelerate lists the file's deepspeed_config keys; without a file its DeepSpeed "
-            "JSON conflict check is skipped)",
+            "ACCELERATE_CONFIG_DS_FIELDS differs without the config file: "
+            "'zero_stage,zero3_init_flag,offload_optimizer_device' from the file, '' from the flags (accelerate "
+            "lists the file's deepspeed_config keys; without a file its DeepSpeed JSON conflict check is skipped)",
             "ACCELERATE_CONFIG_DS_FIELDS",
         ),
     ]
@@ -600,8 +601,9 @@ def test_parallelism_config_without_fsdp() -> None:
 
 def test_multi_machine_flags_and_machine_rank() -> None:
     text = (
-        "distributed_type: MULTI_GPU\nnum_processes: 4\nnum_machines: 2\nmain_process_ip: 10.0.0.1\nmain_process_port: 29500\n"
-        "gpu_ids: all\ncompute_environment: LOCAL_MACHINE\nrdzv_backend: c10d\nsame_network: true\n"
+        "distributed_type: MULTI_GPU\nnum_processes: 4\nnum_machines: 2\nmain_process_ip: 10.0.0.1\n"
+        "main_process_port: 29500\ngpu_ids: all\ncompute_environment: LOCAL_MACHINE\nrdzv_backend: c10d\n"
+        "same_network: true\n"
     )
     fl, found = flags(text)
     assert fl == [
@@ -620,8 +622,8 @@ def test_multi_machine_flags_and_machine_rank() -> None:
     assert found == [
         L(
             "info",
-            "`rdzv_backend` is ignored by accelerate in a config file; not written (passing --rdzv_backend would change "
-            "the launch)",
+            "`rdzv_backend` is ignored by accelerate in a config file; "
+            "not written (passing --rdzv_backend would change the launch)",
             "rdzv_backend",
             8,
             1,
@@ -629,8 +631,8 @@ def test_multi_machine_flags_and_machine_rank() -> None:
         ),
         L(
             "info",
-            "`same_network` is ignored by accelerate in a config file; not written (passing --same_network would change "
-            "the launch)",
+            "`same_network` is ignored by accelerate in a config file; "
+            "not written (passing --same_network would change the launch)",
             "same_network",
             9,
             1,

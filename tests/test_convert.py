@@ -53,7 +53,8 @@ def test_detect_format(text: str, path: str, fmt: str) -> None:
 def test_env_reader_accepts_export_quotes_comments() -> None:
     text = (
         "# launched env\nexport ACCELERATE_MIXED_PRECISION=bf16\nFSDP_VERSION='2'\n"
-        'FSDP_TRANSFORMER_CLS_TO_WRAP="LlamaDecoderLayer"  \nACCELERATE_USE_FSDP=true # inline\nACCELERATE_NUM_PROCESSES=8\n'
+        'FSDP_TRANSFORMER_CLS_TO_WRAP="LlamaDecoderLayer"  \nACCELERATE_USE_FSDP=true # inline\n'
+        "ACCELERATE_NUM_PROCESSES=8\n"
     )
     cfg = formats.read(text, "env")
     assert cfg.get("mixed_precision") == "bf16"
@@ -101,7 +102,8 @@ def test_kwargs_reader_never_executes(tmp_path: Path) -> None:
         "from accelerate.utils import FullyShardedDataParallelPlugin, TorchDynamoPlugin\n"
         "p = FullyShardedDataParallelPlugin(fsdp_version=2, cpu_offload=True, transformer_cls_names_to_wrap=['A', 'B'],"
         " auto_wrap_policy='TRANSFORMER_BASED_WRAP', state_dict_type=compute())\n"
-        "acc = Accelerator(mixed_precision='bf16', fsdp_plugin=p, dynamo_plugin=TorchDynamoPlugin(backend='INDUCTOR'))\n"
+        "acc = Accelerator(mixed_precision='bf16', fsdp_plugin=p, "
+        "dynamo_plugin=TorchDynamoPlugin(backend='INDUCTOR'))\n"
     )
     cfg = formats.read(src, "kwargs", "train.py")
     assert not marker.exists()
@@ -137,8 +139,8 @@ def test_to_env_is_the_launcher_env_and_reports_losses() -> None:
     assert env["ACCELERATE_DEEPSPEED_ZERO_STAGE"] == "3"
     assert env["ACCELERATE_GRADIENT_ACCUMULATION_STEPS"] == "4"
     assert (
-        env["ACCELERATE_CONFIG_DS_FIELDS"]
-        == "zero_stage,gradient_accumulation_steps,offload_param_device,offload_param_nvme_path,zero3_init_flag,mixed_precision"
+        env["ACCELERATE_CONFIG_DS_FIELDS"] == "zero_stage,gradient_accumulation_steps,offload_param_device,"
+        "offload_param_nvme_path,zero3_init_flag,mixed_precision"
     )
     assert env["PYTHONPATH"] == "/work"
     assert "ACCELERATE_NUM_PROCESSES" not in env and not any(k.startswith("ACCELERATE_DYNAMO") for k in env)
@@ -598,7 +600,8 @@ def test_convert_prints_whole_file_findings_without_0_0(capsys: pytest.CaptureFi
 def test_a_finding_is_printed_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "sn.yaml"
     path.write_text(
-        "distributed_type: MULTI_GPU\nnum_processes: 16\nnum_machines: 2\nmain_process_ip: 10.0.0.1\nsame_network: true\n"
+        "distributed_type: MULTI_GPU\nnum_processes: 16\nnum_machines: 2\nmain_process_ip: 10.0.0.1\n"
+        "same_network: true\n"
     )
     # (to-kwargs has no --all-ranks: Accelerator arguments are the same on every node)
     for argv in (["to-kwargs", str(path)], ["to-env", "--all-ranks", str(path)], ["to-cli", "--all-ranks", str(path)]):
@@ -614,7 +617,8 @@ def test_a_finding_is_printed_once(tmp_path: Path, capsys: pytest.CaptureFixture
         ("accelerate launch --use_fsdp --num_processes 2 --fsdp_sharding_strategy HALF_SHARD train.py\n", "cli"),
         ("ACCELERATE_USE_FSDP=true\nFSDP_SHARDING_STRATEGY=HALF_SHARD\n", "env"),
         (
-            "from accelerate.utils import FullyShardedDataParallelPlugin\nFullyShardedDataParallelPlugin(sharding_strategy='HALF_SHARD')\n",
+            "from accelerate.utils import FullyShardedDataParallelPlugin\n"
+            "FullyShardedDataParallelPlugin(sharding_strategy='HALF_SHARD')\n",
             "kwargs",
         ),
         ("distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  fsdp_sharding_strategy: HALF_SHARD\n", "yaml"),
@@ -706,7 +710,10 @@ def test_env_to_yaml_leaves_out_mixed_precision_beside_a_deepspeed_file() -> Non
     assert not [f for f in _errors(text, "yaml") if f.rule != "missing-key"]
     assert any(f.key == "mixed_precision" and f.rule == "convert.lossy" for f in found)
     # the user's own file keeps what it says (validate reports the conflict there)
-    own = "distributed_type: DEEPSPEED\nnum_processes: 2\nmixed_precision: bf16\ndeepspeed_config:\n  deepspeed_config_file: ds.json\n"
+    own = (
+        "distributed_type: DEEPSPEED\nnum_processes: 2\nmixed_precision: bf16\ndeepspeed_config:\n"
+        "  deepspeed_config_file: ds.json\n"
+    )
     assert "mixed_precision: bf16" in convert_text(own, "x.yaml", "yaml", "yaml", "1.15")[0]
 
 
@@ -810,7 +817,8 @@ def test_explain_shows_replaced_shell_values_and_variables_nothing_reads(
 ) -> None:
     cfg = tmp_path / "c.yaml"
     cfg.write_text(
-        "distributed_type: FSDP\nnum_processes: 2\nmixed_precision: bf16\nfsdp_config:\n  fsdp_sharding_strategy: FULL_SHARD\n"
+        "distributed_type: FSDP\nnum_processes: 2\nmixed_precision: bf16\nfsdp_config:\n"
+        "  fsdp_sharding_strategy: FULL_SHARD\n"
     )
     env = tmp_path / "shell.env"
     env.write_text(
@@ -839,7 +847,8 @@ def test_the_launcher_really_replaces_the_shell_value(tmp_path: Path) -> None:
         pytest.skip("accelerate and torch are not installed: the launcher oracle cannot run")
     cfg = tmp_path / "c.yaml"
     cfg.write_text(
-        "distributed_type: FSDP\nnum_processes: 2\nmixed_precision: bf16\nfsdp_config:\n  fsdp_sharding_strategy: FULL_SHARD\n"
+        "distributed_type: FSDP\nnum_processes: 2\nmixed_precision: bf16\nfsdp_config:\n"
+        "  fsdp_sharding_strategy: FULL_SHARD\n"
     )
     code = (
         "import json, os, sys; sys.path.insert(0, 'tests/oracle'); import harness as H; "

@@ -48,9 +48,8 @@ TRUE_ERRORS = {
         "ds-unknown-key"
     },
     # "cpu_offload_params" is not the deprecated "cpu_offload_param": extra_forbidden
-    "deepspeedai__DeepSpeedExamples__megatron__Megatron-LM-v1.1.5-ZeRO3__examples__ds_zero_stage_3_config_release.json": {
-        "ds-unknown-key"
-    },
+    "deepspeedai__DeepSpeedExamples__megatron__Megatron-LM-v1.1.5-ZeRO3__examples__"
+    "ds_zero_stage_3_config_release.json": {"ds-unknown-key"},
     # an autotuner template without batch keys: DeepSpeedConfig asserts when it is used alone
     "deepspeedai__DeepSpeed__deepspeed__autotuning__config_templates__template_zero3.json": {"ds-batch"},
     # reduce_bucket_size 0 (rejected from 0.19.6, a division by zero before) and no batch keys
@@ -128,7 +127,10 @@ def _check(text: str, **kw: Any) -> list[Finding]:
 
 
 def test_unknown_key_has_exact_range_and_ranked_suggestion() -> None:
-    text = '{\n  "train_micro_batch_size_per_gpu": 4,\n  "zero_optimization": {\n    "stage": 2,\n    "reduce_bucket_sise": 5\n  }\n}\n'
+    text = (
+        '{\n  "train_micro_batch_size_per_gpu": 4,\n  "zero_optimization": {\n    "stage": 2,\n'
+        '    "reduce_bucket_sise": 5\n  }\n}\n'
+    )
     [f] = [f for f in _check(text) if f.rule == "ds-unknown-key"]
     assert (f.line, f.column, f.end_line, f.end_column) == (5, 5, 5, 25)
     assert f.key == "zero_optimization.reduce_bucket_sise"
@@ -174,7 +176,10 @@ def test_lax_coercions_are_warnings_not_errors() -> None:
 
 
 def test_fp16_section_strictness_depends_on_the_version() -> None:
-    text = '{"train_micro_batch_size_per_gpu": 4, "zero_optimization": {}, "fp16": {"enabled": true, "loss_scale_windw": 10}}'
+    text = (
+        '{"train_micro_batch_size_per_gpu": 4, "zero_optimization": '
+        '{}, "fp16": {"enabled": true, "loss_scale_windw": 10}}'
+    )
     assert {f.severity for f in _check(text) if f.rule == "ds-unknown-key"} == {"warning"}
     assert {f.severity for f in _check(text, deepspeed_version="0.19.8") if f.rule == "ds-unknown-key"} == {"error"}
     assert {f.severity for f in _check(text, deepspeed_version="0.16.9") if f.rule == "ds-unknown-key"} == {"warning"}
@@ -207,7 +212,10 @@ def test_auto_depends_on_the_runtime() -> None:
 
 
 def test_deepspeed_native_auto_is_never_flagged() -> None:
-    text = '{"train_micro_batch_size_per_gpu": 1, "zero_optimization": {}, "pipeline": {"stages": "auto"}, "data_types": {"keep_in_fp32_modules": "auto"}}'
+    text = (
+        '{"train_micro_batch_size_per_gpu": 1, "zero_optimization": {}, "pipeline": '
+        '{"stages": "auto"}, "data_types": {"keep_in_fp32_modules": "auto"}}'
+    )
     assert not [f for f in _check(text, runtime="deepspeed") if f.rule == "ds-auto"]
 
 
@@ -217,11 +225,17 @@ def test_autotuner_fills_batch_auto() -> None:
 
 
 def test_batch_arithmetic() -> None:
-    ok = '{"train_batch_size": 64, "train_micro_batch_size_per_gpu": 4, "gradient_accumulation_steps": 2, "zero_optimization": {}}'
+    ok = (
+        '{"train_batch_size": 64, "train_micro_batch_size_per_gpu": '
+        '4, "gradient_accumulation_steps": 2, "zero_optimization": {}}'
+    )
     assert not [f for f in _check(ok, world_size=8) if f.rule == "ds-batch"]
     [f] = [f for f in _check(ok, world_size=4) if f.rule == "ds-batch"]
     assert "64 != " in f.message and f.suggestion == "32" and f.key == "train_batch_size"
-    auto = '{"train_batch_size": 64, "train_micro_batch_size_per_gpu": "auto", "gradient_accumulation_steps": 3, "zero_optimization": {}}'
+    auto = (
+        '{"train_batch_size": 64, "train_micro_batch_size_per_gpu": '
+        '"auto", "gradient_accumulation_steps": 3, "zero_optimization": {}}'
+    )
     assert [f.rule for f in _check(auto, world_size=2) if f.rule == "ds-batch"] == ["ds-batch"]  # 64 % (3*2)
     # without a world size: 64 is not a multiple of 3, so no micro batch and no world size can satisfy it
     assert [f.rule for f in _check(auto) if f.rule == "ds-batch"] == ["ds-batch"]
@@ -462,7 +476,10 @@ def test_to_accelerate_section_leaves_auto_to_the_plugin() -> None:
 
 
 def test_json_quirks_are_portability_warnings_and_duplicates_depend_on_the_loader() -> None:
-    text = '{\n  // comment\n  "train_micro_batch_size_per_gpu": 4,\n  "zero_optimization": {"stage": 1,},\n  "zero_optimization": {"stage": 2}\n}'
+    text = (
+        '{\n  // comment\n  "train_micro_batch_size_per_gpu": 4,\n  "zero_optimization": {"stage": 1,},\n'
+        '  "zero_optimization": {"stage": 2}\n}'
+    )
     findings = _check(text)
     assert {(f.rule, f.severity, f.line) for f in findings} == {
         ("ds-json-portability", "warning", 2),
@@ -474,7 +491,8 @@ def test_json_quirks_are_portability_warnings_and_duplicates_depend_on_the_loade
 
 def test_bfloat16_is_the_old_name_of_bf16() -> None:
     findings = _check(
-        '{"train_micro_batch_size_per_gpu": 4, "zero_optimization": {}, "bfloat16": {"enabled": true}, "bf16": {"enabled": false}}'
+        '{"train_micro_batch_size_per_gpu": 4, "zero_optimization": '
+        '{}, "bfloat16": {"enabled": true}, "bf16": {"enabled": false}}'
     )
     assert {(f.rule, f.key) for f in findings} == {("ds-deprecated", "bfloat16"), ("ds-alias-conflict", "bfloat16")}
 
@@ -488,7 +506,10 @@ def test_accelerate_world_size() -> None:
 
 
 def test_legacy_compile_block_is_fine_for_0_15_and_rejected_later() -> None:
-    text = '{"train_micro_batch_size_per_gpu": 1, "zero_optimization": {}, "compile": {"disable": false, "backend": "inductor"}}'
+    text = (
+        '{"train_micro_batch_size_per_gpu": 1, "zero_optimization": '
+        '{}, "compile": {"disable": false, "backend": "inductor"}}'
+    )
     assert not [f for f in _check(text, deepspeed_version="0.15.4", runtime="deepspeed") if f.severity != "info"]
     assert {(f.rule, f.severity) for f in _check(text, deepspeed_version="0.19.8")} == {("ds-removed", "error")}
     # DeepSpeedConfig 0.15.4 does not read `compile` at all (CompileConfig arrived in 0.16): the
@@ -580,9 +601,12 @@ def test_installed_version_comes_from_metadata_without_importing_deepspeed(tmp_p
 
     code = (
         "import sys; from accelconf.api import validate_config; from accelconf.text.document import load_text; "
-        "fs = validate_config(load_text('{\"train_micro_batch_size_per_gpu\": 1, \"zero_optimization\": {\"mics_shard_size\": 8}}', 'x.json', 'json')); "
+        "fs = validate_config(load_text("
+        '\'{"train_micro_batch_size_per_gpu": 1, "zero_optimization": {"mics_shard_size": 8}}\', '
+        "'x.json', 'json')); "
         "import accelconf.deepspeed as ds; print(ds.installed_version()); "
-        "print([f.severity for f in fs if f.rule == 'ds-removed']); print('deepspeed' in sys.modules, 'torch' in sys.modules)"
+        "print([f.severity for f in fs if f.rule == 'ds-removed']); "
+        "print('deepspeed' in sys.modules, 'torch' in sys.modules)"
     )
     out = subprocess.run(
         [sys.executable, "-c", code],
@@ -628,7 +652,10 @@ def test_a_file_of_only_deepspeed_blocks_is_deepspeed_json(cli, tmp_path, text, 
 
 def test_json_comments_are_one_finding_per_file() -> None:
     """DeepSpeed reads `//` comments (hjson); a commented file gets one finding, not one per line."""
-    text = '{\n  // batch\n  // more\n  "train_micro_batch_size_per_gpu": 4, // per GPU\n  "zero_optimization": {"stage": 1}\n}'
+    text = (
+        '{\n  // batch\n  // more\n  "train_micro_batch_size_per_gpu": 4, // per GPU\n'
+        '  "zero_optimization": {"stage": 1}\n}'
+    )
     (f,) = [f for f in _check(text) if f.rule == "ds-json-portability"]
     assert (f.line, f.severity) == (2, "warning") and "3 in this file, on lines 2, 3, 4" in f.message
 

@@ -90,7 +90,8 @@ def _agree(oracle, text: str, cfg: dict[str, Any], world_size: int = 1, what: st
     errors = _errors(text, oracle.version, world_size)
     if rejected:
         assert errors, (
-            f"DeepSpeed rejects {what or text} (world size {world_size}): {rejected[:400]}\nbut accelconf reports no error"
+            f"DeepSpeed rejects {what or text} (world size {world_size}): {rejected[:400]}\n"
+            "but accelconf reports no error"
         )
     else:
         assert not _training_time(errors, cfg), (

@@ -275,13 +275,15 @@ CASES = {
                 3,
                 "a.yaml:4",
                 "b.yaml:3",
-                "FSDP1 FULL_SHARD corresponds to fsdp_reshard_after_forward: true; fsdp_reshard_after_forward: false corresponds to FSDP1 SHARD_GRAD_OP",
+                "FSDP1 FULL_SHARD corresponds to fsdp_reshard_after_forward: true; "
+                "fsdp_reshard_after_forward: false corresponds to FSDP1 SHARD_GRAD_OP",
                 "fsdp_config.fsdp_reshard_after_forward",
                 "fsdp_config.fsdp_sharding_strategy",
             ),
         ],
         [
-            "fsdp_reshard_after_forward false -> fsdp_sharding_strategy FULL_SHARD: more sharding, less memory per GPU and more communication"
+            "fsdp_reshard_after_forward false -> fsdp_sharding_strategy "
+            "FULL_SHARD: more sharding, less memory per GPU and more communication"
         ],
     ),
     "FSDP2 by default against FSDP1 HYBRID_SHARD": (
@@ -307,7 +309,8 @@ CASES = {
             ),
         ],
         [
-            "hybrid sharding shards within a node and replicates across nodes: less inter-node traffic, more memory per GPU on several nodes"
+            "hybrid sharding shards within a node and replicates across nodes: "
+            "less inter-node traffic, more memory per GPU on several nodes"
         ],
     ),
     "FSDP1 SHARD_GRAD_OP against FSDP2 reshard true": (
@@ -327,13 +330,15 @@ CASES = {
                 4,
                 "a.yaml:3",
                 "b.yaml:4",
-                "FSDP1 SHARD_GRAD_OP corresponds to fsdp_reshard_after_forward: false; fsdp_reshard_after_forward: true corresponds to FSDP1 FULL_SHARD",
+                "FSDP1 SHARD_GRAD_OP corresponds to fsdp_reshard_after_forward: false; "
+                "fsdp_reshard_after_forward: true corresponds to FSDP1 FULL_SHARD",
                 "fsdp_config.fsdp_sharding_strategy",
                 "fsdp_config.fsdp_reshard_after_forward",
             ),
         ],
         [
-            "fsdp_sharding_strategy SHARD_GRAD_OP -> fsdp_reshard_after_forward true: more sharding, less memory per GPU and more communication"
+            "fsdp_sharding_strategy SHARD_GRAD_OP -> fsdp_reshard_after_forward "
+            "true: more sharding, less memory per GPU and more communication"
         ],
     ),
     "FSDP1 NO_SHARD against FSDP2 by default": (
@@ -353,13 +358,15 @@ CASES = {
                 0,
                 "a.yaml:3",
                 "default",
-                "FSDP1 NO_SHARD corresponds to fsdp_reshard_after_forward: false; fsdp_reshard_after_forward: true corresponds to FSDP1 FULL_SHARD",
+                "FSDP1 NO_SHARD corresponds to fsdp_reshard_after_forward: false; "
+                "fsdp_reshard_after_forward: true corresponds to FSDP1 FULL_SHARD",
                 "fsdp_config.fsdp_sharding_strategy",
                 "fsdp_config.fsdp_reshard_after_forward",
             ),
         ],
         [
-            "fsdp_sharding_strategy NO_SHARD -> fsdp_reshard_after_forward true: more sharding, less memory per GPU and more communication"
+            "fsdp_sharding_strategy NO_SHARD -> fsdp_reshard_after_forward "
+            "true: more sharding, less memory per GPU and more communication"
         ],
     ),
     "FSDP2 by default is FSDP1 FULL_SHARD written as 1": (
@@ -488,8 +495,10 @@ CASES = {
         ],
     ),
     "a number written None or none in a file is unset": (
-        "distributed_type: MEGATRON_LM\nmegatron_lm_config:\n  megatron_lm_num_micro_batches: None\n  megatron_lm_gradient_clipping: none\n",
-        "distributed_type: MEGATRON_LM\nmegatron_lm_config:\n  megatron_lm_num_micro_batches: 1\n  megatron_lm_gradient_clipping: 1.0\n",
+        "distributed_type: MEGATRON_LM\nmegatron_lm_config:\n  megatron_lm_num_micro_batches: None\n"
+        "  megatron_lm_gradient_clipping: none\n",
+        "distributed_type: MEGATRON_LM\nmegatron_lm_config:\n  megatron_lm_num_micro_batches: 1\n"
+        "  megatron_lm_gradient_clipping: 1.0\n",
         ("yaml", "yaml"),
         None,
         [],
@@ -514,7 +523,8 @@ CASES = {
             )
         ],
         [
-            "fsdp_sharding_strategy SHARD_GRAD_OP -> FULL_SHARD: more sharding, less memory per GPU and more communication"
+            "fsdp_sharding_strategy SHARD_GRAD_OP -> FULL_SHARD: more "
+            "sharding, less memory per GPU and more communication"
         ],
     ),
     "the fp8 override default is a list": (

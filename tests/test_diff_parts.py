@@ -163,7 +163,8 @@ SHARD = "fsdp_config.fsdp_sharding_strategy"
         (
             "SHARD_GRAD_OP",
             "FULL_SHARD",
-            "fsdp_sharding_strategy SHARD_GRAD_OP -> FULL_SHARD: more sharding, less memory per GPU and more communication",
+            "fsdp_sharding_strategy SHARD_GRAD_OP -> FULL_SHARD: more "
+            "sharding, less memory per GPU and more communication",
         ),
         (
             "FULL_SHARD",
@@ -173,12 +174,14 @@ SHARD = "fsdp_config.fsdp_sharding_strategy"
         (
             "FULL_SHARD",
             "HYBRID_SHARD",
-            "hybrid sharding shards within a node and replicates across nodes: less inter-node traffic, more memory per GPU on several nodes",
+            "hybrid sharding shards within a node and replicates across nodes: "
+            "less inter-node traffic, more memory per GPU on several nodes",
         ),
         (
             "HYBRID_SHARD_ZERO2",
             "SHARD_GRAD_OP",
-            "hybrid sharding shards within a node and replicates across nodes: less inter-node traffic, more memory per GPU on several nodes",
+            "hybrid sharding shards within a node and replicates across nodes: "
+            "less inter-node traffic, more memory per GPU on several nodes",
         ),
         ("FULL_SHARD", True, ""),  # one level: no note
         (None, "HYBRID_SHARD", ""),  # a level only one side has: no note, no comparison
@@ -234,7 +237,8 @@ def test_short_drops_only_an_accelerate_section() -> None:
 
 def test_batch_note_shows_fractions_and_whole_numbers() -> None:
     assert cq.batch_note((2.0, 1.0, 4.0), (1.0, 1.0, 4.0)) == (
-        "effective global batch size (processes x gradient accumulation x micro batch): 2 x 1 x 4 = 8 -> 1 x 1 x 4 = 4, x0.5"
+        "effective global batch size (processes x gradient accumulation "
+        "x micro batch): 2 x 1 x 4 = 8 -> 1 x 1 x 4 = 4, x0.5"
     )
     assert cq.batch_note((3.0, 1.0, None), (2.0, 1.0, None)) == (
         "effective global batch size (processes x gradient accumulation x micro batch): 3 x 1 x ? -> 2 x 1 x ?, "
@@ -345,8 +349,10 @@ def test_batch_note_when_only_one_side_knows_a_factor() -> None:
         "x2 for the same micro batch"
     )
     assert cq.batch_note((4.0, 2.0, 8.0), (4.0, 0.0, 8.0)) == (
-        "effective global batch size (processes x gradient accumulation x micro batch): 4 x 2 x 8 = 64 -> 4 x 0 x 8 = 0, x0"
+        "effective global batch size (processes x gradient accumulation "
+        "x micro batch): 4 x 2 x 8 = 64 -> 4 x 0 x 8 = 0, x0"
     )
     assert cq.batch_note((0.0, 1.0, 1.0), (2.0, 1.0, 1.0)) == (
-        "effective global batch size (processes x gradient accumulation x micro batch): 0 x 1 x 1 = 0 -> 2 x 1 x 1 = 2, x2"
+        "effective global batch size (processes x gradient accumulation "
+        "x micro batch): 0 x 1 x 1 = 0 -> 2 x 1 x 1 = 2, x2"
     )

@@ -117,7 +117,8 @@ def test_no_second_checker() -> None:
 # --------------------------------------------------------------------------------------------
 # VS Code: the client code, run in Node with stub `vscode` and `vscode-languageclient/node`
 
-NODE_HARNESS = r"""
+NODE_HARNESS = (
+    r"""
 const Module = require("module");
 const path = require("path");
 const events = [];
@@ -133,7 +134,8 @@ const vscode = {
   },
   Uri: { parse: (s) => ({ uri: s }) },
   window: {
-    createOutputChannel: (name) => ({ name, appendLine(line) { events.push(["log", line]); }, show() {}, dispose() {} }),
+    createOutputChannel: (name) => ({ name, appendLine(line) { events.push(["log", line]); }, show() {}, dispose() """
+    r"""{} }),
     showErrorMessage: async (...args) => { events.push(["error", args[0]]); return undefined; },
   },
   commands: {
@@ -145,7 +147,8 @@ let firstOptions = null;
 class LanguageClient {
   constructor(id, name, serverOptions, clientOptions) {
     firstOptions = firstOptions || clientOptions;
-    events.push(["new", { id, name, serverOptions, clientOptions: { ...clientOptions, outputChannel: undefined, traceOutputChannel: undefined } }]);
+    events.push(["new", { id, name, serverOptions, clientOptions: { ...clientOptions, outputChannel: undefined, """
+    r"""traceOutputChannel: undefined } }]);
   }
   onDidChangeState() { return disposable; }
   error(message, data, showNotification) { events.push(["client-error", message, showNotification]); }
@@ -161,7 +164,8 @@ class LanguageClient {
 const stubs = {
   vscode,
   "vscode-languageclient/node": { LanguageClient, TransportKind: { stdio: 0 }, State: { Stopped: 1, Running: 2 },
-                                  ErrorAction: { Continue: 1, Shutdown: 2 }, CloseAction: { DoNotRestart: 1, Restart: 2 } },
+                                  ErrorAction: { Continue: 1, Shutdown: 2 }, CloseAction: { DoNotRestart: 1, """
+    r"""Restart: 2 } },
 };
 const resolve = Module._resolveFilename;
 Module._resolveFilename = function (request, ...rest) {
@@ -172,7 +176,8 @@ for (const [name, exports] of Object.entries(stubs)) {
 }
 (async () => {
   const ext = require(path.resolve(process.argv[2]));
-  const context = { subscriptions: [], extension: { packageJSON: { version: "test" } }, extensionPath: "/ext/accelconf" };
+  const context = { subscriptions: [], extension: { packageJSON: { version: "test" } }, """
+    r"""extensionPath: "/ext/accelconf" };
   await ext.activate(context);
   await handlers["accelconf.restartServer"]();
   settings["server.command"] = [process.env.ACCELCONF_TEST_PYTHON, "-m", "accelconf", "lsp"];
@@ -185,6 +190,7 @@ for (const [name, exports] of Object.entries(stubs)) {
   console.log(JSON.stringify({ events, commands: Object.keys(handlers), configuration }));
 })().catch((e) => { console.error(e); process.exit(1); });
 """
+)
 
 
 def _run_harness(tmp_path: Path, settings: dict, path_dirs: list[Path], **env: str) -> dict:
@@ -744,7 +750,8 @@ def _check_session(files: list[Path], diagnostics: dict[str, list[dict]], fixed_
     assert fixed_text.splitlines()[FIX_LINE] == "  fsdp_offload_params: true", f"quick fix not applied\n{log}"
 
 
-LUA_SESSION = r"""
+LUA_SESSION = (
+    r"""
 local out = os.getenv("ACCELCONF_OUT")
 local mode = os.getenv("ACCELCONF_MODE")
 local files = vim.json.decode(os.getenv("ACCELCONF_FILES"))
@@ -771,7 +778,8 @@ local ok, err = pcall(function()
   for i, buf in ipairs(bufs) do
     local list = {}
     for _, d in ipairs(vim.diagnostic.get(buf)) do
-      table.insert(list, { lnum = d.lnum, col = d.col, message = d.message, code = d.code ~= nil and tostring(d.code) or vim.NIL })
+      table.insert(list, { lnum = d.lnum, col = d.col, message = d.message, code = d.code ~= nil and """
+    r"""tostring(d.code) or vim.NIL })
     end
     result.diagnostics[files[i]] = list
   end
@@ -793,6 +801,7 @@ result.error = ok and vim.NIL or tostring(err)
 vim.fn.writefile({ vim.json.encode(result) }, out)
 vim.cmd("qa!")
 """
+)
 
 
 @pytest.mark.parametrize("mode", ["setup", "config"])
@@ -835,7 +844,8 @@ def _keep_artifact(name: str, text: str) -> None:
 
 # -- Emacs: Eglot in batch mode ---------------------------------------------------------------------
 
-EMACS_SESSION = r"""
+EMACS_SESSION = (
+    r"""
 (package-activate-all)  ; what an interactive start does: Debian's elpa-* packages (yaml-mode, eglot)
 (setq confirm-kill-processes nil)
 (setq accelconf-eglot-command (read (getenv "ACCELCONF_CMD")))
@@ -866,9 +876,11 @@ EMACS_SESSION = r"""
                     (vconcat
                      (mapcar (lambda (d)
                                (list (cons 'lnum (1- (line-number-at-pos (flymake-diagnostic-beg d))))
-                                     (cons 'col (save-excursion (goto-char (flymake-diagnostic-beg d)) (current-column)))
+                                     (cons 'col (save-excursion (goto-char (flymake-diagnostic-beg d)) """
+    r"""(current-column)))
                                      (cons 'message (flymake-diagnostic-text d))
-                                     (cons 'code (and (string-match "\\[\\([a-z0-9-]+\\)\\]" (flymake-diagnostic-text d))
+                                     (cons 'code (and (string-match "\\[\\([a-z0-9-]+\\)\\]" """
+    r"""(flymake-diagnostic-text d))
                                                       (match-string 1 (flymake-diagnostic-text d))))))
                              (flymake-diagnostics))))
               result)))
@@ -879,10 +891,12 @@ EMACS_SESSION = r"""
       (eglot-code-actions (line-beginning-position) (line-end-position) "quickfix" t)
       (with-temp-file (getenv "ACCELCONF_OUT")
         (insert (json-encode (list (cons 'diagnostics result)
-                                   (cons 'managed (mapcar (lambda (b) (with-current-buffer b (if (eglot-current-server) t :json-false))) bufs))
+                                   (cons 'managed (mapcar (lambda (b) (with-current-buffer b (if """
+    r"""(eglot-current-server) t :json-false))) bufs))
                                    (cons 'fixed_text (with-current-buffer last (buffer-string))))))))))
 (kill-emacs 0)
 """
+)
 
 
 @pytest.fixture(scope="module")
@@ -940,7 +954,8 @@ def test_emacs_eglot_end_to_end(emacs: str, tmp_path: Path) -> None:
 
 # -- VS Code: code-server in headless Chromium, driven by Playwright --------------------------------
 
-VSCODE_SESSION = r'''
+VSCODE_SESSION = (
+    r'''
 import json, os, pathlib, shutil, socket, subprocess, sys, time
 from playwright.sync_api import sync_playwright
 
@@ -995,7 +1010,8 @@ with sync_playwright() as pw:
     page.keyboard.press("Enter")
     deadline = time.time() + 30
     while time.time() < deadline:
-        result["text"] = page.eval_on_selector(".editor-instance .view-lines", "e => e.innerText").replace("\u00a0", " ")
+        result["text"] = page.eval_on_selector(".editor-instance .view-lines", "e => '''
+    r"""e.innerText").replace("\u00a0", " ")
         if "fsdp_offload_params" in result["text"]:
             break
         time.sleep(0.5)
@@ -1016,11 +1032,13 @@ with sync_playwright() as pw:
     page.screenshot(path=str(art / "vscode-completion.png"))
     page.wait_for_selector(".suggest-widget .monaco-list-row", timeout=30000)
     time.sleep(0.5)
-    result["completion"] = page.eval_on_selector_all(".suggest-widget .monaco-list-row", "els => els.map(e => e.getAttribute('aria-label') || e.innerText)")
+    result["completion"] = page.eval_on_selector_all(".suggest-widget .monaco-list-row", "els => els.map(e => """
+    r"""e.getAttribute('aria-label') || e.innerText)")
     page.screenshot(path=str(art / "vscode-completion.png"))
     browser.close()
 print(json.dumps(result))
-'''
+"""
+)
 
 
 def _code_server() -> str | None:

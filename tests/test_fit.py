@@ -249,7 +249,8 @@ def test_fit_does_not_import_heavy_modules():
     code = (
         "import sys, io, contextlib; from accelconf.cli import main\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
-        f"    main(['fit', '--model', {str(QWEN)!r}, '--gpus', '8', '--gpu', 'H100-80GB', '--seq-len', '4096', '--micro-batch', '2'])\n"
+        f"    main(['fit', '--model', {str(QWEN)!r}, '--gpus', '8', '--gpu', 'H100-80GB', "
+        "'--seq-len', '4096', '--micro-batch', '2'])\n"
         "print([m for m in ('torch', 'transformers', 'accelerate', 'deepspeed', 'pygls') if m in sys.modules])"
     )
     out = subprocess.run(

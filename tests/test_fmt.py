@@ -57,7 +57,10 @@ def test_fmt_keeps_integers_for_old_accelerate():
 
 
 def test_fmt_on_json_writes_json():
-    text = '{"distributed_type": "FSDP", "num_processes": 2, "fsdp_config": {"fsdp_sharding_strategy": 1, "offload_params": true}}'
+    text = (
+        '{"distributed_type": "FSDP", "num_processes": 2, "fsdp_config": '
+        '{"fsdp_sharding_strategy": 1, "offload_params": true}}'
+    )
     out = format_text(text, "c.json")
     assert json.loads(out)["fsdp_config"] == {"fsdp_sharding_strategy": "FULL_SHARD", "fsdp_offload_params": True}
 
@@ -108,7 +111,11 @@ def test_fmt_is_idempotent_and_preserves_meaning(choice, newline, comments):
 
 
 def test_migrate_to_fsdp2_keeps_comments_and_reports():
-    text = "distributed_type: FSDP\nnum_processes: 4\nfsdp_config:\n  # how to shard\n  fsdp_sharding_strategy: HYBRID_SHARD  # across nodes\n  fsdp_use_orig_params: true\n  fsdp_offload_params: false\n  fsdp_cpu_offlaod: true\n"
+    text = (
+        "distributed_type: FSDP\nnum_processes: 4\nfsdp_config:\n  # how to shard\n"
+        "  fsdp_sharding_strategy: HYBRID_SHARD  # across nodes\n  fsdp_use_orig_params: true\n"
+        "  fsdp_offload_params: false\n  fsdp_cpu_offlaod: true\n"
+    )
     out, notes = migrate_text(text)
     assert "  # how to shard\n  fsdp_version: 2\n  fsdp_reshard_after_forward: true" in out
     assert "# across nodes" in out and "fsdp_use_orig_params" not in out
@@ -148,6 +155,9 @@ def test_fmt_keeps_aligned_comments_aligned():
     # a shorter value keeps the column; unaligned comments and CRLF lines are left as they were
     small = "distributed_type: multi_gpu   # a\nnum_processes: 2              # b\n"
     assert format_text(small) == "distributed_type: MULTI_GPU   # a\nnum_processes: 2              # b\n"
-    crlf = "distributed_type: FSDP  # a\r\nnum_processes: 2        # b\r\nfsdp_config:\r\n  fsdp_sharding_strategy: 1 # c\r\n"
+    crlf = (
+        "distributed_type: FSDP  # a\r\nnum_processes: 2        # b\r\nfsdp_config:\r\n"
+        "  fsdp_sharding_strategy: 1 # c\r\n"
+    )
     got = format_text(crlf)
     assert got.count("\r\n") == 4 and len({_comment_column(ln) for ln in got.split("\r\n")} - {None}) == 2

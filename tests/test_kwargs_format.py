@@ -157,7 +157,8 @@ def test_fsdp1_size_wrap_and_reshard_after_forward() -> None:
         ),
         lossy(
             "info",
-            "FSDP_TRANSFORMER_CLS_TO_WRAP=A is not read by FullyShardedDataParallelPlugin.transformer_cls_names_to_wrap: "
+            "FSDP_TRANSFORMER_CLS_TO_WRAP=A is not read by "
+            "FullyShardedDataParallelPlugin.transformer_cls_names_to_wrap: "
             "auto_wrap_policy is SIZE_BASED_WRAP; not written",
             "fsdp_config.fsdp_transformer_layer_cls_to_wrap",
         ),
@@ -492,7 +493,8 @@ def test_snippet_names_every_class_and_passes_it() -> None:
         == '''\
 """Accelerator arguments equivalent to a.yaml (written by accelconf)."""
 from accelerate import Accelerator
-from accelerate.utils import AORecipeKwargs, DeepSpeedPlugin, FullyShardedDataParallelPlugin, MegatronLMPlugin, TorchDynamoPlugin
+from accelerate.utils import AORecipeKwargs, DeepSpeedPlugin, FullyShardedDataParallelPlugin, MegatronLMPlugin, \
+TorchDynamoPlugin
 
 fsdp_plugin = FullyShardedDataParallelPlugin()
 deepspeed_plugin = DeepSpeedPlugin(
@@ -881,7 +883,8 @@ def test_reader_accelerator_dynamo_backend_is_the_dynamo_plugin_backend() -> Non
 
 def test_reader_skips_plugin_and_handler_arguments_and_other_calls() -> None:
     cfg = K.read(
-        "ParallelismConfig(cp_size=2, cp_handler=h, sp_handler=TorchContextParallelConfig(cp_comm_strategy='alltoall'))\n"
+        "ParallelismConfig(cp_size=2, cp_handler=h, "
+        "sp_handler=TorchContextParallelConfig(cp_comm_strategy='alltoall'))\n"
         "Accelerator(deepspeed_plugin=ds, parallelism_config=pc, dynamo_plugin=d, megatron_lm_plugin=m)\n"
         "print(x=1)\nf()(y=2)\n"
     )

@@ -58,7 +58,10 @@ def test_refusals_keep_accelerates_message(text: str, message: str) -> None:
 
 
 def test_machine_rank_reaches_torchrun() -> None:
-    text = "distributed_type: MULTI_GPU\nnum_machines: 2\nnum_processes: 8\nmain_process_ip: 10.0.0.1\nmain_process_port: 29500\n"
+    text = (
+        "distributed_type: MULTI_GPU\nnum_machines: 2\nnum_processes: 8\nmain_process_ip: 10.0.0.1\n"
+        "main_process_port: 29500\n"
+    )
     ranks = [_launch(text, machine_rank=n).torchrun for n in (0, 1)]
     assert [r["node_rank"] for r in ranks] == [0, 1]  # accelerate keeps the int it parsed
     assert {r["nnodes"] for r in ranks} == {"2"} and {r["nproc_per_node"] for r in ranks} == {"4"}
@@ -201,7 +204,8 @@ MULTI_CPU_2 = (
 NOT_ENV = (
     "launch.not-env",
     "info",
-    "env does not carry the process layout; accelerate runs: mpirun --hostfile hosts --npernode 2 -n 4 --bind-to socket",
+    "env does not carry the process layout; accelerate runs: "
+    "mpirun --hostfile hosts --npernode 2 -n 4 --bind-to socket",
 )
 
 

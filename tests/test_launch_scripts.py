@@ -119,7 +119,8 @@ def test_read_script_environment_of_a_launch_is_its_exports_and_its_prefix_assig
         (
             3,
             8,
-            "ACCELERATE_NUM_PROCESSES is read by nothing; use torchrun --nproc_per_node / accelerate launch --num_processes",
+            "ACCELERATE_NUM_PROCESSES is read by nothing; use torchrun "
+            "--nproc_per_node / accelerate launch --num_processes",
         )
     ]
 

@@ -37,7 +37,8 @@ fsdp_config:
 # Every sequence starts from a config, so the server publishes for it from version 1 on.
 STARTS = {
     "default_config.yaml": START,
-    "accelerate.json": '{"distributed_type": "FSDP", "mixed_precision": "no",\n "fsdp_config": {"fsdp_cpu_offload": true}}\n',
+    "accelerate.json": '{"distributed_type": "FSDP", "mixed_precision": "no",\n'
+    ' "fsdp_config": {"fsdp_cpu_offload": true}}\n',
     "ds_config.json": '{\n  "train_batch_size": 8,\n  "zero_optimization": {"stage": 4}\n}\n',
 }
 

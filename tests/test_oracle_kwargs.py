@@ -22,9 +22,9 @@ HEAD = (
 )
 
 PLUGINS = {
-    "fsdp1-enums": "sharding_strategy=ShardingStrategy.SHARD_GRAD_OP, backward_prefetch=BackwardPrefetch.BACKWARD_POST, "
-    "state_dict_type=StateDictType.SHARDED_STATE_DICT, cpu_offload=CPUOffload(offload_params=True), "
-    "use_orig_params=True",
+    "fsdp1-enums": "sharding_strategy=ShardingStrategy.SHARD_GRAD_OP, "
+    "backward_prefetch=BackwardPrefetch.BACKWARD_POST, state_dict_type=StateDictType.SHARDED_STATE_DICT, "
+    "cpu_offload=CPUOffload(offload_params=True), use_orig_params=True",
     "fsdp1-dotted": "sharding_strategy=torch.distributed.fsdp.ShardingStrategy._HYBRID_SHARD_ZERO2, "
     "backward_prefetch=torch.distributed.fsdp.BackwardPrefetch.BACKWARD_PRE, "
     "state_dict_type=torch.distributed.fsdp.fully_sharded_data_parallel.StateDictType.FULL_STATE_DICT, "
@@ -49,9 +49,10 @@ def test_dynamo_plugin_from_accelerate_enum_members_equals_the_plugin_of_the_con
     oracle: Oracle, tmp_path: Path
 ) -> None:
     source = (
-        "from accelerate import Accelerator\nfrom accelerate.utils import DynamoBackend, PrecisionType, TorchDynamoPlugin\n"
-        "accelerator = Accelerator(mixed_precision=PrecisionType.BF16, dynamo_plugin=TorchDynamoPlugin("
-        "backend=DynamoBackend.INDUCTOR, mode='max-autotune'))\n"
+        "from accelerate import Accelerator\n"
+        "from accelerate.utils import DynamoBackend, PrecisionType, TorchDynamoPlugin\n"
+        "accelerator = Accelerator(mixed_precision=PrecisionType.BF16, "
+        "dynamo_plugin=TorchDynamoPlugin(backend=DynamoBackend.INDUCTOR, mode='max-autotune'))\n"
     )
     path, fields = _config_file(source, tmp_path, 1)
     assert formats.read(source, "kwargs").get("mixed_precision") == "bf16"
@@ -113,7 +114,8 @@ def test_mixed_precision_policy_is_the_one_mixed_precision_gives_exactly_when_ac
     check = (
         f"nearest = FullyShardedDataParallelPlugin({version.rstrip(', ')})\n"
         f"nearest.set_mixed_precision({note.suggestion!r})\n"
-        "accelerator = Accelerator(fsdp_plugin=plugin, same=nearest.mixed_precision_policy == plugin.mixed_precision_policy)\n"
+        "accelerator = Accelerator(fsdp_plugin=plugin, "
+        "same=nearest.mixed_precision_policy == plugin.mixed_precision_policy)\n"
     )
     built = oracle(["--use_fsdp", "--num_processes", "2", "train.py"], snippet=source + check)["snippet"]
     assert "error" not in built, built

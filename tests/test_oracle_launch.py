@@ -205,7 +205,8 @@ def test_corpus_to_env_to_cli_to_kwargs(path: Path, oracle: Oracle) -> None:
     classes, acc, _ = plugin_kwargs(mine.env, oracle.version)
     built = oracle(["--config_file", str(path), "train.py"], snippet=snippet(classes, acc))["snippet"]
     if "error" in built and built["error"].startswith("ImportError"):
-        return  # FP8 recipe kwargs need their library (TransformerEngine, torchao, MS-AMP), absent on a CPU test machine
+        # FP8 recipe kwargs need their library (TransformerEngine, torchao, MS-AMP), absent on a CPU test machine
+        return
     if "error" in built:  # the snippet stops where the env-built plugin fails too (e.g. a missing DeepSpeed JSON)
         assert built["error"] in [f.get("error") for f in theirs["plugins"].values()], built
         return
@@ -268,7 +269,8 @@ def test_flag_kinds_and_defaults_match_accelerates_parser(oracle: Oracle) -> Non
             "1",
         ],
         ["--multi_gpu", "--num_processes", "2", "--num_cpu_threads_per_process", "4", "--mixed_precision", "bf16"],
-        # --same_network (a flag a file cannot set): torchrun gets --master_addr/--master_port, not a rendezvous endpoint
+        # --same_network (a flag a file cannot set): torchrun gets --master_addr/--master_port, not a
+        # rendezvous endpoint
         [
             "--multi_gpu",
             "--num_processes",
@@ -326,9 +328,10 @@ FILE_CASES = {
     + "distributed_type: MULTI_GPU\nnum_processes: 2\ndynamo_config:\n  dynamo_backend: BOGUS\n",
     "sagemaker-key-in-a-local-config": LOCAL
     + "distributed_type: MULTI_GPU\nnum_processes: 2\nec2_instance_type: ml.p3.2xlarge\n",
-    "sagemaker-gpu-ids": "compute_environment: AMAZON_SAGEMAKER\ndistributed_type: DATA_PARALLEL\nec2_instance_type: ml.p3.16xlarge\n"
-    "gpu_ids: '0,1'\niam_role_name: role\nmixed_precision: 'no'\nnum_machines: 1\nprofile: default\n"
-    "py_version: py38\npytorch_version: 1.10.2\nregion: us-east-1\ntransformers_version: 4.17.0\nuse_cpu: false\n",
+    "sagemaker-gpu-ids": "compute_environment: AMAZON_SAGEMAKER\ndistributed_type: DATA_PARALLEL\n"
+    "ec2_instance_type: ml.p3.16xlarge\ngpu_ids: '0,1'\niam_role_name: role\nmixed_precision: 'no'\nnum_machines: 1\n"
+    "profile: default\npy_version: py38\npytorch_version: 1.10.2\nregion: us-east-1\ntransformers_version: 4.17.0\n"
+    "use_cpu: false\n",
 }
 
 

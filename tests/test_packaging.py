@@ -483,7 +483,7 @@ def test_accelerate_and_deepspeed_are_imported_only_by_data_generators():
     for path in list((ROOT / "accelconf").rglob("*.py")) + list((ROOT / "lsp").rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
 
-        def visit(node: ast.AST, function: str | None) -> None:
+        def visit(node: ast.AST, function: str | None, path: Path = path) -> None:
             for child in ast.iter_child_nodes(node):
                 name = child.name if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) else function
                 if isinstance(child, ast.Import):

@@ -78,7 +78,8 @@ def test_every_entry_keeps_its_variable_line_and_column() -> None:
             "ACCELERATE_NUM_PROCESSES",
             8,
             1,
-            "ACCELERATE_NUM_PROCESSES is read by nothing; use torchrun --nproc_per_node / accelerate launch --num_processes",
+            "ACCELERATE_NUM_PROCESSES is read by nothing; use torchrun "
+            "--nproc_per_node / accelerate launch --num_processes",
         ),
         (
             "env.never-read",
@@ -283,7 +284,10 @@ def test_the_env_writer_says_what_env_cannot_carry() -> None:
         + "deepspeed_config:\n  zero_stage: 2\n  deepspeed_multinode_launcher: pdsh\n"
     )
     text, findings = formats.write(formats.read(pdsh, "yaml"), "env", "1.15", cwd="/proj")
-    cmd = "deepspeed --hostfile None --no_local_rank --launcher pdsh --num_gpus 2 --master_addr 10.0.0.1 --master_port 29500"
+    cmd = (
+        "deepspeed --hostfile None --no_local_rank --launcher pdsh "
+        "--num_gpus 2 --master_addr 10.0.0.1 --master_port 29500"
+    )
     assert text.splitlines()[0] == f"# not in env: accelerate launch runs {cmd}"
     assert "PYTHONPATH=/proj" in text.splitlines()
     assert [(f.rule, f.severity, f.key, f.message) for f in findings] == [

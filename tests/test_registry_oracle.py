@@ -11,7 +11,8 @@ import pytest
 
 from accelconf.accelerate import registry
 
-SCRIPT = r"""
+SCRIPT = (
+    r"""
 import json, os, tempfile, dataclasses
 os.environ["HF_HOME"] = tempfile.mkdtemp()
 from accelerate.commands.launch import launch_command_parser
@@ -24,7 +25,8 @@ flags = {}
 for a in p._actions:
     for o in a.option_strings:
         if o.startswith("--") and "-" not in o[2:]:
-            flags[o[2:]] = {"dest": a.dest, "default": a.default if isinstance(a.default, (str, int, float, bool, type(None))) else repr(a.default),
+            flags[o[2:]] = {"dest": a.dest, "default": a.default if isinstance(a.default, (str, int, float, bool, """
+    r"""type(None))) else repr(a.default),
                             "choices": list(a.choices) if a.choices else None}
 fields = lambda c: sorted(f.name for f in dataclasses.fields(c))
 print(json.dumps({
@@ -38,6 +40,7 @@ print(json.dumps({
     "precision": [e.value for e in D.PrecisionType],
 }))
 """
+)
 
 
 @pytest.fixture(scope="module")

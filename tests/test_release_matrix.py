@@ -68,7 +68,7 @@ def test_release_requirement_matches_each_release_source(name: str, installed_re
     """Each step of releases.REQUIREMENTS[name] is stated by exactly the releases of its range."""
     for r in release_table.REQUIREMENTS[name]:
         wrong = _disagreeing(
-            installed_releases, r.file, r.marker, lambda minor: release_table.requirement(name, minor) == r
+            installed_releases, r.file, r.marker, lambda minor, r=r: release_table.requirement(name, minor) == r
         )
         assert not wrong, (
             f"{name} >= {r.version}: the range [{r.since}, {r.until}) disagrees with the source of {wrong}"
@@ -164,7 +164,8 @@ def test_a_boolean_mixed_precision_launches_as_the_release_reads_it(minor: str, 
     if not releases.installed(minor):
         if not IN_CI:
             pytest.skip(
-                f"accelerate {minor} is not cached under the venv: run `python tests/oracle/releases.py` (CI installs it)"
+                f"accelerate {minor} is not cached under the venv: run "
+                "`python tests/oracle/releases.py` (CI installs it)"
             )
         releases.ensure(minor)
     paths = []
@@ -227,7 +228,8 @@ def test_plugin_section_variables_as_the_release_exports_them(
     if not releases.installed(minor):
         if not IN_CI:
             pytest.skip(
-                f"accelerate {minor} is not cached under the venv: run `python tests/oracle/releases.py` (CI installs it)"
+                f"accelerate {minor} is not cached under the venv: run "
+                "`python tests/oracle/releases.py` (CI installs it)"
             )
         releases.ensure(minor)
     path = tmp_path / "c.yaml"
@@ -269,7 +271,8 @@ def test_parallelism_findings_are_what_parallelism_config_raises(minor: str, tmp
     if not releases.installed(minor):
         if not IN_CI:
             pytest.skip(
-                f"accelerate {minor} is not cached under the venv: run `python tests/oracle/releases.py` (CI installs it)"
+                f"accelerate {minor} is not cached under the venv: run "
+                "`python tests/oracle/releases.py` (CI installs it)"
             )
         releases.ensure(minor)
     configs = _parallel_configs()
@@ -357,7 +360,8 @@ def test_a_key_newer_than_the_release_is_ignored_by_it(minor: str, tmp_path: Pat
     if not releases.installed(minor):
         if not IN_CI:
             pytest.skip(
-                f"accelerate {minor} is not cached under the venv: run `python tests/oracle/releases.py` (CI installs it)"
+                f"accelerate {minor} is not cached under the venv: run "
+                "`python tests/oracle/releases.py` (CI installs it)"
             )
         releases.ensure(minor)
     cases = _runs_anyway_cases()[minor]

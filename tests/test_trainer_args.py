@@ -111,7 +111,10 @@ def test_framework_yaml_keeps_its_own_keys_apart():
 
 
 def test_trl_command_line_and_its_config_file():
-    text = "accelerate launch --config_file z3.yaml sft.py --config recipe.yaml --gradient_accumulation_steps 2\ntrl sft --config r2.yaml --bf16\n"
+    text = (
+        "accelerate launch --config_file z3.yaml sft.py --config recipe.yaml --gradient_accumulation_steps 2\n"
+        "trl sft --config r2.yaml --bf16\n"
+    )
     first, second = read_all(text, "run.sh", "launch")
     assert first.names() == ["gradient_accumulation_steps"]
     assert [(r.value, r.role) for r in first.references] == [("recipe.yaml", "arguments")]

@@ -504,7 +504,10 @@ def test_accumulation_in_the_arguments_and_the_accelerate_deepspeed_config_raise
     from accelconf.text.document import load_text
 
     pytest.importorskip("deepspeed", reason="the DeepSpeed case needs DeepSpeed installed")
-    config = "distributed_type: DEEPSPEED\ndeepspeed_config:\n  gradient_accumulation_steps: 4\n  zero_stage: 2\nnum_processes: 1\n"
+    config = (
+        "distributed_type: DEEPSPEED\ndeepspeed_config:\n  gradient_accumulation_steps: 4\n  zero_stage: 2\n"
+        "num_processes: 1\n"
+    )
     (tmp_path / "accel.yaml").write_text(config)
     script = "accelerate launch --config_file accel.yaml train.py --gradient_accumulation_steps 8 --output_dir o\n"
     (f,) = _findings(script, str(tmp_path / "run.sh"))["trainer-accumulation-twice"]

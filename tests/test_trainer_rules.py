@@ -15,7 +15,10 @@ def _rules(text: str, path: str, **opts) -> dict[str, list]:
 
 
 def test_unknown_field_in_a_call_of_training_arguments_is_an_error_at_its_position():
-    text = "from transformers import TrainingArguments\nargs = TrainingArguments(output_dir='o', evaluation_strategy='no')\n"
+    text = (
+        "from transformers import TrainingArguments\n"
+        "args = TrainingArguments(output_dir='o', evaluation_strategy='no')\n"
+    )
     (f,) = _rules(text, "train.py")["trainer-removed-field"]
     assert (f.severity, f.line, f.column) == ("error", 2, 42)
     assert "removed in transformers 4.51" in f.message and "TypeError" in f.message
@@ -81,7 +84,8 @@ def test_fsdp_config_file_accelerate_names_fsdp1_keys_and_prefix_collision():
 
 def test_nested_accelerate_config_as_fsdp_config_configures_nothing():
     got = _rules(
-        'fsdp: full_shard\nfsdp_config: {"fsdp_config": {"fsdp_offload_params": true}}\noutput_dir: o\nlearning_rate: 1.0e-5\n',
+        'fsdp: full_shard\nfsdp_config: {"fsdp_config": {"fsdp_offload_params": true}}\noutput_dir: o\n'
+        "learning_rate: 1.0e-5\n",
         "a.yaml",
     )
     (f,) = got["trainer-fsdp-accelerate-config"]

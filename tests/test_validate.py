@@ -51,7 +51,10 @@ def test_every_finding_has_a_position_and_a_known_severity():
 
 
 def test_version_awareness():
-    text = "distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  fsdp_version: 2\n  fsdp_activation_checkpointing_offload: true\n  fsdp_activation_checkpointing: true\n"
+    text = (
+        "distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  fsdp_version: 2\n"
+        "  fsdp_activation_checkpointing_offload: true\n  fsdp_activation_checkpointing: true\n"
+    )
     new = validate_document(load_text(text), accelerate_version="1.15.0")
     old = validate_document(load_text(text), accelerate_version="1.14")
     assert not [f for f in new if f.severity != "info"]
@@ -210,7 +213,8 @@ NO_EFFECT = {
     ),
     # FSDP2 never parses sharding_strategy
     "fsdp2-unread": (
-        "distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  fsdp_version: 2\n  fsdp_sharding_strategy: HALF_SHARD\n",
+        "distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  fsdp_version: 2\n"
+        "  fsdp_sharding_strategy: HALF_SHARD\n",
         "fsdp1-key-in-fsdp2",
     ),
     # ignored in a config file: the flag default wins
@@ -305,7 +309,10 @@ def test_key_too_new_is_an_error_only_when_ignoring_it_changes_what_runs() -> No
     assert registry.get("dynamo_config", "dynamo_use_regional_compilation").too_new == "warning"  # type: ignore[union-attr]
     fsdp2 = "distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  fsdp_version: 2\n"
     assert [(f.rule, f.severity) for f in _found(fsdp2, "1.2") if f.rule == "key-too-new"] == [("key-too-new", "error")]
-    regional = "distributed_type: MULTI_GPU\nnum_processes: 2\ndynamo_config:\n  dynamo_backend: INDUCTOR\n  dynamo_use_regional_compilation: true\n"
+    regional = (
+        "distributed_type: MULTI_GPU\nnum_processes: 2\ndynamo_config:\n  dynamo_backend: INDUCTOR\n"
+        "  dynamo_use_regional_compilation: true\n"
+    )
     assert [(f.rule, f.severity) for f in _found(regional, "1.4") if f.rule == "key-too-new"] == [
         ("key-too-new", "warning")
     ]
@@ -326,8 +333,8 @@ _SECTION_BASES = {
     "fsdp_config": "distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n",
     "megatron_lm_config": "distributed_type: MEGATRON_LM\nnum_processes: 2\nmegatron_lm_config:\n",
     "dynamo_config": "distributed_type: MULTI_GPU\nnum_processes: 2\ndynamo_config:\n  dynamo_backend: INDUCTOR\n",
-    "parallelism_config": "distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  fsdp_version: 2\nparallelism_config:\n"
-    "  parallelism_config_dp_shard_size: 2\n",
+    "parallelism_config": "distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  fsdp_version: 2\n"
+    "parallelism_config:\n  parallelism_config_dp_shard_size: 2\n",
 }
 _RUNS_ANYWAY = [s for s in registry.SETTINGS if s.before_since]
 

@@ -71,8 +71,8 @@ def test_unknown_nested_key_fix_and_message() -> None:
     text = FS + "fsdp_config:\n  fsdp_state_dict_typ: FULL_STATE_DICT\n"
     f = only(run(text), "unknown-nested-key")
     assert (
-        f.message
-        == "unknown key `fsdp_state_dict_typ` in `fsdp_config`: accelerate ignores it silently; did you mean `fsdp_state_dict_type`?"
+        f.message == "unknown key `fsdp_state_dict_typ` in `fsdp_config`: "
+        "accelerate ignores it silently; did you mean `fsdp_state_dict_type`?"
     )
     assert fixed(text, f) == FS + "fsdp_config:\n  fsdp_state_dict_type: FULL_STATE_DICT\n"
     text = FS + "fsdp_config:\n  zzzzzz: 1\n"
@@ -175,8 +175,8 @@ def test_type_messages_name_the_expected_type() -> None:
 def test_gpu_ids_not_a_string() -> None:
     f = only(run(MG + "gpu_ids: true\n"), "invalid-type")
     assert (
-        f.message
-        == "`gpu_ids: true` is bool for accelerate and crashes the launcher (no attribute 'split'); write a string such as 'true'"
+        f.message == "`gpu_ids: true` is bool for accelerate and crashes the "
+        "launcher (no attribute 'split'); write a string such as 'true'"
     )
     # a list is no scalar to replace: the message says what to write, there is no fix
     f = only(run(MG + "gpu_ids: [0, 1]\n"), "invalid-type")
@@ -232,8 +232,8 @@ def test_a_top_level_section_before_its_release_is_too_new_not_removed() -> None
     f = only(run(MG + "tp_config:\n  tp_size: 2\n", "1.3"), "key-too-new")
     assert (f.severity, f.fix) == ("error", ())
     assert (
-        f.message
-        == "`tp_config` needs accelerate 1.4 or newer (checking against 1.3); accelerate refuses to load a config with unknown top-level keys"
+        f.message == "`tp_config` needs accelerate 1.4 or newer (checking against 1.3); "
+        "accelerate refuses to load a config with unknown top-level keys"
     )
     f = only(run(MG + "tp_config:\n  tp_size: 2\n", "1.8"), "removed-key")
     assert f.severity == "error" and f.message.endswith(

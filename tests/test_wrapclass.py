@@ -154,7 +154,8 @@ model = AutoModelForCausalLM.from_config(Qwen2Config(hidden_size=32, intermediat
                                                      num_key_value_heads=1, num_hidden_layers=1, vocab_size=64))
 out = {}
 for names in json.loads(sys.argv[1]):
-    plugin = FullyShardedDataParallelPlugin(auto_wrap_policy="TRANSFORMER_BASED_WRAP", transformer_cls_names_to_wrap=names)
+    plugin = FullyShardedDataParallelPlugin(auto_wrap_policy="TRANSFORMER_BASED_WRAP", \
+transformer_cls_names_to_wrap=names)
     try:
         plugin.set_auto_wrap_policy(model)
         out[names] = None

@@ -147,7 +147,8 @@ def test_settings_from_elsewhere_beside_a_deepspeed_file_are_left_out_with_their
             "num_processes",
             0,
             0,
-            "the input does not say how many processes: add num_processes to the file or pass --num_processes at launch",
+            "the input does not say how many processes: add "
+            "num_processes to the file or pass --num_processes at launch",
         ),
     ]
     # a precision other than the launcher's default is a warning

@@ -76,8 +76,9 @@ CASES: dict[str, list[tuple[str, list[str]]]] = {
     "sagemaker-cpu-affinity-unknown": [
         (
             "compute_environment: AMAZON_SAGEMAKER\ndistributed_type: 'NO'\nec2_instance_type: ml.p3.2xlarge\n"
-            "iam_role_name: accelerate_sagemaker_execution_role\nmixed_precision: 'no'\nnum_machines: 1\nprofile: default\n"
-            "py_version: py38\npytorch_version: 1.10.2\nregion: us-east-1\ntransformers_version: 4.17.0\nuse_cpu: false\n",
+            "iam_role_name: accelerate_sagemaker_execution_role\nmixed_precision: 'no'\nnum_machines: 1\n"
+            "profile: default\npy_version: py38\npytorch_version: 1.10.2\nregion: us-east-1\n"
+            "transformers_version: 4.17.0\nuse_cpu: false\n",
             [],
         )
     ],

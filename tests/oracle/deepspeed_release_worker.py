@@ -168,7 +168,8 @@ def main() -> None:
         ]
         if bool(rejected) != bool(errors):
             out.append(
-                f"verdict {path} = {json.dumps(cfg)[:120]}: DeepSpeed {rejected or 'accepts'}; accelconf {errors or 'no error'}"
+                f"verdict {path} = {json.dumps(cfg)[:120]}: DeepSpeed "
+                f"{rejected or 'accepts'}; accelconf {errors or 'no error'}"
             )
     print(json.dumps({"release": version, "probes": len(probes), "mismatches": out}))
 

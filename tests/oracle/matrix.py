@@ -82,25 +82,23 @@ CLI_LOSSY: dict[str, str] = {
     "Accelerator() raises on lowercase (FP8BackendType) and picks an installed backend without it",
     "ACCELERATE_FP8_OVERRIDE_*": "--fp8_override_linear_precision is parsed to 0/1 (str_to_bool); a file's list is "
     "exported as written (False, or one character of a string)",
-    "ACCELERATE_FP8_ENABLE_FSDP_FLOAT8_ALL_GATHER": "from 1.13 a str_to_bool flag (exported as 0/1) where a file exports "
-    "True/False; before 1.13 no flag, yet a file's key is exported all "
-    "the same (utils/launch.py setup_fp8_env copies every fp8_ argument) "
-    "and nothing reads it",
-    "FSDP_SHARDING_STRATEGY": "0.20-0.25: --fsdp_sharding_strategy has type=int (commands/launch.py), so the flags carry "
-    "the strategy's number where the file passes its name through (which then fails in "
-    "the plugin's int())",
+    "ACCELERATE_FP8_ENABLE_FSDP_FLOAT8_ALL_GATHER": "from 1.13 a str_to_bool flag (exported as "
+    "0/1) where a file exports True/False; before 1.13 no flag, yet a file's key is exported all "
+    "the same (utils/launch.py setup_fp8_env copies every fp8_ argument) and nothing reads it",
+    "FSDP_SHARDING_STRATEGY": "0.20-0.25: --fsdp_sharding_strategy has type=int (commands/launch.py), so the flags "
+    "carry the strategy's number where the file passes its name through (which then fails in the plugin's int())",
     "FSDP_IGNORED_MODULES": "fsdp_ignored_modules has no launch flag (1.15 reads it from a file only)",
     "ACCELERATE_USE_PARALLELISM_CONFIG": "parallelism_config without FSDP (DeepSpeed sequence parallelism): "
     "--use_parallelism_config requires --use_fsdp",
-    "PARALLELISM_CONFIG_*": "parallelism_config without FSDP (DeepSpeed sequence parallelism): --use_parallelism_config "
-    "requires --use_fsdp",
-    "ACCELERATE_USE_CPU": "a one-process MULTI_GPU file runs torchrun, the flags (no --multi_gpu below 2 processes) the "
-    "simple launcher, which exports ACCELERATE_USE_CPU",
+    "PARALLELISM_CONFIG_*": "parallelism_config without FSDP (DeepSpeed "
+    "sequence parallelism): --use_parallelism_config requires --use_fsdp",
+    "ACCELERATE_USE_CPU": "a one-process MULTI_GPU file runs torchrun, the flags (no "
+    "--multi_gpu below 2 processes) the simple launcher, which exports ACCELERATE_USE_CPU",
     "OMP_NUM_THREADS": "use_cpu: true under torchrun or DeepSpeed sets it from the launching machine's physical cores; "
     "--cpu would switch to the simple launcher, and a fixed --num_cpu_threads_per_process would "
     "hold for one machine only",
-    "KMP_*": "1.8-1.12: the simple launcher of a one-process MULTI_GPU file's flags sets the MULTI_CPU thread variables "
-    "(see ACCELERATE_USE_CPU)",
+    "KMP_*": "1.8-1.12: the simple launcher of a one-process MULTI_GPU file's "
+    "flags sets the MULTI_CPU thread variables (see ACCELERATE_USE_CPU)",
 }
 
 
@@ -115,8 +113,8 @@ def cli_lossy_reason(var: str) -> str | None:
 # launching the same when only these differ and the release's own plugins built from both
 # environments are equal (harness ``plugins``). var -> why.
 FMT_RESPELLED: dict[str, str] = {
-    "FSDP_SHARDING_STRATEGY": "fmt writes the strategy name for a legacy number (1 -> FULL_SHARD) only from 0.26, where "
-    "FullyShardedDataParallelPlugin reads both (utils/dataclasses.py)",
+    "FSDP_SHARDING_STRATEGY": "fmt writes the strategy name for a legacy number (1 -> FULL_SHARD) "
+    "only from 0.26, where FullyShardedDataParallelPlugin reads both (utils/dataclasses.py)",
 }
 
 
@@ -430,10 +428,8 @@ def check_rewrites(case: Case, theirs: dict[str, Any], p: Plan, more: list[dict[
             "error" not in ans and ans["mode"] == theirs["mode"] and (not differ or bool(case.fmt_respelled))
         )
         if not case.fmt_same:
-            problems.append(
-                f"fmt output: {ans.get('error') or (ans['mode'], {k: (theirs['env'].get(k), ans['env'].get(k)) for k in differ})}"
-                f"{'' if same_plugins else ' (plugins differ)'}"
-            )
+            output = ans.get("error") or (ans["mode"], {k: (theirs["env"].get(k), ans["env"].get(k)) for k in differ})
+            problems.append(f"fmt output: {output}{'' if same_plugins else ' (plugins differ)'}")
     if p.migrate_path:
         ans = next(answers)
         unexplained = (
@@ -443,10 +439,11 @@ def check_rewrites(case: Case, theirs: dict[str, Any], p: Plan, more: list[dict[
         )
         case.migrate_same = "error" not in ans and ans["mode"] == theirs["mode"] and not unexplained
         if not case.migrate_same:
-            problems.append(
-                f"migrate output: {ans.get('error') or (ans['mode'], {k: (theirs['env'].get(k), ans['env'].get(k)) for k in unexplained})} "
-                f"notes {p.migrate_notes}"
+            output = ans.get("error") or (
+                ans["mode"],
+                {k: (theirs["env"].get(k), ans["env"].get(k)) for k in unexplained},
             )
+            problems.append(f"migrate output: {output} notes {p.migrate_notes}")
     case.rewrite_detail = "; ".join(problems)
 
 
@@ -572,7 +569,8 @@ def table(results: list[ReleaseResult], seconds: float, jobs: int) -> str:
     lines += [f"- `{k}`: {FMT_RESPELLED[k]}" for k in respelled]
     lines += [
         "",
-        f"{len(results)} releases, {total} configs, {requests} launches, {seconds:.0f} s wall time with {jobs} parallel jobs.",
+        f"{len(results)} releases, {total} configs, {requests} "
+        f"launches, {seconds:.0f} s wall time with {jobs} parallel jobs.",
         "",
     ]
     return "\n".join(lines)

@@ -48,7 +48,8 @@ def unpack(version: str) -> str:
     minor = ".".join(version.split(".")[:2])
     if releases.RELEASES.get(minor) != version:
         raise SystemExit(
-            f"accelerate {version} is not a pinned release (tests/oracle/releases.py pins {releases.RELEASES.get(minor)})"
+            f"accelerate {version} is not a pinned release "
+            f"(tests/oracle/releases.py pins {releases.RELEASES.get(minor)})"
         )
     return str(releases.ensure(minor))
 
