@@ -84,7 +84,7 @@ def sarif_log(files: Iterable[tuple[str, list[Finding], Any]], version: str) -> 
     driver = {
         "name": "accelconf",
         "version": version,
-        "informationUri": "https://accelconf.dev/",
+        "informationUri": catalogue.SITE + "/",
         "rules": [rule_descriptor(r) for r in rules],
     }
     return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [{"tool": {"driver": driver}, "results": results}]}

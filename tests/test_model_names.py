@@ -89,7 +89,8 @@ def test_the_server_settings_take_a_name():
 
 
 def test_the_server_settings_take_lora():
-    from accelconf.assist.memhint import findings, from_settings, hover_markdown
+    from accelconf.api import check_document
+    from accelconf.assist.memhint import from_settings, hover_markdown
     from accelconf.text.document import load_file
 
     mem, problems = from_settings({"accelconf": {"model": "Llama-3.1-8B", "loraRank": 16, "quant": "4bit"}})
@@ -98,6 +99,8 @@ def test_the_server_settings_take_lora():
     md = hover_markdown(doc, "fsdp_sharding_strategy", mem, None)
     full, _ = from_settings({"accelconf": {"model": "Llama-3.1-8B"}})
     assert md is not None and md != hover_markdown(doc, "fsdp_sharding_strategy", full, None)
-    assert findings(doc, mem, None) == []  # no GPU known: figures only
+    # no GPU known: figures only, no mem-* finding (the server's diagnostics go through check_document)
+    assert not [f for f in check_document(doc, None, memory=mem) if f.rule.startswith("mem-")]
+    assert mem.lora is not None  # the question carries the adapter into the estimate
     _, problems = from_settings({"accelconf": {"model": "Llama-3.1-8B", "loraRank": 8, "loraTargets": "query"}})
     assert problems and "match no linear layer" in problems[0]

@@ -279,6 +279,8 @@ SMOKE = [  # (argv, expected exit code, text the output must contain)
         "cheapest that fits",
     ),
     (["preflight", "{ex}/fsdp2.yaml", "--machine-rank", "0"], 2, "torch is not installed"),
+    (["to-args", "{ex}/fsdp2.yaml"], 0, "fsdp_config:"),
+    (["rules", "unknown-key"], 0, "unknown-key (accelerate)"),
 ]
 
 

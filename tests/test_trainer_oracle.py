@@ -112,8 +112,8 @@ def test_misspelled_key_is_refused_by_hfargumentparser(tmp_path):
 
 def test_removed_keyword_in_a_call_raises_type_error():
     text = "from transformers import TrainingArguments\nTrainingArguments(output_dir='o', evaluation_strategy='no')\n"
-    (f,) = _findings(text, "train.py")["trainer-unknown-field"]
-    assert "TypeError" in f.message
+    (f,) = _findings(text, "train.py")["trainer-removed-field"]
+    assert "TypeError" in f.message and "removed in transformers 4.51" in f.message
     with pytest.raises(TypeError, match="evaluation_strategy"):
         transformers.TrainingArguments(output_dir="o", evaluation_strategy="no")
 
@@ -302,7 +302,7 @@ def test_the_corpus_true_errors_raise_in_transformers():
     checked = 0
     for path in files:
         for f in validate_source(path.read_text(), str(path)):
-            if f.rule == "trainer-unknown-field":
+            if f.rule in ("trainer-unknown-field", "trainer-removed-field"):
                 with pytest.raises(TypeError, match=f.key):
                     transformers.TrainingArguments(output_dir="o", use_cpu=True, **{f.key: 0.1})
                 checked += 1

@@ -13,15 +13,16 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from accelconf import catalogue
 from accelconf.accelerate import registry
 from accelconf.accelerate.registry import Setting
 
 # A schema names itself with a URN: an identifier, not an address, so nothing points at a server
 # that does not exist. Editors load the files themselves (a path, `accelconf schema --write DIR`).
 SCHEMA_URN = "urn:accelconf:schema"
-# The planned public address of schemas/ (NOT LIVE YET): used only by catalog.json, the one place a
-# SchemaStore-style catalog needs absolute URLs; the catalog says so in its "$comment".
-FUTURE_BASE_URL = "https://accelconf.dev/schemas"
+# The planned public address of schemas/ (NOT LIVE YET, catalogue.SITE): used only by catalog.json,
+# the one place a SchemaStore-style catalog needs absolute URLs; the catalog says so in its "$comment".
+FUTURE_BASE_URL = catalogue.SITE + "/schemas"
 # accelerate's truth words (registry.TRUE_WORDS/FALSE_WORDS); words of two letters or more also
 # capitalized and in upper case, as YAML writes them
 BOOL_STRINGS = {

@@ -30,7 +30,10 @@ AREAS: tuple[str, ...] = (
     "trainer",
 )
 DOCS_URL = "docs/rules/{id}.md"  # one generated page per rule, relative to the repository root
-SITE_URL = "https://accelconf.dev/rules/{id}/"  # that page on the documentation site (MkDocs directory URLs)
+# The planned public address of the documentation site and of schemas/, NOT LIVE YET: the one place it
+# is written (the SchemaStore catalog, SARIF's helpUri and informationUri derive from it).
+SITE = "https://accelconf.dev"
+SITE_URL = SITE + "/rules/{id}/"  # a rule's page on the documentation site (MkDocs directory URLs)
 
 
 @dataclass(frozen=True)

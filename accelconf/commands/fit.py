@@ -41,8 +41,7 @@ def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentP
                     "write the cheapest strategy that fits as an accelerate config",
                 ),
                 (
-                    "accelconf fit --model Llama-3.1-8B --lora-rank 16 --quant 4bit --gpus 1 --gpu A10G --seq-len 2048 "
-                    "--micro-batch 1",
+                    "accelconf fit --model Llama-3.1-8B --lora-rank 16 --quant 4bit --gpus 1 --gpu A10G",
                     "QLoRA on one 24 GB GPU, a well-known model by name",
                 ),
                 ("accelconf fit --params 8B --gpus 8 --gpu A100-80GB --format json", "for scripts"),
