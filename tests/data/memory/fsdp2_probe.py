@@ -47,9 +47,8 @@ def main(out: str, offload: bool = False) -> None:
     model = Tiny()
     if rank == 0:
         os.makedirs(os.path.join(out, "model"), exist_ok=True)
-        save_file(
-            {k: v.contiguous() for k, v in model.state_dict().items()}, os.path.join(out, "model", "model.safetensors")
-        )
+        save_file({k: v.contiguous() for k, v in model.state_dict().items()},
+                  os.path.join(out, "model", "model.safetensors"))
     # pin_memory needs an accelerator; on a CPU-only machine the states are host memory either way
     kw = {"offload_policy": CPUOffloadPolicy(pin_memory=False)} if offload else {}
     for layer in model.layers:
@@ -67,12 +66,9 @@ def main(out: str, offload: bool = False) -> None:
     grads = [local(p.grad) for p in model.parameters()]
     states = [local(v) for st in opt.state.values() for v in st.values() if torch.is_tensor(v)]
     row = {
-        "rank": rank,
-        "world": world,
-        "param_elements": sum(t.numel() for t in params),
-        "param_bytes": sum(t.numel() * t.element_size() for t in params),
-        "grad_elements": sum(t.numel() for t in grads),
-        "grad_bytes": sum(t.numel() * t.element_size() for t in grads),
+        "rank": rank, "world": world,
+        "param_elements": sum(t.numel() for t in params), "param_bytes": sum(t.numel() * t.element_size() for t in params),
+        "grad_elements": sum(t.numel() for t in grads), "grad_bytes": sum(t.numel() * t.element_size() for t in grads),
         "optimizer_elements": sum(t.numel() for t in states),
         "optimizer_bytes": sum(t.numel() * t.element_size() for t in states),
         "devices": sorted({str(t.device.type) for t in params + grads + states}),
