@@ -749,3 +749,16 @@ def test_zero3_without_16bit_gathering_warns_that_saving_writes_no_weights(runti
         "accelerate": "get_state_dict()",
         "deepspeed": "save_16bit_model()",
     }[runtime] in message
+
+
+@pytest.mark.parametrize(
+    ("bf16", "errors"),
+    [
+        ("{}", []),  # DeepSpeed reads `bf16` and never the old block: its null is harmless
+        ("null", ["ds-type"]),  # `bf16: null` falls back to `bfloat16` (get_bfloat16_config): null raises
+    ],
+)
+def test_the_old_bfloat16_block_is_judged_only_when_deepspeed_reads_it(bf16: str, errors: list[str]) -> None:
+    doc = load_text(f'{{"train_batch_size": 8, "bf16": {bf16}, "bfloat16": null}}\n', "ds.json")
+    found = validate_deepspeed(doc, deepspeed_version="0.19.8", runtime="deepspeed")
+    assert [f.rule for f in found if f.severity == "error" and f.key == "bfloat16"] == errors

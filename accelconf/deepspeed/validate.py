@@ -183,7 +183,17 @@ def _walk(ctx: _Ctx, section: Key, node: Node, path: tuple[str, ...]) -> None:
                 knode,
             )
         seen[canon] = (name, knode)
+        if not path and name == "bfloat16" and _non_null(node, "bf16"):
+            # DeepSpeed reads `bf16` and never looks at this block (get_bfloat16_config): only its name is said
+            if spec.deprecated:
+                ctx.add("ds-deprecated", "warning", spec.deprecated, dotted, knode, spec.replaced_by)
+            continue
         _check_value(ctx, section, spec, knode, vnode, path + (name,), strict)
+
+
+def _non_null(node: Node, name: str) -> bool:
+    """``name`` is a key of the mapping ``node`` with a value other than null."""
+    return any(k.value == name and not (v.kind == "scalar" and v.value is None) for k, v in node.pairs)
 
 
 def _unknown(ctx: _Ctx, section: Key, strict: bool | None, name: str, dotted: str, knode: Node) -> None:
