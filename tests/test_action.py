@@ -71,8 +71,8 @@ def test_a_clean_file_passes_with_no_annotation(tmp_path):
 
 
 def test_double_star_crosses_folders(tmp_path):
-    direct = _run(tmp_path, files="examples/*.json examples/memory/*/*.json", format="github")
-    deep = _run(tmp_path, files="examples/**/*.json", format="github")
+    direct = _run(tmp_path, files="examples/memory/*.yaml examples/memory/*/*.json", format="github")
+    deep = _run(tmp_path, files="examples/memory/**/*.yaml examples/memory/**/*.json", format="github")
     assert deep == direct
 
 
@@ -92,3 +92,18 @@ def test_extra_arguments_reach_validate(tmp_path):
     code, out, _ = _run(tmp_path, files="examples/mistakes.yaml", format="github", args=off)
     assert code == 0 and "::error" not in out and "::warning" in out, out
     assert _run(tmp_path, files="examples/mistakes.yaml", format="github", args=off + " --strict")[0] == 1
+
+
+def test_sarif_format_writes_the_report_file_code_scanning_uploads(tmp_path):
+    import json
+
+    out = tmp_path / "accelconf.sarif"
+    code, stdout, _ = _run(tmp_path, files="examples/mistakes.yaml", format="sarif", sarif_file=str(out))
+    assert code == 1 and f"SARIF written to {out}" in stdout, stdout
+    report = json.loads(out.read_text())
+    assert report["version"] == "2.1.0"
+    results = report["runs"][0]["results"]
+    assert {"enum-case", "yaml-bool-value", "invalid-type"} <= {r["ruleId"] for r in results}
+    assert all(
+        r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "examples/mistakes.yaml" for r in results
+    )
