@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
 
-from common import bench_env, timed  # noqa: E402  (bench/ is on sys.path when run as a script)
+from common import bench_env, print_ratios, startup_rows  # noqa: E402  (bench/ is on sys.path when run as a script)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CASES = os.path.join(HERE, "..", "tests", "data", "diff")
@@ -69,14 +68,8 @@ def main() -> int:
                 ],
             )
         )
-    for _, argv in cases:  # warm the file cache (and write the .pyc files)
-        timed(argv, 1, env)
-    rows = [(name, timed(argv, args.runs, env)) for name, argv in cases]
-    base = statistics.median(rows[0][1])
-    print(f"{'command':<44} {'median ms':>9} {'best ms':>8} {'x pass':>7}")
-    for name, times in rows:
-        med = statistics.median(times)
-        print(f"{name:<44} {med * 1000:>9.0f} {min(times) * 1000:>8.0f} {med / base:>7.1f}")
+    rows = startup_rows(cases, args.runs, env)
+    print_ratios(rows, 44)
     mode = "compiled from source each run" if env.get("PYTHONDONTWRITEBYTECODE") else "with .pyc files"
     print(f"({args.runs} runs each, Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, {mode})")
     return 0

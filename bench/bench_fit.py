@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
 import tempfile
 
-from common import REPO, bench_env, timed  # noqa: E402  (bench/ is on sys.path when run as a script)
+from common import REPO, bench_env, print_ratios, startup_rows  # noqa: E402  (bench/ is on sys.path when run as a script)
 
 QWEN = os.path.join(REPO, "examples", "memory", "qwen2-7b")
 
@@ -41,14 +40,8 @@ def main() -> int:
     ]
     with tempfile.TemporaryDirectory() as tmp:
         env = bench_env(tmp, args.no_bytecode)
-        for _, argv in cases:  # warm the file cache and the bytecode cache
-            timed(argv, 1, env)
-        rows = [(name, timed(argv, args.runs, env)) for name, argv in cases]
-    base = statistics.median(rows[0][1])
-    print(f"{'command':<46} {'median ms':>9} {'best ms':>8} {'x pass':>7}")
-    for name, times in rows:
-        med = statistics.median(times)
-        print(f"{name:<46} {med * 1000:>9.0f} {min(times) * 1000:>8.0f} {med / base:>7.1f}")
+        rows = startup_rows(cases, args.runs, env)
+    print_ratios(rows, 46)
     load = f", load {os.getloadavg()[0]:.1f}" if hasattr(os, "getloadavg") else ""
     cache = "no bytecode cache" if args.no_bytecode else "bytecode cached"
     print(f"({args.runs} runs each, Python {sys.version.split()[0]}, {os.cpu_count()} CPUs{load}, {cache})")

@@ -33,6 +33,25 @@ def bench_env(tmp: str, no_bytecode: bool = False, **extra: str) -> dict[str, st
     return env
 
 
+def startup_rows(cases: list[tuple[str, list[str]]], runs: int, env: dict[str, str]) -> list[tuple[str, list[float]]]:
+    """(name, wall times) of each command, after one run of each warms the file and bytecode caches."""
+    for _, argv in cases:
+        timed(argv, 1, env)
+    return [(name, timed(argv, runs, env)) for name, argv in cases]
+
+
+def print_ratios(rows: list[tuple[str, list[float]]], width: int) -> None:
+    """The table every start-up benchmark prints: median and best ms, and the median as a multiple of
+    the first row's (``python -c pass``)."""
+    import statistics
+
+    base = statistics.median(rows[0][1])
+    print(f"{'command':<{width}} {'median ms':>9} {'best ms':>8} {'x pass':>7}")
+    for name, times in rows:
+        med = statistics.median(times)
+        print(f"{name:<{width}} {med * 1000:>9.0f} {min(times) * 1000:>8.0f} {med / base:>7.1f}")
+
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
