@@ -16,7 +16,7 @@ from typing import Any
 from accelconf.diff.result import Change, DiffResult, same
 from accelconf.trainer import ds_fill
 from accelconf.trainer.argvalues import ArgValues
-from accelconf.trainer.fsdp_plugin import Provenance, TrainerRaises, plugin_fields
+from accelconf.trainer.fsdp_plugin import Provenance, TrainerRaises, env_var, plugin_fields
 
 Flat = dict[str, tuple[Any, str]]  # setting -> (value, where)
 
@@ -60,10 +60,13 @@ def accelerate_side(text: str, source: str, version: str | None = None) -> Flat:
     cfg = formats.read(text, None, source, ver)
     result = launch_env(cfg, version=ver)
     env = {k: (v, "launch", source) for k, v in result.env.items()}
-    mp = result.env.get("ACCELERATE_MIXED_PRECISION", "no")
+    mp = result.env.get(env_var("", "mixed_precision"), "no")
     out: Flat = {
         "Accelerator.mixed_precision": (mp, source),
-        "gradient_accumulation_steps": (int(result.env.get("ACCELERATE_GRADIENT_ACCUMULATION_STEPS", 1)), source),
+        "gradient_accumulation_steps": (
+            int(result.env.get(env_var("deepspeed_config", "gradient_accumulation_steps"), 1)),
+            source,
+        ),
     }
     if result.env.get("ACCELERATE_USE_DEEPSPEED") == "true":
         out["distributed"] = ("DEEPSPEED", source)
@@ -92,7 +95,9 @@ def _accelerate_deepspeed(variables: dict[str, str], env: Any, mp: str, source: 
         config = {
             "train_batch_size": "auto",
             "train_micro_batch_size_per_gpu": "auto",
-            "gradient_accumulation_steps": int(variables.get("ACCELERATE_GRADIENT_ACCUMULATION_STEPS", 1)),
+            "gradient_accumulation_steps": int(
+                variables.get(env_var("deepspeed_config", "gradient_accumulation_steps"), 1)
+            ),
             "zero_optimization": {
                 "stage": stage,
                 "offload_optimizer": {"device": variables.get("ACCELERATE_DEEPSPEED_OFFLOAD_OPTIMIZER_DEVICE", "none")},

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from accelconf.trainer.argvalues import ArgValues
-from accelconf.trainer.fsdp_plugin import Provenance, TrainerRaises
+from accelconf.trainer.fsdp_plugin import Provenance, TrainerRaises, env_var
 
 MODEL_LATER = "filled from the model at train()"
 STEPS_LATER = "filled at train() from the number of training steps"
@@ -168,7 +168,7 @@ def plugin_post_init(f: _Filler, env: Mapping[str, tuple[str, str, str]]) -> Non
         raise TrainerRaises(
             "Please specify the ZeRO optimization config in the DeepSpeed config.", "construction", "zero_optimization"
         )
-    gas, s1, w1 = _env_value(env, "ACCELERATE_GRADIENT_ACCUMULATION_STEPS", "auto")
+    gas, s1, w1 = _env_value(env, env_var("deepspeed_config", "gradient_accumulation_steps"), "auto")
     clip, s2, w2 = _env_value(env, "ACCELERATE_GRADIENT_CLIPPING", "auto")
     stage, s3, w3 = _env_value(env, "ACCELERATE_DEEPSPEED_ZERO_STAGE", "2")
     fills = [

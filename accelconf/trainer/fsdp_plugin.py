@@ -27,6 +27,17 @@ TRUE = ("y", "yes", "t", "true", "on", "1")
 FALSE = ("n", "no", "f", "false", "off", "0")
 
 
+def env_var(section: str, key: str) -> str:
+    """The variable accelerate launch writes for a setting (the registry's name, never spelled here)."""
+    setting = registry.get(section, key)
+    assert setting is not None and setting.env is not None, (section, key)
+    return setting.env
+
+
+def _var(key: str) -> str:
+    return env_var("fsdp_config", key)
+
+
 class TrainerRaises(Exception):
     """transformers or accelerate refuses the arguments: ``stage`` says when (construction, Trainer init, train())."""
 
@@ -202,17 +213,19 @@ def plugin_fields(
     f = _Fields(kwargs, kw_src, env)
     for field, value in kwargs.items():
         f.given(field, value)
-    version = kwargs["fsdp_version"] if "fsdp_version" in kwargs else f.from_env("fsdp_version", "FSDP_VERSION", 1, int)
+    version = (
+        kwargs["fsdp_version"] if "fsdp_version" in kwargs else f.from_env("fsdp_version", _var("fsdp_version"), 1, int)
+    )
     _sharding(f, version)
     if "cpu_offload" not in kwargs:
-        f.from_env("cpu_offload", "FSDP_OFFLOAD_PARAMS", False, _bool_env)
+        f.from_env("cpu_offload", _var("fsdp_offload_params"), False, _bool_env)
     _prefetch_and_state(f, version)
     _wrap(f)
     _fsdp1_only(f, version)
     for field, var in (
-        ("activation_checkpointing", "FSDP_ACTIVATION_CHECKPOINTING"),
-        ("activation_checkpointing_offload", "FSDP_ACTIVATION_CHECKPOINTING_OFFLOAD"),
-        ("cpu_ram_efficient_loading", "FSDP_CPU_RAM_EFFICIENT_LOADING"),
+        ("activation_checkpointing", _var("fsdp_activation_checkpointing")),
+        ("activation_checkpointing_offload", _var("fsdp_activation_checkpointing_offload")),
+        ("cpu_ram_efficient_loading", _var("fsdp_cpu_ram_efficient_loading")),
     ):
         if field not in kwargs:
             f.from_env(field, var, False, _bool_env)
@@ -223,7 +236,7 @@ def plugin_fields(
             "activation_checkpointing_offload",
         )
     if "ignored_modules" not in kwargs:
-        f.from_env("ignored_modules", "FSDP_IGNORED_MODULES", None)
+        f.from_env("ignored_modules", _var("fsdp_ignored_modules"), None)
     if "limit_all_gathers" not in kwargs:
         f.rows["limit_all_gathers"] = Provenance(
             "limit_all_gathers", True, "plugin default", f"{registry.FSDP}.limit_all_gathers"
@@ -239,7 +252,7 @@ def _sharding(f: _Fields, version: int) -> None:
         if "sharding_strategy" in kw:
             f.rows["sharding_strategy"].value = _strategy_name(kw["sharding_strategy"])
         else:
-            f.from_env("sharding_strategy", "FSDP_SHARDING_STRATEGY", "FULL_SHARD", _strategy_name)
+            f.from_env("sharding_strategy", _var("fsdp_sharding_strategy"), "FULL_SHARD", _strategy_name)
     else:
         f.rows.setdefault(
             "sharding_strategy",
@@ -260,7 +273,7 @@ def _sharding(f: _Fields, version: int) -> None:
         elif isinstance(raf, str):
             f.rows["reshard_after_forward"].value = str_to_bool(raf, "Trainer init")
     elif version == 2:
-        f.from_env("reshard_after_forward", "FSDP_RESHARD_AFTER_FORWARD", True, _bool_env)
+        f.from_env("reshard_after_forward", _var("fsdp_reshard_after_forward"), True, _bool_env)
     else:  # FSDP1 has a sharding_strategy by now: the plugin leaves reshard_after_forward unset
         f.rows["reshard_after_forward"] = Provenance(
             "reshard_after_forward", None, "plugin default", f"{registry.FSDP}.reshard_after_forward"
@@ -282,7 +295,7 @@ def _prefetch_and_state(f: _Fields, version: int) -> None:
     else:
         f.from_env(
             "backward_prefetch",
-            "FSDP_BACKWARD_PREFETCH",
+            _var("fsdp_backward_prefetch"),
             None,
             lambda t: None if t.upper() == "NO_PREFETCH" else (BACKWARD[int(t) - 1] if t.isdigit() else t.upper()),
         )
@@ -293,7 +306,7 @@ def _prefetch_and_state(f: _Fields, version: int) -> None:
     else:
         f.from_env(
             "state_dict_type",
-            "FSDP_STATE_DICT_TYPE",
+            _var("fsdp_state_dict_type"),
             "FULL_STATE_DICT" if version == 1 else "SHARDED_STATE_DICT",
             lambda t: STATE_DICTS[int(t) - 1] if t.isdigit() else t.upper(),
         )
@@ -304,7 +317,7 @@ def _prefetch_and_state(f: _Fields, version: int) -> None:
 def _wrap(f: _Fields) -> None:
     kw = f.kwargs
     if "auto_wrap_policy" not in kw:
-        f.from_env("auto_wrap_policy", "FSDP_AUTO_WRAP_POLICY", "NO_WRAP")
+        f.from_env("auto_wrap_policy", _var("fsdp_auto_wrap_policy"), "NO_WRAP")
     policy = str(f.rows["auto_wrap_policy"].value).upper()
     if policy not in WRAP_POLICIES:
         raise TrainerRaises(
@@ -315,7 +328,7 @@ def _wrap(f: _Fields) -> None:
     f.rows["auto_wrap_policy"].value = policy
     if policy == "TRANSFORMER_BASED_WRAP":
         if "transformer_cls_names_to_wrap" not in kw:
-            f.from_env("transformer_cls_names_to_wrap", "FSDP_TRANSFORMER_CLS_TO_WRAP", None)
+            f.from_env("transformer_cls_names_to_wrap", _var("fsdp_transformer_layer_cls_to_wrap"), None)
             if f.rows["transformer_cls_names_to_wrap"].value is None:
                 f.rows["transformer_cls_names_to_wrap"].note = "the model's _no_split_modules, at prepare"
         names = f.rows["transformer_cls_names_to_wrap"].value
@@ -327,7 +340,7 @@ def _wrap(f: _Fields) -> None:
         )
     if policy == "SIZE_BASED_WRAP":
         if "min_num_params" not in kw:
-            f.from_env("min_num_params", "FSDP_MIN_NUM_PARAMS", 0, lambda t: int(t))
+            f.from_env("min_num_params", _var("fsdp_min_num_params"), 0, lambda t: int(t))
     elif "min_num_params" not in kw:
         f.rows["min_num_params"] = Provenance(
             "min_num_params", None, "plugin default", f"{registry.FSDP}.min_num_params"
@@ -337,9 +350,9 @@ def _wrap(f: _Fields) -> None:
 def _fsdp1_only(f: _Fields, version: int) -> None:
     """``use_orig_params``, ``sync_module_states``, ``forward_prefetch``: FSDP1 reads them, FSDP2 sets them to None."""
     for field, var in (
-        ("use_orig_params", "FSDP_USE_ORIG_PARAMS"),
-        ("sync_module_states", "FSDP_SYNC_MODULE_STATES"),
-        ("forward_prefetch", "FSDP_FORWARD_PREFETCH"),
+        ("use_orig_params", _var("fsdp_use_orig_params")),
+        ("sync_module_states", _var("fsdp_sync_module_states")),
+        ("forward_prefetch", _var("fsdp_forward_prefetch")),
     ):
         if version == 1:
             if field not in f.kwargs:

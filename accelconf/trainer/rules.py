@@ -16,6 +16,7 @@ from typing import Any
 from accelconf.findings import Finding
 from accelconf.trainer import fields, fsdp
 from accelconf.trainer.args import Arg, TrainerArgs
+from accelconf.trainer.fsdp_plugin import env_var
 
 # Kinds whose every key HfArgumentParser receives (an unknown one is its error).
 ARGS_FILE_KINDS = ("trainer-args",)
@@ -411,7 +412,7 @@ def _accumulation(group: TrainerArgs, ctx: dict[str, Any], launch_only: bool = F
                 gas,
             )
         )
-    env = group.env.get("ACCELERATE_GRADIENT_ACCUMULATION_STEPS")
+    env = group.env.get(env_var("deepspeed_config", "gradient_accumulation_steps"))
     if gas is not None and env is not None and other is None and ctx.get("zero_stage") is None:
         out.append(
             _f(
@@ -435,7 +436,7 @@ def _int(v: Any) -> int:
 
 def _precision(group: TrainerArgs, ctx: dict[str, Any]) -> list[Finding]:
     """``mixed_precision`` is ``ACCELERATE_MIXED_PRECISION`` (default "no"), then ``fp16``/``bf16`` when true."""
-    env = group.env.get("ACCELERATE_MIXED_PRECISION")
+    env = group.env.get(env_var("", "mixed_precision"))
     launch_flag = group.launcher.get("mixed_precision")
     given: tuple[Any, str] | None
     if launch_flag is not None and launch_flag.value:  # accelerate launch exports it as ACCELERATE_MIXED_PRECISION

@@ -19,7 +19,7 @@ from typing import Any
 from accelconf.findings import Finding
 from accelconf.trainer import ds_fill, fsdp_plugin
 from accelconf.trainer.argvalues import ArgValues
-from accelconf.trainer.fsdp_plugin import Provenance, TrainerRaises
+from accelconf.trainer.fsdp_plugin import Provenance, TrainerRaises, env_var
 
 Env = Mapping[str, tuple[str, str, str]]
 
@@ -58,7 +58,7 @@ def _jsonable(data: Any) -> Any:
 def mixed_precision(args: ArgValues, env: Env) -> Provenance:
     """``TrainingArguments.mixed_precision``: ``ACCELERATE_MIXED_PRECISION`` (else "no"),
     replaced by fp16, then bf16."""
-    var = "ACCELERATE_MIXED_PRECISION"
+    var = env_var("", "mixed_precision")  # ACCELERATE_MIXED_PRECISION
     from_env = env.get(var)
     base = Provenance(
         "mixed_precision",
@@ -95,7 +95,7 @@ def gradient_accumulation(args: ArgValues, env: Env, ds: ds_fill.Filled | None) 
         )
     else:
         rows.append(Provenance("Trainer.gradient_accumulation_steps", steps, source, where))
-    var = env.get("ACCELERATE_GRADIENT_ACCUMULATION_STEPS")
+    var = env.get(env_var("deepspeed_config", "gradient_accumulation_steps"))
     rows.append(
         Provenance(
             "Accelerator.gradient_accumulation_steps",
