@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from accelconf import releases
 from accelconf.accelerate import registry
-from accelconf.accelerate.model import canonical
+from accelconf.accelerate.model import Entry, canonical
 from accelconf.accelerate.validate.context import Context, _is_bool_like, _truthy_launch, rule, section_unused
 from accelconf.accelerate.validate.values import _sharding_is_int
 
@@ -24,19 +24,36 @@ def _fsdp(ctx: Context) -> None:
     fsdp = data.get("fsdp_config")
     if not isinstance(fsdp, dict) or not fsdp:
         return
-    cfg = ctx.cfg
     dt = data.get("distributed_type")
     if section_unused(data, "fsdp_config"):
         ctx.finding(
             "section-unused", "info", f"`fsdp_config` has no effect with distributed_type {dt!r}", ("fsdp_config",)
         )
         return  # nothing in it is read: findings about its keys would be noise
-    version = cfg.get("fsdp_config.fsdp_version", 1)
+    fv = _fsdp_version(ctx)
+    written = {e.setting.key: e for p, e in ctx.cfg.entries.items() if p.startswith("fsdp_config.") and e.setting}
+    _keys_of_the_other_version(ctx, fv, written)
+    _reshard_after_forward(ctx, fv, written)
+    _fsdp2_state_dict_type(ctx, fv, written)
+    _offload_needs_checkpointing(ctx, written)
+    if dt == "FSDP" and releases.has(ctx.version, "ram-efficient-needs-sync"):
+        _ram_efficient_needs_sync(ctx, written)
+    # the legacy fsdp_backward_prefetch_policy (ignored since 1.0) is the version rule's, with its
+    # deprecation message
+    _unprefixed_keys(ctx)
+
+
+def _fsdp_version(ctx: Context) -> int:
+    """The written fsdp_version as a number; 1 when absent or not a number."""
+    version = ctx.cfg.get("fsdp_config.fsdp_version", 1)
     try:
-        fv = int(version)
+        return int(version)
     except (TypeError, ValueError):
-        fv = 1
-    written = {e.setting.key: e for p, e in cfg.entries.items() if p.startswith("fsdp_config.") and e.setting}
+        return 1
+
+
+def _keys_of_the_other_version(ctx: Context, fv: int, written: dict[str, Entry]) -> None:
+    """An FSDP1-only key under FSDP2 is dropped; an FSDP2-only key under FSDP1 makes the plugin raise."""
     for key, e in written.items():
         s = e.setting
         assert s is not None
@@ -54,42 +71,49 @@ def _fsdp(ctx: Context) -> None:
                 # the plugin raises only on a non-default value (dataclasses.py: ``if
                 # self.activation_checkpointing_offload and self.fsdp_version != 2: raise``)
                 ctx.finding("fsdp2-key-in-fsdp1", "error", f"`{key}` needs `fsdp_version: 2`", kp)
+
+
+def _reshard_after_forward(ctx: Context, fv: int, written: dict[str, Entry]) -> None:
+    """FSDP2 needs a boolean; FSDP1 reads a strategy only from fsdp_sharding_strategy."""
     raf = written.get("fsdp_reshard_after_forward")
-    if raf is not None:
-        kp = ("fsdp_config", raf.written_key)
-        v = raf.value
-        if fv == 2 and not _is_bool_like(v):
-            as_bool = registry.FSDP2_RESHARD_OF_STRATEGY.get(str(v).upper())
-            mapped = None if as_bool is None else str(as_bool).lower()
-            ctx.finding(
-                "fsdp2-reshard-bool",
-                "error",
-                f"FSDP2 needs a boolean `fsdp_reshard_after_forward`, not {v!r} (the plugin raises ValueError: "
-                "invalid truth value)",
-                kp,
-                on_value=True,
-                suggestion=mapped,
-                fix=ctx.replace_value(kp, mapped) if mapped else (),
-            )
-        elif (
-            fv == 1
-            and isinstance(v, str)
-            and v.upper() in registry.SHARDING_STRATEGIES
-            and "fsdp_sharding_strategy" not in written
-        ):
-            # before 0.26 the moved value must be the strategy's number (sharding-strategy-int)
-            number = str(registry.SHARDING_STRATEGIES.index(v.upper()) + 1) if _sharding_is_int(ctx.version) else None
-            ctx.finding(
-                "fsdp1-strategy-ignored",
-                "info" if v.upper() == "FULL_SHARD" else "warning",
-                f"FSDP1 reads only `fsdp_sharding_strategy`; `fsdp_reshard_after_forward: {v}` is ignored and "
-                "FULL_SHARD is used",
-                kp,
-                suggestion=f"fsdp_sharding_strategy: {number or v.upper()}",
-                fix=ctx.rename_key(kp, "fsdp_sharding_strategy") + (ctx.replace_value(kp, number) if number else ()),
-            )
-        elif fv == 1 and _is_bool_like(v):
-            pass  # FSDP1 plugin never reads it from env: harmless
+    if raf is None:
+        return
+    kp = ("fsdp_config", raf.written_key)
+    v = raf.value
+    if fv == 2 and not _is_bool_like(v):
+        as_bool = registry.FSDP2_RESHARD_OF_STRATEGY.get(str(v).upper())
+        mapped = None if as_bool is None else str(as_bool).lower()
+        ctx.finding(
+            "fsdp2-reshard-bool",
+            "error",
+            f"FSDP2 needs a boolean `fsdp_reshard_after_forward`, not {v!r} (the plugin raises ValueError: "
+            "invalid truth value)",
+            kp,
+            on_value=True,
+            suggestion=mapped,
+            fix=ctx.replace_value(kp, mapped) if mapped else (),
+        )
+    elif (
+        fv == 1
+        and isinstance(v, str)
+        and v.upper() in registry.SHARDING_STRATEGIES
+        and "fsdp_sharding_strategy" not in written
+    ):
+        # before 0.26 the moved value must be the strategy's number (sharding-strategy-int)
+        number = str(registry.SHARDING_STRATEGIES.index(v.upper()) + 1) if _sharding_is_int(ctx.version) else None
+        ctx.finding(
+            "fsdp1-strategy-ignored",
+            "info" if v.upper() == "FULL_SHARD" else "warning",
+            f"FSDP1 reads only `fsdp_sharding_strategy`; `fsdp_reshard_after_forward: {v}` is ignored and "
+            "FULL_SHARD is used",
+            kp,
+            suggestion=f"fsdp_sharding_strategy: {number or v.upper()}",
+            fix=ctx.rename_key(kp, "fsdp_sharding_strategy") + (ctx.replace_value(kp, number) if number else ()),
+        )
+    # a boolean under FSDP1 is harmless: the FSDP1 plugin never reads it from env
+
+
+def _fsdp2_state_dict_type(ctx: Context, fv: int, written: dict[str, Entry]) -> None:
     sdt = written.get("fsdp_state_dict_type")
     if sdt is not None and fv == 2 and str(canonical(sdt.setting, sdt.value)).upper() == "LOCAL_STATE_DICT":
         ctx.finding(
@@ -100,6 +124,9 @@ def _fsdp(ctx: Context) -> None:
             on_value=True,
             suggestion="SHARDED_STATE_DICT",
         )
+
+
+def _offload_needs_checkpointing(ctx: Context, written: dict[str, Entry]) -> None:
     aco = written.get("fsdp_activation_checkpointing_offload")
     if aco is not None and canonical(aco.setting, aco.value) is True:
         ac = written.get("fsdp_activation_checkpointing")
@@ -110,30 +137,28 @@ def _fsdp(ctx: Context) -> None:
                 "`fsdp_activation_checkpointing_offload` needs `fsdp_activation_checkpointing: true`",
                 ("fsdp_config", aco.written_key),
             )
-    if dt == "FSDP" and releases.has(ctx.version, "ram-efficient-needs-sync"):
-        ram = written.get("fsdp_cpu_ram_efficient_loading")
-        sync = written.get("fsdp_sync_module_states")
-        ram_v = ram.value if ram is not None else "true"
-        sync_v = sync.value if sync is not None else "true"
-        if _truthy_launch(ram_v) and not _truthy_launch(sync_v):
-            ctx.finding(
-                "fsdp-invalid-combination",
-                "error",
-                "`fsdp_cpu_ram_efficient_loading` is on (it defaults to true) while `fsdp_sync_module_states` is "
-                "false: `accelerate launch` raises ValueError",
-                ("fsdp_config", sync.written_key if sync else "fsdp_sync_module_states"),
-                on_value=True,
-                suggestion="fsdp_sync_module_states: true",
-            )
-    # the legacy key, ignored since 1.0
-    for e in ctx.cfg.entries.values():
-        if (
-            e.setting is not None
-            and e.setting.key == "fsdp_backward_prefetch_policy"
-            and not e.setting.exists_in(ctx.version)
-        ):
-            pass  # reported by the version rule with its deprecation message
-    # unprefixed keys: fine, but accelerate writes the prefix
+
+
+def _ram_efficient_needs_sync(ctx: Context, written: dict[str, Entry]) -> None:
+    """`accelerate launch` refuses RAM-efficient loading without sync_module_states (both default to true)."""
+    ram = written.get("fsdp_cpu_ram_efficient_loading")
+    sync = written.get("fsdp_sync_module_states")
+    ram_v = ram.value if ram is not None else "true"
+    sync_v = sync.value if sync is not None else "true"
+    if _truthy_launch(ram_v) and not _truthy_launch(sync_v):
+        ctx.finding(
+            "fsdp-invalid-combination",
+            "error",
+            "`fsdp_cpu_ram_efficient_loading` is on (it defaults to true) while `fsdp_sync_module_states` is "
+            "false: `accelerate launch` raises ValueError",
+            ("fsdp_config", sync.written_key if sync else "fsdp_sync_module_states"),
+            on_value=True,
+            suggestion="fsdp_sync_module_states: true",
+        )
+
+
+def _unprefixed_keys(ctx: Context) -> None:
+    """Unprefixed keys are read, but accelerate writes the prefix."""
     for p, e in ctx.cfg.entries.items():
         if p.startswith("fsdp_config.") and e.setting and e.written_key != e.setting.key:
             ctx.finding(
