@@ -17,122 +17,22 @@ from accelconf.deepspeed.keys import _OPTIMIZERS, _OPTIMIZERS_REMOVED, _OPTIMIZE
 from accelconf.deepspeed.values import _enabled, _fmt, _int_or_none, _lax_num, _stage, lax_bool
 from accelconf.findings import Severity
 from accelconf.text import suggest
+from accelconf.text.document import Node
 
 
 def rules(ctx: _Ctx, data: dict[str, Any], world_size: int | None) -> None:
     doc = ctx.doc
-    # fp16 and bf16 both enabled
     bf_name = "bf16" if "bf16" in data else "bfloat16"
-    if _enabled(data.get("fp16")) and _enabled(data.get(bf_name)):
-        ctx.add(
-            "ds-fp16-bf16",
-            "error",
-            "fp16 and bf16 are both enabled; DeepSpeed raises "
-            '"bfloat16 and fp16 modes cannot be simultaneously enabled"',
-            f"{bf_name}.enabled",
-            doc.node(f"{bf_name}.enabled"),
-        )
-    if "bf16" in data and "bfloat16" in data:
-        ctx.add(
-            "ds-alias-conflict",
-            "warning",
-            "both `bf16` and its old name `bfloat16` are present; DeepSpeed reads `bf16` and ignores `bfloat16`",
-            "bfloat16",
-            doc.key("bfloat16"),
-        )
+    _half_precision_blocks(ctx, data, bf_name)
     stage = _stage(data)
     zero = data.get("zero_optimization")
     z: dict[str, Any] = zero if isinstance(zero, dict) else {}
     for which in ("offload_param", "offload_optimizer"):
         off = z.get(which)
-        if not isinstance(off, dict):
-            continue
-        device = off.get("device", "none")
-        key = f"zero_optimization.{which}"
-        if which == "offload_param" and stage is not None and stage < 3 and device not in ("none", None):
-            ctx.add(
-                "ds-offload-stage",
-                "warning",
-                f"`offload_param` only works with ZeRO stage 3; with stage {stage} DeepSpeed silently ignores it",
-                key,
-                doc.key(key),
-            )
-        if which == "offload_optimizer" and stage is not None and stage < 3 and device == "nvme":
-            ctx.add(
-                "ds-offload-stage",
-                "warning",
-                f"NVMe optimizer offload needs ZeRO stage 3; stage {stage} treats it as CPU offload",
-                f"{key}.device",
-                doc.node(f"{key}.device"),
-            )
-        if which == "offload_optimizer" and stage is not None and stage != 3:
-            ratio = _lax_num(off.get("ratio"))
-            if ratio is not None and ratio < 1:
-                ctx.add(
-                    "ds-offload-stage",
-                    "error",
-                    f"partial optimizer offload (`ratio` {_fmt(ratio)} < 1) is only supported "
-                    "with ZeRO stage 3; DeepSpeed rejects it",
-                    f"{key}.ratio",
-                    doc.node(f"{key}.ratio"),
-                )
-        used = stage is None or (stage == 3 if which == "offload_param" else stage >= 1)
-        if used and device == "nvme" and off.get("nvme_path") in (None, "", "none"):
-            filled = off.get("nvme_path") == "auto"
-            if not filled:
-                node = doc.node(f"{key}.nvme_path") or doc.node(f"{key}.device")
-                ctx.add(
-                    "ds-nvme-path",
-                    "error",
-                    f"`{which}` uses device nvme but has no `nvme_path`"
-                    + ("" if off.get("nvme_path") != "none" else ' ("none" is a relative directory named none)')
-                    + "; DeepSpeed fails when it starts swapping",
-                    f"{key}.device",
-                    node,
-                )
-    # stage-dependent checks DeepSpeed makes
+        if isinstance(off, dict):
+            _offload(ctx, which, off, stage)
     if stage is not None:
-        if lax_bool(z.get("compute_grad_norm")) is False and stage not in (1, 2):
-            ctx.add(
-                "ds-stage-requirement",
-                "error",
-                f"`compute_grad_norm: false` is only allowed with ZeRO stage 1 or 2, not {stage}",
-                "zero_optimization.compute_grad_norm",
-                doc.node("zero_optimization.compute_grad_norm"),
-            )
-        for block, flag in (
-            ("fp16", "fp16_master_weights_and_grads"),
-            (bf_name, "bf16_master_weights_and_grads"),
-            (bf_name, "bf16_optimizer_states"),
-        ):
-            b = data.get(block)
-            if isinstance(b, dict) and lax_bool(b.get(flag)) is True and stage == 0:
-                ctx.add(
-                    "ds-stage-requirement",
-                    "error",
-                    f"`{block}.{flag}` needs ZeRO stage 1, 2 or 3",
-                    f"{block}.{flag}",
-                    doc.node(f"{block}.{flag}"),
-                )
-        op = data.get("gradient_allreduce_op")
-        if isinstance(op, str) and op.lower() == "sum":
-            reason = (
-                "ZeRO stage 3"
-                if stage == 3
-                else "ZenFlow"
-                if isinstance(z.get("zenflow"), dict)
-                else "DeepCompile"
-                if isinstance(data.get("compile"), dict) and lax_bool(data["compile"].get("deepcompile"))
-                else None
-            )
-            if reason:
-                ctx.add(
-                    "ds-stage-requirement",
-                    "error",
-                    f'`gradient_allreduce_op: "sum"` is not supported with {reason}',
-                    "gradient_allreduce_op",
-                    doc.node("gradient_allreduce_op"),
-                )
+        _stage_requirements(ctx, data, z, bf_name, stage)
     b = data.get(bf_name)
     if (
         isinstance(b, dict)
@@ -163,6 +63,120 @@ def rules(ctx: _Ctx, data: dict[str, Any], world_size: int | None) -> None:
             doc.root,
             "zero_optimization",
         )
+
+
+def _half_precision_blocks(ctx: _Ctx, data: dict[str, Any], bf_name: str) -> None:
+    """fp16 and bf16 both enabled; bf16 beside its old name bfloat16."""
+    doc = ctx.doc
+    if _enabled(data.get("fp16")) and _enabled(data.get(bf_name)):
+        ctx.add(
+            "ds-fp16-bf16",
+            "error",
+            "fp16 and bf16 are both enabled; DeepSpeed raises "
+            '"bfloat16 and fp16 modes cannot be simultaneously enabled"',
+            f"{bf_name}.enabled",
+            doc.node(f"{bf_name}.enabled"),
+        )
+    if "bf16" in data and "bfloat16" in data:
+        ctx.add(
+            "ds-alias-conflict",
+            "warning",
+            "both `bf16` and its old name `bfloat16` are present; DeepSpeed reads `bf16` and ignores `bfloat16`",
+            "bfloat16",
+            doc.key("bfloat16"),
+        )
+
+
+def _offload(ctx: _Ctx, which: str, off: dict[str, Any], stage: int | None) -> None:
+    """One offload block (offload_param or offload_optimizer) against the ZeRO stage, and its NVMe path."""
+    doc = ctx.doc
+    device = off.get("device", "none")
+    key = f"zero_optimization.{which}"
+    if which == "offload_param" and stage is not None and stage < 3 and device not in ("none", None):
+        ctx.add(
+            "ds-offload-stage",
+            "warning",
+            f"`offload_param` only works with ZeRO stage 3; with stage {stage} DeepSpeed silently ignores it",
+            key,
+            doc.key(key),
+        )
+    if which == "offload_optimizer" and stage is not None and stage < 3 and device == "nvme":
+        ctx.add(
+            "ds-offload-stage",
+            "warning",
+            f"NVMe optimizer offload needs ZeRO stage 3; stage {stage} treats it as CPU offload",
+            f"{key}.device",
+            doc.node(f"{key}.device"),
+        )
+    if which == "offload_optimizer" and stage is not None and stage != 3:
+        ratio = _lax_num(off.get("ratio"))
+        if ratio is not None and ratio < 1:
+            ctx.add(
+                "ds-offload-stage",
+                "error",
+                f"partial optimizer offload (`ratio` {_fmt(ratio)} < 1) is only supported "
+                "with ZeRO stage 3; DeepSpeed rejects it",
+                f"{key}.ratio",
+                doc.node(f"{key}.ratio"),
+            )
+    used = stage is None or (stage == 3 if which == "offload_param" else stage >= 1)
+    if used and device == "nvme" and off.get("nvme_path") in (None, "", "none"):
+        node = doc.node(f"{key}.nvme_path") or doc.node(f"{key}.device")
+        ctx.add(
+            "ds-nvme-path",
+            "error",
+            f"`{which}` uses device nvme but has no `nvme_path`"
+            + ("" if off.get("nvme_path") != "none" else ' ("none" is a relative directory named none)')
+            + "; DeepSpeed fails when it starts swapping",
+            f"{key}.device",
+            node,
+        )
+
+
+def _stage_requirements(ctx: _Ctx, data: dict[str, Any], z: dict[str, Any], bf_name: str, stage: int) -> None:
+    """Settings DeepSpeed allows only with some ZeRO stages."""
+    doc = ctx.doc
+    if lax_bool(z.get("compute_grad_norm")) is False and stage not in (1, 2):
+        ctx.add(
+            "ds-stage-requirement",
+            "error",
+            f"`compute_grad_norm: false` is only allowed with ZeRO stage 1 or 2, not {stage}",
+            "zero_optimization.compute_grad_norm",
+            doc.node("zero_optimization.compute_grad_norm"),
+        )
+    for block, flag in (
+        ("fp16", "fp16_master_weights_and_grads"),
+        (bf_name, "bf16_master_weights_and_grads"),
+        (bf_name, "bf16_optimizer_states"),
+    ):
+        b = data.get(block)
+        if isinstance(b, dict) and lax_bool(b.get(flag)) is True and stage == 0:
+            ctx.add(
+                "ds-stage-requirement",
+                "error",
+                f"`{block}.{flag}` needs ZeRO stage 1, 2 or 3",
+                f"{block}.{flag}",
+                doc.node(f"{block}.{flag}"),
+            )
+    op = data.get("gradient_allreduce_op")
+    if isinstance(op, str) and op.lower() == "sum":
+        reason = (
+            "ZeRO stage 3"
+            if stage == 3
+            else "ZenFlow"
+            if isinstance(z.get("zenflow"), dict)
+            else "DeepCompile"
+            if isinstance(data.get("compile"), dict) and lax_bool(data["compile"].get("deepcompile"))
+            else None
+        )
+        if reason:
+            ctx.add(
+                "ds-stage-requirement",
+                "error",
+                f'`gradient_allreduce_op: "sum"` is not supported with {reason}',
+                "gradient_allreduce_op",
+                doc.node("gradient_allreduce_op"),
+            )
 
 
 def _fp16_scaling(ctx: _Ctx, data: dict[str, Any]) -> None:
@@ -548,25 +562,17 @@ def _kwargs(
         )
 
 
+_BATCH_KEYS = ("train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps")
+
+
 def _batch(ctx: _Ctx, data: dict[str, Any], world_size: int | None) -> None:
     doc = ctx.doc
-    names = ("train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps")
-    raw = {n: data.get(n) for n in names}
+    raw = {n: data.get(n) for n in _BATCH_KEYS}
     autotuning = isinstance(data.get("autotuning"), dict) and data["autotuning"].get("enabled") is True
-    vals: dict[str, int | None] = {}
-    auto = set()
-    for n in names:
-        v = raw[n]
-        if v == "auto":
-            auto.add(n)
-            vals[n] = None
-        else:
-            iv = _int_or_none(v)
-            vals[n] = iv if iv is not None and iv > 0 else None
-            if v is not None and iv is None:
-                return  # a type problem, already reported
-            if iv is not None and iv <= 0:
-                return  # a range problem, already reported
+    read = _batch_values(raw)
+    if read is None:
+        return
+    vals, auto = read
     tbs, mbs, gas = (
         vals["train_batch_size"],
         vals["train_micro_batch_size_per_gpu"],
@@ -600,71 +606,100 @@ def _batch(ctx: _Ctx, data: dict[str, Any], world_size: int | None) -> None:
                 "train_batch_size",
                 node,
             )
-        return
-    if world_size is not None:
-        if world_size <= 0:
-            return
-        if mbs is not None and gas is not None:
-            if tbs != mbs * gas * world_size:
-                ctx.add(
-                    "ds-batch",
-                    "error",
-                    f"train_batch_size {tbs} != train_micro_batch_size_per_gpu {mbs} x "
-                    f"gradient_accumulation_steps {gas} x world size {world_size} ({mbs * gas * world_size})",
-                    "train_batch_size",
-                    node,
-                    str(mbs * gas * world_size),
-                )
-            return
-        known = [x for x in (mbs, gas) if x is not None]
-        missing = [
-            n for n, x in (("train_micro_batch_size_per_gpu", mbs), ("gradient_accumulation_steps", gas)) if x is None
-        ]
-        product = world_size
-        for x in known:
-            product *= x
-        if tbs % product:
-            what = " x ".join(
-                [f"{n} {vals[n]}" for n in names[1:] if vals[n] is not None] + [f"world size {world_size}"]
-            )
-            filled = [n for n in missing if n in auto]
-            derived = [n for n in missing if n not in auto]
-            how = (
-                (
-                    "; DeepSpeed derives "
-                    + " and ".join(derived)
-                    + " by floor division and then fails the batch assertion"
-                )
-                if derived
-                else ""
-            )
+    elif world_size is not None:
+        if world_size > 0:
+            _batch_for_world_size(ctx, vals, auto, world_size, node)
+    else:
+        _batch_without_world_size(ctx, vals, node)
+
+
+def _batch_values(raw: dict[str, Any]) -> tuple[dict[str, int | None], set[str]] | None:
+    """The positive batch numbers (None where unset or "auto") and the "auto" keys; None when one has
+    a type or range problem (reported by the value checks)."""
+    vals: dict[str, int | None] = {}
+    auto = set()
+    for n in _BATCH_KEYS:
+        v = raw[n]
+        if v == "auto":
+            auto.add(n)
+            vals[n] = None
+        else:
+            iv = _int_or_none(v)
+            vals[n] = iv if iv is not None and iv > 0 else None
+            if v is not None and iv is None:
+                return None  # a type problem, already reported
+            if iv is not None and iv <= 0:
+                return None  # a range problem, already reported
+    return vals, auto
+
+
+def _batch_for_world_size(
+    ctx: _Ctx, vals: dict[str, int | None], auto: set[str], world_size: int, node: Node | None
+) -> None:
+    """train_batch_size = micro x accumulation x world size, or what DeepSpeed derives of a missing one."""
+    tbs, mbs, gas = (vals[n] for n in _BATCH_KEYS)
+    assert tbs is not None
+    if mbs is not None and gas is not None:
+        if tbs != mbs * gas * world_size:
             ctx.add(
                 "ds-batch",
                 "error",
-                f"train_batch_size {tbs} is not divisible by {what} ({product})"
-                + how
-                + ("; " + " and ".join(filled) + ' filled from "auto" cannot make it match' if filled else ""),
+                f"train_batch_size {tbs} != train_micro_batch_size_per_gpu {mbs} x "
+                f"gradient_accumulation_steps {gas} x world size {world_size} ({mbs * gas * world_size})",
                 "train_batch_size",
                 node,
+                str(mbs * gas * world_size),
             )
-            return
-        if len(missing) == 2 and not auto and tbs // world_size < 1:
-            return
-        if (
-            gas is not None
-            and mbs is None
-            and "train_micro_batch_size_per_gpu" not in auto
-            and tbs // world_size // gas < 1
-        ):
-            ctx.add("ds-batch", "error", "the derived train_micro_batch_size_per_gpu is 0", "train_batch_size", node)
         return
-    # no world size: the batch keys must at least divide
+    known = [x for x in (mbs, gas) if x is not None]
+    missing = [
+        n for n, x in (("train_micro_batch_size_per_gpu", mbs), ("gradient_accumulation_steps", gas)) if x is None
+    ]
+    product = world_size
+    for x in known:
+        product *= x
+    if tbs % product:
+        what = " x ".join(
+            [f"{n} {vals[n]}" for n in _BATCH_KEYS[1:] if vals[n] is not None] + [f"world size {world_size}"]
+        )
+        filled = [n for n in missing if n in auto]
+        derived = [n for n in missing if n not in auto]
+        how = (
+            ("; DeepSpeed derives " + " and ".join(derived) + " by floor division and then fails the batch assertion")
+            if derived
+            else ""
+        )
+        ctx.add(
+            "ds-batch",
+            "error",
+            f"train_batch_size {tbs} is not divisible by {what} ({product})"
+            + how
+            + ("; " + " and ".join(filled) + ' filled from "auto" cannot make it match' if filled else ""),
+            "train_batch_size",
+            node,
+        )
+        return
+    if len(missing) == 2 and not auto and tbs // world_size < 1:
+        return
+    if (
+        gas is not None
+        and mbs is None
+        and "train_micro_batch_size_per_gpu" not in auto
+        and tbs // world_size // gas < 1
+    ):
+        ctx.add("ds-batch", "error", "the derived train_micro_batch_size_per_gpu is 0", "train_batch_size", node)
+
+
+def _batch_without_world_size(ctx: _Ctx, vals: dict[str, int | None], node: Node | None) -> None:
+    """No world size: the batch keys must at least divide."""
+    tbs, mbs, gas = (vals[n] for n in _BATCH_KEYS)
+    assert tbs is not None
     known = [x for x in (mbs, gas) if x is not None]
     product = 1
     for x in known:
         product *= x
     if known and tbs % product:
-        what = " x ".join(f"{n} {vals[n]}" for n in names[1:] if vals[n] is not None)
+        what = " x ".join(f"{n} {vals[n]}" for n in _BATCH_KEYS[1:] if vals[n] is not None)
         ctx.add(
             "ds-batch",
             "error",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from accelconf import releases
 from accelconf.accelerate import registry
+from accelconf.accelerate.registry import Setting
 from accelconf.accelerate.validate.context import Context, _is_sagemaker, rule, scalar_text
 from accelconf.findings import Severity
 from accelconf.text import suggest
@@ -30,7 +31,6 @@ def _distributed_type(ctx: Context) -> None:
         )
         return
     value = data["distributed_type"]
-    node = ctx.value_node("distributed_type")
     if _is_sagemaker(ctx):
         if value not in registry.SAGEMAKER_DISTRIBUTED_TYPES:
             ctx.finding(
@@ -43,21 +43,7 @@ def _distributed_type(ctx: Context) -> None:
             )
         return
     if isinstance(value, bool):
-        raw = node.raw if node else str(value)
-        if "num_processes" in data:
-            sev: Severity = "warning"
-            msg = (
-                f"unquoted `{raw}` is the YAML boolean {value} for accelerate, not the string 'NO'; it launches only "
-                "because num_processes is set. Quote it: 'NO'"
-            )
-        else:
-            sev = "error"
-            msg = (
-                f"unquoted `{raw}` is the YAML boolean {value} for accelerate: num_processes is not filled and launch "
-                "fails. Quote it: 'NO'"
-            )
-        fix = ctx.replace_value(("distributed_type",), "'NO'") if raw.upper() == "NO" else ()
-        ctx.finding("yaml-bool-value", sev, msg, ("distributed_type",), on_value=True, suggestion="'NO'", fix=fix)
+        _boolean_distributed_type(ctx, value)
         return
     setting = registry.get("", "distributed_type")
     assert setting is not None
@@ -69,53 +55,81 @@ def _distributed_type(ctx: Context) -> None:
             ("distributed_type",),
             on_value=True,
         )
-        return
-    if value in ("TPU", "TP") and value not in registry.DISTRIBUTED_TYPES:
-        ok = registry.enum_exists(setting, value, ctx.version)
-        if not ok:
-            repl = "XLA" if value == "TPU" else "MULTI_GPU"
-            ctx.finding(
-                "legacy-value",
-                "error",
-                f"`distributed_type: {value}` does not exist in accelerate {ctx.version} (ValueError at "
-                f"load){'; it was renamed XLA in 0.28' if value == 'TPU' else ''}",
-                ("distributed_type",),
-                on_value=True,
-                suggestion=repl,
-                fix=ctx.replace_value(("distributed_type",), repl) if value == "TPU" else (),
-            )
-        return
-    if value not in registry.DISTRIBUTED_TYPES:
-        upper = value.upper()
-        if upper in registry.DISTRIBUTED_TYPES:
-            ctx.finding(
-                "enum-case",
-                "error",
-                f"`distributed_type: {value}` must be upper case: accelerate raises ValueError ('{value}' is not a "
-                "valid DistributedType)",
-                ("distributed_type",),
-                on_value=True,
-                suggestion=upper,
-                fix=ctx.replace_value(("distributed_type",), scalar_text(ctx.doc, upper, node)),
-            )
-        else:
-            guess = suggest.ranked(upper, registry.DISTRIBUTED_TYPES, 1)
-            ctx.finding(
-                "invalid-value",
-                "error",
-                f"`distributed_type: {value}` is not one of {', '.join(registry.DISTRIBUTED_TYPES)}",
-                ("distributed_type",),
-                on_value=True,
-                suggestion=guess[0] if guess else None,
-            )
-        return
-    if not registry.enum_exists(setting, value, ctx.version):
+    elif value in ("TPU", "TP") and value not in registry.DISTRIBUTED_TYPES:
+        _legacy_distributed_type(ctx, setting, value)
+    elif value not in registry.DISTRIBUTED_TYPES:
+        _unknown_distributed_type(ctx, value)
+    elif not registry.enum_exists(setting, value, ctx.version):
         ctx.finding(
             "value-too-new",
             "error",
             f"`distributed_type: {value}` does not exist in accelerate {ctx.version}",
             ("distributed_type",),
             on_value=True,
+        )
+
+
+def _boolean_distributed_type(ctx: Context, value: bool) -> None:
+    """A bare NO (or another YAML 1.1 boolean): fatal unless num_processes makes launch skip it."""
+    node = ctx.value_node("distributed_type")
+    raw = node.raw if node else str(value)
+    if "num_processes" in ctx.doc.data:
+        sev: Severity = "warning"
+        msg = (
+            f"unquoted `{raw}` is the YAML boolean {value} for accelerate, not the string 'NO'; it launches only "
+            "because num_processes is set. Quote it: 'NO'"
+        )
+    else:
+        sev = "error"
+        msg = (
+            f"unquoted `{raw}` is the YAML boolean {value} for accelerate: num_processes is not filled and launch "
+            "fails. Quote it: 'NO'"
+        )
+    fix = ctx.replace_value(("distributed_type",), "'NO'") if raw.upper() == "NO" else ()
+    ctx.finding("yaml-bool-value", sev, msg, ("distributed_type",), on_value=True, suggestion="'NO'", fix=fix)
+
+
+def _legacy_distributed_type(ctx: Context, setting: Setting, value: str) -> None:
+    """TPU (renamed XLA in 0.28) and TP, where this release does not have them."""
+    if registry.enum_exists(setting, value, ctx.version):
+        return
+    repl = "XLA" if value == "TPU" else "MULTI_GPU"
+    ctx.finding(
+        "legacy-value",
+        "error",
+        f"`distributed_type: {value}` does not exist in accelerate {ctx.version} (ValueError at "
+        f"load){'; it was renamed XLA in 0.28' if value == 'TPU' else ''}",
+        ("distributed_type",),
+        on_value=True,
+        suggestion=repl,
+        fix=ctx.replace_value(("distributed_type",), repl) if value == "TPU" else (),
+    )
+
+
+def _unknown_distributed_type(ctx: Context, value: str) -> None:
+    """Not a DistributedType: wrong case (with the fix) or another word (with a guess)."""
+    upper = value.upper()
+    if upper in registry.DISTRIBUTED_TYPES:
+        node = ctx.value_node("distributed_type")
+        ctx.finding(
+            "enum-case",
+            "error",
+            f"`distributed_type: {value}` must be upper case: accelerate raises ValueError ('{value}' is not a "
+            "valid DistributedType)",
+            ("distributed_type",),
+            on_value=True,
+            suggestion=upper,
+            fix=ctx.replace_value(("distributed_type",), scalar_text(ctx.doc, upper, node)),
+        )
+    else:
+        guess = suggest.ranked(upper, registry.DISTRIBUTED_TYPES, 1)
+        ctx.finding(
+            "invalid-value",
+            "error",
+            f"`distributed_type: {value}` is not one of {', '.join(registry.DISTRIBUTED_TYPES)}",
+            ("distributed_type",),
+            on_value=True,
+            suggestion=guess[0] if guess else None,
         )
 
 
