@@ -229,36 +229,12 @@ def _check_value(
     ctx: _Ctx, section: Key, spec: Key, knode: Node, vnode: Node, path: tuple[str, ...], strict: bool | None
 ) -> None:
     dotted = ".".join(path)
-    name = path[-1]
     # versions: removed / newer than the target
     # DeepSpeedConfigModel drops "auto" values before pydantic sees them (deepspeed/runtime/config_utils.py),
     # so a removed, too new or unknown key set to "auto" in a pydantic section is ignored, not rejected
     dropped = section.strict_since is not None and vnode.kind == "scalar" and vnode.value == "auto"
-    if spec.removed:
-        raises = (section is TOP and name in _REMOVED_TOP) or (section.strict_since is not None and not dropped)
-        effect = "reject" if raises else "ignore"
-        pointer = f" (see {ISSUE_8489})" if section is TOP and name in _REMOVED_TOP else ""
-        if ctx.active(None, spec.removed) is False:
-            ctx.add(
-                "ds-removed",
-                "error" if raises else "warning",
-                f"`{dotted}`: {spec.removed_message}; DeepSpeed {spec.removed} and newer {effect} it, "
-                f"and the target is {ctx.version}{pointer}",
-                dotted,
-                knode,
-                spec.replaced_by,
-            )
-        elif ctx.version is None:
-            ctx.add(
-                "ds-removed",
-                "warning",
-                f"`{dotted}`: {spec.removed_message}; DeepSpeed {spec.removed} and newer {effect} it{pointer}",
-                dotted,
-                knode,
-                spec.replaced_by,
-            )
-        if ctx.active(None, spec.removed) is False or not raises:
-            return
+    if spec.removed and _removed_key(ctx, section, spec, knode, path, dropped):
+        return
     if spec.since and ctx.active(spec.since, None) is False:
         rejects = strict and not dropped
         ctx.add(
@@ -273,56 +249,95 @@ def _check_value(
     if spec.deprecated:
         ctx.add("ds-deprecated", "warning", spec.deprecated, dotted, knode, spec.replaced_by)
         _deprecated_with_replacement(ctx, section, spec, knode, vnode, path)
-    value = vnode.value if vnode.kind == "scalar" else None
     pydantic_section = section.strict_since is not None and strict is not False
-    # "auto"
-    if vnode.kind == "scalar" and value == "auto":
+    if vnode.kind == "scalar" and vnode.value == "auto":
         result = _auto_severity(ctx, spec, pydantic_section)
         if result is not None:
             sev, why = result
             ctx.add("ds-auto", sev, f'`{dotted}` is "auto": {why}', dotted, vnode)
+    elif spec.children is not None:
+        _check_section_value(ctx, spec, vnode, path)
+    elif spec.open:
+        _check_open_value(ctx, spec, vnode, path)
+    else:
+        before = len(ctx.findings)
+        _check_scalar(ctx, spec, vnode, dotted, pydantic_section)
+        if strict is None:
+            _errors_become_warnings(ctx, before, section)
+
+
+def _removed_key(ctx: _Ctx, section: Key, spec: Key, knode: Node, path: tuple[str, ...], dropped: bool) -> bool:
+    """The finding on a key DeepSpeed removed; True when nothing more is to be said about its value."""
+    dotted, name = ".".join(path), path[-1]
+    raises = (section is TOP and name in _REMOVED_TOP) or (section.strict_since is not None and not dropped)
+    effect = "reject" if raises else "ignore"
+    pointer = f" (see {ISSUE_8489})" if section is TOP and name in _REMOVED_TOP else ""
+    if ctx.active(None, spec.removed) is False:
+        ctx.add(
+            "ds-removed",
+            "error" if raises else "warning",
+            f"`{dotted}`: {spec.removed_message}; DeepSpeed {spec.removed} and newer {effect} it, "
+            f"and the target is {ctx.version}{pointer}",
+            dotted,
+            knode,
+            spec.replaced_by,
+        )
+    elif ctx.version is None:
+        ctx.add(
+            "ds-removed",
+            "warning",
+            f"`{dotted}`: {spec.removed_message}; DeepSpeed {spec.removed} and newer {effect} it{pointer}",
+            dotted,
+            knode,
+            spec.replaced_by,
+        )
+    return ctx.active(None, spec.removed) is False or not raises
+
+
+def _check_section_value(ctx: _Ctx, spec: Key, vnode: Node, path: tuple[str, ...]) -> None:
+    """A section: walked when it is an object; null where allowed; the legacy `zero_optimization: true`."""
+    dotted = ".".join(path)
+    value = vnode.value if vnode.kind == "scalar" else None
+    if vnode.kind == "map":
+        _walk(ctx, spec, vnode, path)
+    elif vnode.kind == "scalar" and value is None and spec.nullable:
         return
-    # sections
-    if spec.children is not None:
-        if vnode.kind == "map":
-            _walk(ctx, spec, vnode, path)
-            return
-        if vnode.kind == "scalar" and value is None and spec.nullable:
-            return
-        if spec is ZERO and vnode.kind == "scalar" and isinstance(value, bool):
-            ctx.add(
-                "ds-deprecated",
-                "warning",
-                '`"zero_optimization": true` is the legacy form (stage 1); write `{"stage": 1}`',
-                dotted,
-                vnode,
-                '{"stage": 1}',
-            )
-            return
+    elif spec is ZERO and vnode.kind == "scalar" and isinstance(value, bool):
+        ctx.add(
+            "ds-deprecated",
+            "warning",
+            '`"zero_optimization": true` is the legacy form (stage 1); write `{"stage": 1}`',
+            dotted,
+            vnode,
+            '{"stage": 1}',
+        )
+    else:
         ctx.add(
             "ds-type", "error", f"`{dotted}` must be an object, not {_json_type(_node_value(vnode))}", dotted, vnode
         )
-        return
-    if spec.open:
-        types = [spec.type] if isinstance(spec.type, str) else list(spec.type)
-        v = _node_value(vnode)
-        if not any(_strict_ok(v, t) for t in types) and not (v is None and spec.nullable):
-            ctx.add("ds-type", "error", f"`{dotted}` must be {_type_words(spec)}, not {_json_type(v)}", dotted, vnode)
-        if name == "params" and path[:1] == ("optimizer",) and vnode.kind == "map":
-            _optimizer_params(ctx, vnode, path)
-        return
-    before = len(ctx.findings)
-    _check_scalar(ctx, spec, vnode, dotted, pydantic_section)
-    if strict is None:
-        # the section became a strict pydantic model inside the supported range: not an error for every version
-        for i in range(before, len(ctx.findings)):
-            f = ctx.findings[i]
-            if f.severity == "error":
-                ctx.findings[i] = replace(
-                    f,
-                    severity="warning",
-                    message=f.message + f" (DeepSpeed {section.strict_since} and newer reject it)",
-                )
+
+
+def _check_open_value(ctx: _Ctx, spec: Key, vnode: Node, path: tuple[str, ...]) -> None:
+    """A key whose keys are free (optimizer params, ...): its type only, and the optimizer's params."""
+    dotted = ".".join(path)
+    types = [spec.type] if isinstance(spec.type, str) else list(spec.type)
+    v = _node_value(vnode)
+    if not any(_strict_ok(v, t) for t in types) and not (v is None and spec.nullable):
+        ctx.add("ds-type", "error", f"`{dotted}` must be {_type_words(spec)}, not {_json_type(v)}", dotted, vnode)
+    if path[-1] == "params" and path[:1] == ("optimizer",) and vnode.kind == "map":
+        _optimizer_params(ctx, vnode, path)
+
+
+def _errors_become_warnings(ctx: _Ctx, before: int, section: Key) -> None:
+    """The section became a strict pydantic model inside the supported range: not an error for every version."""
+    for i in range(before, len(ctx.findings)):
+        f = ctx.findings[i]
+        if f.severity == "error":
+            ctx.findings[i] = replace(
+                f,
+                severity="warning",
+                message=f.message + f" (DeepSpeed {section.strict_since} and newer reject it)",
+            )
 
 
 def _deprecated_with_replacement(
@@ -386,7 +401,6 @@ def _check_scalar(ctx: _Ctx, spec: Key, vnode: Node, dotted: str, pydantic_secti
         sev: Severity = "error" if (pydantic_section and spec.lax) or _hand_type_fatal(dotted, v, spec) else "warning"
         ctx.add("ds-type", sev, f"`{dotted}` must be {_type_words(spec)}, not null", dotted, vnode)
         return
-    strict_ok = any(_strict_ok(v, t) for t in types)
     lax = pydantic_section and spec.lax
     if spec.no_bool and isinstance(v, bool):
         ctx.add(
@@ -397,49 +411,21 @@ def _check_scalar(ctx: _Ctx, spec: Key, vnode: Node, dotted: str, pydantic_secti
             vnode,
         )
         return
-    if not strict_ok:
-        if lax and any(_lax_ok(v, t) for t in types):
-            t = next(t for t in types if _lax_ok(v, t))
-            ctx.add(
-                "ds-type",
-                "warning",
-                f"`{dotted}` should be {_type_words(spec)}; DeepSpeed converts {_fmt(v)} but other tools will not",
-                dotted,
-                vnode,
-            )
-            v = _coerce(v, t)
-        else:
-            sev = "error" if lax or _hand_type_fatal(dotted, v, spec) or _dtype_read(ctx, dotted) else "warning"
-            extra = "" if sev == "error" else " (DeepSpeed does not check it here; expect a failure when it is used)"
-            ctx.add(
-                "ds-type",
-                sev,
-                f"`{dotted}` must be {_type_words(spec)}, not {_json_type(v)} {_fmt(v)}{extra}",
-                dotted,
-                vnode,
-            )
+    if not any(_strict_ok(v, t) for t in types):
+        t = next((t for t in types if lax and _lax_ok(v, t)), None)
+        if t is None:
+            _wrong_type(ctx, spec, vnode, v, dotted, lax)
             return
+        ctx.add(
+            "ds-type",
+            "warning",
+            f"`{dotted}` should be {_type_words(spec)}; DeepSpeed converts {_fmt(v)} but other tools will not",
+            dotted,
+            vnode,
+        )
+        v = _coerce(v, t)
     if isinstance(v, list) and spec.items:
-        for item_node in vnode.items:
-            if not _strict_ok(_node_value(item_node), spec.items):
-                sev = (
-                    "error"
-                    if lax or spec.items == "string" and dotted.startswith(("data_types.", "torch_autocast."))
-                    else "warning"
-                )
-                ctx.add(
-                    "ds-type", sev, f"items of `{dotted}` must be {_type_words(Key(spec.items))}", dotted, item_node
-                )
-        if spec.enum is not None and dotted == "compile.passes":
-            for item_node in vnode.items:
-                if item_node.value not in ("z1", "z3", "autosp", "autotp"):
-                    ctx.add(
-                        "ds-enum",
-                        "error",
-                        f"unknown compile pass {_fmt(item_node.value)}; expected one of z1, z3, autosp, autotp",
-                        dotted,
-                        item_node,
-                    )
+        _check_items(ctx, spec, vnode, dotted, lax)
         return
     if dotted == "data_types.keep_in_fp32_modules" and isinstance(v, str) and v != "auto":
         ctx.add(
@@ -463,6 +449,42 @@ def _check_scalar(ctx: _Ctx, spec: Key, vnode: Node, dotted: str, pydantic_secti
     if spec.enum and not isinstance(v, (list, dict)):
         _check_enum(ctx, spec, vnode, v, dotted, lax)
     _check_range(ctx, spec, vnode, v, dotted, lax)
+
+
+def _wrong_type(ctx: _Ctx, spec: Key, vnode: Node, v: Any, dotted: str, lax: bool) -> None:
+    """A value of the wrong type: an error where DeepSpeed rejects or reads it, else a warning."""
+    sev: Severity = "error" if lax or _hand_type_fatal(dotted, v, spec) or _dtype_read(ctx, dotted) else "warning"
+    extra = "" if sev == "error" else " (DeepSpeed does not check it here; expect a failure when it is used)"
+    ctx.add(
+        "ds-type",
+        sev,
+        f"`{dotted}` must be {_type_words(spec)}, not {_json_type(v)} {_fmt(v)}{extra}",
+        dotted,
+        vnode,
+    )
+
+
+def _check_items(ctx: _Ctx, spec: Key, vnode: Node, dotted: str, lax: bool) -> None:
+    """The items of a list: their type, and the names of compile passes."""
+    assert spec.items is not None
+    for item_node in vnode.items:
+        if not _strict_ok(_node_value(item_node), spec.items):
+            sev: Severity = (
+                "error"
+                if lax or spec.items == "string" and dotted.startswith(("data_types.", "torch_autocast."))
+                else "warning"
+            )
+            ctx.add("ds-type", sev, f"items of `{dotted}` must be {_type_words(Key(spec.items))}", dotted, item_node)
+    if spec.enum is not None and dotted == "compile.passes":
+        for item_node in vnode.items:
+            if item_node.value not in ("z1", "z3", "autosp", "autotp"):
+                ctx.add(
+                    "ds-enum",
+                    "error",
+                    f"unknown compile pass {_fmt(item_node.value)}; expected one of z1, z3, autosp, autotp",
+                    dotted,
+                    item_node,
+                )
 
 
 def _hand_type_fatal(dotted: str, v: Any, spec: Key) -> bool:
