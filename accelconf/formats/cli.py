@@ -43,7 +43,7 @@ from accelconf.accelerate.launch import (
 from accelconf.accelerate.model import Config, Entry, canonical
 from accelconf.accelerate.registry import Setting
 from accelconf.errors import InputError
-from accelconf.findings import Finding
+from accelconf.findings import Finding, Severity
 from accelconf.formats import shell
 from accelconf.text import suggest
 
@@ -453,94 +453,73 @@ def _cli_string(s: Setting, value: Any) -> str | None:
     return str(value)
 
 
+def _lossy(severity: Severity, message: str, path: str, e: Entry, rule: str = "convert.lossy") -> Finding:
+    """A finding at a config entry that the flags cannot carry as written."""
+    return Finding(rule, severity, message, path, e.line, e.column)
+
+
 def _paradigm_flags(cfg: Config, mode: str, ns: dict[str, Any], findings: list[Finding]) -> list[str]:
     """--multi_gpu & co. and --cpu: what distributed_type and use_cpu become."""
-    out: list[str] = []
+    paradigm = _paradigm(cfg, mode, ns, findings)
+    return ([f"--{paradigm}"] if paradigm else []) + _cpu_flag(cfg, mode, findings)
+
+
+def _paradigm(cfg: Config, mode: str, ns: dict[str, Any], findings: list[Finding]) -> str | None:
+    """The paradigm flag's name (multi_gpu, use_deepspeed...) for distributed_type, or None."""
     dtype = cfg.get("distributed_type")
     paradigm = PARADIGM_OF_TYPE.get(dtype) if isinstance(dtype, str) else None
-    if paradigm == "multi_gpu" and isinstance(ns.get("num_processes"), int) and ns["num_processes"] < 2:
+    if paradigm != "multi_gpu":
+        return paradigm
+    if isinstance(ns.get("num_processes"), int) and ns["num_processes"] < 2:
         # a file may run one MULTI_GPU process under torchrun, the flag may not: commands/launch.py
         # refuses `--multi_gpu` with fewer than 2 processes before it reads any config file
-        e = cfg.entries["distributed_type"]
-        findings.append(
-            Finding(
-                "convert.lossy",
-                "warning",
-                f"`distributed_type: {dtype}` with one process cannot be given as "
-                "--multi_gpu (accelerate refuses it with fewer than 2 processes): written without it, the "
-                "script runs as one plain process instead of a one-process group under torchrun",
-                "distributed_type",
-                e.line,
-                e.column,
-            )
+        message = (
+            f"`distributed_type: {dtype}` with one process cannot be given as "
+            "--multi_gpu (accelerate refuses it with fewer than 2 processes): written without it, the "
+            "script runs as one plain process instead of a one-process group under torchrun"
         )
-        paradigm = None
-    if paradigm == "multi_gpu" and mode != "torchrun":
+        findings.append(_lossy("warning", message, "distributed_type", cfg.entries["distributed_type"]))
+        return None
+    if mode != "torchrun":
         # accelerate 0.20 sends only MULTI_GPU to the multi-GPU launcher (commands/launch.py
         # `args.multi_gpu = defaults.distributed_type == DistributedType.MULTI_GPU`): the file runs
         # the simple launcher there, and --multi_gpu would start torchrun
-        e = cfg.entries["distributed_type"]
-        findings.append(
-            Finding(
-                "convert.lossy",
-                "info",
-                f"`distributed_type: {dtype}` runs the {mode} launcher in this "
-                "accelerate version; written without --multi_gpu (which would start torchrun)",
-                "distributed_type",
-                e.line,
-                e.column,
-            )
+        message = (
+            f"`distributed_type: {dtype}` runs the {mode} launcher in this "
+            "accelerate version; written without --multi_gpu (which would start torchrun)"
         )
-        paradigm = None
-    if paradigm:
-        out.append(f"--{paradigm}")
-    if paradigm == "multi_gpu" and dtype != "MULTI_GPU":
-        e = cfg.entries["distributed_type"]
-        findings.append(
-            Finding(
-                "convert.lossy",
-                "warning",
-                f"`distributed_type: {dtype}` cannot be given as a flag: --multi_gpu "
-                f"leaves the device type to the hardware accelerate runs on (read back as MULTI_GPU)",
-                "distributed_type",
-                e.line,
-                e.column,
-            )
+        findings.append(_lossy("info", message, "distributed_type", cfg.entries["distributed_type"]))
+        return None
+    if dtype != "MULTI_GPU":
+        message = (
+            f"`distributed_type: {dtype}` cannot be given as a flag: --multi_gpu "
+            f"leaves the device type to the hardware accelerate runs on (read back as MULTI_GPU)"
         )
+        findings.append(_lossy("warning", message, "distributed_type", cfg.entries["distributed_type"]))
+    return paradigm
+
+
+def _cpu_flag(cfg: Config, mode: str, findings: list[Finding]) -> list[str]:
+    """--cpu on the simple path; elsewhere use_cpu is not written, with what it still does there."""
     use_cpu = cfg.get("use_cpu")
     if use_cpu and mode == "simple":
-        out.append("--cpu")
-    elif use_cpu and "--num_cpu_threads_per_process" not in cfg.unknown and mode in ("torchrun", "deepspeed"):
+        return ["--cpu"]
+    if use_cpu and "--num_cpu_threads_per_process" not in cfg.unknown and mode in ("torchrun", "deepspeed"):
         # _validate_launch_command (commands/launch.py) still reads use_cpu on these paths: without
         # --num_cpu_threads_per_process it sets OMP_NUM_THREADS from the launching machine's physical cores
-        e = cfg.entries["use_cpu"]
-        findings.append(
-            Finding(
-                "convert.lossy",
-                "warning",
-                f"use_cpu is not written as --cpu on the {mode} path (which would "
-                "switch to the simple launcher), but in the file it sets OMP_NUM_THREADS from the physical "
-                "cores of the machine that launches (per process from 0.34): add "
-                "--num_cpu_threads_per_process N for that machine",
-                "use_cpu",
-                e.line,
-                e.column,
-            )
+        message = (
+            f"use_cpu is not written as --cpu on the {mode} path (which would "
+            "switch to the simple launcher), but in the file it sets OMP_NUM_THREADS from the physical "
+            "cores of the machine that launches (per process from 0.34): add "
+            "--num_cpu_threads_per_process N for that machine"
         )
+        findings.append(_lossy("warning", message, "use_cpu", cfg.entries["use_cpu"]))
     elif use_cpu:
-        e = cfg.entries["use_cpu"]
-        findings.append(
-            Finding(
-                "convert.lossy",
-                "info",
-                f"use_cpu is not used on the {mode} path; not written as --cpu "
-                "(which would switch to the simple launcher)",
-                "use_cpu",
-                e.line,
-                e.column,
-            )
+        message = (
+            f"use_cpu is not used on the {mode} path; not written as --cpu (which would switch to the simple launcher)"
         )
-    return out
+        findings.append(_lossy("info", message, "use_cpu", cfg.entries["use_cpu"]))
+    return []
 
 
 def _flag_sections(mode: str, ns: dict[str, Any], out: list[str], findings: list[Finding]) -> tuple[set[str], bool]:
@@ -589,85 +568,25 @@ def _entry_flags(
 ) -> list[str]:
     """The flag (and its value) for one config entry, or nothing with a finding saying why."""
     if s.section not in sections:
-        if s.section == "parallelism_config" and no_parallelism_flags:
-            findings.append(
-                Finding(
-                    "convert.lossy",
-                    "warning",
-                    f"`{path}` is exported from the config file, but "
-                    "accelerate refuses --use_parallelism_config without --use_fsdp (FSDP2): no flag "
-                    "can carry it; dropped",
-                    path,
-                    e.line,
-                    e.column,
-                )
-            )
-        elif s.section and path in registry.ACCELERATOR_ENV_ARGS and e.origin == "env":
-            from accelconf.formats.yamljson import accelerator_env_lost
-
-            findings.append(accelerator_env_lost(e, registry.ACCELERATOR_ENV_ARGS[path][0], "a launch flag"))
-        elif s.section:
-            findings.append(
-                Finding(
-                    "convert.lossy",
-                    "info",
-                    f"`{path}` is not used on this launch path; not written",
-                    path,
-                    e.line,
-                    e.column,
-                )
-            )
+        _not_on_this_path(path, e, s, no_parallelism_flags, findings)
         return []
     if not s.flag:
         if s.section or mode == "tpu":
-            findings.append(
-                Finding(
-                    "convert.lossy",
-                    "warning",
-                    f"`{path}` has no accelerate launch flag; dropped",
-                    path,
-                    e.line,
-                    e.column,
-                )
-            )
+            findings.append(_lossy("warning", f"`{path}` has no accelerate launch flag; dropped", path, e))
         else:
-            findings.append(
-                Finding(
-                    "convert.lossy",
-                    "info",
-                    f"`{path}` is not used by accelerate launch on the {mode} path; not written",
-                    path,
-                    e.line,
-                    e.column,
-                )
-            )
+            message = f"`{path}` is not used by accelerate launch on the {mode} path; not written"
+            findings.append(_lossy("info", message, path, e))
         return []
     if s.file_ignored:
-        if canonical(s, e.value) == canonical(s, s.launcher_default):
-            return []
-        findings.append(
-            Finding(
-                "convert.file-ignored",
-                "info",
+        if canonical(s, e.value) != canonical(s, s.launcher_default):
+            message = (
                 f"`{path}` is ignored by accelerate in a config file; "
-                f"not written (passing --{s.flag} would change the launch)",
-                path,
-                e.line,
-                e.column,
+                f"not written (passing --{s.flag} would change the launch)"
             )
-        )
+            findings.append(_lossy("info", message, path, e, "convert.file-ignored"))
         return []
     if not s.exists_in(version):
-        findings.append(
-            Finding(
-                "convert.lossy",
-                "info",
-                f"`{path}` is not read by accelerate {version}; not written",
-                path,
-                e.line,
-                e.column,
-            )
-        )
+        findings.append(_lossy("info", f"`{path}` is not read by accelerate {version}; not written", path, e))
         return []
     if s.section == "" and s.key in ("main_training_function", "tpu_use_cluster") and mode != "tpu":
         return []
@@ -676,42 +595,50 @@ def _entry_flags(
     value = ns.get(s.namespace) if s.section else e.value
     if s.section == "" and s.key == "gpu_ids" and value == "all":
         return []
-    kind = flag_kind(s)
     if value is None:
         return []
     if s.key == "fsdp_sharding_strategy" and isinstance(s.launcher_default_for(version), int):
         # until 0.25 commands/launch.py declares --fsdp_sharding_strategy with type=int (default 1):
         # argparse refuses a name there, so the flag carries the strategy's number
         value = _strategy_number(s, value)
+    return _value_flags(path, e, s, value, version, findings)
+
+
+def _not_on_this_path(path: str, e: Entry, s: Setting, no_parallelism_flags: bool, findings: list[Finding]) -> None:
+    """Why a setting of a section this launch path does not read is not written."""
+    if s.section == "parallelism_config" and no_parallelism_flags:
+        message = (
+            f"`{path}` is exported from the config file, but "
+            "accelerate refuses --use_parallelism_config without --use_fsdp (FSDP2): no flag "
+            "can carry it; dropped"
+        )
+        findings.append(_lossy("warning", message, path, e))
+    elif s.section and path in registry.ACCELERATOR_ENV_ARGS and e.origin == "env":
+        from accelconf.formats.yamljson import accelerator_env_lost
+
+        findings.append(accelerator_env_lost(e, registry.ACCELERATOR_ENV_ARGS[path][0], "a launch flag"))
+    elif s.section:
+        findings.append(_lossy("info", f"`{path}` is not used on this launch path; not written", path, e))
+
+
+def _value_flags(path: str, e: Entry, s: Setting, value: Any, version: str, findings: list[Finding]) -> list[str]:
+    """The flag for a value as its argparse action reads it, or nothing with a finding saying why."""
+    kind = flag_kind(s)
     if kind == "store_true":
         if value is True:
             return [f"--{s.flag}"]
         if value not in (False, None):
-            findings.append(
-                Finding(
-                    "convert.lossy",
-                    "warning",
-                    f"`{path}: {value!r}` cannot be given as the on/off flag --{s.flag}",
-                    path,
-                    e.line,
-                    e.column,
-                )
-            )
+            message = f"`{path}: {value!r}` cannot be given as the on/off flag --{s.flag}"
+            findings.append(_lossy("warning", message, path, e))
         return []
     if kind == "bool" and not value and s.launcher_default is False:
         return []
     if kind == "list3" and not isinstance(value, (list, tuple)):
-        findings.append(
-            Finding(
-                "convert.lossy",
-                "warning",
-                f"`{path}: {value!r}` is not a list of three booleans and cannot "
-                f"be given as --{s.flag} (accelerate indexes the file's value as written); not written",
-                path,
-                e.line,
-                e.column,
-            )
+        message = (
+            f"`{path}: {value!r}` is not a list of three booleans and cannot "
+            f"be given as --{s.flag} (accelerate indexes the file's value as written); not written"
         )
+        findings.append(_lossy("warning", message, path, e))
         return []
     text = _cli_string(s, value)
     if text is None:
@@ -719,32 +646,20 @@ def _entry_flags(
     if s.path == "fp8_config.backend" and changed(version, "fp8-backend-enum"):
         # the flag takes only lowercase and exports it as given; from 1.9 Accelerator() raises on it
         # (accelerator.py: FP8BackendType(parse_choice_from_env("ACCELERATE_FP8_BACKEND", "NO")))
-        findings.append(
-            Finding(
-                "convert.lossy",
-                "warning",
-                f"`{path}: {value}` cannot be given as --{s.flag}: the flag takes only "
-                f"lowercase, which Accelerator() rejects in accelerate {version} (FP8BackendType); not written, "
-                "so accelerate picks the backend itself (torchao, then TransformerEngine, then MS-AMP, "
-                "whichever is installed)",
-                path,
-                e.line,
-                e.column,
-            )
+        message = (
+            f"`{path}: {value}` cannot be given as --{s.flag}: the flag takes only "
+            f"lowercase, which Accelerator() rejects in accelerate {version} (FP8BackendType); not written, "
+            "so accelerate picks the backend itself (torchao, then TransformerEngine, then MS-AMP, "
+            "whichever is installed)"
         )
+        findings.append(_lossy("warning", message, path, e))
         return []
     choices = flag_choices(s, version)
     if choices and text not in choices:
-        findings.append(
-            Finding(
-                "convert.lossy",
-                "warning",
-                f"`{path}: {value}` cannot be given as --{s.flag} (the flag accepts {', '.join(choices)}); not written",
-                path,
-                e.line,
-                e.column,
-            )
+        message = (
+            f"`{path}: {value}` cannot be given as --{s.flag} (the flag accepts {', '.join(choices)}); not written"
         )
+        findings.append(_lossy("warning", message, path, e))
         return []
     return [f"--{s.flag}", text]
 
