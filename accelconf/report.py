@@ -216,6 +216,26 @@ def output_schema(schema_id: str) -> dict:
     their error), ``diff``, ``explain``, ``env`` and ``fit`` (the strategy table). Finding and file objects
     are closed: a field is added here first, so scripts reading the output see every change in one place.
     ``--format sarif`` follows the SARIF 2.1.0 schema instead (:mod:`accelconf.sarif`)."""
+    return {
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "$id": schema_id,
+        "title": "accelconf --format json output",
+        "description": "What `accelconf validate|check|diff|explain|env|fit --format json` print. Pick the "
+        "definition by command: report (validate, check), diff, explain, env, fit.",
+        "oneOf": [{"$ref": f"#/$defs/{name}"} for name in ("report", "diff", "explain", "env", "fit")],
+        "$defs": {
+            **_report_defs(),
+            "diff": {"type": "array", "items": {"$ref": "#/$defs/change"}},
+            "change": _change_def(),
+            **_explain_defs(),
+            "env": _env_def(),
+            **_fit_defs(),
+        },
+    }
+
+
+def _report_defs() -> dict[str, Any]:
+    """validate and check: files with their findings or their error."""
     finding = _obj(
         {
             "rule": _STR,
@@ -240,10 +260,19 @@ def output_schema(schema_id: str) -> dict:
         {"environment": {"$ref": "#/$defs/env"}, "memory": {"type": "array", "items": {"type": "object"}}},
         closed=False,
     )
-    change = _obj(
+    return {"finding": finding, "error": error, "file": file, "report": report}
+
+
+def _change_def() -> dict[str, Any]:
+    """One change of diff."""
+    return _obj(
         {"key": _STR, "a": {}, "b": {}, "kind": _STR, "a_line": {"type": "integer"}, "b_line": {"type": "integer"}},
         {"note": _STR, "a_key": {"type": ["string", "null"]}, "b_key": {"type": ["string", "null"]}},
     )
+
+
+def _explain_defs() -> dict[str, Any]:
+    """explain: the settings a launch reads, per launch of a script."""
     row = _obj({"setting": _STR, "value": {}, "source": _STR, "where": _STR, "env": _STR, "note": _STR})
     settings = {"type": "array", "items": {"$ref": "#/$defs/explain_row"}}
     # a launch script with several launches: the first at the top, every one (with its line) in `launches`
@@ -261,7 +290,12 @@ def output_schema(schema_id: str) -> dict:
         {"launches": {"type": "array", "items": launch}},
         closed=False,
     )
-    env = _obj(
+    return {"explain": explain, "explain_row": row}
+
+
+def _env_def() -> dict[str, Any]:
+    """env: the machine and its versions."""
+    return _obj(
         {
             "python_version": _STR,
             "platform": _STR,
@@ -274,6 +308,10 @@ def output_schema(schema_id: str) -> dict:
         },
         closed=False,
     )
+
+
+def _fit_defs() -> dict[str, Any]:
+    """fit: the strategy table."""
     fit_row = _obj(
         {
             "strategy": _STR,
@@ -306,24 +344,4 @@ def output_schema(schema_id: str) -> dict:
         },
         {"written": {"type": ["string", "null"]}},
     )
-    return {
-        "$schema": "http://json-schema.org/draft-07/schema#",
-        "$id": schema_id,
-        "title": "accelconf --format json output",
-        "description": "What `accelconf validate|check|diff|explain|env|fit --format json` print. Pick the "
-        "definition by command: report (validate, check), diff, explain, env, fit.",
-        "oneOf": [{"$ref": f"#/$defs/{name}"} for name in ("report", "diff", "explain", "env", "fit")],
-        "$defs": {
-            "finding": finding,
-            "error": error,
-            "file": file,
-            "report": report,
-            "diff": {"type": "array", "items": {"$ref": "#/$defs/change"}},
-            "change": change,
-            "explain": explain,
-            "explain_row": row,
-            "env": env,
-            "fit": fit,
-            "fit_row": fit_row,
-        },
-    }
+    return {"fit": fit, "fit_row": fit_row}

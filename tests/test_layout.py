@@ -16,10 +16,6 @@ FORMATTED = "over 80 lines since ruff format wrapped its calls one argument per 
 ALLOWED: dict[str, str] = {
     "accelconf/accelerate/validate/values.py:_entry_value": FORMATTED,
     "accelconf/accelerate/validate/values.py:_enum_value": FORMATTED,
-    "accelconf/formats/kwargs.py:read": FORMATTED,
-    "accelconf/report.py:output_schema": FORMATTED,
-    "accelconf/trainer/fsdp.py:check_config": FORMATTED,
-    "accelconf/trainer/fsdp.py:_value_checks": FORMATTED,
 }
 
 

@@ -679,78 +679,83 @@ def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: st
             continue
         if cls not in known:
             continue
-        accepted = pynames.PARAMETERS.get(cls)
-        wrong: set[str] = set()
+        wrong = _unknown_keywords(cfg, cls, node)
+        _implied_by_the_class(cfg, cls, node)
         for kw in node.keywords:
-            if accepted is None or kw.arg is None or kw.arg in accepted:
-                continue
-            guess = suggest.ranked(kw.arg, accepted, fold_case=True, abbreviations=True)
-            hint = f"; did you mean {', '.join(guess)}?" if guess else ""
-            cfg.note(
-                f"`{cls}()` has no keyword `{kw.arg}` (accelerate {pynames.VERSION}): Python raises TypeError{hint}",
-                "error",
-                rule="kwargs.unknown-name",
-                key=f"{cls}.{kw.arg}",
-                line=kw.lineno,
-                column=kw.col_offset + 1,
-            )
-            wrong.add(kw.arg)
-        kw_pos = dict(line=node.lineno, column=node.col_offset + 1, origin="kwargs")
-        if cls in PARADIGM_OF_PLUGIN and "distributed_type" not in cfg:
-            cfg.set("distributed_type", PARADIGM_OF_PLUGIN[cls], written_key=cls, where=f"{cls}(...)", **kw_pos)
-        for backend, rc in RECIPES.items():
-            if rc == cls:
-                s = registry.get("fp8_config", "backend")
-                if s:
-                    cfg.set(s.path, backend, written_key=cls, where=f"{cls}(...)", **kw_pos)
-                if "mixed_precision" not in cfg:
-                    cfg.set("mixed_precision", "fp8", written_key=cls, where=f"{cls}(...)", **kw_pos)
-        for kw in node.keywords:
-            if kw.arg is None or kw.arg in wrong:
-                continue
-            pos: dict[str, Any] = dict(
-                line=kw.value.lineno, column=kw.value.col_offset + 1, origin="kwargs", where=f"{cls}({kw.arg}=)"
-            )
-            if (
-                cls == ACCELERATOR
-                and kw.arg in PLUGIN_KWARGS
-                or kw.arg in HANDLERS.values()
-                or kw.arg == "kwargs_handlers"
-            ):
-                continue
-            s = registry.by_plugin(cls, kw.arg)
-            if cls == ACCELERATOR and kw.arg == "dynamo_backend":
-                # Accelerator(dynamo_backend=X) builds TorchDynamoPlugin(backend=X) (accelerator.py)
-                s = registry.get("dynamo_config", "dynamo_backend")
-            try:
-                value = _evaluate(kw.value)
-            except _NotRead:
-                cfg.unknown[f"{cls}.{kw.arg}"] = Entry(f"{cls}.{kw.arg}", ast.unparse(kw.value), None, kw.arg, **pos)
-                setting = (
-                    f" (its config-file setting: `{s.path}`)" if s is not None else " (no config-file key holds it)"
-                )
-                cfg.note(
-                    f"{cls}({kw.arg}=...) is not a literal; not read{setting}",
-                    "warning",
-                    rule="kwargs.not-read",
-                    key=f"{cls}.{kw.arg}",
-                    line=pos["line"],
-                    column=pos["column"],
-                )
-                continue
-            # torch objects, a dict for a setting (no setting holds one), or a policy:
-            # what a config file can say about it
-            if (
-                not _plain(value)
-                or (isinstance(value, dict) and s is not None)
-                or (cls == registry.FSDP and kw.arg == "mixed_precision_policy" and value is not None)
-            ):
-                _express(
-                    cfg, cls, kw.arg, s, value, kw.value, pos, _fsdp_version(node) if cls == registry.FSDP else None
-                )
-                continue
-            if s is None:
-                cfg.unknown[f"{cls}.{kw.arg}"] = Entry(f"{cls}.{kw.arg}", value, None, kw.arg, **pos)
-                continue
-            cfg.set(s.path, _to_config_value(s, value), written_key=kw.arg, **pos)
+            if kw.arg is not None and kw.arg not in wrong:
+                _read_keyword(cfg, cls, node, kw, kw.arg)
     return cfg
+
+
+def _unknown_keywords(cfg: Config, cls: str, node: ast.Call) -> set[str]:
+    """The keywords the class does not take (Python raises TypeError), each noted with a guess."""
+    accepted = pynames.PARAMETERS.get(cls)
+    wrong: set[str] = set()
+    for kw in node.keywords:
+        if accepted is None or kw.arg is None or kw.arg in accepted:
+            continue
+        guess = suggest.ranked(kw.arg, accepted, fold_case=True, abbreviations=True)
+        hint = f"; did you mean {', '.join(guess)}?" if guess else ""
+        cfg.note(
+            f"`{cls}()` has no keyword `{kw.arg}` (accelerate {pynames.VERSION}): Python raises TypeError{hint}",
+            "error",
+            rule="kwargs.unknown-name",
+            key=f"{cls}.{kw.arg}",
+            line=kw.lineno,
+            column=kw.col_offset + 1,
+        )
+        wrong.add(kw.arg)
+    return wrong
+
+
+def _implied_by_the_class(cfg: Config, cls: str, node: ast.Call) -> None:
+    """What building the class says by itself: a plugin's paradigm, an FP8 recipe's backend."""
+    kw_pos = dict(line=node.lineno, column=node.col_offset + 1, origin="kwargs")
+    if cls in PARADIGM_OF_PLUGIN and "distributed_type" not in cfg:
+        cfg.set("distributed_type", PARADIGM_OF_PLUGIN[cls], written_key=cls, where=f"{cls}(...)", **kw_pos)
+    for backend, rc in RECIPES.items():
+        if rc == cls:
+            s = registry.get("fp8_config", "backend")
+            if s:
+                cfg.set(s.path, backend, written_key=cls, where=f"{cls}(...)", **kw_pos)
+            if "mixed_precision" not in cfg:
+                cfg.set("mixed_precision", "fp8", written_key=cls, where=f"{cls}(...)", **kw_pos)
+
+
+def _read_keyword(cfg: Config, cls: str, node: ast.Call, kw: ast.keyword, arg: str) -> None:
+    """One keyword argument of an accelerate class into the config (or its unknown entries)."""
+    pos: dict[str, Any] = dict(
+        line=kw.value.lineno, column=kw.value.col_offset + 1, origin="kwargs", where=f"{cls}({arg}=)"
+    )
+    if cls == ACCELERATOR and arg in PLUGIN_KWARGS or arg in HANDLERS.values() or arg == "kwargs_handlers":
+        return
+    s = registry.by_plugin(cls, arg)
+    if cls == ACCELERATOR and arg == "dynamo_backend":
+        # Accelerator(dynamo_backend=X) builds TorchDynamoPlugin(backend=X) (accelerator.py)
+        s = registry.get("dynamo_config", "dynamo_backend")
+    try:
+        value = _evaluate(kw.value)
+    except _NotRead:
+        cfg.unknown[f"{cls}.{arg}"] = Entry(f"{cls}.{arg}", ast.unparse(kw.value), None, arg, **pos)
+        setting = f" (its config-file setting: `{s.path}`)" if s is not None else " (no config-file key holds it)"
+        cfg.note(
+            f"{cls}({arg}=...) is not a literal; not read{setting}",
+            "warning",
+            rule="kwargs.not-read",
+            key=f"{cls}.{arg}",
+            line=pos["line"],
+            column=pos["column"],
+        )
+        return
+    # torch objects, a dict for a setting (no setting holds one), or a policy:
+    # what a config file can say about it
+    if (
+        not _plain(value)
+        or (isinstance(value, dict) and s is not None)
+        or (cls == registry.FSDP and arg == "mixed_precision_policy" and value is not None)
+    ):
+        _express(cfg, cls, arg, s, value, kw.value, pos, _fsdp_version(node) if cls == registry.FSDP else None)
+    elif s is None:
+        cfg.unknown[f"{cls}.{arg}"] = Entry(f"{cls}.{arg}", value, None, arg, **pos)
+    else:
+        cfg.set(s.path, _to_config_value(s, value), written_key=arg, **pos)

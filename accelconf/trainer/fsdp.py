@@ -109,57 +109,7 @@ def check_config(entries: list[Arg], where: str, fsdp_on: bool) -> list[Finding]
                     k,
                 )
             )
-        if key in ACCELERATE_CONFIG_KEYS or e.name in ACCELERATE_CONFIG_KEYS:
-            out.append(
-                _f(
-                    "trainer-fsdp-accelerate-config",
-                    "warning",
-                    f"`{e.name}` belongs to an accelerate config, not a Trainer `fsdp_config`: TrainingArguments "
-                    "never reads "
-                    "it, so this configures nothing; give the keys transformers reads (cpu_offload, version, ...) at "
-                    "the top",
-                    e,
-                    k,
-                )
-            )
-        elif key in ACCELERATE_NAMES and key not in fsdp_keys():
-            target = ACCELERATE_NAMES[key]
-            what = " offload is silently off" if key == "offload_params" else ""
-            out.append(
-                _f(
-                    "trainer-fsdp-accelerate-name",
-                    "warning",
-                    f"`{e.name}` is accelerate's name: TrainingArguments reads `{target}` and never this key;{what}"
-                    if what
-                    else f"`{e.name}` is accelerate's name: TrainingArguments reads `{target}` and never this key",
-                    e,
-                    k,
-                )
-            )
-        elif key not in fsdp_keys():
-            guess = ranked(key, fsdp_keys(), fold_case=True, abbreviations=True)
-            hint = f"; did you mean `{guess[0]}`?" if guess else ""
-            out.append(
-                _f(
-                    "trainer-fsdp-unknown-key",
-                    "warning",
-                    f"`{e.name}` is not a key TrainingArguments reads from `fsdp_config`: silently ignored{hint}",
-                    e,
-                    k,
-                )
-            )
-        elif key in FSDP1_ONLY and version == 2:
-            out.append(
-                _f(
-                    "trainer-fsdp-version-key",
-                    "warning",
-                    f"`{e.name}` is read only by FSDP1; {vtext} runs and ignores it",
-                    e,
-                    k,
-                )
-            )
-        else:
-            out += _value_checks(key, e, k, entries, version)
+        out += _key_checks(e, key, k, entries, version, vtext)
     if entries and not fsdp_on:
         first = entries[0]
         out.append(
@@ -172,6 +122,60 @@ def check_config(entries: list[Arg], where: str, fsdp_on: bool) -> list[Finding]
             )
         )
     return out
+
+
+def _key_checks(e: Arg, key: str, k: str, entries: list[Arg], version: int, vtext: str) -> list[Finding]:
+    """One key: accelerate's config or name, unknown, FSDP1-only under FSDP2, else its value."""
+    if key in ACCELERATE_CONFIG_KEYS or e.name in ACCELERATE_CONFIG_KEYS:
+        return [
+            _f(
+                "trainer-fsdp-accelerate-config",
+                "warning",
+                f"`{e.name}` belongs to an accelerate config, not a Trainer `fsdp_config`: TrainingArguments "
+                "never reads "
+                "it, so this configures nothing; give the keys transformers reads (cpu_offload, version, ...) at "
+                "the top",
+                e,
+                k,
+            )
+        ]
+    if key in ACCELERATE_NAMES and key not in fsdp_keys():
+        target = ACCELERATE_NAMES[key]
+        what = " offload is silently off" if key == "offload_params" else ""
+        return [
+            _f(
+                "trainer-fsdp-accelerate-name",
+                "warning",
+                f"`{e.name}` is accelerate's name: TrainingArguments reads `{target}` and never this key;{what}"
+                if what
+                else f"`{e.name}` is accelerate's name: TrainingArguments reads `{target}` and never this key",
+                e,
+                k,
+            )
+        ]
+    if key not in fsdp_keys():
+        guess = ranked(key, fsdp_keys(), fold_case=True, abbreviations=True)
+        hint = f"; did you mean `{guess[0]}`?" if guess else ""
+        return [
+            _f(
+                "trainer-fsdp-unknown-key",
+                "warning",
+                f"`{e.name}` is not a key TrainingArguments reads from `fsdp_config`: silently ignored{hint}",
+                e,
+                k,
+            )
+        ]
+    if key in FSDP1_ONLY and version == 2:
+        return [
+            _f(
+                "trainer-fsdp-version-key",
+                "warning",
+                f"`{e.name}` is read only by FSDP1; {vtext} runs and ignores it",
+                e,
+                k,
+            )
+        ]
+    return _value_checks(key, e, k, entries, version)
 
 
 # The keys _process_fsdp_args reads with its str_to_bool (str(value).lower()), per FSDP version read.
@@ -188,8 +192,12 @@ _TRUTH = ("y", "yes", "t", "true", "on", "1", "n", "no", "f", "false", "off", "0
 
 
 def _value_checks(key: str, e: Arg, k: str, entries: list[Arg], version: int) -> list[Finding]:
+    return _invalid_values(key, e, k, version) + _combinations(key, e, k, entries, version)
+
+
+def _invalid_values(key: str, e: Arg, k: str, version: int) -> list[Finding]:
+    """Values TrainingArguments or accelerate's FSDP plugin refuse."""
     out: list[Finding] = []
-    given = {x.name.removeprefix("fsdp_"): x for x in entries}
     if version in BOOL_KEYS.get(key, ()) and str(e.value).lower() not in _TRUTH:
         hint = (
             " (a sharding strategy is FSDP1's form: FSDP2 takes true/false)" if key == "reshard_after_forward" else ""
@@ -241,6 +249,13 @@ def _value_checks(key: str, e: Arg, k: str, entries: list[Arg], version: int) ->
                 value=True,
             )
         )
+    return out
+
+
+def _combinations(key: str, e: Arg, k: str, entries: list[Arg], version: int) -> list[Finding]:
+    """A key that another key of the mapping silences or overrides."""
+    out: list[Finding] = []
+    given = {x.name.removeprefix("fsdp_"): x for x in entries}
     if key == "min_num_params" and "transformer_layer_cls_to_wrap" in given:
         policy = str(given["auto_wrap_policy"].value) if "auto_wrap_policy" in given else WRAP_POLICIES[0]
         unused = "min_num_params" if policy != "SIZE_BASED_WRAP" else "transformer_layer_cls_to_wrap"
