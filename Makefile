@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: help demo test test-fast lint typecheck e2e editors install schemas docs bench versions mutants vsix clean
+.PHONY: help demo test test-fast lint typecheck e2e screenshots editors install schemas docs bench versions mutants vsix clean
 
 # `make help` lists the targets that carry a `## ` description.
 help: ## this list
@@ -68,7 +68,12 @@ typecheck: $(STAMP) ## mypy over accelconf/ and lsp/
 # The editors end to end (VS Code, Neovim, Emacs), logs and screenshots kept in build/e2e.
 e2e: editors ## the editors end to end, logs and screenshots in build/e2e
 	mkdir -p build/e2e
-	ACCELCONF_E2E_ARTIFACTS=build/e2e $(BIN)/python -m pytest -q -rs -p no:cacheprovider tests/test_editors.py
+	ACCELCONF_E2E_ARTIFACTS=build/e2e $(BIN)/python -m pytest -q -rs -p no:cacheprovider tests/test_editors.py \
+		tests/test_editor_screenshots.py
+
+# After `make e2e`: the screenshots docs/editors.md shows, copied into docs/images/editors/.
+screenshots: ## copy the e2e screenshots the editors page shows into docs/images/editors
+	$(BIN)/python tools/editor_screenshots.py build/e2e
 
 schemas: $(LIB_STAMP) ## regenerate schemas/ from the registry
 	$(BIN)/accelconf schema --write schemas/

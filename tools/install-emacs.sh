@@ -4,12 +4,13 @@
 #   bash tools/install-emacs.sh
 #
 # Debian/Ubuntu only: apt-get installs emacs-nox (Emacs 28.2 on bookworm, no X needed for the
-# batch-mode test), elpa-eglot (Eglot 1.9) and elpa-yaml-mode. Runs apt-get update first. Needs
+# batch-mode test), elpa-eglot (Eglot 1.9), elpa-yaml-mode and tmux (the terminal the screenshot
+# tests, tests/test_editor_screenshots.py, draw Emacs and Neovim in). Runs apt-get update first. Needs
 # root or sudo. Exits 0 when they are already there; 1 with a reason when they cannot be had.
 set -euo pipefail
 
 have() {
-    command -v emacs >/dev/null 2>&1 &&
+    command -v tmux >/dev/null 2>&1 && command -v emacs >/dev/null 2>&1 &&
         emacs --batch --eval "(progn (require 'eglot) (require 'yaml-mode))" >/dev/null 2>&1
 }
 
@@ -30,10 +31,10 @@ if [[ "$(id -u)" != 0 ]]; then
 fi
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -q >&2
-$sudo apt-get install -y -q --no-install-recommends emacs-nox elpa-eglot elpa-yaml-mode >&2
+$sudo apt-get install -y -q --no-install-recommends emacs-nox elpa-eglot elpa-yaml-mode tmux >&2
 if have; then
     command -v emacs
     exit 0
 fi
-echo "install-emacs.sh: emacs, eglot or yaml-mode still missing after apt-get install" >&2
+echo "install-emacs.sh: emacs, eglot, yaml-mode or tmux still missing after apt-get install" >&2
 exit 1
