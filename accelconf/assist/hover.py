@@ -9,6 +9,7 @@ Positions are 0-based and count characters.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 from accelconf.accelerate import registry
@@ -167,6 +168,22 @@ def _default_effective(s: Setting) -> str | None:
     return f"`{yaml_scalar(v)}` (default: the key is absent)"
 
 
+def named_at(text: str, line: int, where: Where) -> tuple[Where, str]:
+    """The cursor's place with the key it names filled in (a key's own name where the cursor is on a
+    key), and the value written after that key (comment stripped; ``""`` for a JSON key)."""
+    if where.part != "key":
+        return where, where.value_text or ""
+    lines = _lines(text)
+    cur = lines[line] if line < len(lines) else ""
+    name = (where.key or cur[where.start : where.end]) if where.format == "yaml" else cur[where.start : where.end]
+    name = name if where.format == "yaml" else name.strip('"')
+    raw = ""
+    if where.format == "yaml":
+        m = _KEY_LINE.match(cur)
+        raw = _strip_comment(m.group("rest")).strip() if m else ""
+    return replace(where, key=name), raw
+
+
 def hover(
     text: str,
     line: int,
@@ -188,21 +205,7 @@ def hover(
             doc = load_text(text, path or "<text>", where.format)
         except InputError:
             doc = None
-    if where.part == "key":
-        lines = _lines(text)
-        cur = lines[line] if line < len(lines) else ""
-        name = (
-            (where.key or cur[where.start : where.end])
-            if where.format == "yaml"
-            else cur[where.start : where.end].strip('"')
-        )
-        where = Where(where.format, line, where.path, "key", key=name, start=where.start, end=where.end)
-        raw: str = ""
-        if where.format == "yaml":
-            m = _KEY_LINE.match(cur)
-            raw = _strip_comment(m.group("rest")).strip() if m else ""
-    else:
-        raw = where.value_text or ""
+    where, raw = named_at(text, line, where)
     name = where.key or ""
     if not name:
         return None

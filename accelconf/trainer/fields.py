@@ -5,7 +5,7 @@ types, choices, removed fields, ``fsdp_config`` keys. The facts live in :mod:`ac
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from functools import cache
 from typing import Any
 
@@ -43,6 +43,18 @@ def class_fields(cls: str, requested: str | None = None, trl_version: str | None
         return None
 
 
+def trl_classes_for(
+    keys: Iterable[str], requested: str | None = None, trl_version: str | None = None
+) -> tuple[str, ...]:
+    """The TRL config classes an arguments file holding ``keys`` is for: those of that TRL release
+    taking every key the transformers release's own classes do not, when there is one such key
+    (a file of TrainingArguments fields alone is for no TRL class in particular)."""
+    extra = set(keys) - names(requested)
+    if not extra:
+        return ()
+    return tuple(c for c in releases.trl_classes(trl_version) if extra <= set(releases.trl_fields(c, trl_version)))
+
+
 def types(requested: str | None = None) -> dict[str, str]:
     """Field name -> base type (``bool``, ``int``, ``float``, ``enum``, ``str``, ``dict`` ...)."""
     return {n: f.base_type for n, f in releases.fields(requested).items()}
@@ -70,4 +82,15 @@ FSDP1_ONLY = frozenset(
 )
 
 
-__all__ = ["FSDP1_ONLY", "choices", "class_fields", "fsdp_keys", "names", "removed", "trl_names", "types", "version"]
+__all__ = [
+    "FSDP1_ONLY",
+    "choices",
+    "class_fields",
+    "fsdp_keys",
+    "names",
+    "removed",
+    "trl_classes_for",
+    "trl_names",
+    "types",
+    "version",
+]

@@ -370,4 +370,58 @@ def check_option_string(arg: Arg, entries: list[Arg]) -> list[Finding]:
     return out
 
 
-__all__ = ["check_config", "check_option_string", "config_entries", "version_of"]
+def read_version(entries: list[Arg], requested: str | None = None) -> int:
+    """The FSDP version an ``fsdp_config`` runs under in that transformers release: the one it selects
+    where the release reads ``version`` (5.x), else 1 (4.x builds FSDP1 only)."""
+    return version_of(entries)[0] if "version" in fsdp_keys(requested) else 1
+
+
+def key_values(key: str, version: int) -> tuple[Any, ...]:
+    """The values an ``fsdp_config`` key takes under that FSDP version, as ``_process_fsdp_args``
+    and accelerate's plugin read them (empty for a key of free value: a number, class names)."""
+    if version in BOOL_KEYS.get(key, ()) or key in ("cpu_offload", "xla", "xla_fsdp_v2", "xla_fsdp_grad_ckpt"):
+        return (True, False)
+    from accelconf.trainer import fsdp_plugin
+
+    table: dict[str, tuple[Any, ...]] = {
+        "version": (2, 1),
+        "auto_wrap_policy": WRAP_POLICIES,
+        "state_dict_type": fsdp_plugin.FSDP2_STATE_DICTS if version == 2 else STATE_DICT_TYPES,
+        "backward_prefetch": fsdp_plugin.BACKWARD if version == 1 else (),
+        "reshard_after_forward": tuple(s.lower() for s in fsdp_plugin.SHARDING) if version == 1 else (),
+    }
+    return table.get(key, ())
+
+
+def plugin_fields_set(key: str, version: int) -> tuple[str, ...]:
+    """The ``FullyShardedDataParallelPlugin`` fields a key of ``fsdp_config`` sets under that FSDP
+    version: found by building the plugin arguments (:func:`fsdp_plugin.plugin_args`, the model of
+    ``_process_fsdp_args``) with the key given and reading which fields it was the source of."""
+    from accelconf.trainer import fsdp_plugin
+
+    samples = key_values(key, version) or {"min_num_params": (1,), "transformer_layer_cls_to_wrap": (["Block"],)}.get(
+        key, ()
+    )
+    if not samples:
+        return ()
+    got: set[str] = set()
+    for policy in WRAP_POLICIES[:2]:
+        cfg = {"version": version, "auto_wrap_policy": policy, key: samples[0]}
+        try:
+            built = fsdp_plugin.plugin_args(True, cfg)
+        except fsdp_plugin.TrainerRaises:
+            continue
+        if built is not None:
+            got |= {f for f, src in built[1].items() if src == f"fsdp_config.{key}"}
+    return tuple(sorted(got))
+
+
+__all__ = [
+    "check_config",
+    "check_option_string",
+    "config_entries",
+    "key_values",
+    "plugin_fields_set",
+    "read_version",
+    "version_of",
+]

@@ -23,6 +23,7 @@ SHARDING = registry.SHARDING_STRATEGIES
 WRAP_POLICIES = registry.AUTO_WRAP_POLICIES
 BACKWARD = registry.BACKWARD_PREFETCH
 STATE_DICTS = registry.STATE_DICT_TYPES
+FSDP2_STATE_DICTS = registry.FSDP2_STATE_DICT_TYPES
 TRUE = ("y", "yes", "t", "true", "on", "1")
 FALSE = ("n", "no", "f", "false", "off", "0")
 

@@ -160,6 +160,12 @@ def field_history(name: str) -> tuple[Field, ...]:
     return tuple(_field(name, s) for s in segs)
 
 
+def field_class(name: str) -> str:
+    """The class that defines a field: ``TrainingArguments``, or ``Seq2SeqTrainingArguments`` for
+    the generation fields only it adds."""
+    return BASE_CLASS if name in _data()["transformers"]["fields"][BASE_CLASS] else SEQ2SEQ_CLASS
+
+
 def removed(name: str) -> tuple[str, str] | None:
     """``(last release that had it, first release without it)`` for a field the newest known
     release no longer has; ``None`` for a field it has or that no known release had."""
@@ -168,6 +174,26 @@ def removed(name: str) -> tuple[str, str] | None:
         return None
     until = history[-1].until
     return RELEASES[RELEASES.index(until) - 1], until
+
+
+def field_help(name: str, trl_class: str | None = None) -> str | None:
+    """A field's help text as its dataclass words it (``metadata["help"]``, the text ``--help``
+    prints), from the newest release that has the field: the TRL class's own wording for a field
+    that class adds or changes, else ``TrainingArguments``' or ``Seq2SeqTrainingArguments``'."""
+    if trl_class is not None:
+        own = _data()["trl"]["classes"].get(trl_class, {}).get("help", {})
+        if name in own:
+            return str(own[name])
+    helps = _data()["transformers"].get("help", {})
+    got = helps.get(BASE_CLASS, {}).get(name) or helps.get(SEQ2SEQ_CLASS, {}).get(name)
+    return str(got) if got else None
+
+
+def trl_field_history(cls_name: str, name: str) -> tuple[Field, ...]:
+    """Every form a TRL config class gives its own field, oldest first (empty for a field it inherits
+    unchanged from TrainingArguments, or a class the data does not hold)."""
+    segs = _data()["trl"]["classes"].get(cls_name, {}).get("fields", {}).get(name, [])
+    return tuple(_field(name, s) for s in segs)
 
 
 @lru_cache(maxsize=64)
@@ -190,6 +216,11 @@ def all_field_names() -> frozenset[str]:
 
 def all_fsdp_config_keys() -> frozenset[str]:
     return frozenset(_data()["transformers"]["fsdp_config_keys"])
+
+
+def fsdp_key_history(key: str) -> tuple[tuple[str, str | None], ...]:
+    """``(since, until)`` spans of the releases whose ``TrainingArguments`` read an ``fsdp_config`` key."""
+    return tuple((s["since"], s["until"]) for s in _data()["transformers"]["fsdp_config_keys"].get(key, []))
 
 
 def trl_classes(trl_version: str | None = None) -> tuple[str, ...]:

@@ -8,9 +8,12 @@ convert the result with an ``lsp_*`` function from :mod:`accelconf_lsp.protocol`
 Diagnostics are pushed, debounced per document (the first change after a quiet spell is analysed
 at once, a burst of changes once ``DEBOUNCE_S`` after its last change) and computed only for the
 latest version. Handlers never raise: an exception is logged and the handler answers what it can.
-Settings (section ``accelconf``): ``accelerateVersion``, ``target`` (a machine profile YAML) and
-``disabledRules``, from initializationOptions, ``workspace/didChangeConfiguration`` or
-``workspace/configuration``; invalid values fall back to the defaults with a ``window/showMessage``.
+Settings (section ``accelconf``): ``accelerateVersion``, ``transformersVersion``, ``trlVersion``,
+``target`` (a machine profile YAML) and ``disabledRules``, from initializationOptions,
+``workspace/didChangeConfiguration`` or ``workspace/configuration``; invalid values fall back to
+the defaults with a ``window/showMessage``. The Trainer / TRL releases default as the CLI's
+``--transformers-version`` / ``--trl-version`` do: the installed release (read from its metadata),
+else the newest the releases data knows.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import asyncio
 import logging
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar, cast
 
 from lsprotocol import types
@@ -29,6 +32,7 @@ from pygls.uris import to_fs_path
 from accelconf import __version__, assist, catalogue
 from accelconf.accelerate import registry
 from accelconf.assist import memhint
+from accelconf.assist import trainer as trainer_assist
 from accelconf.errors import InputError, UsageError
 from accelconf.findings import Finding
 from accelconf.text.document import Document, load_text
@@ -52,6 +56,8 @@ class Settings:
     accelerate_version: str | None = None
     target: str | None = None
     disabled_rules: tuple[str, ...] = ()
+    transformers_version: str | None = None
+    trl_version: str | None = None
 
 
 def parse_settings(raw: Any) -> tuple[Settings, list[str]]:
@@ -90,11 +96,18 @@ def parse_settings(raw: Any) -> tuple[Settings, list[str]]:
     if unknown_ids:  # a typo would turn nothing off without a word: said, and the known ids still apply
         problems.append(unknown_ids + "; it is not disabled")
         rules = tuple(r for r in rules if catalogue.get(r) is not None)
+    releases = {}
+    for name in trainer_assist.SETTINGS:  # transformersVersion, trlVersion: the Trainer files' target releases
+        releases[name], problem = trainer_assist.release_setting(name, raw.get(name))
+        problems += [problem] if problem else []
     known = {k for k in raw if k in ("accelerateVersion", "target", "disabledRules", *memhint.SETTINGS)}
-    unknown = sorted(str(k) for k in raw if k not in known)
+    unknown = sorted(str(k) for k in raw if k not in known and k not in trainer_assist.SETTINGS)
     if unknown:
         problems.append("unknown accelconf settings ignored: " + ", ".join(unknown))
-    return Settings(version, os.path.expanduser(target) if target else None, tuple(rules)), problems
+    settings = Settings(version, os.path.expanduser(target) if target else None, tuple(rules))
+    return replace(
+        settings, transformers_version=releases["transformersVersion"], trl_version=releases["trlVersion"]
+    ), problems
 
 
 # -- per-document state ---------------------------------------------------------------------------
@@ -110,8 +123,9 @@ class Analysis:
     doc: Document | None
     findings: list[Finding] = field(default_factory=list)
     diagnostics: list[types.Diagnostic] = field(default_factory=list)
-    # Trainer / TRL arguments (an arguments file, a framework YAML, a fsdp_config JSON): diagnostics only
+    # Trainer / TRL arguments (an arguments file, a framework YAML, a fsdp_config JSON): the recogniser's kind
     trainer: bool = False
+    trainer_kind: str | None = None
 
 
 class AccelconfLanguageServer(LanguageServer):
@@ -122,6 +136,7 @@ class AccelconfLanguageServer(LanguageServer):
         self.memory: memhint.Memory | None = None
         self.analyses: dict[str, Analysis] = {}
         self.kinds: dict[str, assist.Kind] = {}  # the last kind, kept while the text does not parse
+        self.trainer_kinds: dict[str, str] = {}  # the same for Trainer / TRL arguments files
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._last_change: dict[str, float] = {}
         self._published: set[str] = set()  # open documents the client has had diagnostics for
@@ -159,7 +174,7 @@ class AccelconfLanguageServer(LanguageServer):
                 env = load_target(settings.target)
             except (InputError, UsageError) as exc:
                 problems.append(f"accelconf.target: {exc}; checking without a target machine")
-                settings = Settings(settings.accelerate_version, None, settings.disabled_rules)
+                settings = replace(settings, target=None)
         self.memory, more = memhint.from_settings(raw)  # accelconf.params / accelconf.model: "will it fit?"
         for p in problems + more:
             self.notify_user(f"{p} (from {origin})")
@@ -200,10 +215,13 @@ class AccelconfLanguageServer(LanguageServer):
             if kind is None and result.doc is None and assist.modeline(text) != "disable":
                 kind = self.kinds.get(uri)  # half-typed text that no longer parses keeps its kind
             if kind is None and result.doc is not None and self._trainer(result, path, text, encoding):
-                pass
+                self.trainer_kinds[uri] = result.trainer_kind or ""
+            elif kind is None and result.doc is None and self.trainer_kinds.get(uri):
+                result.trainer, result.trainer_kind = True, self.trainer_kinds[uri]  # half-typed: its parse error
             elif kind is None:
                 result.diagnostics = []
                 self.kinds.pop(uri, None)
+                self.trainer_kinds.pop(uri, None)
             else:
                 self.kinds[uri] = kind
                 result.kind = kind
@@ -223,15 +241,20 @@ class AccelconfLanguageServer(LanguageServer):
         from accelconf.kinds import recognise
         from accelconf.trainer.validate import KINDS
 
-        if recognise(text, path, result.doc).kind not in KINDS:
+        kind = recognise(text, path, result.doc).kind
+        if kind not in KINDS:
             return False
         s = self.settings
-        result.trainer = True
-        result.findings = [
-            f
-            for f in validate_source(text, path, accelerate_version=s.accelerate_version, disabled=s.disabled_rules)
-            if not f.path
-        ]
+        result.trainer, result.trainer_kind = True, kind
+        found = validate_source(
+            text,
+            path,
+            accelerate_version=s.accelerate_version,
+            disabled=s.disabled_rules,
+            transformers_version=s.transformers_version,
+            trl_version=s.trl_version,
+        )
+        result.findings = [f for f in found if not f.path]
         result.diagnostics = protocol.lsp_diagnostics(result.findings, text, encoding)
         return True
 
@@ -287,6 +310,7 @@ class AccelconfLanguageServer(LanguageServer):
         self.analyses.pop(uri, None)
         self._last_change.pop(uri, None)
         self.kinds.pop(uri, None)
+        self.trainer_kinds.pop(uri, None)
 
     def refresh_all(self) -> None:
         for uri in list(self.workspace.text_documents):
@@ -397,13 +421,17 @@ def did_close(ls: AccelconfLanguageServer, params: types.DidCloseTextDocumentPar
 @_guard(lambda: None)
 def completion(ls: AccelconfLanguageServer, params: types.CompletionParams) -> types.CompletionList | None:
     result = ls.analyze(params.text_document.uri)
-    if result is None or result.kind is None:
+    if result is None or (result.kind is None and result.trainer_kind is None):
         return None
     lines = protocol.lines_of(result.text)
     line, col = protocol.from_client(lines, params.position, ls.encoding)
-    cands = assist.complete(
-        result.text, line, col, ls.settings.accelerate_version, ls.path_of(params.text_document.uri), result.kind
-    )
+    path, s = ls.path_of(params.text_document.uri), ls.settings
+    if result.trainer_kind is not None:
+        cands = trainer_assist.complete_trainer(
+            result.text, line, col, result.trainer_kind, s.transformers_version, s.trl_version, path
+        )
+    else:
+        cands = assist.complete(result.text, line, col, s.accelerate_version, path, result.kind)
 
     def item(c: Any) -> Any:  # the client's completionItem capabilities (AttributeError where absent: _cap's default)
         return c.text_document.completion.completion_item
@@ -426,22 +454,18 @@ def completion(ls: AccelconfLanguageServer, params: types.CompletionParams) -> t
 @_guard(lambda: None)
 def hover(ls: AccelconfLanguageServer, params: types.HoverParams) -> types.Hover | None:
     result = ls.analyze(params.text_document.uri)
-    if result is None or result.kind is None:
+    if result is None or (result.kind is None and result.trainer_kind is None):
         return None
     lines = protocol.lines_of(result.text)
     line, col = protocol.from_client(lines, params.position, ls.encoding)
-    md = assist.hover(
-        result.text,
-        line,
-        col,
-        ls.settings.accelerate_version,
-        ls.path_of(params.text_document.uri),
-        result.kind,
-        result.doc,
-    )
-    md = memhint.add_to_hover(
-        md, result.text, line, col, result.doc, ls.memory, ls.target_env, ls.path_of(params.text_document.uri)
-    )
+    path, s = ls.path_of(params.text_document.uri), ls.settings
+    if result.trainer_kind is not None:
+        md = trainer_assist.hover_trainer(
+            result.text, line, col, result.trainer_kind, s.transformers_version, s.trl_version, path
+        )
+    else:
+        md = assist.hover(result.text, line, col, s.accelerate_version, path, result.kind, result.doc)
+        md = memhint.add_to_hover(md, result.text, line, col, result.doc, ls.memory, ls.target_env, path)
     if md is None:
         return None
     where = assist.context_at(result.text, line, col, path=ls.path_of(params.text_document.uri))
