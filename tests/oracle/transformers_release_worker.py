@@ -8,7 +8,8 @@ one JSON object on stdout:
 - ``fields``: ``{"version", "classes": {class: [field...]}, "fsdp_config_keys": [...]}`` for
   transformers (``TrainingArguments``, ``Seq2SeqTrainingArguments``), ``{"version", "classes"}`` for TRL
   (every ``*Config`` dataclass the package exports that derives from ``TrainingArguments``);
-  each field is ``{"name", "type", "default", "choices"}``, its type as ``HfArgumentParser`` reads it.
+  each field is ``{"name", "type", "default", "choices", "help"}``, its type as ``HfArgumentParser`` reads it
+  and its help the dataclass field's ``metadata["help"]`` (whitespace folded).
 - ``construct``: reads a JSON list of cases on stdin, each ``{"id", "cls", "kind", "args"}`` with kind
   ``kwargs`` (``cls(**args)``) or ``yaml``/``json`` (``HfArgumentParser(cls).parse_yaml_file`` /
   ``parse_json_file`` of a file holding ``args``, or of ``path``; ``output_dir: true`` adds one),
@@ -130,6 +131,8 @@ def describe(cls: type) -> list[dict[str, Any]]:
             continue
         kind, choices = classify(hints.get(f.name, f.type), f.metadata)
         entry = {"name": f.name, "type": kind, "default": _default(f), "choices": choices}
+        if isinstance(f.metadata.get("help"), str):
+            entry["help"] = " ".join(f.metadata["help"].split())  # the text `--help` prints, one line
         if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
             entry["required"] = True
         out.append(entry)

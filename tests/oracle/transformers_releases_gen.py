@@ -83,9 +83,23 @@ def merge_keys(per_release: list[tuple[str, list[str]]]) -> dict[str, list[Seg]]
     return {k: [{"since": s["since"], "until": s["until"]} for s in segs] for k, segs in merge(as_fields).items()}
 
 
+def _form(f: dict[str, Any] | None) -> dict[str, Any] | None:
+    return None if f is None else {k: v for k, v in f.items() if k != "help"}
+
+
 def _own(cls_fields: list[dict[str, Any]], base: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
-    """The fields a TRL config adds to, or changes in, TrainingArguments."""
-    return [f for f in cls_fields if base.get(f["name"]) != f]
+    """The fields a TRL config adds to, or changes in, TrainingArguments (its help text aside)."""
+    return [f for f in cls_fields if _form(base.get(f["name"])) != _form(f)]
+
+
+def helps(per_release: list[tuple[str, list[dict[str, Any]]]]) -> dict[str, str]:
+    """Each field's help text (``metadata["help"]``) as the newest release that has the field words it."""
+    out: dict[str, str] = {}
+    for _minor, fields in per_release:
+        for f in fields:
+            if f.get("help"):
+                out[f["name"]] = f["help"]
+    return dict(sorted(out.items()))
 
 
 def transformers_part(minors: list[str], jobs: int) -> dict[str, Any]:
@@ -108,6 +122,7 @@ def transformers_part(minors: list[str], jobs: int) -> dict[str, Any]:
         "releases": {m: got[m]["version"] for m in ok},
         "unavailable": {m: got[m]["error"] for m in minors if m not in ok},
         "fields": {"TrainingArguments": merge(base), "Seq2SeqTrainingArguments": merge(seq2seq)},
+        "help": {"TrainingArguments": helps(base), "Seq2SeqTrainingArguments": helps(seq2seq)},
         "fsdp_config_keys": merge_keys([(m, got[m]["fsdp_config_keys"]) for m in ok]),
     }
 
@@ -125,7 +140,7 @@ def trl_part(minors: list[str], jobs: int, transformers_dir: list[str]) -> dict[
         per = [(m, _own(got[m]["classes"][name], base)) for m in ok if name in got[m]["classes"]]
         have = [m for m in ok if name in got[m]["classes"]]
         gone = next((m for m in ok[ok.index(have[-1]) + 1 :]), None)
-        classes[name] = {"since": have[0], "until": gone, "fields": merge(per)}
+        classes[name] = {"since": have[0], "until": gone, "fields": merge(per), "help": helps(per)}
     return {
         "releases": {m: got[m]["version"] for m in ok},
         "transformers": base_fields["version"],
@@ -152,6 +167,8 @@ def dump(data: dict[str, Any]) -> str:
         + block(tf["fsdp_config_keys"], "   ")
         + ',\n  "fields": {\n'
         + ",\n".join(f"   {json.dumps(c)}: " + block(v, "    ") for c, v in tf["fields"].items())
+        + '\n  },\n  "help": {\n'
+        + ",\n".join(f"   {json.dumps(c)}: " + block(v, "    ") for c, v in tf["help"].items())
         + "\n  }\n }",
     ]
     trl = data["trl"]
@@ -165,7 +182,7 @@ def dump(data: dict[str, Any]) -> str:
         + ',\n  "classes": {\n'
         + ",\n".join(
             f'   {json.dumps(c)}: {{"since": {json.dumps(v["since"])}, "until": {json.dumps(v["until"])}, '
-            f'"fields": ' + block(v["fields"], "    ") + "}"
+            f'"fields": ' + block(v["fields"], "    ") + ', "help": ' + block(v["help"], "    ") + "}"
             for c, v in trl["classes"].items()
         )
         + "\n  }\n }"
