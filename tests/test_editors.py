@@ -31,7 +31,14 @@ NVIM_DIR = ROOT / "editors" / "nvim"
 # Settings the server reads (initializationOptions and the `accelconf` configuration section).
 from accelconf.assist.memhint import SETTINGS as MEMORY_SETTINGS  # noqa: E402 - beside the settings it lists
 
-SERVER_SETTINGS = {"accelerateVersion", "target", "disabledRules", *MEMORY_SETTINGS}
+SERVER_SETTINGS = {
+    "accelerateVersion",
+    "transformersVersion",
+    "trlVersion",
+    "target",
+    "disabledRules",
+    *MEMORY_SETTINGS,
+}
 # Settings only the VS Code client reads.
 CLIENT_SETTINGS = {"server.command", "trace.server"}
 

@@ -233,6 +233,10 @@ def field_markdown(name: str, tv: str | None, trl: str | None, cls: str = "", fm
         rows.append(f"- **Releases:** {_span_text(own, 'trl')} ({trl_cls})")
     if history:
         rows.append(f"- **Releases:** {_span_text(history)}")
+    if len(history) > 1:  # the type, default or choices changed between releases
+        rows.append(
+            "- **Forms:** " + "; ".join(f"{h.since}+ `{h.type}` = `{_scalar(h.default, fmt)}`" for h in history)
+        )
     if current is None:
         gone = releases.removed(name)
         why = f"removed in transformers {gone[1]} (last in {gone[0]})" if gone else "not in this release"

@@ -22,7 +22,9 @@ const LANGUAGES = ["yaml", "json"];
 // client's own, and the server would warn about them as unknown.
 // The memory keys ("will it fit?") are read by the server's accelconf/assist/memhint.py.
 const MEMORY_KEYS = ["params", "model", "seqLen", "microBatch", "hostRamGib", "loraRank", "loraTargets", "quant"];
-const SERVER_KEYS = ["accelerateVersion", "target", "disabledRules", ...MEMORY_KEYS];
+// The target releases: accelerate's, and transformers'/TRL's for Trainer arguments files.
+const RELEASE_KEYS = ["accelerateVersion", "transformersVersion", "trlVersion"];
+const SERVER_KEYS = [...RELEASE_KEYS, "target", "disabledRules", ...MEMORY_KEYS];
 // Settings that need a new server process when they change.
 const RESTART_KEYS = ["server.command"];
 
@@ -42,9 +44,11 @@ function documentSelector() {
 function serverSettings(scope) {
   const config = vscode.workspace.getConfiguration(SECTION, scope);
   const settings = { disabledRules: config.get("disabledRules", []) };
-  const accelerateVersion = config.get("accelerateVersion", "");
+  for (const key of RELEASE_KEYS) {
+    const version = config.get(key, "");
+    if (version) settings[key] = version;
+  }
   const target = config.get("target", "");
-  if (accelerateVersion) settings.accelerateVersion = accelerateVersion;
   if (target) settings.target = target;
   for (const key of MEMORY_KEYS) {
     const value = config.get(key, null);
