@@ -2,9 +2,11 @@
 typed there, what a key means, the outline, quick-fix titles.
 
 One module per question: :mod:`.detect` (:func:`document_kind`, by content), :mod:`.cursor`
-(:func:`context_at`), :mod:`.complete`, :mod:`.hover`, :mod:`.symbols`, :mod:`.fixes`. Everything
-is derived from the settings registry (:mod:`accelconf.accelerate.registry`) and DeepSpeed's key
-table (:mod:`accelconf.deepspeed`); no rule lives here. The language server (``accelconf_lsp``)
+(:func:`context_at`), :mod:`.complete`, :mod:`.hover`, :mod:`.symbols`, :mod:`.fixes`, and
+:mod:`.trainer` (completion and hover for Trainer / TRL arguments and ``fsdp_config``). Everything
+is derived from the settings registry (:mod:`accelconf.accelerate.registry`), DeepSpeed's key
+table (:mod:`accelconf.deepspeed`) and the transformers releases data (:mod:`accelconf.trainer`);
+no rule lives here. The language server (``accelconf_lsp``)
 only converts these values to protocol types.
 
 Positions: every ``line`` and ``col`` here is 0-based and counts characters (code points), as

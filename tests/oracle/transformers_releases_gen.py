@@ -1,4 +1,5 @@
-"""The generator of ``accelconf/data/transformers_releases.json``: the fields of every transformers
+"""The generator of ``accelconf/data/transformers_releases.json`` (and of ``transformers_help.json``,
+each field's help text): the fields of every transformers
 release's ``TrainingArguments``/``Seq2SeqTrainingArguments`` and TRL's config classes, read by each
 release's own dataclasses in its own process (tests/oracle/transformers_release_worker.py), merged
 into one entry per field form with the first release that has it (``since``) and the first that
@@ -26,6 +27,7 @@ sys.path.insert(0, str(ROOT))
 from tests.oracle import transformers_releases as tr  # noqa: E402
 
 OUT = ROOT / "accelconf" / "data" / "transformers_releases.json"
+HELP_OUT = ROOT / "accelconf" / "data" / "transformers_help.json"
 WORKER = HERE / "transformers_release_worker.py"
 Seg = dict[str, Any]
 
@@ -167,8 +169,6 @@ def dump(data: dict[str, Any]) -> str:
         + block(tf["fsdp_config_keys"], "   ")
         + ',\n  "fields": {\n'
         + ",\n".join(f"   {json.dumps(c)}: " + block(v, "    ") for c, v in tf["fields"].items())
-        + '\n  },\n  "help": {\n'
-        + ",\n".join(f"   {json.dumps(c)}: " + block(v, "    ") for c, v in tf["help"].items())
         + "\n  }\n }",
     ]
     trl = data["trl"]
@@ -182,7 +182,7 @@ def dump(data: dict[str, Any]) -> str:
         + ',\n  "classes": {\n'
         + ",\n".join(
             f'   {json.dumps(c)}: {{"since": {json.dumps(v["since"])}, "until": {json.dumps(v["until"])}, '
-            f'"fields": ' + block(v["fields"], "    ") + ', "help": ' + block(v["help"], "    ") + "}"
+            f'"fields": ' + block(v["fields"], "    ") + "}"
             for c, v in trl["classes"].items()
         )
         + "\n  }\n }"
@@ -190,7 +190,35 @@ def dump(data: dict[str, Any]) -> str:
     return "{\n" + ",\n".join(parts) + "\n}\n"
 
 
-def generate(jobs: int = 2, minors: list[str] | None = None, trl_minors: list[str] | None = None) -> str:
+def split_help(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The releases data without the help texts, and the help texts (their own file: only editor
+    help reads them, so start-up never parses them)."""
+    tf = {k: v for k, v in data["transformers"].items() if k != "help"}
+    classes = {c: {k: v for k, v in spec.items() if k != "help"} for c, spec in data["trl"]["classes"].items()}
+    helps = {
+        "generated_by": data["generated_by"],
+        "transformers": data["transformers"]["help"],
+        "trl": {c: spec["help"] for c, spec in data["trl"]["classes"].items()},
+    }
+    return {**data, "transformers": tf, "trl": {**data["trl"], "classes": classes}}, helps
+
+
+def dump_help(helps: dict[str, Any]) -> str:
+    """One class per block, one field per line."""
+    parts = [f'"generated_by": {json.dumps(helps["generated_by"])}']
+    for part in ("transformers", "trl"):
+        rows = [
+            f"  {json.dumps(c)}: {{\n"
+            + ",\n".join(f"   {json.dumps(k)}: {json.dumps(v)}" for k, v in t.items())
+            + "\n  }"
+            for c, t in helps[part].items()
+        ]
+        parts.append(f'"{part}": {{\n' + ",\n".join(rows) + "\n }")
+    return "{\n" + ",\n".join(parts) + "\n}\n"
+
+
+def generate(jobs: int = 2, minors: list[str] | None = None, trl_minors: list[str] | None = None) -> tuple[str, str]:
+    """The text of the releases data and of the help texts."""
     minors = minors or list(tr.RELEASES)
     trl_minors = trl_minors or list(tr.TRL_RELEASES)
     newest_dir = tr.sys_path(tr.CACHE.ensure(list(tr.RELEASES)[-1]))
@@ -199,15 +227,21 @@ def generate(jobs: int = 2, minors: list[str] | None = None, trl_minors: list[st
         "transformers": transformers_part(minors, jobs),
         "trl": trl_part(trl_minors, jobs, newest_dir),
     }
-    return dump(data)
+    fields, helps = split_help(data)
+    return dump(fields), dump_help(helps)
+
+
+def _write(path: Path, text: str) -> None:
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
+    print(f"wrote {path.relative_to(ROOT)} ({len(text)} bytes)")
 
 
 def main(argv: list[str]) -> None:
-    text = generate()
-    tmp = OUT.with_suffix(".json.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(OUT)
-    print(f"wrote {OUT.relative_to(ROOT)} ({len(text)} bytes)")
+    text, helps = generate()
+    _write(OUT, text)
+    _write(HELP_OUT, helps)
 
 
 if __name__ == "__main__":
