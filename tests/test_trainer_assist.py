@@ -197,3 +197,22 @@ def test_field_values_of_fsdp_under_fsdp1_include_every_sharding_strategy() -> N
     f = releases.fields()["fsdp"]
     assert set(field_values(f, 1)) == {True, *fsdp.OPTIONS}
     assert arguments_fields(frozenset(), None, None)["fsdp"] == (f, releases.SEQ2SEQ_CLASS)
+
+
+def test_a_json_arguments_file_completes_quoted_fields_and_json_values() -> None:
+    text = '{\n  "output_dir": "out",\n  ""\n}\n'
+    cands = complete_trainer(text, 2, 3, "trainer-args", path="args.json")
+    assert {c.label for c in cands} == set(releases.fields()) - {"output_dir"}
+    assert next(c for c in cands if c.label == "bf16").insert == '"bf16": '
+    values = complete_trainer('{\n  "save_strategy": ""\n}\n', 1, 20, "trainer-args", path="args.json")
+    assert [json.loads(c.insert) for c in values] == list(releases.fields()["save_strategy"].choices or ())
+
+
+def test_the_fsdp_version_of_a_half_typed_fsdp_config_is_read_from_its_text() -> None:
+    """A key being typed breaks the parse; the version written in the text still decides."""
+    text = '{\n  "output_dir": "out",\n  "fsdp_config": {\n    "fsdp_version": 1,\n    ""\n  }\n}\n'
+    assert (hover_trainer(text, 3, 7, "trainer-args", path="args.json") or "").startswith(
+        "**fsdp_version** · `fsdp_config` · FSDP1"
+    )
+    got = _labels(text, 4, 5, path="args.json")
+    assert fields.FSDP1_ONLY <= got  # FSDP1: its own keys are offered

@@ -12,13 +12,14 @@ Positions are 0-based and count characters.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from accelconf import catalogue
 from accelconf.accelerate import registry
 from accelconf.assist.complete import Candidate, _key_insert
-from accelconf.assist.cursor import Where, _lines, context_at
+from accelconf.assist.cursor import Where, context_at
 from accelconf.assist.hover import named_at
 from accelconf.errors import InputError
 from accelconf.text.document import load_text, resolve_yaml11
@@ -44,23 +45,26 @@ def _fsdp_mapping(where: Where, kind: str) -> bool:
     return (kind == "fsdp-config" and not where.path) or (kind != "fsdp-config" and where.path == (FSDP_FIELD,))
 
 
-def _mapping_data(text: str, line: int, where: Where, kind: str, path: str) -> Mapping[str, Any]:
-    """The parsed ``fsdp_config`` mapping around the cursor; the cursor's own line is left out when
-    the whole text does not parse (it is being typed)."""
-    for body in (text, "\n".join(ln for i, ln in enumerate(_lines(text)) if i != line)):
-        try:
-            data = load_text(body, path or "<text>", where.format).data
-        except InputError:
-            continue
-        if kind != "fsdp-config" and isinstance(data, dict):
-            data = data.get(FSDP_FIELD)
-        return data if isinstance(data, dict) else {}
-    return {}
+# A ``version`` entry as written in YAML or JSON (no Trainer field has either name): read from the
+# text itself while the text does not parse (a key being typed).
+_VERSION = re.compile(r"""^[ \t{,]*["']?((?:fsdp_)?version)["']?[ \t]*:[ \t]*["']?(\d+)""", re.M)
 
 
-def fsdp_version_at(text: str, line: int, where: Where, kind: str, tv: str | None, path: str = "") -> int:
+def _mapping_data(text: str, where: Where, kind: str, path: str) -> Mapping[str, Any]:
+    """The parsed ``fsdp_config`` mapping around the cursor; only its ``version`` entries, found in
+    the text, when the text does not parse."""
+    try:
+        data = load_text(text, path or "<text>", where.format).data
+    except InputError:
+        return {m.group(1): int(m.group(2)) for m in _VERSION.finditer(text)}
+    if kind != "fsdp-config" and isinstance(data, dict):
+        data = data.get(FSDP_FIELD)
+    return data if isinstance(data, dict) else {}
+
+
+def fsdp_version_at(text: str, where: Where, kind: str, tv: str | None, path: str = "") -> int:
     """The FSDP version the cursor's ``fsdp_config`` runs under in transformers ``tv``."""
-    data = _mapping_data(text, line, where, kind, path)
+    data = _mapping_data(text, where, kind, path)
     return fsdp.read_version([Arg(str(k), v, 0, 0, 0, 0, str(k), where.format) for k, v in data.items()], tv)
 
 
@@ -176,22 +180,20 @@ def complete_trainer(
     if where.part == "key":
         if in_fsdp:
             return _fsdp_keys(
-                where, fsdp_version_at(text, line, where, kind, transformers_version, path), transformers_version
+                where, fsdp_version_at(text, where, kind, transformers_version, path), transformers_version
             )
         return _argument_keys(where, transformers_version, trl_version) if not where.path else []
     if where.part != "value" or where.key is None:
         return []
     if in_fsdp:
-        version = fsdp_version_at(text, line, where, kind, transformers_version, path)
+        version = fsdp_version_at(text, where, kind, transformers_version, path)
         return _values(fsdp.key_values(where.key.removeprefix(PREFIX), version), where)
     if where.path:
         return []
     got = arguments_fields(where.present, transformers_version, trl_version).get(where.key)
     if got is None:
         return []
-    version = fsdp_version_at(
-        text, line, Where(where.format, line, (FSDP_FIELD,), "key"), kind, transformers_version, path
-    )
+    version = fsdp_version_at(text, Where(where.format, line, (FSDP_FIELD,), "key"), kind, transformers_version, path)
     return _values(field_values(got[0], version), where)
 
 
@@ -320,7 +322,7 @@ def hover_trainer(
     if where.part == "none" or not where.key:
         return None
     if _fsdp_mapping(where, kind):
-        version = fsdp_version_at(text, line, where, kind, transformers_version, path)
+        version = fsdp_version_at(text, where, kind, transformers_version, path)
         return fsdp_key_markdown(where.key, version, transformers_version, where.format)
     if where.path:
         return None
