@@ -108,33 +108,35 @@ def test_every_field_help_is_the_dataclass_help_of_the_installed_release() -> No
 
 
 def test_the_fsdp_plugin_fields_a_key_sets_are_the_ones_the_installed_transformers_builds() -> None:
-    """plugin_fields_set reads the model of _process_fsdp_args; the real one gives the same fields."""
+    """plugin_fields_set reads the model of _process_fsdp_args; the real one, given each value the
+    key takes, changes exactly those plugin arguments, and reads the ``fsdp_`` spelling the same."""
     pytest.importorskip("transformers", reason="the installed transformers' own _process_fsdp_args is the oracle")
     code = (
         "import json, sys, warnings; warnings.simplefilter('ignore'); from transformers import TrainingArguments\n"
-        "out = {}\n"
+        "def build(cfg): return TrainingArguments('o', fsdp=True, fsdp_config=cfg)._process_fsdp_args() or {}\n"
+        "out = []\n"
         "for v, key, value in json.load(sys.stdin):\n"
         "    cfg = {'version': v}\n"
         "    if key == 'min_num_params': cfg['auto_wrap_policy'] = 'SIZE_BASED_WRAP'\n"
-        "    base = TrainingArguments('o', fsdp=True, fsdp_config=dict(cfg))._process_fsdp_args()\n"
-        "    cfg[key] = value\n"
-        "    got = TrainingArguments('o', fsdp=True, fsdp_config=cfg)._process_fsdp_args() or {}\n"
-        "    out[f'{v}:{key}'] = sorted(k for k in got if k not in (base or {}) or got[k] != base[k])\n"
+        "    base, got = build(dict(cfg)), build({**cfg, key: value})\n"
+        "    changed = sorted(k for k in got if k not in base or got[k] != base[k])\n"
+        "    out.append([v, key, changed, build({**cfg, 'fsdp_' + key: value}) == got])\n"
         "print(json.dumps(out))\n"
     )
     probes = []
     for v in (1, 2):
-        for key in fields.fsdp_keys():
-            values = fsdp.key_values(key, v)
-            value = {"min_num_params": 7, "transformer_layer_cls_to_wrap": ["Block"]}.get(
-                key, values[-1] if values else None
-            )
-            if value is not None and not key.startswith("xla") and key != "version":
-                probes.append((v, key, value))
+        for key in sorted(
+            fields.fsdp_keys() - {"version", "xla", "xla_fsdp_v2", "xla_fsdp_grad_ckpt", "xla_fsdp_settings"}
+        ):
+            given = {"min_num_params": (7,), "transformer_layer_cls_to_wrap": (["Block"],)}.get(key)
+            probes += [(v, key, value) for value in given or fsdp.key_values(key, v) or (True,)]
     out = subprocess.run(
         [sys.executable, "-c", code], input=json.dumps(probes), capture_output=True, text=True, check=True
     )
-    theirs = json.loads(out.stdout.strip().splitlines()[-1])
-    for v, key, _value in probes:
-        changed = set(theirs[f"{v}:{key}"])  # the plugin arguments that differ from the key's absence
-        assert not changed or changed == set(fsdp.plugin_fields_set(key, v)), (v, key, changed)
+    theirs: dict[tuple[int, str], set[str]] = {}
+    for v, key, changed, same_spelled in json.loads(out.stdout.strip().splitlines()[-1]):
+        theirs.setdefault((v, key), set()).update(changed)
+        assert same_spelled, f"fsdp_{key} is not read as {key} (FSDP{v})"
+    for (v, key), changed in theirs.items():
+        assert changed == set(fsdp.plugin_fields_set(key, v)), (v, key, changed)
+    assert theirs[(2, "use_orig_params")] == set() and theirs[(1, "use_orig_params")] == {"use_orig_params"}
