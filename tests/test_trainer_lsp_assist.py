@@ -114,7 +114,13 @@ async def test_the_transformers_version_setting_picks_the_release_completion_fol
         types.DidChangeConfigurationParams(settings={"accelconf": {"transformersVersion": old}})
     )
     uri = await _open(client, "old.yaml", "output_dir: out\nlearning_rate: 1.0e-5\nbf16: true\n\n")
+    gone = sorted(set(releases.fields(old)) - set(releases.fields()))[0]  # a field a later release removed
+    old_field = await _open(client, "gone.yaml", f"output_dir: out\nlearning_rate: 1.0e-5\n{gone}: null\n")
     try:
         assert await _labels(client, uri, 3, 0) == set(releases.fields(old)) - {"output_dir", "learning_rate", "bf16"}
+        await _until(lambda: old_field in client.diagnostics)
+        assert "trainer-removed-field" not in {d.code for d in client.diagnostics[old_field]}  # that release has it
     finally:
         client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"accelconf": {}}))
+    # back to the default release: the same file's field is a removed one, and the server says so
+    await _until(lambda: "trainer-removed-field" in {d.code for d in client.diagnostics[old_field]})
