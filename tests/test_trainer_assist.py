@@ -216,3 +216,11 @@ def test_the_fsdp_version_of_a_half_typed_fsdp_config_is_read_from_its_text() ->
     )
     got = _labels(text, 4, 5, path="args.json")
     assert fields.FSDP1_ONLY <= got  # FSDP1: its own keys are offered
+
+
+def test_the_hover_shown_in_the_editors_page_is_what_hover_says() -> None:
+    page = (ROOT / "docs" / "editors.md").read_text(encoding="utf-8")
+    text = "output_dir: out\nfsdp: true\nfsdp_config:\n  use_orig_params: true\n"
+    md = hover_trainer(text, 3, 4, "trainer-args", transformers_version=releases.NEWEST) or ""
+    assert f"```\n{md}\n```" in page
+    assert f"(transformers {releases.NEWEST}, no `version`: FSDP2)" in page
