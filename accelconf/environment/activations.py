@@ -93,6 +93,7 @@ class Structure:
     shared_expert: int = 0  # qwen2-moe's shared expert width (its sigmoid gate is per token)
     logit_softcap: bool = False  # gemma2's final tanh cap: tanh keeps its output
     attn_softcap: bool = False  # gemma2's attention-score cap (eager only)
+    use_cache: bool = True  # config.json's ``use_cache``: a training forward fills a DynamicCache
 
     def with_attn(self, attn: str | None) -> Structure:
         """The same model under another attention kernel (``eager``, ``sdpa``, ``flash`` or a
@@ -140,6 +141,7 @@ def structure_of(data: dict[str, Any], family: str) -> Structure:
             attn_dropout=float(_num(data, "attn_pdrop", default=0.1)),
             resid_dropout=float(_num(data, "resid_pdrop", default=0.1)),
             embd_dropout=float(_num(data, "embd_pdrop", default=0.1)),
+            use_cache=bool(data.get("use_cache", True)),
         )
     h = data["hidden_size"]
     heads = _num(data, "num_attention_heads", "n_head")
@@ -147,7 +149,11 @@ def structure_of(data: dict[str, Any], family: str) -> Structure:
     hd = _num(data, "head_dim", default=h // heads)
     layers = _num(data, "num_hidden_layers", "n_layer")
     attn = kernel_of(_num(data, "attn_implementation", "_attn_implementation"), fam)
-    common: dict[str, Any] = dict(attn=attn, attn_dropout=float(_num(data, "attention_dropout", default=0.0)))
+    common: dict[str, Any] = dict(
+        attn=attn,
+        attn_dropout=float(_num(data, "attention_dropout", default=0.0)),
+        use_cache=bool(data.get("use_cache", True)),
+    )
     if fam in ("gpt_neox", "falcon", "phi"):
         return _layernorm_family(data, fam, h, heads, kv, hd, layers, common)
     act = str(_num(data, "hidden_act", "hidden_activation", default="silu"))
@@ -361,11 +367,11 @@ def _norm(st: Structure, rows: float, width: int, e: int, out_saved: bool = True
     return (4 + e) * rows * width + 4 * rows + out
 
 
-def _attention(st: Structure, s: int, b: int, e: int) -> list[tuple[str, float]]:
+def _attention(st: Structure, s: int, b: int, e: int, cache: bool) -> list[tuple[str, float]]:
     t = s * b
     q = st.heads * st.head_dim
     eager = st.attn == "eager"
-    parts = [("q, k, v", _qkv(st, t, e, eager, b))]
+    parts = [("q, k, v", _qkv(st, t, e, eager, b, cache))]
     if st.qk_norm:
         parts.append(
             (
@@ -392,15 +398,22 @@ def _rope_cat(st: Structure) -> bool:
     return st.rope and (st.rope_fraction < 1 or st.family == "phi3")
 
 
-def _qkv(st: Structure, t: int, e: int, eager: bool, b: int = 1) -> float:
+def _qkv(st: Structure, t: int, e: int, eager: bool, b: int = 1, cache: bool = True) -> float:
     """q, k and v as the attention kernel keeps them: rotated copies of q and k, v of its own (SDPA
     takes a contiguous one; eager's batched matmul folds it into a copy), eager's repeated k and v
-    for GQA. Falcon broadcasts one k/v head with ``expand``: a copy only when the batch is folded."""
+    for GQA. Falcon broadcasts one k/v head with ``expand``: a copy only when the batch is folded.
+
+    With a cache (a training forward with ``use_cache`` fills a DynamicCache, whose first update
+    concatenates onto an empty tensor) k and v are fresh copies. Without one (gradient checkpointing
+    turns the cache off) a fused projection's v is a view: it keeps the whole fused output alive
+    beside the rotated q and k, unless eager's matmul copies it (GQA repeat, or a batch above 1)."""
     q, kv = st.heads * st.head_dim, st.kv_heads * st.head_dim
     repeated = eager and st.kv_heads != st.heads and (st.family != "falcon" or b > 1)
     if not st.rope and st.fused_qkv:  # gpt2: q, k and v are views of one output
         return float(e * t * (q + 2 * kv) + (2 * e * t * q if repeated else 0))
     width = q if repeated else kv
+    if st.fused_qkv and st.family != "falcon" and not cache and not (eager and (repeated or b > 1)):
+        return float(e * t * (q + 2 * kv) + e * t * (q + kv))  # the fused output, the rotated q and k
     return float(e * t * (q + 2 * width))
 
 
@@ -409,11 +422,11 @@ def _mlp(st: Structure, t: float, e: int) -> float:
     return e * t * st.intermediate * (act + 3 if st.gated else act + 1)
 
 
-def _layer(st: Structure, s: int, b: int, e: int) -> list[tuple[str, float]]:
+def _layer(st: Structure, s: int, b: int, e: int, cache: bool) -> list[tuple[str, float]]:
     t = s * b
     h = st.hidden
     parts: list[tuple[str, float]] = [("norms", _norms(st, t, e))]
-    parts += _attention(st, s, b, e)
+    parts += _attention(st, s, b, e, cache)
     if st.experts:
         parts.append(("MoE router and experts (top-k routed)", _moe(st, t, e)))
     else:
@@ -483,14 +496,15 @@ def estimate(
     checkpointing: bool = False,
     cpu_offload: bool = False,
 ) -> Activations:
-    """Activation bytes of one micro batch of ``seq_len`` tokens in a ``dtype_bytes`` compute dtype."""
+    """Activation bytes of one micro batch of ``seq_len`` tokens in a ``dtype_bytes`` compute dtype.
+    Checkpointing runs without the cache (transformers turns ``use_cache`` off for it)."""
     s, b, e = seq_len, micro_batch, dtype_bytes
     return Activations(
         st,
         s,
         b,
         e,
-        tuple(_layer(st, s, b, e)),
+        tuple(_layer(st, s, b, e, st.use_cache and not checkpointing)),
         tuple(_outside(st, s, b, e)),
         checkpointing,
         checkpointing and cpu_offload,
