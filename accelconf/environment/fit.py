@@ -1,7 +1,7 @@
 """The strategy table: every strategy accelconf models, estimated for one model on one machine.
 
 This module owns the list of strategies ``accelconf fit`` compares (:func:`strategies`), their
-relative communication cost (:func:`comm_cost`), the table itself (:func:`table`: the peak per GPU
+relative communication cost (:func:`comm_cost`, kept in :mod:`memory` beside the order both use), the table itself (:func:`table`: the peak per GPU
 and host RAM per node of :func:`accelconf.environment.memory.estimate`, judged by
 :func:`accelconf.environment.memory.verdict`), the cheapest row that fits (:attr:`FitTable.cheapest`)
 and the accelerate config that runs a row (:func:`config_for`). ``accelconf fit``, ``check`` (when a
@@ -21,11 +21,12 @@ communication cost, peak per GPU): offload is the slowest lever, recomputation n
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from accelconf.environment import memory
-from accelconf.environment.memory import Estimate, Layout, Strategy
+from accelconf.environment.memory import Estimate, Layout, Strategy, comm_cost
 from accelconf.environment.modelsize import ModelSize
 
 FSDP1_STRATEGIES = ("FULL_SHARD", "SHARD_GRAD_OP", "HYBRID_SHARD", "HYBRID_SHARD_ZERO2", "NO_SHARD")
@@ -50,24 +51,24 @@ def strategies(precision: str, world: int) -> list[Strategy]:
     return base + [replace(s, activation_checkpointing=True) for s in base]
 
 
-def comm_cost(s: Strategy, trained: float = 1.0) -> float:
-    """Parameters each rank sends per step, relative to DDP's all-reduce (see the module doc).
-    ``trained`` is the share of the parameters that train (LoRA: the adapters): gradients are
-    reduced for those only, while a sharded strategy still gathers every weight, so with P
-    parameters and T = trained x P, DDP, ZeRO-1/2 and NO_SHARD move 2T, a strategy that gathers the
-    weights once per step P + T, and one that gathers them in forward and again in backward 2P + T."""
-    if s.kind == "single":
-        return 0.0
-    gathers = 0
-    if s.kind == "deepspeed" and s.zero_stage == 3:
-        gathers = 2
-    elif s.kind == "fsdp1" and s.sharding != "NO_SHARD":
-        gathers = 2 if s.sharding in ("FULL_SHARD", "HYBRID_SHARD") else 1
-    elif s.kind == "fsdp2":
-        gathers = 2 if s.reshard_after_forward else 1
-    if not gathers:
-        return 1.0
-    return (gathers + trained) / (2 * trained)
+def table_order(s: Strategy, world: int) -> int:
+    """Where ``s`` stands in :func:`strategies` (the tie-break of :func:`memory.rank`'s order for
+    the table and ``check``'s suggestion); a strategy the table lacks comes after every row."""
+    order = _orders(s.precision, world)
+    return order.get((s.label(), s.activation_checkpointing), len(order))
+
+
+def table_size(s: Strategy, layout: Layout) -> int:
+    """How many distinct rows :func:`strategies` has for ``s``'s precision on ``layout``."""
+    return len(_orders(s.precision, layout.world))
+
+
+@functools.lru_cache(maxsize=16)
+def _orders(precision: str, world: int) -> dict[tuple[str, bool], int]:
+    out: dict[tuple[str, bool], int] = {}
+    for i, t in enumerate(strategies(precision, world)):
+        out.setdefault((t.label(), t.activation_checkpointing), i)
+    return out
 
 
 @dataclass(frozen=True)
@@ -107,12 +108,11 @@ class Row:
     @property
     def offloaded(self) -> int:
         """What goes to the host: the optimizer step (1), and the weights too (2; FSDP offloads both)."""
-        s = self.strategy
-        return 2 if s.offload_params else (s.offload_optimizer != "none") + (s.offload_param != "none")
+        return memory.offloaded(self.strategy)
 
     def rank(self) -> tuple[int, bool, float, float]:
-        """Cheapest first: less offloaded, then no recomputation, then less communication, then more headroom."""
-        return (self.offloaded, self.strategy.activation_checkpointing, self.comm, self.estimate.per_gpu)
+        """Cheapest first, in the order ``check``'s suggestion uses too (:func:`memory.rank`)."""
+        return memory.rank(self.strategy, self.estimate.per_gpu, self.comm)
 
     def to_json(self) -> dict[str, Any]:
         e = self.estimate
@@ -148,7 +148,11 @@ class FitTable:
     @property
     def fitting(self) -> list[Row]:
         """The rows that fit, cheapest first."""
-        return sorted((r for r in self.rows if r.verdict == "fits"), key=Row.rank)
+        world = self.layout.world
+        return sorted(
+            (r for r in self.rows if r.verdict == "fits"),
+            key=lambda r: (r.rank(), table_order(r.strategy, world)),
+        )
 
     @property
     def cheapest(self) -> Row | None:

@@ -667,6 +667,7 @@ class Change:
     words: tuple[str, ...]
     cost: float
     edits: tuple[tuple[Edit, ...], ...] = ()
+    tier: float = 0.0  # the precision and layout part of ``cost``: more GPUs only when nothing else fits
 
 
 def _step(*edits: Edit, words: str | None = None) -> Step:
@@ -683,8 +684,8 @@ def _alternatives(s: Strategy, lay: Layout, bf16_ok: bool) -> list[Change]:
     costs step time, more GPUs cost GPUs (the most)."""
     out: list[Change] = []
     precisions: list[tuple[str, tuple[Step, ...], float]] = [(s.precision, (), 0.0)]
-    if s.precision == "no" and bf16_ok:
-        precisions.append(("bf16", (_step(("mixed_precision", "bf16")),), 1.0))
+    if s.precision == "no" and bf16_ok:  # fp32 first gets bf16, as fit's table for it (fit.table_for)
+        precisions = [("bf16", (_step(("mixed_precision", "bf16")),), 0.0), (s.precision, (), 1.0)]
     layouts: list[tuple[Layout, tuple[Step, ...], float]] = [(lay, (), 0.0)]
     for k in (2, 4, 8):
         bigger = Layout(lay.gpus_per_node, lay.nodes * k)
@@ -705,7 +706,8 @@ def _alternatives(s: Strategy, lay: Layout, bf16_ok: bool) -> list[Change]:
         for L, lw, lc in layouts:
             for strat, sw, sc in _strategies(replace(s, precision=prec)):
                 steps = pw + sw + lw
-                out.append(Change(strat, L, tuple(w for w, _ in steps), pc + sc + lc, tuple(e for _, e in steps)))
+                words, edits = tuple(w for w, _ in steps), tuple(e for _, e in steps)
+                out.append(Change(strat, L, words, pc + sc + lc, edits, pc + lc))
     return out
 
 
@@ -736,8 +738,13 @@ def _deepspeed_steps(s: Strategy) -> list[tuple[Strategy, tuple[Step, ...], floa
 def _fsdp_steps(s: Strategy) -> list[tuple[Strategy, tuple[Step, ...], float]]:
     out: list[tuple[Strategy, tuple[Step, ...], float]] = []
     if s.kind in ("fsdp1", "ddp", "single"):
-        lead = (_step(("distributed_type", "FSDP")),) if s.kind != "fsdp1" else ()
-        base = s if s.kind == "fsdp1" else Strategy("fsdp1", s.precision)
+        # a switch to FSDP loads the checkpoint on rank 0 only, as fit's table rows do
+        lead = (
+            (_step(("distributed_type", "FSDP")), _step(("fsdp_config.fsdp_cpu_ram_efficient_loading", True)))
+            if s.kind != "fsdp1"
+            else ()
+        )
+        base = s if s.kind == "fsdp1" else Strategy("fsdp1", s.precision, cpu_ram_efficient_loading=True)
         rank = {"NO_SHARD": 0, "HYBRID_SHARD_ZERO2": 1.5, "SHARD_GRAD_OP": 2, "HYBRID_SHARD": 2.5, "FULL_SHARD": 3}
         for name, cost in rank.items():
             for off in (False, True):
@@ -752,6 +759,18 @@ def _fsdp_steps(s: Strategy) -> list[tuple[Strategy, tuple[Step, ...], float]]:
                 if off != base.offload_params:
                     steps.append(_step(("fsdp_config.fsdp_offload_params", off)))
                 out.append((t, lead + tuple(steps), (0.5 if lead else 0) + cost + (6 if off else 0)))
+    if s.kind in ("ddp", "single"):  # FSDP2 as fit's table has it: no section to replace
+        two = Strategy("fsdp2", s.precision, cpu_ram_efficient_loading=True)
+        for reshard in (False, True):
+            for off in (False, True):
+                steps = [
+                    _step(("distributed_type", "FSDP")),
+                    _step(("fsdp_config.fsdp_version", 2)),
+                    _step(("fsdp_config.fsdp_reshard_after_forward", reshard)),
+                    _step(("fsdp_config.fsdp_cpu_ram_efficient_loading", True)),
+                ] + ([_step(("fsdp_config.fsdp_offload_params", True))] if off else [])
+                t = replace(two, reshard_after_forward=reshard, offload_params=off)
+                out.append((t, tuple(steps), 1.5 + (3 if reshard else 2) + (6 if off else 0)))
     if s.kind == "fsdp2":
         for reshard in (False, True):
             for off in (False, True):
@@ -933,6 +952,39 @@ def offloads(s: Strategy) -> bool:
     return s.offload_optimizer != "none" or s.offload_param != "none" or s.offload_params
 
 
+def offloaded(s: Strategy) -> int:
+    """What a strategy puts on the host: the optimizer step (1), and the weights too (2; FSDP offloads both)."""
+    return 2 if s.offload_params else (s.offload_optimizer != "none") + (s.offload_param != "none")
+
+
+def comm_cost(s: Strategy, trained: float = 1.0) -> float:
+    """Parameters each rank sends per step, relative to DDP's all-reduce (see
+    :mod:`accelconf.environment.fit`'s doc). ``trained`` is the share of the parameters that train
+    (LoRA: the adapters): gradients are reduced for those only, while a sharded strategy still
+    gathers every weight, so with P parameters and T = trained x P, DDP, ZeRO-1/2 and NO_SHARD move
+    2T, a strategy that gathers the weights once per step P + T, and one that gathers them in forward
+    and again in backward 2P + T."""
+    if s.kind == "single":
+        return 0.0
+    gathers = 0
+    if s.kind == "deepspeed" and s.zero_stage == 3:
+        gathers = 2
+    elif s.kind == "fsdp1" and s.sharding != "NO_SHARD":
+        gathers = 2 if s.sharding in ("FULL_SHARD", "HYBRID_SHARD") else 1
+    elif s.kind == "fsdp2":
+        gathers = 2 if s.reshard_after_forward else 1
+    if not gathers:
+        return 1.0
+    return (gathers + trained) / (2 * trained)
+
+
+def rank(s: Strategy, per_gpu: float, comm: float) -> tuple[int, bool, float, float]:
+    """The one order of the strategies that fit, cheapest first, for ``fit``'s table and ``check``'s
+    suggestion alike: less offloaded, then no recomputation, then less communication, then more
+    headroom (less per GPU). Ties go by :func:`accelconf.environment.fit.table_order` in both."""
+    return (offloaded(s), s.activation_checkpointing, comm, per_gpu)
+
+
 def cheapest_fit(
     est: Estimate,
     gpu_bytes: float,
@@ -943,23 +995,27 @@ def cheapest_fit(
     micro_batch: int | None = None,
     offload: bool = True,
 ) -> tuple[Change, Estimate] | None:
-    """The cheapest alternative (by :func:`_alternatives`' cost) whose estimate is under 80% of the
-    GPU memory and of the host RAM, or ``None`` when nothing tried fits. ``offload=False`` leaves
-    out the alternatives that offload to the host."""
+    """The alternative whose estimate is under 80% of the GPU memory and of the host RAM that
+    :func:`rank` puts first (on the config's machines and, for fp32, in bf16; more machines only
+    when nothing there fits; ties in the order of fit's table, then to the smaller edit), or ``None`` when nothing tried fits.
+    ``offload=False`` leaves out the alternatives that offload to the host."""
+    from accelconf.environment.fit import table_order, table_size
+
     best: tuple[Change, Estimate] | None = None
+    best_key: tuple[Any, ...] = ()
+    adapter = est.lora.adapter if est.lora is not None else None
+    trained = est.lora.trainable / max(1, est.model.params) if est.lora is not None else 1.0
     for ch in _alternatives(est.strategy, est.layout, bf16_ok):
-        if not ch.words or (not offload and offloads(ch.strategy)):
+        order = table_order(ch.strategy, ch.layout.world)
+        if not ch.words or (not offload and offloads(ch.strategy)) or order == table_size(ch.strategy, ch.layout):
+            continue  # only the strategies of fit's table: check names one of its rows
+        e = estimate(ch.strategy, ch.layout, est.model, seq_len=seq_len, micro_batch=micro_batch, lora=adapter)
+        if not _fits(e, gpu_bytes, host_bytes):
             continue
-        e = estimate(
-            ch.strategy,
-            ch.layout,
-            est.model,
-            seq_len=seq_len,
-            micro_batch=micro_batch,
-            lora=est.lora.adapter if est.lora is not None else None,
-        )
-        if _fits(e, gpu_bytes, host_bytes) and (best is None or (ch.cost, e.per_gpu) < (best[0].cost, best[1].per_gpu)):
-            best = (ch, e)
+        comm = comm_cost(ch.strategy, trained) if ch.layout.world > 1 else 0.0
+        key = (ch.tier, rank(ch.strategy, e.per_gpu, comm), order, ch.cost)
+        if best is None or key < best_key:
+            best, best_key = (ch, e), key
     return best
 
 
