@@ -5,7 +5,8 @@ hidden 256 / 4 heads so that CPU runs it in seconds), runs one forward and backw
 tensor autograd saves is counted once per storage (``saved_tensors_hooks``; parameters excluded).
 The peak of what is saved at once (weakref finalizers on the storages tell when autograd lets one
 go) must be within 5% of :attr:`Activations.saved`, and what is saved from the LM head onwards
-within 5% of the logits-and-loss line. SDPA runs with the flash backend, the one GPUs run; dropout
+within 5% of the logits-and-loss line. SDPA runs with the flash backend, the one GPUs run (the math
+backend for falcon's multi-query attention, which no fused kernel takes on CUDA either); dropout
 runs PyTorch's fused kernel (one-byte masks), which CUDA picks and CPU does not by default.
 Checkpointing runs the reentrant form so that the kept inputs pass through the hooks: it keeps
 the same inputs as transformers' default non-reentrant form. Checkpointing turns the cache off, and
@@ -128,10 +129,15 @@ def measure(model, seq: int, batch: int) -> tuple[int, int]:
     return tracker.peak, tracker.head
 
 
-def _kernel(attn: str):
+def _kernel(attn: str, st: activations.Structure | None = None):
+    """SDPA's flash backend, the one GPUs run; the math backend where no fused kernel takes the
+    inputs on CUDA either (falcon's k and v with fewer heads than q), as the estimate says."""
     from torch.nn.attention import SDPBackend, sdpa_kernel
 
-    return sdpa_kernel([SDPBackend.FLASH_ATTENTION]) if attn == "sdpa" else _Null()
+    if attn != "sdpa":
+        return _Null()
+    math = st is not None and st.attn == "eager"
+    return sdpa_kernel([SDPBackend.MATH if math else SDPBackend.FLASH_ATTENTION])
 
 
 class _Null:
@@ -155,15 +161,18 @@ def _quiet(monkeypatch):
     torch.manual_seed(0)
 
 
-# CPU has no flash kernel for falcon's multi-query mask, and gpt2's split q/k/v go to the math
-# path; transformers refuses SDPA for gemma2 (the estimate runs eager for it, as transformers does).
-# gpt2 eager at micro batch 1 keeps views where micro batch 2 keeps copies; not modelled yet.
-KERNELS = [
-    (f, a)
-    for f in sorted(FAMILIES)
-    for a in ("eager", "sdpa")
-    if not (a == "sdpa" and f in ("falcon", "gpt2", "gemma2")) and (f, a) != ("gpt2", "eager")
-]
+# transformers refuses SDPA for gemma2 (the estimate runs eager for it, as transformers does).
+KERNELS = [(f, a) for f in sorted(FAMILIES) for a in ("eager", "sdpa") if (f, a) != ("gemma2", "sdpa")]
+
+
+def test_falcon_multi_query_sdpa_runs_the_math_kernel_and_gpt2_the_flash_one():
+    falcon = _structure(_config("falcon", 1, "sdpa"), "falcon")
+    assert falcon.kv_heads == 1 and falcon.attn == "eager" and falcon.with_attn("sdpa").attn == "eager"
+    model = transformers.AutoModelForCausalLM.from_config(_config("falcon", 1, "sdpa"))
+    ids = torch.randint(3, 1000, (2, 16))
+    with pytest.raises(RuntimeError, match="No available kernel"), _kernel("sdpa"):
+        model(input_ids=ids)
+    assert _structure(_config("gpt2", 1, "sdpa"), "gpt2").attn == "sdpa"
 
 
 def test_gemma2_runs_eager_as_transformers_does():
@@ -183,7 +192,7 @@ def test_saved_activations_match_pytorch_within_5_percent(family, attn):
         if ckpt:
             model.activation_checkpointing_enable(activation_checkpointing_kwargs={"use_reentrant": True})
         for seq, batch in CASES:
-            with _kernel(attn):
+            with _kernel(attn, st):
                 peak, head = measure(model, seq, batch)
             est = activations.estimate(st, seq, batch, 4, checkpointing=ckpt)
             logits = dict(est.outside)[next(k for k, _ in est.outside if k.startswith("logits"))]

@@ -98,13 +98,19 @@ class Structure:
     def with_attn(self, attn: str | None) -> Structure:
         """The same model under another attention kernel (``eager``, ``sdpa``, ``flash`` or a
         transformers spelling); ``None`` keeps the config's."""
-        return self if attn is None else replace(self, attn=kernel_of(attn, self.family))
+        if attn is None:
+            return self
+        return replace(self, attn=kernel_of(attn, self.family, self.heads, self.kv_heads))
 
 
-def kernel_of(attn: str | None, family: str) -> str:
+def kernel_of(attn: str | None, family: str, heads: int = 0, kv_heads: int = 0) -> str:
     """The memory behaviour of an ``attn_implementation``: transformers 5.x picks SDPA when the
-    config says nothing, and eager for families that refuse SDPA."""
+    config says nothing, and eager for families that refuse SDPA. Falcon hands SDPA k and v with
+    fewer heads than q and no ``enable_gqa``: neither the flash nor the memory-efficient kernel (CPU's
+    or CUDA's) takes that, so SDPA's math kernel runs, which keeps what eager keeps."""
     kernel = _ATTN_ALIASES.get(str(attn or "sdpa").lower(), "sdpa")
+    if kernel == "sdpa" and family == "falcon" and kv_heads != heads:
+        return "eager"
     return "eager" if kernel == "sdpa" and family in _NO_SDPA else kernel
 
 
@@ -242,6 +248,7 @@ def _layernorm_family(
         kv = 1
     else:
         kv = heads
+    common = dict(common, attn=kernel_of(_num(data, "attn_implementation", "_attn_implementation"), fam, heads, kv))
     two_norms = new_arch and (data.get("num_ln_in_parallel_attn") or 2) == 2
     parallel = bool(data.get("parallel_attn", True)) or new_arch
     return Structure(
@@ -409,8 +416,10 @@ def _qkv(st: Structure, t: int, e: int, eager: bool, b: int = 1, cache: bool = T
     beside the rotated q and k, unless eager's matmul copies it (GQA repeat, or a batch above 1)."""
     q, kv = st.heads * st.head_dim, st.kv_heads * st.head_dim
     repeated = eager and st.kv_heads != st.heads and (st.family != "falcon" or b > 1)
-    if not st.rope and st.fused_qkv:  # gpt2: q, k and v are views of one output
-        return float(e * t * (q + 2 * kv) + (2 * e * t * q if repeated else 0))
+    if not st.rope and st.fused_qkv:  # gpt2: q, k and v are views of one output, k and v copied by the cache
+        if eager and cache and b > 1:  # eager's matmul folds q into a copy: nothing keeps the fused output
+            return float(e * t * (q + 2 * kv))
+        return float(e * t * (q + 2 * kv) + (2 * e * t * q if repeated else 0) + (2 * e * t * kv if cache else 0))
     width = q if repeated else kv
     if st.fused_qkv and st.family != "falcon" and not cache and not (eager and (repeated or b > 1)):
         return float(e * t * (q + 2 * kv) + e * t * (q + kv))  # the fused output, the rotated q and k
