@@ -170,7 +170,9 @@ def table(results: list[Result]) -> list[str]:
         ratio = "" if r.ratio is None else f"{r.ratio:.3f}"
         verdict = "fits" if r.fits else "does not fit"
         measured = r.error or _gib(r.allocated)
-        out.append(f"| {r.case.name()} | {r.estimate / GiB:.2f} | {measured} | {_gib(r.reserved)} | {ratio} | {verdict} |")
+        out.append(
+            f"| {r.case.name()} | {r.estimate / GiB:.2f} | {measured} | {_gib(r.reserved)} | {ratio} | {verdict} |"
+        )
     return out
 
 
@@ -179,7 +181,9 @@ def summary(results: list[Result]) -> list[str]:
     out = []
     if ratios:
         worst = max(ratios, key=lambda x: abs(x - 1))
-        out.append(f"median estimate / allocated: {statistics.median(ratios):.3f}; worst: {worst:.3f} ({len(ratios)} runs)")
+        out.append(
+            f"median estimate / allocated: {statistics.median(ratios):.3f}; worst: {worst:.3f} ({len(ratios)} runs)"
+        )
     else:
         out.append("no step ran (dry run): no ratio")
     oom = [r.case.name() for r in results if r.fits and r.error.startswith("out of memory")]
@@ -209,14 +213,16 @@ def write_report(path: Path, results: list[Result], header: dict[str, str], skip
 
 
 def _header(device: str, dry_run: bool) -> dict[str, str]:
-    out = {"device": device, "dry run": str(dry_run).lower(), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+    out = {
+        "device": device,
+        "dry run": str(dry_run).lower(),
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+    }
     if device == "cuda" and not dry_run:
         import torch
         import transformers
 
-        out.update(
-            gpu=torch.cuda.get_device_name(0), torch=torch.__version__, transformers=transformers.__version__
-        )
+        out.update(gpu=torch.cuda.get_device_name(0), torch=torch.__version__, transformers=transformers.__version__)
     return out
 
 

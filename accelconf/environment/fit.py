@@ -1,9 +1,11 @@
 """The strategy table: every strategy accelconf models, estimated for one model on one machine.
 
 This module owns the list of strategies ``accelconf fit`` compares (:func:`strategies`), their
-relative communication cost (:func:`comm_cost`, kept in :mod:`memory` beside the order both use), the table itself (:func:`table`: the peak per GPU
-and host RAM per node of :func:`accelconf.environment.memory.estimate`, judged by
-:func:`accelconf.environment.memory.verdict`), the cheapest row that fits (:attr:`FitTable.cheapest`)
+relative communication cost (:func:`comm_cost`, kept in :mod:`memory` beside the order both use),
+the table itself (:func:`table`: the peak per GPU and host RAM per node of
+:func:`accelconf.environment.memory.estimate`, judged by :func:`accelconf.environment.memory.verdict`),
+the cheapest row that fits (:attr:`FitTable.cheapest`, in :func:`memory.rank`'s order, which
+``check``'s suggestion follows too)
 and the accelerate config that runs a row (:func:`config_for`). ``accelconf fit``, ``check`` (when a
 config does not fit), the language server's memory hover and :func:`accelconf.api.fit` all call
 :func:`table`; nothing here imports torch.

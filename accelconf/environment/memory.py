@@ -995,10 +995,11 @@ def cheapest_fit(
     micro_batch: int | None = None,
     offload: bool = True,
 ) -> tuple[Change, Estimate] | None:
-    """The alternative whose estimate is under 80% of the GPU memory and of the host RAM that
-    :func:`rank` puts first (on the config's machines and, for fp32, in bf16; more machines only
-    when nothing there fits; ties in the order of fit's table, then to the smaller edit), or ``None`` when nothing tried fits.
-    ``offload=False`` leaves out the alternatives that offload to the host."""
+    """Among the strategies of fit's table, the alternative whose estimate is under 80% of the GPU
+    memory and of the host RAM that :func:`rank` puts first (on the config's machines and, for
+    fp32, in bf16; more machines only when nothing there fits; ties in the order of fit's table,
+    then to the smaller edit), or ``None`` when nothing tried fits. ``offload=False`` leaves out
+    the alternatives that offload to the host."""
     from accelconf.environment.fit import table_order, table_size
 
     best: tuple[Change, Estimate] | None = None
