@@ -26,6 +26,11 @@ What is counted is what autograd keeps, tensor by tensor, as transformers 5.x bu
 Gradient checkpointing (HF ``gradient_checkpointing``, FSDP ``activation_checkpointing``) keeps each
 decoder layer's input and recomputes one layer at a time in backward: the peak is every input plus
 one layer's activations; ``fsdp_activation_cpu_offload`` moves what is kept to host RAM.
+
+The cache: a training forward with the config's ``use_cache`` fills a DynamicCache, whose first
+update concatenates onto an empty tensor, so attention keeps copies of k and v; checkpointing turns
+the cache off, and then a fused projection's v (gpt-neox, phi3; gpt2's q, k and v) is a view that
+keeps the whole fused output alive.
 """
 
 from __future__ import annotations
