@@ -1248,20 +1248,19 @@ def check_memory(
     lora: Any = None,
 ) -> tuple[Report, list[Finding]]:
     """The memory report and the ``mem-*`` findings (1-based positions) for one loaded document."""
-    from accelconf.environment.checks import ConfigView as _Cfg
+    from accelconf.environment.checks import finding_at
 
     data = doc.data if isinstance(doc.data, dict) else {}
     report = assess(
         data, model, seq_len=seq_len, micro_batch=micro_batch, path=doc.path, lora=lora, **machine_of(env, host_ram_gib)
     )
-    cfg = _Cfg(doc, data)
 
     def at(rule: str, severity: str, message: str, suggestion: str | None) -> Finding:
         keys = _anchor(report.estimate.strategy, rule)
         key = next((k for k in keys if doc.node(k) is not None or doc.key(k) is not None), "")
         if not key:
             return Finding(rule, severity, message, "", 1, 1, suggestion)  # type: ignore[arg-type]
-        return cfg.finding(rule, severity, message, key, suggestion=suggestion)  # type: ignore[arg-type]
+        return finding_at(doc, rule, severity, message, key, suggestion=suggestion)  # type: ignore[arg-type]
 
     return report, findings_for(report, at)
 

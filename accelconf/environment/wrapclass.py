@@ -118,7 +118,7 @@ def wrap_findings(doc: Any, classes: ModelClasses | None) -> list[Finding]:
     missing = [name for name in value.split(",") if name not in classes.modules]
     if not missing:
         return []
-    from accelconf.environment.checks import ConfigView
+    from accelconf.environment.checks import finding_at
 
     shown = ", ".join(repr(n) for n in missing)
     model = "/".join(dict.fromkeys(classes.types))
@@ -148,8 +148,7 @@ def wrap_findings(doc: Any, classes: ModelClasses | None) -> list[Finding]:
         right: str | None = ",".join(names)  # only the spaces were wrong
     else:
         right = ",".join(dict.fromkeys([n for n in names if n in classes.modules] + classes.layers)) or None
-    cfg = ConfigView(doc, data)
-    found = cfg.finding("model-wrap-class", "error" if sure else "warning", message, KEY, suggestion=right)
+    found = finding_at(doc, "model-wrap-class", "error" if sure else "warning", message, KEY, suggestion=right)
     if right is None:
         return [found]
     from dataclasses import replace
