@@ -346,6 +346,7 @@ def test_the_memory_strategy_reads_the_config_model() -> None:
     assert layout_of(load_text("distributed_type: 'no'\nnum_processes: 4\n").data, 8, 1).world == 4
 
 
+@pytest.mark.oracle
 def test_accelerate_itself_refuses_a_lowercase_distributed_type(tmp_path: Any) -> None:
     config_args = pytest.importorskip("accelerate.commands.config.config_args", reason="accelerate not installed")
     path = tmp_path / "c.yaml"

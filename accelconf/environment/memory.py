@@ -41,7 +41,7 @@ allocator fragmentation.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -279,7 +279,7 @@ def config_of(data: dict[str, Any] | Config, accelerate_version: str | None = No
     return from_data(data, version=registry.resolve_version(accelerate_version))
 
 
-def _reader(cfg: Config, accelerate_version: str | None) -> Any:
+def value_reader(cfg: Config, accelerate_version: str | None) -> Callable[..., Any]:
     """``read(path, default)``: a value as accelerate reads it at that release (the registry's
     reading), ``default`` where it is unset or refused (validate reports a refused value)."""
 
@@ -306,7 +306,7 @@ def strategy_of(
     if isinstance(data, dict) and _standalone_ds_json(data):
         return _zero_strategy("no", {}, data, False)
     cfg = config_of(data, accelerate_version)
-    read = _reader(cfg, accelerate_version)
+    read = value_reader(cfg, accelerate_version)
     dt = read("distributed_type", "")
     precision = read("mixed_precision", "no")
     if dt == "DEEPSPEED":
@@ -360,7 +360,7 @@ def _zero_strategy(
 
 
 def _fsdp_strategy(
-    cfg: Config, read: Any, precision: str, accelerate_version: str | None
+    cfg: Config, read: Callable[..., Any], precision: str, accelerate_version: str | None
 ) -> tuple[Strategy, list[str]]:
     """FSDP1 or FSDP2 from ``fsdp_config`` (its unprefixed spellings are the Config's canonical keys)."""
     f = "fsdp_config."
@@ -410,7 +410,7 @@ def _buckets_of(ds: dict[str, Any] | None) -> tuple[int | str | None, bool | Non
 def layout_of(data: dict[str, Any] | Config, gpus_per_node: int | None, nodes: int | None) -> Layout:
     """The process layout: the config's ``num_processes`` (a total) over ``num_machines``, else the target's."""
     cfg = config_of(data)
-    read = _reader(cfg, None)
+    read = value_reader(cfg, None)
 
     def pos(path: str) -> int | None:
         v = read(path)
@@ -858,7 +858,8 @@ def _json_file(data: dict[str, Any], path: str | None) -> str | None:
     itself ("") for a DeepSpeed JSON, else ``None``."""
     from accelconf.deepspeed import config_file_path
 
-    ref = _ds_json_ref(data) if str(data.get("distributed_type") or "").upper() == "DEEPSPEED" else None
+    deepspeed = value_reader(config_of(data), None)("distributed_type") == "DEEPSPEED"
+    ref = _ds_json_ref(data) if deepspeed else None
     if ref is not None:
         found = config_file_path(ref, path)
         if found is not None:

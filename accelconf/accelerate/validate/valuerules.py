@@ -127,10 +127,9 @@ def entry_problems(s: Setting, e: Entry, version: str, cfg: Config, raw: str | N
         return []
     if s.type == "enum" and s.choices:
         return enum_problems(s, e.written_key, v, version)
-    wrong = expect_type(s, v)
+    wrong = _plain(s, e)
     if wrong:
-        sev: Severity = "error" if s.type in ("int", "float") else "warning"
-        return [Problem("invalid-type", sev, f"`{e.written_key}` should be {wrong}, not {v!r}", scalar_type=True)]
+        return wrong
     low = canonical(s, v)
     if s.minimum is not None and isinstance(low, (int, float)) and not isinstance(v, bool) and low < s.minimum:
         return [Problem("invalid-value", "error", f"`{e.written_key}` must be at least {s.minimum}")]
@@ -172,7 +171,7 @@ def _plain(s: Setting, e: Entry) -> list[Problem]:
     if not wrong:
         return []
     sev: Severity = "error" if s.type in ("int", "float") else "warning"
-    return [Problem("invalid-type", sev, f"`{e.written_key}` should be {wrong}, not {e.value!r}")]
+    return [Problem("invalid-type", sev, f"`{e.written_key}` should be {wrong}, not {e.value!r}", scalar_type=True)]
 
 
 def _linear_precision(s: Setting, e: Entry, raw: str) -> list[Problem]:
