@@ -443,14 +443,31 @@ def _layout_problems(cfg: Config) -> list[tuple[str, Problem]]:
     return out
 
 
+# The rules a Config from env vars, flags or kwargs is judged by. Not sharding-strategy-int: the
+# readers of flags and env vars say what a release that takes only the strategy's number does with
+# a name themselves (accelconf/formats/cli.py); nor legacy-value: they write the release's spelling.
+INPUT_RULES = frozenset(
+    {
+        "invalid-value",
+        "invalid-type",
+        "enum-case",
+        "value-too-new",
+        "null-count",
+        "multi-node",
+        "fsdp2-reshard-bool",
+        "fsdp2-local-state-dict",
+    }
+)
+
+
 def _order(path: str) -> tuple[str, ...]:
     return tuple(path.split(".", 1))
 
 
 def config_problems(cfg: Config, version: str) -> list[tuple[Entry, Problem]]:
-    """Every value problem of a Config read from any format, with the entry it is about, in the
-    order of the file it stands for (keys sorted, sections nested); infos left out (remarks about
-    spelling are the file's, not the input's)."""
+    """The value problems (:data:`INPUT_RULES`) of a Config read from any format, with the entry each
+    is about, in the order of the file it stands for (keys sorted, sections nested); infos left out
+    (remarks about spelling are the file's, not the input's)."""
     view = _as_a_file(cfg)
     found: list[tuple[str, Problem]] = []
     for path, e in cfg.entries.items():
@@ -467,4 +484,4 @@ def config_problems(cfg: Config, version: str) -> list[tuple[Entry, Problem]]:
     from accelconf.findings import SEVERITY_ORDER
 
     found.sort(key=lambda kp: (_order(kp[0]), SEVERITY_ORDER[kp[1].severity], kp[1].rule))
-    return [(cfg.entries[path], p) for path, p in found if p.severity != "info"]
+    return [(cfg.entries[path], p) for path, p in found if p.severity != "info" and p.rule in INPUT_RULES]
