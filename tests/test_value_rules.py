@@ -374,3 +374,15 @@ def test_config_problems_leave_the_sharding_number_to_the_readers_of_flags() -> 
     doc = load_text("distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  fsdp_sharding_strategy: FULL_SHARD\n")
     assert "sharding-strategy-int" in {f.rule for f in validate_document(doc, accelerate_version=last)}
     assert config_problems(from_document(doc, last), last) == []
+
+
+def test_a_dynamo_backend_a_release_removed_is_a_choice_of_the_releases_before() -> None:
+    """accelerate 1.12's DynamoBackend has IPEX (utils/dataclasses.py); 1.13 removed it."""
+    until = registry.DYNAMO_BACKEND_UNTIL["IPEX"]
+    s = registry.get("dynamo_config", "dynamo_backend")
+    assert s is not None
+    assert enum_problems(s, "dynamo_backend", "IPEX", _before(until)) == []
+    assert _rules(enum_problems(s, "dynamo_backend", "ipex", _before(until))) == [("enum-case", "info")]
+    assert _rules(enum_problems(s, "dynamo_backend", "IPEX", until)) == [("invalid-value", "error")]
+    assert registry.read_value(s, "ipex", _before(until)) == "IPEX"
+    assert registry.read_value(s, "IPEX", until) is registry.REFUSED

@@ -1836,6 +1836,15 @@ def enum_exists(setting: Setting, value: Any, version: str) -> bool:
     return True
 
 
+def enum_choices(setting: Setting, version: str | None) -> tuple[Any, ...]:
+    """An enum's choices in that release: the newest release's, and the dynamo backends an older
+    release still has (IPEX until 1.13)."""
+    choices = setting.choices or ()
+    if setting.key == "dynamo_backend" and version is not None:
+        choices += tuple(v for v in DYNAMO_BACKEND_UNTIL if v not in choices and enum_exists(setting, v, version))
+    return choices
+
+
 def iter_settings(sections: Iterable[str] | None = None) -> Iterable[Setting]:
     wanted = set(sections) if sections is not None else None
     for s in SETTINGS:
@@ -1885,7 +1894,7 @@ def _read_mixed_precision(s: Setting, v: Any, version: str, from_file: bool) -> 
 def _read_enum(s: Setting, v: Any, version: str, from_file: bool) -> Any:
     from accelconf import releases
 
-    choices = s.choices or ()
+    choices = enum_choices(s, version)
     canon = s.canonical_value(v)
     exact = any(v == c and type(v) is type(c) for c in choices)
     legacy = any(v == old and type(v) is type(old) for old, _ in s.legacy_values)

@@ -217,7 +217,7 @@ def _same(v: Any, c: Any) -> bool:
 def enum_problems(s: Setting, written_key: str, v: Any, version: str) -> list[Problem]:
     """An enum setting: one of its choices, a legacy value, a case variant, or a typo; then whether
     the value exists in the release."""
-    choices = s.choices or ()
+    choices = registry.enum_choices(s, version)
     if v is None:
         return []
     if s.key == "fsdp_sharding_strategy" and releases.has(version, "sharding-strategy-int"):
@@ -233,7 +233,7 @@ def enum_problems(s: Setting, written_key: str, v: Any, version: str) -> list[Pr
     elif s.key == "zero_stage" and isinstance(v, str) and v.isdigit() and int(v) in choices:
         found = []
     else:
-        return [_not_a_choice(written_key, v, choices)]
+        return [_not_a_choice(written_key, v, s.choices or ())]  # (named as the newest release names them)
     if not registry.enum_exists(s, v, version):
         found.append(Problem("value-too-new", "error", f"`{written_key}: {v}` does not exist in accelerate {version}"))
     return found
