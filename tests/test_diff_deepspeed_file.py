@@ -220,7 +220,7 @@ def test_validate_reads_a_deepspeed_file_found_in_the_current_directory(cli, tmp
 def test_the_memory_estimate_and_check_read_a_deepspeed_file_found_in_the_current_directory(
     tmp_path, monkeypatch
 ) -> None:
-    from accelconf.environment.checks import ConfigView, _referenced_ds_json
+    from accelconf.environment.checks import _referenced_ds_json, reading
     from accelconf.environment.memory import strategy_of
     from accelconf.text.document import load_file
 
@@ -230,7 +230,7 @@ def test_the_memory_estimate_and_check_read_a_deepspeed_file_found_in_the_curren
     doc = load_file("configs/a.yaml")
     s, _ = strategy_of(doc.data, doc.path)
     assert (s.zero_stage, s.offload_param, s.precision) == (3, "cpu", "fp16")
-    found = _referenced_ds_json(ConfigView(doc, doc.data))
+    found = _referenced_ds_json(reading(doc))
     assert found is not None and found.path == "ds/zero.json"
 
 

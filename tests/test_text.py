@@ -127,9 +127,9 @@ def test_span_is_the_one_at_this_path_else_at_its_parent_rule() -> None:
     assert doc.span("sec.k.deeper", value=True) == doc.span("sec.k")
     assert doc.span("sec.blk", value=True) == (5, 5, 5, 6)  # a block: its first character
     assert doc.span("nowhere") == doc.span("") == (1, 1, 1, 1)
-    from accelconf.environment.checks import ConfigView
+    from accelconf.environment.checks import finding_at
 
-    f = ConfigView(doc, doc.data).finding("r", "info", "m", "sec.missing")
+    f = finding_at(doc, "r", "info", "m", "sec.missing")
     assert (f.line, f.column, f.end_line, f.end_column) == (2, 1, 2, 4)
 
 

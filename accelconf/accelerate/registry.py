@@ -1836,8 +1836,105 @@ def enum_exists(setting: Setting, value: Any, version: str) -> bool:
     return True
 
 
+def enum_choices(setting: Setting, version: str | None) -> tuple[Any, ...]:
+    """An enum's choices in that release: the newest release's, and the dynamo backends an older
+    release still has (IPEX until 1.13)."""
+    choices = setting.choices or ()
+    if setting.key == "dynamo_backend" and version is not None:
+        choices += tuple(v for v in DYNAMO_BACKEND_UNTIL if v not in choices and enum_exists(setting, v, version))
+    return choices
+
+
 def iter_settings(sections: Iterable[str] | None = None) -> Iterable[Setting]:
     wanted = set(sections) if sections is not None else None
     for s in SETTINGS:
         if wanted is None or s.section in wanted:
             yield s
+
+
+# -- a value as accelerate reads it --------------------------------------------------------------
+
+REFUSED: Any = object()  # what read_value gives for a value accelerate refuses (validate reports it)
+
+
+def read_value(setting: Setting, value: Any, version: str | None = None, *, from_file: bool = True) -> Any:
+    """A setting's value as accelerate ``version`` reads it (``None``: the newest), or :data:`REFUSED`.
+
+    What a file gives is read as PyYAML loaded it: an integer setting takes an integer only (a string
+    reaches ``num_machines > 1`` and raises), an enum takes its choices exactly (``DistributedType
+    ('multi_gpu')`` raises ValueError) unless the setting ignores case, a legacy spelling reads as
+    the value it stands for; a boolean setting takes booleans and the truth words the plugins read
+    (``str_to_bool``). ``from_file=False``: a string from an env var or a flag, which the launcher
+    converts first. ``None`` (unset, or null) stays ``None``.
+    """
+    if value is None:
+        return None
+    reader = _READERS.get(setting.path) or _READERS.get(setting.type)
+    return reader(setting, value, resolve_version(version), from_file) if reader else value
+
+
+def _read_distributed_type(s: Setting, v: Any, version: str, from_file: bool) -> Any:
+    if isinstance(v, bool):
+        return "NO"  # no DistributedType equals a boolean: the launcher takes its one-process path
+    if not isinstance(v, str) or (v not in DISTRIBUTED_TYPES and v not in DISTRIBUTED_TYPE_UNTIL):
+        return REFUSED
+    return v if enum_exists(s, v, version) else REFUSED
+
+
+def _read_mixed_precision(s: Setting, v: Any, version: str, from_file: bool) -> Any:
+    from accelconf import releases
+
+    if v is False and from_file and releases.has(version, "yaml-false-precision-no"):
+        return "no"  # load_config_from_file turns an unquoted `no` back into 'no' before 0.34
+    if not isinstance(v, str) or v.lower() not in PRECISIONS:
+        return REFUSED
+    return v.lower()  # the launcher lower-cases it
+
+
+def _read_enum(s: Setting, v: Any, version: str, from_file: bool) -> Any:
+    from accelconf import releases
+
+    choices = enum_choices(s, version)
+    canon = s.canonical_value(v)
+    exact = any(v == c and type(v) is type(c) for c in choices)
+    legacy = any(v == old and type(v) is type(old) for old, _ in s.legacy_values)
+    other_case = (
+        isinstance(v, str)
+        and canon in choices
+        and (s.case_insensitive or (s.key == "backend" and not releases.has(version, "fp8-backend-enum")))
+    )
+    digits = isinstance(v, str) and isinstance(canon, int) and canon in choices  # zero_stage: '2'
+    if not (exact or legacy or other_case or digits) or not choices:
+        return REFUSED if choices else v
+    return canon if enum_exists(s, canon, version) else REFUSED
+
+
+def _read_int(s: Setting, v: Any, version: str, from_file: bool) -> Any:
+    if isinstance(v, int) and not isinstance(v, bool):
+        return v
+    if not from_file and isinstance(v, str) and v.strip().lstrip("-").isdigit():
+        return int(v)
+    return REFUSED
+
+
+def _read_bool(s: Setting, v: Any, version: str, from_file: bool) -> Any:
+    if isinstance(v, bool):
+        return v
+    low = v.strip().lower() if isinstance(v, str) else None
+    return True if low in TRUE_WORDS else False if low in FALSE_WORDS else REFUSED
+
+
+def _read_str(s: Setting, v: Any, version: str, from_file: bool) -> Any:
+    return v if isinstance(v, str) else REFUSED
+
+
+_READERS: dict[str, Any] = {
+    "distributed_type": _read_distributed_type,
+    "mixed_precision": _read_mixed_precision,
+    "enum": _read_enum,
+    "int": _read_int,
+    "bool": _read_bool,
+    "str": _read_str,
+    "path": _read_str,
+    "classlist": _read_str,
+}

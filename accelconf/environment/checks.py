@@ -1,7 +1,8 @@
 """Environment checks: does this config fit the machine it will run on?
 
-This module owns the ``env-*`` rules. Each is a pure function ``(ConfigView, Environment) ->
-Iterable[Finding]`` over the plain data of a loaded :class:`accelconf.text.document.Document` and an
+This module owns the ``env-*`` rules. Each is a pure function ``(Reading, Environment) ->
+Iterable[Finding]`` over the :class:`accelconf.accelerate.model.Config` of a loaded
+:class:`accelconf.text.document.Document` (each value as accelerate reads it at the target release) and an
 :class:`accelconf.environment.probe.Environment` (detected, or a target from :mod:`accelconf.environment.targets`); each
 finding points at the config line that causes it (1-based, as :class:`Finding` is). A fact the
 environment does not know (``Environment.unknown``) skips the rules that need it. Whether keys
@@ -21,6 +22,7 @@ from typing import Any
 
 from accelconf import catalogue, releases
 from accelconf.accelerate import registry as _registry
+from accelconf.accelerate.model import Config, from_document
 from accelconf.accelerate.validate import machine_rank_outside
 from accelconf.environment.probe import Environment
 from accelconf.findings import Finding, Severity
@@ -41,41 +43,51 @@ DEFAULT_PORT = _registry.get("", "main_process_port").launcher_default  # type: 
 
 
 @dataclass(frozen=True)
-class ConfigView:
-    """A document and the few values the rules read, as accelerate reads them (YAML 1.1)."""
+class Reading:
+    """What the rules judge: the document's :class:`~accelconf.accelerate.model.Config` (the one
+    config model), each value as accelerate reads it at the target release
+    (:func:`accelconf.accelerate.registry.read_value`: a value it refuses reads as unset, validate
+    reports it), and the document, for positions."""
 
     doc: Document
-    data: dict[str, Any]
+    cfg: Config
+    version: str | None = None  # the target's accelerate (None: the newest)
     validated: bool = False  # validate runs too: skip what its multi-node rule already says
+
+    def read(self, path: str) -> Any:
+        """The value at a canonical path as accelerate reads it; ``None`` when unset or refused."""
+        e = self.cfg.entries.get(path)
+        if e is None or e.setting is None:
+            return None
+        v = _registry.read_value(e.setting, e.value, self.version)
+        return None if v is _registry.REFUSED else v
+
+    def written(self, path: str) -> bool:
+        """Whether the config writes the setting (null included)."""
+        return path in self.cfg.entries
 
     @property
     def distributed_type(self) -> str:
-        v = self.data.get("distributed_type")
-        return v.upper() if isinstance(v, str) else ("NO" if v is False else "")
+        return self.read("distributed_type") or ""
 
     @property
     def mixed_precision(self) -> str:
-        v = self.data.get("mixed_precision")
-        return v.lower() if isinstance(v, str) else ""
+        return self.read("mixed_precision") or ""
 
     @property
     def num_machines(self) -> int:
-        v = self.data.get("num_machines", 1)
-        return v if isinstance(v, int) and not isinstance(v, bool) and v >= 1 else 1
+        v = self.read("num_machines")
+        return v if v is not None and v >= 1 else 1
 
     @property
     def num_processes(self) -> int | None:
-        v = self.data.get("num_processes")
-        return v if isinstance(v, int) and not isinstance(v, bool) and v > 0 else None
+        v = self.read("num_processes")
+        return v if v is not None and v > 0 else None  # -1 is "not set"
 
     @property
     def uses_gpus(self) -> bool:
         """The job would run on CUDA/ROCm GPUs (if any are there)."""
-        return self.data.get("use_cpu") is not True and self.distributed_type not in NON_GPU_TYPES
-
-    def nested(self, section: str, key: str) -> Any:
-        sec = self.data.get(section)
-        return sec.get(key) if isinstance(sec, dict) else None
+        return self.read("use_cpu") is not True and self.distributed_type not in NON_GPU_TYPES
 
     def finding(
         self,
@@ -87,10 +99,28 @@ class ConfigView:
         value: bool = True,
         suggestion: str | None = None,
     ) -> Finding:
-        """A finding at ``key`` (its value when ``value``), or at the nearest parent that exists
-        (:meth:`accelconf.text.document.Document.span`)."""
-        line, col, end_line, end_col = self.doc.span(key, value)
-        return Finding(rule, severity, message, key, line, col, suggestion, end_line, end_col)
+        return finding_at(self.doc, rule, severity, message, key, value=value, suggestion=suggestion)
+
+
+def reading(doc: Document, version: str | None = None, validated: bool = False) -> Reading:
+    """A loaded accelerate config as the environment rules read it (``version``: the target's accelerate)."""
+    return Reading(doc, from_document(doc, _registry.resolve_version(version)), version, validated)
+
+
+def finding_at(
+    doc: Document,
+    rule: str,
+    severity: Severity,
+    message: str,
+    key: str,
+    *,
+    value: bool = True,
+    suggestion: str | None = None,
+) -> Finding:
+    """A finding at ``key`` of a document (its value when ``value``), or at the nearest parent that
+    exists (:meth:`accelconf.text.document.Document.span`)."""
+    line, col, end_line, end_col = doc.span(key, value)
+    return Finding(rule, severity, message, key, line, col, suggestion, end_line, end_col)
 
 
 def _version(v: str | None) -> Any:
@@ -120,7 +150,7 @@ def _where(env: Environment, fact: str = "") -> str:
     return "here" if env.source.startswith("detected") and "arguments" not in env.source else "on the target"
 
 
-def _missing_here(cfg: ConfigView, env: Environment, rule: str, missing: str, need: str, flag: str | None) -> Finding:
+def _missing_here(cfg: Reading, env: Environment, rule: str, missing: str, need: str, flag: str | None) -> Finding:
     """A package missing from this interpreter while the flags describe another machine: that says
     nothing about the target, so it is info naming the way to check the target's packages."""
     import sys
@@ -140,13 +170,13 @@ def _missing_here(cfg: ConfigView, env: Environment, rule: str, missing: str, ne
 # -- rules ------------------------------------------------------------------------------------
 
 
-def rule_probe(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
+def rule_probe(cfg: Reading, env: Environment) -> Iterator[Finding]:
     """env-probe: a probe that failed; GPU rules may be incomplete."""
     for problem in env.problems:
         yield cfg.finding("env-probe", "warning", f"environment probe: {problem}", "distributed_type", value=False)
 
 
-def rule_no_gpu(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
+def rule_no_gpu(cfg: Reading, env: Environment) -> Iterator[Finding]:
     """env-no-gpu: a GPU distributed_type, but no GPU was found."""
     if not env.knows("gpus") or env.gpus or cfg.distributed_type not in GPU_TYPES or not cfg.uses_gpus:
         return
@@ -164,12 +194,10 @@ def rule_no_gpu(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
     )
 
 
-def _gpu_ids(cfg: ConfigView) -> list[int] | None:
+def _gpu_ids(cfg: Reading) -> list[int] | None:
     """The GPU ids listed in ``gpu_ids``, or ``None`` for ``all``, unset or unreadable."""
-    v = cfg.data.get("gpu_ids")
-    if isinstance(v, int) and not isinstance(v, bool):
-        return [v]
-    if not isinstance(v, str) or v.strip().lower() in ("all", ""):
+    v = cfg.read("gpu_ids")  # an integer is refused (the launcher splits a string)
+    if v is None or v.strip().lower() in ("all", ""):
         return None
     ids = []
     for part in v.split(","):
@@ -180,7 +208,7 @@ def _gpu_ids(cfg: ConfigView) -> list[int] | None:
     return ids
 
 
-def rule_gpu_ids(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
+def rule_gpu_ids(cfg: Reading, env: Environment) -> Iterator[Finding]:
     """env-gpu-ids: gpu_ids names GPUs the node does not have."""
     ids = _gpu_ids(cfg)
     if ids is None or not env.knows("gpu_count") or not env.gpus or not cfg.uses_gpus:
@@ -198,7 +226,7 @@ def rule_gpu_ids(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
         )
 
 
-def rule_num_processes(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
+def rule_num_processes(cfg: Reading, env: Environment) -> Iterator[Finding]:
     """env-num-processes: processes per node (num_processes / num_machines) vs the GPUs there."""
     n, machines = cfg.num_processes, cfg.num_machines
     if n is None or cfg.distributed_type not in GPU_TYPES | {"NO"}:
@@ -242,7 +270,7 @@ def rule_num_processes(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
         )
 
 
-def rule_num_machines(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
+def rule_num_machines(cfg: Reading, env: Environment) -> Iterator[Finding]:
     """env-num-machines: the config's num_machines differs from the target's."""
     if env.num_machines is None or env.num_machines == cfg.num_machines:
         return
@@ -274,12 +302,12 @@ def _ds_bf16(doc: Document) -> Finding | None:
     return None
 
 
-def _referenced_ds_json(cfg: ConfigView) -> Document | None:
+def _referenced_ds_json(cfg: Reading) -> Document | None:
     """The ``deepspeed_config_file`` of a DEEPSPEED config, found as validate finds it."""
     from accelconf.deepspeed import config_file_path
 
-    ref = cfg.nested("deepspeed_config", "deepspeed_config_file")
-    if cfg.distributed_type != "DEEPSPEED" or not isinstance(ref, str) or not ref:
+    ref = cfg.read("deepspeed_config.deepspeed_config_file")
+    if cfg.distributed_type != "DEEPSPEED" or not ref:
         return None
     full = config_file_path(ref, cfg.doc.path)
     if full is None:
@@ -293,7 +321,7 @@ def _referenced_ds_json(cfg: ConfigView) -> Document | None:
         return None  # validate reports it
 
 
-def rule_bf16(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
+def rule_bf16(cfg: Reading, env: Environment) -> Iterator[Finding]:
     """env-bf16: bf16 on GPUs without native bf16 (compute capability below 8.0), asked for by
     mixed_precision or by ``bf16.enabled: true`` in a DeepSpeed JSON (given, or referenced)."""
     if not env.knows("gpus") or not cfg.uses_gpus:
@@ -302,7 +330,7 @@ def rule_bf16(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
     if gpu is None:
         return
     label = gpu.model or gpu.name
-    ds_doc = cfg.doc if is_deepspeed_data(cfg.data) else _referenced_ds_json(cfg)
+    ds_doc = cfg.doc if is_deepspeed_data(cfg.doc.data) else _referenced_ds_json(cfg)
     at = _ds_bf16(ds_doc) if ds_doc is not None else None
     if at is not None:
         msg = (
@@ -340,7 +368,7 @@ def rule_bf16(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
     )
 
 
-def rule_fp8(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
+def rule_fp8(cfg: Reading, env: Environment) -> Iterator[Finding]:
     """env-fp8-gpu, env-fp8-backend: fp8 needs compute capability 8.9+ and an fp8 backend."""
     if cfg.mixed_precision != "fp8":
         return
@@ -358,8 +386,8 @@ def rule_fp8(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
     if not env.knows("fp8_backends"):
         return
     names = {"TE": "transformer-engine", "MSAMP": "ms-amp", "AO": "torchao"}
-    wanted = cfg.nested("fp8_config", "backend")
-    wanted_pkg = names.get(wanted.upper()) if isinstance(wanted, str) else None
+    wanted = cfg.read("fp8_config.backend")
+    wanted_pkg = names.get(wanted) if wanted is not None else None
     installed = ", ".join(env.fp8_backends) or "none"
     if not env.fp8_backends and "fp8_backends" in env.local_packages:
         yield _missing_here(
@@ -388,9 +416,9 @@ def rule_fp8(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
         )
 
 
-def _fsdp_version(cfg: ConfigView, accelerate_version: str | None) -> int:
+def _fsdp_version(cfg: Reading, accelerate_version: str | None) -> int:
     """The FSDP version accelerate will use: before 1.6 it ignores ``fsdp_version`` (validate says so)."""
-    return releases.fsdp_version_runs(cfg.nested("fsdp_config", "fsdp_version"), accelerate_version)
+    return releases.fsdp_version_runs(cfg.read("fsdp_config.fsdp_version"), accelerate_version)
 
 
 def fsdp2_torch_min(accelerate_version: str | None) -> str:
@@ -404,7 +432,7 @@ def fsdp1_torch_min(accelerate_version: str | None) -> str:
     return releases.minimum("fsdp1-torch", accelerate_version) or ""
 
 
-def rule_torch(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
+def rule_torch(cfg: Reading, env: Environment) -> Iterator[Finding]:
     """env-torch-missing, env-fsdp-torch, env-fsdp2-torch, env-torch-cpu-only."""
     if not env.knows("torch_version"):
         return
@@ -466,7 +494,7 @@ def rule_torch(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
         )
 
 
-def rule_deepspeed(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
+def rule_deepspeed(cfg: Reading, env: Environment) -> Iterator[Finding]:
     """env-deepspeed-missing, env-deepspeed-version: DeepSpeed present, new enough for the features used."""
     if cfg.distributed_type != "DEEPSPEED" or not env.knows("deepspeed_version"):
         return
@@ -500,7 +528,7 @@ def rule_deepspeed(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
             f"accelerate needs deepspeed >= {need}; deepspeed is {ds} {_where(env, 'deepspeed_version')}",
             "distributed_type",
         )
-    launcher = cfg.nested("deepspeed_config", "deepspeed_multinode_launcher")
+    launcher = cfg.read("deepspeed_config.deepspeed_multinode_launcher")
     need = releases.minimum("deepspeed-nossh", av)
     if launcher == "nossh" and cfg.num_machines > 1 and need is not None and older(ds, need):
         yield cfg.finding(
@@ -511,7 +539,7 @@ def rule_deepspeed(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
             "deepspeed_config.deepspeed_multinode_launcher",
         )
     need = releases.minimum("deepspeed-moe", av)
-    if cfg.nested("deepspeed_config", "deepspeed_moe_layer_cls_names") and need is not None and older(ds, need):
+    if cfg.read("deepspeed_config.deepspeed_moe_layer_cls_names") and need is not None and older(ds, need):
         yield cfg.finding(
             "env-deepspeed-version",
             "error",
@@ -523,9 +551,9 @@ def rule_deepspeed(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
         ("parallelism_config_tp_size", "deepspeed-tp", "tensor parallelism"),
         ("parallelism_config_sp_size", "deepspeed-sp", "sequence parallelism"),
     ):
-        size = cfg.nested("parallelism_config", key)
+        size = cfg.read(f"parallelism_config.{key}")
         need = releases.minimum(name, av)
-        if isinstance(size, int) and not isinstance(size, bool) and size > 1 and need is not None and older(ds, need):
+        if size is not None and size > 1 and need is not None and older(ds, need):
             yield cfg.finding(
                 "env-deepspeed-version",
                 "error",
@@ -535,17 +563,16 @@ def rule_deepspeed(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
             )
 
 
-def rule_rendezvous(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
+def rule_rendezvous(cfg: Reading, env: Environment) -> Iterator[Finding]:
     """env-rendezvous: a multi-node config must say where and who: main_process_ip/port, machine_rank."""
     machines = cfg.num_machines
     if machines <= 1:
         return
-    data = cfg.data
-    ds_launcher = cfg.nested("deepspeed_config", "deepspeed_multinode_launcher") or "pdsh"
+    ds_launcher = cfg.read("deepspeed_config.deepspeed_multinode_launcher") or "pdsh"
     ds_hostfile_launch = cfg.distributed_type == "DEEPSPEED" and ds_launcher != "standard"
-    ip = data.get("main_process_ip")
+    ip = cfg.cfg.get("main_process_ip")  # (whether it is set: its value is validate's)
     if ds_hostfile_launch:
-        if not cfg.nested("deepspeed_config", "deepspeed_hostfile"):
+        if not cfg.cfg.get("deepspeed_config.deepspeed_hostfile"):
             yield cfg.finding(
                 "env-rendezvous",
                 "error",
@@ -563,7 +590,7 @@ def rule_rendezvous(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
             "num_machines",
             suggestion="main_process_ip: <address of machine 0>",
         )
-    if "main_process_port" not in data or data.get("main_process_port") is None:
+    if cfg.cfg.get("main_process_port") is None:
         yield cfg.finding(
             "env-rendezvous",
             "warning",
@@ -572,8 +599,8 @@ def rule_rendezvous(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
             "num_machines",
             suggestion=f"main_process_port: {DEFAULT_PORT}",
         )
-    rank = data.get("machine_rank")
-    if "machine_rank" not in data:
+    rank = cfg.read("machine_rank")
+    if not cfg.written("machine_rank"):
         yield cfg.finding(
             "env-rendezvous",
             "warning",
@@ -582,18 +609,17 @@ def rule_rendezvous(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
             "num_machines",
             suggestion="machine_rank: 0 on the main machine, 1.. on the others",
         )
-    elif (isinstance(rank, bool) or not isinstance(rank, int)) or (
-        machine_rank_outside(rank, machines) is not None and not cfg.validated
-    ):
+    elif rank is None or (machine_rank_outside(rank, machines) is not None and not cfg.validated):
         yield cfg.finding(
             "env-rendezvous",
             "error",
-            f"machine_rank must be a whole number from 0 to {machines - 1} (num_machines is {machines}); got {rank!r}",
+            f"machine_rank must be a whole number from 0 to {machines - 1} (num_machines is {machines}); "
+            f"got {cfg.cfg.get('machine_rank')!r}",
             "machine_rank",
         )
 
 
-def rule_rtx40(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
+def rule_rtx40(cfg: Reading, env: Environment) -> Iterator[Finding]:
     """env-rtx40-p2p: several RTX 40 series GPUs with a driver before 550.40.07."""
     n = cfg.num_processes
     if not cfg.uses_gpus or env.gpu_count < 2 or n is None or n // cfg.num_machines < 2 or not env.driver_version:
@@ -614,7 +640,7 @@ def rule_rtx40(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
     )
 
 
-def rule_default_config(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
+def rule_default_config(cfg: Reading, env: Environment) -> Iterator[Finding]:
     """env-default-config: a multi-node config, and this host has accelerate's default config: a launch
     without --config_file reads that file, which is this host's own (what preflight finds at run time)."""
     if cfg.num_machines <= 1 or not env.default_config:
@@ -630,7 +656,7 @@ def rule_default_config(cfg: ConfigView, env: Environment) -> Iterator[Finding]:
     )
 
 
-RULES: tuple[Callable[[ConfigView, Environment], Iterable[Finding]], ...] = (
+RULES: tuple[Callable[[Reading, Environment], Iterable[Finding]], ...] = (
     rule_probe,
     rule_no_gpu,
     rule_num_processes,
@@ -657,7 +683,7 @@ def check_environment(doc: Document, env: Environment, *, validated: bool = Fals
     """
     if not isinstance(doc.data, dict):
         return []  # validate reports a document that is not a mapping
-    cfg = ConfigView(doc, doc.data, validated)
+    cfg = reading(doc, env.accelerate_version if env.knows("accelerate_version") else None, validated)
     out: list[Finding] = []
     for rule in RULES:
         out.extend(rule(cfg, env))

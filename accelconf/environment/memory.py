@@ -41,12 +41,13 @@ allocator fragmentation.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from accelconf import catalogue, releases
 from accelconf.accelerate import registry
+from accelconf.accelerate.model import Config, from_data
 from accelconf.deepspeed.keys import Paths
 from accelconf.environment.modelsize import ModelSize
 from accelconf.findings import Finding
@@ -271,84 +272,118 @@ def _ds_json_data(data: dict[str, Any], path: str | None) -> dict[str, Any] | No
     return loaded if isinstance(loaded, dict) else None
 
 
+def config_of(data: dict[str, Any] | Config, accelerate_version: str | None = None) -> Config:
+    """The one config model of a loaded accelerate config (a Config is returned as it is)."""
+    if isinstance(data, Config):
+        return data
+    return from_data(data, version=registry.resolve_version(accelerate_version))
+
+
+def value_reader(cfg: Config, accelerate_version: str | None) -> Callable[..., Any]:
+    """``read(path, default)``: a value as accelerate reads it at that release (the registry's
+    reading), ``default`` where it is unset or refused (validate reports a refused value)."""
+
+    def read(path: str, default: Any = None) -> Any:
+        e = cfg.entries.get(path)
+        if e is None or e.setting is None:
+            return default
+        v = registry.read_value(e.setting, e.value, accelerate_version)
+        return default if v is None or v is registry.REFUSED else v
+
+    return read
+
+
 def strategy_of(
-    data: dict[str, Any], path: str | None = None, accelerate_version: str | None = None
+    data: dict[str, Any] | Config, path: str | None = None, accelerate_version: str | None = None
 ) -> tuple[Strategy, list[str]]:
-    """The memory strategy of a loaded accelerate config (or a DeepSpeed JSON) under that accelerate
-    release (``None``: the newest), and notes on what was assumed. Defaults are accelerate 1.15's
-    (``utils/dataclasses.py``: ZeRO stage 2, ``zero3_init_flag`` on for stage 3, FSDP1 FULL_SHARD,
-    FSDP2 ``reshard_after_forward`` true); a release before FSDP2 runs FSDP1 whatever ``fsdp_version`` says."""
-    notes: list[str] = []
-    dt = str(data.get("distributed_type") or "").upper()
-    mp = data.get("mixed_precision")
-    precision = mp.lower() if isinstance(mp, str) else ("no" if mp is False or mp is None else str(mp))
-    if _standalone_ds_json(data):
-        dt, ds_section = "DEEPSPEED_JSON", data
-    else:
-        ds_section = None
-    if dt in ("DEEPSPEED", "DEEPSPEED_JSON"):
-        from accelconf.accelerate.deepspeed_file import to_accelerate_section
-
-        sec = dict(data.get("deepspeed_config") or {}) if dt == "DEEPSPEED" else {}
-        ds = ds_section if ds_section is not None else _ds_json_data(data, path)
-        if ds is not None:
-            mapped, _ = to_accelerate_section(ds)
-            if "mixed_precision" in mapped and (dt == "DEEPSPEED_JSON" or not isinstance(mp, str)):
-                precision = str(mapped.pop("mixed_precision"))
-            mapped.pop("mixed_precision", None)
-            sec.update(mapped)
-        stage_setting = registry.get("deepspeed_config", "zero_stage")
-        stage = stage_setting.canonical_value(sec.get("zero_stage")) if stage_setting else sec.get("zero_stage")
-        if not isinstance(stage, int) or isinstance(stage, bool) or stage not in (0, 1, 2, 3):
-            if stage is not None:
-                notes.append(f"zero_stage {stage!r} is not 0-3: the plugin default (2) was assumed")
-            stage = 2
-        off_o = str(sec.get("offload_optimizer_device") or "none").lower()
-        off_p = str(sec.get("offload_param_device") or "none").lower()
-        init = _bool(sec.get("zero3_init_flag"), stage == 3) and stage == 3
-        bucket, overlap, prefetch = _buckets_of(ds)
-        return Strategy(
-            "deepspeed",
-            precision,
-            stage,
-            off_o if off_o in ("cpu", "nvme") else "none",
-            off_p if off_p in ("cpu", "nvme") and stage == 3 else "none",
-            init,
-            reduce_bucket=bucket,
-            overlap_comm=overlap,
-            prefetch_bucket=prefetch,
-        ), notes
+    """The memory strategy of a loaded accelerate config (its data or its Config), or of a DeepSpeed
+    JSON, under that accelerate release (``None``: the newest), and notes on what was assumed.
+    Values are read as accelerate reads them (:func:`accelconf.accelerate.registry.read_value`): a
+    value it refuses (``distributed_type: fsdp``) is not taken for a valid one. Defaults are
+    accelerate 1.15's (``utils/dataclasses.py``: ZeRO stage 2, ``zero3_init_flag`` on for stage 3,
+    FSDP1 FULL_SHARD, FSDP2 ``reshard_after_forward`` true); a release before FSDP2 runs FSDP1
+    whatever ``fsdp_version`` says."""
+    if isinstance(data, dict) and _standalone_ds_json(data):
+        return _zero_strategy("no", {}, data, False)
+    cfg = config_of(data, accelerate_version)
+    read = value_reader(cfg, accelerate_version)
+    dt = read("distributed_type", "")
+    precision = read("mixed_precision", "no")
+    if dt == "DEEPSPEED":
+        ds_json = _ds_json_data(cfg.as_dict(), path)
+        # a precision the file does not write as a string is the JSON's (bf16.enabled, fp16.enabled)
+        written = isinstance(cfg.get("mixed_precision"), str)
+        return _zero_strategy(precision, cfg.section("deepspeed_config"), ds_json, written)
     if dt == "FSDP":
-        f: dict[str, Any] = data["fsdp_config"] if isinstance(data.get("fsdp_config"), dict) else {}
-
-        def key(name: str) -> Any:  # accelerate also reads the unprefixed spelling
-            return f.get(_FSDP_PREFIX + name, f.get(name))
-
-        version = releases.fsdp_version_runs(key("version"), accelerate_version)
-        common: dict[str, Any] = dict(
-            offload_params=_bool(key("offload_params"), False),
-            activation_checkpointing=_bool(key("activation_checkpointing"), False),
-            activation_checkpointing_offload=_bool(key("activation_checkpointing_offload"), False),
-            cpu_ram_efficient_loading=_bool(key("cpu_ram_efficient_loading"), False),
-        )
-        if version == 2:
-            return Strategy(
-                "fsdp2", precision, reshard_after_forward=_bool(key("reshard_after_forward"), True), **common
-            ), notes
-        setting = registry.get("fsdp_config", "fsdp_sharding_strategy")
-        raw = key("sharding_strategy")
-        if raw is None and isinstance(key("reshard_after_forward"), str):
-            raw = key("reshard_after_forward")  # accelerate's FSDP1 fallback
-        sharding = setting.canonical_value(raw) if setting and raw is not None else "FULL_SHARD"
-        if sharding not in SHARDED_GROUP:
-            notes.append(f"fsdp_sharding_strategy {raw!r} is not known: FULL_SHARD assumed")
-            sharding = "FULL_SHARD"
-        return Strategy("fsdp1", precision, sharding=sharding, **common), notes
+        return _fsdp_strategy(cfg, read, precision, accelerate_version)
     if dt in ("MULTI_GPU", "MEGATRON_LM"):
-        if dt == "MEGATRON_LM":
-            notes.append("Megatron-LM tensor/pipeline parallelism is not modelled: estimated as data parallel")
-        return Strategy("ddp", precision), notes
-    return Strategy("single", precision), notes
+        notes = ["Megatron-LM tensor/pipeline parallelism is not modelled: estimated as data parallel"]
+        return Strategy("ddp", precision), notes if dt == "MEGATRON_LM" else []
+    return Strategy("single", precision), []
+
+
+def _zero_strategy(
+    precision: str, section: dict[str, Any], ds: dict[str, Any] | None, precision_written: bool
+) -> tuple[Strategy, list[str]]:
+    """ZeRO from the ``deepspeed_config`` section and the DeepSpeed JSON (which wins where both say)."""
+    from accelconf.accelerate.deepspeed_file import to_accelerate_section
+
+    notes: list[str] = []
+    sec = dict(section)
+    if ds is not None:
+        mapped, _ = to_accelerate_section(ds)
+        json_precision = mapped.pop("mixed_precision", None)
+        if json_precision is not None and not precision_written:
+            precision = str(json_precision)
+        sec.update(mapped)
+    stage_setting = registry.get("deepspeed_config", "zero_stage")
+    stage = stage_setting.canonical_value(sec.get("zero_stage")) if stage_setting else sec.get("zero_stage")
+    if not isinstance(stage, int) or isinstance(stage, bool) or stage not in (0, 1, 2, 3):
+        if stage is not None:
+            notes.append(f"zero_stage {stage!r} is not 0-3: the plugin default (2) was assumed")
+        stage = 2
+    off_o = str(sec.get("offload_optimizer_device") or "none").lower()
+    off_p = str(sec.get("offload_param_device") or "none").lower()
+    init = _bool(sec.get("zero3_init_flag"), stage == 3) and stage == 3
+    bucket, overlap, prefetch = _buckets_of(ds)
+    return Strategy(
+        "deepspeed",
+        precision,
+        stage,
+        off_o if off_o in ("cpu", "nvme") else "none",
+        off_p if off_p in ("cpu", "nvme") and stage == 3 else "none",
+        init,
+        reduce_bucket=bucket,
+        overlap_comm=overlap,
+        prefetch_bucket=prefetch,
+    ), notes
+
+
+def _fsdp_strategy(
+    cfg: Config, read: Callable[..., Any], precision: str, accelerate_version: str | None
+) -> tuple[Strategy, list[str]]:
+    """FSDP1 or FSDP2 from ``fsdp_config`` (its unprefixed spellings are the Config's canonical keys)."""
+    f = "fsdp_config."
+    version = releases.fsdp_version_runs(read(f + "fsdp_version"), accelerate_version)
+    common: dict[str, Any] = dict(
+        offload_params=read(f + "fsdp_offload_params", False),
+        activation_checkpointing=read(f + "fsdp_activation_checkpointing", False),
+        activation_checkpointing_offload=read(f + "fsdp_activation_checkpointing_offload", False),
+        cpu_ram_efficient_loading=read(f + "fsdp_cpu_ram_efficient_loading", False),
+    )
+    if version == 2:
+        reshard = read(f + "fsdp_reshard_after_forward", True)
+        return Strategy("fsdp2", precision, reshard_after_forward=reshard, **common), []
+    raw = cfg.get(f + "fsdp_sharding_strategy")
+    if raw is None and isinstance(cfg.get(f + "fsdp_reshard_after_forward"), str):
+        raw = cfg.get(f + "fsdp_reshard_after_forward")  # accelerate's FSDP1 fallback
+    setting = registry.get("fsdp_config", "fsdp_sharding_strategy")
+    sharding = setting.canonical_value(raw) if setting and raw is not None else "FULL_SHARD"
+    notes = []
+    if sharding not in SHARDED_GROUP:
+        notes.append(f"fsdp_sharding_strategy {raw!r} is not known: FULL_SHARD assumed")
+        sharding = "FULL_SHARD"
+    return Strategy("fsdp1", precision, sharding=sharding, **common), notes
 
 
 def _buckets_of(ds: dict[str, Any] | None) -> tuple[int | str | None, bool | None, int | str | None]:
@@ -372,15 +407,18 @@ def _buckets_of(ds: dict[str, Any] | None) -> tuple[int | str | None, bool | Non
     )
 
 
-def layout_of(data: dict[str, Any], gpus_per_node: int | None, nodes: int | None) -> Layout:
+def layout_of(data: dict[str, Any] | Config, gpus_per_node: int | None, nodes: int | None) -> Layout:
     """The process layout: the config's ``num_processes`` (a total) over ``num_machines``, else the target's."""
+    cfg = config_of(data)
+    read = value_reader(cfg, None)
 
-    def pos(v: Any) -> int | None:
-        return v if isinstance(v, int) and not isinstance(v, bool) and v > 0 else None
+    def pos(path: str) -> int | None:
+        v = read(path)
+        return v if v is not None and v > 0 else None
 
-    machines = pos(data.get("num_machines")) or nodes or 1
-    total = pos(data.get("num_processes"))
-    if str(data.get("distributed_type") or "NO").upper() == "NO" and "distributed_type" in data:
+    machines = pos("num_machines") or nodes or 1
+    total = pos("num_processes")
+    if read("distributed_type") == "NO":
         return Layout(1, 1)
     if total is not None:
         return Layout(max(1, total // machines), machines)
@@ -839,7 +877,8 @@ def _json_file(data: dict[str, Any], path: str | None) -> str | None:
     itself ("") for a DeepSpeed JSON, else ``None``."""
     from accelconf.deepspeed import config_file_path
 
-    ref = _ds_json_ref(data) if str(data.get("distributed_type") or "").upper() == "DEEPSPEED" else None
+    deepspeed = value_reader(config_of(data), None)("distributed_type") == "DEEPSPEED"
+    ref = _ds_json_ref(data) if deepspeed else None
     if ref is not None:
         found = config_file_path(ref, path)
         if found is not None:
@@ -1163,8 +1202,9 @@ def assess(
     lora: Any = None,
 ) -> Report:
     """Estimate a loaded config on a machine and pick the cheapest change when it does not fit."""
-    strategy, notes = strategy_of(data, path, accelerate_version)
-    layout = layout_of(data, gpus_per_node, nodes)
+    cfg = config_of(data, accelerate_version)
+    strategy, notes = strategy_of(data if _standalone_ds_json(data) else cfg, path, accelerate_version)
+    layout = layout_of(cfg, gpus_per_node, nodes)
     est = estimate(strategy, layout, model, seq_len=seq_len, micro_batch=micro_batch, lora=lora)
     if not (seq_len and micro_batch):
         notes.append("activations not included (give --seq-len and --micro-batch, with --model)")
@@ -1305,20 +1345,19 @@ def check_memory(
     lora: Any = None,
 ) -> tuple[Report, list[Finding]]:
     """The memory report and the ``mem-*`` findings (1-based positions) for one loaded document."""
-    from accelconf.environment.checks import ConfigView as _Cfg
+    from accelconf.environment.checks import finding_at
 
     data = doc.data if isinstance(doc.data, dict) else {}
     report = assess(
         data, model, seq_len=seq_len, micro_batch=micro_batch, path=doc.path, lora=lora, **machine_of(env, host_ram_gib)
     )
-    cfg = _Cfg(doc, data)
 
     def at(rule: str, severity: str, message: str, suggestion: str | None) -> Finding:
         keys = _anchor(report.estimate.strategy, rule)
         key = next((k for k in keys if doc.node(k) is not None or doc.key(k) is not None), "")
         if not key:
             return Finding(rule, severity, message, "", 1, 1, suggestion)  # type: ignore[arg-type]
-        return cfg.finding(rule, severity, message, key, suggestion=suggestion)  # type: ignore[arg-type]
+        return finding_at(doc, rule, severity, message, key, suggestion=suggestion)  # type: ignore[arg-type]
 
     return report, findings_for(report, at)
 

@@ -96,15 +96,15 @@ def model_classes(model: str) -> ModelClasses | None:
 
 
 def _wrap_value(data: dict[str, Any]) -> str | None:
-    """The class list accelerate will look up, or ``None`` when it wraps no named classes."""
-    if str(data.get("distributed_type") or "").upper() != "FSDP" or not isinstance(data.get("fsdp_config"), dict):
-        return None
-    fsdp = data["fsdp_config"]
-    policy = fsdp.get("fsdp_auto_wrap_policy")
-    value = fsdp.get("fsdp_transformer_layer_cls_to_wrap")
-    if not isinstance(policy, str) or policy.upper() != "TRANSFORMER_BASED_WRAP" or not isinstance(value, str):
-        return None  # NO_WRAP/SIZE_BASED_WRAP ignore it; a YAML list is validate's invalid-type error
-    return value
+    """The class list accelerate will look up, or ``None`` when it wraps no named classes (read from
+    the config model, as accelerate reads each value)."""
+    from accelconf.environment.memory import config_of, value_reader
+
+    read = value_reader(config_of(data), None)
+    if read("distributed_type") != "FSDP" or read("fsdp_config.fsdp_auto_wrap_policy") != "TRANSFORMER_BASED_WRAP":
+        return None  # NO_WRAP/SIZE_BASED_WRAP ignore it
+    value = read("fsdp_config.fsdp_transformer_layer_cls_to_wrap")
+    return value if isinstance(value, str) else None  # a YAML list is validate's invalid-type error
 
 
 def wrap_findings(doc: Any, classes: ModelClasses | None) -> list[Finding]:
@@ -118,7 +118,7 @@ def wrap_findings(doc: Any, classes: ModelClasses | None) -> list[Finding]:
     missing = [name for name in value.split(",") if name not in classes.modules]
     if not missing:
         return []
-    from accelconf.environment.checks import ConfigView
+    from accelconf.environment.checks import finding_at
 
     shown = ", ".join(repr(n) for n in missing)
     model = "/".join(dict.fromkeys(classes.types))
@@ -148,8 +148,7 @@ def wrap_findings(doc: Any, classes: ModelClasses | None) -> list[Finding]:
         right: str | None = ",".join(names)  # only the spaces were wrong
     else:
         right = ",".join(dict.fromkeys([n for n in names if n in classes.modules] + classes.layers)) or None
-    cfg = ConfigView(doc, data)
-    found = cfg.finding("model-wrap-class", "error" if sure else "warning", message, KEY, suggestion=right)
+    found = finding_at(doc, "model-wrap-class", "error" if sure else "warning", message, KEY, suggestion=right)
     if right is None:
         return [found]
     from dataclasses import replace

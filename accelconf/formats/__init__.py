@@ -105,56 +105,21 @@ def _refuse_unlaunchable(cfg: Config) -> None:
         raise LaunchError(message, cfg.source or "<text>", e.line, e.column)
 
 
-# validate's rules about a single value: a converter reports them as validate does, so the two never disagree
-VALUE_RULES = frozenset(
-    {
-        "invalid-value",
-        "invalid-type",
-        "enum-case",
-        "value-too-new",
-        "null-count",
-        "fsdp2-reshard-bool",
-        "fsdp2-local-state-dict",
-    }
-)
-# and validate's findings about one key of a rule that judges several: a machine rank that names no
-# machine leaves torchrun waiting, whichever format carried it
-VALUE_KEYS = frozenset({("multi-node", "machine_rank")})
-
-
 def value_findings(cfg: Config, version: str | None = None) -> list[Finding]:
     """validate's value rules over a Config read from any format, at the input's own positions.
 
-    The Config is written as the YAML file it stands for and validated by
-    :mod:`accelconf.accelerate.validate` (one set of rules); each finding is moved to the line and
-    column of the entry it is about (a flag, a variable, a keyword argument).
+    The rules are functions of the setting, its entry and the release
+    (:func:`accelconf.accelerate.validate.valuerules.config_problems`), the same validate applies
+    to a YAML file's nodes; each finding is at the line and column of the entry it is about (a
+    flag, a variable, a keyword argument), named by where the value came from.
     """
-    from dataclasses import replace
+    from accelconf.accelerate.registry import resolve_version
+    from accelconf.accelerate.validate.valuerules import config_problems
 
-    from accelconf.accelerate.validate import validate_document
-    from accelconf.formats.yamljson import dump_yaml, to_data
-    from accelconf.text.document import load_text
-
-    data, _ = to_data(cfg)
-    doc = load_text(dump_yaml(data), cfg.source or "<text>", "yaml")
     out = []
-    for f in validate_document(doc, accelerate_version=version):
-        if (f.rule not in VALUE_RULES and (f.rule, f.key) not in VALUE_KEYS) or f.severity == "info":
-            continue
-        e = cfg.entries.get(f.key) or cfg.unknown.get(f.key)
-        if e is None:
-            continue
-        out.append(
-            replace(
-                f,
-                line=e.line,
-                column=e.column,
-                end_line=0,
-                end_column=0,
-                fix=(),
-                message=f.message if not e.where or e.origin == "file" else f"{e.where}: {f.message}",
-            )
-        )
+    for e, p in config_problems(cfg, resolve_version(version)):
+        message = p.message if not e.where or e.origin == "file" else f"{e.where}: {p.message}"
+        out.append(Finding(p.rule, p.severity, message, e.path, e.line, e.column, p.suggestion))
     return out
 
 

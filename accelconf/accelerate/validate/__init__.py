@@ -11,7 +11,9 @@ quick fixes use them. DeepSpeed JSON is validated by :mod:`accelconf.deepspeed`.
 
 The rules live in one module per topic (``parse``, ``keys``, ``toplevel``, ``values``, ``effects``,
 ``fsdp``, ``deepspeed``, ``features``, ``processes``, ``parallelism``, ``refused``); they register in
-that order when this package is imported, and ``refused`` runs last.
+that order when this package is imported, and ``refused`` runs last. The value rules themselves are
+functions of (setting, entry, release) in ``valuerules``, which the YAML rules and
+:func:`accelconf.formats.value_findings` (env, flags, kwargs) share.
 """
 
 from __future__ import annotations

@@ -9,6 +9,8 @@ from typing import Any
 from accelconf.accelerate import registry
 from accelconf.accelerate.model import Config
 from accelconf.accelerate.registry import Setting
+from accelconf.accelerate.validate import valuerules
+from accelconf.accelerate.validate.valuerules import UNREAD_ON_FSDP2, _is_bool_like  # noqa: F401  (shared names)
 from accelconf.findings import Finding, Severity
 from accelconf.text import suggest
 from accelconf.text.document import Document, Node
@@ -100,19 +102,9 @@ def scalar_text(doc: Document, value: Any, like: Node | None = None) -> str:
     return yaml_scalar(value, quote=like.style if like is not None else None, flow=True)
 
 
-def _is_bool_like(v: Any) -> bool:
-    return isinstance(v, bool) or (isinstance(v, str) and v.strip().lower() in BOOL_WORDS)
-
-
 def _truthy_launch(v: Any) -> bool:
     """Python truthiness of a value as the launcher sees it (strings are truthy when non-empty)."""
     return bool(v)
-
-
-# FSDP2 never reads these (accelerate/utils/dataclasses.py FullyShardedDataParallelPlugin.__post_init__
-# parses sharding_strategy only under ``if self.fsdp_version == 1``); the other FSDP1-only fields are
-# still parsed on FSDP2, so a bad value fails there too.
-UNREAD_ON_FSDP2 = frozenset({"fsdp_sharding_strategy"})
 
 
 def section_unused(data: dict, section: str) -> bool:
@@ -123,14 +115,9 @@ def section_unused(data: dict, section: str) -> bool:
 
 
 def has_no_effect(ctx: Context, s: Setting) -> bool:
-    """A written setting that changes nothing: removed or too new for the version, never exported,
-    ignored in a file, in a section the launcher does not use, or FSDP1-only and unread on FSDP2.
-    Such a key gets one finding about that (from its own rule), never one about its value."""
-    if not s.exists_in(ctx.version) or s.lost or s.file_ignored:
-        return True
-    if s.section and section_unused(ctx.doc.data, s.section):
-        return True
-    return s.section == "fsdp_config" and s.key in UNREAD_ON_FSDP2 and ctx.cfg.fsdp_version() == 2
+    """A written setting that changes nothing (:func:`accelconf.accelerate.validate.valuerules.has_no_effect`):
+    such a key gets one finding about that (from its own rule), never one about its value."""
+    return valuerules.has_no_effect(ctx.cfg, s, ctx.version)
 
 
 def did_you_mean(section: str, key: str, version: str | None = None) -> str | None:
@@ -194,33 +181,4 @@ def _suits(setting: Setting | None, value: Any) -> bool:
 
 def _expect_type(s: Setting, v: Any) -> str | None:
     """A short description of what is wrong with the type, or None."""
-    t = s.type
-    if v is None:
-        return None
-    if t == "int":
-        if isinstance(v, bool) or not isinstance(v, int):
-            if isinstance(v, str) and v.strip().lstrip("-").isdigit():
-                return None
-            return "an integer"
-    elif t == "float":
-        if isinstance(v, bool) or not isinstance(v, (int, float)):
-            if isinstance(v, str):
-                try:
-                    float(v)
-                    return None
-                except ValueError:
-                    pass
-            return "a number"
-    elif t == "bool":
-        if not _is_bool_like(v):
-            return "a boolean"
-    elif t in ("str", "path", "classlist"):
-        if not isinstance(v, str):
-            return "a string"
-    elif t == "list":
-        if not isinstance(v, (list, tuple)):
-            return "a list"
-    elif t == "section":
-        if not isinstance(v, dict):
-            return "a mapping"
-    return None
+    return valuerules.expect_type(s, v)

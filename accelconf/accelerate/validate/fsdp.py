@@ -5,8 +5,9 @@ from __future__ import annotations
 from accelconf import releases
 from accelconf.accelerate import registry
 from accelconf.accelerate.model import Entry, canonical
-from accelconf.accelerate.validate.context import Context, _is_bool_like, _truthy_launch, rule, section_unused
-from accelconf.accelerate.validate.values import _sharding_is_int
+from accelconf.accelerate.validate import valuerules
+from accelconf.accelerate.validate.context import Context, _truthy_launch, rule, section_unused
+from accelconf.accelerate.validate.values import _sharding_is_int, place
 
 
 @rule(
@@ -80,20 +81,9 @@ def _reshard_after_forward(ctx: Context, fv: int, written: dict[str, Entry]) -> 
         return
     kp = ("fsdp_config", raf.written_key)
     v = raf.value
-    if fv == 2 and not _is_bool_like(v):
-        as_bool = registry.FSDP2_RESHARD_OF_STRATEGY.get(str(v).upper())
-        mapped = None if as_bool is None else str(as_bool).lower()
-        ctx.finding(
-            "fsdp2-reshard-bool",
-            "error",
-            f"FSDP2 needs a boolean `fsdp_reshard_after_forward`, not {v!r} (the plugin raises ValueError: "
-            "invalid truth value)",
-            kp,
-            on_value=True,
-            suggestion=mapped,
-            fix=ctx.replace_value(kp, mapped) if mapped else (),
-        )
-    elif (
+    for problem in valuerules.reshard_problems(raf, fv):
+        place(ctx, kp, problem)
+    if (
         fv == 1
         and isinstance(v, str)
         and v.upper() in registry.SHARDING_STRATEGIES
@@ -115,15 +105,9 @@ def _reshard_after_forward(ctx: Context, fv: int, written: dict[str, Entry]) -> 
 
 def _fsdp2_state_dict_type(ctx: Context, fv: int, written: dict[str, Entry]) -> None:
     sdt = written.get("fsdp_state_dict_type")
-    if sdt is not None and fv == 2 and str(canonical(sdt.setting, sdt.value)).upper() == "LOCAL_STATE_DICT":
-        ctx.finding(
-            "fsdp2-local-state-dict",
-            "error",
-            "FSDP2 does not support LOCAL_STATE_DICT (ValueError)",
-            ("fsdp_config", sdt.written_key),
-            on_value=True,
-            suggestion="SHARDED_STATE_DICT",
-        )
+    if sdt is not None:
+        for problem in valuerules.state_dict_problems(sdt, fv):
+            place(ctx, ("fsdp_config", sdt.written_key), problem)
 
 
 def _offload_needs_checkpointing(ctx: Context, written: dict[str, Entry]) -> None:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from accelconf import releases
 from accelconf.accelerate import registry
-from accelconf.accelerate.registry import Setting
+from accelconf.accelerate.validate import valuerules
 from accelconf.accelerate.validate.context import Context, _is_sagemaker, rule, scalar_text
+from accelconf.accelerate.validate.values import place
 from accelconf.findings import Severity
-from accelconf.text import suggest
 
 
 @rule(
@@ -31,46 +31,16 @@ def _distributed_type(ctx: Context) -> None:
         )
         return
     value = data["distributed_type"]
-    if _is_sagemaker(ctx):
-        if value not in registry.SAGEMAKER_DISTRIBUTED_TYPES:
-            ctx.finding(
-                "invalid-value",
-                "error",
-                f"`distributed_type: {value}` is not a SageMaker distributed type "
-                f"({', '.join(registry.SAGEMAKER_DISTRIBUTED_TYPES)})",
-                ("distributed_type",),
-                on_value=True,
-            )
+    if isinstance(value, bool) and not _is_sagemaker(ctx):
+        _distributed_type_bool(ctx, value)
         return
-    if isinstance(value, bool):
-        _boolean_distributed_type(ctx, value)
-        return
-    setting = registry.get("", "distributed_type")
-    assert setting is not None
-    if not isinstance(value, str):
-        ctx.finding(
-            "invalid-type",
-            "error",
-            f"`distributed_type` must be a string, not {type(value).__name__}",
-            ("distributed_type",),
-            on_value=True,
-        )
-    elif value in ("TPU", "TP") and value not in registry.DISTRIBUTED_TYPES:
-        _legacy_distributed_type(ctx, setting, value)
-    elif value not in registry.DISTRIBUTED_TYPES:
-        _unknown_distributed_type(ctx, value)
-    elif not registry.enum_exists(setting, value, ctx.version):
-        ctx.finding(
-            "value-too-new",
-            "error",
-            f"`distributed_type: {value}` does not exist in accelerate {ctx.version}",
-            ("distributed_type",),
-            on_value=True,
-        )
+    for problem in valuerules.distributed_type_problems(value, ctx.version, _is_sagemaker(ctx)):
+        place(ctx, ("distributed_type",), problem)
 
 
-def _boolean_distributed_type(ctx: Context, value: bool) -> None:
-    """A bare NO (or another YAML 1.1 boolean): fatal unless num_processes makes launch skip it."""
+def _distributed_type_bool(ctx: Context, value: bool) -> None:
+    """An unquoted YAML boolean (``NO`` is False in YAML 1.1): launched only where num_processes
+    is written."""
     node = ctx.value_node("distributed_type")
     raw = node.raw if node else str(value)
     if "num_processes" in ctx.doc.data:
@@ -87,50 +57,6 @@ def _boolean_distributed_type(ctx: Context, value: bool) -> None:
         )
     fix = ctx.replace_value(("distributed_type",), "'NO'") if raw.upper() == "NO" else ()
     ctx.finding("yaml-bool-value", sev, msg, ("distributed_type",), on_value=True, suggestion="'NO'", fix=fix)
-
-
-def _legacy_distributed_type(ctx: Context, setting: Setting, value: str) -> None:
-    """TPU (renamed XLA in 0.28) and TP, where this release does not have them."""
-    if registry.enum_exists(setting, value, ctx.version):
-        return
-    repl = "XLA" if value == "TPU" else "MULTI_GPU"
-    ctx.finding(
-        "legacy-value",
-        "error",
-        f"`distributed_type: {value}` does not exist in accelerate {ctx.version} (ValueError at "
-        f"load){'; it was renamed XLA in 0.28' if value == 'TPU' else ''}",
-        ("distributed_type",),
-        on_value=True,
-        suggestion=repl,
-        fix=ctx.replace_value(("distributed_type",), repl) if value == "TPU" else (),
-    )
-
-
-def _unknown_distributed_type(ctx: Context, value: str) -> None:
-    """Not a DistributedType: wrong case (with the fix) or another word (with a guess)."""
-    upper = value.upper()
-    if upper in registry.DISTRIBUTED_TYPES:
-        node = ctx.value_node("distributed_type")
-        ctx.finding(
-            "enum-case",
-            "error",
-            f"`distributed_type: {value}` must be upper case: accelerate raises ValueError ('{value}' is not a "
-            "valid DistributedType)",
-            ("distributed_type",),
-            on_value=True,
-            suggestion=upper,
-            fix=ctx.replace_value(("distributed_type",), scalar_text(ctx.doc, upper, node)),
-        )
-    else:
-        guess = suggest.ranked(upper, registry.DISTRIBUTED_TYPES, 1)
-        ctx.finding(
-            "invalid-value",
-            "error",
-            f"`distributed_type: {value}` is not one of {', '.join(registry.DISTRIBUTED_TYPES)}",
-            ("distributed_type",),
-            on_value=True,
-            suggestion=guess[0] if guess else None,
-        )
 
 
 @rule("enum-case", "invalid-value", "missing-key", "sagemaker-broken", "unknown-key")
@@ -241,34 +167,5 @@ def _mixed_precision(ctx: Context) -> None:
             fix=ctx.replace_value(("mixed_precision",), quoted) if value is False else (),
         )
         return
-    if value is None:
-        return
-    if not isinstance(value, str):
-        ctx.finding(
-            "invalid-type",
-            "error",
-            f"`mixed_precision` must be one of {', '.join(registry.PRECISIONS)}",
-            ("mixed_precision",),
-            on_value=True,
-        )
-        return
-    if value.lower() not in registry.PRECISIONS:
-        guess = suggest.ranked(value.lower(), registry.PRECISIONS, 1)
-        ctx.finding(
-            "invalid-value",
-            "error",
-            f"`mixed_precision: {value}` is not one of {', '.join(registry.PRECISIONS)} (ValueError at launch)",
-            ("mixed_precision",),
-            on_value=True,
-            suggestion=guess[0] if guess else None,
-        )
-    elif value != value.lower():
-        ctx.finding(
-            "enum-case",
-            "info",
-            f"`mixed_precision: {value}` works (the launcher lowercases it); accelerate writes `{value.lower()}`",
-            ("mixed_precision",),
-            on_value=True,
-            suggestion=value.lower(),
-            fix=ctx.replace_value(("mixed_precision",), scalar_text(ctx.doc, value.lower(), node)),
-        )
+    for problem in valuerules.mixed_precision_problems(value):
+        place(ctx, ("mixed_precision",), problem)
