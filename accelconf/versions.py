@@ -23,6 +23,23 @@ def _dist_infos() -> dict[str, str]:
     return scan_dist_infos(sys.path)
 
 
+@lru_cache(maxsize=1)
+def _elsewhere() -> frozenset[str]:
+    """Names the folder scan cannot read a version for: ``*.egg-info`` folders (a version in the
+    metadata, not always in the name) and, as ``"*"``, a ``sys.path`` entry that is a zip or an egg."""
+    names: set[str] = set()
+    for entry in sys.path:
+        if entry and os.path.isfile(entry):
+            names.add("*")
+            continue
+        try:
+            listing = os.listdir(entry or ".")
+        except OSError:
+            continue
+        names.update(_norm(n[: -len(".egg-info")].split("-")[0]) for n in listing if n.endswith(".egg-info"))
+    return frozenset(names)
+
+
 def scan_dist_infos(paths: list[str] | tuple[str, ...]) -> dict[str, str]:
     """Normalized distribution name -> version, from the ``*.dist-info`` folders in ``paths`` (the
     first one wins, as for imports). Also serves ``check --python``: another interpreter's sys.path."""
@@ -41,10 +58,14 @@ def scan_dist_infos(paths: list[str] | tuple[str, ...]) -> dict[str, str]:
 
 
 def installed_version(name: str) -> str | None:
-    """The version of an installed distribution, or ``None`` when it is not installed."""
+    """The version of an installed distribution, or ``None`` when it is not installed. A name that
+    no folder of ``sys.path`` holds is not installed: ``importlib.metadata`` (30-50 ms to import) is
+    asked only where the scan cannot see (an egg-info folder, a zip on the path)."""
     got = _dist_infos().get(_norm(name))
     if got is not None:
         return got
+    if not ({_norm(name), "*"} & _elsewhere()):
+        return None
     import importlib.metadata as md
 
     try:
