@@ -13,6 +13,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 
 CUTOFF = 0.6
 
@@ -27,12 +28,19 @@ def initials(name: str) -> str:
     return "".join(w if w.isupper() else w[0].upper() for w in _words(name))
 
 
+@lru_cache(maxsize=4096)
+def _camel(name: str) -> tuple[int, str]:
+    """How many CamelCase words a name has, and its initials (a candidate list is ranked against
+    many names: each candidate's words are found once)."""
+    return len(_words(name)), initials(name)
+
+
 def _score(name: str, candidate: str, fold_case: bool, abbreviations: bool) -> float:
     a, b = (name.lower(), candidate.lower()) if fold_case else (name, candidate)
     spelled = difflib.SequenceMatcher(
         None, b, a
     ).ratio()  # difflib.get_close_matches' order (the ratio is not symmetric)
-    if abbreviations and len(_words(candidate)) > 1 and initials(name) == initials(candidate):
+    if abbreviations and _camel(candidate)[0] > 1 and _camel(name)[1] == _camel(candidate)[1]:
         return max(spelled, 0.95)
     return spelled
 
@@ -46,10 +54,22 @@ def ranked(
     fold_case: bool = False,
     abbreviations: bool = False,
 ) -> list[str]:
-    """Up to ``n`` candidates closest to ``name``, best first (ties alphabetical), none under ``cutoff``."""
-    scored = sorted(
-        ((_score(name, c, fold_case, abbreviations), c) for c in set(candidates)), key=lambda sc: (-sc[0], sc[1])
-    )
+    """Up to ``n`` candidates closest to ``name``, best first (ties alphabetical), none under ``cutoff``.
+
+    The scores are :func:`_score`'s; as in :func:`difflib.get_close_matches`, one matcher holds the
+    name and a candidate whose quick upper bounds are already under ``cutoff`` is not scored in
+    full (it could not be returned), which keeps ranking a few hundred names cheap."""
+    a = name.lower() if fold_case else name
+    matcher = difflib.SequenceMatcher(None, "", a)
+    scored = []
+    for c in set(candidates):
+        if abbreviations and _camel(c)[0] > 1 and _camel(name)[1] == _camel(c)[1]:
+            scored.append((_score(name, c, fold_case, abbreviations), c))
+            continue
+        matcher.set_seq1(c.lower() if fold_case else c)
+        if matcher.real_quick_ratio() >= cutoff and matcher.quick_ratio() >= cutoff:
+            scored.append((matcher.ratio(), c))
+    scored.sort(key=lambda sc: (-sc[0], sc[1]))
     return [c for sc, c in scored[:n] if sc >= cutoff]
 
 
