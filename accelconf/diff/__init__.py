@@ -40,7 +40,8 @@ Line numbers in :class:`Change` are 1-based; 0 means the value did not come from
 
 from __future__ import annotations
 
-from accelconf.diff.accelerate import diff, effective_default
+from accelconf.diff.accelerate import effective_default
+from accelconf.diff.configs import diff
 from accelconf.diff.consequences import batch_note, consequences
 from accelconf.diff.deepspeed import (
     DS_TO_ACCELERATE,

@@ -24,9 +24,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from accelconf.environment import memory
+from accelconf import formats
+from accelconf.environment import memory, modelsize
+from accelconf.environment.gpus import lookup
+from accelconf.environment.lora import adapter_of
 from accelconf.environment.memory import Estimate, Layout, Strategy
-from accelconf.environment.modelsize import ModelSize
+from accelconf.environment.modelsize import ModelSize, parse_count
+from accelconf.errors import UsageError
 
 FSDP1_STRATEGIES = ("FULL_SHARD", "SHARD_GRAD_OP", "HYBRID_SHARD", "HYBRID_SHARD_ZERO2", "NO_SHARD")
 
@@ -267,11 +271,6 @@ def for_model(
     :func:`accelconf.api.fit` run. ``mixed_precision`` defaults to bf16 where the GPU has it, else
     fp16; ``lora_rank`` (with ``lora_targets`` and ``quant``) trains LoRA/QLoRA adapters. Raises
     :class:`~accelconf.errors.UsageError` on a bad value."""
-    from accelconf.environment import modelsize
-    from accelconf.environment.gpus import lookup
-    from accelconf.environment.lora import adapter_of
-    from accelconf.errors import UsageError
-
     adapter = adapter_of(lora_rank, lora_targets, quant)
     if isinstance(model, modelsize.ModelSize):
         size = model
@@ -305,9 +304,6 @@ def for_model(
 def _is_count(text: str) -> bool:
     """``"8B"``, ``"70e9"``: a parameter count rather than a model's folder or name."""
     import os
-
-    from accelconf.environment.modelsize import parse_count
-    from accelconf.errors import UsageError
 
     try:
         parse_count(text)
@@ -381,8 +377,6 @@ def _fsdp_section(s: Strategy) -> dict[str, Any]:
 def config_text(s: Strategy, layout: Layout) -> str:
     """:func:`config_for` as YAML, through the one YAML writer."""
     import json
-
-    from accelconf import formats
 
     text, _ = formats.write(formats.read(json.dumps(config_for(s, layout)), "json"), "yaml")
     return text

@@ -47,9 +47,17 @@ from typing import Any, Literal
 
 from accelconf import catalogue, releases
 from accelconf.accelerate import registry
+from accelconf.accelerate.deepspeed_file import to_accelerate_section
+from accelconf.deepspeed import config_file_path
 from accelconf.deepspeed.keys import Paths
+from accelconf.environment import activations as act
+from accelconf.environment import lora as lora_mod
+from accelconf.environment.checks import ConfigView as _Cfg
 from accelconf.environment.modelsize import ModelSize
+from accelconf.environment.wrapclass import wrap_findings
 from accelconf.findings import Finding
+from accelconf.kinds import is_deepspeed_data
+from accelconf.text.document import load_file
 
 GiB = float(1 << 30)
 MiB = float(1 << 20)
@@ -242,8 +250,6 @@ _FSDP_PREFIX = registry.SECTIONS["fsdp_config"].prefix or ""
 
 def _standalone_ds_json(data: dict[str, Any]) -> bool:
     """A DeepSpeed JSON itself rather than an accelerate config (the recogniser decides)."""
-    from accelconf.kinds import is_deepspeed_data  # the recogniser: only a config being read needs it
-
     return not data.get("distributed_type") and is_deepspeed_data(data)
 
 
@@ -257,14 +263,11 @@ def _ds_json_data(data: dict[str, Any], path: str | None) -> dict[str, Any] | No
     ref = _ds_json_ref(data)
     if ref is None:
         return None
-    from accelconf.deepspeed import config_file_path
 
     full = config_file_path(ref, path)
     if full is None:
         return None
     try:
-        from accelconf.text.document import load_file
-
         loaded = load_file(full, "json").data
     except Exception:  # noqa: BLE001 - validate reports an unreadable deepspeed_config_file
         return None
@@ -287,8 +290,6 @@ def strategy_of(
     else:
         ds_section = None
     if dt in ("DEEPSPEED", "DEEPSPEED_JSON"):
-        from accelconf.accelerate.deepspeed_file import to_accelerate_section
-
         sec = dict(data.get("deepspeed_config") or {}) if dt == "DEEPSPEED" else {}
         ds = ds_section if ds_section is not None else _ds_json_data(data, path)
         if ds is not None:
@@ -588,8 +589,6 @@ def _step_terms(est: Estimate) -> Estimate:
 def activations(m: ModelSize, s: Strategy, seq_len: int, micro_batch: int) -> Any:
     """What one micro batch's activations take per GPU (an :class:`~accelconf.environment.activations.Activations`),
     from the model's structure, the compute dtype and the checkpointing of ``s``."""
-    from accelconf.environment import activations as act
-
     assert m.structure is not None
     return act.estimate(
         m.structure,
@@ -613,8 +612,6 @@ def estimate(
     """The estimate for one strategy on one layout. Activations need ``seq_len``, ``micro_batch``
     and a model whose shape is known (``--model``); otherwise they are left out (``None``).
     ``lora`` (a :class:`~accelconf.environment.lora.Adapter`) trains adapters on a frozen base."""
-    from accelconf.environment import lora as lora_mod
-
     est = _zero(strategy, layout, model) if strategy.kind == "deepspeed" else _fsdp(strategy, layout, model)
     split = lora_mod.split(model, lora, _compute_bytes(strategy.precision)) if lora is not None else None
     if split is not None:
@@ -804,8 +801,6 @@ def _strategies(s: Strategy) -> list[tuple[Strategy, tuple[Step, ...], float]]:
 def _json_edits(key: str, value: Any) -> tuple[Edit, ...] | None:
     """Where an accelerate config edit lives in a DeepSpeed JSON (the registry's ``ds_json``), or
     ``None`` for a setting that stays in the accelerate config."""
-    from accelconf.accelerate import registry
-
     section, _, leaf = key.rpartition(".")
     if section == "deepspeed_config" and leaf in registry.deepspeed_json_keys():
         return ((registry.deepspeed_json_keys()[leaf], value),)
@@ -818,8 +813,6 @@ def _json_file(data: dict[str, Any], path: str | None) -> str | None:
     """The DeepSpeed JSON where this config's DeepSpeed settings live: the one ``deepspeed_config_file``
     names (found as validate finds it; one not found is named beside the config), the document
     itself ("") for a DeepSpeed JSON, else ``None``."""
-    from accelconf.deepspeed import config_file_path
-
     ref = _ds_json_ref(data) if str(data.get("distributed_type") or "").upper() == "DEEPSPEED" else None
     if ref is not None:
         found = config_file_path(ref, path)
@@ -1248,8 +1241,6 @@ def check_memory(
     lora: Any = None,
 ) -> tuple[Report, list[Finding]]:
     """The memory report and the ``mem-*`` findings (1-based positions) for one loaded document."""
-    from accelconf.environment.checks import ConfigView as _Cfg
-
     data = doc.data if isinstance(doc.data, dict) else {}
     report = assess(
         data, model, seq_len=seq_len, micro_batch=micro_batch, path=doc.path, lora=lora, **machine_of(env, host_ram_gib)
@@ -1282,8 +1273,6 @@ class Question:
 def document_findings(doc: Any, env: Any, question: Question) -> list[Finding]:
     """The ``mem-*`` and ``model-wrap-class`` findings of one loaded document (none for a document
     that is not a mapping): what :func:`accelconf.api.check_document` adds for a question."""
-    from accelconf.environment.wrapclass import wrap_findings
-
     if not isinstance(getattr(doc, "data", None), dict):
         return []
     _, found = check_memory(

@@ -29,6 +29,9 @@ from functools import lru_cache
 from typing import Any
 
 from accelconf import catalogue
+from accelconf.accelerate.validate import scalar_text
+from accelconf.environment.checks import ConfigView
+from accelconf.environment.modelsize import model_config
 from accelconf.findings import Finding
 
 DATA = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "transformers_layers.json")
@@ -89,8 +92,6 @@ class ModelClasses:
 def model_classes(model: str) -> ModelClasses | None:
     """The classes of ``--model``'s config.json (a local folder's, else a well-known model's), or
     ``None`` without a readable one."""
-    from accelconf.environment.modelsize import model_config
-
     config = model_config(model)
     return ModelClasses(config) if config is not None else None
 
@@ -118,7 +119,6 @@ def wrap_findings(doc: Any, classes: ModelClasses | None) -> list[Finding]:
     missing = [name for name in value.split(",") if name not in classes.modules]
     if not missing:
         return []
-    from accelconf.environment.checks import ConfigView
 
     shown = ", ".join(repr(n) for n in missing)
     model = "/".join(dict.fromkeys(classes.types))
@@ -153,8 +153,6 @@ def wrap_findings(doc: Any, classes: ModelClasses | None) -> list[Finding]:
     if right is None:
         return [found]
     from dataclasses import replace
-
-    from accelconf.accelerate.validate import scalar_text
 
     node = doc.node(KEY)
     fix = (

@@ -56,6 +56,9 @@ NOT_CHECKED: dict[str, str] = {
 }
 # Script suffixes: the name says what the file is before any content does.
 SCRIPT_SUFFIXES: dict[str, str] = {".py": "kwargs", ".sh": "cli", ".bash": "cli", ".sbatch": "cli", ".slurm": "cli"}
+# The kinds whose file holds Trainer / TRL arguments (what `validate`, `explain` and the conversions
+# read through the Trainer model rather than as an accelerate config).
+TRAINER_KINDS = ("trainer-args", "llama-factory", "axolotl", "fsdp-config")
 ENV_SUFFIX = ".env"  # also a whole name (a dotfile) or its end: prod.env
 
 # Top-level keys only an accelerate config has (ClusterConfig in accelerate/commands/config/

@@ -16,9 +16,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from accelconf.environment.modelsize import from_model_dir
 from accelconf.findings import Finding
 from accelconf.trainer import ds_fill, fsdp_plugin
-from accelconf.trainer.argvalues import ArgValues
+from accelconf.trainer.args import TrainerArgs
+from accelconf.trainer.argvalues import ArgValues, from_trainer_args
 from accelconf.trainer.fsdp_plugin import Provenance, TrainerRaises, env_var
 
 Env = Mapping[str, tuple[str, str, str]]
@@ -143,8 +145,6 @@ def hidden_size_of(config: Mapping[str, Any]) -> int | None:
 
 def model_hidden_size(model_dir: str) -> tuple[int | None, str]:
     """(hidden size, where) of a model folder's config.json (read as modelsize reads it)."""
-    from accelconf.environment.modelsize import from_model_dir
-
     size = from_model_dir(model_dir)
     path = os.path.join(model_dir, "config.json")
     if os.path.isfile(path):
@@ -257,9 +257,6 @@ def deepspeed_mismatches(
     different from the arguments, each at its key in the JSON (``ds_doc``: its Document); transformers
     raises with all of them in ``train()``, after the model has loaded. ``args``: an :class:`ArgValues`
     or a read :class:`~accelconf.trainer.args.TrainerArgs` (validate's rules have the latter)."""
-    from accelconf.trainer.args import TrainerArgs
-    from accelconf.trainer.argvalues import from_trainer_args
-
     if isinstance(args, TrainerArgs):
         args = from_trainer_args(args)
     data = ds_doc.data if isinstance(ds_doc.data, dict) else {}

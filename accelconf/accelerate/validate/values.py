@@ -6,6 +6,7 @@ from typing import Any
 
 from accelconf import releases
 from accelconf.accelerate import registry
+from accelconf.accelerate.launch import changed
 from accelconf.accelerate.model import Entry, canonical
 from accelconf.accelerate.registry import Setting
 from accelconf.accelerate.validate.context import (
@@ -22,8 +23,6 @@ from accelconf.text import suggest
 
 
 def _sharding_is_int(version: str) -> bool:
-    from accelconf.accelerate.launch import changed
-
     return changed(version, "sharding-strategy-int")
 
 
