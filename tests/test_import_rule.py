@@ -24,6 +24,10 @@ ROOT = Path(__file__).resolve().parents[1]
 # the environment, the diff or the memory estimate; with its imports at the top, `to-env` loaded
 # 94 accelconf modules instead of 63). Elsewhere, (module, function) -> why the import waits.
 ALLOWED: dict[tuple[str, str], str] = {
+    ("accelconf/accelerate/validate/deepspeed.py", "_deepspeed_file"): "DeepSpeed's key table and validator "
+    "load only for a config that names a DeepSpeed JSON (10 modules `to-env` and `validate` otherwise skip)",
+    ("accelconf/formats/yamljson.py", "_from_deepspeed"): "the DeepSpeed key mapping loads only when the "
+    "text read is a DeepSpeed JSON",
     ("accelconf/catalogue/__init__.py", "_load"): "the rule data (seven area modules) loads on first use; "
     "the area modules import Rule and Example from this package",
     ("accelconf/formats/__init__.py", "_refuse_unlaunchable"): "every formats module (the shell lexer the "

@@ -15,7 +15,6 @@ import json
 from typing import Any
 
 from accelconf.accelerate import registry
-from accelconf.accelerate.deepspeed_file import to_accelerate_section
 from accelconf.accelerate.launch import accelerator_env_entries, resolve
 from accelconf.accelerate.model import Config, Entry, from_data, from_document
 from accelconf.findings import Finding
@@ -35,6 +34,9 @@ def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: st
 def _from_deepspeed(doc: Any, version: str | None) -> Config:
     """A DeepSpeed JSON read as the accelerate ``deepspeed_config`` section it corresponds to; what
     has no accelerate key is a note (reported by ``convert``), never silently dropped."""
+    # the DeepSpeed key mapping loads only when the text read is a DeepSpeed JSON
+    from accelconf.accelerate.deepspeed_file import to_accelerate_section
+
     section, notes = to_accelerate_section(doc.data)
     data: dict[str, Any] = {"distributed_type": "DEEPSPEED"}
     mp = section.pop("mixed_precision", None)

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from accelconf import deepspeed as dsmod
-from accelconf.accelerate import deepspeed_file, registry
+from accelconf.accelerate import registry
 from accelconf.accelerate.model import canonical
 from accelconf.accelerate.validate.context import Context, rule, section_unused
-from accelconf.deepspeed.validate import validate_deepspeed
 from accelconf.errors import InputError
 from accelconf.text.document import load_file
 
@@ -104,6 +102,11 @@ def _zero3_save(ctx: Context) -> None:
 def _deepspeed_file(ctx: Context, ref: str) -> None:
     """Open the referenced DeepSpeed JSON (found as :func:`accelconf.deepspeed.config_file_path` says)
     and cross-check it."""
+    # DeepSpeed's key table and validator load only for a config that names a DeepSpeed JSON
+    from accelconf import deepspeed as dsmod
+    from accelconf.accelerate import deepspeed_file
+    from accelconf.deepspeed.validate import validate_deepspeed
+
     path = dsmod.config_file_path(ref, ctx.doc.path)
     if path is None:
         ctx.finding(
