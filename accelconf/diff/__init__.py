@@ -7,7 +7,8 @@ JSON file on the settings they share (:func:`diff_accelerate_deepspeed`). Readin
 to :mod:`accelconf.commands.diff`.
 
 The package by module: :mod:`~accelconf.diff.result` (Change, DiffResult), :mod:`~accelconf.diff.accelerate`
-(two Configs), :mod:`~accelconf.diff.deepspeed` (DeepSpeed JSON), :mod:`~accelconf.diff.consequences`
+(two Configs' settings), :mod:`~accelconf.diff.configs` (two Configs with the DeepSpeed files they
+name), :mod:`~accelconf.diff.deepspeed` (DeepSpeed JSON), :mod:`~accelconf.diff.consequences`
 (notes on memory, speed, precision, batch size) and :mod:`~accelconf.diff.files` (reading two inputs).
 This ``__init__`` only re-exports.
 
