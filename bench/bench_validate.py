@@ -22,9 +22,8 @@ from common import bench_env, timed  # noqa: E402  (bench/ is on sys.path when r
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus" / "accelerate"
 # A Trainer/TRL arguments file (alignment-handbook's SFT recipe); a built-in one without the corpus.
-ARGS = ROOT.parent / "shared" / "corpus" / "trainer" / "args" / (
-    "huggingface__alignment-handbook__recipes__zephyr-7b-beta__sft__config_full.yaml"
-)
+ARGS_NAME = "huggingface__alignment-handbook__recipes__zephyr-7b-beta__sft__config_full.yaml"
+ARGS = ROOT.parent / "shared" / "corpus" / "trainer" / "args" / ARGS_NAME
 ARGS_FALLBACK = """\
 model_name_or_path: Qwen/Qwen2.5-0.5B
 bf16: true
