@@ -57,20 +57,29 @@ def ranked(
     """Up to ``n`` candidates closest to ``name``, best first (ties alphabetical), none under ``cutoff``.
 
     The scores are :func:`_score`'s; as in :func:`difflib.get_close_matches`, one matcher holds the
-    name and a candidate whose quick upper bounds are already under ``cutoff`` is not scored in
-    full (it could not be returned), which keeps ranking a few hundred names cheap."""
+    name, and a candidate whose quick upper bounds are under the cutoff, or under the ``n``-th best
+    score found so far, is not scored in full (it could not be returned): ranking an unknown
+    Trainer field against the few hundred known ones stays cheap."""
+    if n <= 0:
+        return []
     a = name.lower() if fold_case else name
     matcher = difflib.SequenceMatcher(None, "", a)
-    scored = []
+    best: list[tuple[float, str]] = []  # the n best so far, ordered as returned
+
+    def keep(score: float, c: str) -> None:
+        best.append((score, c))
+        best.sort(key=lambda sc: (-sc[0], sc[1]))
+        del best[n:]
+
     for c in set(candidates):
+        floor = cutoff if len(best) < n else max(cutoff, best[-1][0])
         if abbreviations and _camel(c)[0] > 1 and _camel(name)[1] == _camel(c)[1]:
-            scored.append((_score(name, c, fold_case, abbreviations), c))
+            keep(_score(name, c, fold_case, abbreviations), c)
             continue
         matcher.set_seq1(c.lower() if fold_case else c)
-        if matcher.real_quick_ratio() >= cutoff and matcher.quick_ratio() >= cutoff:
-            scored.append((matcher.ratio(), c))
-    scored.sort(key=lambda sc: (-sc[0], sc[1]))
-    return [c for sc, c in scored[:n] if sc >= cutoff]
+        if matcher.real_quick_ratio() >= floor and matcher.quick_ratio() >= floor:
+            keep(matcher.ratio(), c)
+    return [c for sc, c in best if sc >= cutoff]
 
 
 def closest(
