@@ -38,6 +38,8 @@ ALLOWED: dict[tuple[str, str], str] = {
     "judged as DeepSpeed JSON, not for a YAML config or an env file",
     ("accelconf/kinds/__init__.py", "is_deepspeed_data"): "as _deepspeed_top",
     ("accelconf/report.py", "render"): "the SARIF writer and the rule catalogue load for --format sarif only",
+    ("accelconf/trainer/runs.py", "model_hidden_size"): "the model-size reader and its activation tables "
+    "load only with --model DIR (`explain` of an arguments file otherwise skips them)",
     ("accelconf/trainer/validate.py", "_context"): "the Trainer's run model (DeepSpeed fill, model sizes) "
     "loads only for an arguments file that names a DeepSpeed JSON",
 }

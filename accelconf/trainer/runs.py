@@ -16,7 +16,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from accelconf.environment.modelsize import from_model_dir
 from accelconf.findings import Finding
 from accelconf.trainer import ds_fill, fsdp_plugin
 from accelconf.trainer.args import TrainerArgs
@@ -145,6 +144,9 @@ def hidden_size_of(config: Mapping[str, Any]) -> int | None:
 
 def model_hidden_size(model_dir: str) -> tuple[int | None, str]:
     """(hidden size, where) of a model folder's config.json (read as modelsize reads it)."""
+    # the model-size reader (and its activation tables) loads only with --model DIR
+    from accelconf.environment.modelsize import from_model_dir
+
     size = from_model_dir(model_dir)
     path = os.path.join(model_dir, "config.json")
     if os.path.isfile(path):
