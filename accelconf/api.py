@@ -69,11 +69,13 @@ def _known_rules(disabled: Iterable[str]) -> frozenset[str]:
     """The ids of ``disabled``, each one the rule catalogue knows; else a :class:`UsageError` naming
     the unknown ones and the nearest known ids (the check ``--disable`` and the server make): a typo
     would otherwise turn nothing off without a word."""
-    from accelconf import catalogue
+    ids = tuple(disabled)
+    if not ids:
+        return frozenset()
+    from accelconf import catalogue  # the rule table loads only when rules are named
     from accelconf.errors import UsageError
 
-    ids = tuple(disabled)
-    problem = catalogue.unknown_message(ids, "disabled") if ids else None
+    problem = catalogue.unknown_message(ids, "disabled")
     if problem:
         raise UsageError(problem)
     return frozenset(ids)
