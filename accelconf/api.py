@@ -47,6 +47,7 @@ def validate_any(
     # the rule packages load on first use: every command imports this module, few validate
     from accelconf import deepspeed as dsmod
     from accelconf.accelerate import validate
+    from accelconf.deepspeed.validate import validate_deepspeed
     from accelconf.kinds import is_deepspeed
 
     if doc.format == "json" and doc.data is not None:
@@ -59,11 +60,25 @@ def validate_any(
                 # "auto" values only make sense for a Hugging Face runtime; a file without any is
                 # read by DeepSpeed itself.
                 runtime = "transformers" if '"auto"' in doc.text else "deepspeed"
-            found = dsmod.validate_deepspeed(
-                doc, world_size=world_size, runtime=runtime, deepspeed_version=deepspeed_version
-            )
+            found = validate_deepspeed(doc, world_size=world_size, runtime=runtime, deepspeed_version=deepspeed_version)
             return [f for f in found if f.rule not in off]
     return validate.validate_document(doc, accelerate_version=accelerate_version, disabled=disabled)
+
+
+def _known_rules(disabled: Iterable[str]) -> frozenset[str]:
+    """The ids of ``disabled``, each one the rule catalogue knows; else a :class:`UsageError` naming
+    the unknown ones and the nearest known ids (the check ``--disable`` and the server make): a typo
+    would otherwise turn nothing off without a word."""
+    ids = tuple(disabled)
+    if not ids:
+        return frozenset()
+    from accelconf import catalogue  # the rule table loads only when rules are named
+    from accelconf.errors import UsageError
+
+    problem = catalogue.unknown_message(ids, "disabled")
+    if problem:
+        raise UsageError(problem)
+    return frozenset(ids)
 
 
 def check_document(
@@ -88,7 +103,8 @@ def check_document(
     --accelerate-version`` lays it, :func:`accelconf.environment.targets.target_from_args`), so
     validate and the environment checks judge one version. The environment checks
     run with ``validated=True``: the config-only multi-node checks are validate's, said once.
-    Rules named in ``disabled`` are left out of both. Sorted as the CLI prints them.
+    Rules named in ``disabled`` are left out of both; an id the rule catalogue does not know raises
+    :class:`~accelconf.errors.UsageError` (with the nearest known id). Sorted as the CLI prints them.
     ``transformers_version``/``trl_version`` are the Trainer path's (:mod:`accelconf.trainer`):
     accepted here so that one set of options serves every kind of file.
     """
@@ -103,7 +119,7 @@ def check_document(
             accelerate_version = env.accelerate_version
         if deepspeed_version is None and env.knows("deepspeed_version"):
             deepspeed_version = env.deepspeed_version
-    off = frozenset(disabled)
+    off = _known_rules(disabled)
     found = list(
         validate_any(
             doc,
@@ -148,6 +164,7 @@ def validate_source(
     from accelconf.kinds import recognise
     from accelconf.kinds.references import in_document, in_script
 
+    opts["disabled"] = _known_rules(opts.get("disabled", ()))
     assume = opts.get("runtime") == "deepspeed" or opts.get("deepspeed_version") is not None
     rec = recognise(text, path, assume_deepspeed=assume)
     if rec.format in ("env", "cli", "kwargs"):
@@ -361,7 +378,7 @@ def trainer_runs(
     ``(Runs, findings)`` per group, with ``env`` the variables the training process sees (what
     ``accelerate launch`` writes from an accelerate config: ``to-env``'s output)."""
     from accelconf import kinds
-    from accelconf.trainer.args import read_all
+    from accelconf.trainer.read import read_all
     from accelconf.trainer.runs_inputs import what_runs_group
 
     process = {k: (v, "launch", k) for k, v in (env or {}).items()}

@@ -26,6 +26,7 @@ from accelconf.accelerate import registry
 from accelconf.accelerate.launch import launch_env, resolve
 from accelconf.accelerate.model import Config
 from accelconf.findings import Finding
+from accelconf.formats.env import never_read
 
 PARADIGM_VARS = set(registry.USE_ENV.values()) | {registry.USE_PARALLELISM_CONFIG_ENV}
 LAYOUT_KEYS = (
@@ -145,8 +146,6 @@ class _Launch:
         path = s.path if s else var
         note = self.replaced_note(var, src)
         if s is None and var not in PARADIGM_VARS and how == "shell":
-            from accelconf.formats.env import never_read
-
             note = never_read(var)
         kw = self.kwargs.entries if self.kwargs is not None else {}
         if s is not None and path in kw:

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import IO, Any
 
+from accelconf import __version__
 from accelconf.errors import InputError
 from accelconf.findings import Finding, sort_findings
 
@@ -179,7 +180,7 @@ def render(
     if fmt == "github":
         return render_github(results)
     if fmt == "sarif":
-        from accelconf import __version__
+        # the SARIF writer and the rule catalogue it describes load only for --format sarif
         from accelconf.sarif import render_sarif
 
         return render_sarif(((r.path, unique(r.findings), r.error) for r in results), __version__)

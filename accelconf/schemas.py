@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 
 from accelconf.accelerate import registry, schema
-from accelconf.deepspeed import deepspeed_schema
+from accelconf.deepspeed.schema import deepspeed_schema
 from accelconf.report import output_schema
 
 

@@ -2,8 +2,8 @@
 
 Not a test: ``python bench/bench_validate.py [--runs N]``. Each command runs in a fresh interpreter,
 as a user (or a pre-commit hook) starts it. Goals: validate on one file within about 15x
-``python -c pass``; the whole accelerate corpus in one call faster than one
-``accelerate env --config_file`` (which imports torch).
+``python -c pass``; validate and explain of a Trainer/TRL arguments file within 4x; the whole
+accelerate corpus in one call faster than one ``accelerate env --config_file`` (which imports torch).
 """
 
 from __future__ import annotations
@@ -21,6 +21,18 @@ from common import bench_env, timed  # noqa: E402  (bench/ is on sys.path when r
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus" / "accelerate"
+# A Trainer/TRL arguments file (alignment-handbook's SFT recipe); a built-in one without the corpus.
+ARGS_NAME = "huggingface__alignment-handbook__recipes__zephyr-7b-beta__sft__config_full.yaml"
+ARGS = ROOT.parent / "shared" / "corpus" / "trainer" / "args" / ARGS_NAME
+ARGS_FALLBACK = """\
+model_name_or_path: Qwen/Qwen2.5-0.5B
+bf16: true
+per_device_train_batch_size: 4
+gradient_accumulation_steps: 2
+learning_rate: 2.0e-05
+warmup_ratio: 0.1
+output_dir: out
+"""
 
 
 def median_ms(argv: list[str], runs: int, env: dict[str, str]) -> float:  # seconds
@@ -64,6 +76,14 @@ def main() -> int:
     rows.append(
         ("accelconf fmt --check (1 file)", median_ms([py, "-m", "accelconf", "fmt", "--check", one], args.runs, env))
     )
+    tmp = tempfile.mkdtemp(prefix="accelconf-bench-args-")
+    args_file = str(ARGS) if ARGS.exists() else os.path.join(tmp, "args.yaml")
+    if not ARGS.exists():
+        Path(args_file).write_text(ARGS_FALLBACK)
+    for command in ("validate", "explain"):
+        argv = [py, "-m", "accelconf", command, args_file]
+        rows.append((f"accelconf {command} (Trainer arguments file)", median_ms(argv, args.runs, env)))
+    shutil.rmtree(tmp, ignore_errors=True)
     if corpus:
         rows.append(
             (
@@ -86,7 +106,7 @@ def main() -> int:
     print(f"\nbillion-laughs YAML refused in {laughs:.0f} ms ({'within' if laughs < 1000 else 'OVER'} the 1 s goal)")
     if accelerate and corpus:
         acc = rows[-1][1]
-        whole = rows[3][1]
+        whole = next(t for name, t in rows if "corpus files" in name)
         print(
             f"\ncorpus in one call vs one `accelerate env`: {acc / whole:.1f}x faster"
             if whole < acc

@@ -18,7 +18,7 @@ from accelconf import deepspeed as ds
 from accelconf.accelerate import registry
 from accelconf.accelerate.registry import Setting
 from accelconf.accelerate.validate import validate_document
-from accelconf.deepspeed import validate_deepspeed
+from accelconf.deepspeed.validate import validate_deepspeed
 from accelconf.text.document import load_text
 from accelconf.text.scalars import json_scalar, yaml_scalar
 

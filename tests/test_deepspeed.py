@@ -17,16 +17,9 @@ from typing import Any
 import pytest
 
 from accelconf.accelerate.deepspeed_file import crosscheck, to_accelerate_section
-from accelconf.deepspeed import (
-    RULES,
-    SCHEMA_ID,
-    TOP,
-    deepspeed_schema,
-    iter_keys,
-    lookup,
-    validate_deepspeed,
-    write_schema,
-)
+from accelconf.deepspeed import RULES, SCHEMA_ID, TOP, iter_keys, lookup
+from accelconf.deepspeed.schema import deepspeed_schema, write_schema
+from accelconf.deepspeed.validate import validate_deepspeed
 from accelconf.errors import InputError, UsageError
 from accelconf.findings import Finding
 from accelconf.kinds import is_deepspeed
@@ -271,7 +264,8 @@ def test_is_deepspeed() -> None:
 def test_schema_file_is_current(tmp_path: Path) -> None:
     expected = json.dumps(deepspeed_schema(), indent=2, sort_keys=False) + "\n"
     assert SCHEMA_FILE.read_text(encoding="utf-8") == expected, (
-        "schemas/deepspeed-config.schema.json is stale: run python -c 'from accelconf.deepspeed import write_schema; "
+        "schemas/deepspeed-config.schema.json is stale: run python -c "
+        "'from accelconf.deepspeed.schema import write_schema; "
         'write_schema("schemas/deepspeed-config.schema.json")\''
     )
     out = tmp_path / "s.json"

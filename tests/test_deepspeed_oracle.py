@@ -20,7 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from packaging.version import Version
 
-from accelconf.deepspeed import BF16, FP16, OFFLOAD_OPTIMIZER, OFFLOAD_PARAM, TOP, ZERO, validate_deepspeed
+from accelconf.deepspeed import BF16, FP16, OFFLOAD_OPTIMIZER, OFFLOAD_PARAM, TOP, ZERO
+from accelconf.deepspeed.validate import validate_deepspeed
 from accelconf.errors import InputError
 from accelconf.text.document import load_file, load_text
 from tests.ds_oracle import make_oracle

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from accelconf.deepspeed import validate_deepspeed
+from accelconf.deepspeed.validate import validate_deepspeed
 from accelconf.text.document import load_text
 from tests.ds_oracle import make_oracle
 

@@ -18,7 +18,8 @@ from typing import Any
 
 import pytest
 
-from accelconf.deepspeed import signatures, validate_deepspeed
+from accelconf.deepspeed import signatures
+from accelconf.deepspeed.validate import validate_deepspeed
 from accelconf.text.document import load_text
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from accelconf.trainer.args import read_all, read_args
+from accelconf.trainer.read import read_all, read_args
 
 YAML = """\
 # recipe

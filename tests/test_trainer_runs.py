@@ -253,8 +253,8 @@ def test_to_cli_of_arguments_is_a_torchrun_command_whose_words_read_back_as_the_
     words = shlex.split(r.out)
     assert words[:1] == ["torchrun"] and "accelerate" not in words
     (files / "run.sh").write_text(r.out)
-    from accelconf.trainer.args import read_all
     from accelconf.trainer.argvalues import from_trainer_args
+    from accelconf.trainer.read import read_all
 
     group = next(g for g in read_all(r.out, "run.sh", "launch") if g.args)
     back = from_trainer_args(group)
@@ -322,7 +322,7 @@ def test_every_corpus_trainer_file_explains_without_a_traceback_and_its_conversi
 
 
 def test_deepspeed_mismatches_take_the_arguments_as_validate_reads_them():
-    from accelconf.trainer.args import read_args
+    from accelconf.trainer.read import read_args
 
     group = read_args(
         "gradient_accumulation_steps: 8\nlearning_rate: 3.0e-5\ndeepspeed: ds.json\n", "a.yaml", "trainer-args"

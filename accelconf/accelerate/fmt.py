@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from accelconf import releases
+from accelconf import catalogue, releases
 from accelconf.accelerate import registry
+from accelconf.accelerate.validate import validate_document
 from accelconf.text.document import Document, load_text
 
 Edit = tuple[int, int, str]
@@ -22,8 +23,6 @@ Edit = tuple[int, int, str]
 def _safe_rules() -> frozenset[str]:
     """Rules whose fixes keep the launch identical (or repair a crash): the catalogue's fmt_safe.
     yaml11-scalar is not one: quoting `on` changes the value accelerate reads."""
-    from accelconf import catalogue
-
     return frozenset(r.id for r in catalogue.all_rules() if r.fmt_safe)
 
 
@@ -45,8 +44,6 @@ def _value_exists(key: str, value: object, version: str) -> bool:
 
 def fmt_edits(doc: Document, version: str | None = None) -> list[tuple[Edit, str]]:
     """The normalization edits for a parsed accelerate config, each with a one-line reason."""
-    from accelconf.accelerate.validate import validate_document
-
     version = registry.resolve_version(version)
     if not isinstance(doc.data, dict):
         return []

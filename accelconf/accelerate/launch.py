@@ -97,11 +97,20 @@ class LaunchError(InputError):
     """accelerate launch would refuse this configuration (its own message is kept)."""
 
 
+def machine_rank_outside(rank: Any, machines: Any, name: str = "`machine_rank`") -> str | None:
+    """What is wrong with a machine rank that names no machine of ``num_machines`` (``None``: it
+    names one, or either is not a whole number). ``name`` says how the rank was given (the key, or
+    a command-line option): every place that judges a machine rank uses this bound, validate's rule
+    for the key as well as the launcher's refusal of ``--machine-rank`` below."""
+    whole = all(isinstance(v, int) and not isinstance(v, bool) for v in (rank, machines))
+    if not whole or 0 <= rank < machines:
+        return None
+    return f"{name} {rank} is outside 0..{machines - 1}"
+
+
 def refuse_machine_rank(rank: int, machines: int, where: str, flag: str = "--machine-rank") -> None:
     """A machine rank given on the command line names a machine of the job, by validate's rule for
     ``machine_rank`` in a file; else a :class:`UsageError` (torchrun would wait for the missing node)."""
-    from accelconf.accelerate.validate import machine_rank_outside  # validate imports this module
-
     problem = machine_rank_outside(rank, machines, flag)
     if problem:
         raise UsageError(

@@ -13,7 +13,7 @@ Unknown keys are kept in ``Config.unknown`` so that nothing is dropped silently.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -201,3 +201,24 @@ def from_data(data: Any, doc: Document | None = None, version: str | None = None
 
 def from_document(doc: Document, version: str | None = None) -> Config:
     return from_data(doc.data, doc, version)
+
+
+def config_of(data: dict[str, Any] | Config, accelerate_version: str | None = None) -> Config:
+    """The one config model of a loaded accelerate config (a Config is returned as it is)."""
+    if isinstance(data, Config):
+        return data
+    return from_data(data, version=registry.resolve_version(accelerate_version))
+
+
+def value_reader(cfg: Config, accelerate_version: str | None) -> Callable[..., Any]:
+    """``read(path, default)``: a value as accelerate reads it at that release (the registry's
+    reading), ``default`` where it is unset or refused (validate reports a refused value)."""
+
+    def read(path: str, default: Any = None) -> Any:
+        e = cfg.entries.get(path)
+        if e is None or e.setting is None:
+            return default
+        v = registry.read_value(e.setting, e.value, accelerate_version)
+        return default if v is None or v is registry.REFUSED else v
+
+    return read

@@ -25,6 +25,8 @@ from typing import Any
 
 from packaging.version import Version
 
+from accelconf.versions import installed_version
+
 OLDEST = "0.20"
 NEWEST = "1.15"
 KNOWN_VERSIONS = (
@@ -200,8 +202,6 @@ def version_in(version: str | None, since: str | None, until: str | None) -> boo
 @lru_cache(maxsize=1)
 def installed_accelerate_version() -> str | None:
     """The installed accelerate version, read from its metadata (accelerate is never imported)."""
-    from accelconf.versions import installed_version
-
     return installed_version("accelerate")
 
 

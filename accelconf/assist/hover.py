@@ -12,8 +12,10 @@ import json
 from dataclasses import replace
 from typing import Any
 
+from accelconf import deepspeed as dsmod
 from accelconf.accelerate import registry
 from accelconf.accelerate.registry import Setting
+from accelconf.accelerate.validate import validate_document
 from accelconf.assist.cursor import _KEY_LINE, Where, _lines, _strip_comment, context_at
 from accelconf.assist.detect import Kind, document_kind
 from accelconf.errors import InputError
@@ -93,8 +95,6 @@ def setting_markdown(s: Setting, fmt: str = "yaml", effective: str | None = None
 
 
 def _ds_section(path: tuple[str, ...]) -> Any:
-    from accelconf import deepspeed as dsmod
-
     return dsmod.TOP if not path else dsmod.lookup(path)
 
 
@@ -152,7 +152,6 @@ def _refusal(doc: Document | None, where: Where, version: str | None) -> str | N
     node = doc.node(where.path + (where.key,)) if doc is not None and where.key is not None else None
     if doc is None or node is None or node.kind != "scalar":
         return None
-    from accelconf.accelerate.validate import validate_document
 
     dotted = ".".join(where.path + (where.key,))  # type: ignore[operator]
     for f in validate_document(doc, accelerate_version=version):

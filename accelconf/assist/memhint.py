@@ -17,9 +17,13 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from accelconf.environment import memory
+from accelconf.assist import context_at
+from accelconf.environment import fit, lora, memory, modelsize
 from accelconf.environment.memory import Layout, Strategy, gib
 from accelconf.environment.modelsize import ModelSize, human_count
+from accelconf.environment.targets import unknown_environment
+from accelconf.environment.wrapclass import model_classes
+from accelconf.errors import UsageError
 
 SETTINGS: tuple[str, ...] = (
     "params",
@@ -45,9 +49,6 @@ Memory = memory.Question  # the model and shapes the editor settings give
 def from_settings(raw: Any) -> tuple[Memory | None, list[str]]:
     """The memory settings from the client's ``accelconf`` settings object, and a message for each
     value refused. ``None`` when neither ``params`` nor ``model`` is set."""
-    from accelconf.environment import modelsize
-    from accelconf.errors import UsageError
-
     if isinstance(raw, dict) and isinstance(raw.get("accelconf"), dict):
         raw = raw["accelconf"]
     if not isinstance(raw, dict) or (raw.get("params") in (None, "") and raw.get("model") in (None, "")):
@@ -68,8 +69,6 @@ def from_settings(raw: Any) -> tuple[Memory | None, list[str]]:
         if raw.get("model") not in (None, ""):
             import os
 
-            from accelconf.environment.wrapclass import model_classes
-
             folder = os.path.expanduser(str(raw["model"]))
             size = modelsize.resolve(folder)
             classes = model_classes(folder)
@@ -87,9 +86,6 @@ def from_settings(raw: Any) -> tuple[Memory | None, list[str]]:
 def _lora(raw: Any, size: ModelSize, problems: list[str]) -> Any:
     """The LoRA adapter of ``accelconf.loraRank`` (with ``loraTargets``, ``quant``), or ``None`` with a
     message when a value is refused."""
-    from accelconf.environment import lora
-    from accelconf.errors import UsageError
-
     try:
         adapter = lora.adapter_of(raw.get("loraRank"), raw.get("loraTargets"), raw.get("quant"))
         if adapter is not None:
@@ -102,8 +98,6 @@ def _lora(raw: Any, size: ModelSize, problems: list[str]) -> Any:
 
 def _env(env: Any) -> Any:
     if env is None:
-        from accelconf.environment.targets import unknown_environment
-
         return unknown_environment()
     return env
 
@@ -172,8 +166,6 @@ def hover_markdown(doc: Any, key: str, mem: Memory, env: Any) -> str | None:
 
 def _fitting(report: memory.Report, lora: Any = None) -> list[str]:
     """Under a config that does not fit (or is tight): the strategies of ``accelconf fit`` that fit, cheapest first."""
-    from accelconf.environment import fit
-
     t = fit.table_for(report, lora)
     if t is None:
         return []
@@ -192,8 +184,6 @@ def add_to_hover(
     if mem is None or doc is None:
         return md
     try:
-        from accelconf.assist import context_at
-
         where = context_at(text, line, col, path=path)
         key = where.key or ""
         parent = where.path[-1] if where.path else ()

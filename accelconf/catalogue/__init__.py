@@ -147,9 +147,12 @@ def unknown(rule_ids: Iterable[str]) -> list[tuple[str, str | None]]:
 
 
 def unknown_message(rule_ids: Iterable[str], what: str = "--disable") -> str | None:
-    """One line naming the unknown ids and the nearest known ones, or ``None`` when all are known."""
+    """One line naming the unknown ids and the nearest known ones, or ``None`` when all are known.
+    ``what`` names where the ids were given (an option, a setting, a parameter); empty, the line
+    starts with "unknown rule id" (argparse names the option itself). The one check of rule ids:
+    ``--disable``, the server's ``disabledRules`` and the API's ``disabled=`` all ask it."""
     bad = unknown(rule_ids)
     if not bad:
         return None
     parts = [f"{r!r}" + (f" (did you mean {near!r}?)" if near else "") for r, near in bad]
-    return f"{what}: unknown rule id {', '.join(parts)}; `accelconf rules` lists them"
+    return f"{what + ': ' if what else ''}unknown rule id {', '.join(parts)}; `accelconf rules` lists them"

@@ -37,13 +37,9 @@ def rule_id(value: str) -> str:
     (exit 2) with the nearest known id, as a typo would otherwise turn nothing off."""
     from accelconf import catalogue
 
-    if catalogue.get(value) is None:
-        near = catalogue.nearest(value)
-        raise argparse.ArgumentTypeError(
-            f"unknown rule id {value!r}"
-            + (f" (did you mean {near!r}?)" if near else "")
-            + "; `accelconf rules` lists them"
-        )
+    problem = catalogue.unknown_message([value], "")
+    if problem:
+        raise argparse.ArgumentTypeError(problem)
     return value
 
 

@@ -268,35 +268,48 @@ def run(args: argparse.Namespace) -> int:
 def _trainer_convert(text: str, source: str, args: argparse.Namespace) -> tuple[str, list[Finding]] | None:
     """Conversions on the Trainer path: Trainer arguments to an accelerate config (yaml/json) or a torchrun
     command (cli); an accelerate config to Trainer arguments (args). ``None``: not a Trainer conversion."""
-    from accelconf import formats, kinds
-    from accelconf.accelerate.launch import resolve
-    from accelconf.trainer import convert as tconvert
-    from accelconf.trainer.runs_inputs import TRAINER_KINDS
+    from accelconf import kinds
 
     kind = kinds.recognise(text, source).kind
     target = args.target_format
+    # the Trainer model loads only for a conversion that reads or writes Trainer arguments
     if target == "args":
-        from accelconf.trainer.args import read_all
-
-        scripted = kind in ("launch", "other-launch", "python", "other-python") and any(
-            g.args for g in read_all(text, source, kind)
-        )
-        if kind in TRAINER_KINDS or scripted:
-            raise UsageError(f"{source} holds Trainer arguments already; to-args converts an accelerate config")
-        from accelconf.api import input_findings
-
-        ver = resolve(args.accelerate_version)
-        cfg = formats.read(text, args.source_format, source, ver)
-        out, notes = tconvert.to_arguments(cfg)
-        return out, input_findings(cfg, ver) + notes
-    if kind not in TRAINER_KINDS or args.source_format:
+        return _to_arguments(text, source, kind, args)
+    if kind not in kinds.TRAINER_KINDS or args.source_format:
         return None
+    return _from_arguments(text, source, kind, args)
+
+
+def _to_arguments(text: str, source: str, kind: str, args: argparse.Namespace) -> tuple[str, list[Finding]]:
+    """An accelerate config to Trainer arguments (``to-args``)."""
+    from accelconf import formats
+    from accelconf.accelerate.launch import resolve
+    from accelconf.api import input_findings
+    from accelconf.kinds import TRAINER_KINDS
+    from accelconf.trainer import convert as tconvert
+    from accelconf.trainer.read import read_all
+
+    scripted = kind in ("launch", "other-launch", "python", "other-python") and any(
+        g.args for g in read_all(text, source, kind)
+    )
+    if kind in TRAINER_KINDS or scripted:
+        raise UsageError(f"{source} holds Trainer arguments already; to-args converts an accelerate config")
+    ver = resolve(args.accelerate_version)
+    cfg = formats.read(text, args.source_format, source, ver)
+    out, notes = tconvert.to_arguments(cfg)
+    return out, input_findings(cfg, ver) + notes
+
+
+def _from_arguments(text: str, source: str, kind: str, args: argparse.Namespace) -> tuple[str, list[Finding]]:
+    """Trainer arguments to an accelerate config (yaml/json) or a torchrun command (cli)."""
     from accelconf.commands import trainer_versions
-    from accelconf.trainer.args import read_args
+    from accelconf.trainer import convert as tconvert
+    from accelconf.trainer.read import read_args
     from accelconf.trainer.runs_inputs import inputs, runs_of
 
     inp = inputs(read_args(text, source, kind), trainer_versions(args)["transformers_version"])
     runs = runs_of(inp, {})
+    target = args.target_format
     if target == "cli":
         return tconvert.to_torchrun(dict(inp.args.values), "train.py")
     if target not in ("yaml", "json"):

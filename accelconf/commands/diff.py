@@ -130,8 +130,8 @@ def _trainer_diff(args: argparse.Namespace, texts: list[tuple[str, str]]) -> sem
     """Where a side is Trainer arguments: both compared by what the Accelerator is built with
     (:mod:`accelconf.trainer.diff`); ``None`` for two accelerate-side files."""
     from accelconf import kinds
+    from accelconf.kinds import TRAINER_KINDS
     from accelconf.trainer import diff as tdiff
-    from accelconf.trainer.runs_inputs import TRAINER_KINDS
 
     if not any(kinds.recognise(t, n).kind in TRAINER_KINDS for t, n in texts):
         return None

@@ -321,9 +321,9 @@ def _print(
 def _trainer_groups(text: str, source: str, args: argparse.Namespace) -> list[Any]:
     """The groups of Trainer arguments a file gives (none: the file is explained as an accelerate config)."""
     from accelconf import kinds
-    from accelconf.trainer.args import read_all
+    from accelconf.kinds import TRAINER_KINDS
+    from accelconf.trainer.read import read_all
     from accelconf.trainer.releases import all_field_names
-    from accelconf.trainer.runs_inputs import TRAINER_KINDS
 
     kind = kinds.recognise(text, source).kind
     if kind in TRAINER_KINDS:

@@ -55,7 +55,7 @@ def run(args: Any) -> int:
             print(f"wrote {path}", file=sys.stderr)
         return 0
     if args.kind == "deepspeed":
-        from accelconf.deepspeed import deepspeed_schema
+        from accelconf.deepspeed.schema import deepspeed_schema
 
         sys.stdout.write(dumps(deepspeed_schema()))
     else:

@@ -20,6 +20,7 @@ own parser.
 
 from __future__ import annotations
 
+from accelconf import catalogue
 from accelconf.deepspeed.keys import (
     _UNSET,
     BF16,
@@ -39,8 +40,6 @@ from accelconf.deepspeed.keys import (
     lookup,
 )
 from accelconf.deepspeed.path import config_file_path
-from accelconf.deepspeed.schema import deepspeed_schema, write_schema
-from accelconf.deepspeed.validate import validate_deepspeed
 
 __all__ = [
     "BF16",
@@ -57,12 +56,9 @@ __all__ = [
     "Key",
     "canonical_path",
     "config_file_path",
-    "deepspeed_schema",
     "installed_version",
     "iter_keys",
     "lookup",
-    "validate_deepspeed",
-    "write_schema",
     "_UNSET",
 ]
 
@@ -71,7 +67,5 @@ def __getattr__(name: str) -> tuple[str, ...]:
     """``RULES``: every rule id this package reports (the catalogue's deepspeed area), read when
     asked for: loading the catalogue at import would cost every command's start-up."""
     if name == "RULES":
-        from accelconf import catalogue
-
         return tuple(sorted(catalogue.ids("deepspeed")))
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

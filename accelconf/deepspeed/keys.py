@@ -21,6 +21,8 @@ from typing import Any, Literal
 
 from packaging.version import InvalidVersion, Version
 
+from accelconf.versions import installed_version as _installed
+
 OLDEST = "0.15.0"
 NEWEST = "0.19.8"
 SCHEMA_ID = "urn:accelconf:schema:deepspeed-config"  # an identifier, not an address (see accelerate/schema.py)
@@ -1352,8 +1354,6 @@ TOP: Key = _section(
 def installed_version() -> str | None:
     """The installed DeepSpeed's version, read from its package metadata (never imported), without a
     local part (``0.19.8+cu121`` is ``0.19.8``); ``None`` when DeepSpeed is not installed."""
-    from accelconf.versions import installed_version as _installed
-
     v = _installed("deepspeed")
     return v.split("+")[0] if v else None
 

@@ -7,7 +7,8 @@ JSON file on the settings they share (:func:`diff_accelerate_deepspeed`). Readin
 to :mod:`accelconf.commands.diff`.
 
 The package by module: :mod:`~accelconf.diff.result` (Change, DiffResult), :mod:`~accelconf.diff.accelerate`
-(two Configs), :mod:`~accelconf.diff.deepspeed` (DeepSpeed JSON), :mod:`~accelconf.diff.consequences`
+(two Configs' settings), :mod:`~accelconf.diff.configs` (two Configs with the DeepSpeed files they
+name), :mod:`~accelconf.diff.deepspeed` (DeepSpeed JSON), :mod:`~accelconf.diff.consequences`
 (notes on memory, speed, precision, batch size) and :mod:`~accelconf.diff.files` (reading two inputs).
 This ``__init__`` only re-exports.
 
@@ -40,7 +41,8 @@ Line numbers in :class:`Change` are 1-based; 0 means the value did not come from
 
 from __future__ import annotations
 
-from accelconf.diff.accelerate import diff, effective_default
+from accelconf.diff.accelerate import effective_default
+from accelconf.diff.configs import diff
 from accelconf.diff.consequences import batch_note, consequences
 from accelconf.diff.deepspeed import (
     DS_TO_ACCELERATE,

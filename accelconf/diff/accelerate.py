@@ -9,7 +9,6 @@ not expressible) and comparing two sides; notes on consequences come from
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -257,17 +256,6 @@ def _where(v: _Value) -> str:
     if v.state == "default":
         return "default"
     return v.why
-
-
-def diff(a: Config, b: Config, *, version: str | None = None, ignore: Iterable[str] = ()) -> DiffResult:
-    """What A and B mean differently for accelerate ``version`` (see the module docstring)."""
-    from accelconf.diff.deepspeed import add_file_changes, with_deepspeed_files
-
-    ver = registry.resolve_version(version)
-    sa, sb = with_deepspeed_files(_Side(a, ver), _Side(b, ver))
-    result = _diff(sa, sb, ver, tuple(ignore))
-    add_file_changes(result, sa, sb, tuple(ignore))
-    return result
 
 
 def _diff(

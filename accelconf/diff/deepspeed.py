@@ -11,15 +11,20 @@ import functools
 from collections.abc import Iterable
 from typing import Any
 
+from accelconf import deepspeed as dsmod
 from accelconf.accelerate import deepspeed_file as _ds_accelerate
 from accelconf.accelerate import registry
+from accelconf.accelerate.deepspeed_file import to_accelerate_section
 from accelconf.accelerate.model import Config
+from accelconf.deepspeed import config_file_path
 from accelconf.deepspeed import keys as _ds_keys
 from accelconf.deepspeed.keys import Paths
 from accelconf.deepspeed.values import lax_bool
 from accelconf.diff.accelerate import _diff, _Side
 from accelconf.diff.consequences import batch_factors, consequences, precision_note
 from accelconf.diff.result import Change, ChangeKind, DiffResult, Note, matches, same
+from accelconf.errors import InputError
+from accelconf.text.document import load_file
 
 
 @functools.lru_cache(maxsize=1)
@@ -27,8 +32,6 @@ def ds_defaults() -> dict[str, Any]:
     """DeepSpeed's own defaults, from accelconf's DeepSpeed key table, for the keys whose default no
     version changed: there an explicit default and an absent key are the same. "auto" is never a
     default: it is a value of its own."""
-    from accelconf import deepspeed as dsmod
-
     return {
         path: k.default
         for path, k in dsmod.iter_keys()
@@ -155,7 +158,6 @@ def deepspeed_to_accelerate(data: Any) -> tuple[dict[str, Any], list[str]]:
             out[acc] = _ds_canon(ds_key, flat[ds_key])
     if Paths.FP16_ENABLED in flat or Paths.BF16_ENABLED in flat:
         out["mixed_precision"] = _ds_precision_of(flat)
-    from accelconf.accelerate.deepspeed_file import to_accelerate_section
 
     try:
         _, extra = to_accelerate_section(data)
@@ -258,10 +260,6 @@ def with_deepspeed_file(side: _Side) -> _Side:
     raises when the config sets them too), with DeepSpeed's defaults for what the file leaves out.
     The file is found as validate finds it (:func:`accelconf.deepspeed.config_file_path`); one
     that cannot be read leaves the side as it is, with ``file_missing`` saying why."""
-    from accelconf.deepspeed import config_file_path
-    from accelconf.errors import InputError
-    from accelconf.text.document import load_file
-
     ref = side.cfg.get("deepspeed_config.deepspeed_config_file")
     if side._distributed_type() != "DEEPSPEED" or not isinstance(ref, str) or ref.strip() in ("", "none"):
         return side

@@ -13,10 +13,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from accelconf.accelerate.model import Config
-from accelconf.diff.accelerate import diff
+from accelconf.diff.configs import diff
 from accelconf.diff.deepspeed import diff_accelerate_deepspeed, diff_deepspeed
 from accelconf.diff.result import DiffResult
+from accelconf.errors import InputError
+from accelconf.formats import read
 from accelconf.kinds import is_deepspeed_data
+from accelconf.text.document import decode, load_file, load_text, read_bytes
 
 
 @dataclass
@@ -37,8 +40,6 @@ def read_side(path: str | os.PathLike[str], version: str | None = None, text: st
 
     Raises :class:`accelconf.errors.InputError` for unreadable input.
     """
-    from accelconf.text.document import load_file, load_text
-
     p = os.fspath(path)
     try:
         doc = load_file(p) if text is None else load_text(text, p)
@@ -47,8 +48,6 @@ def read_side(path: str | os.PathLike[str], version: str | None = None, text: st
     if doc is not None and is_deepspeed_data(doc.data):
         return Side(p, None, doc)
     if doc is not None and doc.format in ("yaml", "json") and _yaml_or_json_name(p) and not isinstance(doc.data, dict):
-        from accelconf.errors import InputError
-
         what = "empty" if doc.data is None else f"a {type(doc.data).__name__}, not a mapping of settings"
         raise InputError(f"the document is {what}", p)
     return Side(p, _read(p, version, text), None)
@@ -60,11 +59,7 @@ def _yaml_or_json_name(path: str) -> bool:
 
 def _read(path: str, version: str | None = None, text: str | None = None) -> Config:
     """A Config from a file in any readable format (:func:`accelconf.formats.read`)."""
-    from accelconf.formats import read
-
     if text is None:
-        from accelconf.text.document import decode, read_bytes
-
         text, _ = decode(read_bytes(path), path)
     return read(text, path=path, version=version)  # every reader sets the Config's source to the path
 

@@ -24,10 +24,12 @@ from accelconf import catalogue, releases
 from accelconf.accelerate import registry as _registry
 from accelconf.accelerate.model import Config, from_document
 from accelconf.accelerate.validate import machine_rank_outside
+from accelconf.deepspeed import config_file_path
 from accelconf.environment.probe import Environment
+from accelconf.errors import InputError
 from accelconf.findings import Finding, Severity
 from accelconf.kinds import is_deepspeed_data
-from accelconf.text.document import Document
+from accelconf.text.document import Document, load_file
 
 # distributed_type values that run on CUDA/ROCm GPUs, and those that never do: every other type the
 # registry knows but NO (which runs where it is started), and the old names of those (TPU for XLA).
@@ -304,16 +306,12 @@ def _ds_bf16(doc: Document) -> Finding | None:
 
 def _referenced_ds_json(cfg: Reading) -> Document | None:
     """The ``deepspeed_config_file`` of a DEEPSPEED config, found as validate finds it."""
-    from accelconf.deepspeed import config_file_path
-
     ref = cfg.read("deepspeed_config.deepspeed_config_file")
     if cfg.distributed_type != "DEEPSPEED" or not ref:
         return None
     full = config_file_path(ref, cfg.doc.path)
     if full is None:
         return None
-    from accelconf.errors import InputError
-    from accelconf.text.document import load_file
 
     try:
         return load_file(full, "json")

@@ -23,54 +23,23 @@ communication cost, peak per GPU): offload is the slowest lever, recomputation n
 
 from __future__ import annotations
 
-import functools
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
-from accelconf.environment import memory
-from accelconf.environment.memory import Estimate, Layout, Strategy, comm_cost
-from accelconf.environment.modelsize import ModelSize
-
-FSDP1_STRATEGIES = ("FULL_SHARD", "SHARD_GRAD_OP", "HYBRID_SHARD", "HYBRID_SHARD_ZERO2", "NO_SHARD")
-
-
-def strategies(precision: str, world: int) -> list[Strategy]:
-    """Every strategy accelconf models, without and then with activation checkpointing: DDP (one
-    process on one GPU), ZeRO 1-3 with and without CPU offload, the FSDP1 sharding strategies (and
-    FULL_SHARD with offload), FSDP2 with and without resharding (and with offload). FSDP rows load
-    the checkpoint on rank 0 only (``fsdp_cpu_ram_efficient_loading``), as the written configs do."""
-    base: list[Strategy] = [Strategy("single" if world == 1 else "ddp", precision)]
-    for stage in (1, 2, 3):
-        base.append(Strategy("deepspeed", precision, stage, zero3_init=stage == 3))
-        base.append(Strategy("deepspeed", precision, stage, "cpu", zero3_init=stage == 3))
-    base.append(Strategy("deepspeed", precision, 3, "cpu", "cpu", zero3_init=True))
-    fsdp1 = Strategy("fsdp1", precision, cpu_ram_efficient_loading=True)
-    fsdp2 = replace(fsdp1, kind="fsdp2")
-    base += [replace(fsdp1, sharding=name) for name in FSDP1_STRATEGIES]
-    base.append(replace(fsdp1, offload_params=True))
-    base += [replace(fsdp2, reshard_after_forward=r) for r in (True, False)]
-    base.append(replace(fsdp2, offload_params=True))
-    return base + [replace(s, activation_checkpointing=True) for s in base]
-
-
-def table_order(s: Strategy, world: int) -> int:
-    """Where ``s`` stands in :func:`strategies` (the tie-break of :func:`memory.rank`'s order for
-    the table and ``check``'s suggestion); a strategy the table lacks comes after every row."""
-    order = _orders(s.precision, world)
-    return order.get((s.label(), s.activation_checkpointing), len(order))
-
-
-def table_size(s: Strategy, layout: Layout) -> int:
-    """How many distinct rows :func:`strategies` has for ``s``'s precision on ``layout``."""
-    return len(_orders(s.precision, layout.world))
-
-
-@functools.lru_cache(maxsize=16)
-def _orders(precision: str, world: int) -> dict[tuple[str, bool], int]:
-    out: dict[tuple[str, bool], int] = {}
-    for i, t in enumerate(strategies(precision, world)):
-        out.setdefault((t.label(), t.activation_checkpointing), i)
-    return out
+from accelconf import formats
+from accelconf.environment import memory, modelsize
+from accelconf.environment.gpus import lookup
+from accelconf.environment.lora import adapter_of
+from accelconf.environment.memory import (
+    Estimate,
+    Layout,
+    Strategy,
+    comm_cost,
+    strategies,
+    table_order,
+)
+from accelconf.environment.modelsize import ModelSize, parse_count
+from accelconf.errors import UsageError
 
 
 @dataclass(frozen=True)
@@ -273,11 +242,6 @@ def for_model(
     :func:`accelconf.api.fit` run. ``mixed_precision`` defaults to bf16 where the GPU has it, else
     fp16; ``lora_rank`` (with ``lora_targets`` and ``quant``) trains LoRA/QLoRA adapters. Raises
     :class:`~accelconf.errors.UsageError` on a bad value."""
-    from accelconf.environment import modelsize
-    from accelconf.environment.gpus import lookup
-    from accelconf.environment.lora import adapter_of
-    from accelconf.errors import UsageError
-
     adapter = adapter_of(lora_rank, lora_targets, quant)
     if isinstance(model, modelsize.ModelSize):
         size = model
@@ -311,9 +275,6 @@ def for_model(
 def _is_count(text: str) -> bool:
     """``"8B"``, ``"70e9"``: a parameter count rather than a model's folder or name."""
     import os
-
-    from accelconf.environment.modelsize import parse_count
-    from accelconf.errors import UsageError
 
     try:
         parse_count(text)
@@ -387,8 +348,6 @@ def _fsdp_section(s: Strategy) -> dict[str, Any]:
 def config_text(s: Strategy, layout: Layout) -> str:
     """:func:`config_for` as YAML, through the one YAML writer."""
     import json
-
-    from accelconf import formats
 
     text, _ = formats.write(formats.read(json.dumps(config_for(s, layout)), "json"), "yaml")
     return text

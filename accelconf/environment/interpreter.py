@@ -19,6 +19,7 @@ from dataclasses import replace
 
 from accelconf.environment.probe import Environment, probe, torch_build_from
 from accelconf.errors import UsageError
+from accelconf.versions import _norm, scan_dist_infos
 
 _ASK = "import sys, json, platform; print(json.dumps([sys.path, platform.python_version()]))"
 
@@ -50,8 +51,6 @@ def ask_interpreter(python: str, timeout: float = 20.0) -> tuple[list[str], str]
 
 def probe_interpreter(python: str, mode: str = "auto", timeout: float = 2.0) -> Environment:
     """This machine's GPUs with the packages of ``python`` (a path to another interpreter)."""
-    from accelconf.versions import _norm, scan_dist_infos
-
     exe = interpreter_path(python)
     paths, version = ask_interpreter(exe)
     found = scan_dist_infos(paths)

@@ -33,6 +33,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from accelconf.accelerate.registry import SHARDING
+from accelconf.environment.activations import _rope_cat
 from accelconf.errors import UsageError
 
 QUANT_CHOICES: tuple[str, ...] = ("4bit", "8bit")
@@ -188,13 +190,11 @@ def split(size: Any, adapter: Adapter, compute_bytes: int) -> Split:
 
 def _groups(s: Any, lay: Any) -> tuple[int, int, int]:
     """How many ranks share (the weights, the gradients, the optimizer state) under strategy ``s``."""
-    from accelconf.environment.memory import SHARDED_GROUP
-
     if s.kind == "deepspeed":
         n = lay.world
         return (n if s.zero_stage == 3 else 1, n if s.zero_stage >= 2 else 1, n if s.zero_stage >= 1 else 1)
     if s.kind == "fsdp1":
-        g = {"world": lay.world, "node": lay.gpus_per_node, "one": 1}[SHARDED_GROUP[s.sharding]]
+        g = {"world": lay.world, "node": lay.gpus_per_node, "one": 1}[SHARDING[s.sharding][1]]
         return g, g, g
     if s.kind == "fsdp2":
         return lay.world, lay.world, lay.world
@@ -260,8 +260,6 @@ Group = tuple[int, bool, tuple[tuple[str, int], ...]]
 def _layer_groups(st: Any) -> list[Group]:
     """One decoder layer's inputs of linear layers: (width, whether something else saves that tensor
     anyway, the linear layers reading it with their input width)."""
-    from accelconf.environment.activations import _rope_cat
-
     h, q = st.hidden, st.heads * st.head_dim
     fused = st.family == "phi3"
     groups: list[Group] = [

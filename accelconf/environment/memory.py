@@ -40,6 +40,7 @@ allocator fragmentation.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
@@ -47,10 +48,18 @@ from typing import Any, Literal
 
 from accelconf import catalogue, releases
 from accelconf.accelerate import registry
-from accelconf.accelerate.model import Config, from_data
+from accelconf.accelerate.deepspeed_file import to_accelerate_section
+from accelconf.accelerate.model import Config, config_of, value_reader
+from accelconf.deepspeed import config_file_path
 from accelconf.deepspeed.keys import Paths
+from accelconf.environment import activations as act
+from accelconf.environment import lora as lora_mod
+from accelconf.environment.checks import finding_at
 from accelconf.environment.modelsize import ModelSize
+from accelconf.environment.wrapclass import wrap_findings
 from accelconf.findings import Finding
+from accelconf.kinds import is_deepspeed_data
+from accelconf.text.document import load_file
 
 GiB = float(1 << 30)
 MiB = float(1 << 20)
@@ -243,8 +252,6 @@ _FSDP_PREFIX = registry.SECTIONS["fsdp_config"].prefix or ""
 
 def _standalone_ds_json(data: dict[str, Any]) -> bool:
     """A DeepSpeed JSON itself rather than an accelerate config (the recogniser decides)."""
-    from accelconf.kinds import is_deepspeed_data  # the recogniser: only a config being read needs it
-
     return not data.get("distributed_type") and is_deepspeed_data(data)
 
 
@@ -258,39 +265,15 @@ def _ds_json_data(data: dict[str, Any], path: str | None) -> dict[str, Any] | No
     ref = _ds_json_ref(data)
     if ref is None:
         return None
-    from accelconf.deepspeed import config_file_path
 
     full = config_file_path(ref, path)
     if full is None:
         return None
     try:
-        from accelconf.text.document import load_file
-
         loaded = load_file(full, "json").data
     except Exception:  # noqa: BLE001 - validate reports an unreadable deepspeed_config_file
         return None
     return loaded if isinstance(loaded, dict) else None
-
-
-def config_of(data: dict[str, Any] | Config, accelerate_version: str | None = None) -> Config:
-    """The one config model of a loaded accelerate config (a Config is returned as it is)."""
-    if isinstance(data, Config):
-        return data
-    return from_data(data, version=registry.resolve_version(accelerate_version))
-
-
-def value_reader(cfg: Config, accelerate_version: str | None) -> Callable[..., Any]:
-    """``read(path, default)``: a value as accelerate reads it at that release (the registry's
-    reading), ``default`` where it is unset or refused (validate reports a refused value)."""
-
-    def read(path: str, default: Any = None) -> Any:
-        e = cfg.entries.get(path)
-        if e is None or e.setting is None:
-            return default
-        v = registry.read_value(e.setting, e.value, accelerate_version)
-        return default if v is None or v is registry.REFUSED else v
-
-    return read
 
 
 def strategy_of(
@@ -326,8 +309,6 @@ def _zero_strategy(
     precision: str, section: dict[str, Any], ds: dict[str, Any] | None, precision_written: bool
 ) -> tuple[Strategy, list[str]]:
     """ZeRO from the ``deepspeed_config`` section and the DeepSpeed JSON (which wins where both say)."""
-    from accelconf.accelerate.deepspeed_file import to_accelerate_section
-
     notes: list[str] = []
     sec = dict(section)
     if ds is not None:
@@ -626,8 +607,6 @@ def _step_terms(est: Estimate) -> Estimate:
 def activations(m: ModelSize, s: Strategy, seq_len: int, micro_batch: int) -> Any:
     """What one micro batch's activations take per GPU (an :class:`~accelconf.environment.activations.Activations`),
     from the model's structure, the compute dtype and the checkpointing of ``s``."""
-    from accelconf.environment import activations as act
-
     assert m.structure is not None
     return act.estimate(
         m.structure,
@@ -651,8 +630,6 @@ def estimate(
     """The estimate for one strategy on one layout. Activations need ``seq_len``, ``micro_batch``
     and a model whose shape is known (``--model``); otherwise they are left out (``None``).
     ``lora`` (a :class:`~accelconf.environment.lora.Adapter`) trains adapters on a frozen base."""
-    from accelconf.environment import lora as lora_mod
-
     est = _zero(strategy, layout, model) if strategy.kind == "deepspeed" else _fsdp(strategy, layout, model)
     split = lora_mod.split(model, lora, _compute_bytes(strategy.precision)) if lora is not None else None
     if split is not None:
@@ -861,8 +838,6 @@ def _strategies(s: Strategy) -> list[tuple[Strategy, tuple[Step, ...], float]]:
 def _json_edits(key: str, value: Any) -> tuple[Edit, ...] | None:
     """Where an accelerate config edit lives in a DeepSpeed JSON (the registry's ``ds_json``), or
     ``None`` for a setting that stays in the accelerate config."""
-    from accelconf.accelerate import registry
-
     section, _, leaf = key.rpartition(".")
     if section == "deepspeed_config" and leaf in registry.deepspeed_json_keys():
         return ((registry.deepspeed_json_keys()[leaf], value),)
@@ -875,8 +850,6 @@ def _json_file(data: dict[str, Any], path: str | None) -> str | None:
     """The DeepSpeed JSON where this config's DeepSpeed settings live: the one ``deepspeed_config_file``
     names (found as validate finds it; one not found is named beside the config), the document
     itself ("") for a DeepSpeed JSON, else ``None``."""
-    from accelconf.deepspeed import config_file_path
-
     deepspeed = value_reader(config_of(data), None)("distributed_type") == "DEEPSPEED"
     ref = _ds_json_ref(data) if deepspeed else None
     if ref is not None:
@@ -1020,8 +993,50 @@ def comm_cost(s: Strategy, trained: float = 1.0) -> float:
 def rank(s: Strategy, per_gpu: float, comm: float) -> tuple[int, bool, float, float]:
     """The one order of the strategies that fit, cheapest first, for ``fit``'s table and ``check``'s
     suggestion alike: less offloaded, then no recomputation, then less communication, then more
-    headroom (less per GPU). Ties go by :func:`accelconf.environment.fit.table_order` in both."""
+    headroom (less per GPU). Ties go by :func:`table_order` in both."""
     return (offloaded(s), s.activation_checkpointing, comm, per_gpu)
+
+
+FSDP1_STRATEGIES = ("FULL_SHARD", "SHARD_GRAD_OP", "HYBRID_SHARD", "HYBRID_SHARD_ZERO2", "NO_SHARD")
+
+
+def strategies(precision: str, world: int) -> list[Strategy]:
+    """Every strategy accelconf models, without and then with activation checkpointing: DDP (one
+    process on one GPU), ZeRO 1-3 with and without CPU offload, the FSDP1 sharding strategies (and
+    FULL_SHARD with offload), FSDP2 with and without resharding (and with offload). FSDP rows load
+    the checkpoint on rank 0 only (``fsdp_cpu_ram_efficient_loading``), as the written configs do."""
+    base: list[Strategy] = [Strategy("single" if world == 1 else "ddp", precision)]
+    for stage in (1, 2, 3):
+        base.append(Strategy("deepspeed", precision, stage, zero3_init=stage == 3))
+        base.append(Strategy("deepspeed", precision, stage, "cpu", zero3_init=stage == 3))
+    base.append(Strategy("deepspeed", precision, 3, "cpu", "cpu", zero3_init=True))
+    fsdp1 = Strategy("fsdp1", precision, cpu_ram_efficient_loading=True)
+    fsdp2 = replace(fsdp1, kind="fsdp2")
+    base += [replace(fsdp1, sharding=name) for name in FSDP1_STRATEGIES]
+    base.append(replace(fsdp1, offload_params=True))
+    base += [replace(fsdp2, reshard_after_forward=r) for r in (True, False)]
+    base.append(replace(fsdp2, offload_params=True))
+    return base + [replace(s, activation_checkpointing=True) for s in base]
+
+
+def table_order(s: Strategy, world: int) -> int:
+    """Where ``s`` stands in :func:`strategies` (the tie-break of :func:`memory.rank`'s order for
+    the table and ``check``'s suggestion); a strategy the table lacks comes after every row."""
+    order = _orders(s.precision, world)
+    return order.get((s.label(), s.activation_checkpointing), len(order))
+
+
+def table_size(s: Strategy, layout: Layout) -> int:
+    """How many distinct rows :func:`strategies` has for ``s``'s precision on ``layout``."""
+    return len(_orders(s.precision, layout.world))
+
+
+@functools.lru_cache(maxsize=16)
+def _orders(precision: str, world: int) -> dict[tuple[str, bool], int]:
+    out: dict[tuple[str, bool], int] = {}
+    for i, t in enumerate(strategies(precision, world)):
+        out.setdefault((t.label(), t.activation_checkpointing), i)
+    return out
 
 
 def cheapest_fit(
@@ -1039,8 +1054,6 @@ def cheapest_fit(
     fp32, in bf16; more machines only when nothing there fits; ties in the order of fit's table,
     then to the smaller edit), or ``None`` when nothing tried fits. ``offload=False`` leaves out
     the alternatives that offload to the host."""
-    from accelconf.environment.fit import table_order, table_size
-
     best: tuple[Change, Estimate] | None = None
     best_key: tuple[Any, ...] = ()
     adapter = est.lora.adapter if est.lora is not None else None
@@ -1345,8 +1358,6 @@ def check_memory(
     lora: Any = None,
 ) -> tuple[Report, list[Finding]]:
     """The memory report and the ``mem-*`` findings (1-based positions) for one loaded document."""
-    from accelconf.environment.checks import finding_at
-
     data = doc.data if isinstance(doc.data, dict) else {}
     report = assess(
         data, model, seq_len=seq_len, micro_batch=micro_batch, path=doc.path, lora=lora, **machine_of(env, host_ram_gib)
@@ -1378,8 +1389,6 @@ class Question:
 def document_findings(doc: Any, env: Any, question: Question) -> list[Finding]:
     """The ``mem-*`` and ``model-wrap-class`` findings of one loaded document (none for a document
     that is not a mapping): what :func:`accelconf.api.check_document` adds for a question."""
-    from accelconf.environment.wrapclass import wrap_findings
-
     if not isinstance(getattr(doc, "data", None), dict):
         return []
     _, found = check_memory(

@@ -30,6 +30,7 @@ from typing import Any, Literal
 
 from accelconf import releases
 from accelconf.environment.gpus import lookup
+from accelconf.versions import installed_version
 
 ProbeMode = Literal["auto", "nvml", "nvidia-smi", "torch", "none"]
 PROBE_MODES: tuple[str, ...] = ("auto", "nvml", "nvidia-smi", "torch", "none")
@@ -135,8 +136,6 @@ def default_config_file(environ: Mapping[str, str] | None = None) -> str:
 
 
 def _metadata_version(name: str) -> str | None:
-    from accelconf.versions import installed_version
-
     return installed_version(name)
 
 

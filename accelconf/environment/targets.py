@@ -28,10 +28,11 @@ import re
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from accelconf.environment.gpus import lookup, resolve
+from accelconf.environment.gpus import known_models, lookup, resolve
 from accelconf.environment.probe import FP8_BACKENDS, GPU, PACKAGES, Environment, with_overrides
 from accelconf.errors import InputError, UsageError
 from accelconf.text import suggest
+from accelconf.text.document import load_file
 
 if TYPE_CHECKING:
     from accelconf.text.document import Document
@@ -58,8 +59,6 @@ def gpus_of(model_name: str, count: int) -> tuple[tuple[GPU, ...], str | None]:
     """
     match = resolve(model_name)
     if match is None:
-        from accelconf.environment.gpus import known_models
-
         raise UsageError(f"unknown GPU model {model_name!r}; known: {', '.join(known_models())}")
     m = match.model
     gpus = tuple(
@@ -271,8 +270,6 @@ class _Profile:
 def load_target(path: str | os.PathLike[str]) -> Environment:
     """Read a machine profile (a file, or a shipped profile's name). Raises :class:`InputError`
     (with a position) on a bad one, :class:`UsageError` when there is no such file or profile."""
-    from accelconf.text.document import load_file
-
     p = find_target(path)
     prof = _Profile(p, load_file(p))
     _check_profile_keys(prof)
@@ -326,8 +323,6 @@ def _profile_gpus(prof: _Profile, per_node: int | None) -> tuple[dict[str, Any],
         if not isinstance(data["gpu"], str):
             raise prof.fail("gpu must be a model name such as H100-80GB", "gpu")
         if lookup(data["gpu"]) is None:
-            from accelconf.environment.gpus import known_models
-
             raise prof.fail(f"unknown GPU model {data['gpu']!r}; known: {', '.join(known_models())}", "gpu")
         gpus, note = gpus_of(data["gpu"], per_node if per_node is not None else 1)
         changes["gpus"] = () if per_node == 0 else gpus

@@ -29,6 +29,10 @@ from functools import lru_cache
 from typing import Any
 
 from accelconf import catalogue
+from accelconf.accelerate.model import config_of, value_reader
+from accelconf.accelerate.validate import scalar_text
+from accelconf.environment.checks import finding_at
+from accelconf.environment.modelsize import model_config
 from accelconf.findings import Finding
 
 DATA = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "transformers_layers.json")
@@ -89,8 +93,6 @@ class ModelClasses:
 def model_classes(model: str) -> ModelClasses | None:
     """The classes of ``--model``'s config.json (a local folder's, else a well-known model's), or
     ``None`` without a readable one."""
-    from accelconf.environment.modelsize import model_config
-
     config = model_config(model)
     return ModelClasses(config) if config is not None else None
 
@@ -98,8 +100,6 @@ def model_classes(model: str) -> ModelClasses | None:
 def _wrap_value(data: dict[str, Any]) -> str | None:
     """The class list accelerate will look up, or ``None`` when it wraps no named classes (read from
     the config model, as accelerate reads each value)."""
-    from accelconf.environment.memory import config_of, value_reader
-
     read = value_reader(config_of(data), None)
     if read("distributed_type") != "FSDP" or read("fsdp_config.fsdp_auto_wrap_policy") != "TRANSFORMER_BASED_WRAP":
         return None  # NO_WRAP/SIZE_BASED_WRAP ignore it
@@ -118,7 +118,6 @@ def wrap_findings(doc: Any, classes: ModelClasses | None) -> list[Finding]:
     missing = [name for name in value.split(",") if name not in classes.modules]
     if not missing:
         return []
-    from accelconf.environment.checks import finding_at
 
     shown = ", ".join(repr(n) for n in missing)
     model = "/".join(dict.fromkeys(classes.types))
@@ -152,8 +151,6 @@ def wrap_findings(doc: Any, classes: ModelClasses | None) -> list[Finding]:
     if right is None:
         return [found]
     from dataclasses import replace
-
-    from accelconf.accelerate.validate import scalar_text
 
     node = doc.node(KEY)
     fix = (

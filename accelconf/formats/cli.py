@@ -42,9 +42,12 @@ from accelconf.accelerate.launch import (
 )
 from accelconf.accelerate.model import Config, Entry, canonical
 from accelconf.accelerate.registry import Setting
+from accelconf.accelerate.validate import COMMON_MISTAKES
 from accelconf.errors import InputError
 from accelconf.findings import Finding, Severity
-from accelconf.formats import shell
+from accelconf.formats import shell, value_findings
+from accelconf.formats.env import never_read
+from accelconf.formats.yamljson import accelerator_env_lost
 from accelconf.text import suggest
 
 # argparse ``choices`` of the flags that restrict their values (accelerate 1.15 commands/launch.py;
@@ -128,55 +131,6 @@ def _command_start(words: list[str | None]) -> tuple[int, int] | None:
     return None
 
 
-# words that may stand before a command without being one (`then N=4`, `do export X=1`)
-_RESERVED = frozenset({"if", "then", "else", "elif", "do", "while", "until", "!", "{", "time"})
-_DECLARE = ("export", "declare", "typeset", "local", "readonly")
-
-
-class _Variables:
-    """The variables a script assigns, in order: a variable is known at a command when it was
-    assigned once before it, to a value without expansions the script cannot know."""
-
-    def __init__(self) -> None:
-        self.values: dict[str, list[str | None]] = {}
-        self.exported: dict[str, tuple[int, int]] = {}
-
-    def known(self) -> dict[str, str]:
-        return {n: v[0] for n, v in self.values.items() if len(v) == 1 and v[0] is not None}
-
-    def record(self, words: list[shell.Word]) -> None:
-        """An assignment command (``A=1``, ``export A=1 B``, ``declare -x A=1``, ``local A``)."""
-        known = self.known()
-        export = words[0].literal in _DECLARE
-        is_export = words[0].literal == "export" or any(w.literal == "-x" for w in words[1:])
-        for w in words[1:] if export else words:
-            m = shell.ASSIGNMENT.match(w.literal or w.raw)
-            if m is None:
-                if (
-                    export
-                    and is_export
-                    and w.literal
-                    and shell.ASSIGNMENT.match(w.literal + "=")
-                    and not w.literal.startswith("-")
-                ):
-                    self.exported[w.literal] = (w.line, w.column)
-                continue
-            value = shell.resolve(_after_equals(w), known)
-            self.values.setdefault(m.group(1), []).append(value)
-            if is_export:
-                self.exported[m.group(1)] = (w.line, w.column)
-
-    def environment(self) -> dict[str, tuple[str | None, int, int]]:
-        known = self.known()
-        return {n: (known.get(n), line, col) for n, (line, col) in self.exported.items()}
-
-
-def _after_equals(w: shell.Word) -> shell.Word:
-    """The value part of a ``NAME=value`` word."""
-    (kind, first), *rest = w.pieces
-    return shell.Word((("lit", first.partition("=")[2]), *rest), w.line, w.column)
-
-
 def read_script(text: str, path: str = "<text>", version: str | None = None) -> list[Launch]:
     """Every ``accelerate launch`` of a shell or sbatch script, in order, each with its findings.
 
@@ -187,20 +141,17 @@ def read_script(text: str, path: str = "<text>", version: str | None = None) -> 
     script's arguments are never read as accelerate flags. Raises :class:`InputError` only for a
     script that cannot be split (an unterminated quote).
     """
-    from accelconf.formats import value_findings
-    from accelconf.formats.env import never_read
-
     ver = resolve(version)
-    variables = _Variables()
+    variables = shell.Variables()
     launches: list[Launch] = []
     for words in shell.commands(text, path):
-        while len(words) > 1 and words[0].literal in _RESERVED:
+        while len(words) > 1 and words[0].literal in shell.RESERVED:
             words = words[1:]
         known = variables.known()
         texts = [shell.resolve(w, known) for w in words]
         found = _command_start(texts)
         if found is None:
-            if words[0].literal in _DECLARE or all(shell.ASSIGNMENT.match(w.literal or w.raw) for w in words):
+            if words[0].literal in shell.DECLARE or all(shell.ASSIGNMENT.match(w.literal or w.raw) for w in words):
                 variables.record(words)
             continue
         begin, start = found
@@ -208,7 +159,7 @@ def read_script(text: str, path: str = "<text>", version: str | None = None) -> 
         for w in words[:begin]:
             m = shell.ASSIGNMENT.match(w.literal or w.raw)
             if m is not None:  # `VAR=x accelerate launch`: the launch's own environment
-                env[m.group(1)] = (shell.resolve(_after_equals(w), known), w.line, w.column)
+                env[m.group(1)] = (shell.resolve(shell.after_equals(w), known), w.line, w.column)
         toks = [_Tok(t, w.raw, w.line, w.column) for w, t in zip(words[start:], texts[start:])]
         launch = Launch(Config(source=path, format="cli"), words[begin].line, words[begin].column, env)
         _read_flags(launch, toks, ver, path)
@@ -224,8 +175,6 @@ def read_script(text: str, path: str = "<text>", version: str | None = None) -> 
 def read_launches(text: str, path: str = "<text>", version: str | None = None) -> list[Launch]:
     """:func:`read_script`, or, for a text without ``accelerate launch`` (flags only, as
     ``--launch-args`` gives them), that text read as the flags of one launch."""
-    from accelconf.formats import value_findings
-
     launches = read_script(text, path, version)
     if launches:
         return launches
@@ -306,8 +255,6 @@ def _may_be_script(word: str) -> bool:
 def _unknown_flag(name: str) -> str:
     """accelerate's refusal of a flag it does not have, with the flag meant when one is close: a
     YAML key's did-you-mean (a misspelling seen in real configs), else the closest flag name."""
-    from accelconf.accelerate.validate import COMMON_MISTAKES
-
     guess = None
     for (section, key), meant in COMMON_MISTAKES.items():
         s = registry.get(section, meant) if key == name and meant else None
@@ -614,8 +561,6 @@ def _not_on_this_path(path: str, e: Entry, s: Setting, no_parallelism_flags: boo
         )
         findings.append(_lossy("warning", message, path, e))
     elif s.section and path in registry.ACCELERATOR_ENV_ARGS and e.origin == "env":
-        from accelconf.formats.yamljson import accelerator_env_lost
-
         findings.append(accelerator_env_lost(e, registry.ACCELERATOR_ENV_ARGS[path][0], "a launch flag"))
     elif s.section:
         findings.append(_lossy("info", f"`{path}` is not used on this launch path; not written", path, e))

@@ -28,6 +28,7 @@ from accelconf.accelerate.launch import TYPE_OF_PARADIGM, accelerator_env_entrie
 from accelconf.accelerate.model import Config, Entry
 from accelconf.errors import InputError
 from accelconf.findings import Finding
+from accelconf.formats import shell
 from accelconf.text import suggest
 
 # Variables the launcher writes that are not settings of their own.
@@ -124,7 +125,6 @@ def expanded(raw: str, known: dict[str, str], path: str, lineno: int) -> str | N
     file would; None when it holds an expansion that cannot be known (another variable, ``$(...)``)."""
     if raw[:1] == "'" or not _EXPANSION.search(raw):
         return _unquote(raw, path, lineno)
-    from accelconf.formats import shell
 
     words = [w for cmd in shell.commands(re.split(r"\s+#", raw, maxsplit=1)[0], path) for w in cmd]
     return shell.resolve(words[0], known) if len(words) == 1 else None

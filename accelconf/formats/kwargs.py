@@ -27,6 +27,7 @@ from accelconf.errors import InputError
 from accelconf.findings import Finding, Severity
 from accelconf.formats import pynames
 from accelconf.formats.env import decode
+from accelconf.formats.pyvalues import _Call, _call_name, _Dtype, _evaluate, _Member, _NotRead
 from accelconf.text import suggest
 
 ACCELERATOR = "Accelerator"
@@ -302,15 +303,6 @@ def write(
 # -- reader ---------------------------------------------------------------------------------------
 
 
-def _call_name(node: ast.Call) -> str:
-    f = node.func
-    if isinstance(f, ast.Name):
-        return f.id
-    if isinstance(f, ast.Attribute):
-        return f.attr
-    return ""
-
-
 def _to_config_value(s: registry.Setting, value: Any) -> Any:
     if s.type == "classlist" and isinstance(value, (list, tuple)):
         return ",".join(str(v) for v in value)
@@ -360,78 +352,6 @@ def _unknown_names(tree: ast.AST, cfg: Config, aliases: dict[str, str]) -> set[s
 
 
 # -- values the reader understands without running the script ---------------------------------------
-
-
-@dataclass(frozen=True)
-class _Member:
-    """A torch enum member: ``ShardingStrategy.FULL_SHARD`` (any dotted prefix)."""
-
-    enum: str
-    name: str
-    number: int
-
-
-@dataclass(frozen=True)
-class _Dtype:
-    """``torch.bfloat16`` and friends, by the dtype they name (``torch.half`` is ``float16``)."""
-
-    name: str
-
-
-@dataclass(frozen=True)
-class _Call:
-    """A call of a torch FSDP policy class with readable keyword arguments: ``MixedPrecision(...)``."""
-
-    cls: str
-    kwargs: tuple[tuple[str, Any], ...]
-
-    def get(self, name: str) -> Any:
-        return dict(self.kwargs).get(name, pynames.TORCH_CALLS[self.cls].get(name))
-
-
-class _NotRead(Exception):
-    """A value the reader cannot know without running the script."""
-
-
-def _dotted(node: ast.AST) -> list[str]:
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.insert(0, node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        raise _NotRead
-    return [node.id, *parts]
-
-
-def _evaluate(node: ast.AST) -> Any:
-    """A literal, an accelerate or torch enum member, a torch dtype, ``dict(...)``/``{...}`` of those, or a call of a
-    torch FSDP policy class; raises :class:`_NotRead` for anything else (the script is never run)."""
-    try:
-        return ast.literal_eval(node)
-    except (ValueError, SyntaxError, TypeError):
-        pass
-    if isinstance(node, ast.Attribute):
-        parts = _dotted(node)
-        members = pynames.TORCH_ENUMS.get(parts[-2], {}) if len(parts) >= 2 else {}
-        if parts[-1] in members:
-            return _Member(parts[-2], parts[-1], members[parts[-1]])
-        values = pynames.ACCELERATE_ENUMS.get(parts[-2], {}) if len(parts) >= 2 else {}
-        if parts[-1] in values:
-            return values[parts[-1]]  # a str enum: accelerate reads the member as its string
-        if parts[:-1] == ["torch"] and parts[-1] in pynames.TORCH_DTYPES:
-            return _Dtype(pynames.TORCH_DTYPES[parts[-1]])
-    elif isinstance(node, ast.Dict) and all(isinstance(k, ast.Constant) for k in node.keys):
-        return {k.value: _evaluate(v) for k, v in zip(node.keys, node.values) if isinstance(k, ast.Constant)}
-    elif isinstance(node, ast.Call) and not node.args:
-        name = _call_name(node)
-        values = {k.arg: _evaluate(k.value) for k in node.keywords if k.arg is not None}
-        if len(values) < len(node.keywords):
-            raise _NotRead  # `**options`
-        if name == "dict":
-            return values
-        if name in pynames.TORCH_CALLS and set(values) <= set(pynames.TORCH_CALLS[name]):
-            return _Call(name, tuple(values.items()))
-    raise _NotRead
 
 
 def _plain(value: Any) -> bool:

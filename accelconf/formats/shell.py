@@ -253,3 +253,52 @@ def commands(text: str, path: str = "<text>") -> list[list[Word]]:
 
 
 __all__ = ["ASSIGNMENT", "Word", "commands", "resolve"]
+
+
+# words that may stand before a command without being one (`then N=4`, `do export X=1`)
+RESERVED = frozenset({"if", "then", "else", "elif", "do", "while", "until", "!", "{", "time"})
+DECLARE = ("export", "declare", "typeset", "local", "readonly")
+
+
+class Variables:
+    """The variables a script assigns, in order: a variable is known at a command when it was
+    assigned once before it, to a value without expansions the script cannot know."""
+
+    def __init__(self) -> None:
+        self.values: dict[str, list[str | None]] = {}
+        self.exported: dict[str, tuple[int, int]] = {}
+
+    def known(self) -> dict[str, str]:
+        return {n: v[0] for n, v in self.values.items() if len(v) == 1 and v[0] is not None}
+
+    def record(self, words: list[Word]) -> None:
+        """An assignment command (``A=1``, ``export A=1 B``, ``declare -x A=1``, ``local A``)."""
+        known = self.known()
+        export = words[0].literal in DECLARE
+        is_export = words[0].literal == "export" or any(w.literal == "-x" for w in words[1:])
+        for w in words[1:] if export else words:
+            m = ASSIGNMENT.match(w.literal or w.raw)
+            if m is None:
+                if (
+                    export
+                    and is_export
+                    and w.literal
+                    and ASSIGNMENT.match(w.literal + "=")
+                    and not w.literal.startswith("-")
+                ):
+                    self.exported[w.literal] = (w.line, w.column)
+                continue
+            value = resolve(after_equals(w), known)
+            self.values.setdefault(m.group(1), []).append(value)
+            if is_export:
+                self.exported[m.group(1)] = (w.line, w.column)
+
+    def environment(self) -> dict[str, tuple[str | None, int, int]]:
+        known = self.known()
+        return {n: (known.get(n), line, col) for n, (line, col) in self.exported.items()}
+
+
+def after_equals(w: Word) -> Word:
+    """The value part of a ``NAME=value`` word."""
+    (kind, first), *rest = w.pieces
+    return Word((("lit", first.partition("=")[2]), *rest), w.line, w.column)

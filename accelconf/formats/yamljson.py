@@ -14,9 +14,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from accelconf.accelerate import registry
 from accelconf.accelerate.launch import accelerator_env_entries, resolve
-from accelconf.accelerate.model import Config, Entry, from_document
+from accelconf.accelerate.model import Config, Entry, from_data, from_document
 from accelconf.findings import Finding
+from accelconf.kinds import is_deepspeed
 from accelconf.text.document import load_text
 from accelconf.text.scalars import yaml_scalar
 
@@ -24,8 +26,6 @@ from accelconf.text.scalars import yaml_scalar
 def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: str = "yaml") -> Config:
     doc = load_text(text, path, "json" if fmt == "json" else ("yaml" if fmt == "yaml" else None))
     if doc.format == "json" and isinstance(doc.data, dict):
-        from accelconf.kinds import is_deepspeed
-
         if is_deepspeed(doc):
             return _from_deepspeed(doc, version)
     return from_document(doc, resolve(version))
@@ -34,8 +34,8 @@ def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: st
 def _from_deepspeed(doc: Any, version: str | None) -> Config:
     """A DeepSpeed JSON read as the accelerate ``deepspeed_config`` section it corresponds to; what
     has no accelerate key is a note (reported by ``convert``), never silently dropped."""
+    # the DeepSpeed key mapping loads only when the text read is a DeepSpeed JSON
     from accelconf.accelerate.deepspeed_file import to_accelerate_section
-    from accelconf.accelerate.model import from_data
 
     section, notes = to_accelerate_section(doc.data)
     data: dict[str, Any] = {"distributed_type": "DEEPSPEED"}
@@ -129,8 +129,6 @@ def _file_conflicts(cfg: Config) -> dict[str, Finding]:
     (``DeepSpeedPlugin._deepspeed_config_checks``; the launcher lists the file's keys in
     ``ACCELERATE_CONFIG_DS_FIELDS``). From an environment, flags or kwargs they are not such keys: they
     are left out of the file, with a finding (what accelconf writes must validate clean)."""
-    from accelconf.accelerate import registry
-
     if cfg.get("distributed_type") != "DEEPSPEED" or not cfg.get("deepspeed_config.deepspeed_config_file"):
         return {}
     out: dict[str, Finding] = {}

@@ -56,6 +56,9 @@ NOT_CHECKED: dict[str, str] = {
 }
 # Script suffixes: the name says what the file is before any content does.
 SCRIPT_SUFFIXES: dict[str, str] = {".py": "kwargs", ".sh": "cli", ".bash": "cli", ".sbatch": "cli", ".slurm": "cli"}
+# The kinds whose file holds Trainer / TRL arguments (what `validate`, `explain` and the conversions
+# read through the Trainer model rather than as an accelerate config).
+TRAINER_KINDS = ("trainer-args", "llama-factory", "axolotl", "fsdp-config")
 ENV_SUFFIX = ".env"  # also a whole name (a dotfile) or its end: prod.env
 
 # Top-level keys only an accelerate config has (ClusterConfig in accelerate/commands/config/
@@ -156,11 +159,17 @@ SCRIPT_ARG_KEYS = frozenset(
         "seed",
     }
 )
-# The keys of a Trainer ``fsdp_config``: what transformers reads, and accelerate's FSDP names
-# (people write those too), all without the ``fsdp_`` prefix transformers drops.
-FSDP_CONFIG_KEYS = trainer_releases.all_fsdp_config_keys() | frozenset(
-    k.removeprefix("fsdp_") for k in registry.all_keys("fsdp_config")
-)
+
+
+@lru_cache(maxsize=1)
+def fsdp_config_keys() -> frozenset[str]:
+    """The keys of a Trainer ``fsdp_config``: what transformers reads, and accelerate's FSDP names
+    (people write those too), all without the ``fsdp_`` prefix transformers drops. Read from the
+    releases data on first use: an accelerate config or an env file never needs it."""
+    return trainer_releases.all_fsdp_config_keys() | frozenset(
+        k.removeprefix("fsdp_") for k in registry.all_keys("fsdp_config")
+    )
+
 
 _DS_MARKERS = (
     "zero_optimization",
@@ -338,7 +347,7 @@ def _other_kind(data: dict[Any, Any], keys: list[str]) -> str | None:
         isinstance(v, dict) and _is_trainer_args([str(k) for k in v]) for v in data.values()
     ):
         return "trainer-args"
-    if all(k.removeprefix("fsdp_") in FSDP_CONFIG_KEYS for k in keys):
+    if all(k.removeprefix("fsdp_") in fsdp_config_keys() for k in keys):
         return "fsdp-config"
     return None
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 import argparse
 import sys
 
+from accelconf.errors import AccelconfError
+from accelconf.preflight.layout import add_options
+from accelconf.preflight.rank import run
+
 
 def main(argv: list[str] | None = None) -> int:
-    from accelconf.errors import AccelconfError
-    from accelconf.preflight.layout import add_options
-    from accelconf.preflight.rank import run
-
     p = argparse.ArgumentParser(
         prog="python -m accelconf.preflight",
         description="One rank of accelconf preflight, started by the job's launcher.",

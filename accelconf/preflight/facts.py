@@ -19,7 +19,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from accelconf.environment.probe import default_config_file
 from accelconf.preflight.layout import Layout
+from accelconf.versions import installed_version
 
 # The variables accelerate reads for ranks (accelerate/utils/environment.py get_cpu_distributed_information).
 RANK_VARS = ("RANK", "PMI_RANK", "OMPI_COMM_WORLD_RANK", "MV2_COMM_WORLD_RANK")
@@ -75,8 +77,6 @@ def file_hash(path: str | None) -> str | None:
 
 
 def versions(environ: Mapping[str, str]) -> dict[str, str | None]:
-    from accelconf.versions import installed_version
-
     out: dict[str, str | None] = {"python": platform.python_version()}
     out.update({name: installed_version(name) for name in PACKAGES})
     for item in filter(None, environ.get(FAKE_VERSIONS, "").split(",")):
@@ -107,8 +107,6 @@ def collect(
     environ: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """One rank's facts. ``gpus``: count, models, memory_gib; ``build``: torch's CUDA and NCCL."""
-    from accelconf.environment.probe import default_config_file
-
     env = os.environ if environ is None else environ
     default = default_config_file(env)
     return {

@@ -10,7 +10,11 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 
-from accelconf.errors import InputError
+from accelconf import formats
+from accelconf.accelerate import registry
+from accelconf.accelerate.launch import LaunchError, launch_env
+from accelconf.errors import InputError, UsageError
+from accelconf.text.document import read_text
 
 
 @dataclass(frozen=True)
@@ -40,11 +44,6 @@ def _int(value: object, default: int) -> int:
 def read_layout(path: str, machine_rank: int | None = None) -> Layout:
     """The layout of the config at ``path``. Raises ``InputError`` (exit 2) when it cannot be read
     or ``accelerate launch`` would refuse it."""
-    from accelconf import formats
-    from accelconf.accelerate import registry
-    from accelconf.accelerate.launch import LaunchError, launch_env
-    from accelconf.text.document import read_text
-
     text, path = read_text(path)  # as every command reads its input
     cfg = formats.read(text, None, path)
     try:
@@ -72,8 +71,6 @@ def read_layout(path: str, machine_rank: int | None = None) -> Layout:
 def require_torch() -> None:
     """Raise ``UsageError`` (exit 2) when torch, the engine the job itself runs on, is not installed."""
     import importlib.util
-
-    from accelconf.errors import UsageError
 
     if importlib.util.find_spec("torch") is None:
         raise UsageError(

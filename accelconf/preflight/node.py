@@ -24,8 +24,10 @@ import time
 from datetime import timedelta
 from typing import Any
 
+from accelconf.accelerate.launch import refuse_machine_rank
 from accelconf.preflight.layout import Layout, read_layout, require_torch
 from accelconf.preflight.rank import PARENT
+from accelconf.preflight.report import missing_report
 
 KEY = "accelconf-preflight"
 POLL_S = 0.1
@@ -133,8 +135,6 @@ def _arrive(args: argparse.Namespace, layout: Layout, node: int) -> tuple[Any, i
     """Register and wait for every node: the store, and an exit code when the job cannot start."""
     import torch.distributed  # noqa: F401  (before the clock starts: importing torch takes seconds)
 
-    from accelconf.preflight.report import missing_report
-
     started = time.monotonic()
     error: Exception | None = None
     try:
@@ -175,7 +175,6 @@ def run(args: argparse.Namespace) -> int:
     layout = read_layout(args.config, args.machine_rank)
     require_torch()
     node = layout.machine_rank
-    from accelconf.accelerate.launch import refuse_machine_rank
 
     refuse_machine_rank(node, layout.num_machines, layout.path)
     store, code = _arrive(args, layout, node)

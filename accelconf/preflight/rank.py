@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from itertools import combinations
 from typing import Any
 
+from accelconf.preflight import report
 from accelconf.preflight.compare import Issue, issues
 from accelconf.preflight.facts import RankInfo, collect, rank_info
 from accelconf.preflight.layout import Layout, read_layout, require_torch
@@ -138,8 +139,6 @@ def _print(
     bench: dict[str, Any] | None,
     started: float,
 ) -> None:
-    from accelconf.preflight import report
-
     seconds = time.monotonic() - started
     if info.rank == 0:
         write = report.as_json if args.format == "json" else report.text

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import shlex
 
+from accelconf import formats
+from accelconf.accelerate.launch import LaunchError, launch_env
 from accelconf.findings import Finding
 
 
@@ -25,9 +27,6 @@ def with_preflight(out: str, config: str) -> str:
 
 
 def launcher_findings(text: str, source: str) -> list[Finding]:
-    from accelconf import formats
-    from accelconf.accelerate.launch import LaunchError, launch_env
-
     try:
         result = launch_env(formats.read(text, None, source))
     except LaunchError:

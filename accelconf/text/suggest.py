@@ -13,6 +13,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 
 CUTOFF = 0.6
 
@@ -27,12 +28,19 @@ def initials(name: str) -> str:
     return "".join(w if w.isupper() else w[0].upper() for w in _words(name))
 
 
+@lru_cache(maxsize=4096)
+def _camel(name: str) -> tuple[int, str]:
+    """How many CamelCase words a name has, and its initials (a candidate list is ranked against
+    many names: each candidate's words are found once)."""
+    return len(_words(name)), initials(name)
+
+
 def _score(name: str, candidate: str, fold_case: bool, abbreviations: bool) -> float:
     a, b = (name.lower(), candidate.lower()) if fold_case else (name, candidate)
     spelled = difflib.SequenceMatcher(
         None, b, a
     ).ratio()  # difflib.get_close_matches' order (the ratio is not symmetric)
-    if abbreviations and len(_words(candidate)) > 1 and initials(name) == initials(candidate):
+    if abbreviations and _camel(candidate)[0] > 1 and _camel(name)[1] == _camel(candidate)[1]:
         return max(spelled, 0.95)
     return spelled
 
@@ -46,11 +54,32 @@ def ranked(
     fold_case: bool = False,
     abbreviations: bool = False,
 ) -> list[str]:
-    """Up to ``n`` candidates closest to ``name``, best first (ties alphabetical), none under ``cutoff``."""
-    scored = sorted(
-        ((_score(name, c, fold_case, abbreviations), c) for c in set(candidates)), key=lambda sc: (-sc[0], sc[1])
-    )
-    return [c for sc, c in scored[:n] if sc >= cutoff]
+    """Up to ``n`` candidates closest to ``name``, best first (ties alphabetical), none under ``cutoff``.
+
+    The scores are :func:`_score`'s; as in :func:`difflib.get_close_matches`, one matcher holds the
+    name, and a candidate whose quick upper bounds are under the cutoff, or under the ``n``-th best
+    score found so far, is not scored in full (it could not be returned): ranking an unknown
+    Trainer field against the few hundred known ones stays cheap."""
+    if n <= 0:
+        return []
+    a = name.lower() if fold_case else name
+    matcher = difflib.SequenceMatcher(None, "", a)
+    best: list[tuple[float, str]] = []  # the n best so far, ordered as returned
+
+    def keep(score: float, c: str) -> None:
+        best.append((score, c))
+        best.sort(key=lambda sc: (-sc[0], sc[1]))
+        del best[n:]
+
+    for c in set(candidates):
+        floor = cutoff if len(best) < n else max(cutoff, best[-1][0])
+        if abbreviations and _camel(c)[0] > 1 and _camel(name)[1] == _camel(c)[1]:
+            keep(_score(name, c, fold_case, abbreviations), c)
+            continue
+        matcher.set_seq1(c.lower() if fold_case else c)
+        if matcher.real_quick_ratio() >= floor and matcher.quick_ratio() >= floor:
+            keep(matcher.ratio(), c)
+    return [c for sc, c in best if sc >= cutoff]
 
 
 def closest(

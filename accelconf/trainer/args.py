@@ -5,7 +5,7 @@ after the training script on a launch line, a ``TrainingArguments(...)`` / ``SFT
 the TrainingArguments-like fields of a LLaMA-Factory or axolotl YAML, a ``fsdp_config`` JSON), each
 as an :class:`Arg` with its 1-based position, its value as transformers receives it (PyYAML
 ``safe_load`` for a file, the raw string for a command-line word, the literal for Python), and
-where it came from. :func:`read_args` is the one entry: it picks the reader by the file's kind.
+where it came from. :func:`accelconf.trainer.read.read_args` is the one entry: it picks the reader by the file's kind.
 Nothing here imports transformers.
 """
 
@@ -92,24 +92,4 @@ class TrainerArgs:
         return [a.name for a in self.args]
 
 
-def read_args(text: str, path: str, kind: str) -> TrainerArgs:
-    """The arguments of the first group a file of ``kind`` gives (see :func:`read_all`)."""
-    groups = read_all(text, path, kind)
-    return groups[0] if groups else TrainerArgs(path, kind)
-
-
-def read_all(text: str, path: str, kind: str) -> list[TrainerArgs]:
-    """Every group of Trainer arguments a file gives: one for an arguments file, a framework YAML
-    or a ``fsdp_config`` JSON; one per training-script launch of a shell script; one per
-    ``TrainingArguments(...)``-like call of a Python script. Raises :class:`InputError` for text
-    its reader refuses."""
-    from accelconf.trainer import read
-
-    if kind in ("launch", "other-launch") or path.endswith((".sh", ".bash", ".sbatch", ".slurm")):
-        return read.from_script(text, path, kind)
-    if kind in ("python", "other-python") or path.endswith(".py"):
-        return read.from_python(text, path, kind)
-    return [read.from_document(text, path, kind)]
-
-
-__all__ = ["Arg", "Source", "TrainerArgs", "read_all", "read_args"]
+__all__ = ["Arg", "Source", "TrainerArgs"]

@@ -21,6 +21,7 @@ import yaml
 from accelconf.accelerate import registry
 from accelconf.accelerate.model import Config
 from accelconf.findings import Finding
+from accelconf.trainer import releases
 from accelconf.trainer.runs import Runs
 
 RULE = "trainer-convert"
@@ -126,8 +127,6 @@ _NOT_READ = ("fsdp_activation_checkpointing_offload", "fsdp_ignored_modules")
 
 
 def _fsdp_arguments(cfg: Config) -> tuple[dict[str, Any], list[Finding]]:
-    from accelconf.trainer import releases
-
     keys = releases.fsdp_config_keys(None)
     out: dict[str, Any] = {}
     notes: list[Finding] = []

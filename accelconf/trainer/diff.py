@@ -13,10 +13,16 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from accelconf.diff.result import Change, DiffResult, same
+from accelconf import formats, kinds
+from accelconf.accelerate.launch import launch_env, resolve
+from accelconf.deepspeed.path import config_file_path
+from accelconf.diff.result import Change, DiffResult, matches, same
+from accelconf.kinds import TRAINER_KINDS
 from accelconf.trainer import ds_fill
 from accelconf.trainer.argvalues import ArgValues
 from accelconf.trainer.fsdp_plugin import Provenance, TrainerRaises, env_var, plugin_fields
+from accelconf.trainer.read import read_args
+from accelconf.trainer.runs_inputs import inputs, runs_of
 
 Flat = dict[str, tuple[Any, str]]  # setting -> (value, where)
 
@@ -36,9 +42,6 @@ def _from_provenance(out: Flat, prefix: str, rows: Any) -> None:
 
 def trainer_side(text: str, source: str, kind: str, version: str | None = None) -> Flat:
     """What a Trainer's Accelerator is built with from an arguments file (no accelerate config)."""
-    from accelconf.trainer.args import read_args
-    from accelconf.trainer.runs_inputs import inputs, runs_of
-
     inp = inputs(read_args(text, source, kind), version)
     runs = runs_of(inp, {})
     out: Flat = {"distributed": ("DEEPSPEED" if runs.deepspeed else "FSDP" if runs.fsdp else "none", source)}
@@ -53,9 +56,6 @@ def trainer_side(text: str, source: str, kind: str, version: str | None = None) 
 
 def accelerate_side(text: str, source: str, version: str | None = None) -> Flat:
     """What ``Accelerator()`` is built with under ``accelerate launch`` with this config."""
-    from accelconf import formats
-    from accelconf.accelerate.launch import launch_env, resolve
-
     ver = resolve(version)
     cfg = formats.read(text, None, source, ver)
     result = launch_env(cfg, version=ver)
@@ -81,8 +81,6 @@ def accelerate_side(text: str, source: str, version: str | None = None) -> Flat:
 
 def _accelerate_deepspeed(variables: dict[str, str], env: Any, mp: str, source: str) -> dict[str, Any]:
     """The DeepSpeed config ``DeepSpeedPlugin()`` builds from the launcher's variables (a named JSON, else its own)."""
-    from accelconf.deepspeed.accelerate import config_file_path
-
     name = variables.get("ACCELERATE_DEEPSPEED_CONFIG_FILE")
     if name:
         path = config_file_path(name, source)
@@ -118,8 +116,6 @@ def _accelerate_deepspeed(variables: dict[str, str], env: Any, mp: str, source: 
 
 
 def compare(a: Flat, b: Flat, a_source: str, b_source: str, ignore: list[str] | None = None) -> DiffResult:
-    from accelconf.diff.result import matches
-
     result = DiffResult(a_source=a_source, b_source=b_source, mode="trainer")
     for key in sorted(set(a) | set(b)):
         if matches(key, ignore or []):
@@ -137,9 +133,6 @@ def compare(a: Flat, b: Flat, a_source: str, b_source: str, ignore: list[str] | 
 
 def side(text: str, source: str, version: str | None = None, accelerate_version: str | None = None) -> Flat | None:
     """The settings of one side, or ``None`` when it is neither Trainer arguments nor an accelerate config."""
-    from accelconf import kinds
-    from accelconf.trainer.runs_inputs import TRAINER_KINDS
-
     kind = kinds.recognise(text, source).kind
     if kind in TRAINER_KINDS:
         return trainer_side(text, source, kind, version)

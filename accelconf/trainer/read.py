@@ -12,7 +12,10 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from accelconf.errors import InputError
 from accelconf.formats import shell
+from accelconf.formats.pyvalues import _call_name, _evaluate, _NotRead
+from accelconf.kinds import text_format
 from accelconf.kinds.references import Reference, in_document
 from accelconf.text.document import Document, Node, load_text, to_python
 from accelconf.trainer import fields
@@ -71,8 +74,6 @@ def from_document(text: str, path: str, kind: str, doc: Document | None = None) 
     """A YAML/JSON arguments file, framework YAML or ``fsdp_config`` JSON: each top-level key an
     argument. A framework's own keys (not Trainer fields) go to ``ignored``."""
     if doc is None:
-        from accelconf.kinds import text_format
-
         doc = load_text(text, path, text_format(text, path))  # type: ignore[arg-type]
     source = kind if kind in ("llama-factory", "axolotl") else doc.format
     out = TrainerArgs(path, kind, references=list(in_document(doc)))
@@ -122,18 +123,16 @@ def from_script(text: str, path: str, kind: str) -> list[TrainerArgs]:
     --bf16 True``): argparse's spellings (``--x v``, ``--x=v``, a bare ``--flag``, ``--no_x``);
     each value a string until typed as HfArgumentParser types it (:func:`accelconf.trainer.fields.from_cli`).
     The launcher's own ``--config_file`` and the variables the script exports are kept for the rules."""
-    from accelconf.formats.cli import _DECLARE, _RESERVED, _Variables
-
-    variables = _Variables()
+    variables = shell.Variables()
     out: list[TrainerArgs] = []
     for words in shell.commands(text, path):
-        while len(words) > 1 and words[0].literal in _RESERVED:
+        while len(words) > 1 and words[0].literal in shell.RESERVED:
             words = words[1:]
         known = variables.known()
         texts = [shell.resolve(w, known) for w in words]
         found = _script_index(texts)
         if found is None:
-            if words[0].literal in _DECLARE or all(shell.ASSIGNMENT.match(w.literal or w.raw) for w in words):
+            if words[0].literal in shell.DECLARE or all(shell.ASSIGNMENT.match(w.literal or w.raw) for w in words):
                 variables.record(words)
             continue
         launcher, at = found
@@ -223,9 +222,6 @@ def _bare(a: Arg) -> Arg:
 def from_python(text: str, path: str, kind: str) -> list[TrainerArgs]:
     """One group per ``TrainingArguments(...)``/TRL config call: its literal keyword arguments
     (a value that is not a literal is kept as None with ``typed=False``)."""
-    from accelconf.errors import InputError
-    from accelconf.formats.kwargs import _call_name
-
     try:
         tree = ast.parse(text, filename=path)
     except SyntaxError as exc:
@@ -248,8 +244,6 @@ def from_python(text: str, path: str, kind: str) -> list[TrainerArgs]:
 
 
 def _kw_arg(kw: ast.keyword, lines: list[str]) -> Arg:
-    from accelconf.formats.kwargs import _evaluate, _NotRead
-
     v = kw.value
     typed = True
     try:
@@ -281,8 +275,6 @@ def _kw_arg(kw: ast.keyword, lines: list[str]) -> Arg:
 
 
 def _kw_child(k: ast.Constant, v: ast.expr, lines: list[str]) -> Arg:
-    from accelconf.formats.kwargs import _evaluate, _NotRead
-
     try:
         value: Any = _evaluate(v)
     except _NotRead:
@@ -299,3 +291,21 @@ def _kw_child(k: ast.Constant, v: ast.expr, lines: list[str]) -> Arg:
         v.lineno,
         v.col_offset + 1,
     )
+
+
+def read_args(text: str, path: str, kind: str) -> TrainerArgs:
+    """The arguments of the first group a file of ``kind`` gives (see :func:`read_all`)."""
+    groups = read_all(text, path, kind)
+    return groups[0] if groups else TrainerArgs(path, kind)
+
+
+def read_all(text: str, path: str, kind: str) -> list[TrainerArgs]:
+    """Every group of Trainer arguments a file gives: one for an arguments file, a framework YAML
+    or a ``fsdp_config`` JSON; one per training-script launch of a shell script; one per
+    ``TrainingArguments(...)``-like call of a Python script. Raises :class:`InputError` for text
+    its reader refuses."""
+    if kind in ("launch", "other-launch") or path.endswith((".sh", ".bash", ".sbatch", ".slurm")):
+        return from_script(text, path, kind)
+    if kind in ("python", "other-python") or path.endswith(".py"):
+        return from_python(text, path, kind)
+    return [from_document(text, path, kind)]

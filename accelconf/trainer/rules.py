@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from accelconf.findings import Finding
+from accelconf.text.suggest import ranked
 from accelconf.trainer import fields, fsdp
 from accelconf.trainer.args import Arg, TrainerArgs
 from accelconf.trainer.fsdp_plugin import env_var
@@ -64,7 +65,6 @@ def unknown_fields(group: TrainerArgs, version: str | None, trl_version: str | N
                 )
             )
             continue
-        from accelconf.text.suggest import ranked
 
         guess = [g for g in ranked(a.name, known, 1, fold_case=True, abbreviations=True) if _close(a.name, g)]
         if (guess and strict) or exact:

@@ -18,7 +18,8 @@ from typing import Any
 
 from accelconf.findings import Finding
 from accelconf.trainer import ds_fill, fsdp_plugin
-from accelconf.trainer.argvalues import ArgValues
+from accelconf.trainer.args import TrainerArgs
+from accelconf.trainer.argvalues import ArgValues, from_trainer_args
 from accelconf.trainer.fsdp_plugin import Provenance, TrainerRaises, env_var
 
 Env = Mapping[str, tuple[str, str, str]]
@@ -143,6 +144,7 @@ def hidden_size_of(config: Mapping[str, Any]) -> int | None:
 
 def model_hidden_size(model_dir: str) -> tuple[int | None, str]:
     """(hidden size, where) of a model folder's config.json (read as modelsize reads it)."""
+    # the model-size reader (and its activation tables) loads only with --model DIR
     from accelconf.environment.modelsize import from_model_dir
 
     size = from_model_dir(model_dir)
@@ -257,9 +259,6 @@ def deepspeed_mismatches(
     different from the arguments, each at its key in the JSON (``ds_doc``: its Document); transformers
     raises with all of them in ``train()``, after the model has loaded. ``args``: an :class:`ArgValues`
     or a read :class:`~accelconf.trainer.args.TrainerArgs` (validate's rules have the latter)."""
-    from accelconf.trainer.args import TrainerArgs
-    from accelconf.trainer.argvalues import from_trainer_args
-
     if isinstance(args, TrainerArgs):
         args = from_trainer_args(args)
     data = ds_doc.data if isinstance(ds_doc.data, dict) else {}

@@ -14,13 +14,13 @@ from typing import Any
 
 from accelconf.errors import InputError
 from accelconf.findings import Finding
-from accelconf.text.document import Document, load_source
+from accelconf.formats import shell
+from accelconf.kinds.references import locate
+from accelconf.text.document import Document, load_source, read_text
 from accelconf.trainer.args import TrainerArgs
 from accelconf.trainer.argvalues import ArgValues, from_trainer_args
 from accelconf.trainer.fsdp_plugin import TrainerRaises
 from accelconf.trainer.runs import Env, Runs, deepspeed_mismatches, what_runs
-
-TRAINER_KINDS = ("trainer-args", "llama-factory", "axolotl", "fsdp-config")
 
 
 @dataclass
@@ -35,8 +35,6 @@ class Inputs:
 
 
 def _locate(value: str, referrer: str) -> str | None:
-    from accelconf.kinds.references import locate
-
     return locate(value, referrer)
 
 
@@ -94,9 +92,6 @@ _NODES = ("--nnodes", "--num_nodes", "--num-nodes")
 
 def launcher_world_size(group: TrainerArgs) -> int | None:
     """The processes a torchrun/deepspeed line starts (per node x nodes) when its words say so literally."""
-    from accelconf.formats import shell
-    from accelconf.text.document import read_text
-
     if group.kind not in ("launch", "other-launch"):
         return None
     text, _ = read_text(group.path)
@@ -155,8 +150,6 @@ def _fsdp_where(inp: Inputs, where: str) -> str:
     if where.startswith("fsdp_config."):
         key = where.split(".", 1)[1]
         if inp.fsdp_config_path:
-            from accelconf.text.document import load_source
-
             line, col = load_source(inp.fsdp_config_path).position((key,))
             return f"{relative(inp.fsdp_config_path)}:{line}:{col}"
         if g.kind == "fsdp-config" and g.get(key) is not None:

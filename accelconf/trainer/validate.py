@@ -11,9 +11,12 @@ from typing import Any
 
 from accelconf.errors import InputError
 from accelconf.findings import Finding
-from accelconf.trainer import rules
-from accelconf.trainer.args import Arg, TrainerArgs, read_all
-from accelconf.trainer.read import from_document
+from accelconf.kinds import recognise
+from accelconf.kinds.references import locate
+from accelconf.text.document import load_file
+from accelconf.trainer import fsdp, rules
+from accelconf.trainer.args import Arg, TrainerArgs
+from accelconf.trainer.read import from_document, read_all
 
 # The kinds whose Trainer arguments validate checks (a launch or Python script's are checked too).
 KINDS = frozenset({"trainer-args", "llama-factory", "axolotl", "fsdp-config"})
@@ -43,10 +46,6 @@ def _arguments_file(group: TrainerArgs, path: str, ctx: dict[str, Any]) -> list[
     """The arguments file a launch hands its training script (``train.py sft.yaml``): what this
     launch's accelerate config and environment do to those arguments, reported in that file (its
     own findings are its own validate's)."""
-    from accelconf.kinds import recognise
-    from accelconf.kinds.references import locate
-    from accelconf.text.document import load_file
-
     out: list[Finding] = []
     for ref in group.references:
         where = locate(ref.value, path) if ref.role == "arguments" else None
@@ -88,9 +87,6 @@ def _framework_note(group: TrainerArgs) -> list[Finding]:
 def _context(group: TrainerArgs, path: str) -> tuple[dict[str, Any], list[Finding]]:
     """What the referenced files tell the rules, and the findings of a referenced ``fsdp_config``
     file (reported against that file)."""
-    from accelconf.kinds.references import locate
-    from accelconf.text.document import load_file
-
     ctx: dict[str, Any] = {}
     extra: list[Finding] = []
     for ref in group.references:
@@ -110,6 +106,7 @@ def _context(group: TrainerArgs, path: str) -> tuple[dict[str, Any], list[Findin
             # is passed with arguments accelconf cannot see)
             given = group.get("deepspeed")
             if given is not None and given.line == ref.line:
+                # the Trainer's run model (DeepSpeed fill, model sizes) loads only for a named DeepSpeed JSON
                 from accelconf.trainer.runs import deepspeed_mismatches
 
                 extra += [f.with_path(where) for f in deepspeed_mismatches(group, doc)]
@@ -130,7 +127,6 @@ def _context(group: TrainerArgs, path: str) -> tuple[dict[str, Any], list[Findin
         elif ref.role == "fsdp" and isinstance(doc.data, dict):
             sub = from_document(doc.text, where, "fsdp-config", doc)
             ctx["fsdp_entries"] = sub.args
-            from accelconf.trainer import fsdp
 
             extra += [f.with_path(where) for f in fsdp.check_config(sub.args, "fsdp_config", rules.fsdp_on(group))]
     cfg = group.launcher.get("config_file") or group.get("accelerate_config")
@@ -161,9 +157,6 @@ def trl_preset(name: str) -> str | None:
 def _accelerate_context(cfg: Arg, path: str, ctx: dict[str, Any]) -> list[Finding]:
     """What the launch's accelerate config says (``accelerate launch --config_file``, TRL's
     ``accelerate_config`` file or preset name), for the rules."""
-    from accelconf.kinds.references import locate
-    from accelconf.text.document import load_file
-
     where = locate(cfg.value, path)
     if where is None and cfg.name == "accelerate_config" and not cfg.value.endswith((".yaml", ".yml", ".json")):
         where = trl_preset(cfg.value)

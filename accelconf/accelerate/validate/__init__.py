@@ -60,7 +60,7 @@ from accelconf.accelerate.validate.processes import (  # noqa: F401
     machine_rank_outside,
     null_counts,
 )
-from accelconf.findings import Finding
+from accelconf.findings import Finding, sort_findings
 from accelconf.text.document import Document
 
 # -- entry points --------------------------------------------------------------------------------
@@ -70,8 +70,6 @@ def validate_document(
     doc: Document, *, accelerate_version: str | None = None, disabled: Iterable[str] = ()
 ) -> list[Finding]:
     """Every finding for one accelerate config document (already parsed)."""
-    from accelconf.findings import sort_findings
-
     version = registry.resolve_version(accelerate_version)
     data = doc.data
     if doc.root is None or data is None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from accelconf.accelerate import registry
 from accelconf.accelerate.model import canonical
 from accelconf.accelerate.validate.context import Context, rule, section_unused
+from accelconf.errors import InputError
+from accelconf.text.document import load_file
 
 
 @rule(
@@ -100,8 +102,10 @@ def _zero3_save(ctx: Context) -> None:
 def _deepspeed_file(ctx: Context, ref: str) -> None:
     """Open the referenced DeepSpeed JSON (found as :func:`accelconf.deepspeed.config_file_path` says)
     and cross-check it."""
+    # DeepSpeed's key table and validator load only for a config that names a DeepSpeed JSON
     from accelconf import deepspeed as dsmod
     from accelconf.accelerate import deepspeed_file
+    from accelconf.deepspeed.validate import validate_deepspeed
 
     path = dsmod.config_file_path(ref, ctx.doc.path)
     if path is None:
@@ -114,8 +118,6 @@ def _deepspeed_file(ctx: Context, ref: str) -> None:
             on_value=True,
         )
         return
-    from accelconf.errors import InputError
-    from accelconf.text.document import load_file
 
     try:
         ds_doc = load_file(path, "json")
@@ -133,5 +135,5 @@ def _deepspeed_file(ctx: Context, ref: str) -> None:
     ctx.findings.extend(deepspeed_file.crosscheck(ctx.doc.data, ctx.doc, ds_doc, key_conflicts=False))
     # The JSON itself, as accelerate will read it (its "auto" values are filled by accelerate).
     world = deepspeed_file.accelerate_world_size(ctx.doc.data)
-    for f in dsmod.validate_deepspeed(ds_doc, world_size=world, runtime="accelerate"):
+    for f in validate_deepspeed(ds_doc, world_size=world, runtime="accelerate"):
         ctx.findings.append(f.with_path(ds_doc.path))

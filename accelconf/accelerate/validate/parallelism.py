@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from accelconf.accelerate import registry
+from accelconf.accelerate.launch import LaunchError, changed, launch_env
 from accelconf.accelerate.registry import version_in
 from accelconf.accelerate.validate.context import Context, rule
 
@@ -11,8 +12,6 @@ from accelconf.accelerate.validate.context import Context, rule
 def _parallelism(ctx: Context) -> None:
     """What accelerate's ParallelismConfig refuses when the Accelerator starts (its ``__post_init__``
     and ``_validate_accelerator``), for a launch that passes the sizes on at all."""
-    from accelconf.accelerate.launch import LaunchError, changed, launch_env
-
     pc = ctx.cfg.section("parallelism_config")
     if not pc or not changed(ctx.version, "parallelism-config"):
         return  # before 1.10 key-too-new reports each size

@@ -7,6 +7,7 @@ from typing import Any
 
 from accelconf import releases
 from accelconf.accelerate import registry
+from accelconf.accelerate.launch import machine_rank_outside
 from accelconf.accelerate.validate.context import Context, _is_sagemaker, rule
 
 # distributed types whose processes torchrun (or the deepspeed launcher) starts: accelerate/utils/launch.py
@@ -45,16 +46,6 @@ def null_counts(
             )
         )
     return out
-
-
-def machine_rank_outside(rank: Any, machines: Any, name: str = "`machine_rank`") -> str | None:
-    """What is wrong with a machine rank that names no machine of ``num_machines`` (``None``: it
-    names one, or either is not a whole number). ``name`` says how the rank was given (the key, or
-    a command-line option): every place that judges a machine rank uses this bound."""
-    whole = all(isinstance(v, int) and not isinstance(v, bool) for v in (rank, machines))
-    if not whole or 0 <= rank < machines:
-        return None
-    return f"{name} {rank} is outside 0..{machines - 1}"
 
 
 def fitting_processes(n: int, machines: int, gpus_per_machine: int | None = None) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from accelconf.accelerate.launch import LaunchError, launch_env
 from accelconf.accelerate.validate.context import Context, rule
 
 
@@ -11,7 +12,6 @@ def _launch_refused(ctx: Context) -> None:
     table CHANGES), when no rule above has already said why the config fails."""
     if any(f.severity == "error" for f in ctx.findings):
         return
-    from accelconf.accelerate.launch import LaunchError, launch_env
 
     try:
         launch_env(ctx.cfg, version=ctx.version)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from accelconf import releases
 from accelconf.accelerate import registry
+from accelconf.accelerate.launch import changed
 from accelconf.accelerate.validate import valuerules
 from accelconf.accelerate.validate.context import Context, _is_sagemaker, rule, scalar_text
 from accelconf.accelerate.validate.values import place
@@ -143,8 +144,6 @@ def _mixed_precision(ctx: Context) -> None:
     value = data["mixed_precision"]
     node = ctx.value_node("mixed_precision")
     if isinstance(value, bool):
-        from accelconf.accelerate.launch import changed
-
         raw = node.raw if node else str(value)
         # only false, and only in a YAML file, is read as 'no' (before 0.34); anything else reaches .lower()
         converted = value is False and ctx.doc.format == "yaml" and changed(ctx.version, "yaml-false-precision-no")
