@@ -25,6 +25,7 @@ from typing import Any
 
 from packaging.version import Version
 
+from accelconf import releases
 from accelconf.versions import installed_version
 
 OLDEST = "0.20"
@@ -1882,8 +1883,6 @@ def _read_distributed_type(s: Setting, v: Any, version: str, from_file: bool) ->
 
 
 def _read_mixed_precision(s: Setting, v: Any, version: str, from_file: bool) -> Any:
-    from accelconf import releases
-
     if v is False and from_file and releases.has(version, "yaml-false-precision-no"):
         return "no"  # load_config_from_file turns an unquoted `no` back into 'no' before 0.34
     if not isinstance(v, str) or v.lower() not in PRECISIONS:
@@ -1892,8 +1891,6 @@ def _read_mixed_precision(s: Setting, v: Any, version: str, from_file: bool) -> 
 
 
 def _read_enum(s: Setting, v: Any, version: str, from_file: bool) -> Any:
-    from accelconf import releases
-
     choices = enum_choices(s, version)
     canon = s.canonical_value(v)
     exact = any(v == c and type(v) is type(c) for c in choices)

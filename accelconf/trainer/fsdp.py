@@ -17,6 +17,7 @@ from typing import Any
 from accelconf.findings import Finding
 from accelconf.kinds import ACCELERATE_MARKERS
 from accelconf.text.suggest import ranked
+from accelconf.trainer import fsdp_plugin
 from accelconf.trainer.args import Arg
 from accelconf.trainer.fields import FSDP1_ONLY, fsdp_keys
 
@@ -381,8 +382,6 @@ def key_values(key: str, version: int) -> tuple[Any, ...]:
     and accelerate's plugin read them (empty for a key of free value: a number, class names)."""
     if version in BOOL_KEYS.get(key, ()) or key in ("cpu_offload", "xla", "xla_fsdp_v2", "xla_fsdp_grad_ckpt"):
         return (True, False)
-    from accelconf.trainer import fsdp_plugin
-
     table: dict[str, tuple[Any, ...]] = {
         "version": (2, 1),
         "auto_wrap_policy": WRAP_POLICIES,
@@ -397,8 +396,6 @@ def plugin_fields_set(key: str, version: int) -> tuple[str, ...]:
     """The ``FullyShardedDataParallelPlugin`` fields a key of ``fsdp_config`` sets under that FSDP
     version: found by building the plugin arguments (:func:`fsdp_plugin.plugin_args`, the model of
     ``_process_fsdp_args``) with the key given and reading which fields it was the source of."""
-    from accelconf.trainer import fsdp_plugin
-
     samples = key_values(key, version) or {"min_num_params": (1,), "transformer_layer_cls_to_wrap": (["Block"],)}.get(
         key, ()
     )

@@ -2,50 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from accelconf import releases
 from accelconf.accelerate import registry
 from accelconf.accelerate.launch import machine_rank_outside
 from accelconf.accelerate.validate.context import Context, _is_sagemaker, rule
+from accelconf.accelerate.validate.valuerules import TORCHRUN_TYPES, null_counts
 
 # distributed types whose processes torchrun (or the deepspeed launcher) starts: accelerate/utils/launch.py
 # prepare_multi_gpu_env / prepare_deepspeed_cmd_env pass num_processes on as --nproc_per_node.
-TORCHRUN_TYPES = frozenset(registry.MULTI_GPU_TYPES) | {"FSDP", "DEEPSPEED", "MEGATRON_LM"}
-
-
-def null_counts(
-    num_processes: Any, num_machines: Any, distributed_type: Any, written: Iterable[str]
-) -> list[tuple[str, str]]:
-    """(key, what fails) for each process count written as null that stops `accelerate launch`.
-
-    accelerate 1.15 copies a null from the file into the namespace unchanged
-    (commands/launch.py ``_validate_launch_command``: only ``None`` attributes are filled, and null
-    is ``None``). ``num_machines`` is then compared with 1 on every launch path (utils/launch.py
-    ``num_machines > 1``): TypeError. ``num_processes`` reaches torchrun as ``--nproc_per_node None``
-    (``prepare_multi_gpu_env``, ``prepare_deepspeed_cmd_env``), which torch.distributed.run refuses;
-    the simple launcher only tests it for truth, so 'NO' and MULTI_CPU run one process.
-    """
-    keys = set(written)
-    out = []
-    if "num_machines" in keys and num_machines is None:
-        out.append(
-            (
-                "num_machines",
-                "`num_machines: null`: accelerate launch raises TypeError ('>' not supported between "
-                "instances of 'NoneType' and 'int'); write a number (1 for one machine) or delete the key",
-            )
-        )
-    if "num_processes" in keys and num_processes is None and distributed_type in TORCHRUN_TYPES:
-        out.append(
-            (
-                "num_processes",
-                "`num_processes: null`: accelerate launch passes `--nproc_per_node None` to torchrun, which "
-                "refuses it (ValueError: Unsupported nproc_per_node value: None); write the total number of processes",
-            )
-        )
-    return out
 
 
 def fitting_processes(n: int, machines: int, gpus_per_machine: int | None = None) -> int:

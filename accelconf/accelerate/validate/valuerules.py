@@ -11,14 +11,16 @@ quoting) stays with the document rules.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from accelconf import releases
 from accelconf.accelerate import registry
+from accelconf.accelerate.launch import machine_rank_outside
 from accelconf.accelerate.model import Config, Entry, canonical
 from accelconf.accelerate.registry import Setting
-from accelconf.findings import Severity
+from accelconf.findings import SEVERITY_ORDER, Severity
 from accelconf.text import suggest
 from accelconf.text.scalars import yaml_scalar
 
@@ -27,6 +29,42 @@ NO_FIX: Any = object()
 
 # settings whose value has a rule of its own (below, and validate's toplevel rules)
 OWN_RULES = frozenset({"mixed_precision", "distributed_type", "compute_environment"})
+
+
+TORCHRUN_TYPES = frozenset(registry.MULTI_GPU_TYPES) | {"FSDP", "DEEPSPEED", "MEGATRON_LM"}
+
+
+def null_counts(
+    num_processes: Any, num_machines: Any, distributed_type: Any, written: Iterable[str]
+) -> list[tuple[str, str]]:
+    """(key, what fails) for each process count written as null that stops `accelerate launch`.
+
+    accelerate 1.15 copies a null from the file into the namespace unchanged
+    (commands/launch.py ``_validate_launch_command``: only ``None`` attributes are filled, and null
+    is ``None``). ``num_machines`` is then compared with 1 on every launch path (utils/launch.py
+    ``num_machines > 1``): TypeError. ``num_processes`` reaches torchrun as ``--nproc_per_node None``
+    (``prepare_multi_gpu_env``, ``prepare_deepspeed_cmd_env``), which torch.distributed.run refuses;
+    the simple launcher only tests it for truth, so 'NO' and MULTI_CPU run one process.
+    """
+    keys = set(written)
+    out = []
+    if "num_machines" in keys and num_machines is None:
+        out.append(
+            (
+                "num_machines",
+                "`num_machines: null`: accelerate launch raises TypeError ('>' not supported between "
+                "instances of 'NoneType' and 'int'); write a number (1 for one machine) or delete the key",
+            )
+        )
+    if "num_processes" in keys and num_processes is None and distributed_type in TORCHRUN_TYPES:
+        out.append(
+            (
+                "num_processes",
+                "`num_processes: null`: accelerate launch passes `--nproc_per_node None` to torchrun, which "
+                "refuses it (ValueError: Unsupported nproc_per_node value: None); write the total number of processes",
+            )
+        )
+    return out
 
 
 @dataclass(frozen=True)
@@ -429,8 +467,6 @@ def _fsdp_problems(cfg: Config, path: str, e: Entry) -> list[Problem]:
 def _layout_problems(cfg: Config) -> list[tuple[str, Problem]]:
     """Process counts written as null, and a machine rank that names no machine (validate's
     processes rule, for the keys one entry carries)."""
-    from accelconf.accelerate.validate.processes import machine_rank_outside, null_counts
-
     n, machines = cfg.get("num_processes"), cfg.get("num_machines", 1)
     out = [
         (key, Problem("null-count", "error", message))
@@ -481,7 +517,5 @@ def config_problems(cfg: Config, version: str) -> list[tuple[Entry, Problem]]:
         found += [(path, p) for p in entry_problems(s, shown, version, view)]
         found += [(path, p) for p in _fsdp_problems(view, path, e)]
     found += [(key, p) for key, p in _layout_problems(view) if key in cfg.entries]
-    from accelconf.findings import SEVERITY_ORDER
-
     found.sort(key=lambda kp: (_order(kp[0]), SEVERITY_ORDER[kp[1].severity], kp[1].rule))
     return [(cfg.entries[path], p) for path, p in found if p.severity != "info" and p.rule in INPUT_RULES]
