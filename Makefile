@@ -68,8 +68,8 @@ typecheck: $(STAMP) ## mypy over accelconf/ and lsp/
 # The editors end to end (VS Code, Neovim, Emacs), logs and screenshots kept in build/e2e.
 e2e: editors ## the editors end to end, logs and screenshots in build/e2e
 	mkdir -p build/e2e
-	ACCELCONF_E2E_ARTIFACTS=build/e2e $(BIN)/python -m pytest -q -rs -p no:cacheprovider tests/test_editors.py \
-		tests/test_editor_screenshots.py
+	ACCELCONF_E2E_ARTIFACTS=build/e2e $(BIN)/python -m pytest -q -rs -p no:cacheprovider tests/e2e/test_editors.py \
+		tests/e2e/test_editor_screenshots.py
 
 # After `make e2e`: the screenshots docs/editors.md shows, copied into docs/images/editors/.
 screenshots: ## copy the e2e screenshots the editors page shows into docs/images/editors

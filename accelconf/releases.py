@@ -6,7 +6,7 @@ that some accelerate releases demand. Modules never spell a release number: they
 ``releases.has(version, "explicit-flags-win")`` or ``releases.minimum("fsdp2-torch", version)``.
 Each entry's ``marker`` is a regular expression over accelerate's own source file ``file`` (relative to
 the ``accelerate`` package) that matches in exactly the releases of its range:
-``tests/test_release_matrix.py`` checks every entry against every installed release, so a wrong range
+``tests/oracle/test_release_matrix.py`` checks every entry against every installed release, so a wrong range
 fails there. Setting-level differences (a key's first release, an older flag default, an enum value's
 life) live with the setting in :mod:`accelconf.accelerate.registry`.
 

@@ -4,7 +4,7 @@ Not a test: run it by hand, ``python bench/bench_fit.py [--runs N] [--no-bytecod
 runs in a fresh interpreter, as a user would start it; the table gives the median and best wall time
 and the ratio of the median to ``python -c pass``. The goal: the whole table (34 strategies, with
 activations from Qwen2-7B's ``config.json``) under 0.3 s, with no torch import on that path
-(``tests/test_fit.py`` asserts the imports). Bytecode is cached as for an installed package.
+(``tests/unit/environment/test_fit.py`` asserts the imports). Bytecode is cached as for an installed package.
 """
 
 from __future__ import annotations

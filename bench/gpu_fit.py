@@ -12,7 +12,7 @@ table, the median and worst ratio, and any config the estimate says fits that ra
 A time guard (``--budget``, seconds) stops the matrix early and says so in the file.
 
 ``--device cpu --dry-run`` builds the matrix, calls the estimator and writes the table without
-running a step (the measured column reads "dry run"): ``tests/test_gpu_fit.py`` runs it.
+running a step (the measured column reads "dry run"): ``tests/project/test_gpu_fit.py`` runs it.
 """
 
 from __future__ import annotations

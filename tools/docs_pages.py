@@ -6,7 +6,7 @@
 Each page is a function of one source of truth: the settings registry
 (``accelconf.accelerate.registry``), the launcher's per-release differences
 (``accelconf.accelerate.launch.CHANGES``) and the DeepSpeed key table (``accelconf.deepspeed.keys``).
-``tests/test_docs.py`` compares the committed pages with these functions, as it does for schemas/.
+``tests/project/test_docs.py`` compares the committed pages with these functions, as it does for schemas/.
 The site's home, contributing and changelog pages are README.md, CONTRIBUTING.md and CHANGELOG.md
 themselves, with their links rewritten (:func:`site_copy`, called by tools/mkdocs_hooks.py at build
 time). Two pages come from other tables when they exist: the rules reference from a rule catalogue

@@ -2,7 +2,7 @@
 
     python tools/editor_screenshots.py [ARTIFACTS]        # default build/e2e (where `make e2e` puts them)
 
-The end-to-end tests (tests/test_editors.py for VS Code, tests/test_editor_screenshots.py for
+The end-to-end tests (tests/e2e/test_editors.py for VS Code, tests/e2e/test_editor_screenshots.py for
 Neovim and Emacs) write the screenshots; SHOTS below maps each picture the page shows, under a
 stable name, to the file the tests write. Every source must be there: a missing one exits 2 and
 nothing is copied. A docs test checks that each picture the page shows is listed here, exists, and

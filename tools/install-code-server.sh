@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install a real VS Code (code-server) and a headless browser for the VS Code end-to-end test
-# (tests/test_editors.py::test_vscode_end_to_end), idempotently.
+# (tests/e2e/test_editors.py::test_vscode_end_to_end), idempotently.
 #
 #   bash tools/install-code-server.sh [PYTHON | VENV_DIR]
 #

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Install Emacs with Eglot and yaml-mode for the editor tests (tests/test_editors.py), idempotently.
+# Install Emacs with Eglot and yaml-mode for the editor tests (tests/e2e/test_editors.py), idempotently.
 #
 #   bash tools/install-emacs.sh
 #
 # Debian/Ubuntu only: apt-get installs emacs-nox (Emacs 28.2 on bookworm, no X needed for the
 # batch-mode test), elpa-eglot (Eglot 1.9), elpa-yaml-mode and tmux (the terminal the screenshot
-# tests, tests/test_editor_screenshots.py, draw Emacs and Neovim in). Runs apt-get update first. Needs
+# tests, tests/e2e/test_editor_screenshots.py, draw Emacs and Neovim in). Runs apt-get update first. Needs
 # root or sudo. Exits 0 when they are already there; 1 with a reason when they cannot be had.
 set -euo pipefail
 

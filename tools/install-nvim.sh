@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install a Neovim >= 0.11 for the editor tests (tests/test_editors.py), idempotently.
+# Install a Neovim >= 0.11 for the editor tests (tests/e2e/test_editors.py), idempotently.
 #
 #   bash tools/install-nvim.sh [PYTHON | VENV_DIR]
 #

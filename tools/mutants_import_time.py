@@ -71,7 +71,7 @@ def main(paths: list[str]) -> int:
         names = [n for n in import_time_mutants(meta, path) if n not in results]
         for i, name in enumerate(names, 1):
             # the committed schemas are generated from the table: most table mutants fail there first
-            for attempt in (["tests/test_schema.py", *extra], args):
+            for attempt in (["tests/unit/accelerate/test_schema.py", *extra], args):
                 proc = subprocess.run(
                     [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:randomly", *attempt],
                     cwd=MUTANTS,

@@ -9,7 +9,7 @@ kill in mutmut's result file (``mutants/<path>.meta``), so that tools/mutants_re
 A mutant the tests still do not kill keeps its result.
 
 Usage (from the repository root, after ``mutmut run``):
-    python tools/mutants_rerun.py --tests "tests/test_validate_rules.py -k deepspeed" NAME [NAME ...]
+    python tools/mutants_rerun.py --tests "tests/unit/accelerate/test_validate_rules.py -k deepspeed" NAME [NAME ...]
 """
 
 from __future__ import annotations

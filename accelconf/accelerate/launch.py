@@ -148,7 +148,7 @@ def flag_kind(s: Setting) -> str:
 
     One of ``store_true``, ``bool`` (``type=bool``: any non-empty string is true), ``str_to_bool``
     (0/1), ``int``, ``float``, ``list3`` (three comma-separated booleans) or ``str``.
-    ``tests/test_oracle_launch.py`` checks this against accelerate's own parser.
+    ``tests/oracle/test_oracle_launch.py`` checks this against accelerate's own parser.
     """
     sec, t = s.section, s.type
     if sec == "":

@@ -10,7 +10,7 @@ Everything else derives from this table: the JSON Schema (:mod:`accelconf.accele
 (:mod:`accelconf.accelerate.validate`), the converters (:mod:`accelconf.formats`), diff, completion and hover.
 Facts come from accelerate 1.15.0's source (``commands/launch.py``, ``utils/launch.py``,
 ``utils/dataclasses.py``, ``commands/config/config_args.py``) and from comparing the wheels of
-0.20 to 1.15; ``tests/test_registry_oracle.py`` compares this table with the installed accelerate.
+0.20 to 1.15; ``tests/oracle/test_registry_oracle.py`` compares this table with the installed accelerate.
 
 Versions: ``since`` is the first accelerate release that has the setting (inclusive), ``until``
 the first that no longer has it (exclusive); ``None`` means "all known versions".

@@ -216,7 +216,7 @@ GENERATED = {
 
 
 # Names and folders that hold these configs in real repositories: measured on the corpus's original paths
-# (tests/test_ecosystem.py), they match 46 of the 83 accelerate configs and 49 of the 60 DeepSpeed JSONs and
+# (tests/e2e/test_ecosystem.py), they match 46 of the 83 accelerate configs and 49 of the 60 DeepSpeed JSONs and
 # none of the Trainer-path files. Most of the rest are named only `fsdp.yaml`, `multi_gpu.yaml`: a glob that
 # caught them would put the schema on unrelated YAML, so those are left to the editor's content recogniser.
 FILE_MATCH = [

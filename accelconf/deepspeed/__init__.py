@@ -14,7 +14,7 @@ this package with accelerate's registry, so they live above both, in
 :mod:`accelconf.accelerate.deepspeed_file`; nothing here imports :mod:`accelconf.accelerate`.
 
 Nothing here imports deepspeed, torch or accelerate. Facts come from the installed DeepSpeed 0.19.8
-and accelerate 1.15.0 sources; ``tests/test_deepspeed_oracle.py`` checks them against DeepSpeed's
+and accelerate 1.15.0 sources; ``tests/oracle/test_deepspeed_oracle.py`` checks them against DeepSpeed's
 own parser.
 """
 

@@ -4,7 +4,7 @@
 (and the version where a default changed), allowed values, aliases, deprecations, removals, where
 ``"auto"`` is filled and by whom, and a doc string. Facts come from reading the installed DeepSpeed
 0.19.8 sources (``deepspeed/runtime/config.py``, ``deepspeed/runtime/zero/config.py`` and the other
-pydantic models); ``tests/test_deepspeed_oracle.py`` checks the table against DeepSpeed's parser.
+pydantic models); ``tests/oracle/test_deepspeed_oracle.py`` checks the table against DeepSpeed's parser.
 Whether a file is a DeepSpeed JSON is decided by the one recogniser of file kinds
 (:mod:`accelconf.kinds`), from this table; :func:`canonical_path` is the only place that maps
 another spelling of a key to the table's own.
@@ -1414,7 +1414,7 @@ def canonical_path(path: str) -> str:
 
 
 # Key paths other packages name (diff, the memory estimate): each is a key of the table above
-# (tests/test_single_homes.py looks every one up), spelled here once.
+# (tests/project/test_single_homes.py looks every one up), spelled here once.
 class Paths:
     ZERO = "zero_optimization"
     STAGE = "zero_optimization.stage"

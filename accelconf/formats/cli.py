@@ -51,7 +51,7 @@ from accelconf.formats.yamljson import accelerator_env_lost
 from accelconf.text import suggest
 
 # argparse ``choices`` of the flags that restrict their values (accelerate 1.15 commands/launch.py;
-# tests/test_oracle_launch.py compares them with the parser). The dynamo list comes from
+# tests/oracle/test_oracle_launch.py compares them with the parser). The dynamo list comes from
 # commands/config/config_utils.py, which misspells TORCHXLA_TRACE_ONCE ("TORHCHXLA") and lacks
 # HPU_BACKEND and NEURON: those backends work in a config file but cannot be passed as a flag.
 _NO_DYNAMO_FLAG = {"NO", "TORCHXLA_TRACE_ONCE", "HPU_BACKEND", "NEURON"}

@@ -14,7 +14,7 @@ Three stages, each in the code that runs it:
   scheduler steps, and raises with every mismatch recorded so far.
 
 Facts from transformers 5.24.0 ``integrations/deepspeed.py`` and accelerate 1.15.0
-``utils/dataclasses.py``/``utils/deepspeed.py``; ``tests/test_trainer_runs_oracle.py`` compares with them.
+``utils/dataclasses.py``/``utils/deepspeed.py``; ``tests/oracle/test_trainer_runs_oracle.py`` compares with them.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ launch`` writes, else from its own default.
 Facts from transformers 5.24.0 ``training_args.py`` (``_process_fsdp_args``,
 ``_apply_legacy_fsdp_to_config``) and accelerate 1.15.0 ``utils/dataclasses.py``
 (``FullyShardedDataParallelPlugin.__post_init__``, ``set_state_dict_type``); the oracle test
-``tests/test_trainer_runs_oracle.py`` builds the real plugin from the same inputs and compares.
+``tests/oracle/test_trainer_runs_oracle.py`` builds the real plugin from the same inputs and compares.
 Field values are given in a plain spelling: enum members by name (``FULL_SHARD``), the wrap policy
 by its accelerate name, ``cpu_offload`` as a bool.
 """

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 
 TWO_MACHINES = """\
@@ -375,7 +375,7 @@ def _battery(files: dict[str, str]) -> dict[str, list[tuple[str, list[str]]]]:
     }
 
 
-# Exit codes only a multi-node job gives: tests/test_preflight.py starts the nodes that give them.
+# Exit codes only a multi-node job gives: tests/e2e/test_preflight.py starts the nodes that give them.
 BY_A_JOB = {"preflight": {0, 1}}
 
 

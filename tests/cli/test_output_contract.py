@@ -14,7 +14,7 @@ import pytest
 
 from accelconf.report import FORMATS
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 SCHEMA = json.loads((ROOT / "schemas" / "accelconf-output.schema.json").read_text(encoding="utf-8"))
 # --format sarif follows the official SARIF 2.1.0 schema, not accelconf's own

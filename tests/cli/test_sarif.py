@@ -12,7 +12,7 @@ import pytest
 
 from accelconf import catalogue
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((ROOT / "tests" / "data" / "sarif" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
 MISTAKE = "distributed_type: MULTI_GPU\nnum_processes: 2\nmixed_precison: fp16\n"
 

@@ -22,9 +22,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_docs import build_site
+from tests.project.test_docs import build_site
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 # Run in its own interpreter (as the VS Code session is): a browser that hangs is then killed by the
 # subprocess timeout instead of hanging the suite.

@@ -17,7 +17,7 @@ import pytest
 from accelconf.accelerate.schema import catalog
 from tests.conftest import corpus_files
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_catalog_entries_are_schemastore_shaped():
@@ -40,7 +40,7 @@ def test_catalog_entries_are_schemastore_shaped():
 
 def test_no_committed_file_points_at_the_planned_address():
     """accelconf.dev is not live: only the catalog (marked) and the one constant defining it may name it."""
-    allowed = {"schemas/catalog.json", "accelconf/catalogue/__init__.py", "tests/test_ecosystem.py"}
+    allowed = {"schemas/catalog.json", "accelconf/catalogue/__init__.py", "tests/e2e/test_ecosystem.py"}
     offenders = []
     for path in ROOT.rglob("*"):
         rel = path.relative_to(ROOT).as_posix()
@@ -252,7 +252,7 @@ def yls(tmp_path_factory):
 def test_yaml_language_server_finds_no_false_errors_in_the_corpus(yls, tmp_path):
     from accelconf.accelerate.validate import validate_document
     from accelconf.text.document import load_file
-    from tests.ylsp import diagnostics_for
+    from tests.e2e.ylsp import diagnostics_for
 
     files = [p for p in corpus_files("accelerate") if p.suffix in (".yaml", ".yml")]
     if not files:
@@ -275,7 +275,7 @@ def test_yaml_language_server_finds_no_false_errors_in_the_corpus(yls, tmp_path)
 
 def test_editors_page_modeline_works_as_written(yls, tmp_path):
     """The editors page's modeline pair: the schema written by the command shown, a relative $schema path."""
-    from tests.ylsp import diagnostics_for
+    from tests.e2e.ylsp import diagnostics_for
 
     command = _readme_block("## Without the server: a schema modeline", "sh", "editors.md").strip()
     assert command == "accelconf schema accelerate > accelerate-config.schema.json"
@@ -347,7 +347,7 @@ def test_yaml_language_server_applies_the_catalog_by_file_name(yls, tmp_path):
     import http.server
     import threading
 
-    from tests.ylsp import diagnostics_for
+    from tests.e2e.ylsp import diagnostics_for
 
     root = tmp_path / "site"
     server = http.server.ThreadingHTTPServer(

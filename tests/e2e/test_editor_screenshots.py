@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.terminal_screen import TmuxScreen, have_tmux
-from tests.test_editors import NVIM_DIR, RECOGNIZE, ROOT, SERVER, emacs, nvim  # noqa: F401 - fixtures
+from tests.e2e.terminal_screen import TmuxScreen, have_tmux
+from tests.e2e.test_editors import NVIM_DIR, RECOGNIZE, ROOT, SERVER, emacs, nvim  # noqa: F401 - fixtures
 
 WIDTH, HEIGHT = 100, 24
 

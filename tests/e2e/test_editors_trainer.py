@@ -14,7 +14,7 @@ import pytest
 
 from accelconf.trainer import fields, releases
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 NVIM_DIR = ROOT / "editors" / "nvim"
 
 LUA_COMPLETE = r"""

@@ -21,7 +21,7 @@ import pytest
 from accelconf.preflight.compare import issues
 from accelconf.preflight.layout import read_layout
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 # The rendezvous deadline of the scenarios that succeed: generous, because two busy cores can take
 # half a minute to import torch in one process and not in the other; a clean run ends as soon as
 # every node is there.

@@ -371,8 +371,8 @@ async def test_workspace_configuration_disables_rules(target_client: LanguageCli
 
 # -- which documents the server speaks about ---------------------------------------------
 
-RECOGNIZE = Path(__file__).resolve().parent / "data" / "recognize"
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+RECOGNIZE = Path(__file__).resolve().parents[1] / "data" / "recognize"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 async def _wait_version(client: LanguageClient, uri: str, version: int) -> list[types.Diagnostic]:

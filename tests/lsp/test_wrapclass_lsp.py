@@ -12,7 +12,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
-from tests.test_wrapclass import QWEN2, fsdp
+from tests.unit.environment.test_wrapclass import QWEN2, fsdp
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

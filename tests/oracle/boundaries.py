@@ -6,9 +6,9 @@ of each boundary and kept in ``tests/data/oracle/boundaries.json``.
 launched by the last release before and the first release after each end of the range, and the
 answers are recorded. Two tests read the records:
 
-* ``tests/test_oracle_launch.py`` compares ``launch_env(version=V)`` with them: fast, no release
+* ``tests/oracle/test_oracle_launch.py`` compares ``launch_env(version=V)`` with them: fast, no release
   needed, so the per-release code paths are in the tests each mutant runs (``make mutants``);
-* ``tests/test_release_matrix.py`` launches every case again with its release and compares the
+* ``tests/oracle/test_release_matrix.py`` launches every case again with its release and compares the
   answers with the records, so they are what the releases do, not what they once did.
 
     python -m tests.oracle.boundaries     # record again (the releases: python tests/oracle/releases.py)
@@ -126,7 +126,7 @@ CASES: dict[str, list[tuple[str, list[str]]]] = {
     ],
 }
 # Differences that are not the launcher's: ParallelismConfig's checks when the Accelerator starts
-# (tests/test_release_matrix.py::test_parallelism_findings_are_what_parallelism_config_raises).
+# (tests/oracle/test_release_matrix.py::test_parallelism_findings_are_what_parallelism_config_raises).
 NOT_LAUNCHER = {name for name, c in CHANGES.items() if c.file == "parallelism_config.py"}
 
 

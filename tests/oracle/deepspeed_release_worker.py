@@ -1,5 +1,5 @@
 """One DeepSpeed release against accelconf's key table; run in its own process by
-tests/test_deepspeed_releases.py with that release's cache directory first on PYTHONPATH.
+tests/oracle/test_deepspeed_releases.py with that release's cache directory first on PYTHONPATH.
 
 Prints one JSON object: the release, and a list of mismatches, each a string:
 

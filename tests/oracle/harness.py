@@ -73,7 +73,7 @@ import torch.distributed.run as distrib_run  # noqa: E402
 
 TORCHRUN_KEYS = ("nproc_per_node", "nnodes", "node_rank", "master_addr", "master_port", "rdzv_endpoint", "rdzv_backend")
 # The working directory reaches the answer (DeepSpeed's PYTHONPATH): a caller that keeps answers
-# across harness processes passes one directory to all of them (tests/test_oracle_launch.py).
+# across harness processes passes one directory to all of them (tests/oracle/test_oracle_launch.py).
 CWD = os.environ.pop("ACCELCONF_ORACLE_CWD", "") or tempfile.mkdtemp(prefix="accelconf-cwd-")
 os.chdir(CWD)
 

@@ -449,7 +449,7 @@ def check_rewrites(case: Case, theirs: dict[str, Any], p: Plan, more: list[dict[
 
 def cli_same(theirs: dict[str, Any], from_flags: dict[str, Any], findings: list[Any]) -> tuple[bool, str]:
     """Whether to-cli flags (``findings``: the writer's) launch as the file did, and why not: the one
-    rule of the release matrix and tests/test_oracle_launch.py (``theirs``, ``from_flags``: answers
+    rule of the release matrix and tests/oracle/test_oracle_launch.py (``theirs``, ``from_flags``: answers
     of the harness for the file and for the flags)."""
     if any(f.severity == "error" for f in findings):  # the writer says these flags cannot launch: check it
         return "error" in from_flags, "the writer reports an error, the release launches the flags"

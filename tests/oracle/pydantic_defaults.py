@@ -1,6 +1,6 @@
 """The defaults of a DeepSpeed pydantic config model that the key table can be compared with.
 
-Shared by the installed-DeepSpeed oracle (tests/test_deepspeed_oracle.py) and the per-release
+Shared by the installed-DeepSpeed oracle (tests/oracle/test_deepspeed_oracle.py) and the per-release
 worker (tests/oracle/deepspeed_release_worker.py).
 """
 

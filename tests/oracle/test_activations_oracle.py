@@ -222,7 +222,7 @@ def test_fused_qkv_without_the_cache_keeps_the_fused_output(family, attn):
 
 # -- the worked example: Qwen2-7B at its real widths ------------------------------------------------
 
-QWEN2_7B = Path(__file__).resolve().parents[1] / "examples" / "memory" / "qwen2-7b"
+QWEN2_7B = Path(__file__).resolve().parents[2] / "examples" / "memory" / "qwen2-7b"
 
 
 def _on_cpu(module, dtype):

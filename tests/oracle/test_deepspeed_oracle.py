@@ -1,5 +1,5 @@
 """The installed DeepSpeed as the oracle, in both directions: accelconf reports an error exactly where
-DeepSpeed rejects a config, and none where it accepts one (``tests/ds_oracle.py``: DeepSpeedConfig
+DeepSpeed rejects a config, and none where it accepts one (``tests/oracle/ds_oracle.py``: DeepSpeedConfig
 plus the config-only checks of deepspeed.initialize, with a fake world size).
 
 Checked on the corpus (every file asserts a verdict: templates are refused by both, autotuner
@@ -24,9 +24,9 @@ from accelconf.deepspeed import BF16, FP16, OFFLOAD_OPTIMIZER, OFFLOAD_PARAM, TO
 from accelconf.deepspeed.validate import validate_deepspeed
 from accelconf.errors import InputError
 from accelconf.text.document import load_file, load_text
-from tests.ds_oracle import make_oracle
+from tests.oracle.ds_oracle import make_oracle
 
-CORPUS = Path(__file__).parents[2] / "shared/corpus/deepspeed"
+CORPUS = Path(__file__).parents[3] / "shared/corpus/deepspeed"
 
 pytestmark = pytest.mark.oracle
 

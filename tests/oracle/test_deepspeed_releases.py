@@ -21,7 +21,7 @@ import pytest
 
 from tests.oracle import deepspeed_releases as releases
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 WORKER = ROOT / "tests" / "oracle" / "deepspeed_release_worker.py"
 
 pytestmark = pytest.mark.oracle

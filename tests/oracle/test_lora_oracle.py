@@ -174,8 +174,8 @@ def test_saved_activations_under_lora_match_pytorch_within_5_percent(family, e, 
     """A frozen model with peft's adapters, in fp32 or in bf16 under CPU autocast (as accelerate's
     ``mixed_precision: bf16`` runs it, the adapters fp32): the peak of what autograd keeps."""
     from accelconf.environment import activations
-    from tests.test_activations_oracle import _config as small_config
-    from tests.test_activations_oracle import _kernel, measure
+    from tests.oracle.test_activations_oracle import _config as small_config
+    from tests.oracle.test_activations_oracle import _kernel, measure
 
     attn = "eager" if family == "gemma2" else "sdpa"
     torch.manual_seed(0)

@@ -23,7 +23,7 @@ from accelconf.environment.memory import Layout, Strategy, estimate, fsdp2_local
 from accelconf.environment.modelsize import FAMILIES, ModelSize, from_model_dir
 
 pytestmark = pytest.mark.oracle
-DATA = Path(__file__).resolve().parent / "data" / "memory"
+DATA = Path(__file__).resolve().parents[1] / "data" / "memory"
 
 PARAMS = (125_000_000, 1_234_567_891, 8_030_261_248, 70_553_706_496, 405_000_000_000)
 LAYOUTS = ((1, 1), (2, 1), (8, 1), (4, 2), (8, 2), (8, 16))

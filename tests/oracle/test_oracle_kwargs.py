@@ -1,5 +1,5 @@
 """The Python reader against accelerate's own FullyShardedDataParallelPlugin (the oracle harness of
-tests/test_oracle_launch.py): a script's plugin, built by accelerate from the script's own keyword
+tests/oracle/test_oracle_launch.py): a script's plugin, built by accelerate from the script's own keyword
 arguments (torch enum members, policy classes), has the same fields as the plugin accelerate builds
 from launching the config file accelconf read from that script."""
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from accelconf import formats
-from tests.test_oracle_launch import Oracle, oracle  # noqa: F401 - the session fixture
+from tests.oracle.test_oracle_launch import Oracle, oracle  # noqa: F401 - the session fixture
 
 pytestmark = pytest.mark.oracle
 

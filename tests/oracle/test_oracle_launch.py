@@ -32,8 +32,8 @@ from accelconf.formats.cli import FLAG_CHOICES, flags_for
 from accelconf.formats.kwargs import plugin_kwargs, snippet
 from tests.oracle.matrix import MACHINE_DEPENDENT, cli_same
 
-HERE = Path(__file__).resolve().parent
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "accelerate"
+HERE = Path(__file__).resolve().parents[1]
+CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "accelerate"
 FIXTURES = HERE / "data" / "oracle"
 HARNESS = HERE / "oracle" / "harness.py"
 

@@ -95,7 +95,7 @@ def test_ddp_keeps_a_bucket_copy_of_the_gradients_under_accelerates_default():
 
 
 def test_a_deepspeed_json_sets_the_buckets_and_auto_is_hidden_squared():
-    qwen = from_model_dir(str(Path(__file__).resolve().parents[1] / "examples" / "memory" / "qwen2-7b"))
+    qwen = from_model_dir(str(Path(__file__).resolve().parents[2] / "examples" / "memory" / "qwen2-7b"))
     s, _ = memory.strategy_of(
         load_text(
             '{"zero_optimization": {"stage": 2, "reduce_bucket_size": "auto", '
@@ -110,7 +110,7 @@ def test_a_deepspeed_json_sets_the_buckets_and_auto_is_hidden_squared():
 
 
 def test_zero3_prefetch_auto_is_nine_tenths_of_hidden_squared():
-    qwen = from_model_dir(str(Path(__file__).resolve().parents[1] / "examples" / "memory" / "qwen2-7b"))
+    qwen = from_model_dir(str(Path(__file__).resolve().parents[2] / "examples" / "memory" / "qwen2-7b"))
     s, _ = memory.strategy_of(
         load_text(
             '{"zero_optimization": {"stage": 3, "reduce_bucket_size": "auto", '

@@ -29,7 +29,7 @@ from accelconf.accelerate import registry
 from accelconf.accelerate.launch import CHANGES, changed
 from tests.oracle import matrix, releases
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 MISSING = [m for m in releases.RELEASES if not releases.installed(m)]
 
@@ -341,7 +341,7 @@ def test_boundary_records_are_what_the_releases_do() -> None:
 def _runs_anyway_cases() -> dict[str, list[tuple[str, str, str]]]:
     """release before `since` -> (setting path, config without the key, the same with the key set to
     the value Setting.before_since says that release runs anyway)."""
-    from tests.test_validate import _SECTION_BASES
+    from tests.unit.accelerate.test_validate import _SECTION_BASES
 
     out: dict[str, list[tuple[str, str, str]]] = {}
     for s in registry.SETTINGS:

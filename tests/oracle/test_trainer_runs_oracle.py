@@ -30,7 +30,7 @@ from accelconf.trainer.argvalues import ArgValues, defaults
 from accelconf.trainer.runs import what_runs
 
 pytestmark = pytest.mark.oracle
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT.parent / "shared" / "corpus"
 WORKER = ROOT / "tests" / "oracle" / "trainer_runs_worker.py"
 RUNS_FIELDS = (

@@ -1,6 +1,6 @@
 """Runs transformers' own ``TrainingArguments``/``Trainer`` on CPU for a list of cases (JSON on stdin)
 and writes what the Accelerator was built with (JSON, to the file named by its argument), for
-``tests/test_trainer_runs_oracle.py``.
+``tests/oracle/test_trainer_runs_oracle.py``.
 
 Each case: ``{"args": {...}, "env": {...}, "steps": N}``. ``fsdp`` cases build the plugin the Trainer
 builds (``FullyShardedDataParallelPlugin(**args.fsdp_plugin_args)``); ``deepspeed`` cases build a

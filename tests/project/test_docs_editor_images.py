@@ -13,7 +13,7 @@ import pytest
 
 from tools.editor_screenshots import SHOTS
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "docs" / "editors.md"
 IMAGES = ROOT / "docs" / "images" / "editors"
 IMAGE_REF = re.compile(r"!\[([^\]]*)\]\((images/editors/[^)\s]+)\)")

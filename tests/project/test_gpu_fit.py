@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-SCRIPT = Path(__file__).resolve().parents[1] / "bench" / "gpu_fit.py"
+SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "gpu_fit.py"
 
 
 def _load() -> ModuleType:

@@ -17,7 +17,7 @@ from accelconf.api import check_document, validate_config
 from accelconf.errors import UsageError
 from accelconf.text.document import load_text
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 # Lazy imports are the command layer's (accelconf/commands/, accelconf/cli.py: a command imports
 # only what it runs) and the public facade's (accelconf/api.py: every command imports it, few need

@@ -19,7 +19,7 @@ import pytest
 
 from accelconf.cli import COMMANDS
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 # Imported only on request and never needed at run time: the probe asks torch/pynvml when the user
 # does; deepspeed and accelerate only by the generators of committed data (a developer step):
 # accelconf/deepspeed/signatures.py and accelconf/formats/pynames_spec.py, each in generate().
@@ -212,7 +212,7 @@ def test_pytest_runs_from_the_unpacked_sdist(built, tmp_path):
     root = next(tmp_path.iterdir())
     env = {**os.environ, "PYTHONPATH": f"{root}{os.pathsep}{root / 'lsp'}"}
     r = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_fmt.py", "tests/test_cli.py"],
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/unit/accelerate/test_fmt.py", "tests/cli/test_cli.py"],
         cwd=root,
         capture_output=True,
         text=True,

@@ -12,7 +12,7 @@ from accelconf import releases
 from accelconf.accelerate import registry
 from accelconf.environment import checks, memory
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 VERSION = re.compile(r"\d+\.\d+(\.\d+)?([a-z]+\d*)?(\+\w+)?")
 # The homes of release numbers: the releases tables and the registry's per-setting facts.
 HOMES = {
@@ -27,7 +27,7 @@ OWN_VERSION = {
     "accelconf/formats/pynames.py",
     "accelconf/sarif.py",  # the SARIF format version it writes
 }
-# Examples that name the release they are checked against (tests/test_catalogue.py runs each), not
+# Examples that name the release they are checked against (tests/unit/catalogue/test_catalogue.py runs each), not
 # boundaries. An exemption for a file that is gone fails below.
 PENDING = {"accelconf/catalogue/accelerate.py", "accelconf/catalogue/deepspeed.py"}
 

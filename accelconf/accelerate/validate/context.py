@@ -148,7 +148,7 @@ RULES: list[tuple[tuple[str, ...], Rule]] = []
 
 def rule(*ids: str) -> Callable[[Rule], Rule]:
     """Register a rule function with the ids it emits, each of which must be in the catalogue
-    (:mod:`accelconf.catalogue`; tests/test_catalogue.py fails on one that is not). Not checked
+    (:mod:`accelconf.catalogue`; tests/unit/catalogue/test_catalogue.py fails on one that is not). Not checked
     here: loading the catalogue would cost every command's start-up."""
 
     def deco(fn: Rule) -> Rule:

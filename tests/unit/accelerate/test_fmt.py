@@ -145,7 +145,7 @@ def test_fmt_keeps_aligned_comments_aligned():
 
     from accelconf.accelerate.fmt import _comment_column
 
-    text = (Path(__file__).resolve().parents[1] / "examples" / "mistakes.yaml").read_text()
+    text = (Path(__file__).resolve().parents[3] / "examples" / "mistakes.yaml").read_text()
     out = format_text(text)
     before = {_comment_column(ln) for ln in text.splitlines()} - {None}
     after = {_comment_column(ln) for ln in out.splitlines()} - {None}

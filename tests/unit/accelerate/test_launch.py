@@ -1,5 +1,5 @@
 """accelconf.accelerate.launch without the oracle: what ``accelerate launch`` writes for small configs,
-where it refuses, and the argparse emulation helpers. (tests/test_oracle_launch.py proves the same
+where it refuses, and the argparse emulation helpers. (tests/oracle/test_oracle_launch.py proves the same
 function against accelerate's own launcher over the corpus; these run without accelerate installed.)"""
 
 from __future__ import annotations
@@ -218,7 +218,7 @@ def _ccl_installed(version: str) -> tuple[str, str, str]:
     )
 
 
-# The simple launcher's rendezvous by release (tests/test_release_matrix.py checks the same paths against
+# The simple launcher's rendezvous by release (tests/oracle/test_release_matrix.py checks the same paths against
 # each release's own launcher; these pin them without it): accelerate/utils/launch.py
 # prepare_simple_launcher_cmd_env.
 @pytest.mark.parametrize(

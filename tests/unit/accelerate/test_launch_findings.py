@@ -31,7 +31,7 @@ from tests import golden
 from tests.conftest import CORPUS, corpus_files
 from tests.oracle.boundaries import RECORDS
 
-DATA = Path(__file__).parent / "data" / "launch"
+DATA = Path(__file__).parents[2] / "data" / "launch"
 GOLDEN = DATA / "findings.golden"
 CASE_RELEASES = ("0.21", "0.33", "1.15")
 CORPUS_RELEASES = ("0.33", "1.15")
@@ -113,7 +113,7 @@ def test_the_launch_records_hold_every_input_and_every_rule() -> None:
     if not corpus_files("accelerate"):
         pytest.skip(f"the shared corpus is not at {CORPUS / 'accelerate'}: the records include it")
     assert sorted(golden.sections(GOLDEN)) == TITLES
-    source = (Path(__file__).parents[1] / "accelconf" / "accelerate" / "launch.py").read_text(encoding="utf-8")
+    source = (Path(__file__).parents[3] / "accelconf" / "accelerate" / "launch.py").read_text(encoding="utf-8")
     rules = set(re.findall(r'(?:_finding|Finding)\("((?:launch|convert)\.[a-z-]+)"', source))
     recorded = {ln.split(" ", 1)[0] for ln in GOLDEN.read_text(encoding="utf-8").splitlines() if ln[:1].isalpha()}
     assert rules and rules - recorded == set(), "a launch finding no record shows"

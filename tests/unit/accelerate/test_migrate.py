@@ -74,7 +74,7 @@ def test_json_on_one_line_and_on_many_stays_json() -> None:
 
 def test_a_release_without_fsdp2_gets_the_file_back_with_the_reason() -> None:
     """accelerate before 1.6 has no --fsdp_version (commands/launch.py): fsdp_version: 2 would be ignored
-    there and FSDP1 would run without the removed keys (tests/test_release_matrix.py launches both)."""
+    there and FSDP1 would run without the removed keys (tests/oracle/test_release_matrix.py launches both)."""
     out, notes = migrate_text(FSDP1, "x.yaml", version="1.5")
     assert out == FSDP1
     assert notes == ["accelerate 1.5 has no FSDP2 (fsdp_version is read from 1.6 on): nothing migrated"]

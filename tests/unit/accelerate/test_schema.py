@@ -14,7 +14,7 @@ from accelconf.schemas import generated_files
 from accelconf.text.document import load_file
 from tests.conftest import corpus_files
 
-SCHEMAS = Path(__file__).resolve().parents[1] / "schemas"
+SCHEMAS = Path(__file__).resolve().parents[3] / "schemas"
 
 
 @pytest.mark.parametrize("name", sorted(generated_files()))

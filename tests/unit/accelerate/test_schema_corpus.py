@@ -21,7 +21,7 @@ from accelconf.accelerate.validate import validate_document
 from accelconf.text.document import load_file
 from tests.conftest import need_corpus
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 SCHEMAS = ROOT / "schemas"
 
 

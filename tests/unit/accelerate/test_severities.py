@@ -1,5 +1,5 @@
 """Severities are data: the rule catalogue's accelerate examples, one per rule id and case, with the
-severity it must have (tests/test_catalogue.py runs each). Every rule id validate can emit has a case,
+severity it must have (tests/unit/catalogue/test_catalogue.py runs each). Every rule id validate can emit has a case,
 so changing a severity, or adding a rule without deciding its severity, fails a test."""
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from accelconf.accelerate import registry
 from accelconf.accelerate.validate import did_you_mean, validate_document
 from accelconf.text.document import load_file, load_text
 
-DATA = Path(__file__).parent / "data" / "validate"
+DATA = Path(__file__).parents[2] / "data" / "validate"
 CASES = sorted(DATA.glob("*.yaml"))
 
 
@@ -230,7 +230,7 @@ def test_a_key_with_no_effect_gets_one_finding_never_a_value_error(case: str, tm
     assert [f.rule for f in got] == ([rule] if rule else []), got  # one finding, about having no effect
     assert not [f for f in _found(text) if f.severity == "error"]
     # the oracle: accelerate launches it and builds its plugins without looking at the value
-    from tests.test_oracle_launch import Oracle
+    from tests.oracle.test_oracle_launch import Oracle
 
     path = tmp_path / "c.yaml"
     path.write_text(text)

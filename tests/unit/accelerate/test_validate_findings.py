@@ -5,7 +5,7 @@ pins the rest of what a user reads and what an editor applies: the message, the 
 suggestion and the fix, over three sets of inputs:
 
 - the hand-written cases of ``tests/data/validate`` at the release each names and at three others;
-- every row of the severity table (``tests/test_severities.py``) at its release;
+- every row of the severity table (``tests/unit/accelerate/test_severities.py``) at its release;
 - every real accelerate config of the shared corpus at five releases.
 
 The records live in ``tests/data/validate/findings.golden``. After a deliberate change, rewrite them
@@ -28,9 +28,9 @@ from accelconf.findings import Finding
 from accelconf.text.document import Document, load_file, load_text
 from tests import golden
 from tests.conftest import CORPUS, corpus_files
-from tests.test_severities import TABLE, reads_a_file_beside
+from tests.unit.accelerate.test_severities import TABLE, reads_a_file_beside
 
-DATA = Path(__file__).parent / "data" / "validate"
+DATA = Path(__file__).parents[2] / "data" / "validate"
 GOLDEN = DATA / "findings.golden"
 CASE_RELEASES = ("0.20.0", "0.28.0", "1.8.0", "1.15.0")
 CORPUS_RELEASES = ("0.20.0", "0.28.0", "0.34.0", "1.8.0", "1.15.0")
@@ -99,7 +99,7 @@ def test_the_records_hold_every_input() -> None:
 
 
 def test_the_records_cover_every_rule_id() -> None:
-    from tests.test_severities import _rule_ids_in_validate
+    from tests.unit.accelerate.test_severities import _rule_ids_in_validate
 
     text = GOLDEN.read_text(encoding="utf-8")
     present = {line.split(" ", 1)[0] for line in text.splitlines() if line and not line.startswith((" ", "=="))}

@@ -48,7 +48,7 @@ def test_validate_accepts_path_text_and_document(tmp_path):
 def test_api_page_python_examples_run_as_doctests():
     from pathlib import Path
 
-    readme = Path(__file__).resolve().parents[1] / "docs" / "api.md"
+    readme = Path(__file__).resolve().parents[3] / "docs" / "api.md"
     text = readme.read_text(encoding="utf-8")
     section = text[text.index("# Python API") :]
     section = section[: section.index("\n# ", 5)] if "\n# " in section[5:] else section

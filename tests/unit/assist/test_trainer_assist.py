@@ -1,7 +1,7 @@
 """Editor help for Trainer / TRL arguments files and ``fsdp_config``, checked whole: the completion
 list at a position is exactly what the target release takes (fields, TRL fields, ``fsdp_config`` keys
 in both spellings, choices), and hover over every field says what the releases data says. The
-release's own code judges the values offered in tests/test_trainer_assist_oracle.py."""
+release's own code judges the values offered in tests/oracle/test_trainer_assist_oracle.py."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from accelconf.assist.trainer import (
 from accelconf.text.scalars import yaml_scalar
 from accelconf.trainer import fields, fsdp, releases
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 HEAD = "output_dir: out\n"
 
 

@@ -15,7 +15,7 @@ from accelconf.errors import InputError
 from accelconf.text.document import load_file
 from tests.conftest import corpus_files
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 SOURCES = sorted([*(ROOT / "accelconf").rglob("*.py"), *(ROOT / "lsp").rglob("*.py")])
 # Functions that take a rule id as their first argument (a finding's constructor and its helpers).
 EMITTERS = {"Finding", "finding", "add", "_finding", "finding_at", "Issue", "_differ"}

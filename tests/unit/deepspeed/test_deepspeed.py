@@ -25,15 +25,15 @@ from accelconf.findings import Finding
 from accelconf.kinds import is_deepspeed
 from accelconf.text.document import load_file, load_text
 
-ROOT = Path(__file__).parents[1]
-DATA = Path(__file__).parent / "data" / "deepspeed"
+ROOT = Path(__file__).parents[3]
+DATA = Path(__file__).parents[2] / "data" / "deepspeed"
 SCHEMA_FILE = ROOT / "schemas" / "deepspeed-config.schema.json"
-CORPUS = Path(__file__).parents[2] / "shared/corpus/deepspeed"
+CORPUS = Path(__file__).parents[4] / "shared/corpus/deepspeed"
 TEMPLATES = {
     "deepspeedai__DeepSpeedExamples__compression__bert__config__ds_config_TEMPLATE.json": (3, 39),
     "deepspeedai__DeepSpeedExamples__training__tensor_parallel__hf_integration__configs__ds_config_temp.json": (24, 16),
 }
-# Corpus files with real errors: DeepSpeed itself rejects them (tests/test_deepspeed_oracle.py checks
+# Corpus files with real errors: DeepSpeed itself rejects them (tests/oracle/test_deepspeed_oracle.py checks
 # that), so accelconf must report them. Everything else in the corpus gives no error.
 TRUE_ERRORS = {
     # typo "persitence": extra_forbidden in zero_optimization in every version
@@ -607,7 +607,7 @@ def test_installed_version_comes_from_metadata_without_importing_deepspeed(tmp_p
         capture_output=True,
         text=True,
         check=True,
-        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).parents[1])] + sys.path)},
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).parents[3])] + sys.path)},
     ).stdout.split("\n")
     try:
         from importlib.metadata import version

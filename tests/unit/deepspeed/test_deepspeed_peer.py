@@ -21,9 +21,9 @@ import pytest
 
 from accelconf.deepspeed.validate import validate_deepspeed
 from accelconf.text.document import load_text
-from tests.ds_oracle import make_oracle
+from tests.oracle.ds_oracle import make_oracle
 
-PEER = Path(__file__).parent / "data" / "deepspeed" / "peer"
+PEER = Path(__file__).parents[2] / "data" / "deepspeed" / "peer"
 CASES = sorted(PEER.glob("*.json"))
 
 

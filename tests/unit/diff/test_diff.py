@@ -22,7 +22,7 @@ from accelconf.text.document import load_text
 # By module path: the package may also export a function named ``diff``.
 semdiff = importlib.import_module("accelconf.diff")
 
-CASES = Path(__file__).resolve().parent / "data" / "diff"
+CASES = Path(__file__).resolve().parents[2] / "data" / "diff"
 VERSION = "1.15"
 
 

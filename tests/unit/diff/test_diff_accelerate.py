@@ -2,7 +2,7 @@
 :class:`~accelconf.diff.result.Change` (values in canonical spelling, kind, lines, where each side's
 value comes from, the note, both key spellings), the differences without effect, and the notes.
 
-tests/test_diff.py checks whole data-directory cases and properties; this module pins the
+tests/unit/diff/test_diff.py checks whole data-directory cases and properties; this module pins the
 smaller rules (defaults that follow other settings, what a format cannot express, the env's
 spellings of an unset number and of a list of booleans, FSDP1 against FSDP2 sharding). Written
 from the survivors of ``make mutants`` (bench/MUTANTS.md).

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-CASES = Path(__file__).resolve().parent / "data" / "diff"
+CASES = Path(__file__).resolve().parents[2] / "data" / "diff"
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 

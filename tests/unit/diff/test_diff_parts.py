@@ -1,5 +1,5 @@
 """The parts of the semantic diff one by one: reading a side (:mod:`accelconf.diff.files`), the
-values a diff returns (:mod:`accelconf.diff.result`), and the comparisons that tests/test_diff.py
+values a diff returns (:mod:`accelconf.diff.result`), and the comparisons that tests/unit/diff/test_diff.py
 covers only through whole data-directory cases.
 
 Written from the survivors of ``make mutants`` (bench/MUTANTS.md): each test pins one behaviour

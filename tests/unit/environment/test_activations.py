@@ -10,7 +10,7 @@ from accelconf.environment.memory import Layout, Strategy, estimate, strategy_of
 from accelconf.environment.modelsize import from_model_dir, with_attention
 from accelconf.text.document import load_text
 
-QWEN2_7B = Path(__file__).resolve().parents[1] / "examples" / "memory" / "qwen2-7b"
+QWEN2_7B = Path(__file__).resolve().parents[3] / "examples" / "memory" / "qwen2-7b"
 
 
 def test_eager_attention_keeps_the_score_matrices_and_sdpa_does_not():

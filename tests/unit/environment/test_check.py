@@ -25,9 +25,9 @@ from accelconf.environment.targets import load_target, target_from_args
 from accelconf.errors import InputError, UsageError
 from accelconf.text.document import load_file, load_text
 
-DATA = Path(__file__).parent / "data" / "check"
+DATA = Path(__file__).parents[2] / "data" / "check"
 CASES = sorted(p for p in DATA.glob("*.yaml"))
-EXAMPLES = Path(__file__).parent.parent / "accelconf" / "environment" / "profiles"  # shipped profiles
+EXAMPLES = Path(__file__).parents[3] / "accelconf" / "environment" / "profiles"  # shipped profiles
 
 # The installation the "# args:" cases are laid over: fixed, so results do not depend on the venv.
 INSTALLED = Environment(
@@ -410,7 +410,7 @@ def test_check_json_output_includes_the_environment(capsys):
             "V100",
             "--torch-version",
             "2.4.1",
-            str(Path(__file__).resolve().parents[1] / "examples" / "fsdp2.yaml"),
+            str(Path(__file__).resolve().parents[3] / "examples" / "fsdp2.yaml"),
         ]
     )
     out = _json.loads(capsys.readouterr().out)

@@ -19,7 +19,7 @@ from accelconf.environment.memory import GiB, Layout, Strategy
 from accelconf.environment.modelsize import from_count, from_model_dir
 from accelconf.text.document import load_text
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 QWEN = ROOT / "examples" / "memory" / "qwen2-7b"
 LLAMA70 = ROOT / "examples" / "memory" / "llama-3.1-70b"
 MACHINE = ("--gpus", "8", "--gpu", "H100-80GB")

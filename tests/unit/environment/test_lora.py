@@ -16,9 +16,9 @@ from accelconf.environment import lora, memory, modelsize
 from accelconf.environment.memory import Layout, Strategy
 from accelconf.errors import UsageError
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "accelerate"
+CORPUS = Path(__file__).resolve().parents[4] / "shared" / "corpus" / "accelerate"
 QLORA = sorted(CORPUS.glob("*fsdp_qlora*")) if CORPUS.is_dir() else []
-EXAMPLE = str(Path(__file__).resolve().parents[1] / "examples" / "memory" / "fsdp-2x8.yaml")
+EXAMPLE = str(Path(__file__).resolve().parents[3] / "examples" / "memory" / "fsdp-2x8.yaml")
 L8B = modelsize.from_name("Llama-3.1-8B")
 
 

@@ -14,7 +14,7 @@ from accelconf.environment.modelsize import from_count, from_model_dir, parse_co
 from accelconf.errors import UsageError
 from accelconf.text.document import load_text
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = ROOT / "examples" / "memory"
 
 

@@ -14,7 +14,7 @@ from accelconf.cli import main
 from accelconf.environment import modelsize
 from accelconf.errors import UsageError
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "memory"
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "memory"
 CONFIG = str(EXAMPLES / "fsdp-2x8.yaml")
 
 

@@ -22,7 +22,7 @@ from accelconf.environment import memory, modelsize
 from accelconf.environment.targets import target_from_args
 from accelconf.text.document import load_file
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "memory"
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "memory"
 DS_JSON = {
     "zero_optimization": {"stage": 2},
     "bf16": {"enabled": True},
@@ -192,7 +192,7 @@ def test_every_quick_fix_applied_adds_no_error_and_removes_its_finding() -> None
     from accelconf.accelerate.fmt import apply_edits
     from accelconf.accelerate.validate import validate_document
     from accelconf.text.document import load_text
-    from tests.test_validate_findings import _inputs
+    from tests.unit.accelerate.test_validate_findings import _inputs
 
     def errs(found: list[Any]) -> set[tuple[str, str]]:
         return {(f.rule, f.key) for f in found if f.severity == "error"}
@@ -218,7 +218,7 @@ def test_fmt_applied_to_every_input_adds_no_error() -> None:
     from accelconf.accelerate.fmt import format_document
     from accelconf.accelerate.validate import validate_document
     from accelconf.text.document import load_text
-    from tests.test_validate_findings import _inputs
+    from tests.unit.accelerate.test_validate_findings import _inputs
 
     def errs(doc: Any, version: str) -> set[tuple[str, str]]:
         # by the key's last part: fmt moves a legacy top-level key into its section (dynamo_backend)
@@ -253,7 +253,7 @@ def test_the_migrate_to_fsdp2_action_applied_to_every_fsdp1_config_adds_no_error
     from accelconf.accelerate.validate import validate_document
     from accelconf.errors import InputError
     from accelconf.text.document import load_text
-    from tests.test_validate_findings import _inputs
+    from tests.unit.accelerate.test_validate_findings import _inputs
 
     def errs(doc: Any) -> set[str]:
         return {f.rule for f in validate_document(doc, accelerate_version="1.15.0") if f.severity == "error"}

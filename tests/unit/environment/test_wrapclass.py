@@ -17,9 +17,9 @@ from accelconf.assist import memhint
 from accelconf.cli import main
 from accelconf.environment.wrapclass import DATA, ModelClasses, model_classes, wrap_findings
 from accelconf.text.document import load_text
-from tests.test_check import INSTALLED
+from tests.unit.environment.test_check import INSTALLED
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 QWEN2 = {
     "architectures": ["Qwen2ForCausalLM"],
     "model_type": "qwen2",

@@ -18,7 +18,7 @@ from accelconf.cli import main
 from accelconf.diff import diff
 from accelconf.errors import InputError
 
-DATA = Path(__file__).resolve().parent / "data" / "convert"
+DATA = Path(__file__).resolve().parents[2] / "data" / "convert"
 FSDP2 = DATA / "fsdp2_multinode.yaml"
 ZERO3 = DATA / "zero3.yaml"
 SINGLE = DATA / "single.yaml"
@@ -389,7 +389,7 @@ def test_library_never_imports_torch_or_accelerate() -> None:
 
 # -- round trips over the corpus: what a format cannot carry is reported, nothing else changes ---------
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "accelerate"
+CORPUS = Path(__file__).resolve().parents[4] / "shared" / "corpus" / "accelerate"
 CORPUS_FILES = sorted(p for p in CORPUS.iterdir() if p.suffix in (".yaml", ".yml", ".json")) if CORPUS.is_dir() else []
 XPU = CORPUS / "huggingface__accelerate__examples__config_yaml_templates__multi_xpu.yaml"
 FP8 = CORPUS / "huggingface__accelerate__examples__config_yaml_templates__fp8.yaml"
@@ -855,7 +855,7 @@ def test_the_launcher_really_replaces_the_shell_value(tmp_path: Path) -> None:
         "os.environ.update(ACCELERATE_MIXED_PRECISION='fp16', FSDP_SHARDING_STRATEGY='NO_SHARD'); "
         f"print(json.dumps(H.launch(['--config_file', {str(cfg)!r}, 'train.py'])['env']))"
     )
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[3]
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root, timeout=300)
     env = json.loads(out.stdout.strip().splitlines()[-1])
     assert env["ACCELERATE_MIXED_PRECISION"] == "bf16" and env["FSDP_SHARDING_STRATEGY"] == "FULL_SHARD"

@@ -183,7 +183,7 @@ def test_read_store_true_flags() -> None:
 )
 def test_read_refuses_a_value_the_flag_does_not_accept(flags: str, version: str) -> None:
     """argparse's choices are case-sensitive: accelerate launch refuses these command lines before
-    reading anything (tests/test_oracle_launch.py compares the choices with its parser)."""
+    reading anything (tests/oracle/test_oracle_launch.py compares the choices with its parser)."""
     with pytest.raises(
         InputError, match=f"^<text>:1:1: --[a-z0-9_]+: invalid choice: '[^']+' \\(accelerate {version} accepts "
     ):

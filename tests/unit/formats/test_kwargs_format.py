@@ -1175,7 +1175,7 @@ def test_reader_a_value_it_cannot_know_names_its_config_file_setting() -> None:
     )
 
 
-TRAINER_PYTHON = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "trainer" / "python"
+TRAINER_PYTHON = Path(__file__).resolve().parents[4] / "shared" / "corpus" / "trainer" / "python"
 
 
 @pytest.mark.skipif(not TRAINER_PYTHON.is_dir(), reason=f"no corpus at {TRAINER_PYTHON}")

@@ -12,7 +12,7 @@ from accelconf.errors import InputError
 from accelconf.formats import cli as C
 from accelconf.formats import shell
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "trainer" / "scripts"
+CORPUS = Path(__file__).resolve().parents[4] / "shared" / "corpus" / "trainer" / "scripts"
 
 SCRIPT = """#!/bin/bash
 #SBATCH --nodes=2
@@ -235,7 +235,7 @@ def test_explain_of_a_script_explains_each_launch_with_its_environment(
     )
     assert main(["explain", str(script), "--format", "json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    from tests.test_output_contract import _check
+    from tests.cli.test_output_contract import _check
 
     _check("explain", out)  # the output contract: the first launch at the top, every launch in `launches`
     first, second = out["launches"]

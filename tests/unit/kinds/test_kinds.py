@@ -417,7 +417,7 @@ _DETECTOR_NAME = re.compile(r"^_?(is_deepspeed|is_accelerate|looks_like_deepspee
 
 
 def test_the_file_kind_is_decided_in_one_place() -> None:
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[3]
     found = []
     for path in [*(root / "accelconf").rglob("*.py"), *(root / "lsp").rglob("*.py")]:
         rel = path.relative_to(root).as_posix()

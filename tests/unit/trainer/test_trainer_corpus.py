@@ -1,5 +1,5 @@
 """The real framework YAMLs of the shared corpus (every trainer corpus file validating without a false
-error is tests/test_kinds.py's): LLaMA-Factory's keys are left alone, not reported as unknown."""
+error is tests/unit/kinds/test_kinds.py's): LLaMA-Factory's keys are left alone, not reported as unknown."""
 
 from __future__ import annotations
 

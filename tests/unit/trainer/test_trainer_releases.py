@@ -12,7 +12,7 @@ import pytest
 
 from accelconf.trainer import releases
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_the_newest_release_is_the_last_of_the_known_ones_in_release_order() -> None:
