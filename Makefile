@@ -95,7 +95,7 @@ versions: $(STAMP) ## every accelerate and transformers release against its own 
 # Mutation testing of the core (not in CI; takes hours for every mutant on 2 cores). Writes
 # bench/MUTANTS.md. MUTANTS="pattern ..." limits the run to mutant names matching mutmut globs,
 # e.g. MUTANTS="accelconf.accelerate.fmt.* accelconf.diff.*0" (every tenth of diff's).
-# MUTANTS_TESTS="tests/test_x.py -k 'not slow_one'" replaces the configured test selection: fewer
+# MUTANTS_TESTS="tests/unit/diff/test_x.py -k 'not slow_one'" replaces the configured test selection: fewer
 # tests kill fewer mutants, so its rate is a lower bound (tools/mutmut_run.py).
 MUTANTS ?=
 MUTANTS_TESTS ?=

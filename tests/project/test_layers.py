@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _layers() -> dict[str, int]:
     text = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
-    m = re.search(r"tests/test_layers\.py` reads this line\):\n(.*?)\.\n", text, re.S)
+    m = re.search(r"tests/project/test_layers\.py` reads this line\):\n(.*?)\.\n", text, re.S)
     assert m, "CONTRIBUTING.md's architecture section no longer states the layer order"
     order = [[name.strip() for name in layer.split(",")] for layer in m.group(1).replace("\n", " ").split("->")]
     return {name: i for i, layer in enumerate(order) for name in layer}
