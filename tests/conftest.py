@@ -31,6 +31,24 @@ if os.environ.get("ACCELCONF_TEST_FAST"):
     sys.meta_path.insert(0, _NoHeavyImports())
 
 
+# The folders are kinds of test (CONTRIBUTING.md, "Where a test goes"): tests/oracle/ runs the real
+# accelerate, DeepSpeed, transformers or peft, tests/e2e/ real editors, a browser or several processes.
+# The mark follows the folder, so `-m "not oracle"` and the folder never disagree
+# (tests/project/test_tests_tree.py keeps the mark from being written anywhere else).
+FOLDER_MARKS = {"oracle": "oracle", "e2e": "e2e"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    tests = Path(__file__).resolve().parent
+    for item in items:
+        try:
+            folder = Path(item.path).resolve().relative_to(tests).parts[0]
+        except ValueError:  # a test outside tests/ (run by path from elsewhere)
+            continue
+        if folder in FOLDER_MARKS:
+            item.add_marker(FOLDER_MARKS[folder])
+
+
 def corpus_files(kind: str) -> list[Path]:
     folder = CORPUS / kind
     return sorted(p for p in folder.iterdir() if p.is_file()) if folder.is_dir() else []
