@@ -7,7 +7,7 @@ generated from the installed DeepSpeed's and torch's own signatures into committ
 Which class a name selects is DeepSpeed's wiring and lives in :mod:`.rules`; the parameters of each
 class live in ``accelconf/data/deepspeed_classes.json``, written by ``python -m
 accelconf.deepspeed.signatures`` (the only code here that imports deepspeed and torch, and only when
-run). ``tests/unit/deepspeed/test_deepspeed_signatures.py`` fails when the committed file differs from what the
+run). ``tests/oracle/test_deepspeed_signatures_oracle.py`` fails when the committed file differs from what the
 installed DeepSpeed and torch give.
 """
 

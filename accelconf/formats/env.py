@@ -42,7 +42,7 @@ LAUNCHER_ENV = {
     registry.USE_SAGEMAKER_ENV,
 }
 # Names blogs and scripts use that no accelerate code reads (accelerate 1.15: no os.environ lookup of
-# them in accelerate/; tests/unit/formats/test_readers.py checks the list against the installed source).
+# them in accelerate/; tests/oracle/test_readers_oracle.py checks the list against the installed source).
 NEVER_READ = {
     "ACCELERATE_NUM_PROCESSES": "torchrun --nproc_per_node / accelerate launch --num_processes",
     "ACCELERATE_GPU_IDS": "CUDA_VISIBLE_DEVICES",

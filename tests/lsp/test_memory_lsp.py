@@ -12,10 +12,6 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
-from accelconf.assist import memhint
-from accelconf.environment.targets import target_from_args
-from accelconf.text.document import load_text
-
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 DDP = "distributed_type: MULTI_GPU\nmixed_precision: bf16\nnum_machines: 1\nnum_processes: 8\n"
@@ -100,23 +96,3 @@ async def test_hover_on_fsdp_keys(client: LanguageClient) -> None:
     assert "- `fsdp_offload_params: true`:" in md
     md = await _hover(client, uri, 1)  # mixed_precision: not a memory key
     assert "Memory per GPU" not in md
-
-
-def test_settings_refused_with_a_message():
-    assert memhint.from_settings({"accelerateVersion": "1.15"}) == (None, [])
-    mem, problems = memhint.from_settings({"accelconf": {"params": "8B", "seqLen": 2048}})
-    assert mem is not None and mem.seq_len is None and "go together" in problems[0]
-    mem, problems = memhint.from_settings({"model": "/nonexistent/model"})
-    assert mem is None and "not a folder" in problems[0]
-
-
-def test_memory_findings_join_check_document_and_respect_disabled_rules():
-    from accelconf.api import check_document
-
-    mem, _ = memhint.from_settings({"params": "8B"})
-    doc = load_text(DDP, "train.yaml")
-    env = target_from_args(8, "A100-80GB")
-    mem_rules = lambda found: [f.rule for f in found if f.rule.startswith("mem-")]  # noqa: E731
-    assert mem_rules(check_document(doc, env, memory=mem)) == ["mem-gpu"]
-    assert mem_rules(check_document(doc, env, memory=mem, disabled=("mem-gpu",))) == []
-    assert mem_rules(check_document(doc, env)) == []

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from accelconf.deepspeed import signatures
 from tests.unit.deepspeed.test_deepspeed_signatures import BASE, _errors
 
 CASES: list[tuple[dict[str, Any], dict[str, Any] | None]] = [
@@ -160,3 +161,22 @@ def test_optimizer_scheduler_kwargs_agree_with_initialize(
         assert errors, f"deepspeed.initialize raises {raised} for {cfg} but accelconf reports no error"
     else:
         assert not errors, f"deepspeed.initialize builds {cfg} but accelconf reports {errors}"
+
+
+def test_committed_signatures_match_installed_deepspeed_and_torch() -> None:
+    """Drift test: regenerate from the installed DeepSpeed and torch and compare with the committed file."""
+    try:
+        fresh = signatures.generate()
+    except Exception as exc:  # noqa: BLE001
+        pytest.skip(
+            f"DeepSpeed and torch cannot be imported here ({type(exc).__name__}: {exc}); install the test extras"
+        )
+    committed = signatures.load()
+    if (fresh["deepspeed"], fresh["torch"]) != (committed["deepspeed"], committed["torch"]):
+        pytest.skip(
+            f"installed DeepSpeed {fresh['deepspeed']} / torch {fresh['torch']} differ from the ones the data "
+            f"was generated with ({committed['deepspeed']} / {committed['torch']})"
+        )
+    assert signatures.dumps(fresh) == signatures.dumps(committed), (
+        "accelconf/data/deepspeed_classes.json is stale: run python -m accelconf.deepspeed.signatures"
+    )

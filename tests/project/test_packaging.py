@@ -212,7 +212,16 @@ def test_pytest_runs_from_the_unpacked_sdist(built, tmp_path):
     root = next(tmp_path.iterdir())
     env = {**os.environ, "PYTHONPATH": f"{root}{os.pathsep}{root / 'lsp'}"}
     r = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/unit/accelerate/test_fmt.py", "tests/cli/test_cli.py"],
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "tests/unit/accelerate/test_fmt.py",
+            "tests/cli/test_cli.py",
+        ],
         cwd=root,
         capture_output=True,
         text=True,

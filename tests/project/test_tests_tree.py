@@ -71,9 +71,7 @@ def _marks_and_imports(path: Path) -> tuple[list[int], list[str]]:
         elif isinstance(node, ast.Call) and ast.unparse(node.func) == "pytest.importorskip" and node.args:
             arg = node.args[0]
             names = [arg.value] if isinstance(arg, ast.Constant) and isinstance(arg.value, str) else []
-        imports += [
-            f"{n}:{node.lineno}" for n in names if n.split(".")[0] in HEAVY or n.startswith(RUNNERS)
-        ]
+        imports += [f"{n}:{node.lineno}" for n in names if n.split(".")[0] in HEAVY or n.startswith(RUNNERS)]
     return marks, imports
 
 
