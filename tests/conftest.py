@@ -36,17 +36,27 @@ if os.environ.get("ACCELCONF_TEST_FAST"):
 # The mark follows the folder, so `-m "not oracle"` and the folder never disagree
 # (tests/project/test_tests_tree.py keeps the mark from being written anywhere else).
 FOLDER_MARKS = {"oracle": "oracle", "e2e": "e2e"}
+# pyproject.toml turns every warning into an error, less the messages named there, found by running
+# each folder with those filters. These were not run so (the editors, the browser and the release
+# matrices take too long on a shared machine, like the tests marked slow): they keep the whole
+# categories ignored until someone measures them and names their messages in pyproject.toml.
+UNMEASURED = ("e2e/", "oracle/test_release_matrix.py", "oracle/test_transformers_matrix.py",
+              "oracle/test_deepspeed_releases.py")  # fmt: skip
+CATEGORY_IGNORES = ("DeprecationWarning", "PendingDeprecationWarning", "FutureWarning", "UserWarning")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     tests = Path(__file__).resolve().parent
     for item in items:
         try:
-            folder = Path(item.path).resolve().relative_to(tests).parts[0]
+            rel = Path(item.path).resolve().relative_to(tests)
         except ValueError:  # a test outside tests/ (run by path from elsewhere)
             continue
-        if folder in FOLDER_MARKS:
-            item.add_marker(FOLDER_MARKS[folder])
+        if rel.parts[0] in FOLDER_MARKS:
+            item.add_marker(FOLDER_MARKS[rel.parts[0]])
+        if rel.as_posix().startswith(UNMEASURED) or item.get_closest_marker("slow"):
+            for category in CATEGORY_IGNORES:
+                item.add_marker(pytest.mark.filterwarnings(f"ignore::{category}"))
 
 
 def corpus_files(kind: str) -> list[Path]:

@@ -512,7 +512,7 @@ async def test_formatting_keeps_bom_crlf_and_missing_final_newline(client: Langu
     assert _apply(text, edits, client.encoding) == text.replace("fsdp", "FSDP")
 
 
-def test_no_cancel_chatter_on_stderr(tmp_path: Path) -> None:
+async def test_no_cancel_chatter_on_stderr(tmp_path: Path) -> None:
     """A $/cancelRequest for an answered request (VS Code sends many) leaves stderr quiet."""
     uri = (tmp_path / "train.yaml").as_uri()
     messages = [

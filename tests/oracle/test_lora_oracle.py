@@ -188,7 +188,9 @@ def test_saved_activations_under_lora_match_pytorch_within_5_percent(family, e, 
     wrapped = peft.get_peft_model(model, peft.LoraConfig(r=8, target_modules=names))
     wrapped.train()
     if ckpt:
-        wrapped.base_model.model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": True})
+        wrapped.base_model.model.activation_checkpointing_enable(
+            activation_checkpointing_kwargs={"use_reentrant": True}
+        )
         wrapped.enable_input_require_grads()  # what peft's prepare step does for a frozen embedding
     cast = torch.autocast("cpu", dtype=torch.bfloat16, enabled=e == 2)
     with cast, _kernel(attn):

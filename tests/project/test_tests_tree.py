@@ -96,11 +96,34 @@ def test_the_folder_hook_marks_oracle_and_e2e_tests_and_no_others() -> None:
     items = {}
     for rel in ("oracle/test_x.py", "e2e/test_x.py", "unit/diff/test_x.py", "cli/test_x.py"):
         added: list[str] = []
-        items[rel] = SimpleNamespace(path=TESTS / rel, add_marker=added.append), added
+        item = SimpleNamespace(path=TESTS / rel, add_marker=added.append, get_closest_marker=lambda name: None)
+        items[rel] = item, added
     conftest.pytest_collection_modifyitems([item for item, _ in items.values()])
-    assert {rel: added for rel, (_, added) in items.items()} == {
+    names = {rel: [m if isinstance(m, str) else m.name for m in added] for rel, (_, added) in items.items()}
+    assert {rel: [m for m in marks if m != "filterwarnings"] for rel, marks in names.items()} == {
         "oracle/test_x.py": ["oracle"],
         "e2e/test_x.py": ["e2e"],
         "unit/diff/test_x.py": [],
         "cli/test_x.py": [],
+    }
+
+
+def test_only_the_unmeasured_folders_and_slow_tests_keep_whole_warning_categories_ignored() -> None:
+    got = {}
+    cases = {"e2e/test_x.py": False, "oracle/test_release_matrix.py": False, "oracle/test_x.py": False}
+    cases |= {"unit/diff/test_x.py": True, "unit/diff/test_y.py": False}  # True: marked slow
+    for rel, slow in cases.items():
+        added: list[object] = []
+        item = SimpleNamespace(
+            path=TESTS / rel, add_marker=added.append, get_closest_marker=lambda name, slow=slow: slow or None
+        )
+        conftest.pytest_collection_modifyitems([item])
+        got[rel] = sorted(m.args[0] for m in added if not isinstance(m, str))
+    every = sorted(f"ignore::{c}" for c in conftest.CATEGORY_IGNORES)
+    assert got == {
+        "e2e/test_x.py": every,
+        "oracle/test_release_matrix.py": every,
+        "oracle/test_x.py": [],
+        "unit/diff/test_x.py": every,
+        "unit/diff/test_y.py": [],
     }
