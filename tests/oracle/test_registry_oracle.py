@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -142,7 +143,7 @@ def test_deepspeed_file_conflicts_match_the_plugin_check():
 
     spec = importlib.util.find_spec("accelerate.utils.dataclasses")
     assert spec is not None and spec.origin
-    tree = ast.parse(open(spec.origin, encoding="utf-8").read())
+    tree = ast.parse(Path(spec.origin).read_text(encoding="utf-8"))  # read and closed: no ResourceWarning
     fn = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "_deepspeed_config_checks")
     names = next(
         ast.literal_eval(n.value) for n in ast.walk(fn) if isinstance(n, ast.Assign) and isinstance(n.value, ast.List)
