@@ -127,3 +127,7 @@ def test_only_the_unmeasured_folders_and_slow_tests_keep_whole_warning_categorie
         "unit/diff/test_x.py": every,
         "unit/diff/test_y.py": [],
     }
+
+
+def test_every_unmeasured_entry_names_a_folder_or_file_that_exists() -> None:
+    assert [u for u in conftest.UNMEASURED if not (TESTS / u).exists()] == []
