@@ -348,17 +348,6 @@ def test_the_memory_strategy_reads_the_config_model() -> None:
     assert layout_of(load_text("distributed_type: 'no'\nnum_processes: 4\n").data, 8, 1).world == 4
 
 
-@pytest.mark.oracle
-def test_accelerate_itself_refuses_a_lowercase_distributed_type(tmp_path: Any) -> None:
-    config_args = pytest.importorskip("accelerate.commands.config.config_args", reason="accelerate not installed")
-    path = tmp_path / "c.yaml"
-    path.write_text("compute_environment: LOCAL_MACHINE\ndistributed_type: multi_gpu\nnum_processes: 2\n")
-    with pytest.raises(ValueError, match="not a valid DistributedType"):
-        config_args.load_config_from_file(str(path))
-    path.write_text("compute_environment: LOCAL_MACHINE\ndistributed_type: MULTI_GPU\nmixed_precision: BF16\n")
-    assert config_args.load_config_from_file(str(path)).mixed_precision == "BF16"  # lower-cased at launch
-
-
 def test_config_problems_judge_a_config_without_distributed_type_as_the_file_written_from_it() -> None:
     """The writers write distributed_type 'NO' when the input names none: fsdp_config is then unused."""
     cfg = Config()
