@@ -99,6 +99,12 @@ class Structure:
     logit_softcap: bool = False  # gemma2's final tanh cap: tanh keeps its output
     attn_softcap: bool = False  # gemma2's attention-score cap (eager only)
     use_cache: bool = True  # config.json's ``use_cache``: a training forward fills a DynamicCache
+    shared_gate: bool = True  # qwen2-moe's shared expert has a sigmoid gate; DeepSeek's has none
+    # DeepSeek's multi-head latent attention: (q_lora_rank or 0, kv_lora_rank, qk_nope_head_dim,
+    # qk_rope_head_dim, v_head_dim); empty for the other families
+    mla: tuple[int, ...] = ()
+    dense_layers: int = 0  # DeepSeek's first_k_dense_replace: layers with a dense MLP before the MoE ones
+    dense_intermediate: int = 0  # their MLP width (``intermediate_size``)
 
     def with_attn(self, attn: str | None) -> Structure:
         """The same model under another attention kernel (``eager``, ``sdpa``, ``flash`` or a
@@ -167,6 +173,8 @@ def structure_of(data: dict[str, Any], family: str) -> Structure:
     )
     if fam in ("gpt_neox", "falcon", "phi"):
         return _layernorm_family(data, fam, h, heads, kv, hd, layers, common)
+    if fam in ("deepseek_v2", "deepseek_v3"):
+        return _deepseek(data, fam, h, heads, layers, common)
     act = str(_num(data, "hidden_act", "hidden_activation", default="silu"))
     inter = data["intermediate_size"]
     norm: Literal["rms", "gemma"] = "gemma" if fam.startswith("gemma") else "rms"
@@ -198,6 +206,72 @@ def structure_of(data: dict[str, Any], family: str) -> Structure:
         shared_expert=shared,
         logit_softcap=bool(data.get("final_logit_softcapping")),
         attn_softcap=bool(data.get("attn_logit_softcapping")),
+        **common,
+    )
+
+
+# Defaults of DeepSeek's shape keys (configuration_deepseek_v2.py, configuration_deepseek_v3.py)
+_DEEPSEEK_DEFAULTS: dict[str, dict[str, Any]] = {
+    "deepseek_v2": dict(
+        first_k_dense_replace=0,
+        kv_lora_rank=512,
+        q_lora_rank=1536,
+        n_routed_experts=64,
+        n_shared_experts=2,
+        qk_nope_head_dim=128,
+        qk_rope_head_dim=64,
+        v_head_dim=128,
+        moe_intermediate_size=1407,
+    ),
+    "deepseek_v3": dict(
+        first_k_dense_replace=3,
+        kv_lora_rank=512,
+        q_lora_rank=1536,
+        n_routed_experts=256,
+        n_shared_experts=1,
+        qk_nope_head_dim=128,
+        qk_rope_head_dim=64,
+        v_head_dim=128,
+        moe_intermediate_size=2048,
+    ),
+}
+
+
+def deepseek_key(data: dict[str, Any], family: str, key: str) -> Any:
+    """A DeepSeek shape key of a config.json or its configuration default. ``q_lora_rank: null`` is
+    meaningful (a plain q projection, as DeepSeek-V2-Lite has), so an explicit null is kept."""
+    if key == "q_lora_rank" and key in data:
+        return data[key]
+    value = data.get(key)
+    return _DEEPSEEK_DEFAULTS[family][key] if value is None else value
+
+
+def _deepseek(data: dict[str, Any], fam: str, h: int, heads: int, layers: int, common: dict[str, Any]) -> Structure:
+    """DeepSeek-V2/V3: MLA attention, dense MLPs for the first ``first_k_dense_replace`` layers, then
+    routed experts beside ungated shared experts (the shape keys' defaults are :mod:`modelsize`'s)."""
+
+    def key(name: str) -> int:
+        return int(deepseek_key(data, fam, name) or 0)
+
+    moe = key("moe_intermediate_size")
+    mla = tuple(key(k) for k in ("q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"))
+    return Structure(
+        fam,
+        h,
+        layers,
+        heads,
+        _num(data, "num_key_value_heads", default=heads),
+        mla[3],
+        moe,
+        data["vocab_size"],
+        act=str(_num(data, "hidden_act", default="silu")),
+        experts=key("n_routed_experts"),
+        top_k=int(_num(data, "num_experts_per_tok", default=8 if fam == "deepseek_v3" else 1)),
+        shared_expert=moe * key("n_shared_experts"),
+        shared_gate=False,
+        mla=mla,
+        dense_layers=min(layers, key("first_k_dense_replace")),
+        dense_intermediate=data["intermediate_size"],
         **common,
     )
 
@@ -295,10 +369,21 @@ class Activations:
     checkpointing: bool = False
     offloaded: bool = False
     transient: tuple[str, float] = ("", 0.0)
+    dense: tuple[tuple[str, float], ...] = ()  # DeepSeek's first dense layers' parts (``layer``: the MoE ones)
 
     @property
     def per_layer(self) -> float:
         return sum(v for _, v in self.layer)
+
+    @property
+    def dense_layers(self) -> int:
+        return self.structure.dense_layers if self.dense else 0
+
+    @property
+    def largest_layer(self) -> float:
+        """The most any one decoder layer keeps (the one recomputed at the peak of checkpointing)."""
+        dense = sum(v for _, v in self.dense)
+        return dense if self.dense_layers >= self.structure.layers else max(self.per_layer, dense)
 
     @property
     def outside_total(self) -> float:
@@ -310,7 +395,8 @@ class Activations:
         L = self.structure.layers
         if self.checkpointing:
             return float(L * self.dtype_bytes * self.seq_len * self.micro_batch * self.structure.hidden)
-        return L * self.per_layer
+        k = self.dense_layers
+        return (L - k) * self.per_layer + k * sum(v for _, v in self.dense)
 
     @property
     def saved(self) -> float:
@@ -319,7 +405,7 @@ class Activations:
         recomputed layer (the loss's tensors are released before the layers' backward starts)."""
         if not self.checkpointing:
             return self.kept + self.outside_total
-        recompute = self.per_layer - self._input_shared() + self.outside[0][1]
+        recompute = self.largest_layer - self._input_shared() + self.outside[0][1]
         return (0.0 if self.offloaded else self.kept) + max(self.outside_total, recompute)
 
     def _input_shared(self) -> float:
@@ -344,8 +430,10 @@ class Activations:
             where = " (host RAM)" if self.offloaded else ""
             out = [
                 (f"layer inputs kept ({st.layers} layers, checkpointed){where}", self.kept),
-                ("one layer recomputed in backward", self.per_layer),
+                ("one layer recomputed in backward", self.largest_layer),
             ]
+        elif self.dense:
+            out = self._layer_lines()
         else:
             out = [
                 (
@@ -359,6 +447,19 @@ class Activations:
         if self.transient[1]:
             out.append((f"largest transient: {self.transient[0]}", self.transient[1]))
         return out
+
+    def _layer_lines(self) -> list[tuple[str, float]]:
+        """Dense layers, then MoE layers (DeepSeek's ``first_k_dense_replace``)."""
+        st, k = self.structure, self.dense_layers
+        unit = max(1, self.seq_len * self.micro_batch * st.hidden)
+        dense = sum(v for _, v in self.dense)
+        return [
+            (f"dense decoder layers ({k} x {dense / unit:.1f} bytes x seq x batch x hidden)", k * dense),
+            (
+                f"MoE decoder layers ({st.layers - k} x {self.per_layer / unit:.1f} bytes x seq x batch x hidden)",
+                (st.layers - k) * self.per_layer,
+            ),
+        ]
 
     def formula(self) -> str:
         st = self.structure
@@ -381,6 +482,8 @@ def _norm(st: Structure, rows: float, width: int, e: int, out_saved: bool = True
 
 def _attention(st: Structure, s: int, b: int, e: int, cache: bool) -> list[tuple[str, float]]:
     t = s * b
+    if st.mla:
+        return _mla(st, s, b, e)
     q = st.heads * st.head_dim
     eager = st.attn == "eager"
     parts = [("q, k, v", _qkv(st, t, e, eager, b, cache))]
@@ -402,6 +505,41 @@ def _attention(st: Structure, s: int, b: int, e: int, cache: bool) -> list[tuple
         parts.append(("attention output and log-sum-exp", float(e * t * q + 4 * t * st.heads)))
         if _rope_cat(st):  # the kernel's output follows q's (b, heads, s, d) layout: o_proj needs a copy
             parts.append(("attention output, contiguous copy", float(e * t * q)))
+    return parts
+
+
+def _mla(st: Structure, s: int, b: int, e: int) -> list[tuple[str, float]]:
+    """DeepSeek's multi-head latent attention (``DeepseekV2Attention``): q's low-rank bottleneck and
+    its norm; kv's compressed projection, whose norm (in fp32 compute) keeps the whole output of
+    which kv is a view, and kv_b's input (the norm's output, or the cache's copy: the same size);
+    q concatenated from its parts and k assembled in a new tensor, both kept by the kernel. v is a
+    view of kv_b's output: SDPA keeps that whole output, eager's batched matmul a copy of v (of the
+    whole output when the batch is 1 and the fold is a view). FlashAttention gets v padded to q's
+    head dim (transformers' flash integration) and keeps its padded output. The cache holds the
+    compressed latents, which autograd does not keep."""
+    t, hh = s * b, st.heads
+    q_rank, kv_rank, nope, rope, vd = st.mla
+    parts: list[tuple[str, float]] = []
+    if q_rank:
+        parts.append(("q low-rank projection and its norm", _norm(st, t, q_rank, e)))
+    kv = _norm(st, t, kv_rank, e) + (4 * t * rope if e == 4 else 0)
+    parts.append(("compressed kv and its norm", float(kv)))
+    qk = 2 * e * t * hh * (nope + rope)
+    if st.attn == "eager":
+        scores = b * hh * s * s
+        probs = 4 * scores + (e * scores if e != 4 else 0)
+        v = e * t * hh * (vd if b > 1 else nope + vd)
+        parts.append(("q, k, v", float(qk + v)))
+        parts.append(("attention scores and probabilities (eager)", float(probs)))
+        parts.append(("attention output", float(e * t * hh * vd)))
+        return parts
+    if st.attn == "flash":  # transformers pads v to q's head dim for FlashAttention and crops the output
+        parts.append(("q, k, padded v", float(qk + e * t * hh * (nope + rope))))
+        out = e * t * hh * (nope + rope + vd) + 4 * t * hh
+    else:
+        parts.append(("q, k, v", float(qk + e * t * hh * (nope + vd))))
+        out = 2 * e * t * hh * vd + 4 * t * hh
+    parts.append(("attention output and log-sum-exp, contiguous copy", float(out)))
     return parts
 
 
@@ -465,14 +603,18 @@ def _moe(st: Structure, t: int, e: int) -> float:
     router = 4 * t * st.experts + 4 * 8 * routed
     experts = 2 * e * routed * st.hidden + _mlp(st, routed, e)
     if st.shared_expert:
-        experts += _mlp(replace(st, intermediate=st.shared_expert), t, e) + e * t
+        experts += _mlp(replace(st, intermediate=st.shared_expert), t, e) + (e * t if st.shared_gate else 0)
+    if st.mla and e != 4:  # DeepSeek's router runs in fp32: an fp32 copy of its input and of its weight
+        router += 4 * t * st.hidden + 4 * st.experts * st.hidden
     return float(router + experts)
 
 
 def _outside(st: Structure, s: int, b: int, e: int) -> list[tuple[str, float]]:
     t = s * b
     head: float = 8 * t  # the token ids the embedding's backward needs
-    if st.rope:
+    if st.family == "deepseek_v2":
+        head += 4 * s * st.head_dim  # the complex64 rotary factors, shared by the batch
+    elif st.rope:
         head += 2 * e * s * int(st.head_dim * st.rope_fraction)  # cos and sin, shared by the batch
     if st.embd_dropout > 0:
         head += t * st.hidden
@@ -491,7 +633,7 @@ def _transient(st: Structure, s: int, b: int, e: int) -> tuple[str, float]:
     """The largest tensor pair alive beyond what is saved: the loss's fp32 gradient (nll's and
     log-softmax's), the MLP intermediate's gradients, or eager attention's softmax gradient."""
     t = s * b
-    width = st.intermediate * max(1, st.top_k)
+    width = max(st.intermediate * max(1, st.top_k), st.dense_intermediate if st.dense_layers else 0)
     cands = [
         ("fp32 logits gradient (loss backward)", 8.0 * t * st.vocab),
         ("MLP intermediate gradients (backward)", float(e * t * width * (3 if st.gated else 2))),
@@ -513,14 +655,17 @@ def estimate(
     """Activation bytes of one micro batch of ``seq_len`` tokens in a ``dtype_bytes`` compute dtype.
     Checkpointing runs without the cache (transformers turns ``use_cache`` off for it)."""
     s, b, e = seq_len, micro_batch, dtype_bytes
+    cache = st.use_cache and not checkpointing
+    dense = replace(st, experts=0, top_k=0, intermediate=st.dense_intermediate) if st.dense_layers else None
     return Activations(
         st,
         s,
         b,
         e,
-        tuple(_layer(st, s, b, e, st.use_cache and not checkpointing)),
+        tuple(_layer(st, s, b, e, cache)),
         tuple(_outside(st, s, b, e)),
         checkpointing,
         checkpointing and cpu_offload,
         _transient(st, s, b, e),
+        () if dense is None else tuple(_layer(dense, s, b, e, cache)),
     )

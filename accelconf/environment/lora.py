@@ -300,13 +300,13 @@ def activation_lines(sp: Split, act: Any) -> Any:
     fp32 adapter's dtype, autocast casts it back, and keeps each adapter weight's 16-bit cast);
     ``B`` keeps the rank-``r`` intermediate. Outside the
     layers the frozen LM head keeps no input and the frozen embedding no token ids. Modelled for the
-    RMSNorm decoders; for the others only the intermediates are added."""
+    RMSNorm decoders; for the others (and DeepSeek's MLA) only the intermediates are added."""
     from dataclasses import replace
 
     st, e = act.structure, act.dtype_bytes
     t = act.seq_len * act.micro_batch
     r = sp.adapter.rank
-    if st.norm == "layer":
+    if st.norm == "layer" or st.mla:  # DeepSeek's MLA projections: only the intermediates
         per_layer = e * t * r * sp.matched / max(1, st.layers)
         return replace(act, layer=act.layer + (("LoRA adapters' rank-r intermediates", per_layer),))
     # under 16-bit autocast each fp32 adapter weight is cast once per forward, and the cast is kept

@@ -24,6 +24,7 @@ import struct
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from accelconf.environment import activations
 from accelconf.environment.activations import Structure, structure_of
 from accelconf.errors import UsageError
 
@@ -233,6 +234,8 @@ _TIE = {
     "falcon": True,
     "qwen2_moe": False,
     "qwen3_moe": False,
+    "deepseek_v2": False,
+    "deepseek_v3": False,
 }
 FAMILIES: tuple[str, ...] = tuple(sorted(_TIE))
 
@@ -339,6 +342,70 @@ def _mlp_tensors(c: _Cfg, p: str, i: int, h: int) -> list[tuple[str, Shape]]:
     )
 
 
+def deepseek_key(c: _Cfg, key: str) -> Any:
+    """A DeepSeek shape key of ``c`` or its configuration default (:func:`activations.deepseek_key`)."""
+    return activations.deepseek_key(c.data, c.family, key)
+
+
+def deepseek_moe_layer(c: _Cfg, index: int) -> bool:
+    """Whether DeepSeek decoder layer ``index`` is MoE: transformers 5.x builds ``DeepseekV2Moe`` /
+    ``DeepseekV3MoE`` from ``first_k_dense_replace`` on, every layer (``moe_layer_freq``, which the
+    original remote code also read, is not read by transformers)."""
+    return index >= int(deepseek_key(c, "first_k_dense_replace"))
+
+
+def _mla_tensors(c: _Cfg, p: str, h: int) -> list[tuple[str, Shape]]:
+    """Multi-head latent attention (``DeepseekV2Attention``): q straight or through a low-rank
+    bottleneck with its norm, the compressed kv with the shared rotary key, kv's up-projection."""
+    heads, bias = c("num_attention_heads"), c("attention_bias", default=False)
+    nope, rope, vd = (deepseek_key(c, k) for k in ("qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"))
+    q_rank, kv_rank = deepseek_key(c, "q_lora_rank"), deepseek_key(c, "kv_lora_rank")
+    a = f"{p}.self_attn"
+    if q_rank is None:
+        out = _linear(f"{a}.q_proj", heads * (nope + rope), h, False)
+    else:
+        out = _linear(f"{a}.q_a_proj", q_rank, h, bias) + _norm(f"{a}.q_a_layernorm", q_rank)
+        out += _linear(f"{a}.q_b_proj", heads * (nope + rope), q_rank, False)
+    out += _linear(f"{a}.kv_a_proj_with_mqa", kv_rank + rope, h, bias) + _norm(f"{a}.kv_a_layernorm", kv_rank)
+    out += _linear(f"{a}.kv_b_proj", heads * (nope + vd), kv_rank, False)
+    return out + _linear(f"{a}.o_proj", h, heads * vd, bias)
+
+
+def _gated(name: str, inter: int, h: int, bias: bool) -> list[tuple[str, Shape]]:
+    return (
+        _linear(f"{name}.gate_proj", inter, h, bias)
+        + _linear(f"{name}.up_proj", inter, h, bias)
+        + _linear(f"{name}.down_proj", h, inter, bias)
+    )
+
+
+def _deepseek(c: _Cfg) -> tuple[list[tuple[str, Shape]], Arch]:
+    """modeling_deepseek_v2.py / modeling_deepseek_v3.py: MLA attention; dense MLPs for the first
+    ``first_k_dense_replace`` layers, then routed experts (one fused tensor per kind, as transformers
+    5 builds them) beside shared experts of ``n_shared_experts * moe_intermediate_size``. V3's
+    ``e_score_correction_bias`` is a buffer, not a parameter."""
+    h, v, layers = c("hidden_size"), c("vocab_size"), c("num_hidden_layers")
+    bias = c.family == "deepseek_v2" and c("mlp_bias", default=False)
+    experts, moe = deepseek_key(c, "n_routed_experts"), deepseek_key(c, "moe_intermediate_size")
+    shared = moe * (deepseek_key(c, "n_shared_experts") or 0)
+    out: list[tuple[str, Shape]] = [("model.embed_tokens.weight", (v, h))]
+    for i in range(layers):
+        p = f"model.layers.{i}"
+        out += _mla_tensors(c, p, h)
+        if deepseek_moe_layer(c, i):
+            out += [
+                (f"{p}.mlp.experts.gate_up_proj", (experts, 2 * moe, h)),
+                (f"{p}.mlp.experts.down_proj", (experts, h, moe)),
+                (f"{p}.mlp.gate.weight", (experts, h)),
+            ]
+            out += _gated(f"{p}.mlp.shared_experts", shared, h, bias)
+        else:
+            out += _gated(f"{p}.mlp", c("intermediate_size"), h, bias)
+        out += _norm(f"{p}.input_layernorm", h) + _norm(f"{p}.post_attention_layernorm", h)
+    out += _norm("model.norm", h)
+    return out, Arch(h, layers, c("num_attention_heads"))
+
+
 def _phi(c: _Cfg) -> tuple[list[tuple[str, Shape]], Arch]:
     """modeling_phi.py: biased projections, LayerNorms with bias, an lm_head with bias."""
     h, v, layers, heads = c("hidden_size"), c("vocab_size"), c("num_hidden_layers"), c("num_attention_heads")
@@ -427,7 +494,14 @@ def _falcon(c: _Cfg) -> tuple[list[tuple[str, Shape]], Arch]:
     return out, Arch(h, layers, heads)
 
 
-_BUILDERS = {"phi": _phi, "gpt2": _gpt2, "gpt_neox": _gpt_neox, "falcon": _falcon}
+_BUILDERS = {
+    "phi": _phi,
+    "gpt2": _gpt2,
+    "gpt_neox": _gpt_neox,
+    "falcon": _falcon,
+    "deepseek_v2": _deepseek,
+    "deepseek_v3": _deepseek,
+}
 _ALIASES = {"gpt-neox": "gpt_neox", "refinedweb": "falcon", "refinedwebmodel": "falcon", "rw": "falcon"}
 
 
