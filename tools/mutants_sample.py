@@ -36,7 +36,7 @@ PASSES: dict[str, tuple[list[str], str]] = {
     "environment": (
         ["accelconf/environment/*", "accelconf/preflight/*"],
         "tests/test_memory.py tests/test_check_boundaries.py tests/test_activations.py tests/test_lora.py"
-        " tests/test_probe.py tests/test_wrapclass.py tests/test_preflight.py",
+        " tests/test_probe.py tests/test_wrapclass.py",
     ),
     "assist-lsp-text": (
         ["accelconf/assist/*", "lsp/accelconf_lsp/*", "accelconf/text/*", "accelconf/kinds/*"],
