@@ -31,7 +31,8 @@ PLAN = ROOT / "bench" / "mutants-sample.json"
 SOURCES = "accelconf/ lsp/"
 FAST = "-m 'not slow and not oracle'"
 
-# group -> (the modules it mutates, the fast tests that exercise them)
+# group -> (the modules it mutates, the fast tests that exercise them). Left out: tests/test_preflight.py
+# (it runs torchrun), the editors, the release matrices, and everything marked slow or oracle.
 PASSES: dict[str, tuple[list[str], str]] = {
     "environment": (
         ["accelconf/environment/*", "accelconf/preflight/*"],
@@ -41,7 +42,9 @@ PASSES: dict[str, tuple[list[str], str]] = {
     "assist-lsp-text": (
         ["accelconf/assist/*", "lsp/accelconf_lsp/*", "accelconf/text/*", "accelconf/kinds/*"],
         "tests/test_assist.py tests/test_suggest.py tests/test_text.py tests/test_document.py tests/test_kinds.py"
-        " tests/test_lsp_protocol.py",
+        " tests/test_lsp_protocol.py"
+        # mutmut's trampolines add frames: a test that nests to just under the recursion limit overflows
+        " -k 'not test_deep_nesting_is_refused'",
     ),
     "deepspeed-trainer": (
         [
@@ -172,14 +175,15 @@ def main(argv: list[str]) -> int:
     r = sub.add_parser("run")
     r.add_argument("--only", nargs="*", default=[])
     r.add_argument("--until", help="HH:MM UTC: stop the pass running then (its finished mutants are kept)")
-    sub.add_parser("report")
+    rep = sub.add_parser("report")
+    rep.add_argument("--note", default="", help="a paragraph on how the run went, put above the table")
     args = parser.parse_args(argv)
     if args.cmd == "names":
         names(args.every, args.offset, not args.no_generate)
     elif args.cmd == "run":
         run(args.only, args.until)
     else:
-        report()
+        report(args.note)
     return 0
 
 
@@ -225,7 +229,7 @@ def _row(path: str, plan: dict, eq: dict[str, str]) -> tuple[str, list[str]]:
     return row, lost
 
 
-def report() -> None:
+def report(note: str = "") -> None:
     """The sample's section of bench/MUTANTS.md (replaced in place; the core's part is untouched)."""
     plan = json.loads(PLAN.read_text())
     eq = _equivalents()
@@ -260,6 +264,7 @@ def report() -> None:
         f" Wall time {secs / 60:.0f} min on the shared 2 cores, {secs / max(done, 1):.1f} s a mutant;"
         f" every mutant of these modules ({full}) at that pace: about {full * secs / max(done, 1) / 3600:.0f} h.",
         "",
+        *([note, ""] if note else []),
         "| module | mutants | sample | checked | killed | survived | equivalent | no tests | kill rate [95%] |",
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
         *rows,
