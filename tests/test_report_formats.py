@@ -43,3 +43,9 @@ def test_text_and_json_keep_the_severity_word(severity: str) -> None:
     assert f"train.yaml:3:1: {severity}: a {severity} finding [rule-{severity}]" in render(_one(severity), "text")
     (f,) = json.loads(render(_one(severity), "json"))["files"][0]["findings"]
     assert f["severity"] == severity
+
+
+def test_a_finding_with_a_misspelt_severity_cannot_be_made() -> None:
+    # each rule's severity is a string literal at its call; one typo ("ERROR") would exit 0
+    with pytest.raises(ValueError, match="severity 'ERROR'"):
+        Finding("ds-version", "ERROR", "x")  # type: ignore[arg-type]
