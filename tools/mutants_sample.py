@@ -269,7 +269,7 @@ def report(note: str = "") -> None:
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
         *rows,
         "",
-        "Surviving sampled mutants not marked equivalent (`mutmut show NAME` after `names`):",
+        "Sampled mutants that survived or reached no test, not marked equivalent (`mutmut show NAME` after `names`):",
         "",
         *(f"- `{name}`" for name in sorted(lost)),
         "",
