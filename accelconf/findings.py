@@ -35,6 +35,12 @@ class Finding:
     path: str = ""
     fix: tuple[tuple[int, int, str], ...] = field(default=(), compare=False)
 
+    def __post_init__(self) -> None:
+        # the exit code and every output format key on the three words: a misspelt severity would
+        # make an error finding exit 0 and render as nothing any reader knows
+        if self.severity not in SEVERITY_ORDER:
+            raise ValueError(f"finding {self.rule!r}: severity {self.severity!r} is not error, warning or info")
+
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
         d.pop("fix")

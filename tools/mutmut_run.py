@@ -15,6 +15,11 @@ pyproject.toml for this run (pytest arguments, shell-quoted: test files and opti
 selection is a lower bound of the rate with the configured one; the narrow run is what makes a
 full run of a large module fit in about 90 minutes (validate) when its survivors would otherwise each run every slow
 end-to-end test that covers them.
+
+ACCELCONF_MUTANTS_ONLY and ACCELCONF_MUTANTS_SOURCES (space-separated) replace ``only_mutate`` and
+``source_paths`` the same way: tools/mutants_sample.py runs one pass per group of modules outside
+the core with them. A source path under lsp/ is put first on ``sys.path`` (as mutmut does for
+``mutants/``) so the tests import the mutated ``accelconf_lsp``.
 """
 
 from __future__ import annotations
@@ -55,27 +60,55 @@ def function_trampoline_arrangement(function: cst.FunctionDef, mutants, class_na
     return decl, methods, assign, names
 
 
-def main() -> None:
+def configure():  # type: ignore[no-untyped-def]
+    """mutmut patched and configured (the overrides below applied); returns ``mutmut.__main__``."""
     if not hasattr(fm, "MutationVisitor") or not hasattr(fm, "function_trampoline_arrangement"):
         sys.exit("tools/mutmut_run.py: this mutmut version has a different layout; pin mutmut==3.8.1")
     fm.MutationVisitor._skip_node_and_children = _skip_node_and_children  # type: ignore[method-assign]
     fm.function_trampoline_arrangement = function_trampoline_arrangement
-    selection = os.environ.get("ACCELCONF_MUTANTS_TESTS", "").strip()
-    if selection:
+    overrides = {
+        key: value.split() if key != "pytest_add_cli_args_test_selection" else shlex.split(value)
+        for key, var in _OVERRIDES.items()
+        if (value := os.environ.get(var, "").strip())
+    }
+    if overrides:
         from mutmut import configuration
 
         reader = configuration._config_reader
 
         def narrowed_reader():  # type: ignore[no-untyped-def]
             read = reader()
-            args = shlex.split(selection)
-            return lambda key, default: args if key == "pytest_add_cli_args_test_selection" else read(key, default)
+            return lambda key, default: overrides[key] if key in overrides else read(key, default)
 
         configuration._config_reader = narrowed_reader  # read again by every (re)load of mutmut's config
         configuration.reset_config()
-    from mutmut.__main__ import cli
+    import mutmut.__main__ as mm
 
-    cli()
+    _prepend_lsp(mm)
+    return mm
+
+
+def main() -> None:
+    configure().cli()
+
+
+_OVERRIDES = {
+    "pytest_add_cli_args_test_selection": "ACCELCONF_MUTANTS_TESTS",
+    "only_mutate": "ACCELCONF_MUTANTS_ONLY",
+    "source_paths": "ACCELCONF_MUTANTS_SOURCES",
+}
+
+
+def _prepend_lsp(mm) -> None:  # type: ignore[no-untyped-def]
+    """mutmut puts ``mutants/`` first on sys.path; the server package lives one folder down."""
+    setup = mm.setup_source_paths
+
+    def setup_source_paths() -> None:
+        setup()
+        if any(str(p).startswith("lsp") for p in mm.config().source_paths):
+            sys.path.insert(0, os.path.abspath(os.path.join("mutants", "lsp")))
+
+    mm.setup_source_paths = setup_source_paths
 
 
 if __name__ == "__main__":
