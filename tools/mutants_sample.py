@@ -36,12 +36,14 @@ FAST = "-m 'not slow and not oracle'"
 PASSES: dict[str, tuple[list[str], str]] = {
     "environment": (
         ["accelconf/environment/*", "accelconf/preflight/*"],
-        "tests/unit/environment/test_memory.py tests/unit/environment/test_check_boundaries.py tests/unit/environment/test_activations.py tests/unit/environment/test_lora.py"
+        "tests/unit/environment/test_memory.py tests/unit/environment/test_check_boundaries.py"
+        " tests/unit/environment/test_activations.py tests/unit/environment/test_lora.py"
         " tests/unit/environment/test_probe.py tests/unit/environment/test_wrapclass.py",
     ),
     "assist-lsp-text": (
         ["accelconf/assist/*", "lsp/accelconf_lsp/*", "accelconf/text/*", "accelconf/kinds/*"],
-        "tests/unit/assist/test_assist.py tests/unit/text/test_suggest.py tests/unit/text/test_text.py tests/unit/text/test_document.py tests/unit/kinds/test_kinds.py"
+        "tests/unit/assist/test_assist.py tests/unit/text/test_suggest.py tests/unit/text/test_text.py"
+        " tests/unit/text/test_document.py tests/unit/kinds/test_kinds.py"
         " tests/lsp/test_lsp_protocol.py"
         # mutmut's trampolines add frames: a test that nests to just under the recursion limit overflows
         " -k 'not test_deep_nesting_is_refused'",
@@ -55,8 +57,10 @@ PASSES: dict[str, tuple[list[str], str]] = {
             "accelconf/accelerate/model.py",
             "accelconf/accelerate/schema.py",
         ],
-        "tests/unit/deepspeed/test_deepspeed.py tests/unit/deepspeed/test_deepspeed_constraints.py tests/unit/trainer/test_trainer_args.py"
-        " tests/unit/trainer/test_trainer_rules.py tests/unit/accelerate/test_migrate.py tests/unit/accelerate/test_model.py",
+        "tests/unit/deepspeed/test_deepspeed.py tests/unit/deepspeed/test_deepspeed_constraints.py"
+        " tests/unit/trainer/test_trainer_args.py"
+        " tests/unit/trainer/test_trainer_rules.py tests/unit/accelerate/test_migrate.py"
+        " tests/unit/accelerate/test_model.py",
     ),
     "api-commands": (
         [
@@ -74,7 +78,8 @@ PASSES: dict[str, tuple[list[str], str]] = {
             "accelconf/schemas.py",
             "accelconf/versions.py",
         ],
-        "tests/unit/api/test_api.py tests/unit/environment/test_check.py tests/cli/test_cli.py tests/unit/api/test_explain_api.py tests/cli/test_sarif.py"
+        "tests/unit/api/test_api.py tests/unit/environment/test_check.py tests/cli/test_cli.py"
+        " tests/unit/api/test_explain_api.py tests/cli/test_sarif.py"
         " tests/unit/catalogue/test_catalogue.py",
     ),
 }

@@ -1,5 +1,5 @@
 """Every output format says each severity the way its reader expects (the JSON report's shape is
-tests/test_output_contract.py's).
+tests/cli/test_output_contract.py's).
 
 One table per format is the contract: GitHub workflow commands (``::error``/``::warning``/``::notice``),
 SARIF levels (``error``/``warning``/``note``), the text line's severity word and the JSON ``severity``.
