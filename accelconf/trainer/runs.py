@@ -184,9 +184,9 @@ def what_runs(
         else (args.get("fsdp_config") if isinstance(args.get("fsdp_config"), dict) else None)
     )
     try:
-        made = fsdp_plugin.plugin_args(args.get("fsdp"), fsdp_cfg)
+        made = _plugin(args, fsdp_cfg, env)
         if made is not None:
-            runs.fsdp = fsdp_plugin.plugin_fields(made[0], made[1], env)
+            runs.fsdp = made
         elif args.get("fsdp"):
             runs.notes.append(
                 "fsdp_config turns on xla: torch_xla's FSDP wraps the model, accelerate builds no FSDP plugin"
@@ -233,6 +233,23 @@ def what_runs(
             )
         )
     return runs
+
+
+def _plugin(args: ArgValues, fsdp_cfg: Mapping[str, Any] | None, env: Env) -> dict[str, Provenance] | None:
+    """The FSDP plugin fields, in the form the arguments' transformers release builds them."""
+    from accelconf.trainer import fsdp_releases, releases
+
+    if releases.runs_fact("fsdp_plugin_from", args.version) == "fsdp_config":
+        made = fsdp_plugin.plugin_args(args.get("fsdp"), fsdp_cfg)
+        return None if made is None else fsdp_plugin.plugin_fields(made[0], made[1], env)
+    inline = isinstance(args.get("fsdp_config"), dict)
+    inp = fsdp_releases.plugin_inputs(args.get("fsdp"), fsdp_cfg, args.version, inline)
+    if inp is None:
+        return None
+    fields = fsdp_plugin.plugin_fields(inp.kwargs, inp.src, {**env, **inp.env})
+    for name, (value, where) in inp.after.items():
+        fields[name] = Provenance(name, value, "argument", where, note="set by the Trainer after the plugin is built")
+    return fields
 
 
 def _ds_precision(config: Mapping[str, Any], given: Provenance) -> Provenance:
