@@ -145,15 +145,18 @@ def side(text: str, source: str, version: str | None = None, accelerate_version:
 
 
 def _arguments(text: str, source: str, kind: str, version: str) -> Flat:
-    """The fields the file sets that this release has (``arguments.<name>``), and the defaults of
-    the ones it does not set (``defaults.<name>``)."""
+    """The fields the file sets that this release has (``arguments.<name>``), the defaults of the
+    ones it does not set (``defaults.<name>``), and the Accelerator's own accumulation steps."""
     from accelconf.trainer import releases
     from accelconf.trainer.args import read_args
+    from accelconf.trainer.runs_inputs import inputs, runs_of
 
     group = read_args(text, source, kind)
+    runs = runs_of(inputs(group, version), {})
+    own = runs.gradient_accumulation[1]  # the Accelerator's own steps: how the Trainer builds its plugin
     known = releases.fields(version)
     written = {a.name: a for a in group.args}
-    out: Flat = {}
+    out: Flat = {"Accelerator.gradient_accumulation_steps": (own.value, own.where)}
     for name, arg in written.items():
         if name in known:
             out[f"arguments.{name}"] = (arg.value, f"{source}:{arg.line}")

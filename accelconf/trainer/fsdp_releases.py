@@ -122,9 +122,9 @@ def _kwargs_form(
             inp.kwargs["cpu_offload"], inp.src["cpu_offload"] = True, "fsdp offload"
     for name, value in _wrap(items, cfg).items():
         inp.kwargs[name], inp.src[name] = value, "fsdp auto_wrap" if name == "auto_wrap_policy" else ""
-    version = int(cfg.get("version", releases.runs_fact("fsdp_version_default", version)))
-    put("fsdp_version", version, "version")
-    if version == 2:
+    fsdp_version = int(cfg.get("version", releases.runs_fact("fsdp_version_default", version)))
+    put("fsdp_version", fsdp_version, "version")
+    if fsdp_version == 2:
         default: Any = (sharding != "shard_grad_op" if sharding else True) if by_sharding else "false"
         put(
             "reshard_after_forward",

@@ -96,19 +96,7 @@ def gradient_accumulation(args: ArgValues, env: Env, ds: ds_fill.Filled | None) 
         )
     else:
         rows.append(Provenance("Trainer.gradient_accumulation_steps", steps, source, where))
-    var = env.get(env_var("deepspeed_config", "gradient_accumulation_steps"))
-    rows.append(
-        Provenance(
-            "Accelerator.gradient_accumulation_steps",
-            1,
-            "transformers default",
-            "Trainer: GradientAccumulationPlugin(num_steps=1)",
-            overrode=f"ACCELERATE_GRADIENT_ACCUMULATION_STEPS={var[0]}" + (f" ({var[2]})" if var[2] else "")
-            if var
-            else "",
-            note="the Trainer accumulates itself",
-        )
-    )
+    rows.append(_accelerator_accumulation(args, env, rows[0]))
     if ds is not None:
         p = ds.provenance.get("gradient_accumulation_steps")
         value = ds.config.get("gradient_accumulation_steps")
@@ -126,6 +114,39 @@ def gradient_accumulation(args: ArgValues, env: Env, ds: ds_fill.Filled | None) 
             rows[-1].note,
         )
     return rows
+
+
+def _accelerator_accumulation(args: ArgValues, env: Env, trainer: Provenance) -> Provenance:
+    """The Accelerator's own accumulation steps, as that transformers release builds its plugin."""
+    from accelconf.trainer import releases
+
+    name = env_var("deepspeed_config", "gradient_accumulation_steps")
+    var = env.get(name)
+    form = releases.runs_fact("accelerator_accumulation", args.version)
+    if form == "env":
+        if var is not None:
+            source = "accelerate config" if var[1] == "launch" else "env"
+            return Provenance("Accelerator.gradient_accumulation_steps", int(var[0]), source, var[2] or name)
+        return Provenance(
+            "Accelerator.gradient_accumulation_steps", 1, "plugin default", "Accelerator(gradient_accumulation_steps=1)"
+        )
+    overrode = f"{name}={var[0]}" + (f" ({var[2]})" if var[2] else "") if var else ""
+    if form == "arguments":
+        return Provenance(
+            "Accelerator.gradient_accumulation_steps",
+            trainer.value,
+            trainer.source,
+            f"Trainer: GradientAccumulationPlugin(num_steps={trainer.value})",
+            overrode=overrode,
+        )
+    return Provenance(
+        "Accelerator.gradient_accumulation_steps",
+        1,
+        "transformers default",
+        "Trainer: GradientAccumulationPlugin(num_steps=1)",
+        overrode=overrode,
+        note="the Trainer accumulates itself",
+    )
 
 
 def hidden_size_of(config: Mapping[str, Any]) -> int | None:
