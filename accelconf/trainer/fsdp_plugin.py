@@ -184,7 +184,11 @@ class _Fields:
         if var in self.env:
             raw, how, where = self.env[var]
             value = convert(raw) if convert else raw
-            source = {"launch": "accelerate config", "arguments": "argument"}.get(how, "env")
+            source = {
+                "launch": "accelerate config",
+                "arguments": "argument",
+                "transformers": "transformers default",
+            }.get(how, "env")
             self.rows[field] = Provenance(field, value, source, where or var, note=f"from {var}")
             return value
         self.rows[field] = Provenance(field, default, "plugin default", f"{registry.FSDP}.{field}")

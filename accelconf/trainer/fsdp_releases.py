@@ -28,8 +28,8 @@ OPTIONS = ("full_shard", "shard_grad_op", "no_shard", "hybrid_shard", "hybrid_sh
 @dataclass
 class PluginInputs:
     """What the plugin is built from: keyword arguments (and the key that gave each), variables the
-    arguments write into the process (variable -> (value, "arguments", key)), and the fields the
-    Trainer sets afterwards (field -> (value, key))."""
+    arguments write into the process (variable -> (value, "arguments" or "transformers", key)), and
+    the fields the Trainer sets afterwards (field -> (value, key))."""
 
     kwargs: dict[str, Any] = field(default_factory=dict)
     src: dict[str, str] = field(default_factory=dict)
@@ -80,7 +80,8 @@ def _wrap(items: list[str], cfg: Mapping[str, Any]) -> dict[str, Any]:
 
 def _env_form(items: list[str], cfg: Mapping[str, Any], written: Mapping[str, str], inp: PluginInputs) -> None:
     def put(section: str, key: str, value: str, by: str) -> None:
-        inp.env[env_var(section, key)] = (value, "arguments", by)
+        # "transformers": a value TrainingArguments writes of its own, no key of the file gave it
+        inp.env[env_var(section, key)] = (value, "transformers" if by.endswith("__post_init__") else "arguments", by)
 
     inp.env[registry.USE_ENV["FSDP"]] = ("true", "arguments", "fsdp")
     for item in items:

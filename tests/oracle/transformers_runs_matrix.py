@@ -191,7 +191,8 @@ def run_release(minor: str, job: int = 0) -> RunsResult:
     start = time.monotonic()
     batch = cases()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ACCELERATE_", "FSDP_"))}
-    env["ORACLE_PORT"] = str(BASE_PORT + job)  # two releases at a time: each its own rendezvous port
+    # two releases at a time, and maybe two matrices on one machine: each its own rendezvous port
+    env["ORACLE_PORT"] = str(BASE_PORT + 2 * (os.getpid() % 500) + job)
     result = RunsResult(minor)
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "runs.json"
