@@ -100,6 +100,13 @@ def cases() -> list[dict[str, Any]]:
             args["fsdp_config"] = cfg
         out.append({"kind": "init", "args": args, "env": env})
     out += [
+        # an inline fsdp_config's fsdp_ prefix with nothing in the environment to stand in for it
+        {"kind": "init", "args": {"fsdp": "full_shard auto_wrap", "fsdp_config": FSDP_CONFIGS[1]}, "env": {}},
+        {
+            "kind": "init",
+            "args": {"fsdp": "full_shard auto_wrap", "fsdp_config": {"fsdp_min_num_params": 500}},
+            "env": {},
+        },
         {"kind": "init", "args": {"fsdp": "full_shard bogus"}, "env": {}},
         {"kind": "init", "args": {"fsdp": "offload"}, "env": {}},
         {"kind": "init", "args": {"bf16": True, "gradient_accumulation_steps": 4}, "env": {}},
