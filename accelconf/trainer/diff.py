@@ -18,7 +18,7 @@ from accelconf.accelerate.launch import launch_env, resolve
 from accelconf.deepspeed.path import config_file_path
 from accelconf.diff.result import Change, DiffResult, matches, same
 from accelconf.kinds import TRAINER_KINDS
-from accelconf.trainer import ds_fill
+from accelconf.trainer import ds_fill, releases
 from accelconf.trainer.argvalues import ArgValues
 from accelconf.trainer.fsdp_plugin import Provenance, TrainerRaises, env_var, plugin_fields
 from accelconf.trainer.read import read_args
@@ -147,10 +147,6 @@ def side(text: str, source: str, version: str | None = None, accelerate_version:
 def _arguments(text: str, source: str, kind: str, version: str) -> Flat:
     """The fields the file sets that this release has (``arguments.<name>``), the defaults of the
     ones it does not set (``defaults.<name>``), and the Accelerator's own accumulation steps."""
-    from accelconf.trainer import releases
-    from accelconf.trainer.args import read_args
-    from accelconf.trainer.runs_inputs import inputs, runs_of
-
     group = read_args(text, source, kind)
     runs = runs_of(inputs(group, version), {})
     own = runs.gradient_accumulation[1]  # the Accelerator's own steps: how the Trainer builds its plugin
@@ -168,8 +164,6 @@ def _arguments(text: str, source: str, kind: str, version: str) -> Flat:
 
 def _release_note(c: Change, a: str, b: str) -> Change:
     """Why a field, default or plugin field differs between the two releases."""
-    from accelconf.trainer import releases
-
     section, _, name = c.key.partition(".")
     if section == "arguments":
         gone, having = (b, a) if c.kind == "removed" else (a, b)
@@ -196,9 +190,6 @@ def release_diff(
     """What runs under transformers ``versions[0]`` from ``a`` (text, source) against what runs
     under ``versions[1]`` from ``b`` (the same file twice for one file across two releases): fields
     one release lacks, defaults that changed, and what the Accelerator is built with in each."""
-    from accelconf import kinds
-    from accelconf.trainer.runs_inputs import TRAINER_KINDS
-
     flats = []
     for (text, source), version in zip((a, b), versions):
         kind = kinds.recognise(text, source).kind

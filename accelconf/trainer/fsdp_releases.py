@@ -20,7 +20,14 @@ from typing import Any
 
 from accelconf.accelerate import registry
 from accelconf.trainer import releases
-from accelconf.trainer.fsdp_plugin import SHARDING, WRAP_POLICIES, TrainerRaises, env_var, str_to_bool
+from accelconf.trainer.fsdp_plugin import (
+    SHARDING,
+    WRAP_POLICIES,
+    TrainerRaises,
+    env_var,
+    normalise_fsdp_config,
+    str_to_bool,
+)
 
 OPTIONS = ("full_shard", "shard_grad_op", "no_shard", "hybrid_shard", "hybrid_shard_zero2", "offload", "auto_wrap")
 
@@ -149,7 +156,6 @@ def plugin_inputs(
     """What a release before 5.10 builds the plugin from; ``None`` when ``fsdp`` is off or ``xla`` is on.
     ``inline``: ``fsdp_config`` was written in the arguments, not a file they name (before 4.52 only a
     file's keys lose their ``fsdp_`` prefix)."""
-    from accelconf.trainer.fsdp_plugin import normalise_fsdp_config
 
     items = options(fsdp)
     if not items:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from accelconf.findings import Finding
-from accelconf.trainer import ds_fill, fsdp_plugin
+from accelconf.trainer import ds_fill, fsdp_plugin, fsdp_releases, releases
 from accelconf.trainer.args import TrainerArgs
 from accelconf.trainer.argvalues import ArgValues, from_trainer_args
 from accelconf.trainer.fsdp_plugin import Provenance, TrainerRaises, env_var
@@ -118,8 +118,6 @@ def gradient_accumulation(args: ArgValues, env: Env, ds: ds_fill.Filled | None) 
 
 def _accelerator_accumulation(args: ArgValues, env: Env, trainer: Provenance) -> Provenance:
     """The Accelerator's own accumulation steps, as that transformers release builds its plugin."""
-    from accelconf.trainer import releases
-
     name = env_var("deepspeed_config", "gradient_accumulation_steps")
     var = env.get(name)
     form = releases.runs_fact("accelerator_accumulation", args.version)
@@ -258,8 +256,6 @@ def what_runs(
 
 def _plugin(args: ArgValues, fsdp_cfg: Mapping[str, Any] | None, env: Env) -> dict[str, Provenance] | None:
     """The FSDP plugin fields, in the form the arguments' transformers release builds them."""
-    from accelconf.trainer import fsdp_releases, releases
-
     if releases.runs_fact("fsdp_plugin_from", args.version) == "fsdp_config":
         made = fsdp_plugin.plugin_args(args.get("fsdp"), fsdp_cfg)
         return None if made is None else fsdp_plugin.plugin_fields(made[0], made[1], env)
