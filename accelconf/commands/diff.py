@@ -45,7 +45,12 @@ _GREEN, _RED, _YELLOW, _CYAN, _DIM, _BOLD, _RESET = (
 )
 _MARK = {"changed": "~", "added": "+", "removed": "-", "not_comparable": "?"}
 _MARK_COLOR = {"changed": _YELLOW, "added": _GREEN, "removed": _RED, "not_comparable": _CYAN}
-SECTION_TITLES = {"": "top level"}
+SECTION_TITLES = {
+    "": "top level",
+    "arguments": "fields the file sets",
+    "defaults": "defaults of fields the file does not set",
+    "raises": "refused",
+}
 
 
 def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentParser:
@@ -63,6 +68,10 @@ def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentP
                 ("accelconf diff a.yaml b.yaml", "what differs in meaning"),
                 ("accelconf diff config.yaml launch.env", "a config against the env a job really had"),
                 ("accelconf diff --ignore num_processes --format json a.yaml b.yaml", ""),
+                (
+                    "accelconf diff train_args.yaml --transformers-version 4.57..5.24",
+                    "one arguments file under two transformers releases",
+                ),
                 (
                     "git config diff.accelconf.command 'accelconf diff --git-driver'",
                     "use it for `git diff` (with `*accelerate*.yaml diff=accelconf` in .gitattributes)",
@@ -107,8 +116,11 @@ def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentP
 def run(args: argparse.Namespace) -> int:
     if args.git_driver:
         return run_git_driver(args, sys.stdout)
+    ranged = ".." in str(getattr(args, "transformers_version", None) or "")
+    if len(args.files) == 1 and ranged:
+        args.files = args.files * 2  # one arguments file under two releases
     if len(args.files) != 2:
-        raise UsageError("diff needs two files, A and B")
+        raise UsageError("diff needs two files, A and B (one file with --transformers-version A..B)")
     if args.files.count("-") > 1:
         raise UsageError("only one of A and B can be '-' (standard input)")
     from accelconf.text.document import read_text
@@ -133,11 +145,17 @@ def _trainer_diff(args: argparse.Namespace, texts: list[tuple[str, str]]) -> sem
     from accelconf.kinds import TRAINER_KINDS
     from accelconf.trainer import diff as tdiff
 
-    if not any(kinds.recognise(t, n).kind in TRAINER_KINDS for t, n in texts):
-        return None
     tver = getattr(args, "transformers_version", None)
+    if not any(kinds.recognise(t, n).kind in TRAINER_KINDS for t, n in texts):
+        if tver and ".." in str(tver):
+            raise UsageError("--transformers-version A..B compares Trainer arguments files: neither side is one")
+        return None
     if tver and ".." in str(tver):
-        raise UsageError("--transformers-version A..B compares releases for arguments files: give one release here")
+        try:
+            versions = tuple(str(tver).split("..", 1))
+            return tdiff.release_diff(texts[0], texts[1], versions, args.ignore)  # type: ignore[arg-type]
+        except ValueError as exc:
+            raise UsageError(f"{exc}: diff compares what the Accelerator is built with from each") from exc
     sides = [tdiff.side(t, n, tver, args.accelerate_version) for t, n in texts]
     for (_t, n), s in zip(texts, sides):
         if s is None:
@@ -223,6 +241,8 @@ def render_text(result: semdiff.DiffResult, color: bool = False, header: bool = 
         "deepspeed": "DeepSpeed JSON",
         "accelerate-deepspeed": f"accelerate {result.version} vs DeepSpeed JSON, shared settings",
         "trainer": "what the Accelerator is built with (Trainer arguments)",
+        "trainer-releases": f"transformers {result.version.replace('..', ' -> ')}: fields, defaults and what the "
+        "Accelerator is built with",
     }[result.mode]
     if header:
         title = f"--- {result.a_source}\n+++ {result.b_source}\n({what})"

@@ -18,7 +18,7 @@ from accelconf.accelerate.launch import launch_env, resolve
 from accelconf.deepspeed.path import config_file_path
 from accelconf.diff.result import Change, DiffResult, matches, same
 from accelconf.kinds import TRAINER_KINDS
-from accelconf.trainer import ds_fill
+from accelconf.trainer import ds_fill, releases
 from accelconf.trainer.argvalues import ArgValues
 from accelconf.trainer.fsdp_plugin import Provenance, TrainerRaises, env_var, plugin_fields
 from accelconf.trainer.read import read_args
@@ -41,10 +41,13 @@ def _from_provenance(out: Flat, prefix: str, rows: Any) -> None:
 
 
 def trainer_side(text: str, source: str, kind: str, version: str | None = None) -> Flat:
-    """What a Trainer's Accelerator is built with from an arguments file (no accelerate config)."""
+    """What a Trainer's Accelerator is built with from an arguments file (no accelerate config), and
+    where that release refuses it (``raises.<stage>``)."""
     inp = inputs(read_args(text, source, kind), version)
     runs = runs_of(inp, {})
     out: Flat = {"distributed": ("DEEPSPEED" if runs.deepspeed else "FSDP" if runs.fsdp else "none", source)}
+    for r in runs.raises[:1]:  # the first refusal stops the run: later stages never happen
+        out[f"raises.{r.stage}"] = (r.message, r.key or source)
     _from_provenance(out, "Accelerator.", [runs.mixed_precision])
     out["gradient_accumulation_steps"] = (runs.gradient_accumulation[0].value, runs.gradient_accumulation[0].where)
     if runs.fsdp is not None:
@@ -141,4 +144,68 @@ def side(text: str, source: str, version: str | None = None, accelerate_version:
     return None
 
 
-__all__ = ["Provenance", "accelerate_side", "compare", "side", "trainer_side"]
+def _arguments(text: str, source: str, kind: str, version: str) -> Flat:
+    """The fields the file sets that this release has (``arguments.<name>``), the defaults of the
+    ones it does not set (``defaults.<name>``), and the Accelerator's own accumulation steps."""
+    group = read_args(text, source, kind)
+    runs = runs_of(inputs(group, version), {})
+    own = runs.gradient_accumulation[1]  # the Accelerator's own steps: how the Trainer builds its plugin
+    known = releases.fields(version)
+    written = {a.name: a for a in group.args}
+    out: Flat = {"Accelerator.gradient_accumulation_steps": (own.value, own.where)}
+    for name, arg in written.items():
+        if name in known:
+            out[f"arguments.{name}"] = (arg.value, f"{source}:{arg.line}")
+    for name, f in known.items():
+        if name not in written and not f.required:
+            out[f"defaults.{name}"] = (f.default, f"TrainingArguments default in transformers {version}")
+    return out
+
+
+def _release_note(c: Change, a: str, b: str) -> Change:
+    """Why a field, default or plugin field differs between the two releases."""
+    section, _, name = c.key.partition(".")
+    if section == "arguments":
+        gone, having = (b, a) if c.kind == "removed" else (a, b)
+        when = releases.removed(name)
+        hint = f" (removed in {when[1]})" if when else ""
+        return c.noted(
+            f"transformers {gone} has no field {name}{hint}: HfArgumentParser refuses the file at construction; "
+            f"{having} takes it"
+        )
+    if section == "defaults":
+        return c.noted(f"the default changed between transformers {a} and {b}; the file does not set it")
+    if c.key == "fsdp_plugin.fsdp_version":
+        da, db = (releases.runs_fact("fsdp_version_default", v) for v in (a, b))
+        if da != db:
+            return c.noted(f"fsdp_config's version defaults to {da} in transformers {a}, to {db} in {b}")
+    if section == "raises":
+        return c.noted("where that release refuses the arguments")
+    return c
+
+
+def release_diff(
+    a: tuple[str, str], b: tuple[str, str], versions: tuple[str, str], ignore: list[str] | None = None
+) -> DiffResult:
+    """What runs under transformers ``versions[0]`` from ``a`` (text, source) against what runs
+    under ``versions[1]`` from ``b`` (the same file twice for one file across two releases): fields
+    one release lacks, defaults that changed, and what the Accelerator is built with in each."""
+    flats = []
+    for (text, source), version in zip((a, b), versions):
+        kind = kinds.recognise(text, source).kind
+        flat = side(text, source, version)
+        if flat is None:
+            raise ValueError(f"{source}: neither Trainer arguments nor an accelerate config")
+        if kind in TRAINER_KINDS:
+            flat.update(_arguments(text, source, kind, version))
+        flats.append(flat)
+    for key in [k for k in set(flats[0]) ^ set(flats[1]) if k.startswith("defaults.")]:
+        for flat in flats:  # a field one release lacks and the file does not set changes nothing that runs
+            flat.pop(key, None)
+    result = compare(flats[0], flats[1], a[1], b[1], ignore)
+    result.changes = [_release_note(c, *versions) for c in result.changes]
+    result.mode, result.version = "trainer-releases", "..".join(versions)
+    return result
+
+
+__all__ = ["Provenance", "accelerate_side", "compare", "release_diff", "side", "trainer_side"]

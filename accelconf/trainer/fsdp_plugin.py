@@ -184,9 +184,12 @@ class _Fields:
         if var in self.env:
             raw, how, where = self.env[var]
             value = convert(raw) if convert else raw
-            self.rows[field] = Provenance(
-                field, value, "accelerate config" if how == "launch" else "env", where or var, note=f"from {var}"
-            )
+            source = {
+                "launch": "accelerate config",
+                "arguments": "argument",
+                "transformers": "transformers default",
+            }.get(how, "env")
+            self.rows[field] = Provenance(field, value, source, where or var, note=f"from {var}")
             return value
         self.rows[field] = Provenance(field, default, "plugin default", f"{registry.FSDP}.{field}")
         return default
@@ -254,6 +257,8 @@ def _sharding(f: _Fields, version: int) -> None:
             f.rows["sharding_strategy"].value = _strategy_name(kw["sharding_strategy"])
         else:
             f.from_env("sharding_strategy", _var("fsdp_sharding_strategy"), "FULL_SHARD", _strategy_name)
+    elif "sharding_strategy" in kw:  # given (transformers 5.0 to 5.3 pass it): named, though FSDP2 does not read it
+        f.rows["sharding_strategy"].value = _strategy_name(kw["sharding_strategy"])
     else:
         f.rows.setdefault(
             "sharding_strategy",
@@ -271,6 +276,9 @@ def _sharding(f: _Fields, version: int) -> None:
             f.rows["reshard_after_forward"].value = (
                 _strategy_name(raf) if isinstance(raf, (str, int)) and not isinstance(raf, bool) else raf
             )
+            name = f.rows["reshard_after_forward"].value
+            if isinstance(name, str) and name not in SHARDING:  # accelerate: ShardingStrategy[name]
+                raise TrainerRaises(f"KeyError: {name!r}", "Trainer init", "reshard_after_forward")
         elif isinstance(raf, str):
             f.rows["reshard_after_forward"].value = str_to_bool(raf, "Trainer init")
     elif version == 2:

@@ -230,6 +230,35 @@ def fsdp_key_history(key: str) -> tuple[tuple[str, str | None], ...]:
     return tuple((s["since"], s["until"]) for s in _data()["transformers"]["fsdp_config_keys"].get(key, []))
 
 
+def runs_fact(name: str, version: str | None = None) -> Any:
+    """What a release's ``Trainer`` builds its Accelerator with where releases differ: the ``runs``
+    part of the data, read from each release's ``training_args.py``/``trainer.py`` and checked by
+    the release matrix.
+
+    - ``accelerator_accumulation``: the Accelerator's own accumulation steps (``env``: no plugin
+      given, ``ACCELERATE_GRADIENT_ACCUMULATION_STEPS`` else 1; ``arguments``: a plugin with the
+      arguments' steps; ``one``: a plugin with 1);
+    - ``fsdp_plugin_from``: ``env`` (``TrainingArguments`` writes ``FSDP_*`` variables and
+      ``Accelerator()`` builds the plugin from them), ``kwargs`` (``fsdp_plugin_args`` from the
+      ``fsdp`` options) or ``fsdp_config`` (``fsdp_plugin_args`` from ``fsdp_config``);
+    - ``fsdp_version_default``; ``fsdp_prefix_dropped_inline`` (an inline ``fsdp_config``'s keys
+      lose ``fsdp_``, not only a file's); ``fsdp_reshard_from_sharding`` (the ``fsdp`` sharding
+      option gives ``reshard_after_forward``);
+    - ``trainer_sets_from_fsdp_config``: plugin fields the Trainer sets again after building it."""
+    minor = resolve(version)
+    return next(seg["value"] for seg in _data()["runs"][name] if _in(seg, minor))
+
+
+def runs_facts() -> tuple[str, ...]:
+    return tuple(_data()["runs"])
+
+
+def runs_boundaries() -> tuple[str, ...]:
+    """The releases where some ``runs`` fact takes a new value (oldest first, the first release left out)."""
+    since = {seg["since"] for segs in _data()["runs"].values() for seg in segs} - {RELEASES[0]}
+    return tuple(sorted(since, key=_key))
+
+
 def trl_classes(trl_version: str | None = None) -> tuple[str, ...]:
     """The config classes (``SFTConfig``, ``DPOConfig``...) that TRL release exports."""
     minor = resolve(trl_version, "trl")

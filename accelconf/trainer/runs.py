@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from accelconf.findings import Finding
-from accelconf.trainer import ds_fill, fsdp_plugin
+from accelconf.trainer import ds_fill, fsdp_plugin, fsdp_releases, releases
 from accelconf.trainer.args import TrainerArgs
 from accelconf.trainer.argvalues import ArgValues, from_trainer_args
 from accelconf.trainer.fsdp_plugin import Provenance, TrainerRaises, env_var
@@ -96,19 +96,7 @@ def gradient_accumulation(args: ArgValues, env: Env, ds: ds_fill.Filled | None) 
         )
     else:
         rows.append(Provenance("Trainer.gradient_accumulation_steps", steps, source, where))
-    var = env.get(env_var("deepspeed_config", "gradient_accumulation_steps"))
-    rows.append(
-        Provenance(
-            "Accelerator.gradient_accumulation_steps",
-            1,
-            "transformers default",
-            "Trainer: GradientAccumulationPlugin(num_steps=1)",
-            overrode=f"ACCELERATE_GRADIENT_ACCUMULATION_STEPS={var[0]}" + (f" ({var[2]})" if var[2] else "")
-            if var
-            else "",
-            note="the Trainer accumulates itself",
-        )
-    )
+    rows.append(_accelerator_accumulation(args, env, rows[0]))
     if ds is not None:
         p = ds.provenance.get("gradient_accumulation_steps")
         value = ds.config.get("gradient_accumulation_steps")
@@ -126,6 +114,37 @@ def gradient_accumulation(args: ArgValues, env: Env, ds: ds_fill.Filled | None) 
             rows[-1].note,
         )
     return rows
+
+
+def _accelerator_accumulation(args: ArgValues, env: Env, trainer: Provenance) -> Provenance:
+    """The Accelerator's own accumulation steps, as that transformers release builds its plugin."""
+    name = env_var("deepspeed_config", "gradient_accumulation_steps")
+    var = env.get(name)
+    form = releases.runs_fact("accelerator_accumulation", args.version)
+    if form == "env":
+        if var is not None:
+            source = "accelerate config" if var[1] == "launch" else "env"
+            return Provenance("Accelerator.gradient_accumulation_steps", int(var[0]), source, var[2] or name)
+        return Provenance(
+            "Accelerator.gradient_accumulation_steps", 1, "plugin default", "Accelerator(gradient_accumulation_steps=1)"
+        )
+    overrode = f"{name}={var[0]}" + (f" ({var[2]})" if var[2] else "") if var else ""
+    if form == "arguments":
+        return Provenance(
+            "Accelerator.gradient_accumulation_steps",
+            trainer.value,
+            trainer.source,
+            f"Trainer: GradientAccumulationPlugin(num_steps={trainer.value})",
+            overrode=overrode,
+        )
+    return Provenance(
+        "Accelerator.gradient_accumulation_steps",
+        1,
+        "transformers default",
+        "Trainer: GradientAccumulationPlugin(num_steps=1)",
+        overrode=overrode,
+        note="the Trainer accumulates itself",
+    )
 
 
 def hidden_size_of(config: Mapping[str, Any]) -> int | None:
@@ -184,9 +203,9 @@ def what_runs(
         else (args.get("fsdp_config") if isinstance(args.get("fsdp_config"), dict) else None)
     )
     try:
-        made = fsdp_plugin.plugin_args(args.get("fsdp"), fsdp_cfg)
+        made = _plugin(args, fsdp_cfg, env)
         if made is not None:
-            runs.fsdp = fsdp_plugin.plugin_fields(made[0], made[1], env)
+            runs.fsdp = made
         elif args.get("fsdp"):
             runs.notes.append(
                 "fsdp_config turns on xla: torch_xla's FSDP wraps the model, accelerate builds no FSDP plugin"
@@ -233,6 +252,21 @@ def what_runs(
             )
         )
     return runs
+
+
+def _plugin(args: ArgValues, fsdp_cfg: Mapping[str, Any] | None, env: Env) -> dict[str, Provenance] | None:
+    """The FSDP plugin fields, in the form the arguments' transformers release builds them."""
+    if releases.runs_fact("fsdp_plugin_from", args.version) == "fsdp_config":
+        made = fsdp_plugin.plugin_args(args.get("fsdp"), fsdp_cfg)
+        return None if made is None else fsdp_plugin.plugin_fields(made[0], made[1], env)
+    inline = isinstance(args.get("fsdp_config"), dict)
+    inp = fsdp_releases.plugin_inputs(args.get("fsdp"), fsdp_cfg, args.version, inline)
+    if inp is None:
+        return None
+    fields = fsdp_plugin.plugin_fields(inp.kwargs, inp.src, {**env, **inp.env})
+    for name, (value, where) in inp.after.items():
+        fields[name] = Provenance(name, value, "argument", where, note="set by the Trainer after the plugin is built")
+    return fields
 
 
 def _ds_precision(config: Mapping[str, Any], given: Provenance) -> Provenance:

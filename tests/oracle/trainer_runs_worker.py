@@ -19,6 +19,7 @@ import json
 import os
 import sys
 import tempfile
+import time
 from typing import Any
 
 os.environ.update(
@@ -29,6 +30,8 @@ os.environ.update(
     MASTER_ADDR="127.0.0.1",
     MASTER_PORT=os.environ.get("ORACLE_PORT", "29561"),
     DS_ACCELERATOR="cpu",
+    HF_HUB_OFFLINE="1",  # an older release asks the hub at Trainer init and waits out its retries offline
+    TRANSFORMERS_NO_ADVISORY_WARNINGS="1",
 )
 BASE_ENV = dict(os.environ)
 
@@ -169,7 +172,62 @@ def ds_case(case: dict[str, Any], out_dir: str) -> dict[str, Any]:
     return res
 
 
+class _StandInAccelerator:
+    """What ``create_accelerator_and_postprocess`` reads of the ``Accelerator`` it builds, for a CPU
+    process where a real one refuses FSDP ("only works in distributed training"): the FSDP plugin
+    it is given, else the one ``Accelerator()`` builds from ``ACCELERATE_USE_FSDP`` and the
+    ``FSDP_*`` variables (what transformers 4 writes), and the DeepSpeed plugin it is given."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        from types import SimpleNamespace
+
+        from accelerate.utils import FullyShardedDataParallelPlugin
+
+        plugin = kwargs.get("fsdp_plugin")
+        if plugin is None and os.environ.get("ACCELERATE_USE_FSDP", "false").lower() == "true":
+            plugin = FullyShardedDataParallelPlugin()
+        self.state = SimpleNamespace(fsdp_plugin=plugin, deepspeed_plugin=kwargs.get("deepspeed_plugin"))
+        self.gradient_accumulation_steps = 1
+
+    def gather_for_metrics(self, data: Any, use_gather_object: bool = False) -> Any:
+        return data
+
+
+def init_case(case: dict[str, Any], out_dir: str) -> dict[str, Any]:
+    """Construction, then the release's own ``Trainer.create_accelerator_and_postprocess`` with the
+    stand-in Accelerator: the FSDP plugin fields after the Trainer's own post-processing."""
+    import transformers.trainer as tt
+
+    try:
+        a = _args(case, out_dir)
+    except Exception as exc:  # noqa: BLE001 - the stage and message are the result
+        return {"raises": "construction", "error": f"{type(exc).__name__}: {exc}"}
+    mp = getattr(a, "mixed_precision", None) or os.environ.get("ACCELERATE_MIXED_PRECISION", "no")
+    res: dict[str, Any] = {"mixed_precision": mp, "plugin_args": getattr(a, "fsdp_plugin_args", None)}
+    trainer = tt.Trainer.__new__(tt.Trainer)
+    trainer.args, trainer.model = a, _model()
+    real = tt.Accelerator
+    tt.Accelerator = _StandInAccelerator
+    try:
+        tt.Trainer.create_accelerator_and_postprocess(trainer)
+    except (AttributeError, TypeError) as exc:
+        return {"harness": f"{type(exc).__name__}: {exc}"}  # the stand-in lacks what this release reads
+    except Exception as exc:  # noqa: BLE001
+        return {**res, "raises": "Trainer init", "error": f"{type(exc).__name__}: {exc}"}
+    finally:
+        tt.Accelerator = real
+    plugin = trainer.accelerator.state.fsdp_plugin
+    res["fsdp"] = plugin is not None
+    if plugin is not None:
+        res["fields"] = plugin_fields(plugin)
+    return res
+
+
+RUNNERS = {"deepspeed": "ds_case", "init": "init_case", "fsdp": "fsdp_case"}
+
+
 def main() -> None:
+    sys.path[:0] = sys.argv[2:]  # a transformers release's own directory, then its dependencies
     _patch()
     cases = json.load(sys.stdin)
     results = []
@@ -178,8 +236,14 @@ def main() -> None:
             os.environ.clear()
             os.environ.update(BASE_ENV)
             os.environ.update(case.get("env", {}))
-            run = ds_case if case.get("kind") == "deepspeed" else fsdp_case
+            run = globals()[RUNNERS[case.get("kind", "fsdp")]]
+            start = time.monotonic()
             results.append(run(case, out_dir))
+            if os.environ.get("ORACLE_TIMES"):
+                print(
+                    f"{time.monotonic() - start:.1f}s {case.get('kind')} {json.dumps(case['args'])[:80]}",
+                    file=sys.stderr,
+                )
     with open(sys.argv[1], "w", encoding="utf-8") as fh:  # stdout carries DeepSpeed's own messages
         json.dump(results, fh, default=str)
 

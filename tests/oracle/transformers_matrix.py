@@ -6,7 +6,8 @@ read by ``HfArgumentParser.parse_yaml_file``/``parse_json_file`` with extra keys
 generated cases: a field some release lacks (removed, or added later), an unknown field, a
 wrong-type value, an enum value outside its choices and every documented choice. What each release
 raised is compared with the verdict of :mod:`accelconf.trainer.releases` for that release
-(:func:`verdict`); :func:`table` writes bench/TRANSFORMERS.md.
+(:func:`verdict`); then each release's Trainer init (tests/oracle/transformers_runs_matrix.py);
+:func:`table` writes bench/TRANSFORMERS.md.
 
     python tests/oracle/transformers_matrix.py --write bench/TRANSFORMERS.md --jobs 2
 """
@@ -342,7 +343,13 @@ def trl_table(results: list[ReleaseResult]) -> list[str]:
     return lines
 
 
-def table(results: list[ReleaseResult], seconds: float, jobs: int, trl: list[ReleaseResult] = ()) -> str:
+def table(
+    results: list[ReleaseResult],
+    seconds: float,
+    jobs: int,
+    trl: list[ReleaseResult] = (),
+    runs: list[Any] = (),
+) -> str:
     lines = [
         "# transformers releases against the releases data",
         "",
@@ -376,6 +383,10 @@ def table(results: list[ReleaseResult], seconds: float, jobs: int, trl: list[Rel
     lines += trl_table(list(trl)) if trl else []
     bad = [f"- {r.minor} `{o.case.id}`: {o.problem}" for r in [*results, *trl] for o in r.outcomes if o.problem]
     lines += ["", f"Disagreements: {len(bad)}", "", *bad[:50]]
+    if runs:
+        from tests.oracle.transformers_runs_matrix import table as runs_table
+
+        lines += runs_table(list(runs))
     lines += ["", f"{len(results)} releases, {jobs} at a time, in {seconds:.0f} s."]
     return "\n".join(lines) + "\n"
 
@@ -395,7 +406,10 @@ def main() -> None:
     start = time.monotonic()
     results = run_matrix(minors, args.jobs)
     trl = run_trl_matrix(trl_minors, args.jobs)
-    text = table(results, time.monotonic() - start, args.jobs, trl)
+    from tests.oracle.transformers_runs_matrix import run_matrix as run_runs_matrix
+
+    runs = run_runs_matrix(tuple(minors), args.jobs)
+    text = table(results, time.monotonic() - start, args.jobs, trl, list(runs))
     if args.write:
         Path(args.write).write_text(text, encoding="utf-8")
         print(f"wrote {args.write}")

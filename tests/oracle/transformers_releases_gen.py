@@ -171,6 +171,7 @@ def dump(data: dict[str, Any]) -> str:
         + ",\n".join(f"   {json.dumps(c)}: " + block(v, "    ") for c, v in tf["fields"].items())
         + "\n  }\n }",
     ]
+    parts.append('"runs": ' + block(data["runs"], "  "))
     trl = data["trl"]
     parts.append(
         '"trl": {\n  "releases": '
@@ -188,6 +189,15 @@ def dump(data: dict[str, Any]) -> str:
         + "\n  }\n }"
     )
     return "{\n" + ",\n".join(parts) + "\n}\n"
+
+
+def kept_runs() -> dict[str, Any]:
+    """The ``runs`` part is kept as it is: it is read from each release's ``training_args.py`` and
+    ``trainer.py`` by hand, and the release matrix (tests/test_transformers_matrix.py) checks it by
+    running each release's Trainer init."""
+    if not OUT.is_file():
+        return {}
+    return json.loads(OUT.read_text(encoding="utf-8")).get("runs", {})  # type: ignore[no-any-return]
 
 
 def split_help(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -225,6 +235,7 @@ def generate(jobs: int = 2, minors: list[str] | None = None, trl_minors: list[st
     data = {
         "generated_by": "python tests/oracle/transformers_releases_gen.py",
         "transformers": transformers_part(minors, jobs),
+        "runs": kept_runs(),
         "trl": trl_part(trl_minors, jobs, newest_dir),
     }
     fields, helps = split_help(data)
