@@ -46,6 +46,7 @@ UNMEASURED = (
     "oracle/test_activations_oracle.py", "oracle/test_trainer_oracle.py", "oracle/test_trainer_runs_oracle.py",
     "oracle/test_corpus_oracle.py", "oracle/test_convert_oracle.py", "oracle/test_deepspeed_oracle.py",
     "oracle/test_oracle_kwargs.py", "oracle/test_oracle_launch.py", "oracle/test_trainer_assist_oracle.py",
+    "oracle/test_transformers_runs_matrix.py",
 )  # fmt: skip
 CATEGORY_IGNORES = ("DeprecationWarning", "PendingDeprecationWarning", "FutureWarning", "UserWarning")
 

@@ -1,6 +1,6 @@
 """``accelconf diff --transformers-version A..B``: one arguments file (or two) under two transformers
 releases, by what runs; and ``what_runs`` of one file in releases that build the FSDP plugin in
-different ways. (The release matrix, tests/test_transformers_runs_matrix.py, proves both against
+different ways. (The release matrix, tests/oracle/test_transformers_runs_matrix.py, proves both against
 each release's own Trainer init.)"""
 
 from __future__ import annotations
