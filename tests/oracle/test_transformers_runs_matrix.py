@@ -9,7 +9,7 @@ stage, and otherwise gives the same plugin fields, mixed precision, accumulation
 config; each boundary of the releases data's ``runs`` part is a release where the real results
 change; and ``diff --transformers-version A..B`` reports as changed exactly the plugin fields two
 releases really build differently. The releases are the cached ones the construction matrix uses
-(tests/test_transformers_matrix.py); CI installs them.
+(tests/oracle/test_transformers_matrix.py); CI installs them.
 """
 
 from __future__ import annotations

@@ -193,7 +193,7 @@ def dump(data: dict[str, Any]) -> str:
 
 def kept_runs() -> dict[str, Any]:
     """The ``runs`` part is kept as it is: it is read from each release's ``training_args.py`` and
-    ``trainer.py`` by hand, and the release matrix (tests/test_transformers_matrix.py) checks it by
+    ``trainer.py`` by hand, and the release matrix (tests/oracle/test_transformers_matrix.py) checks it by
     running each release's Trainer init."""
     if not OUT.is_file():
         return {}
