@@ -9,7 +9,7 @@ form a release uses is the ``runs`` part of the releases data (:func:`accelconf.
 
 In both, the Trainer sets ``limit_all_gathers`` and ``activation_checkpointing`` on the built plugin
 from ``fsdp_config`` as written (``trainer_sets_from_fsdp_config``). The release matrix
-(tests/test_transformers_matrix.py) runs each release's own code over the same inputs.
+(tests/oracle/test_transformers_matrix.py) runs each release's own code over the same inputs.
 """
 
 from __future__ import annotations
