@@ -5,47 +5,18 @@ release the settings name (else the installed one, as the CLI's default)."""
 from __future__ import annotations
 
 import asyncio
-import sys
 from collections.abc import Callable
 
 import pytest
-import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from pytest_lsp import LanguageClient
 
 from accelconf.trainer import fields, releases
 
+# the server and the way a file is opened are the diagnostics tests' (a fresh server for this module)
+from tests.lsp.test_trainer_lsp import _open, client  # noqa: F401
+
 pytestmark = pytest.mark.asyncio(loop_scope="module")
-
-
-@pytest_lsp.fixture(
-    config=ClientServerConfig(server_command=[sys.executable, "-m", "accelconf", "lsp"]), scope="module"
-)
-async def client(lsp_client: LanguageClient, tmp_path_factory: pytest.TempPathFactory):
-    root = tmp_path_factory.mktemp("ws")
-    await lsp_client.initialize_session(
-        types.InitializeParams(
-            capabilities=client_capabilities("visual-studio-code"),
-            root_uri=root.as_uri(),
-            workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="ws")],
-        )
-    )
-    lsp_client.root = root  # type: ignore[attr-defined]
-    yield
-    await lsp_client.shutdown_session()
-
-
-async def _open(client: LanguageClient, name: str, text: str) -> str:
-    uri = (client.root / name).as_uri()  # type: ignore[attr-defined]
-    client.text_document_did_open(
-        types.DidOpenTextDocumentParams(
-            types.TextDocumentItem(
-                uri=uri, language_id="json" if name.endswith("json") else "yaml", version=1, text=text
-            )
-        )
-    )
-    await asyncio.wait_for(client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), 10)
-    return uri
 
 
 async def _until(done: Callable[[], bool], seconds: float = 20) -> None:
