@@ -11,7 +11,17 @@ from __future__ import annotations
 import pytest
 
 from accelconf.environment import activations, modelsize
-from tests.oracle.test_activations_oracle import CASES, _fused_dropout, _kernel, measure, torch, transformers
+
+# the activation oracle's own structure reader and its autouse fixture (fused dropout, quiet logs, seed)
+from tests.oracle.test_activations_oracle import (  # noqa: F401
+    CASES,
+    _kernel,
+    _quiet,
+    _structure,
+    measure,
+    torch,
+    transformers,
+)
 
 pytestmark = pytest.mark.oracle
 
@@ -47,19 +57,6 @@ def _config(family: str, layers: int, q_rank: int | None, attn: str):
     cfg = transformers.AutoConfig.for_model(family, **over)
     cfg._attn_implementation = attn
     return cfg
-
-
-def _structure(cfg, family: str) -> activations.Structure:
-    data = cfg.to_dict()
-    data["attn_implementation"] = cfg._attn_implementation
-    return activations.structure_of(data, family)
-
-
-@pytest.fixture(autouse=True)
-def _quiet(monkeypatch):
-    monkeypatch.setattr(torch.nn.functional, "dropout", _fused_dropout)
-    transformers.logging.set_verbosity_error()
-    torch.manual_seed(0)
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: f"{s[0]}-layers-q-rank-{s[1]}")
