@@ -11,10 +11,11 @@ the same document and options. :func:`convert_text` is the one conversion path (
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from accelconf.accelerate.model import Config
+from accelconf.accelerate.model import Config, from_document
+from accelconf.accelerate.registry import resolve_version
 from accelconf.findings import Finding, sort_findings
 from accelconf.text.document import Document, load_bytes, load_file, load_text, refuse_empty
 
@@ -41,9 +42,11 @@ def validate_any(
     world_size: int | None = None,
     runtime: str | None = None,
     disabled: Iterable[str] = (),
+    cfg: Config | None = None,
 ) -> list[Finding]:
     """Validate an accelerate config, or a DeepSpeed JSON recognized by its content (the composition of
-    :mod:`accelconf.accelerate.validate` and :mod:`accelconf.deepspeed`, which do not import each other's rules)."""
+    :mod:`accelconf.accelerate.validate` and :mod:`accelconf.deepspeed`, which do not import each other's rules).
+    ``cfg``: the document's Config at the resolved ``accelerate_version``, when the caller has read it."""
     # the rule packages load on first use: every command imports this module, few validate
     from accelconf import deepspeed as dsmod
     from accelconf.accelerate import validate
@@ -62,7 +65,7 @@ def validate_any(
                 runtime = "transformers" if '"auto"' in doc.text else "deepspeed"
             found = validate_deepspeed(doc, world_size=world_size, runtime=runtime, deepspeed_version=deepspeed_version)
             return [f for f in found if f.rule not in off]
-    return validate.validate_document(doc, accelerate_version=accelerate_version, disabled=disabled)
+    return validate.validate_document(doc, accelerate_version=accelerate_version, disabled=disabled, cfg=cfg)
 
 
 def _known_rules(disabled: Iterable[str]) -> frozenset[str]:
@@ -120,6 +123,7 @@ def check_document(
         if deepspeed_version is None and env.knows("deepspeed_version"):
             deepspeed_version = env.deepspeed_version
     off = _known_rules(disabled)
+    model_at = _one_model(doc, accelerate_version)
     found = list(
         validate_any(
             doc,
@@ -128,22 +132,47 @@ def check_document(
             world_size=world_size,
             runtime=runtime,
             disabled=off,
+            cfg=model_at(accelerate_version),
         )
     )
     if env is not None:
-        from accelconf.environment.checks import check_environment
-
-        found += [f for f in check_environment(doc, env, validated=True) if f.rule not in off]
-    if memory is not None:
-        from accelconf.environment.memory import document_findings
-        from accelconf.environment.targets import unknown_environment
+        from accelconf.environment.checks import check_environment, target_release
 
         found += [
             f
-            for f in document_findings(doc, env if env is not None else unknown_environment(), memory)
+            for f in check_environment(doc, env, validated=True, cfg=model_at(target_release(env)))
+            if f.rule not in off
+        ]
+    if memory is not None:
+        from accelconf.environment.checks import target_release
+        from accelconf.environment.memory import document_findings
+        from accelconf.environment.targets import unknown_environment
+
+        machine = env if env is not None else unknown_environment()
+        found += [
+            f
+            for f in document_findings(doc, machine, memory, cfg=model_at(target_release(machine)))
             if f.rule not in off
         ]
     return sort_findings(found)
+
+
+def _one_model(doc: Document, accelerate_version: str | None) -> Callable[[str | None], Config | None]:
+    """``model_at(release)``: the document's one :class:`Config`, read at validate's release the first
+    time it is asked for, then the same object for every check that reads the document at that
+    release (``None`` for a release that differs, which reads its own, and for a document that is
+    not a mapping, which validate reports)."""
+    version = resolve_version(accelerate_version)
+    read: list[Config] = []
+
+    def model_at(release: str | None) -> Config | None:
+        if not isinstance(doc.data, dict) or resolve_version(release) != version:
+            return None
+        if not read:
+            read.append(from_document(doc, version))
+        return read[0]
+
+    return model_at
 
 
 def validate_source(
@@ -288,8 +317,6 @@ def read_config(
     from accelconf import formats
 
     if isinstance(source, Document):
-        from accelconf.accelerate.model import from_document
-
         return from_document(source, version)
     s = os.fspath(source)
     if "\n" not in s and os.path.exists(s):

@@ -104,9 +104,12 @@ class Reading:
         return finding_at(self.doc, rule, severity, message, key, value=value, suggestion=suggestion)
 
 
-def reading(doc: Document, version: str | None = None, validated: bool = False) -> Reading:
-    """A loaded accelerate config as the environment rules read it (``version``: the target's accelerate)."""
-    return Reading(doc, from_document(doc, _registry.resolve_version(version)), version, validated)
+def reading(doc: Document, version: str | None = None, validated: bool = False, cfg: Config | None = None) -> Reading:
+    """A loaded accelerate config as the environment rules read it (``version``: the target's accelerate;
+    ``cfg``: the document's Config read at that release, when the caller has it)."""
+    return Reading(
+        doc, cfg if cfg is not None else from_document(doc, _registry.resolve_version(version)), version, validated
+    )
 
 
 def finding_at(
@@ -672,17 +675,27 @@ RULES: tuple[Callable[[Reading, Environment], Iterable[Finding]], ...] = (
 RULE_IDS: dict[str, str] = {k: v for k, v in catalogue.describe("environment").items() if k.startswith("env-")}
 
 
-def check_environment(doc: Document, env: Environment, *, validated: bool = False) -> list[Finding]:
+def check_environment(
+    doc: Document, env: Environment, *, validated: bool = False, cfg: Config | None = None
+) -> list[Finding]:
     """Every ``env-*`` finding for one document against one environment (1-based positions).
 
     ``validated=True`` when :func:`accelconf.accelerate.validate.validate_document` runs on the same document:
     the config-only multi-node checks it already makes (num_processes divisible by num_machines,
-    main_process_ip present, machine_rank in range) are then left to it.
+    main_process_ip present, machine_rank in range) are then left to it. ``cfg``: the document's
+    Config read at :func:`target_release` (validate's, passed down by :func:`accelconf.api.check_document`
+    so the document is read once); else it is read here.
     """
     if not isinstance(doc.data, dict):
         return []  # validate reports a document that is not a mapping
-    cfg = reading(doc, env.accelerate_version if env.knows("accelerate_version") else None, validated)
+    judged = reading(doc, target_release(env), validated, cfg)
     out: list[Finding] = []
     for rule in RULES:
-        out.extend(rule(cfg, env))
+        out.extend(rule(judged, env))
     return out
+
+
+def target_release(env: Environment) -> str | None:
+    """The accelerate release the environment rules read a config at: the target's, when it knows one
+    (``None``: the installed, else the newest, as :func:`accelconf.accelerate.registry.resolve_version`)."""
+    return env.accelerate_version if env.knows("accelerate_version") else None

@@ -54,7 +54,7 @@ from accelconf.deepspeed import config_file_path
 from accelconf.deepspeed.keys import Paths
 from accelconf.environment import activations as act
 from accelconf.environment import lora as lora_mod
-from accelconf.environment.checks import finding_at
+from accelconf.environment.checks import finding_at, target_release
 from accelconf.environment.modelsize import ModelSize
 from accelconf.environment.wrapclass import wrap_findings
 from accelconf.findings import Finding
@@ -1213,9 +1213,11 @@ def assess(
     path: str | None = None,
     accelerate_version: str | None = None,
     lora: Any = None,
+    cfg: Config | None = None,
 ) -> Report:
-    """Estimate a loaded config on a machine and pick the cheapest change when it does not fit."""
-    cfg = config_of(data, accelerate_version)
+    """Estimate a loaded config on a machine and pick the cheapest change when it does not fit.
+    ``cfg``: the config's model at ``accelerate_version``, when the caller has read it."""
+    cfg = cfg if cfg is not None else config_of(data, accelerate_version)
     strategy, notes = strategy_of(data if _standalone_ds_json(data) else cfg, path, accelerate_version)
     layout = layout_of(cfg, gpus_per_node, nodes)
     est = estimate(strategy, layout, model, seq_len=seq_len, micro_batch=micro_batch, lora=lora)
@@ -1343,7 +1345,7 @@ def machine_of(env: Any, host_ram_gib: float | None = None) -> dict[str, Any]:
         "nodes": env.num_machines,
         "host_ram_gib": host_ram_gib if host_ram_gib else ((host_ram_here() or 0) / GiB or None) if here else None,
         "bf16_ok": first is None or first.bf16 is not False,
-        "accelerate_version": env.accelerate_version if env.knows("accelerate_version") else None,
+        "accelerate_version": target_release(env),
     }
 
 
@@ -1356,11 +1358,21 @@ def check_memory(
     micro_batch: int | None = None,
     host_ram_gib: float | None = None,
     lora: Any = None,
+    cfg: Config | None = None,
 ) -> tuple[Report, list[Finding]]:
-    """The memory report and the ``mem-*`` findings (1-based positions) for one loaded document."""
+    """The memory report and the ``mem-*`` findings (1-based positions) for one loaded document
+    (``cfg``: its model at the target's release, :func:`~accelconf.environment.checks.target_release`,
+    when the caller has read it)."""
     data = doc.data if isinstance(doc.data, dict) else {}
     report = assess(
-        data, model, seq_len=seq_len, micro_batch=micro_batch, path=doc.path, lora=lora, **machine_of(env, host_ram_gib)
+        data,
+        model,
+        seq_len=seq_len,
+        micro_batch=micro_batch,
+        path=doc.path,
+        lora=lora,
+        cfg=cfg,
+        **machine_of(env, host_ram_gib),
     )
 
     def at(rule: str, severity: str, message: str, suggestion: str | None) -> Finding:
@@ -1386,9 +1398,11 @@ class Question:
     lora: Any = None  # an accelconf.environment.lora.Adapter (--lora-rank, the editor's accelconf.loraRank)
 
 
-def document_findings(doc: Any, env: Any, question: Question) -> list[Finding]:
+def document_findings(doc: Any, env: Any, question: Question, cfg: Config | None = None) -> list[Finding]:
     """The ``mem-*`` and ``model-wrap-class`` findings of one loaded document (none for a document
-    that is not a mapping): what :func:`accelconf.api.check_document` adds for a question."""
+    that is not a mapping): what :func:`accelconf.api.check_document` adds for a question. ``cfg``:
+    the document's model at the target's release (:func:`~accelconf.environment.checks.target_release`),
+    when the caller has read it."""
     if not isinstance(getattr(doc, "data", None), dict):
         return []
     _, found = check_memory(
@@ -1399,5 +1413,6 @@ def document_findings(doc: Any, env: Any, question: Question) -> list[Finding]:
         micro_batch=question.micro_batch,
         host_ram_gib=question.host_ram_gib,
         lora=question.lora,
+        cfg=cfg,
     )
-    return found + wrap_findings(doc, question.classes)
+    return found + wrap_findings(doc, question.classes, cfg)

@@ -29,7 +29,7 @@ from functools import lru_cache
 from typing import Any
 
 from accelconf import catalogue
-from accelconf.accelerate.model import config_of, value_reader
+from accelconf.accelerate.model import Config, config_of, value_reader
 from accelconf.accelerate.validate import scalar_text
 from accelconf.environment.checks import finding_at
 from accelconf.environment.modelsize import model_config
@@ -97,7 +97,7 @@ def model_classes(model: str) -> ModelClasses | None:
     return ModelClasses(config) if config is not None else None
 
 
-def _wrap_value(data: dict[str, Any]) -> str | None:
+def _wrap_value(data: dict[str, Any] | Config) -> str | None:
     """The class list accelerate will look up, or ``None`` when it wraps no named classes (read from
     the config model, as accelerate reads each value)."""
     read = value_reader(config_of(data), None)
@@ -107,12 +107,13 @@ def _wrap_value(data: dict[str, Any]) -> str | None:
     return value if isinstance(value, str) else None  # a YAML list is validate's invalid-type error
 
 
-def wrap_findings(doc: Any, classes: ModelClasses | None) -> list[Finding]:
-    """``model-wrap-class`` findings (1-based positions) for one loaded accelerate config."""
+def wrap_findings(doc: Any, classes: ModelClasses | None, cfg: Config | None = None) -> list[Finding]:
+    """``model-wrap-class`` findings (1-based positions) for one loaded accelerate config (``cfg``:
+    its model, when the caller has read it)."""
     data = getattr(doc, "data", None)
     if not isinstance(data, dict):
         return []
-    value = _wrap_value(data)
+    value = _wrap_value(cfg if cfg is not None else data)
     if value is None or classes is None or not classes.known:
         return []
     missing = [name for name in value.split(",") if name not in classes.modules]

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from accelconf.accelerate import registry
-from accelconf.accelerate.model import from_document
+from accelconf.accelerate.model import Config, from_document
 
 # The rule modules, in the order their rules run (importing one registers its rules): the order is
 # the point, so the import sorter leaves it alone.
@@ -67,9 +67,15 @@ from accelconf.text.document import Document
 
 
 def validate_document(
-    doc: Document, *, accelerate_version: str | None = None, disabled: Iterable[str] = ()
+    doc: Document,
+    *,
+    accelerate_version: str | None = None,
+    disabled: Iterable[str] = (),
+    cfg: Config | None = None,
 ) -> list[Finding]:
-    """Every finding for one accelerate config document (already parsed)."""
+    """Every finding for one accelerate config document (already parsed). ``cfg``: the document's
+    Config read at the resolved ``accelerate_version`` (:func:`accelconf.api.check_document` reads it
+    once for validate and the environment checks); else it is read here."""
     version = registry.resolve_version(accelerate_version)
     data = doc.data
     if doc.root is None or data is None:
@@ -94,8 +100,7 @@ def validate_document(
                 1,
             )
         ]
-    cfg = from_document(doc, version)
-    ctx = Context(doc, cfg, version)
+    ctx = Context(doc, cfg if cfg is not None else from_document(doc, version), version)
     off = set(disabled)
     for _ids, fn in RULES:
         fn(ctx)

@@ -152,3 +152,24 @@ def test_no_target_means_validate_only(tmp_path) -> None:
     assert check_document(doc) == accelconf.validate_config(doc)
     assert [f.rule for f in check_document(doc)] == ["enum-case"]
     assert Path(p).exists()
+
+
+@pytest.mark.parametrize("name", ["fsdp2.yaml", "zero3.yaml", "mistakes.yaml"])
+def test_check_document_reads_the_config_model_once(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """validate, the ``env-*`` checks and the memory question judge one Config, read once (every
+    reader of an accelerate YAML/JSON builds it through ``model.from_data``)."""
+    from accelconf.accelerate import model
+    from accelconf.api import check_document
+    from accelconf.environment import modelsize
+    from accelconf.environment.memory import Question
+    from accelconf.text.document import load_file
+
+    doc = load_file(ROOT / "examples" / name)
+    env = load_target(str(ROOT / "accelconf/environment/profiles/h100-node.yaml"))
+    question = Question(modelsize.from_count("1B"))  # fits: no suggestion to place
+    expected = check_document(doc, env, memory=question)
+    built = []
+    real = model.from_data
+    monkeypatch.setattr(model, "from_data", lambda *a, **k: built.append(a) or real(*a, **k))
+    assert check_document(doc, env, memory=question) == expected
+    assert len(built) == 1
