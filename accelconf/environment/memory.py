@@ -49,7 +49,8 @@ from typing import Any, Literal
 from accelconf import catalogue, releases
 from accelconf.accelerate import registry
 from accelconf.accelerate.deepspeed_file import to_accelerate_section
-from accelconf.accelerate.model import Config, config_of, value_reader
+from accelconf.accelerate.fmt import apply_edits
+from accelconf.accelerate.model import Config, config_of, from_document, value_reader
 from accelconf.deepspeed import config_file_path
 from accelconf.deepspeed.keys import Paths
 from accelconf.environment import activations as act
@@ -59,7 +60,8 @@ from accelconf.environment.modelsize import ModelSize
 from accelconf.environment.wrapclass import wrap_findings
 from accelconf.findings import Finding
 from accelconf.kinds import is_deepspeed_data
-from accelconf.text.document import load_file
+from accelconf.text.document import Document, load_file, load_text
+from accelconf.text.edit import set_value
 
 GiB = float(1 << 30)
 MiB = float(1 << 20)
@@ -255,14 +257,14 @@ def _standalone_ds_json(data: dict[str, Any]) -> bool:
     return not data.get("distributed_type") and is_deepspeed_data(data)
 
 
-def _ds_json_ref(data: dict[str, Any]) -> str | None:
-    sec = data.get("deepspeed_config")
-    ref = sec.get("deepspeed_config_file") if isinstance(sec, dict) else None
+def _ds_json_ref(cfg: Config) -> str | None:
+    """The ``deepspeed_config_file`` the config names, as written (validate reports one that is not a string)."""
+    ref = cfg.get("deepspeed_config.deepspeed_config_file")
     return ref if isinstance(ref, str) and ref else None
 
 
-def _ds_json_data(data: dict[str, Any], path: str | None) -> dict[str, Any] | None:
-    ref = _ds_json_ref(data)
+def _ds_json_data(cfg: Config, path: str | None) -> dict[str, Any] | None:
+    ref = _ds_json_ref(cfg)
     if ref is None:
         return None
 
@@ -293,7 +295,7 @@ def strategy_of(
     dt = read("distributed_type", "")
     precision = read("mixed_precision", "no")
     if dt == "DEEPSPEED":
-        ds_json = _ds_json_data(cfg.as_dict(), path)
+        ds_json = _ds_json_data(cfg, path)
         # a precision the file does not write as a string is the JSON's (bf16.enabled, fp16.enabled)
         written = isinstance(cfg.get("mixed_precision"), str)
         return _zero_strategy(precision, cfg.section("deepspeed_config"), ds_json, written)
@@ -846,12 +848,12 @@ def _json_edits(key: str, value: Any) -> tuple[Edit, ...] | None:
     return None
 
 
-def _json_file(data: dict[str, Any], path: str | None) -> str | None:
+def _json_file(cfg: Config, path: str | None, standalone: bool) -> str | None:
     """The DeepSpeed JSON where this config's DeepSpeed settings live: the one ``deepspeed_config_file``
     names (found as validate finds it; one not found is named beside the config), the document
-    itself ("") for a DeepSpeed JSON, else ``None``."""
-    deepspeed = value_reader(config_of(data), None)("distributed_type") == "DEEPSPEED"
-    ref = _ds_json_ref(data) if deepspeed else None
+    itself ("") for a DeepSpeed JSON (``standalone``), else ``None``."""
+    deepspeed = value_reader(cfg, None)("distributed_type") == "DEEPSPEED"
+    ref = _ds_json_ref(cfg) if deepspeed else None
     if ref is not None:
         found = config_file_path(ref, path)
         if found is not None:
@@ -860,18 +862,21 @@ def _json_file(data: dict[str, Any], path: str | None) -> str | None:
         return (
             ref if os.path.isabs(ref) or not real else os.path.normpath(os.path.join(os.path.dirname(path or ""), ref))
         )
-    return "" if _standalone_ds_json(data) else None
+    return "" if standalone else None
 
 
-def place(change: Change, data: dict[str, Any], path: str | None = None) -> Change:
-    """``change`` as written for this config: each step where its setting lives (with
-    ``deepspeed_config_file``, and in a DeepSpeed JSON itself, the ZeRO, offload and precision
-    settings are keys of that JSON, which accelerate forbids beside it in the YAML:
-    ``deepspeed-config-file-conflict``), and what a multi-node DeepSpeed job needs to start."""
+def place(change: Change, data: dict[str, Any], path: str | None = None, cfg: Config | None = None) -> Change:
+    """``change`` as written for this config (read from its model, ``cfg``, when the caller has it):
+    each step where its setting lives (with ``deepspeed_config_file``, and in a DeepSpeed JSON
+    itself, the ZeRO, offload and precision settings are keys of that JSON, which accelerate forbids
+    beside it in the YAML: ``deepspeed-config-file-conflict``), and what a multi-node DeepSpeed job
+    needs to start."""
     import json
 
-    change = _completed(change, data)
-    where = _json_file(data, path)
+    cfg = config_of(cfg if cfg is not None else data)
+    standalone = _standalone_ds_json(data)
+    change = _completed(change, cfg, standalone, _written_zero(cfg, data, path, standalone))
+    where = _json_file(cfg, path, standalone)
     if where is None:
         return change
     words: list[str] = []
@@ -899,22 +904,42 @@ def place(change: Change, data: dict[str, Any], path: str | None = None) -> Chan
     return replace(change, words=tuple(words), edits=tuple(edits))
 
 
-def _completed(change: Change, data: dict[str, Any]) -> Change:
+def _written_zero(cfg: Config, data: dict[str, Any], path: str | None, standalone: bool) -> dict[str, Any]:
+    """The ZeRO settings the config writes, as ``deepspeed_config`` keys: its section, with its
+    DeepSpeed JSON's (the JSON itself for a DeepSpeed JSON) laid over it, as :func:`strategy_of` reads them."""
+    sec = {} if standalone else cfg.section("deepspeed_config")
+    ds = data if standalone else _ds_json_data(cfg, path)
+    if ds is not None:
+        sec.update(to_accelerate_section(ds)[0])
+    return sec
+
+
+def _completed(change: Change, cfg: Config, standalone: bool, zero: dict[str, Any]) -> Change:
     """``change`` with what the config then needs to launch: ``num_processes`` when it switches a
-    one-process config to a distributed type (``missing-key``), and, for more machines under
-    DeepSpeed, the standard (torchrun) launcher, since the default pdsh one reads a hostfile the
-    config does not name (``env-rendezvous``)."""
+    one-process config to a distributed type (``missing-key``), ``zero3_init_flag: true`` where the
+    config writes it false and the change estimates ZeRO-3 with ``zero.Init`` (without it every
+    process loads the whole model in host RAM), and, for DeepSpeed on more than one machine, the
+    standard (torchrun) launcher, since the default pdsh one reads a hostfile the config does not
+    name (``env-rendezvous``). A parameter offload the config writes for a stage below 3 (where
+    DeepSpeed ignores it) is turned off when the change moves to ZeRO-3 without one."""
     keys = {k for group in change.edits for k, _ in group}
-    sec: dict[str, Any] = data["deepspeed_config"] if isinstance(data.get("deepspeed_config"), dict) else {}
     more: list[Step] = []
-    if "distributed_type" in keys and "num_processes" not in data and "num_processes" not in keys:
+    if "distributed_type" in keys and "num_processes" not in cfg and "num_processes" not in keys:
         more.append(_step(("num_processes", change.layout.world)))
+    init = "deepspeed_config.zero3_init_flag"
+    if change.strategy.zero3_init and not standalone and value_reader(cfg, None)(init) is False and init not in keys:
+        more.append(_step((init, True)))
+    off_p = "deepspeed_config.offload_param_device"
+    t = change.strategy
+    if t.kind == "deepspeed" and t.zero_stage == 3 and t.offload_param == "none" and off_p not in keys:
+        if str(zero.get("offload_param_device") or "none").lower() != "none":
+            more.append(_step((off_p, "none")))
     if (
         change.strategy.kind == "deepspeed"
-        and "num_machines" in keys
-        and not _standalone_ds_json(data)
-        and not sec.get("deepspeed_hostfile")
-        and sec.get("deepspeed_multinode_launcher") in (None, "pdsh")
+        and ("num_machines" in keys or change.layout.nodes > 1)
+        and not standalone
+        and not cfg.get("deepspeed_config.deepspeed_hostfile")
+        and cfg.get("deepspeed_config.deepspeed_multinode_launcher") in (None, "pdsh")
     ):
         more.append(_step(("deepspeed_config.deepspeed_multinode_launcher", "standard")))
     if not more:
@@ -924,33 +949,46 @@ def _completed(change: Change, data: dict[str, Any]) -> Change:
     )
 
 
-def apply_change(
-    change: Change, data: dict[str, Any], ds_data: dict[str, Any] | None = None, path: str | None = None
-) -> tuple[dict[str, Any], dict[str, Any] | None]:
-    """The config (and its DeepSpeed JSON, for a config that names one) with ``change`` made, each
-    edit where :func:`place` says it lives; a change outside the config (in the training script, or
-    on the launch command of a DeepSpeed JSON) is left out. The inputs are not modified."""
-    import copy
-
-    data, ds_data = copy.deepcopy(data), copy.deepcopy(ds_data)
-    where = _json_file(data, path)
+def apply_change(change: Change, doc: Document, ds_doc: Document | None = None) -> tuple[str, str | None]:
+    """The texts of the config (and of its DeepSpeed JSON, for a config that names one: ``None``
+    when no edit goes there) with ``change`` made, each edit where :func:`place` says it lives; a
+    change outside the config (in the training script, or on the launch command of a DeepSpeed
+    JSON) is left out. Written as every edit of a user's file is, by text edits on the original
+    text (:func:`accelconf.text.edit.set_value`): comments and every line the change does not set
+    stay byte for byte. A setting the config writes in another accepted spelling (an unprefixed
+    ``fsdp_config`` key) is set where it is written, as the config model reads it. Raises
+    ``ValueError`` for a change to a DeepSpeed JSON that is not given."""
+    data = doc.data if isinstance(doc.data, dict) else {}
+    where = _json_file(config_of(data), doc.path, _standalone_ds_json(data))
+    texts: dict[str, Document] = {"config": doc} if ds_doc is None else {"config": doc, "json": ds_doc}
+    touched: set[str] = set()
     for group in change.edits:
         for key, value in group:
             json_edits = _json_edits(key, value) if where is not None else None
             if not key or (where == "" and json_edits is None):
                 continue  # in the training script, or (for a DeepSpeed JSON) on the launch command
-            target = data if json_edits is None else (data if where == "" else ds_data)
-            if target is None:
-                raise ValueError("a change to the DeepSpeed JSON needs its data")
+            which = "config" if json_edits is None or where == "" else "json"
+            if which not in texts:
+                raise ValueError("a change to the DeepSpeed JSON needs its document")
             for dotted, v in json_edits or ((key, value),):
-                *parents, leaf = dotted.split(".")
-                node = target
-                for part in parents:
-                    if not isinstance(node.get(part), dict):
-                        node[part] = {}
-                    node = node[part]
-                node[leaf] = v
-    return data, ds_data
+                texts[which] = _set(texts[which], dotted, v, json_edits is None)
+            touched.add(which)
+    return texts["config"].text, texts["json"].text if "json" in touched else None
+
+
+def _set(doc: Document, dotted: str, value: Any, accelerate: bool) -> Document:
+    """``doc`` with one value set (an accelerate setting at the key its Config says it is written
+    under, else at its canonical key), loaded again for the next edit."""
+    keypath = tuple(dotted.split("."))
+    if accelerate:
+        entry = from_document(doc).entries.get(dotted)
+        section = keypath[:-1]
+        if entry is not None and entry.setting is not None and entry.written_key:
+            written = (*section, entry.written_key)
+            if registry.lookup(".".join(section), entry.written_key)[0] is entry.setting and doc.key(written):
+                keypath = written  # an accepted other spelling the file uses (never a legacy top-level key)
+    text = apply_edits(doc.text, [set_value(doc, keypath, value)])
+    return load_text(text, doc.path, doc.format)
 
 
 def _fits(e: Estimate, gpu_bytes: float, host_bytes: float | None) -> bool:
@@ -1226,12 +1264,17 @@ def assess(
     gpu_bytes = gpu_memory_gib * GiB if gpu_memory_gib else None
     host_bytes = host_ram_gib * GiB if host_ram_gib else None
     sug = alt = None
-    if gpu_bytes is not None and not _fits(est, gpu_bytes, host_bytes):
+    sagemaker = value_reader(cfg, accelerate_version)("compute_environment", "LOCAL_MACHINE") != "LOCAL_MACHINE"
+    if sagemaker and gpu_bytes is not None and not _fits(est, gpu_bytes, host_bytes):
+        # a SageMaker config holds none of the keys a change writes (registry.SAGEMAKER_KEYS): its
+        # job runs SageMaker's own DATA_PARALLEL or MODEL_PARALLEL
+        notes.append("no change is suggested for a SageMaker config: its keys set no DeepSpeed or FSDP")
+    elif gpu_bytes is not None and not _fits(est, gpu_bytes, host_bytes):
         kw: dict[str, Any] = dict(bf16_ok=bf16_ok, seq_len=seq_len, micro_batch=micro_batch)
         sug = cheapest_fit(est, gpu_bytes, host_bytes, **kw)
         if sug is not None and host_bytes is None and offloads(sug[0].strategy):
             alt = cheapest_fit(est, gpu_bytes, host_bytes, offload=False, **kw)
-        sug, alt = ((place(p[0], data, path), p[1]) if p else None for p in (sug, alt))
+        sug, alt = ((place(p[0], data, path, cfg), p[1]) if p else None for p in (sug, alt))
     return Report(est, gpu_name, gpu_bytes, host_bytes, sug, tuple(notes), alt)
 
 
