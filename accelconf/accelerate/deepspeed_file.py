@@ -350,11 +350,25 @@ def _convert_stage(z: dict[str, Any], conv: _Conversion) -> None:
         conv.out["zero_stage"] = _stage({"zero_optimization": z})
 
 
+def legacy_offload_key(z: dict[str, Any], which: str) -> str | None:
+    """The deprecated boolean a ``zero_optimization`` section writes for ``offload_{which}``
+    (``cpu_offload``, ``cpu_offload_param``: the DeepSpeed table's ``replaced_by``), or ``None``.
+    DeepSpeed reads ``true`` as ``{"device": "cpu"}`` and ``false`` as no offload
+    (``runtime/zero/config.py``, their ``new_param_fn``), and refuses it beside its replacement."""
+    section = lookup("zero_optimization")
+    target = f"zero_optimization.offload_{which}"
+    for name, key in (section.children or {}).items() if section is not None else ():
+        if name in z and key.replaced_by == target and key.type == "boolean":
+            return name
+    return None
+
+
 def _convert_offload(z: dict[str, Any], which: str, conv: _Conversion) -> None:
-    """``offload_{which}`` (optimizer or param): its device and NVMe path."""
+    """``offload_{which}`` (optimizer or param): its device and NVMe path, or the deprecated boolean's."""
     off = z.get(f"offload_{which}")
     if not isinstance(off, dict):
-        conv.out[f"offload_{which}_device"] = "none"
+        legacy = legacy_offload_key(z, which)
+        conv.out[f"offload_{which}_device"] = "cpu" if legacy is not None and z[legacy] is True else "none"
         return
     device = off.get("device", "none")
     if device == "auto":
@@ -409,7 +423,8 @@ def _convert_precision(ds_data: dict[str, Any], conv: _Conversion) -> None:
 
 def _note_unmapped(ds_data: dict[str, Any], z: dict[str, Any], conv: _Conversion) -> None:
     """A note for each DeepSpeed key that has no accelerate key."""
-    rest_zero = [k for k in z if k not in _MAPPED_ZERO]
+    legacy = {legacy_offload_key(z, which) for which in ("optimizer", "param")}
+    rest_zero = [k for k in z if k not in _MAPPED_ZERO and k not in legacy]
     if rest_zero:
         conv.note("unmapped", "zero_optimization keys with no accelerate key: " + ", ".join(rest_zero))
     for b in ("fp16", "bf16", "bfloat16"):

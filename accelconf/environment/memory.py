@@ -48,7 +48,7 @@ from typing import Any, Literal
 
 from accelconf import catalogue, releases
 from accelconf.accelerate import registry
-from accelconf.accelerate.deepspeed_file import to_accelerate_section
+from accelconf.accelerate.deepspeed_file import legacy_offload_key, to_accelerate_section
 from accelconf.accelerate.fmt import apply_edits
 from accelconf.accelerate.model import Config, config_of, from_document, value_reader
 from accelconf.deepspeed import config_file_path
@@ -956,7 +956,8 @@ def apply_change(change: Change, doc: Document, ds_doc: Document | None = None) 
     JSON) is left out. Written as every edit of a user's file is, by text edits on the original
     text (:func:`accelconf.text.edit.set_value`): comments and every line the change does not set
     stay byte for byte. A setting the config writes in another accepted spelling (an unprefixed
-    ``fsdp_config`` key) is set where it is written, as the config model reads it. Raises
+    ``fsdp_config`` key, DeepSpeed's deprecated ``cpu_offload``) is set where it is written, as
+    the config model and the DeepSpeed key mapping read it. Raises
     ``ValueError`` for a change to a DeepSpeed JSON that is not given."""
     data = doc.data if isinstance(doc.data, dict) else {}
     where = _json_file(config_of(data), doc.path, _standalone_ds_json(data))
@@ -977,18 +978,41 @@ def apply_change(change: Change, doc: Document, ds_doc: Document | None = None) 
 
 
 def _set(doc: Document, dotted: str, value: Any, accelerate: bool) -> Document:
-    """``doc`` with one value set (an accelerate setting at the key its Config says it is written
-    under, else at its canonical key), loaded again for the next edit."""
+    """``doc`` with one value set where the file writes it (:func:`_written_setting`,
+    :func:`_written_ds_key`), else at its canonical key; loaded again for the next edit."""
     keypath = tuple(dotted.split("."))
     if accelerate:
-        entry = from_document(doc).entries.get(dotted)
-        section = keypath[:-1]
-        if entry is not None and entry.setting is not None and entry.written_key:
-            written = (*section, entry.written_key)
-            if registry.lookup(".".join(section), entry.written_key)[0] is entry.setting and doc.key(written):
-                keypath = written  # an accepted other spelling the file uses (never a legacy top-level key)
+        keypath = _written_setting(doc, dotted, keypath)
+    else:
+        keypath, value = _written_ds_key(doc, keypath, value)
     text = apply_edits(doc.text, [set_value(doc, keypath, value)])
     return load_text(text, doc.path, doc.format)
+
+
+def _written_setting(doc: Document, dotted: str, keypath: tuple[str, ...]) -> tuple[str, ...]:
+    """Where an accelerate config writes a setting in an accepted other spelling (an unprefixed
+    ``fsdp_config`` key), as its Config reads it; never a legacy top-level key (``fp16``), which
+    accelerate drops once the setting is written."""
+    entry = from_document(doc).entries.get(dotted)
+    section = keypath[:-1]
+    if entry is None or entry.setting is None or not entry.written_key:
+        return keypath
+    written = (*section, entry.written_key)
+    same = registry.lookup(".".join(section), entry.written_key)[0] is entry.setting
+    return written if same and doc.key(written) is not None else keypath
+
+
+def _written_ds_key(doc: Document, keypath: tuple[str, ...], value: Any) -> tuple[tuple[str, ...], Any]:
+    """An offload device set in a DeepSpeed JSON that writes the deprecated boolean for it
+    (``cpu_offload``: :func:`~accelconf.accelerate.deepspeed_file.legacy_offload_key`) is set as
+    that boolean, since DeepSpeed refuses it beside its replacement (``ds-alias-conflict``)."""
+    zero = doc.data.get("zero_optimization") if isinstance(doc.data, dict) else None
+    if len(keypath) != 3 or not keypath[1].startswith("offload_") or not isinstance(zero, dict):
+        return keypath, value
+    legacy = legacy_offload_key(zero, keypath[1][len("offload_") :])
+    if legacy is None or keypath[1] in zero or value not in ("cpu", "none"):
+        return keypath, value
+    return ("zero_optimization", legacy), value == "cpu"
 
 
 def _fits(e: Estimate, gpu_bytes: float, host_bytes: float | None) -> bool:

@@ -599,3 +599,30 @@ def test_one_change_from_an_accepted_config_agrees_with_deepspeed(oracle, base_n
             assert not _training_time(errors, cfg), f"DeepSpeed accepts {what} but accelconf reports {errors}"
         checked += 1
     assert checked and rejected, (checked, rejected)
+
+
+@pytest.mark.parametrize(
+    "zero",
+    [
+        {"stage": 2, "cpu_offload": True},
+        {"stage": 2, "cpu_offload": False},
+        {"stage": 3, "cpu_offload_param": True},
+        {"stage": 3, "cpu_offload_param": False, "cpu_offload": True},
+        {"stage": 3, "offload_optimizer": {"device": "cpu"}},
+        {"stage": 3},
+    ],
+)
+def test_the_deprecated_offload_booleans_map_to_the_device_deepspeed_uses(zero: dict[str, Any]) -> None:
+    """``cpu_offload``/``cpu_offload_param`` read as DeepSpeed's own ZeRO config reads them
+    (``DeepSpeedZeroConfig``: true is ``{"device": "cpu"}``), which the memory estimate and a
+    suggestion written into such a JSON rely on."""
+    from deepspeed.runtime.zero.config import DeepSpeedZeroConfig
+
+    from accelconf.accelerate.deepspeed_file import to_accelerate_section
+
+    real = DeepSpeedZeroConfig(**zero)
+    section, _ = to_accelerate_section({"zero_optimization": zero})
+    for which in ("optimizer", "param"):
+        offload = getattr(real, f"offload_{which}")
+        device = "none" if offload is None else str(getattr(offload.device, "value", offload.device))
+        assert section[f"offload_{which}_device"] == device, (zero, which)

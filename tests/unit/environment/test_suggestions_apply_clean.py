@@ -21,6 +21,7 @@ import pytest
 
 from accelconf.accelerate import registry
 from accelconf.api import check_document
+from accelconf.deepspeed import keys as ds_keys
 from accelconf.environment import memory, modelsize
 from accelconf.environment.targets import target_from_args
 from accelconf.errors import InputError
@@ -158,7 +159,8 @@ def applied(change: memory.Change, before: Path, folder: Path) -> Path:
 
 def foreign_lines(before: str, after: str, change: memory.Change) -> list[str]:
     """The lines of ``before`` that ``after`` does not keep byte for byte and that hold no key the
-    change sets (nor a section above one, nor another spelling of one). A JSON line that only gains
+    change sets (nor a section above one, nor another spelling of one, DeepSpeed's deprecated one
+    included). A JSON line that only gains
     the comma before a new entry is kept, and so is a last line that only gains the line break
     before new lines."""
     edits = [(k, v) for group in change.edits for k, v in group if k]
@@ -176,7 +178,9 @@ def foreign_lines(before: str, after: str, change: memory.Change) -> list[str]:
                 continue
             key = body.split(":", 1)[0].strip().strip('"')
             spelled = {s.path for sec in sections if (s := registry.lookup(sec, key)[0]) is not None}
-            if key not in parts and not spelled & paths:
+            old = ds_keys.lookup(("zero_optimization", key))  # DeepSpeed's deprecated spelling (cpu_offload)
+            spelled |= {old.replaced_by} if old is not None and old.replaced_by else set()
+            if key not in parts and not spelled & (paths | {p.rsplit(".", 1)[0] for p in paths}):
                 out.append(line)
     return out
 
@@ -226,12 +230,6 @@ def test_every_suggestion_for_the_corpus_configs_applied_validates_clean(model: 
             continue  # a template with placeholders, not JSON: validate reports it
         if not isinstance(doc.data, dict) or memory._ds_json_ref(memory.config_of(doc.data)):
             continue  # a deepspeed_config_file the corpus does not hold: its JSON cannot be edited here
-        zero = doc.data.get("zero_optimization")
-        if isinstance(zero, dict) and "cpu_offload" in zero:
-            # a known gap: the memory strategy does not read DeepSpeed's deprecated `cpu_offload`
-            # (replaced by offload_optimizer), so a change adds the replacement beside it
-            # (ds-alias-conflict); three corpus JSONs
-            continue
         report, _ = memory.check_memory(doc, env, size, host_ram_gib=2000)
         for pair in (report.suggestion, report.without_offload):
             if pair is None:
