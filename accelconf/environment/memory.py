@@ -918,7 +918,8 @@ def _completed(change: Change, cfg: Config, standalone: bool, zero: dict[str, An
     """``change`` with what the config then needs to launch: ``num_processes`` when it switches a
     one-process config to a distributed type (``missing-key``), ``zero3_init_flag: true`` where the
     config writes it false and the change estimates ZeRO-3 with ``zero.Init`` (without it every
-    process loads the whole model in host RAM), and, for DeepSpeed on more than one machine, the
+    process loads the whole model in host RAM), and, where the change makes a DeepSpeed job of more
+    than one machine (more machines, or DeepSpeed on a config that has several), the
     standard (torchrun) launcher, since the default pdsh one reads a hostfile the config does not
     name (``env-rendezvous``). A parameter offload the config writes for a stage below 3 (where
     DeepSpeed ignores it) is turned off when the change moves to ZeRO-3 without one."""
@@ -936,7 +937,7 @@ def _completed(change: Change, cfg: Config, standalone: bool, zero: dict[str, An
             more.append(_step((off_p, "none")))
     if (
         change.strategy.kind == "deepspeed"
-        and ("num_machines" in keys or change.layout.nodes > 1)
+        and ("num_machines" in keys or ("distributed_type" in keys and change.layout.nodes > 1))
         and not standalone
         and not cfg.get("deepspeed_config.deepspeed_hostfile")
         and cfg.get("deepspeed_config.deepspeed_multinode_launcher") in (None, "pdsh")
