@@ -6,7 +6,6 @@ exit-code policy. Colors are used only when the stream is a TTY and ``NO_COLOR``
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Iterable
@@ -143,6 +142,8 @@ def render_json(results: list[FileResult], extra: dict | None = None) -> str:
                 "column": r.error.column or None,
             }
         files.append(entry)
+    import json  # json loads when a command writes or parses JSON, not on `to-env` of a YAML config
+
     return json.dumps({"files": files, **(extra or {})}, indent=2, default=str) + "\n"
 
 

@@ -25,7 +25,6 @@ from typing import Any
 from accelconf.accelerate import registry
 from accelconf.errors import InputError
 from accelconf.text.document import FILE_SUFFIXES, Document, load_text, looks_like_json
-from accelconf.trainer import releases as trainer_releases
 
 # What validate says each kind is; the kinds accelconf checks itself are CHECKED.
 LABELS: dict[str, str] = {
@@ -166,6 +165,8 @@ def fsdp_config_keys() -> frozenset[str]:
     """The keys of a Trainer ``fsdp_config``: what transformers reads, and accelerate's FSDP names
     (people write those too), all without the ``fsdp_`` prefix transformers drops. Read from the
     releases data on first use: an accelerate config or an env file never needs it."""
+    from accelconf.trainer import releases as trainer_releases
+
     return trainer_releases.all_fsdp_config_keys() | frozenset(
         k.removeprefix("fsdp_") for k in registry.all_keys("fsdp_config")
     )
@@ -355,6 +356,8 @@ def _other_kind(data: dict[Any, Any], keys: list[str]) -> str | None:
 def _is_trainer_args(keys: list[str]) -> bool:
     """Mostly ``TrainingArguments`` fields: at least two that accelerate does not share, and more of
     them than keys only accelerate has."""
+    from accelconf.trainer import releases as trainer_releases
+
     names = trainer_releases.all_field_names()
     trainer = sum(1 for k in keys if k in names and not _accelerate_top(k))
     accelerate = sum(1 for k in keys if _accelerate_top(k) and k not in names)
