@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from packaging.version import Version
+from accelconf import versions
 
 
 @dataclass(frozen=True)
@@ -480,12 +480,10 @@ def _vin(version: str | None, since: str | None, until: str | None) -> bool:
     """``version`` (a minor release, or a full one) lies in ``[since, until)``; unknown means newest."""
     if version is None:
         return until is None
-    try:
-        parsed = Version(version)
-    except Exception:
+    v = versions.minor(version)
+    if v is None:
         return until is None
-    v = Version(f"{parsed.major}.{parsed.minor}")
-    return (since is None or v >= Version(since)) and (until is None or v < Version(until))
+    return (since is None or versions.compare(v, since) >= 0) and (until is None or versions.compare(v, until) < 0)
 
 
 def has(version: str | None, name: str) -> bool:
