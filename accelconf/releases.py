@@ -19,13 +19,12 @@ runtime behaviours the checks ask about. Nothing here imports beyond the standar
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from accelconf import versions
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(NamedTuple):
     """A behaviour that only the accelerate releases in ``[since, until)`` have (``None``: open end)."""
 
     since: str | None
@@ -35,8 +34,7 @@ class Change:
     doc: str
 
 
-@dataclass(frozen=True)
-class Requirement:
+class Requirement(NamedTuple):
     """``package >= version`` is what the accelerate releases in ``[since, until)`` demand (``marker``
     over ``file`` matches in exactly those releases)."""
 

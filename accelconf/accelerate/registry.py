@@ -19,9 +19,8 @@ the first that no longer has it (exclusive); ``None`` means "all known versions"
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from functools import cache, lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from accelconf import releases, versions
 from accelconf.versions import installed_version
@@ -70,8 +69,7 @@ KNOWN_VERSIONS = (
 ALL_PATHS = frozenset("STDXM")
 
 
-@dataclass(frozen=True)
-class Setting:
+class Setting(NamedTuple):
     section: str  # "" for top level, else the nested dict name ("fsdp_config", ...)
     key: str  # the canonical YAML key (what `accelerate config` writes, with its prefix)
     type: str  # str | int | float | bool | enum | path | classlist | list | boolish | intlist
@@ -160,8 +158,7 @@ class Setting:
         return value
 
 
-@dataclass(frozen=True)
-class Section:
+class Section(NamedTuple):
     name: str
     doc: str
     prefix: str | None = None  # prefix the launcher adds to keys that lack it

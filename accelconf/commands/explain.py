@@ -179,14 +179,12 @@ def _script_shell(launch: Any, source: str) -> dict[str, tuple[str, str]]:
 def _input_findings(ver: str, *configs: Config | None) -> list[Finding]:
     """The findings to-env reports for each input read whole (the config, the script's arguments),
     each at its own file; the flags of a launch bring theirs with them (``Launch.findings``)."""
-    from dataclasses import replace
-
     from accelconf.api import input_findings
 
     out: list[Finding] = []
     for c in configs:
         if c is not None:
-            out += [f if f.path else replace(f, path=c.source) for f in input_findings(c, ver)]
+            out += [f if f.path else f.replace(path=c.source) for f in input_findings(c, ver)]
     return out
 
 

@@ -18,9 +18,8 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from accelconf.accelerate import registry
 from accelconf.errors import InputError
@@ -212,8 +211,7 @@ def _launch() -> re.Pattern[str]:
     return re.compile(_LAUNCH_PATTERN, re.M)
 
 
-@dataclass(frozen=True)
-class Recognition:
+class Recognition(NamedTuple):
     """A file's kind (a key of :data:`LABELS`) and the reader that reads it (``yaml``, ``json``,
     ``env``, ``cli`` or ``kwargs``)."""
 

@@ -3,8 +3,6 @@ which default a flag had, and how a flag spelling finds its setting."""
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 
 from accelconf.accelerate import registry
@@ -58,8 +56,7 @@ def test_other_settings_are_not_checked_against_those_tables(value):
 
 
 def test_the_first_older_default_that_covers_the_version_wins():
-    s = dataclasses.replace(
-        registry.get("fsdp_config", "fsdp_use_orig_params"),
+    s = registry.get("fsdp_config", "fsdp_use_orig_params")._replace(
         older_launcher_defaults=(("0.20", "oldest"), ("0.30", "old")),
         launcher_default="now",
     )
