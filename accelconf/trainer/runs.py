@@ -37,16 +37,14 @@ class Runs:
     notes: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        from dataclasses import asdict
-
         return {
-            "mixed_precision": asdict(self.mixed_precision),
-            "gradient_accumulation": [asdict(p) for p in self.gradient_accumulation],
-            "fsdp_plugin": None if self.fsdp is None else {k: asdict(v) for k, v in self.fsdp.items()},
+            "mixed_precision": self.mixed_precision.as_dict(),
+            "gradient_accumulation": [p.as_dict() for p in self.gradient_accumulation],
+            "fsdp_plugin": None if self.fsdp is None else {k: v.as_dict() for k, v in self.fsdp.items()},
             "deepspeed_config": None if self.deepspeed is None else _jsonable(self.deepspeed.config),
             "deepspeed_filled": None
             if self.deepspeed is None
-            else {k: asdict(v) for k, v in self.deepspeed.provenance.items()},
+            else {k: v.as_dict() for k, v in self.deepspeed.provenance.items()},
             "raises": [{"stage": r.stage, "key": r.key, "message": r.message} for r in self.raises],
             "notes": self.notes,
         }

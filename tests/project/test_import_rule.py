@@ -205,7 +205,7 @@ NOT_ON_PATH: dict[str, tuple[str, ...]] = {
     ),
     "validate-args": (
         "accelconf.deepspeed", "accelconf.environment", "accelconf.diff", "accelconf.catalogue",
-        "accelconf.trainer.runs", "accelconf.trainer.ds_fill", "packaging",
+        "accelconf.trainer.runs", "accelconf.trainer.ds_fill", "dataclasses", "inspect", "packaging",
     ),
 }  # fmt: skip
 COMMAND_MODULE = {"to-env": "accelconf.commands.convert", "validate-args": "accelconf.commands.validate"}
