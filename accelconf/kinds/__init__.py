@@ -42,9 +42,6 @@ LABELS: dict[str, str] = {
     "script-args": "a training script's own arguments file (its `train_batch_size` is not DeepSpeed's)",
     "unknown": "a file of no kind accelconf knows",
 }
-CHECKED = frozenset(
-    {"accelerate", "deepspeed", "env", "launch", "python", "trainer-args", "llama-factory", "axolotl", "fsdp-config"}
-)
 # What validate says it leaves alone in a kind it only names (or, for a framework YAML, in part).
 NOT_CHECKED: dict[str, str] = {
     "other-launch": "its launch lines are not checked",
@@ -57,6 +54,7 @@ SCRIPT_SUFFIXES: dict[str, str] = {".py": "kwargs", ".sh": "cli", ".bash": "cli"
 # The kinds whose file holds Trainer / TRL arguments (what `validate`, `explain` and the conversions
 # read through the Trainer model rather than as an accelerate config).
 TRAINER_KINDS = ("trainer-args", "llama-factory", "axolotl", "fsdp-config")
+CHECKED = frozenset({"accelerate", "deepspeed", "env", "launch", "python", *TRAINER_KINDS})
 ENV_SUFFIX = ".env"  # also a whole name (a dotfile) or its end: prod.env
 
 # Top-level keys only an accelerate config has (ClusterConfig in accelerate/commands/config/

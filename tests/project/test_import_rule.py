@@ -211,17 +211,24 @@ NOT_ON_PATH: dict[str, tuple[str, ...]] = {
         "accelconf.deepspeed", "accelconf.environment", "accelconf.diff", "accelconf.catalogue", "dataclasses",
         "inspect", "packaging",
     ),
+    # the Trainer model and DeepSpeed's key table load for the files that are theirs
+    "validate-config": (
+        "accelconf.trainer.validate", "accelconf.trainer.read", "accelconf.deepspeed", "accelconf.environment",
+        "accelconf.diff", "accelconf.catalogue", "dataclasses", "inspect", "packaging",
+    ),
 }  # fmt: skip
 # explain prints findings with convert's printer
 COMMAND_MODULES = {
     "to-env": ["accelconf.commands.convert"],
     "validate-args": ["accelconf.commands.validate"],
     "explain-args": ["accelconf.commands.convert", "accelconf.commands.explain"],
+    "validate-config": ["accelconf.commands.validate"],
 }
 ARGV = {
     "to-env": ["to-env", "config.yaml"],
     "validate-args": ["validate", "args.yaml"],
     "explain-args": ["explain", "args.yaml"],
+    "validate-config": ["validate", "config.yaml"],
 }
 
 
