@@ -47,15 +47,17 @@ def validate_any(
     """Validate an accelerate config, or a DeepSpeed JSON recognized by its content (the composition of
     :mod:`accelconf.accelerate.validate` and :mod:`accelconf.deepspeed`, which do not import each other's rules).
     ``cfg``: the document's Config at the resolved ``accelerate_version``, when the caller has read it."""
-    # the rule packages load on first use: every command imports this module, few validate
-    from accelconf import deepspeed as dsmod
+    # the rule packages load on first use: every command imports this module, few validate, and
+    # DeepSpeed's (its key table) only for a DeepSpeed JSON
     from accelconf.accelerate import validate
-    from accelconf.deepspeed.validate import validate_deepspeed
     from accelconf.kinds import is_deepspeed
 
     if doc.format == "json" and doc.data is not None:
         # --runtime deepspeed / --deepspeed-version say the file is DeepSpeed JSON unless it has accelerate keys
         if is_deepspeed(doc, assume=runtime == "deepspeed" or deepspeed_version is not None):
+            from accelconf import deepspeed as dsmod
+            from accelconf.deepspeed.validate import validate_deepspeed
+
             off = set(disabled)
             if deepspeed_version is None:
                 deepspeed_version = dsmod.installed_version()  # the installed DeepSpeed, from its metadata
@@ -217,11 +219,11 @@ def validate_source(
 
 
 def _trainer_kinds() -> frozenset[str]:
-    """The kinds :mod:`accelconf.trainer` checks (imported when a file is judged: its releases data
-    costs an accelerate config's validate nothing)."""
-    from accelconf.trainer.validate import KINDS
+    """The kinds :mod:`accelconf.trainer` checks, named by the recogniser: the Trainer model (and
+    its releases data) loads only for a file of one of them, never for an accelerate config."""
+    from accelconf.kinds import TRAINER_KINDS
 
-    return KINDS
+    return frozenset(TRAINER_KINDS)
 
 
 def _trainer_findings(text: str, path: str, kind: str, opts: dict[str, Any]) -> list[Finding]:

@@ -18,7 +18,6 @@ whose value has an error finding.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from accelconf import releases
@@ -27,6 +26,7 @@ from accelconf.accelerate.launch import launch_env, resolve
 from accelconf.accelerate.model import Config
 from accelconf.findings import Finding
 from accelconf.formats.env import never_read
+from accelconf.records import Record
 
 PARADIGM_VARS = set(registry.USE_ENV.values()) | {registry.USE_PARALLELISM_CONFIG_ENV}
 LAYOUT_KEYS = (
@@ -40,14 +40,16 @@ LAYOUT_KEYS = (
 )
 
 
-@dataclass
-class Row:
-    setting: str  # registry path, or the variable name when no setting matches
-    value: Any
-    source: str  # config | cli | shell | kwarg | default
-    where: str  # config.yaml:12, --fsdp_version, train.py:8, FSDP_VERSION, ...
-    env: str = ""  # the variable that carries it to the process ("" if none)
-    note: str = ""
+class Row(Record):
+    _fields = ("setting", "value", "source", "where", "env", "note")
+
+    def __init__(self, setting: str, value: Any, source: str, where: str, env: str = "", note: str = "") -> None:
+        self.setting = setting  # registry path, or the variable name when no setting matches
+        self.value = value
+        self.source = source  # config | cli | shell | kwarg | default
+        self.where = where  # config.yaml:12, --fsdp_version, train.py:8, FSDP_VERSION, ...
+        self.env = env  # the variable that carries it to the process ("" if none)
+        self.note = note
 
 
 def _file_where(cfg: Config, path: str) -> str:
@@ -125,16 +127,22 @@ _DS_FILE_ENV = registry.get("deepspeed_config", "deepspeed_config_file").env  # 
 _GA_ENV = registry.get("deepspeed_config", "gradient_accumulation_steps").env  # type: ignore[union-attr]
 
 
-@dataclass
-class _Launch:
+class _Launch(Record):
     """What a row of a process variable is explained from: the config, the launch and the script's kwargs."""
 
-    cfg: Config
-    result: Any  # accelconf.accelerate.launch.LaunchResult
-    ver: str
-    process_env: dict[str, tuple[str, str, str]]  # variable -> (value, "shell"|"launch", where)
-    replaced: dict[str, tuple[str, str]]  # shell variables the launcher overwrites -> (value, where)
-    kwargs: Config | None
+    _fields = ("cfg", "result", "ver", "process_env", "replaced", "kwargs")
+
+    def __init__(
+        self,
+        cfg: Config,
+        result: Any,  # accelconf.accelerate.launch.LaunchResult
+        ver: str,
+        process_env: dict[str, tuple[str, str, str]],  # variable -> (value, "shell"|"launch", where)
+        replaced: dict[str, tuple[str, str]],  # shell variables the launcher overwrites -> (value, where)
+        kwargs: Config | None,
+    ) -> None:
+        self.cfg, self.result, self.ver = cfg, result, ver
+        self.process_env, self.replaced, self.kwargs = process_env, replaced, kwargs
 
     def variable_row(self, var: str) -> Row | None:
         """The row of one variable of the process (None: not one to show)."""

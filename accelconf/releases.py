@@ -19,13 +19,12 @@ runtime behaviours the checks ask about. Nothing here imports beyond the standar
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
-from packaging.version import Version
+from accelconf import versions
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(NamedTuple):
     """A behaviour that only the accelerate releases in ``[since, until)`` have (``None``: open end)."""
 
     since: str | None
@@ -35,8 +34,7 @@ class Change:
     doc: str
 
 
-@dataclass(frozen=True)
-class Requirement:
+class Requirement(NamedTuple):
     """``package >= version`` is what the accelerate releases in ``[since, until)`` demand (``marker``
     over ``file`` matches in exactly those releases)."""
 
@@ -480,12 +478,10 @@ def _vin(version: str | None, since: str | None, until: str | None) -> bool:
     """``version`` (a minor release, or a full one) lies in ``[since, until)``; unknown means newest."""
     if version is None:
         return until is None
-    try:
-        parsed = Version(version)
-    except Exception:
+    v = versions.minor(version)
+    if v is None:
         return until is None
-    v = Version(f"{parsed.major}.{parsed.minor}")
-    return (since is None or v >= Version(since)) and (until is None or v < Version(until))
+    return (since is None or versions.compare(v, since) >= 0) and (until is None or versions.compare(v, until) < 0)
 
 
 def has(version: str | None, name: str) -> bool:

@@ -6,16 +6,15 @@ exit-code policy. Colors are used only when the stream is a TTY and ``NO_COLOR``
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import IO, Any
 
 from accelconf import __version__
 from accelconf.errors import InputError
 from accelconf.findings import Finding, sort_findings
+from accelconf.records import Record
 
 FORMATS = ("text", "json", "github", "sarif")
 
@@ -24,12 +23,17 @@ _RESET = "\033[0m"
 _BOLD = "\033[1m"
 
 
-@dataclass
-class FileResult:
-    path: str
-    findings: list[Finding] = field(default_factory=list)
-    error: InputError | None = None
-    document: Any = field(default=None, repr=False, compare=False)  # the Document read (standard input is read once)
+class FileResult(Record):
+    _fields = ("path", "findings", "error", "document")
+    _unshown = frozenset({"document"})
+
+    def __init__(
+        self, path: str, findings: list[Finding] | None = None, error: InputError | None = None, document: Any = None
+    ) -> None:
+        self.path = path
+        self.findings: list[Finding] = [] if findings is None else findings
+        self.error = error
+        self.document = document  # the Document read (standard input is read once)
 
     @property
     def errors(self) -> int:
@@ -143,6 +147,8 @@ def render_json(results: list[FileResult], extra: dict | None = None) -> str:
                 "column": r.error.column or None,
             }
         files.append(entry)
+    import json  # json loads when a command writes or parses JSON, not on `to-env` of a YAML config
+
     return json.dumps({"files": files, **(extra or {})}, indent=2, default=str) + "\n"
 
 

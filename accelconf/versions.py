@@ -75,3 +75,47 @@ def installed_version(name: str) -> str | None:
         return None
     except Exception:  # a broken dist-info directory must not break a command
         return None
+
+
+# A plain release (``1.15.0``): what installed packages and accelconf's own tables spell. Compared
+# here as packaging's Version compares it; anything else (a pre-release, a local version, a typo)
+# goes to packaging, which costs a few milliseconds of start-up to import.
+_RELEASE = re.compile(r"[0-9]+(?:\.[0-9]+)*")
+
+
+def _release(version: str) -> tuple[int, ...] | None:
+    """``"1.15.0"`` -> ``(1, 15)``: trailing zeros stripped, as Version compares releases; ``None``
+    when ``version`` is not a plain release."""
+    if not isinstance(version, str) or not _RELEASE.fullmatch(version):
+        return None
+    parts = [int(p) for p in version.split(".")]
+    while len(parts) > 1 and parts[-1] == 0:
+        parts.pop()
+    return tuple(parts)
+
+
+def compare(a: str, b: str) -> int:
+    """-1, 0 or 1 as ``Version(a)`` is lower than, equal to or higher than ``Version(b)``; raises
+    packaging's ``InvalidVersion`` for a string that is no PEP 440 version."""
+    ra, rb = _release(a), _release(b)
+    if ra is None or rb is None:
+        from packaging.version import Version
+
+        va, vb = Version(a), Version(b)
+        return (va > vb) - (va < vb)
+    return (ra > rb) - (ra < rb)
+
+
+def minor(version: str) -> str | None:
+    """``"1.15.0"`` or ``"1.15.0.dev0"`` -> ``"1.15"`` (packaging's major and minor), ``None`` for
+    what is no PEP 440 version."""
+    if isinstance(version, str) and _RELEASE.fullmatch(version):
+        parts = version.split(".")
+        return f"{int(parts[0])}.{int(parts[1]) if len(parts) > 1 else 0}"
+    from packaging.version import Version
+
+    try:
+        parsed = Version(version)
+    except Exception:  # InvalidVersion, or not a string
+        return None
+    return f"{parsed.major}.{parsed.minor}"

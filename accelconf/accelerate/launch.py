@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
@@ -34,6 +33,7 @@ from accelconf.accelerate.model import Config, Entry, canonical
 from accelconf.accelerate.registry import Setting
 from accelconf.errors import InputError, UsageError
 from accelconf.findings import Finding
+from accelconf.records import Record
 
 Mode = str  # "simple" | "torchrun" | "deepspeed" | "tpu" | "sagemaker"
 
@@ -119,8 +119,7 @@ def refuse_machine_rank(rank: int, machines: int, where: str, flag: str = "--mac
         )
 
 
-@dataclass
-class LaunchResult:
+class LaunchResult(Record):
     """What ``accelerate launch`` does with a configuration.
 
     ``env``: the variables it writes for the training process (added to an empty shell).
@@ -130,14 +129,26 @@ class LaunchResult:
     or what the launcher drops.
     """
 
-    mode: Mode
-    env: dict[str, str]
-    torchrun: dict[str, Any] = field(default_factory=dict)
-    cmd: list[str] | None = None
-    findings: list[Finding] = field(default_factory=list)
-    explicit: frozenset[str] = frozenset()  # namespace attributes given on the command line
-    namespace: dict[str, Any] = field(default_factory=dict)  # the final argparse namespace (emulated)
-    origins: dict[str, str] = field(default_factory=dict)  # namespace attribute -> "cli" | "file" | "default"
+    _fields = ("mode", "env", "torchrun", "cmd", "findings", "explicit", "namespace", "origins")
+
+    def __init__(
+        self,
+        mode: Mode,
+        env: dict[str, str],
+        torchrun: dict[str, Any] | None = None,
+        cmd: list[str] | None = None,
+        findings: list[Finding] | None = None,
+        explicit: frozenset[str] = frozenset(),
+        namespace: dict[str, Any] | None = None,
+        origins: dict[str, str] | None = None,
+    ) -> None:
+        self.mode, self.env, self.cmd = mode, env, cmd
+        self.torchrun: dict[str, Any] = {} if torchrun is None else torchrun
+        self.findings: list[Finding] = [] if findings is None else findings
+        self.explicit = explicit  # namespace attributes given on the command line
+        # the final argparse namespace (emulated)
+        self.namespace: dict[str, Any] = {} if namespace is None else namespace
+        self.origins: dict[str, str] = {} if origins is None else origins  # attribute -> "cli" | "file" | "default"
 
 
 # -- argparse emulation ---------------------------------------------------------------------------

@@ -14,17 +14,16 @@ Unknown keys are kept in ``Config.unknown`` so that nothing is dropped silently.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 from accelconf.accelerate import registry
 from accelconf.accelerate.registry import Setting
 from accelconf.findings import Finding, Severity
+from accelconf.records import Record
 from accelconf.text.document import Document
 
 
-@dataclass
-class Entry:
+class Entry(Record):
     """One setting's value and its origin.
 
     ``line``/``column`` are 1-based positions of the key in the source document (0 when the value
@@ -33,26 +32,43 @@ class Entry:
     ``--fsdp_version``).
     """
 
-    path: str
-    value: Any
-    setting: Setting | None = None
-    written_key: str = ""
-    line: int = 0
-    column: int = 0
-    origin: str = "file"
-    where: str = ""
+    _fields = ("path", "value", "setting", "written_key", "line", "column", "origin", "where")
+
+    def __init__(
+        self,
+        path: str,
+        value: Any,
+        setting: Setting | None = None,
+        written_key: str = "",
+        line: int = 0,
+        column: int = 0,
+        origin: str = "file",
+        where: str = "",
+    ) -> None:
+        self.path, self.value, self.setting, self.written_key = path, value, setting, written_key
+        self.line, self.column, self.origin, self.where = line, column, origin, where
 
 
-@dataclass
-class Config:
+class Config(Record):
     """Canonical path -> :class:`Entry`, plus what could not be placed."""
 
-    entries: dict[str, Entry] = field(default_factory=dict)
-    unknown: dict[str, Entry] = field(default_factory=dict)  # written key path -> entry
-    notes: list[Finding] = field(default_factory=list)  # lossy or odd steps found while reading
-    sections: set[str] = field(default_factory=set)  # nested sections written in the file, empty ones too
-    source: str = ""
-    format: str = ""
+    _fields = ("entries", "unknown", "notes", "sections", "source", "format")
+
+    def __init__(
+        self,
+        entries: dict[str, Entry] | None = None,
+        unknown: dict[str, Entry] | None = None,
+        notes: list[Finding] | None = None,
+        sections: set[str] | None = None,
+        source: str = "",
+        format: str = "",
+    ) -> None:
+        self.entries: dict[str, Entry] = {} if entries is None else entries
+        self.unknown: dict[str, Entry] = {} if unknown is None else unknown  # written key path -> entry
+        self.notes: list[Finding] = [] if notes is None else notes  # lossy or odd steps found while reading
+        # nested sections written in the file, empty ones too
+        self.sections: set[str] = set() if sections is None else sections
+        self.source, self.format = source, format
 
     def note(
         self,

@@ -19,14 +19,14 @@ the first that no longer has it (exclusive); ``None`` means "all known versions"
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from functools import cache, lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from packaging.version import Version
-
-from accelconf import releases
+from accelconf import releases, versions
 from accelconf.versions import installed_version
+
+if TYPE_CHECKING:
+    from packaging.version import Version
 
 OLDEST = "0.20"
 NEWEST = "1.15"
@@ -69,8 +69,7 @@ KNOWN_VERSIONS = (
 ALL_PATHS = frozenset("STDXM")
 
 
-@dataclass(frozen=True)
-class Setting:
+class Setting(NamedTuple):
     section: str  # "" for top level, else the nested dict name ("fsdp_config", ...)
     key: str  # the canonical YAML key (what `accelerate config` writes, with its prefix)
     type: str  # str | int | float | bool | enum | path | classlist | list | boolish | intlist
@@ -159,8 +158,7 @@ class Setting:
         return value
 
 
-@dataclass(frozen=True)
-class Section:
+class Section(NamedTuple):
     name: str
     doc: str
     prefix: str | None = None  # prefix the launcher adds to keys that lack it
@@ -175,6 +173,8 @@ class Section:
 
 
 def version_key(v: str) -> Version:
+    from packaging.version import Version
+
     return Version(v)
 
 
@@ -182,20 +182,16 @@ def normalize_version(v: str | None) -> str | None:
     """``1.15.0`` or ``1.15.0.dev0`` -> ``1.15`` (minor release), ``None`` stays ``None``."""
     if v is None:
         return None
-    try:
-        parsed = Version(v)
-    except Exception:
-        return None
-    return f"{parsed.major}.{parsed.minor}"
+    return versions.minor(v)
 
 
 def version_in(version: str | None, since: str | None, until: str | None) -> bool:
     if version is None:
         return until is None
-    v = Version(normalize_version(version) or version)
-    if since is not None and v < Version(since):
+    v = normalize_version(version) or version
+    if since is not None and versions.compare(v, since) < 0:
         return False
-    if until is not None and v >= Version(until):
+    if until is not None and versions.compare(v, until) >= 0:
         return False
     return True
 
@@ -211,9 +207,9 @@ def resolve_version(requested: str | None) -> str:
     v = normalize_version(requested) if requested else normalize_version(installed_accelerate_version())
     if v is None:
         return NEWEST
-    if Version(v) > Version(NEWEST):
+    if versions.compare(v, NEWEST) > 0:
         return NEWEST
-    if Version(v) < Version(OLDEST):
+    if versions.compare(v, OLDEST) < 0:
         return OLDEST
     return v
 

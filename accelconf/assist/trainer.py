@@ -22,6 +22,7 @@ from accelconf.assist.complete import Candidate, _key_insert
 from accelconf.assist.cursor import Where, context_at
 from accelconf.assist.hover import named_at
 from accelconf.errors import InputError
+from accelconf.kinds import TRAINER_KINDS
 from accelconf.text.document import load_text, resolve_yaml11
 from accelconf.text.scalars import json_scalar, yaml_scalar
 from accelconf.trainer import fields, fsdp, releases
@@ -30,7 +31,7 @@ from accelconf.trainer.releases import Field
 
 # The recogniser's kinds whose keys are Trainer arguments (hover), and the two completion serves
 # (a framework YAML's own keys are not modelled, so its key list would be incomplete).
-KINDS = frozenset({"trainer-args", "llama-factory", "axolotl", "fsdp-config"})
+KINDS = frozenset(TRAINER_KINDS)
 COMPLETED = frozenset({"trainer-args", "fsdp-config"})
 FSDP_FIELD = "fsdp_config"
 PREFIX = "fsdp_"  # _process_fsdp_args renames a key with this prefix to the key without it

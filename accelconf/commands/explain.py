@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import asdict
 from typing import Any
 
 from accelconf.accelerate.model import Config
@@ -179,14 +178,12 @@ def _script_shell(launch: Any, source: str) -> dict[str, tuple[str, str]]:
 def _input_findings(ver: str, *configs: Config | None) -> list[Finding]:
     """The findings to-env reports for each input read whole (the config, the script's arguments),
     each at its own file; the flags of a launch bring theirs with them (``Launch.findings``)."""
-    from dataclasses import replace
-
     from accelconf.api import input_findings
 
     out: list[Finding] = []
     for c in configs:
         if c is not None:
-            out += [f if f.path else replace(f, path=c.source) for f in input_findings(c, ver)]
+            out += [f if f.path else f.replace(path=c.source) for f in input_findings(c, ver)]
     return out
 
 
@@ -293,7 +290,7 @@ def _print(
             {
                 **({"line": la.line} if several else {}),
                 "mode": result.mode,
-                "settings": [asdict(r) for r in rows],
+                "settings": [r.as_dict() for r in rows],
                 "torchrun": result.torchrun,
             }
             for la, rows, result in explained
@@ -483,10 +480,10 @@ def _print_trainer(blocks: list[Any], ver: str, tver: str, args: argparse.Namesp
                 "line": g.line,
                 "launch": g.group,
                 "mode": result.mode if result is not None else "none",
-                "settings": [asdict(r) for r in acc],
+                "settings": [r.as_dict() for r in acc],
                 "torchrun": result.torchrun if result is not None else None,
                 "trainer": runs.to_json(),
-                "trainer_settings": [asdict(r) for r in rows],
+                "trainer_settings": [r.as_dict() for r in rows],
             }
             for g, acc, runs, rows, result in blocks
         ]

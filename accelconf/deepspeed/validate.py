@@ -7,7 +7,6 @@ and converted here. Never imports deepspeed.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from packaging.version import Version
@@ -333,8 +332,7 @@ def _errors_become_warnings(ctx: _Ctx, before: int, section: Key) -> None:
     for i in range(before, len(ctx.findings)):
         f = ctx.findings[i]
         if f.severity == "error":
-            ctx.findings[i] = replace(
-                f,
+            ctx.findings[i] = f.replace(
                 severity="warning",
                 message=f.message + f" (DeepSpeed {section.strict_since} and newer reject it)",
             )

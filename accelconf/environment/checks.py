@@ -17,7 +17,7 @@ Requirements follow accelerate 1.15.0's source: ``FSDP2_PYTORCH_VERSION`` and
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from accelconf import catalogue, releases
@@ -339,8 +339,7 @@ def rule_bf16(cfg: Reading, env: Environment) -> Iterator[Finding]:
             f"{label} has {gpu.cc_text}: bf16 runs emulated (slow) or fails in a kernel"
         )
         elsewhere = ds_doc is not None and ds_doc is not cfg.doc
-        yield replace(
-            at,
+        yield at.replace(
             message=msg,
             path=ds_doc.path if elsewhere and ds_doc else "",
             suggestion='"bf16": {"enabled": false}, "fp16": {"enabled": true}',

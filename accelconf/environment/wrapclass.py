@@ -151,12 +151,10 @@ def wrap_findings(doc: Any, classes: ModelClasses | None, cfg: Config | None = N
     found = finding_at(doc, "model-wrap-class", "error" if sure else "warning", message, KEY, suggestion=right)
     if right is None:
         return [found]
-    from dataclasses import replace
-
     node = doc.node(KEY)
     fix = (
         ((node.start, node.end, scalar_text(doc, right, like=node)),)
         if node is not None and node.kind == "scalar"
         else ()
     )
-    return [replace(found, fix=fix)]
+    return [found.replace(fix=fix)]

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from accelconf.accelerate.model import Config
 from accelconf.errors import UsageError
@@ -22,8 +21,7 @@ from accelconf.kinds import ENV_SUFFIX, SCRIPT_SUFFIXES, text_format
 from accelconf.text.document import FILE_SUFFIXES
 
 
-@dataclass(frozen=True)
-class FormatSpec:
+class FormatSpec(NamedTuple):
     """One format: ``module`` (under :mod:`accelconf.formats`) has ``read(text, path=, version=, fmt=)``
     and ``write(cfg, version=, fmt=, **opts)``; ``launch``: written from what ``accelerate launch``
     does (so refused for a config it would not launch). Adding a format is one entry and one module;

@@ -17,7 +17,7 @@ literal keyword arguments to the matching settings. Non-literal arguments are re
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from accelconf.accelerate import registry
@@ -570,7 +570,7 @@ def _policy(
         pos,
         f"has no config-file key; the nearest setting is `mixed_precision: {precision}`, which {how}",
     )
-    cfg.notes[-1] = replace(cfg.notes[-1], suggestion=precision)
+    cfg.notes[-1] = cfg.notes[-1].replace(suggestion=precision)
 
 
 def read(text: str, *, path: str = "<text>", version: str | None = None, fmt: str = "kwargs") -> Config:

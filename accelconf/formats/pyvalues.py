@@ -9,10 +9,10 @@ The kwargs reader (:mod:`accelconf.formats.kwargs`) and the Trainer arguments re
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
 from typing import Any
 
 from accelconf.formats import pynames
+from accelconf.records import FrozenRecord
 
 
 def _call_name(node: ast.Call) -> str:
@@ -24,28 +24,37 @@ def _call_name(node: ast.Call) -> str:
     return ""
 
 
-@dataclass(frozen=True)
-class _Member:
+class _Member(FrozenRecord):
     """A torch enum member: ``ShardingStrategy.FULL_SHARD`` (any dotted prefix)."""
 
+    _fields = ("enum", "name", "number")
     enum: str
     name: str
     number: int
 
+    def __init__(self, enum: str, name: str, number: int) -> None:
+        self._set(enum=enum, name=name, number=number)
 
-@dataclass(frozen=True)
-class _Dtype:
+
+class _Dtype(FrozenRecord):
     """``torch.bfloat16`` and friends, by the dtype they name (``torch.half`` is ``float16``)."""
 
+    _fields = ("name",)
     name: str
 
+    def __init__(self, name: str) -> None:
+        self._set(name=name)
 
-@dataclass(frozen=True)
-class _Call:
+
+class _Call(FrozenRecord):
     """A call of a torch FSDP policy class with readable keyword arguments: ``MixedPrecision(...)``."""
 
+    _fields = ("cls", "kwargs")
     cls: str
     kwargs: tuple[tuple[str, Any], ...]
+
+    def __init__(self, cls: str, kwargs: tuple[tuple[str, Any], ...]) -> None:
+        self._set(cls=cls, kwargs=kwargs)
 
     def get(self, name: str) -> Any:
         return dict(self.kwargs).get(name, pynames.TORCH_CALLS[self.cls].get(name))

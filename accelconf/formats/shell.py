@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from accelconf.errors import InputError
 
@@ -25,8 +25,7 @@ _OPERATORS = ";&|()"
 _BLANK = " \t\r"
 
 
-@dataclass(frozen=True)
-class Word:
+class Word(NamedTuple):
     """One shell word: its pieces (``("lit", text)``, ``("var", NAME)`` or ``("unknown", as written)``)
     and the 1-based position of its first character."""
 

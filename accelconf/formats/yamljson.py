@@ -11,7 +11,6 @@ are the user's) but reported.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from accelconf.accelerate import registry
@@ -173,6 +172,8 @@ def accelerator_env_lost(e: Entry, arg: str, holder: str) -> Finding:
 def write(cfg: Config, *, version: str | None = None, fmt: str = "yaml", **_: Any) -> tuple[str, list[Finding]]:
     data, findings = to_data(cfg)
     if fmt == "json":
+        import json  # json loads when a command writes or parses JSON, not on `to-env` of a YAML config
+
         return json.dumps(data, indent=2, sort_keys=True) + "\n", findings
     return dump_yaml(data), findings
 

@@ -18,14 +18,12 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from accelconf.accelerate import registry
 from accelconf.errors import InputError
 from accelconf.text.document import FILE_SUFFIXES, Document, load_text, looks_like_json
-from accelconf.trainer import releases as trainer_releases
 
 # What validate says each kind is; the kinds accelconf checks itself are CHECKED.
 LABELS: dict[str, str] = {
@@ -44,9 +42,6 @@ LABELS: dict[str, str] = {
     "script-args": "a training script's own arguments file (its `train_batch_size` is not DeepSpeed's)",
     "unknown": "a file of no kind accelconf knows",
 }
-CHECKED = frozenset(
-    {"accelerate", "deepspeed", "env", "launch", "python", "trainer-args", "llama-factory", "axolotl", "fsdp-config"}
-)
 # What validate says it leaves alone in a kind it only names (or, for a framework YAML, in part).
 NOT_CHECKED: dict[str, str] = {
     "other-launch": "its launch lines are not checked",
@@ -59,6 +54,7 @@ SCRIPT_SUFFIXES: dict[str, str] = {".py": "kwargs", ".sh": "cli", ".bash": "cli"
 # The kinds whose file holds Trainer / TRL arguments (what `validate`, `explain` and the conversions
 # read through the Trainer model rather than as an accelerate config).
 TRAINER_KINDS = ("trainer-args", "llama-factory", "axolotl", "fsdp-config")
+CHECKED = frozenset({"accelerate", "deepspeed", "env", "launch", "python", *TRAINER_KINDS})
 ENV_SUFFIX = ".env"  # also a whole name (a dotfile) or its end: prod.env
 
 # Top-level keys only an accelerate config has (ClusterConfig in accelerate/commands/config/
@@ -166,6 +162,8 @@ def fsdp_config_keys() -> frozenset[str]:
     """The keys of a Trainer ``fsdp_config``: what transformers reads, and accelerate's FSDP names
     (people write those too), all without the ``fsdp_`` prefix transformers drops. Read from the
     releases data on first use: an accelerate config or an env file never needs it."""
+    from accelconf.trainer import releases as trainer_releases
+
     return trainer_releases.all_fsdp_config_keys() | frozenset(
         k.removeprefix("fsdp_") for k in registry.all_keys("fsdp_config")
     )
@@ -211,8 +209,7 @@ def _launch() -> re.Pattern[str]:
     return re.compile(_LAUNCH_PATTERN, re.M)
 
 
-@dataclass(frozen=True)
-class Recognition:
+class Recognition(NamedTuple):
     """A file's kind (a key of :data:`LABELS`) and the reader that reads it (``yaml``, ``json``,
     ``env``, ``cli`` or ``kwargs``)."""
 
@@ -355,6 +352,8 @@ def _other_kind(data: dict[Any, Any], keys: list[str]) -> str | None:
 def _is_trainer_args(keys: list[str]) -> bool:
     """Mostly ``TrainingArguments`` fields: at least two that accelerate does not share, and more of
     them than keys only accelerate has."""
+    from accelconf.trainer import releases as trainer_releases
+
     names = trainer_releases.all_field_names()
     trainer = sum(1 for k in keys if k in names and not _accelerate_top(k))
     accelerate = sum(1 for k in keys if _accelerate_top(k) and k not in names)

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 
+from accelconf.records import FrozenRecord
 from accelconf.text.document import Document
 
 # The key (or flag, without its dashes) that names a file, and what that file is by being named so.
@@ -36,16 +36,19 @@ _KWARG = re.compile(
 )
 
 
-@dataclass(frozen=True)
-class Reference:
+class Reference(FrozenRecord):
     """A file named by ``key`` as ``value`` (1-based ``line``/``column`` of the value); ``role`` is
     what a file named so is (``deepspeed``, ``fsdp`` or ``accelerate``)."""
 
+    _fields = ("key", "value", "line", "column", "role")
     key: str
     value: str
     line: int
     column: int
     role: str
+
+    def __init__(self, key: str, value: str, line: int, column: int, role: str) -> None:
+        self._set(key=key, value=value, line=line, column=column, role=role)
 
 
 def in_document(doc: Document) -> list[Reference]:

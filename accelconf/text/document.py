@@ -21,10 +21,10 @@ import os
 import re
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 from accelconf.errors import InputError
+from accelconf.records import Record
 from accelconf.text.jsonpos import parse_json
 from accelconf.text.nodes import MAX_BYTES, MAX_DEPTH, MAX_NODES, Format, Node, Quirk
 from accelconf.text.scalars import resolve_yaml11, resolve_yaml12
@@ -60,16 +60,23 @@ _STD = "tag:yaml.org,2002:"
 _ALLOWED_TAGS = {_STD + t for t in ("str", "int", "float", "bool", "null", "map", "seq", "merge", "value")}
 
 
-@dataclass
-class Document:
-    path: str
-    text: str
-    format: Format
-    root: Node | None
-    data: Any
-    quirks: list[Quirk] = field(default_factory=list)
-    bom: bool = False
-    raw_bytes: bytes | None = None
+class Document(Record):
+    _fields = ("path", "text", "format", "root", "data", "quirks", "bom", "raw_bytes")
+
+    def __init__(
+        self,
+        path: str,
+        text: str,
+        format: Format,
+        root: Node | None,
+        data: Any,
+        quirks: list[Quirk] | None = None,
+        bom: bool = False,
+        raw_bytes: bytes | None = None,
+    ) -> None:
+        self.path, self.text, self.format, self.root, self.data = path, text, format, root, data
+        self.quirks: list[Quirk] = [] if quirks is None else quirks
+        self.bom, self.raw_bytes = bom, raw_bytes
 
     # -- navigation -------------------------------------------------------------------------
     def node(self, keypath: tuple[str | int, ...] | str) -> Node | None:

@@ -8,7 +8,6 @@ Anything else that is not JSON raises :class:`InputError` with a 1-based positio
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
@@ -93,6 +92,8 @@ class _Parser:
             if not m:
                 raise self.fail("unterminated or invalid string")
             self.i = m.end()
+            import json  # loaded by the first JSON string: a YAML input (to-env's) never needs it
+
             s = json.loads(m.group())
             return self.node("scalar", start, self.i, value=s, value12=s, raw=s, style='"')
         m = _NUMBER.match(t, self.i)

@@ -8,7 +8,6 @@ YAML writer of :mod:`accelconf.formats.yamljson`) calls :func:`yaml_scalar`; not
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from typing import Any
@@ -132,10 +131,14 @@ def yaml_scalar(value: Any, *, quote: str | None = None, flow: bool = False) -> 
     if quote not in ("'", '"') and plain_ok(s, flow=flow):
         return s
     if quote == '"':
+        import json  # json loads when a command writes or parses JSON, not on `to-env` of a YAML config
+
         return json.dumps(s)
     return "'" + s.replace("'", "''") + "'"
 
 
 def json_scalar(value: Any) -> str:
     """A JSON literal."""
+    import json  # json loads when a command writes or parses JSON, not on `to-env` of a YAML config
+
     return json.dumps(value)

@@ -10,7 +10,6 @@ nothing under ``cutoff``. ``fold_case`` compares without case (the candidate is 
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable
 from functools import lru_cache
@@ -36,6 +35,8 @@ def _camel(name: str) -> tuple[int, str]:
 
 
 def _score(name: str, candidate: str, fold_case: bool, abbreviations: bool) -> float:
+    import difflib  # as in ranked
+
     a, b = (name.lower(), candidate.lower()) if fold_case else (name, candidate)
     spelled = difflib.SequenceMatcher(
         None, b, a
@@ -62,6 +63,9 @@ def ranked(
     Trainer field against the few hundred known ones stays cheap."""
     if n <= 0:
         return []
+    # difflib (and heapq) load with the first name nothing knows: a clean config never asks
+    import difflib
+
     a = name.lower() if fold_case else name
     matcher = difflib.SequenceMatcher(None, "", a)
     best: list[tuple[float, str]] = []  # the n best so far, ordered as returned

@@ -11,20 +11,24 @@ Nothing here imports transformers.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
+
+from accelconf.records import FrozenRecord, Record
 
 # Where an argument's value came from: a file format, a command line, a Python call or a framework.
 Source = str  # "yaml" | "json" | "cli" | "python" | "llama-factory" | "axolotl"
 
 
-@dataclass(frozen=True)
-class Arg:
+class Arg(FrozenRecord):
     """One given argument: ``name`` as written (a command-line flag without its dashes, ``no_x``
     resolved to ``x``), ``value`` as the parser receives it, the 1-based start of the name
     (``line``/``column``) and the exclusive end of the value (``end_line``/``end_column``),
     the text as written and the source kind. ``value_line``/``value_column`` locate the value."""
 
+    _fields = (
+        "name", "value", "line", "column", "end_line", "end_column", "raw_text", "source",
+        "value_line", "value_column", "typed", "children",
+    )  # fmt: skip
     name: str
     value: Any
     line: int
@@ -33,12 +37,31 @@ class Arg:
     end_column: int
     raw_text: str
     source: Source
-    value_line: int = 0
-    value_column: int = 0
-    # A command-line word is a string until HfArgumentParser types it; a file's value is typed.
-    typed: bool = True
-    # The keys of a mapping value (an inline ``fsdp_config``), each with its own position.
-    children: tuple[Arg, ...] = ()
+    value_line: int
+    value_column: int
+    typed: bool
+    children: tuple[Arg, ...]
+
+    def __init__(
+        self,
+        name: str,
+        value: Any,
+        line: int,
+        column: int,
+        end_line: int,
+        end_column: int,
+        raw_text: str,
+        source: Source,
+        value_line: int = 0,
+        value_column: int = 0,
+        typed: bool = True,
+        children: tuple[Arg, ...] = (),
+    ) -> None:
+        self._set(name=name, value=value, line=line, column=column, end_line=end_line, end_column=end_column)
+        self._set(raw_text=raw_text, source=source, value_line=value_line, value_column=value_column)
+        # A command-line word is a string until HfArgumentParser types it; a file's value is typed.
+        # ``children``: the keys of a mapping value (an inline ``fsdp_config``), each with its position.
+        self._set(typed=typed, children=children)
 
     def child(self, name: str) -> Arg | None:
         for c in reversed(self.children):
@@ -51,8 +74,7 @@ class Arg:
         return (self.value_line or self.line, self.value_column or self.column)
 
 
-@dataclass
-class TrainerArgs:
+class TrainerArgs(Record):
     """The arguments one file (or one launch line, or one call) gives, in order.
 
     ``kind`` is the recogniser's kind (``trainer-args``, ``llama-factory``, ``axolotl``,
@@ -64,18 +86,32 @@ class TrainerArgs:
     environment variables the script sets for it; ``ignored`` are keys of a framework YAML that are
     the framework's own (not TrainingArguments fields)."""
 
-    path: str
-    kind: str
-    args: list[Arg] = field(default_factory=list)
-    references: list[Any] = field(default_factory=list)
-    group: str = ""
-    cls: str = ""
-    launcher: dict[str, Arg] = field(default_factory=dict)
-    env: dict[str, Arg] = field(default_factory=dict)
-    ignored: list[Arg] = field(default_factory=list)
-    notes: list[Any] = field(default_factory=list)
-    line: int = 1
-    column: int = 1
+    _fields = (
+        "path", "kind", "args", "references", "group", "cls", "launcher", "env", "ignored", "notes", "line", "column",
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        path: str,
+        kind: str,
+        args: list[Arg] | None = None,
+        references: list[Any] | None = None,
+        group: str = "",
+        cls: str = "",
+        launcher: dict[str, Arg] | None = None,
+        env: dict[str, Arg] | None = None,
+        ignored: list[Arg] | None = None,
+        notes: list[Any] | None = None,
+        line: int = 1,
+        column: int = 1,
+    ) -> None:
+        self.path, self.kind, self.group, self.cls, self.line, self.column = path, kind, group, cls, line, column
+        self.args: list[Arg] = [] if args is None else args
+        self.references: list[Any] = [] if references is None else references
+        self.launcher: dict[str, Arg] = {} if launcher is None else launcher
+        self.env: dict[str, Arg] = {} if env is None else env
+        self.ignored: list[Arg] = [] if ignored is None else ignored
+        self.notes: list[Any] = [] if notes is None else notes
 
     def get(self, name: str) -> Arg | None:
         """The last argument given under ``name`` (the one the parser keeps)."""

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
+from accelconf.records import Record
 from accelconf.trainer import releases
 from accelconf.trainer.args import TrainerArgs
 
@@ -65,16 +65,22 @@ def _cli_value(raw: Any, type_: str) -> Any:
     return raw
 
 
-@dataclass
-class ArgValues:
+class ArgValues(Record):
     """Field name -> value as the arguments give them, with where each was written (``file:line:col``)."""
 
-    values: Mapping[str, Any]
-    where: Mapping[str, str] = field(default_factory=dict)
-    source: str = ""  # the arguments file, for rows of defaults
-    version: str | None = None  # transformers release (default: the installed one, else the newest known)
+    _fields = ("values", "where", "source", "version")
 
-    def __post_init__(self) -> None:
+    def __init__(
+        self,
+        values: Mapping[str, Any],
+        where: Mapping[str, str] | None = None,
+        source: str = "",
+        version: str | None = None,
+    ) -> None:
+        self.values = values
+        self.where: Mapping[str, str] = {} if where is None else where
+        self.source = source  # the arguments file, for rows of defaults
+        self.version = version  # transformers release (default: the installed one, else the newest known)
         self._defaults = defaults(self.version)
 
     def get(self, name: str) -> Any:

@@ -22,9 +22,9 @@ from __future__ import annotations
 import copy
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
+from accelconf.records import Record
 from accelconf.trainer.argvalues import ArgValues
 from accelconf.trainer.fsdp_plugin import Provenance, TrainerRaises, env_var
 
@@ -37,23 +37,33 @@ MODEL_KEYS = (
 )
 
 
-@dataclass
-class Mismatch:
-    """A DeepSpeed value that differs from the arguments' (``trainer_config_finalize`` raises with it in train())."""
+class Mismatch(Record):
+    """A DeepSpeed value that differs from the arguments' (``trainer_config_finalize`` raises with it in
+    train()). ``hf_key``: transformers' own name (per_device_train_batch_size, adam_beta1+adam_beta2,
+    ...); ``fields``: the argument fields behind it; ``recorded``: the stage that records it."""
 
-    ds_key: str
-    ds_value: Any
-    hf_key: str  # transformers' own name: per_device_train_batch_size, adam_beta1+adam_beta2, ...
-    hf_value: Any
-    fields: tuple[str, ...]  # the argument fields behind hf_key
-    recorded: str  # the stage that records it; it raises in train()
+    _fields = ("ds_key", "ds_value", "hf_key", "hf_value", "fields", "recorded")
+
+    def __init__(
+        self, ds_key: str, ds_value: Any, hf_key: str, hf_value: Any, fields: tuple[str, ...], recorded: str
+    ) -> None:
+        self.ds_key, self.ds_value, self.hf_key, self.hf_value = ds_key, ds_value, hf_key, hf_value
+        self.fields, self.recorded = fields, recorded
 
 
-@dataclass
-class Filled:
-    config: dict[str, Any]
-    provenance: dict[str, Provenance] = field(default_factory=dict)  # dotted DeepSpeed key -> where its value came from
-    mismatches: list[Mismatch] = field(default_factory=list)
+class Filled(Record):
+    _fields = ("config", "provenance", "mismatches")
+
+    def __init__(
+        self,
+        config: dict[str, Any],
+        provenance: dict[str, Provenance] | None = None,
+        mismatches: list[Mismatch] | None = None,
+    ) -> None:
+        self.config = config
+        # dotted DeepSpeed key -> where its value came from
+        self.provenance: dict[str, Provenance] = {} if provenance is None else provenance
+        self.mismatches: list[Mismatch] = [] if mismatches is None else mismatches
 
 
 def _node(config: dict[str, Any], key: str) -> tuple[dict[str, Any] | None, str]:

@@ -14,10 +14,10 @@ by its accelerate name, ``cpu_offload`` as a bool.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from accelconf.accelerate import registry
+from accelconf.records import Record
 
 SHARDING = registry.SHARDING_STRATEGIES
 WRAP_POLICIES = registry.AUTO_WRAP_POLICIES
@@ -47,16 +47,15 @@ class TrainerRaises(Exception):
         self.message, self.stage, self.key = message, stage, key
 
 
-@dataclass
-class Provenance:
-    """One value of what runs and where it came from."""
+class Provenance(Record):
+    """One value of what runs and where it came from. ``source``: argument | argument default |
+    transformers default | accelerate config | env | plugin default | model."""
 
-    name: str
-    value: Any
-    source: str  # argument | argument default | transformers default | accelerate config | env | plugin default | model
-    where: str = ""
-    overrode: str = ""
-    note: str = ""
+    _fields = ("name", "value", "source", "where", "overrode", "note")
+
+    def __init__(self, name: str, value: Any, source: str, where: str = "", overrode: str = "", note: str = "") -> None:
+        self.name, self.value, self.source = name, value, source
+        self.where, self.overrode, self.note = where, overrode, note
 
 
 def str_to_bool(text: str, stage: str = "construction", key: str = "") -> bool:

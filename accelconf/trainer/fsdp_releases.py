@@ -15,10 +15,10 @@ from ``fsdp_config`` as written (``trainer_sets_from_fsdp_config``). The release
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from accelconf.accelerate import registry
+from accelconf.records import Record
 from accelconf.trainer import releases
 from accelconf.trainer.fsdp_plugin import (
     SHARDING,
@@ -32,16 +32,24 @@ from accelconf.trainer.fsdp_plugin import (
 OPTIONS = ("full_shard", "shard_grad_op", "no_shard", "hybrid_shard", "hybrid_shard_zero2", "offload", "auto_wrap")
 
 
-@dataclass
-class PluginInputs:
+class PluginInputs(Record):
     """What the plugin is built from: keyword arguments (and the key that gave each), variables the
     arguments write into the process (variable -> (value, "arguments" or "transformers", key)), and
     the fields the Trainer sets afterwards (field -> (value, key))."""
 
-    kwargs: dict[str, Any] = field(default_factory=dict)
-    src: dict[str, str] = field(default_factory=dict)
-    env: dict[str, tuple[str, str, str]] = field(default_factory=dict)
-    after: dict[str, tuple[Any, str]] = field(default_factory=dict)
+    _fields = ("kwargs", "src", "env", "after")
+
+    def __init__(
+        self,
+        kwargs: dict[str, Any] | None = None,
+        src: dict[str, str] | None = None,
+        env: dict[str, tuple[str, str, str]] | None = None,
+        after: dict[str, tuple[Any, str]] | None = None,
+    ) -> None:
+        self.kwargs: dict[str, Any] = {} if kwargs is None else kwargs
+        self.src: dict[str, str] = {} if src is None else src
+        self.env: dict[str, tuple[str, str, str]] = {} if env is None else env
+        self.after: dict[str, tuple[Any, str]] = {} if after is None else after
 
 
 def options(fsdp: Any) -> list[str]:

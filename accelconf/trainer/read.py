@@ -209,11 +209,9 @@ def _bare_flag(name: str) -> bool:
 
 
 def _bare(a: Arg) -> Arg:
-    from dataclasses import replace
-
     if a.name.startswith("no_") and a.name[3:] in fields.names():
-        return replace(a, name=a.name[3:], value=False, typed=True)
-    return replace(a, value=True, typed=True)
+        return a.replace(name=a.name[3:], value=False, typed=True)
+    return a.replace(value=True, typed=True)
 
 
 # -- Python scripts --------------------------------------------------------------------------

@@ -17,12 +17,12 @@ import json
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import lru_cache
 from types import MappingProxyType
 from typing import Any
 
 from accelconf import versions
+from accelconf.records import FrozenRecord
 
 # Read by path, not importlib.resources: that import costs start-up time on every command.
 DATA = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "transformers_releases.json")
@@ -31,21 +31,34 @@ BASE_CLASS = "TrainingArguments"
 SEQ2SEQ_CLASS = "Seq2SeqTrainingArguments"
 
 
-@dataclass(frozen=True)
-class Field:
+class Field(FrozenRecord):
     """One argument field in one form. ``type`` is how ``HfArgumentParser`` reads it: ``bool``,
     ``int``, ``float``, ``str``, ``list`` (also one string), ``dict`` (also a JSON string),
     ``enum`` (one of ``choices``), ``union``, ``object``; ``optional-`` in front when ``None`` is
     accepted too. ``since``/``until``: the first release with this form, the first without.
     ``required``: the field has no default (``output_dir`` before transformers 5)."""
 
+    _fields = ("name", "type", "default", "choices", "since", "until", "required")
     name: str
     type: str
     default: Any
     choices: tuple[Any, ...] | None
     since: str
     until: str | None
-    required: bool = False
+    required: bool
+
+    def __init__(
+        self,
+        name: str,
+        type: str,
+        default: Any,
+        choices: tuple[Any, ...] | None,
+        since: str,
+        until: str | None,
+        required: bool = False,
+    ) -> None:
+        self._set(name=name, type=type, default=default, choices=choices, since=since, until=until)
+        self._set(required=required)
 
     @property
     def optional(self) -> bool:

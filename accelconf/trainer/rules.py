@@ -21,6 +21,8 @@ from accelconf.trainer.fsdp_plugin import env_var
 
 # Kinds whose every key HfArgumentParser receives (an unknown one is its error).
 ARGS_FILE_KINDS = ("trainer-args",)
+# How alike a key and a field must be for the key to be that field misspelt (difflib's ratio).
+CLOSE = 0.85
 _BOOL_WORDS = ("yes", "true", "t", "y", "1", "no", "false", "f", "n", "0")
 
 
@@ -66,7 +68,10 @@ def unknown_fields(group: TrainerArgs, version: str | None, trl_version: str | N
             )
             continue
 
-        guess = [g for g in ranked(a.name, known, 1, fold_case=True, abbreviations=True) if _close(a.name, g)]
+        # ranked at the misspelling cutoff: a candidate under it could not pass _close, and its quick
+        # bounds skip most of the few hundred fields without scoring them
+        near = ranked(a.name, known, 1, CLOSE, fold_case=True, abbreviations=True)
+        guess = [g for g in near if _close(a.name, g)]
         if (guess and strict) or exact:
             # a call of transformers' own class takes no other keyword; a file's key only a misspelling is sure
             hint = f"; did you mean `{guess[0]}`?" if guess else ""
@@ -109,7 +114,7 @@ def _close(name: str, guess: str) -> bool:
     """A misspelling, not another dataclass's field: nearly the same letters."""
     import difflib
 
-    return difflib.SequenceMatcher(None, name.lower(), guess.lower()).ratio() >= 0.85
+    return difflib.SequenceMatcher(None, name.lower(), guess.lower()).ratio() >= CLOSE
 
 
 def _refusal(group: TrainerArgs) -> str:

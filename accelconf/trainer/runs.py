@@ -13,10 +13,10 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from accelconf.findings import Finding
+from accelconf.records import Record
 from accelconf.trainer import ds_fill, fsdp_plugin, fsdp_releases, releases
 from accelconf.trainer.args import TrainerArgs
 from accelconf.trainer.argvalues import ArgValues, from_trainer_args
@@ -25,28 +25,35 @@ from accelconf.trainer.fsdp_plugin import Provenance, TrainerRaises, env_var
 Env = Mapping[str, tuple[str, str, str]]
 
 
-@dataclass
-class Runs:
-    """What the ``Accelerator`` of a ``Trainer`` is built with."""
+class Runs(Record):
+    """What the ``Accelerator`` of a ``Trainer`` is built with. ``fsdp``: plugin field -> value
+    (``None``: no FSDP)."""
 
-    mixed_precision: Provenance
-    gradient_accumulation: list[Provenance]
-    fsdp: dict[str, Provenance] | None = None  # plugin field -> value; None: no FSDP
-    deepspeed: ds_fill.Filled | None = None
-    raises: list[TrainerRaises] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
+    _fields = ("mixed_precision", "gradient_accumulation", "fsdp", "deepspeed", "raises", "notes")
+
+    def __init__(
+        self,
+        mixed_precision: Provenance,
+        gradient_accumulation: list[Provenance],
+        fsdp: dict[str, Provenance] | None = None,
+        deepspeed: ds_fill.Filled | None = None,
+        raises: list[TrainerRaises] | None = None,
+        notes: list[str] | None = None,
+    ) -> None:
+        self.mixed_precision, self.gradient_accumulation, self.fsdp = mixed_precision, gradient_accumulation, fsdp
+        self.deepspeed = deepspeed
+        self.raises: list[TrainerRaises] = [] if raises is None else raises
+        self.notes: list[str] = [] if notes is None else notes
 
     def to_json(self) -> dict[str, Any]:
-        from dataclasses import asdict
-
         return {
-            "mixed_precision": asdict(self.mixed_precision),
-            "gradient_accumulation": [asdict(p) for p in self.gradient_accumulation],
-            "fsdp_plugin": None if self.fsdp is None else {k: asdict(v) for k, v in self.fsdp.items()},
+            "mixed_precision": self.mixed_precision.as_dict(),
+            "gradient_accumulation": [p.as_dict() for p in self.gradient_accumulation],
+            "fsdp_plugin": None if self.fsdp is None else {k: v.as_dict() for k, v in self.fsdp.items()},
             "deepspeed_config": None if self.deepspeed is None else _jsonable(self.deepspeed.config),
             "deepspeed_filled": None
             if self.deepspeed is None
-            else {k: asdict(v) for k, v in self.deepspeed.provenance.items()},
+            else {k: v.as_dict() for k, v in self.deepspeed.provenance.items()},
             "raises": [{"stage": r.stage, "key": r.key, "message": r.message} for r in self.raises],
             "notes": self.notes,
         }

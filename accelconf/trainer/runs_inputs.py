@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
 from typing import Any
 
 from accelconf.errors import InputError
 from accelconf.findings import Finding
 from accelconf.formats import shell
 from accelconf.kinds.references import locate
+from accelconf.records import Record
 from accelconf.text.document import Document, load_source, read_text
 from accelconf.trainer.args import TrainerArgs
 from accelconf.trainer.argvalues import ArgValues, from_trainer_args
@@ -23,15 +23,23 @@ from accelconf.trainer.fsdp_plugin import TrainerRaises
 from accelconf.trainer.runs import Env, Runs, deepspeed_mismatches, what_runs
 
 
-@dataclass
-class Inputs:
-    group: TrainerArgs
-    args: ArgValues
-    fsdp_config: dict[str, Any] | None = None
-    fsdp_config_path: str = ""
-    ds_doc: Document | None = None
-    missing: list[tuple[str, str]] = field(default_factory=list)  # (argument, file name) not found from here
-    raises: list[TrainerRaises] = field(default_factory=list)  # refusals of reading the named files
+class Inputs(Record):
+    _fields = ("group", "args", "fsdp_config", "fsdp_config_path", "ds_doc", "missing", "raises")
+
+    def __init__(
+        self,
+        group: TrainerArgs,
+        args: ArgValues,
+        fsdp_config: dict[str, Any] | None = None,
+        fsdp_config_path: str = "",
+        ds_doc: Document | None = None,
+        missing: list[tuple[str, str]] | None = None,
+        raises: list[TrainerRaises] | None = None,
+    ) -> None:
+        self.group, self.args, self.fsdp_config, self.fsdp_config_path = group, args, fsdp_config, fsdp_config_path
+        self.ds_doc = ds_doc
+        self.missing: list[tuple[str, str]] = [] if missing is None else missing  # (argument, file) not found from here
+        self.raises: list[TrainerRaises] = [] if raises is None else raises  # refusals of reading the named files
 
 
 def _locate(value: str, referrer: str) -> str | None:

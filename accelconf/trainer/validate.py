@@ -11,7 +11,7 @@ from typing import Any
 
 from accelconf.errors import InputError
 from accelconf.findings import Finding
-from accelconf.kinds import recognise
+from accelconf.kinds import TRAINER_KINDS, recognise
 from accelconf.kinds.references import locate
 from accelconf.text.document import load_file
 from accelconf.trainer import fsdp, rules
@@ -19,7 +19,7 @@ from accelconf.trainer.args import Arg, TrainerArgs
 from accelconf.trainer.read import from_document, read_all
 
 # The kinds whose Trainer arguments validate checks (a launch or Python script's are checked too).
-KINDS = frozenset({"trainer-args", "llama-factory", "axolotl", "fsdp-config"})
+KINDS = frozenset(TRAINER_KINDS)
 _FRAMEWORK = {"llama-factory": "LLaMA-Factory", "axolotl": "axolotl"}
 
 

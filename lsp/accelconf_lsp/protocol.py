@@ -130,7 +130,6 @@ def anchor_foreign(
     ``anchor`` (1-based line, column, end line, end column of the reference) with the other file's
     ``name:line:col`` in the message, or left out when there is no anchor."""
     import os
-    from dataclasses import replace
 
     out = []
     here = os.path.normpath(doc_path) if doc_path else ""
@@ -143,8 +142,7 @@ def anchor_foreign(
         line, col, eline, ecol = anchor
         where = f"{os.path.basename(f.path)}:{f.line}:{f.column}"
         out.append(
-            replace(
-                f,
+            f.replace(
                 message=f"{where}: {f.message}",
                 line=line,
                 column=col,

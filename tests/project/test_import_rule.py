@@ -37,6 +37,9 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("accelconf/kinds/__init__.py", "_deepspeed_top"): "the DeepSpeed key table loads when a mapping is "
     "judged as DeepSpeed JSON, not for a YAML config or an env file",
     ("accelconf/kinds/__init__.py", "is_deepspeed_data"): "as _deepspeed_top",
+    ("accelconf/kinds/__init__.py", "fsdp_config_keys"): "the Trainer releases data (a 63 KB JSON file parsed "
+    "at import, about 2.5 ms) loads when a mapping may be Trainer arguments, not on `to-env` of an accelerate config",
+    ("accelconf/kinds/__init__.py", "_is_trainer_args"): "as fsdp_config_keys",
     ("accelconf/report.py", "render"): "the SARIF writer and the rule catalogue load for --format sarif only",
     ("accelconf/trainer/runs.py", "model_hidden_size"): "the model-size reader and its activation tables "
     "load only with --model DIR (`explain` of an arguments file otherwise skips them)",
@@ -189,3 +192,68 @@ def test_check_document_disables_a_known_rule() -> None:
 def test_validate_config_of_text_checks_disabled_as_check_document_does() -> None:
     with pytest.raises(UsageError, match="unknown rule id 'no-such-rule'"):
         validate_config("distributed_type: NO\nnum_processes: 1\n", disabled=("no-such-rule",))
+
+
+# What the hottest commands must not load (each measured in milliseconds of start-up): the
+# other commands' modules, the packages only other inputs need, and the stdlib modules they skip
+# (dataclasses imports inspect, ast, dis and tokenize; the Trainer releases data is a JSON file
+# parsed at import; packaging is asked only for a version that is not a plain release).
+NOT_ON_PATH: dict[str, tuple[str, ...]] = {
+    "to-env": (
+        "accelconf.trainer", "accelconf.deepspeed", "accelconf.environment", "accelconf.diff",
+        "accelconf.catalogue", "dataclasses", "inspect", "packaging", "json", "difflib",
+    ),
+    "validate-args": (
+        "accelconf.deepspeed", "accelconf.environment", "accelconf.diff", "accelconf.catalogue",
+        "accelconf.trainer.runs", "accelconf.trainer.ds_fill", "dataclasses", "inspect", "packaging",
+    ),
+    "explain-args": (
+        "accelconf.deepspeed", "accelconf.environment", "accelconf.diff", "accelconf.catalogue", "dataclasses",
+        "inspect", "packaging",
+    ),
+    # the Trainer model and DeepSpeed's key table load for the files that are theirs
+    "validate-config": (
+        "accelconf.trainer.validate", "accelconf.trainer.read", "accelconf.deepspeed", "accelconf.environment",
+        "accelconf.diff", "accelconf.catalogue", "dataclasses", "inspect", "packaging",
+    ),
+}  # fmt: skip
+# explain prints findings with convert's printer
+COMMAND_MODULES = {
+    "to-env": ["accelconf.commands.convert"],
+    "validate-args": ["accelconf.commands.validate"],
+    "explain-args": ["accelconf.commands.convert", "accelconf.commands.explain"],
+    "validate-config": ["accelconf.commands.validate"],
+}
+ARGV = {
+    "to-env": ["to-env", "config.yaml"],
+    "validate-args": ["validate", "args.yaml"],
+    "explain-args": ["explain", "args.yaml"],
+    "validate-config": ["validate", "config.yaml"],
+}
+
+
+@pytest.mark.parametrize("case", sorted(NOT_ON_PATH))
+def test_hot_commands_load_only_what_they_run(tmp_path: Path, case: str) -> None:
+    (tmp_path / "args.yaml").write_text(ARGS_YAML)
+    (tmp_path / "config.yaml").write_text(ACCELERATE_YAML)
+    argv = ARGV[case]
+    code = textwrap.dedent(
+        f"""
+        import sys
+        from accelconf.cli import main
+        code = main({argv!r})
+        print(code, sorted(m for m in sys.modules if m.startswith("accelconf.commands.")))
+        print(sorted(m for m in sys.modules if m.split(".")[0] in ("dataclasses", "inspect", "packaging", "json",
+              "difflib") or m.startswith(("accelconf.trainer", "accelconf.deepspeed", "accelconf.environment",
+              "accelconf.diff", "accelconf.catalogue"))))
+        """
+    )
+    env = {**os.environ, "NO_COLOR": "1", "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "lsp")])}
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path)
+    *_, first, second = r.stdout.strip().splitlines()
+    exit_code, commands = first.split(" ", 1)
+    loaded = ast.literal_eval(second)
+    assert exit_code in ("0", "1"), r.stdout + r.stderr
+    assert ast.literal_eval(commands) == COMMAND_MODULES[case], "another command's module loaded"
+    stray = [m for m in loaded if any(m == n or m.startswith(n + ".") for n in NOT_ON_PATH[case])]
+    assert not stray, f"{case} loads what it does not run: {stray}"

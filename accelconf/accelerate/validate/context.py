@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from accelconf.accelerate import registry
@@ -12,6 +11,7 @@ from accelconf.accelerate.registry import Setting
 from accelconf.accelerate.validate import valuerules
 from accelconf.accelerate.validate.valuerules import UNREAD_ON_FSDP2, _is_bool_like  # noqa: F401  (shared names)
 from accelconf.findings import Finding, Severity
+from accelconf.records import Record
 from accelconf.text import suggest
 from accelconf.text.document import Document, Node
 from accelconf.text.scalars import json_scalar, yaml_scalar
@@ -37,12 +37,12 @@ COMMON_MISTAKES: dict[tuple[str, str], str] = {
 BOOL_WORDS = registry.TRUE_WORDS | registry.FALSE_WORDS
 
 
-@dataclass
-class Context:
-    doc: Document
-    cfg: Config
-    version: str
-    findings: list[Finding] = field(default_factory=list)
+class Context(Record):
+    _fields = ("doc", "cfg", "version", "findings")
+
+    def __init__(self, doc: Document, cfg: Config, version: str, findings: list[Finding] | None = None) -> None:
+        self.doc, self.cfg, self.version = doc, cfg, version
+        self.findings: list[Finding] = [] if findings is None else findings
 
     # -- helpers ----------------------------------------------------------------------------
     def value_node(self, *path: str) -> Node | None:

@@ -12,8 +12,7 @@ quoting) stays with the document rules.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from accelconf import releases
 from accelconf.accelerate import registry
@@ -67,8 +66,7 @@ def null_counts(
     return out
 
 
-@dataclass(frozen=True)
-class Problem:
+class Problem(NamedTuple):
     """One thing wrong with a value. ``fix_value``: the value that repairs it (written in the input's
     own spelling); ``fix_text``: literal text instead; ``like``: quote it as the value was quoted."""
 

@@ -3,8 +3,6 @@ which default a flag had, and how a flag spelling finds its setting."""
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 
 from accelconf.accelerate import registry
@@ -58,8 +56,7 @@ def test_other_settings_are_not_checked_against_those_tables(value):
 
 
 def test_the_first_older_default_that_covers_the_version_wins():
-    s = dataclasses.replace(
-        registry.get("fsdp_config", "fsdp_use_orig_params"),
+    s = registry.get("fsdp_config", "fsdp_use_orig_params")._replace(
         older_launcher_defaults=(("0.20", "oldest"), ("0.30", "old")),
         launcher_default="now",
     )
@@ -233,3 +230,42 @@ def test_version_in(version, since, until, inside) -> None:
 )
 def test_section_active(section: str, data, active: bool) -> None:
     assert registry.section_active(section, data) is active
+
+
+# Plain releases are compared without packaging (its import costs start-up time); everything else
+# is packaging's. Both must agree with packaging's Version on every spelling.
+VERSION_SPELLINGS = [
+    "1.15", "1.15.0", "1.15.0.0", "1.6", "1.10", "0.9", "1", "1.0", "01.05", "0.34.2", "2", "2.0.0",
+    "1.15.0.dev0", "1.15rc1", "1.15.0+cu121", " 1.15 ", "v1.15", "1!0.1", "1.15.post1", "1.6a0",
+    "not a version", "1.15.x", "", "١.٢",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("a", VERSION_SPELLINGS)
+def test_minor_release_is_packagings_major_and_minor(a: str) -> None:
+    from packaging.version import InvalidVersion, Version
+
+    from accelconf import versions
+
+    try:
+        parsed = Version(a)
+    except InvalidVersion:
+        assert versions.minor(a) is None and registry.normalize_version(a) is None
+    else:
+        assert versions.minor(a) == registry.normalize_version(a) == f"{parsed.major}.{parsed.minor}"
+
+
+@pytest.mark.parametrize("a", VERSION_SPELLINGS)
+def test_version_comparison_is_packagings(a: str) -> None:
+    from packaging.version import InvalidVersion, Version
+
+    from accelconf import versions
+
+    for b in VERSION_SPELLINGS:
+        try:
+            va, vb = Version(a), Version(b)
+        except InvalidVersion:
+            with pytest.raises(InvalidVersion):
+                versions.compare(a, b)
+            continue
+        assert versions.compare(a, b) == (va > vb) - (va < vb), (a, b)
