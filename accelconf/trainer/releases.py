@@ -221,6 +221,18 @@ def all_field_names() -> frozenset[str]:
     return frozenset(tables[BASE_CLASS]) | frozenset(tables[SEQ2SEQ_CLASS])
 
 
+def one_release_has_all(names: frozenset[str]) -> bool:
+    """Whether some known release's ``Seq2SeqTrainingArguments`` takes every one of ``names`` (the
+    recogniser asks this of a file whose keys are all common fields, such as only ``output_dir``)."""
+    if not names <= all_field_names():
+        return False
+    tables = _data()["transformers"]["fields"]
+    return any(
+        all(any(_in(s, minor) for s in tables[BASE_CLASS].get(n) or tables[SEQ2SEQ_CLASS][n]) for n in names)
+        for minor in RELEASES
+    )
+
+
 def all_fsdp_config_keys() -> frozenset[str]:
     return frozenset(_data()["transformers"]["fsdp_config_keys"])
 

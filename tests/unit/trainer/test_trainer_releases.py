@@ -67,6 +67,15 @@ def test_a_field_the_newest_release_lacks_is_removed_with_the_releases_around_it
     assert releases.removed("no_such_field") is None
 
 
+def test_one_release_has_all_asks_for_one_release_with_every_field() -> None:
+    assert releases.one_release_has_all(frozenset({"output_dir"}))
+    assert releases.one_release_has_all(frozenset({"evaluation_strategy", "eval_strategy"}))  # both in 4.46-4.50
+    # evaluation_strategy went in 4.51 and use_cache came in 5.0: no release had both
+    assert not releases.one_release_has_all(frozenset({"evaluation_strategy", "use_cache"}))
+    assert not releases.one_release_has_all(frozenset({"output_dir", "not_a_field"}))
+    assert releases.one_release_has_all(frozenset({"predict_with_generate"}))  # Seq2SeqTrainingArguments' own
+
+
 def test_the_fsdp_config_keys_of_the_newest_release_include_the_ones_it_reads() -> None:
     keys = releases.fsdp_config_keys()
     assert {"transformer_layer_cls_to_wrap", "min_num_params", "cpu_offload", "version"} <= keys
