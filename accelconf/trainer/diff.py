@@ -11,6 +11,7 @@ accelerate config are no difference: neither offloads.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 from accelconf import formats, kinds
@@ -167,6 +168,9 @@ def _release_note(c: Change, a: str, b: str) -> Change:
     section, _, name = c.key.partition(".")
     if section == "arguments":
         gone, having = (b, a) if c.kind == "removed" else (a, b)
+        rename = releases.renamed(name)
+        if rename is not None and rename.new in releases.fields(gone):
+            return _renamed(c, rename, gone, having)
         when = releases.removed(name)
         hint = f" (removed in {when[1]})" if when else ""
         return c.noted(
@@ -182,6 +186,24 @@ def _release_note(c: Change, a: str, b: str) -> Change:
     if section == "raises":
         return c.noted("where that release refuses the arguments")
     return c
+
+
+def _renamed(c: Change, rename: releases.Rename, gone: str, having: str) -> Change:
+    """A field the file sets that one release renamed: the old key on the side that takes it, the
+    new one (with the value, where it carries over) on the side that only takes the new."""
+    old_key, new_key = f"arguments.{rename.old}", f"arguments.{rename.new}"
+    value = (c.a if c.kind == "removed" else c.b) if rename.value_carries else None
+    moved = "the value as written" if rename.value_carries else f'as its message says: "{rename.message}"'
+    note = (
+        f"{'renamed' if rename.value_carries else 'replaced'}: "
+        f"transformers {rename.removed_in} removed {rename.old} and its deprecation message "
+        f"(transformers {rename.last}) names {rename.new}; {gone} refuses the file at construction until it "
+        f"writes {rename.new} ({moved}); {having} takes {rename.old}"
+    )
+    where = "its replacement: not in the file"
+    if c.kind == "removed":
+        return replace(c, b=value, b_where=where, a_key=old_key, b_key=new_key).noted(note)
+    return replace(c, a=value, a_where=where, a_key=new_key, b_key=old_key).noted(note)
 
 
 def release_diff(

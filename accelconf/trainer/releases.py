@@ -178,6 +178,30 @@ def removed(name: str) -> tuple[str, str] | None:
     return RELEASES[RELEASES.index(until) - 1], until
 
 
+@dataclass(frozen=True)
+class Rename:
+    """The field a removed field's deprecation message says to use instead (read from the last
+    release that had both). ``value_carries``: the value moves unchanged (``no_cuda`` ->
+    ``use_cpu``); otherwise ``message`` says how (``--optim adafactor``)."""
+
+    old: str
+    new: str
+    value_carries: bool
+    message: str
+    last: str  # the last release with the old name
+    removed_in: str  # the first release without it
+
+
+def renamed(name: str) -> Rename | None:
+    """The replacement transformers' own deprecation message names for a field a known release
+    removed; ``None`` for a field that was not removed or whose message names no field."""
+    entry = _data()["transformers"].get("renames", {}).get(name)
+    gone = removed(name)
+    if entry is None or gone is None:
+        return None
+    return Rename(name, entry["new"], bool(entry["value_carries"]), entry["message"], *gone)
+
+
 @lru_cache(maxsize=1)
 def _help() -> dict[str, Any]:
     # Its own file, read on the first hover or completion: start-up never parses the help texts.
