@@ -50,7 +50,8 @@ def trainer_side(text: str, source: str, kind: str, version: str | None = None) 
     for r in runs.raises[:1]:  # the first refusal stops the run: later stages never happen
         out[f"raises.{r.stage}"] = (r.message, r.key or source)
     _from_provenance(out, "Accelerator.", [runs.mixed_precision])
-    out["gradient_accumulation_steps"] = (runs.gradient_accumulation[0].value, runs.gradient_accumulation[0].where)
+    if runs.gradient_accumulation:  # none when construction refuses the arguments: no Trainer is built
+        out["gradient_accumulation_steps"] = (runs.gradient_accumulation[0].value, runs.gradient_accumulation[0].where)
     if runs.fsdp is not None:
         _from_provenance(out, "fsdp_plugin.", runs.fsdp.values())
     if runs.deepspeed is not None:
@@ -150,10 +151,12 @@ def _arguments(text: str, source: str, kind: str, version: str) -> Flat:
     ones it does not set (``defaults.<name>``), and the Accelerator's own accumulation steps."""
     group = read_args(text, source, kind)
     runs = runs_of(inputs(group, version), {})
-    own = runs.gradient_accumulation[1]  # the Accelerator's own steps: how the Trainer builds its plugin
     known = releases.fields(version)
     written = {a.name: a for a in group.args}
-    out: Flat = {"Accelerator.gradient_accumulation_steps": (own.value, own.where)}
+    out: Flat = {}
+    if len(runs.gradient_accumulation) > 1:  # the Accelerator's own steps: how the Trainer builds its plugin
+        own = runs.gradient_accumulation[1]
+        out["Accelerator.gradient_accumulation_steps"] = (own.value, own.where)
     for name, arg in written.items():
         if name in known:
             out[f"arguments.{name}"] = (arg.value, f"{source}:{arg.line}")

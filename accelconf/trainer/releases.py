@@ -280,7 +280,13 @@ def runs_fact(name: str, version: str | None = None) -> Any:
     - ``fsdp_version_default``; ``fsdp_prefix_dropped_inline`` (an inline ``fsdp_config``'s keys
       lose ``fsdp_``, not only a file's); ``fsdp_reshard_from_sharding`` (the ``fsdp`` sharding
       option gives ``reshard_after_forward``);
-    - ``trainer_sets_from_fsdp_config``: plugin fields the Trainer sets again after building it."""
+    - ``trainer_sets_from_fsdp_config``: plugin fields the Trainer sets again after building it;
+    - ``warmup_steps``: what ``warmup_steps`` is (``int``: an int of at least 0, checked at
+      construction, and ``get_warmup_steps`` takes ``ceil(steps * warmup_ratio)`` when it is 0;
+      ``fraction``: below 1 a fraction of the steps, and a given ``warmup_ratio`` replaces it;
+      ``fraction_at_least_one``: the same, and ``trainer_config_finalize`` fills at least 1);
+    - ``deepspeed_fp16_backend``: ``trainer_config_process`` reads ``fp16_backend`` (fp16 only with
+      ``amp``; ``amp.enabled``/``amp.opt_level`` filled for apex)."""
     minor = resolve(version)
     return next(seg["value"] for seg in _data()["runs"][name] if _in(seg, minor))
 

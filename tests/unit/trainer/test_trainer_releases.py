@@ -187,3 +187,14 @@ def test_renamed_gives_the_replacement_with_the_releases_around_the_removal() ->
     assert r is not None and (r.new, r.value_carries, r.last, r.removed_in) == ("eval_strategy", True, "4.50", "4.51")
     assert releases.renamed("use_ipex") is None  # removed, with nothing named to use instead
     assert releases.renamed("eval_strategy") is None  # not removed
+
+
+def test_the_release_diff_of_a_file_one_release_refuses_at_construction_names_the_stage() -> None:
+    from accelconf.trainer.diff import release_diff
+
+    # 4.x refuses a warmup_steps that is not an integer before any Trainer exists (no accumulation to show)
+    text = ("output_dir: out\nwarmup_steps: 0.1\n", "args.yaml")
+    keys = {c.key for c in release_diff(text, text, ("4.57", "5.0")).changes}
+    assert "raises.construction" in keys
+    both = ("output_dir: out\nfp16: true\nbf16: true\n", "args.yaml")  # both refuse: nothing runs differently
+    assert not {c.key for c in release_diff(both, both, ("4.57", "5.0")).changes if c.key.startswith("raises.")}
