@@ -132,7 +132,6 @@ def deprecation_messages(source: str, name: str) -> list[str]:
     field's own help text when it says deprecated, and every warning that names the field and says so
     (``warnings.warn``, ``logger.warning``: not the class docstring, which names every field)."""
     out: list[str] = []
-    mention = re.compile(rf"(?<!\w){re.escape(name)}(?!\w)")
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id == name:
             for sub in ast.walk(node.value) if node.value is not None else ():
@@ -141,12 +140,13 @@ def deprecation_messages(source: str, name: str) -> list[str]:
                     out.append(text)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _WARNS:
             text = _text(node.args[0]) if node.args else None
-            if text and _DEPRECATED.search(text) and mention.search(text):
+            if text and _DEPRECATED.search(text) and _names(text, {name}):
                 out.append(text)
     return out
 
 
 def _names(message: str, names: set[str]) -> set[str]:
+    """The names the message spells as whole words (``--no_cuda`` and `` `no_cuda` `` both name it)."""
     return {n for n in names if re.search(rf"(?<!\w){re.escape(n)}(?!\w)", message)}
 
 
@@ -185,9 +185,13 @@ def renames(fields_table: dict[str, list[Seg]], sources: dict[str, str]) -> dict
     return dict(sorted(out.items()))
 
 
+def _release_key(minor: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in minor.split("."))
+
+
 def _seg_in(seg: Seg, minor: str) -> bool:
-    key = lambda v: tuple(int(p) for p in v.split("."))  # noqa: E731
-    return key(seg["since"]) <= key(minor) and (seg["until"] is None or key(minor) < key(seg["until"]))
+    since, until = seg["since"], seg["until"]
+    return _release_key(since) <= _release_key(minor) and (until is None or _release_key(minor) < _release_key(until))
 
 
 def release_sources(minors: list[str]) -> dict[str, str]:
