@@ -240,9 +240,19 @@ def field_markdown(name: str, tv: str | None, trl: str | None, cls: str = "", fm
         rows.append(
             "- **Forms:** " + "; ".join(f"{h.since}+ `{h.type}` = `{_scalar(h.default, fmt)}`" for h in history)
         )
+    rename = releases.renamed(name)
+    if rename is not None:
+        how = "the value as written" if rename.value_carries else f'"{rename.message}"'
+        label = "Renamed" if rename.value_carries else "Replaced by"
+        rows.append(
+            f"- **{label}:** `{rename.new}` from transformers {rename.removed_in} "
+            f"(transformers {rename.last}'s deprecation message; {how})"
+        )
     if current is None:
         gone = releases.removed(name)
         why = f"removed in transformers {gone[1]} (last in {gone[0]})" if gone else "not in this release"
+        if rename is not None:
+            why += f"; write `{rename.new}`"
         rows.insert(0, f"- ⚠ **Not a field of transformers {fields.version(tv)}:** {why}")
     return "\n".join(out + [""] + rows)
 

@@ -29,8 +29,18 @@ RULES: tuple[Rule, ...] = (
     T(
         "trainer-removed-field",
         "error",
-        "A field the given transformers release no longer has (named with the release)",
-        "Removed fields (evaluation_strategy, warmup_ratio...) are refused like unknown ones.",
+        "A field the given transformers release no longer has (named with the release, and with the field to use "
+        "instead where transformers' deprecation message names one)",
+        "Removed fields (evaluation_strategy, warmup_ratio...) are refused like unknown ones. The replacement is the "
+        "one the last release with the field named in its deprecation warning (evaluation_strategy -> eval_strategy, "
+        "no_cuda -> use_cpu), read from that release's training_args.py.",
+        Example(
+            "evaluation_strategy: steps\n" + _ARGS,
+            "eval_strategy: steps\n" + _ARGS,
+            "renamed in transformers 4.51",
+            "error",
+            file="train_args.yaml",
+        ),
     ),
     T(
         "trainer-other-fields",

@@ -346,6 +346,8 @@ def _other_kind(data: dict[Any, Any], keys: list[str]) -> str | None:
         return "trainer-args"
     if all(k.removeprefix("fsdp_") in fsdp_config_keys() for k in keys):
         return "fsdp-config"
+    if _only_trainer_fields(keys):
+        return "trainer-args"
     return None
 
 
@@ -358,6 +360,13 @@ def _is_trainer_args(keys: list[str]) -> bool:
     trainer = sum(1 for k in keys if k in names and not _accelerate_top(k))
     accelerate = sum(1 for k in keys if _accelerate_top(k) and k not in names)
     return trainer >= 2 and trainer > accelerate
+
+
+def _only_trainer_fields(keys: list[str]) -> bool:
+    """A short arguments file (only ``output_dir``, say): every key a field of one release's
+    ``TrainingArguments`` and one at least that accelerate does not share (a lone ``debug`` stays
+    unknown). Asked after the fsdp_config test: a JSON of only ``fsdp_config`` keys stays one."""
+    return any(not _accelerate_top(k) for k in keys) and trainer_releases.one_release_has_all(frozenset(keys))
 
 
 def _accelerate_top(key: str) -> bool:

@@ -11,6 +11,7 @@ accelerate config are no difference: neither offloads.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 from accelconf import formats, kinds
@@ -49,7 +50,8 @@ def trainer_side(text: str, source: str, kind: str, version: str | None = None) 
     for r in runs.raises[:1]:  # the first refusal stops the run: later stages never happen
         out[f"raises.{r.stage}"] = (r.message, r.key or source)
     _from_provenance(out, "Accelerator.", [runs.mixed_precision])
-    out["gradient_accumulation_steps"] = (runs.gradient_accumulation[0].value, runs.gradient_accumulation[0].where)
+    if runs.gradient_accumulation:  # none when construction refuses the arguments: no Trainer is built
+        out["gradient_accumulation_steps"] = (runs.gradient_accumulation[0].value, runs.gradient_accumulation[0].where)
     if runs.fsdp is not None:
         _from_provenance(out, "fsdp_plugin.", runs.fsdp.values())
     if runs.deepspeed is not None:
@@ -149,10 +151,12 @@ def _arguments(text: str, source: str, kind: str, version: str) -> Flat:
     ones it does not set (``defaults.<name>``), and the Accelerator's own accumulation steps."""
     group = read_args(text, source, kind)
     runs = runs_of(inputs(group, version), {})
-    own = runs.gradient_accumulation[1]  # the Accelerator's own steps: how the Trainer builds its plugin
     known = releases.fields(version)
     written = {a.name: a for a in group.args}
-    out: Flat = {"Accelerator.gradient_accumulation_steps": (own.value, own.where)}
+    out: Flat = {}
+    if len(runs.gradient_accumulation) > 1:  # the Accelerator's own steps: how the Trainer builds its plugin
+        own = runs.gradient_accumulation[1]
+        out["Accelerator.gradient_accumulation_steps"] = (own.value, own.where)
     for name, arg in written.items():
         if name in known:
             out[f"arguments.{name}"] = (arg.value, f"{source}:{arg.line}")
@@ -167,6 +171,9 @@ def _release_note(c: Change, a: str, b: str) -> Change:
     section, _, name = c.key.partition(".")
     if section == "arguments":
         gone, having = (b, a) if c.kind == "removed" else (a, b)
+        rename = releases.renamed(name)
+        if rename is not None and rename.new in releases.fields(gone):
+            return _renamed(c, rename, gone, having)
         when = releases.removed(name)
         hint = f" (removed in {when[1]})" if when else ""
         return c.noted(
@@ -182,6 +189,24 @@ def _release_note(c: Change, a: str, b: str) -> Change:
     if section == "raises":
         return c.noted("where that release refuses the arguments")
     return c
+
+
+def _renamed(c: Change, rename: releases.Rename, gone: str, having: str) -> Change:
+    """A field the file sets that one release renamed: the old key on the side that takes it, the
+    new one (with the value, where it carries over) on the side that only takes the new."""
+    old_key, new_key = f"arguments.{rename.old}", f"arguments.{rename.new}"
+    value = (c.a if c.kind == "removed" else c.b) if rename.value_carries else None
+    moved = "the value as written" if rename.value_carries else f'as its message says: "{rename.message}"'
+    note = (
+        f"{'renamed' if rename.value_carries else 'replaced'}: "
+        f"transformers {rename.removed_in} removed {rename.old} and its deprecation message "
+        f"(transformers {rename.last}) names {rename.new}; {gone} refuses the file at construction until it "
+        f"writes {rename.new} ({moved}); {having} takes {rename.old}"
+    )
+    where = "its replacement: not in the file"
+    if c.kind == "removed":
+        return replace(c, b=value, b_where=where, a_key=old_key, b_key=new_key).noted(note)
+    return replace(c, a=value, a_where=where, a_key=new_key, b_key=old_key).noted(note)
 
 
 def release_diff(

@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from accelconf.records import Record
+from accelconf.trainer import releases
 from accelconf.trainer.argvalues import ArgValues
 from accelconf.trainer.fsdp_plugin import Provenance, TrainerRaises, env_var
 
@@ -154,7 +155,16 @@ def process(config: Mapping[str, Any], args: ArgValues, world_size: int = 1) -> 
     if a("save_on_each_node"):
         f.out.config.setdefault("checkpoint", {})
         f.out.config["checkpoint"]["use_node_local_storage"] = a("save_on_each_node")
-    f.match("fp16.enabled", bool(a("fp16") or a("fp16_full_eval")), "fp16|fp16_full_eval", ("fp16", "fp16_full_eval"))
+    half = bool(a("fp16") or a("fp16_full_eval"))
+    if releases.runs_fact("deepspeed_fp16_backend", args.version):
+        # transformers 4: fp16 through amp unless fp16_backend is apex, which has its own section
+        apex = half and a("fp16_backend") == "apex"
+        fields = ("fp16", "fp16_full_eval", "fp16_backend")
+        f.match("fp16.enabled", half and not apex, "fp16|fp16_full_eval+fp16_backend(amp)", fields)
+        f.match("amp.enabled", apex, "fp16+fp16_backend(apex)", ("fp16", "fp16_backend"))
+        f.match("amp.opt_level", a("fp16_opt_level"), "fp16_opt_level", ("fp16_opt_level",))
+    else:
+        f.match("fp16.enabled", half, "fp16|fp16_full_eval", ("fp16", "fp16_full_eval"))
     f.match("bf16.enabled", bool(a("bf16") or a("bf16_full_eval")), "bf16|bf16_full_eval", ("bf16", "bf16_full_eval"))
     return f
 
@@ -230,6 +240,34 @@ def training_steps(args: ArgValues) -> int | None:
     return int(steps) if isinstance(steps, (int, float)) and not isinstance(steps, bool) and steps > 0 else None
 
 
+def _number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def warmup_steps(args: ArgValues, n: int | None) -> Any:
+    """``args.get_warmup_steps(num_training_steps)`` as that release's ``trainer_config_finalize``
+    uses it (``runs_fact("warmup_steps")``); :data:`STEPS_LATER` when it needs the number of steps
+    and the arguments do not give it."""
+    form = releases.runs_fact("warmup_steps", args.version)
+    warm, ratio = args.get("warmup_steps"), args.get("warmup_ratio")
+    if form == "int":  # 4.x: warmup_steps when above 0, else a ratio of the steps
+        if _number(warm) and warm > 0:
+            return warm
+        if _number(ratio) and ratio == 0:
+            return 0
+        return math.ceil(n * ratio) if n is not None and _number(ratio) else STEPS_LATER
+    if ratio is not None:  # 5.0-5.14: a given warmup_ratio replaces warmup_steps in __post_init__
+        warm = ratio
+    least = 1 if form == "fraction_at_least_one" else 0
+    if not _number(warm):
+        return STEPS_LATER
+    if warm >= 1:
+        return max(least, int(warm))
+    if warm == 0:
+        return least  # ceil(n * 0) whatever n is
+    return max(least, math.ceil(n * warm)) if n is not None else STEPS_LATER
+
+
 def finalize(f: _Filler, hidden_size: int | None, num_training_steps: int | None, hidden_where: str = "") -> None:
     """``trainer_config_finalize`` (in ``train()``); unknown inputs leave the text saying when they are filled."""
     cfg = f.out.config
@@ -251,15 +289,7 @@ def finalize(f: _Filler, hidden_size: int | None, num_training_steps: int | None
         must_match=n is not None,
         stage="train()",
     )
-    warm = f.args.get("warmup_steps")
-    if isinstance(warm, (int, float)) and warm >= 1:
-        steps: Any = max(1, int(warm))
-    elif n is not None and isinstance(warm, (int, float)):
-        steps = max(1, math.ceil(n * warm))
-    elif warm == 0:
-        steps = 1
-    else:
-        steps = STEPS_LATER
+    steps = warmup_steps(f.args, n)
     f.match(
         "scheduler.params.warmup_num_steps",
         steps,

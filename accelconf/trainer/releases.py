@@ -191,6 +191,30 @@ def removed(name: str) -> tuple[str, str] | None:
     return RELEASES[RELEASES.index(until) - 1], until
 
 
+@dataclass(frozen=True)
+class Rename:
+    """The field a removed field's deprecation message says to use instead (read from the last
+    release that had both). ``value_carries``: the value moves unchanged (``no_cuda`` ->
+    ``use_cpu``); otherwise ``message`` says how (``--optim adafactor``)."""
+
+    old: str
+    new: str
+    value_carries: bool
+    message: str
+    last: str  # the last release with the old name
+    removed_in: str  # the first release without it
+
+
+def renamed(name: str) -> Rename | None:
+    """The replacement transformers' own deprecation message names for a field a known release
+    removed; ``None`` for a field that was not removed or whose message names no field."""
+    entry = _data()["transformers"].get("renames", {}).get(name)
+    gone = removed(name)
+    if entry is None or gone is None:
+        return None
+    return Rename(name, entry["new"], bool(entry["value_carries"]), entry["message"], *gone)
+
+
 @lru_cache(maxsize=1)
 def _help() -> dict[str, Any]:
     # Its own file, read on the first hover or completion: start-up never parses the help texts.
@@ -234,6 +258,18 @@ def all_field_names() -> frozenset[str]:
     return frozenset(tables[BASE_CLASS]) | frozenset(tables[SEQ2SEQ_CLASS])
 
 
+def one_release_has_all(names: frozenset[str]) -> bool:
+    """Whether some known release's ``Seq2SeqTrainingArguments`` takes every one of ``names`` (the
+    recogniser asks this of a file whose keys are all common fields, such as only ``output_dir``)."""
+    if not names <= all_field_names():
+        return False
+    tables = _data()["transformers"]["fields"]
+    return any(
+        all(any(_in(s, minor) for s in tables[BASE_CLASS].get(n) or tables[SEQ2SEQ_CLASS][n]) for n in names)
+        for minor in RELEASES
+    )
+
+
 def all_fsdp_config_keys() -> frozenset[str]:
     return frozenset(_data()["transformers"]["fsdp_config_keys"])
 
@@ -257,7 +293,13 @@ def runs_fact(name: str, version: str | None = None) -> Any:
     - ``fsdp_version_default``; ``fsdp_prefix_dropped_inline`` (an inline ``fsdp_config``'s keys
       lose ``fsdp_``, not only a file's); ``fsdp_reshard_from_sharding`` (the ``fsdp`` sharding
       option gives ``reshard_after_forward``);
-    - ``trainer_sets_from_fsdp_config``: plugin fields the Trainer sets again after building it."""
+    - ``trainer_sets_from_fsdp_config``: plugin fields the Trainer sets again after building it;
+    - ``warmup_steps``: what ``warmup_steps`` is (``int``: an int of at least 0, checked at
+      construction, and ``get_warmup_steps`` takes ``ceil(steps * warmup_ratio)`` when it is 0;
+      ``fraction``: below 1 a fraction of the steps, and a given ``warmup_ratio`` replaces it;
+      ``fraction_at_least_one``: the same, and ``trainer_config_finalize`` fills at least 1);
+    - ``deepspeed_fp16_backend``: ``trainer_config_process`` reads ``fp16_backend`` (fp16 only with
+      ``amp``; ``amp.enabled``/``amp.opt_level`` filled for apex)."""
     minor = resolve(version)
     return next(seg["value"] for seg in _data()["runs"][name] if _in(seg, minor))
 

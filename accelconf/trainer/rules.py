@@ -15,7 +15,7 @@ from typing import Any
 
 from accelconf.findings import Finding
 from accelconf.text.suggest import ranked
-from accelconf.trainer import fields, fsdp
+from accelconf.trainer import fields, fsdp, releases
 from accelconf.trainer.args import Arg, TrainerArgs
 from accelconf.trainer.fsdp_plugin import env_var
 
@@ -58,14 +58,7 @@ def unknown_fields(group: TrainerArgs, version: str | None, trl_version: str | N
             continue
         gone = fields.removed(a.name, version)
         if gone:
-            out.append(
-                _f(
-                    "trainer-removed-field",
-                    "error",
-                    f"`{a.name}` was removed in transformers {gone}: {_refusal(group)}",
-                    a,
-                )
-            )
+            out.append(_removed_field(a, gone, known, group))
             continue
 
         # ranked at the misspelling cutoff: a candidate under it could not pass _close, and its quick
@@ -108,6 +101,29 @@ def unknown_fields(group: TrainerArgs, version: str | None, trl_version: str | N
             )
         )
     return out
+
+
+def _removed_field(a: Arg, gone: str, known: frozenset[str], group: TrainerArgs) -> Finding:
+    """A field the release no longer has; where transformers' deprecation message named the field
+    to use instead (the releases data's renames) and this release has it, did you mean that one."""
+    rename = releases.renamed(a.name)
+    new = rename.new if rename is not None and rename.new in known else None
+    hint = ""
+    if rename is not None and new is not None:
+        how = "" if rename.value_carries else f' (transformers {rename.last}: "{rename.message}")'
+        hint = f"; did you mean `{new}`?{how}"
+    message = f"`{a.name}` was removed in transformers {gone}: {_refusal(group)}{hint}"
+    return Finding(
+        "trainer-removed-field",
+        "error",
+        message,
+        a.name,
+        a.line,
+        a.column,
+        suggestion=new,
+        end_line=a.end_line,
+        end_column=a.end_column,
+    )
 
 
 def _close(name: str, guess: str) -> bool:

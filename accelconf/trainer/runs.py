@@ -183,6 +183,21 @@ def model_hidden_size(model_dir: str) -> tuple[int | None, str]:
     return (size.arch.hidden, f"{path}: hidden_size") if size.arch is not None else (None, "")
 
 
+def _warmup_refused(args: ArgValues) -> TrainerRaises | None:
+    """``TrainingArguments.__post_init__``'s check of ``warmup_steps``: an int of at least 0 in
+    transformers 4 (``0.1`` raises), a number of at least 0 from 5.0."""
+    warm = args.get("warmup_steps")
+    if releases.runs_fact("warmup_steps", args.version) == "int":
+        if not isinstance(warm, int) or warm < 0:
+            return TrainerRaises(
+                "warmup_steps must be of type int and must be 0 or a positive integer.", "construction", "warmup_steps"
+            )
+        return None
+    if isinstance(warm, (int, float)) and warm < 0:
+        return TrainerRaises("warmup_steps must be an integer or a float", "construction", "warmup_steps")
+    return None
+
+
 def what_runs(
     args: ArgValues,
     *,
@@ -203,6 +218,10 @@ def what_runs(
         runs.raises.append(
             TrainerRaises("At most one of fp16 and bf16 can be True, but not both", "construction", "bf16")
         )
+        return runs
+    refused = _warmup_refused(args)
+    if refused is not None:
+        runs.raises.append(refused)
         return runs
     fsdp_cfg = (
         fsdp_config

@@ -51,6 +51,12 @@ async def test_completion_in_an_arguments_yaml_lists_the_installed_releases_fiel
     assert await _labels(client, uri, 3, 15) == {"'no'", "steps", "epoch", "best"}
 
 
+async def test_a_file_of_only_output_dir_is_an_arguments_file_that_completes(client: LanguageClient) -> None:
+    # a new file being started: one field every release shares, no second one to tell the kind by
+    uri = await _open(client, "start.yaml", "output_dir: out\n\n")
+    assert await _labels(client, uri, 1, 0) == set(releases.fields(fields.version())) - {"output_dir"}
+
+
 async def test_hover_on_a_field_gives_its_help_type_and_releases(client: LanguageClient) -> None:
     uri = await _open(client, "hover.yaml", "output_dir: out\nlearning_rate: 1.0e-5\n")
     got = await client.text_document_hover_async(

@@ -29,3 +29,28 @@ def test_the_data_matches_the_installed_transformers_own_dataclasses() -> None:
         }
         assert mine == got, f"{cls} of transformers {minor} drifted: python tests/oracle/transformers_releases_gen.py"
     assert releases.fsdp_config_keys(minor) == frozenset(theirs["fsdp_config_keys"])
+
+
+def test_the_renames_are_what_the_releases_own_deprecation_messages_name() -> None:
+    """Each removed field's replacement, read again from the ``training_args.py`` of the last release
+    that had it (the cached releases; CI installs them), is the committed one (regenerate on drift:
+    python tests/oracle/transformers_releases_gen.py --renames)."""
+    import json
+
+    from tests.oracle import transformers_releases as tr
+    from tests.oracle.transformers_releases_gen import OUT, release_sources, renames
+
+    data = json.loads(OUT.read_text(encoding="utf-8"))["transformers"]
+    table = data["fields"]["TrainingArguments"]
+    lasts = {releases.removed(n)[0] for n in table if releases.removed(n)}  # type: ignore[index]
+    cached = [m for m in sorted(lasts) if tr.CACHE.installed(m)]
+    if not cached:
+        pytest.skip(
+            f"none of the releases before a removal is cached ({', '.join(sorted(lasts))}): "
+            "python tests/oracle/transformers_releases.py"
+        )
+    theirs = renames(table, release_sources(cached))
+    ours = {n: r for n, r in data["renames"].items() if releases.removed(n) and releases.removed(n)[0] in cached}  # type: ignore[index]
+    assert theirs == ours, "python tests/oracle/transformers_releases_gen.py --renames"
+    if "4.50" in cached:  # the rename the Trainer documentation itself gives
+        assert theirs["evaluation_strategy"]["new"] == "eval_strategy"

@@ -1,4 +1,6 @@
-"""What runs on the Trainer path, against transformers 5.24 and accelerate 1.15 themselves (CPU).
+"""What runs on the Trainer path, against transformers 5.24 and accelerate 1.15 themselves (CPU), and
+the DeepSpeed fill through ``train()``'s checks against a spread of releases (4.46, 4.57, 5.0, 5.18
+and 5.24, each from the release cache; the installed one from the venv).
 
 ``tests/oracle/trainer_runs_worker.py`` builds ``TrainingArguments`` and the FSDP plugin the Trainer
 builds, or a ``Trainer`` with DeepSpeed and a tiny random Llama (hidden size 64), in one subprocess
@@ -25,9 +27,10 @@ from typing import Any
 import pytest
 import yaml
 
-from accelconf.trainer import ds_fill
+from accelconf.trainer import ds_fill, releases
 from accelconf.trainer.argvalues import ArgValues, defaults
 from accelconf.trainer.runs import what_runs
+from tests.oracle import transformers_releases as tr
 
 pytestmark = pytest.mark.oracle
 ROOT = Path(__file__).resolve().parents[2]
@@ -53,15 +56,32 @@ RUNS_FIELDS = (
 )
 HIDDEN = 64
 STEPS = 120
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+# The releases train()'s DeepSpeed checks are compared at: each side of the releases whose checks or
+# fills differ (fp16_backend and amp before 5.0, warmup_steps' forms at 5.0 and 5.18) and the newest.
+SPREAD = ("4.46", "4.57", "5.0", "5.18", "5.24")
 
 
-def _worker(cases: list[dict[str, Any]], tmp_path: Path, name: str) -> list[dict[str, Any]]:
+def _release_dirs(minor: str) -> list[str]:
+    """What goes first on the worker's sys.path for that release: nothing for the venv's own."""
+    if releases.resolve(None) == minor and releases.installed_version() == releases.full_version(minor):
+        return []
+    if not tr.CACHE.installed(minor) and not IN_CI:
+        pytest.skip(
+            f"transformers {minor} is not cached under the venv: python tests/oracle/transformers_releases.py {minor}"
+        )
+    return tr.sys_path(tr.CACHE.ensure(minor))
+
+
+def _worker(
+    cases: list[dict[str, Any]], tmp_path: Path, name: str, dirs: list[str] | None = None
+) -> list[dict[str, Any]]:
     pytest.importorskip("transformers", reason="the oracle runs transformers itself (test extras)")
     pytest.importorskip("accelerate", reason="the oracle runs accelerate itself (test extras)")
     out = tmp_path / f"{name}.json"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ACCELERATE_", "FSDP_"))}
     proc = subprocess.run(
-        [sys.executable, str(WORKER), str(out)],
+        [sys.executable, str(WORKER), str(out), *(dirs or [])],
         check=False,
         input=json.dumps(cases),
         text=True,
@@ -192,6 +212,7 @@ _DS_AUTO = {
             "total_num_steps": "auto",
         },
     },
+    "amp": {"enabled": "auto", "opt_level": "auto"},  # filled by transformers 4 only (apex's fp16)
     "zero_optimization": {
         "stage": 3,
         "reduce_bucket_size": "auto",
@@ -215,7 +236,7 @@ _DS_FIXED = {
 }
 
 
-def _ds_cases() -> list[dict[str, Any]]:
+def _ds_cases(minor: str | None = None) -> list[dict[str, Any]]:
     dss = [_DS_MINIMAL, _DS_AUTO, _DS_FIXED, {"train_batch_size": 8}]
     dss += [_json(p) for p in sorted((CORPUS / "trainer" / "refs").glob("*.json"))]
     dss += [
@@ -247,6 +268,10 @@ def _ds_cases() -> list[dict[str, Any]]:
         {"accelerator_config": {"gradient_accumulation_kwargs": {"num_steps": 4}}, "gradient_accumulation_steps": 2},
         {"accelerator_config": {"gradient_accumulation_kwargs": {"num_steps": 4}}},
     ]
+    if "warmup_ratio" in releases.fields(minor):  # 4.x: a ratio of the steps; 5.0-5.14: warmup_steps' value
+        argsets += [{"warmup_ratio": 0.1, "max_steps": 100}, {"warmup_ratio": 0.1, "warmup_steps": 5}]
+    if "fp16_backend" in releases.fields(minor):  # 4.x: fp16 through amp only, amp.* filled
+        argsets += [{"fp16": True, "fp16_backend": "amp", "fp16_opt_level": "O2"}]
     cases = []
     for n, ds in enumerate(dss):
         for m, args in enumerate(argsets):
@@ -273,12 +298,14 @@ def _jsonable(data: Any) -> Any:
     return json.loads(json.dumps(data, default=str).replace("Infinity", '"Infinity"'))
 
 
-def test_deepspeed_fill_equals_the_trainers_config_at_init_and_train(tmp_path):
-    cases = _ds_cases()
-    results = _worker(cases, tmp_path, "deepspeed")
+@pytest.mark.parametrize("minor", SPREAD)
+def test_deepspeed_fill_equals_the_trainers_config_at_init_and_train(minor, tmp_path):
+    dirs = _release_dirs(minor)
+    cases = _ds_cases(minor)
+    results = _worker(cases, tmp_path, "deepspeed", dirs)
     raised_in_train = 0
     for case, real in zip(cases, results):
-        args = ArgValues(case["args"])
+        args = ArgValues(case["args"], version=minor)
         runs = what_runs(
             args, env=_env(case), ds_config=case["args"]["deepspeed"], hidden_size=HIDDEN, num_training_steps=STEPS
         )

@@ -1,14 +1,17 @@
-"""Every transformers release's Trainer init against accelconf's what-runs model, and the release
-diff against what two releases really build (tests/oracle/transformers_runs_matrix.py).
+"""Every transformers release's Trainer init against accelconf's what-runs model, and the release diff
+against what two releases really build (tests/oracle/transformers_runs_matrix.py).
 
 One process per release (two at a time, each on its own rendezvous port) runs that release's own
 ``TrainingArguments`` and ``Trainer.create_accelerator_and_postprocess`` over one batch of FSDP and
-plain cases, and a DeepSpeed ``Trainer`` with a tiny Llama over three (CPU; torch, accelerate and
-DeepSpeed from the venv). For each release, accelconf raises where the release raises, at the same
-stage, and otherwise gives the same plugin fields, mixed precision, accumulation and DeepSpeed
-config; each boundary of the releases data's ``runs`` part is a release where the real results
-change; and ``diff --transformers-version A..B`` reports as changed exactly the plugin fields two
-releases really build differently. The releases are the cached ones the construction matrix uses
+plain cases, and a DeepSpeed ``Trainer`` with a tiny Llama over twelve, each then through the
+release's own ``trainer_config_finalize`` as ``train()`` runs it (CPU; torch, accelerate and
+DeepSpeed from the venv): "auto" filled, and batch size, accumulation, learning rate, betas, weight
+decay, clipping, fp16 against bf16, ``"8"`` against 8 and the scheduler's warmup set otherwise. For
+each release, accelconf raises where the release raises, at the same stage, and otherwise gives the
+same plugin fields, mixed precision, accumulation and DeepSpeed config; each boundary of the
+releases data's ``runs`` part is a release where the real results change; and ``diff
+--transformers-version A..B`` reports as changed exactly the plugin fields two releases really build
+differently. The releases are the cached ones the construction matrix uses
 (tests/oracle/test_transformers_matrix.py); CI installs them.
 """
 
@@ -58,11 +61,14 @@ def test_each_releases_trainer_init_is_what_accelconf_says_runs(minor, results):
     assert not r.error, f"transformers {minor} cannot run Trainer init here: {r.error}"
     assert len(r.results) == len(matrix.cases())
     assert r.stages.get("construction", 0) >= 3 and sum(1 for x in r.results if x.get("fsdp")) >= 20
+    # the DeepSpeed cases reach train()'s mismatch check, each raising with the release's own lines
+    assert sum(1 for c in matrix.cases() if c["kind"] == "deepspeed") >= 10 and r.stages.get("train()", 0) >= 5
     assert not r.problems, f"transformers {minor}:\n" + "\n".join(r.problems)
 
 
 def _signature(r: matrix.RunsResult) -> list[object]:
-    return [(x.get("raises"), x.get("mixed_precision"), x.get("fields"), x.get("accelerator_ga")) for x in r.results]
+    keys = ("raises", "mixed_precision", "fields", "accelerator_ga", "init_config", "train_config")
+    return [tuple(x.get(k) for k in keys) for x in r.results]
 
 
 def test_each_boundary_of_the_runs_data_is_a_release_whose_trainer_builds_differently(results):

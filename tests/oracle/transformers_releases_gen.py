@@ -7,13 +7,20 @@ no longer does (``until``).
 
     python tests/oracle/transformers_releases_gen.py              # every release (installs the missing ones)
     python tests/oracle/transformers_releases_gen.py --installed  # only the venv's transformers/TRL
+    python tests/oracle/transformers_releases_gen.py --renames    # only the renames, from the cached releases
+
+``renames``: for a removed field, the field its deprecation message (in the last release that had it)
+says to use instead, where the release that removed it has that field; read from that release's
+``training_args.py`` (its warnings and the field's help text), never listed by hand.
 
 A release that does not import here is listed with the reason, not skipped silently.
 """
 
 from __future__ import annotations
 
+import ast
 import json
+import re
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -104,6 +111,99 @@ def helps(per_release: list[tuple[str, list[dict[str, Any]]]]) -> dict[str, str]
     return dict(sorted(out.items()))
 
 
+# A replacement clause of a deprecation message: "Use `eval_strategy` instead", "use `--optim adafactor`",
+# "Using `--per_device_train_batch_size` is preferred", "Use fsdp_config instead".
+_USE = re.compile(r"\b(?:[Uu]se|[Uu]sing)\s+(`)?(?:--)?([A-Za-z_]\w*)([^`]*)")
+_DEPRECATED = re.compile(r"deprecat", re.I)
+_WARNS = ("warn", "warning", "warning_once")
+
+
+def _text(node: ast.AST) -> str | None:
+    """A string literal's text (an f-string's fields as ``{}``)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        return "".join(v.value if isinstance(v, ast.Constant) else "{}" for v in node.values)
+    return None
+
+
+def deprecation_messages(source: str, name: str) -> list[str]:
+    """The deprecation messages of a ``training_args.py`` about field ``name``, in source order: the
+    field's own help text when it says deprecated, and every warning that names the field and says so
+    (``warnings.warn``, ``logger.warning``: not the class docstring, which names every field)."""
+    out: list[str] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id == name:
+            for sub in ast.walk(node.value) if node.value is not None else ():
+                text = _text(sub)
+                if text and _DEPRECATED.search(text):
+                    out.append(text)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _WARNS:
+            text = _text(node.args[0]) if node.args else None
+            if text and _DEPRECATED.search(text) and _names(text, {name}):
+                out.append(text)
+    return out
+
+
+def _names(message: str, names: set[str]) -> set[str]:
+    """The names the message spells as whole words (``--no_cuda`` and `` `no_cuda` `` both name it)."""
+    return {n for n in names if re.search(rf"(?<!\w){re.escape(n)}(?!\w)", message)}
+
+
+def replacement(messages: list[str], old: Seg, after: dict[str, Seg], gone: set[str]) -> dict[str, Any] | None:
+    """The field a deprecation message tells the user to write instead of a removed one: the first
+    "use X" clause naming a field of the first release without it. ``value_carries``: the value
+    moves as written: the clause names only the field (not ``--optim adafactor``), both take the
+    same type, and the message is about no other removed field (``--push_to_hub_model_id and
+    --push_to_hub_organization``: a full repository name goes in ``hub_model_id``)."""
+    for message in messages:
+        for m in _USE.finditer(message):
+            new, rest = m.group(2), m.group(3) if m.group(1) else ""
+            if new not in after:
+                continue
+            same_type = old["type"].removeprefix("optional-") == after[new]["type"].removeprefix("optional-")
+            carries = not rest.strip() and same_type and len(_names(message, gone)) <= 1
+            return {"new": new, "value_carries": carries, "message": " ".join(message.split())}
+    return None
+
+
+def renames(fields_table: dict[str, list[Seg]], sources: dict[str, str]) -> dict[str, dict[str, Any]]:
+    """For each field a release removed: the field its deprecation message (in the last release that
+    had it, ``sources``: minor -> that release's ``training_args.py``) names instead, where the release
+    that removed it has that field. A removed field whose last release is not in ``sources`` is left out."""
+    out: dict[str, dict[str, Any]] = {}
+    order = list(tr.RELEASES)
+    for name, segs in fields_table.items():
+        until = segs[-1]["until"]
+        if until is None or order[order.index(until) - 1] not in sources:
+            continue
+        after = {n: seg for n, ss in fields_table.items() for seg in ss if _seg_in(seg, until)}
+        gone = {n for n, ss in fields_table.items() if ss[-1]["until"] == until}
+        got = replacement(deprecation_messages(sources[order[order.index(until) - 1]], name), segs[-1], after, gone)
+        if got is not None:
+            out[name] = got
+    return dict(sorted(out.items()))
+
+
+def _release_key(minor: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in minor.split("."))
+
+
+def _seg_in(seg: Seg, minor: str) -> bool:
+    since, until = seg["since"], seg["until"]
+    return _release_key(since) <= _release_key(minor) and (until is None or _release_key(minor) < _release_key(until))
+
+
+def release_sources(minors: list[str]) -> dict[str, str]:
+    """minor -> the cached release's ``training_args.py`` (releases not cached are left out)."""
+    out = {}
+    for m in minors:
+        path = tr.path_of(m) / "transformers" / "training_args.py"
+        if path.is_file():
+            out[m] = path.read_text(encoding="utf-8")
+    return out
+
+
 def transformers_part(minors: list[str], jobs: int) -> dict[str, Any]:
     dirs = {m: tr.sys_path(tr.CACHE.ensure(m)) for m in minors}
     with ThreadPoolExecutor(jobs) as pool:
@@ -120,10 +220,12 @@ def transformers_part(minors: list[str], jobs: int) -> dict[str, Any]:
         )
         for m in ok
     ]
+    merged = merge(base)
     return {
         "releases": {m: got[m]["version"] for m in ok},
         "unavailable": {m: got[m]["error"] for m in minors if m not in ok},
-        "fields": {"TrainingArguments": merge(base), "Seq2SeqTrainingArguments": merge(seq2seq)},
+        "renames": renames(merged, release_sources(ok)),
+        "fields": {"TrainingArguments": merged, "Seq2SeqTrainingArguments": merge(seq2seq)},
         "help": {"TrainingArguments": helps(base), "Seq2SeqTrainingArguments": helps(seq2seq)},
         "fsdp_config_keys": merge_keys([(m, got[m]["fsdp_config_keys"]) for m in ok]),
     }
@@ -167,6 +269,8 @@ def dump(data: dict[str, Any]) -> str:
         + json.dumps(tf["unavailable"], sort_keys=True)
         + ',\n  "fsdp_config_keys": '
         + block(tf["fsdp_config_keys"], "   ")
+        + ',\n  "renames": '
+        + block(tf["renames"], "   ")
         + ',\n  "fields": {\n'
         + ",\n".join(f"   {json.dumps(c)}: " + block(v, "    ") for c, v in tf["fields"].items())
         + "\n  }\n }",
@@ -249,7 +353,19 @@ def _write(path: Path, text: str) -> None:
     print(f"wrote {path.relative_to(ROOT)} ({len(text)} bytes)")
 
 
+def update_renames() -> str:
+    """The committed data with only its ``renames`` part made again, from the cached releases (the
+    last release before each removal must be cached: ``python tests/oracle/transformers_releases.py``)."""
+    data = json.loads(OUT.read_text(encoding="utf-8"))
+    tf = data["transformers"]
+    tf["renames"] = renames(tf["fields"]["TrainingArguments"], release_sources(list(tf["releases"])))
+    return dump(data)
+
+
 def main(argv: list[str]) -> None:
+    if argv[:1] == ["--renames"]:
+        _write(OUT, update_renames())
+        return
     text, helps = generate()
     _write(OUT, text)
     _write(HELP_OUT, helps)

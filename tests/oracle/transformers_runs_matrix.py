@@ -117,10 +117,69 @@ def cases() -> list[dict[str, Any]]:
         {"bf16": True, "gradient_accumulation_steps": 4, "per_device_train_batch_size": 2, "learning_rate": 3e-5},
         {"gradient_accumulation_steps": 2, "max_grad_norm": 0.5, "weight_decay": 0.1},
     ]
-    fixed = {**DS_AUTO, "gradient_accumulation_steps": 8, "train_micro_batch_size_per_gpu": 1}
-    for ds, args in ((DS_AUTO, ds_args[0]), (DS_AUTO, ds_args[1]), (fixed, ds_args[0])):
+    for ds, args in ds_pairs(ds_args):
         out.append({"kind": "deepspeed", "args": {**args, "deepspeed": ds}, "env": {}, "steps": STEPS})
     return out
+
+
+def ds_pairs(ds_args: list[dict[str, Any]]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """DeepSpeed JSON and arguments: "auto" filled, and each value ``trainer_config_process`` /
+    ``trainer_config_finalize`` compares with the arguments set otherwise (the train() mismatch
+    lines, which the releases word differently)."""
+    no_bf16 = {k: v for k, v in DS_AUTO.items() if k != "bf16"}
+    every_auto = {
+        **DS_AUTO,
+        "train_batch_size": "auto",
+        "fp16": {"enabled": "auto"},
+        "optimizer": {"type": "AdamW", "params": {k: "auto" for k in ("lr", "betas", "eps", "weight_decay")}},
+        "scheduler": {
+            "type": "WarmupDecayLR",
+            "params": {k: "auto" for k in ("warmup_min_lr", "warmup_max_lr", "warmup_num_steps", "total_num_steps")},
+        },
+        "amp": {"enabled": "auto", "opt_level": "auto"},  # transformers 4 fills it (apex's fp16)
+        "zero_optimization": {
+            "stage": 3,
+            "reduce_bucket_size": "auto",
+            "stage3_prefetch_bucket_size": "auto",
+            "stage3_param_persistence_threshold": "auto",
+        },
+    }
+    warmup = {"type": "WarmupLR", "params": {"warmup_min_lr": 0, "warmup_max_lr": 1e-4, "warmup_num_steps": 10}}
+    return [
+        (DS_AUTO, ds_args[0]),
+        (DS_AUTO, ds_args[1]),
+        # batch size and accumulation set otherwise
+        ({**DS_AUTO, "gradient_accumulation_steps": 8, "train_micro_batch_size_per_gpu": 1}, ds_args[0]),
+        # the learning rate, betas and weight decay set otherwise
+        (
+            {
+                **DS_AUTO,
+                "optimizer": {"type": "AdamW", "params": {"lr": 1e-4, "betas": [0.9, 0.95], "weight_decay": 0.01}},
+            },
+            ds_args[0],
+        ),
+        # fp16 in the JSON, bf16 in the arguments; bf16 in the JSON, no precision in the arguments
+        ({**no_bf16, "fp16": {"enabled": True}}, ds_args[0]),
+        ({**DS_AUTO, "bf16": {"enabled": True}}, ds_args[1]),
+        # "8" is not 8: the JSON's strings are compared as they are
+        (
+            {**DS_AUTO, "gradient_accumulation_steps": "8", "train_micro_batch_size_per_gpu": "2"},
+            {**ds_args[0], "gradient_accumulation_steps": 8},
+        ),
+        # every "auto" transformers fills, ZeRO-3's bucket sizes from the model's hidden size
+        (every_auto, {"fp16": True, "learning_rate": 3e-5, "adam_beta2": 0.95, "warmup_steps": 10, "max_steps": 100}),
+        # the calculated train_batch_size and gradient clipping set otherwise
+        (
+            {**DS_AUTO, "train_batch_size": 32, "gradient_clipping": 1.0},
+            {**ds_args[1], "per_device_train_batch_size": 2},
+        ),
+        # the scheduler's peak and warmup set otherwise (warmup_num_steps is compared in train())
+        ({**DS_AUTO, "scheduler": warmup}, ds_args[0]),
+        # the warmup transformers fills: from the default warmup_steps (0, at least 1 from 5.18) and
+        # from a fraction (4.x passes 0.1 through, 5.x takes it as a ratio of the steps)
+        ({**DS_AUTO, "scheduler": every_auto["scheduler"]}, ds_args[1]),
+        ({**DS_AUTO, "scheduler": every_auto["scheduler"]}, {**ds_args[1], "warmup_steps": 0.1}),
+    ]
 
 
 @dataclass

@@ -18,6 +18,7 @@ import yaml
 from accelconf.assist.trainer import (
     arguments_fields,
     complete_trainer,
+    field_markdown,
     field_values,
     fsdp_key_markdown,
     hover_trainer,
@@ -133,6 +134,16 @@ def test_hover_over_a_removed_field_names_the_release_that_removed_it() -> None:
         last, first_without = releases.removed(name) or ("", "")
         md = hover_trainer(f"{name}: 1\n", 0, 1, "trainer-args") or ""
         assert f"removed in transformers {first_without} (last in {last})" in md, name
+
+
+def test_hover_over_a_renamed_field_names_its_replacement() -> None:
+    md = field_markdown("evaluation_strategy", None, None) or ""
+    assert "write `eval_strategy`" in md and "- **Renamed:** `eval_strategy` from transformers 4.51" in md
+    # in a release that still has it, the rename to come is said too
+    old = field_markdown("no_cuda", "4.57", None) or ""
+    assert "Not a field" not in old and "- **Renamed:** `use_cpu` from transformers 5.0" in old
+    assert "- **Replaced by:** `optim`" in (field_markdown("adafactor", "4.57", None) or "")
+    assert "Renamed" not in (field_markdown("use_ipex", None, None) or "")
 
 
 def test_hover_over_fsdp_config_keys_says_what_transformers_does_with_them() -> None:

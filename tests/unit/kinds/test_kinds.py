@@ -166,6 +166,19 @@ def _manifest() -> list[dict[str, str]]:
             "json",
         ),
         ("compose.yaml", "services:\n  web: {}\n", "unknown", "yaml"),
+        # only fields every Trainer release shares: still an arguments file (keys as they are typed)
+        ("args.yaml", "output_dir:\n", "trainer-args", "yaml"),
+        ("args.json", '{"output_dir": "out"}', "trainer-args", "json"),
+        ("args.yaml", "seed: 42\n", "trainer-args", "yaml"),
+        # a field transformers 4.46-4.50 had, alone: the fields of some release, not only the newest's
+        ("args.yaml", "evaluation_strategy: steps\n", "trainer-args", "yaml"),
+        # a key no release has beside it, or a lone field accelerate shares: not an arguments file
+        ("x.yaml", "output_dir: out\nname: run\n", "unknown", "yaml"),
+        ("x.yaml", "debug: true\n", "unknown", "yaml"),
+        # only keys a Trainer fsdp_config reads (activation_checkpointing is also a 5.23 field)
+        ("fsdp.json", '{"activation_checkpointing": true, "version": 2}', "fsdp-config", "json"),
+        # a field accelerate shares beside one it does not: a Trainer field still
+        ("args.yaml", "output_dir: out\ndebug: true\n", "trainer-args", "yaml"),
         # a distributed_type among a script's own keys is neither accelerate's nor a Trainer's
         ("x.yaml", "distributed_type: ddp\nlr: 1\nepochs: 3\nmodel: x\n", "unknown", "yaml"),
     ],

@@ -67,6 +67,15 @@ def test_a_field_the_newest_release_lacks_is_removed_with_the_releases_around_it
     assert releases.removed("no_such_field") is None
 
 
+def test_one_release_has_all_asks_for_one_release_with_every_field() -> None:
+    assert releases.one_release_has_all(frozenset({"output_dir"}))
+    assert releases.one_release_has_all(frozenset({"evaluation_strategy", "eval_strategy"}))  # both in 4.46-4.50
+    # evaluation_strategy went in 4.51 and use_cache came in 5.0: no release had both
+    assert not releases.one_release_has_all(frozenset({"evaluation_strategy", "use_cache"}))
+    assert not releases.one_release_has_all(frozenset({"output_dir", "not_a_field"}))
+    assert releases.one_release_has_all(frozenset({"predict_with_generate"}))  # Seq2SeqTrainingArguments' own
+
+
 def test_the_fsdp_config_keys_of_the_newest_release_include_the_ones_it_reads() -> None:
     keys = releases.fsdp_config_keys()
     assert {"transformer_layer_cls_to_wrap", "min_num_params", "cpu_offload", "version"} <= keys
@@ -141,3 +150,51 @@ def test_diff_takes_a_range_of_two_transformers_releases() -> None:
     first, newest = releases.RELEASES[0], releases.NEWEST
     args = build_parser("diff").parse_args(["diff", "--transformers-version", f"{first}.0..{newest}", "a", "b"])
     assert args.transformers_version == f"{first}..{newest}"
+
+
+def test_a_renamed_field_is_one_change_from_the_old_name_to_the_new_in_the_release_diff() -> None:
+    from accelconf.trainer.diff import release_diff
+
+    text = ("output_dir: out\nevaluation_strategy: steps\nadafactor: true\n", "args.yaml")
+    got = {c.key: c for c in release_diff(text, text, ("4.50", "5.0")).changes if c.key.startswith("arguments.")}
+    ev = got["arguments.evaluation_strategy"]
+    assert (ev.a_key, ev.b_key, ev.a, ev.b) == (
+        "arguments.evaluation_strategy",
+        "arguments.eval_strategy",
+        "steps",
+        "steps",
+    )
+    assert ev.note.startswith("renamed: transformers 4.51 removed evaluation_strategy")
+    assert "arguments.eval_strategy" not in got  # not a second change: eval_strategy is not in the file
+    ada = got["arguments.adafactor"]  # replaced, the value does not carry: --optim adafactor
+    assert (ada.b_key, ada.b) == ("arguments.optim", None) and "`--optim adafactor`" in ada.note
+    # the other way round the sides swap: the newer release on A lacks the old name
+    back = {c.key: c for c in release_diff(text, text, ("5.0", "4.50")).changes}["arguments.evaluation_strategy"]
+    assert (back.kind, back.a_key, back.b_key, back.a) == (
+        "added",
+        "arguments.eval_strategy",
+        "arguments.evaluation_strategy",
+        "steps",
+    )
+    # a removed field whose message names no field stays a plain removal
+    ipex = ("output_dir: out\nuse_ipex: true\n", "a.yaml")
+    (plain,) = [c for c in release_diff(ipex, ipex, ("4.56", "4.57")).changes if c.key == "arguments.use_ipex"]
+    assert (plain.kind, plain.a_key, plain.b_key) == ("removed", "", "") and "has no field use_ipex" in plain.note
+
+
+def test_renamed_gives_the_replacement_with_the_releases_around_the_removal() -> None:
+    r = releases.renamed("evaluation_strategy")
+    assert r is not None and (r.new, r.value_carries, r.last, r.removed_in) == ("eval_strategy", True, "4.50", "4.51")
+    assert releases.renamed("use_ipex") is None  # removed, with nothing named to use instead
+    assert releases.renamed("eval_strategy") is None  # not removed
+
+
+def test_the_release_diff_of_a_file_one_release_refuses_at_construction_names_the_stage() -> None:
+    from accelconf.trainer.diff import release_diff
+
+    # 4.x refuses a warmup_steps that is not an integer before any Trainer exists (no accumulation to show)
+    text = ("output_dir: out\nwarmup_steps: 0.1\n", "args.yaml")
+    keys = {c.key for c in release_diff(text, text, ("4.57", "5.0")).changes}
+    assert "raises.construction" in keys
+    both = ("output_dir: out\nfp16: true\nbf16: true\n", "args.yaml")  # both refuse: nothing runs differently
+    assert not {c.key for c in release_diff(both, both, ("4.57", "5.0")).changes if c.key.startswith("raises.")}

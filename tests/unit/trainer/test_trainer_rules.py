@@ -281,6 +281,19 @@ def test_a_field_a_release_removed_is_named_with_that_release(monkeypatch):
     )
 
 
+def test_a_removed_field_names_the_field_its_deprecation_message_says_to_use():
+    # renames read from the releases' own deprecation messages (the releases data), not a fuzzy guess
+    text = "output_dir: o\nevaluation_strategy: steps\nno_cuda: true\nadafactor: true\nuse_ipex: true\n"
+    got = {f.key: f for f in _rules(text, "a.yaml", transformers_version="5.0")["trainer-removed-field"]}
+    assert got["evaluation_strategy"].suggestion == "eval_strategy"
+    assert "did you mean `eval_strategy`?" in got["evaluation_strategy"].message
+    assert got["no_cuda"].suggestion == "use_cpu"
+    # a replacement that takes another form: the message says which (--optim adafactor)
+    assert got["adafactor"].suggestion == "optim" and "`--optim adafactor`" in got["adafactor"].message
+    # use_ipex's message names nothing to write instead ("You only need PyTorch")
+    assert got["use_ipex"].suggestion is None and "did you mean" not in got["use_ipex"].message
+
+
 def test_validate_reports_deepspeed_json_values_that_contradict_the_arguments_at_the_json_key(tmp_path):
     """The referenced DeepSpeed JSON compared as transformers compares it: a fixed value that differs from
     the arguments is an error at its key in the JSON; "auto" and equal values are not."""

@@ -399,3 +399,45 @@ def test_a_yaml_file_named_as_fsdp_config_raises_at_construction(files, cli):
     (files / "y.yaml").write_text("fsdp: true\nfsdp_config: fsdp.yaml\nbf16: true\n")
     r = cli("explain", "y.yaml")
     assert r.code == 1 and "y.yaml:2:1: error:" in r.err and "json.load" in r.err and "construction" in r.err, r.err
+
+
+@pytest.mark.parametrize(
+    ("values", "release", "steps"),
+    [
+        ({}, "4.46", 0),  # warmup_steps 0, warmup_ratio 0.0: ceil(120 * 0.0)
+        ({}, "5.0", 0),
+        ({}, "5.18", 1),  # trainer_config_finalize fills at least 1 from 5.18
+        ({"warmup_ratio": 0.1}, "4.46", 12),
+        ({"warmup_ratio": 0.1, "warmup_steps": 5}, "4.46", 5),  # 4.x: warmup_steps above 0 wins
+        ({"warmup_ratio": 0.1, "warmup_steps": 5}, "5.0", 12),  # 5.0-5.14: a given ratio replaces it
+        ({"warmup_steps": 0.1}, "5.24", 12),
+        ({"warmup_steps": 30}, "5.24", 30),
+    ],
+)
+def test_the_warmup_transformers_fills_follows_the_release(values, release, steps):
+    from accelconf.trainer.ds_fill import warmup_steps
+
+    assert warmup_steps(ArgValues(values, version=release), 120) == steps
+
+
+def test_transformers_4_refuses_a_warmup_steps_that_is_not_an_integer_at_construction():
+    (r,) = what_runs(ArgValues({"warmup_steps": 0.1}, version="4.57")).raises
+    assert r.stage == "construction" and "must be of type int" in r.message
+    assert not what_runs(ArgValues({"warmup_steps": 0.1}, version="5.0")).raises
+    assert what_runs(ArgValues({"warmup_steps": -1}, version="5.0")).raises[0].stage == "construction"
+
+
+def test_transformers_4_checks_fp16_through_its_backend_and_fills_amp():
+    from accelconf.trainer import ds_fill
+
+    ds = {
+        "fp16": {"enabled": False},
+        "amp": {"enabled": "auto", "opt_level": "auto"},
+        "zero_optimization": {"stage": 2},
+    }
+    old = ds_fill.fill(ds, ArgValues({"fp16": True}, version="4.57"), through="construction")
+    assert old.config["amp"] == {"enabled": False, "opt_level": "O1"}
+    assert [(m.ds_key, m.hf_key) for m in old.mismatches] == [("fp16.enabled", "fp16|fp16_full_eval+fp16_backend(amp)")]
+    new = ds_fill.fill(ds, ArgValues({"fp16": True}, version="5.0"), through="construction")
+    assert new.config["amp"] == {"enabled": "auto", "opt_level": "auto"}  # 5.x leaves amp alone
+    assert [m.hf_key for m in new.mismatches] == ["fp16|fp16_full_eval"]
