@@ -366,6 +366,8 @@ def _only_trainer_fields(keys: list[str]) -> bool:
     """A short arguments file (only ``output_dir``, say): every key a field of one release's
     ``TrainingArguments`` and one at least that accelerate does not share (a lone ``debug`` stays
     unknown). Asked after the fsdp_config test: a JSON of only ``fsdp_config`` keys stays one."""
+    from accelconf.trainer import releases as trainer_releases
+
     return any(not _accelerate_top(k) for k in keys) and trainer_releases.one_release_has_all(frozenset(keys))
 
 

@@ -19,7 +19,7 @@ import re
 from collections.abc import Mapping
 from functools import lru_cache
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple
 
 from accelconf import versions
 from accelconf.records import FrozenRecord
@@ -191,8 +191,7 @@ def removed(name: str) -> tuple[str, str] | None:
     return RELEASES[RELEASES.index(until) - 1], until
 
 
-@dataclass(frozen=True)
-class Rename:
+class Rename(NamedTuple):
     """The field a removed field's deprecation message says to use instead (read from the last
     release that had both). ``value_carries``: the value moves unchanged (``no_cuda`` ->
     ``use_cpu``); otherwise ``message`` says how (``--optim adafactor``)."""

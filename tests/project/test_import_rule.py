@@ -40,6 +40,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("accelconf/kinds/__init__.py", "fsdp_config_keys"): "the Trainer releases data (a 63 KB JSON file parsed "
     "at import, about 2.5 ms) loads when a mapping may be Trainer arguments, not on `to-env` of an accelerate config",
     ("accelconf/kinds/__init__.py", "_is_trainer_args"): "as fsdp_config_keys",
+    ("accelconf/kinds/__init__.py", "_only_trainer_fields"): "as fsdp_config_keys",
     ("accelconf/report.py", "render"): "the SARIF writer and the rule catalogue load for --format sarif only",
     ("accelconf/trainer/runs.py", "model_hidden_size"): "the model-size reader and its activation tables "
     "load only with --model DIR (`explain` of an arguments file otherwise skips them)",
