@@ -166,13 +166,17 @@ def _arguments(text: str, source: str, kind: str, version: str) -> Flat:
     return out
 
 
-def _release_note(c: Change, a: str, b: str) -> Change:
-    """Why a field, default or plugin field differs between the two releases."""
+def _release_note(c: Change, a: str, b: str, one_file: bool = True) -> Change:
+    """Why a field, default or plugin field differs between the two releases. ``one_file``: both
+    sides are the same file, so a field the file sets that one side lacks is one its release lacks;
+    between two files it may be only the other file that lacks it."""
     section, _, name = c.key.partition(".")
     if section == "arguments":
         gone, having = (b, a) if c.kind == "removed" else (a, b)
+        if c.kind == "changed" or name in releases.fields(gone):
+            return c  # both releases take the field: the files differ, not the releases
         rename = releases.renamed(name)
-        if rename is not None and rename.new in releases.fields(gone):
+        if one_file and rename is not None and rename.new in releases.fields(gone):
             return _renamed(c, rename, gone, having)
         when = releases.removed(name)
         hint = f" (removed in {when[1]})" if when else ""
@@ -228,7 +232,7 @@ def release_diff(
         for flat in flats:  # a field one release lacks and the file does not set changes nothing that runs
             flat.pop(key, None)
     result = compare(flats[0], flats[1], a[1], b[1], ignore)
-    result.changes = [_release_note(c, *versions) for c in result.changes]
+    result.changes = [_release_note(c, *versions, one_file=a == b) for c in result.changes]
     result.mode, result.version = "trainer-releases", "..".join(versions)
     return result
 

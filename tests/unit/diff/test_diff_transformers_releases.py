@@ -64,6 +64,10 @@ def test_two_files_under_two_releases_and_the_text_header_names_both(args_file, 
     assert r.code == 1
     assert "(transformers 5.24 -> 4.46: fields, defaults and what the Accelerator is built with)" in r.out
     assert "fields the file sets" in r.out and "+ evaluation_strategy: (absent)  ->  steps" in r.out
+    # between two files the other file is what lacks a field: a rename or a missing field is said
+    # only where the release really lacks it (5.24 has fsdp and fsdp_config)
+    assert "transformers 5.24 has no field evaluation_strategy (removed in 4.51)" in r.out
+    assert "has no field fsdp" not in r.out and "its replacement" not in r.out
 
 
 def test_a_release_range_needs_an_arguments_file_and_known_releases(args_file, cli):
