@@ -68,3 +68,9 @@ def test_closest_passes_its_options_through() -> None:
         "FullyShardedDataParallelPlugin"
     )
     assert suggest.closest("FSDPPlugin", ["FullyShardedDataParallelPlugin"]) is None  # no abbreviations by default
+
+
+def test_ranked_defaults_and_edges() -> None:
+    assert suggest.ranked("FSDPPlugin", ["FullyShardedDataParallelPlugin"]) == []  # no abbreviations by default
+    assert suggest.ranked("ABC", ["ABC", "abc"]) == ["ABC"]  # without fold_case neither side is folded
+    assert suggest.ranked("abc", ["abc"], n=0) == []
