@@ -74,3 +74,5 @@ def test_ranked_defaults_and_edges() -> None:
     assert suggest.ranked("FSDPPlugin", ["FullyShardedDataParallelPlugin"]) == []  # no abbreviations by default
     assert suggest.ranked("ABC", ["ABC", "abc"]) == ["ABC"]  # without fold_case neither side is folded
     assert suggest.ranked("abc", ["abc"], n=0) == []
+    # a ratio of exactly the cutoff whose quick upper bound is the cutoff too (3 of 3 + 7 characters)
+    assert suggest.ranked("abc", ["abcdefg"]) == ["abcdefg"]
