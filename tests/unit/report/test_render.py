@@ -4,11 +4,20 @@ tests/cli/test_report_formats.py's, the JSON contract tests/cli/test_output_cont
 
 from __future__ import annotations
 
+import io
+
+import pytest
+
 from accelconf.errors import InputError
 from accelconf.findings import Finding
-from accelconf.report import FileResult, render_github, render_text
+from accelconf.report import FileResult, finding_line, render_github, render_text, use_color
 
-RED, RESET = "\033[31m", "\033[0m"
+RED, YELLOW, RESET, BOLD = "\033[31m", "\033[33m", "\033[0m", "\033[1m"
+
+
+class _Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
 
 
 def _bad(path: str = "bad.yaml", line: int = 2, column: int = 5) -> FileResult:
@@ -47,3 +56,21 @@ def test_github_parse_errors_with_and_without_a_position_and_every_file_after_th
     ]
     assert render_github([_bad(column=7)]) == "::error file=bad.yaml,line=2,col=7,title=parse::unclosed [\n"
     assert render_github([FileResult("ok.yaml")]) == ""
+
+
+def test_color_on_a_terminal_unless_never_or_no_color(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    assert use_color(_Tty()) is True
+    assert use_color(_Tty(), "never") is False
+    assert use_color(io.StringIO()) is False
+    assert use_color(io.StringIO(), "always") is True
+    assert use_color(object()) is False  # type: ignore[arg-type]  # a stream without isatty is no terminal
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert use_color(_Tty()) is False
+    assert use_color(_Tty(), "always") is True
+
+
+def test_a_colored_finding_line_has_a_bold_location_and_a_colored_severity() -> None:
+    f = Finding("some-rule", "warning", "m", "num_processes", 3, 1)
+    assert finding_line(f, "a.yaml", color=True) == f"{BOLD}a.yaml:3:1{RESET}: {YELLOW}warning{RESET}: m [some-rule]"
+    assert finding_line(f, "a.yaml") == "a.yaml:3:1: warning: m [some-rule]"
