@@ -74,3 +74,27 @@ def test_a_colored_finding_line_has_a_bold_location_and_a_colored_severity() -> 
     f = Finding("some-rule", "warning", "m", "num_processes", 3, 1)
     assert finding_line(f, "a.yaml", color=True) == f"{BOLD}a.yaml:3:1{RESET}: {YELLOW}warning{RESET}: m [some-rule]"
     assert finding_line(f, "a.yaml") == "a.yaml:3:1: warning: m [some-rule]"
+
+
+def _f(severity: str, line: int, suggestion: str | None = None) -> Finding:
+    return Finding(f"r-{severity}", severity, "m", "k", line, 1, suggestion)  # type: ignore[arg-type]
+
+
+def test_text_summary_counts_each_severity_in_words() -> None:
+    many = FileResult("a.yaml", [_f("error", 1, "do x"), _f("error", 2), _f("warning", 3), _f("info", 4)])
+    assert render_text([many]) == (
+        "a.yaml:1:1: error: m [r-error]\n    suggestion: do x\n"
+        "a.yaml:2:1: error: m [r-error]\n"
+        "a.yaml:3:1: warning: m [r-warning]\n"
+        "a.yaml:4:1: info: m [r-info]\n"
+        "1 file checked, 2 errors, 1 warning, 1 info\n"
+    )
+    two_warnings = FileResult("b.yaml", [_f("warning", 1), _f("warning", 2)])
+    assert render_text([two_warnings]).endswith("\n1 file checked, 0 errors, 2 warnings\n")
+    assert render_text([FileResult("c.yaml", [_f("error", 1)])]).endswith("\n1 file checked, 1 error, 0 warnings\n")
+
+
+def test_text_summary_only_for_several_files_or_some_lines() -> None:
+    assert render_text([FileResult("ok.yaml")]) == ""
+    assert render_text([FileResult("ok.yaml"), FileResult("ok2.yaml")]) == "2 files checked, 0 errors, 0 warnings\n"
+    assert render_text([FileResult("c.yaml", [_f("error", 1)])], summary=False) == "c.yaml:1:1: error: m [r-error]\n"
