@@ -96,9 +96,6 @@ def record(paths: list[str], tests: str | None = None, commit: str | None = None
             codes = {**entry["codes"], **{n: c for n, c in results.items() if c is not None}}
         entry.update(counts(codes, eq))
         entry["codes"] = codes
-        entry["not_killed"] = sorted(
-            n for n, c in codes.items() if c in (0, 5, 33) and n not in eq
-        )  # survived or no tests, not marked equivalent
         data[path] = entry
         print(f"{path}: {entry['checked']}/{entry['mutants']} checked, {rate(entry):.1f}%")
     _save(data)
@@ -126,9 +123,11 @@ def run(paths: list[str], tests: str) -> None:
 
 def report() -> None:
     """The full-run section of bench/MUTANTS.md (replaced in place; the other sections are kept)."""
-    data = _load()
-    rows = []
+    data, eq = _load(), equivalents()
+    rows, lost = [], []
     for path, e in sorted(data.items()):
+        e.update(counts(e["codes"], eq))  # the equivalents listed since the run are left out too
+        lost += [f"- `{n}`" for n, c in sorted(e["codes"].items()) if c in (0, 5, 33) and n not in eq]
         partial = "" if e["checked"] == e["mutants"] else " (partial)"
         r = rate(e)
         rows.append(
@@ -136,12 +135,11 @@ def report() -> None:
             f" | {e['equivalent']} | {e['no_tests']} | {r:.1f}%{' ✓' if r >= GOAL else ''}"
             f" | `{e['commit'][:7]}` {e['date']}{' (rerun ' + e['recounted'] + ')' if 'recounted' in e else ''} |"
         )
-    lost = [f"- `{n}`" for e in data.values() for n in e["not_killed"]]
     text = [
         SECTION,
         "",
         "Every mutant of each module below was run (tools/mutants_full.py: one `mutmut run` per module,"
-        " one worker, `nice -n 19`, against the fast tests of these modules, nothing marked slow or oracle;"
+        " one worker, against the fast tests of these modules, nothing marked slow or oracle;"
         " the exact selection is in bench/mutants-full.json). *commit* is the one the run started on;"
         " *rerun* is when survivors were re-run against tests written from them (tools/mutants_rerun.py)."
         " Timeouts count as killed. Every other module outside the core has only the uniform sample below.",
