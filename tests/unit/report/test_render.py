@@ -98,3 +98,29 @@ def test_text_summary_only_for_several_files_or_some_lines() -> None:
     assert render_text([FileResult("ok.yaml")]) == ""
     assert render_text([FileResult("ok.yaml"), FileResult("ok2.yaml")]) == "2 files checked, 0 errors, 0 warnings\n"
     assert render_text([FileResult("c.yaml", [_f("error", 1)])], summary=False) == "c.yaml:1:1: error: m [r-error]\n"
+
+
+def test_output_options_defaults_choices_and_help() -> None:
+    import argparse
+
+    from accelconf.report import FORMATS, add_output_options
+
+    parser = argparse.ArgumentParser()
+    add_output_options(parser)
+    assert vars(parser.parse_args([])) == {"format": "text", "color": "auto", "strict": False}
+    assert vars(parser.parse_args(["--format", "sarif", "--color", "never", "--strict"])) == {
+        "format": "sarif",
+        "color": "never",
+        "strict": True,
+    }
+    assert FORMATS == ("text", "json", "github", "sarif")
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--color", "sometimes"])
+    helps = {a.dest: a.help for a in parser._actions}
+    assert helps["format"] == "output format (default: text)"
+    assert helps["color"] == "colors (default: only on a TTY)"
+    assert helps["strict"] == "exit 1 on warnings too"
+    assert [a.choices for a in parser._actions if a.dest in ("format", "color")] == [
+        FORMATS,
+        ("auto", "always", "never"),
+    ]
