@@ -124,3 +124,61 @@ def test_output_options_defaults_choices_and_help() -> None:
         FORMATS,
         ("auto", "always", "never"),
     ]
+
+
+def test_exit_code_is_2_for_any_unreadable_input_else_1_for_an_error_or_a_strict_warning() -> None:
+    from accelconf.report import exit_code
+
+    warned, failed = FileResult("w.yaml", [_f("warning", 1)]), FileResult("e.yaml", [_f("error", 1)])
+    assert exit_code([]) == 0
+    assert exit_code([warned]) == 0 and exit_code([warned], strict=True) == 1
+    assert exit_code([FileResult("i.yaml", [_f("info", 1)])], strict=True) == 0
+    assert exit_code([failed, warned]) == 1
+    assert exit_code([failed, _bad()]) == 2 and exit_code([_bad(), failed]) == 2
+
+
+def test_unique_sorts_and_drops_a_finding_reported_twice_at_the_same_place() -> None:
+    from accelconf.report import unique
+
+    a = _f("error", 2)
+    assert unique([a, _f("warning", 1), Finding("r-error", "error", "m", "other", 2, 1, "s")]) == [_f("warning", 1), a]
+    assert len(unique([a, Finding("r-error", "error", "m2", "k", 2, 1)])) == 2  # another message
+    assert len(unique([a, Finding("r-error", "error", "m", "k", 2, 1, path="b.json")])) == 2  # another file
+    assert len(unique([a, Finding("r-error", "error", "m", "k", 2, 2)])) == 2  # another column
+
+
+def test_json_nulls_the_position_of_a_whole_file_finding_and_names_another_file() -> None:
+    import json
+
+    from accelconf.report import findings_json, render
+
+    whole = Finding("r", "warning", "m", "k", suggestion="s")
+    (d,) = findings_json([whole], "a.yaml")
+    assert (d["line"], d["column"], d["end_line"], d["end_column"], d["suggestion"]) == (None, None, None, None, "s")
+    placed = Finding("r", "warning", "m", "k", 3, 4, None, 3, 9, path="b.json")
+    (d,) = findings_json([placed], "a.yaml")
+    assert (d["line"], d["column"], d["end_line"], d["end_column"], d["file"]) == (3, 4, 3, 9, "b.json")
+    assert "file" not in findings_json([placed], "b.json")[0]
+    data = json.loads(render([_bad(line=0, column=0), _bad("b.yaml")], "json", extra={"environment": {"x": 1}}))
+    assert data["files"][0] == {
+        "path": "bad.yaml",
+        "findings": [],
+        "error": {"message": "unclosed [", "line": None, "column": None},
+    }
+    assert data["files"][1]["error"] == {"message": "unclosed [", "line": 2, "column": 5}
+    assert data["environment"] == {"x": 1}
+    assert (
+        render([FileResult("ok.yaml")], "json")
+        == '{\n  "files": [\n    {\n      "path": "ok.yaml",\n      "findings": []\n    }\n  ]\n}\n'
+    )
+
+
+def test_render_picks_the_format_and_colors_only_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    from accelconf.report import render
+
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    results = [_bad()]
+    assert render(results, stream=io.StringIO()) == render_text(results)  # text, plain off a terminal
+    assert render(results, color="always") == render_text(results, color=True)
+    assert render(results, stream=_Tty()) == render_text(results, color=True)
+    assert render(results, "github") == render_github(results)
