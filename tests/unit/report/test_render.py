@@ -182,3 +182,14 @@ def test_render_picks_the_format_and_colors_only_when_asked(monkeypatch: pytest.
     assert render(results, color="always") == render_text(results, color=True)
     assert render(results, stream=_Tty()) == render_text(results, color=True)
     assert render(results, "github") == render_github(results)
+
+
+def test_json_names_only_another_file_and_writes_any_extra_value_as_text() -> None:
+    import json
+    from pathlib import PurePosixPath
+
+    from accelconf.report import render
+
+    same = Finding("r", "warning", "m", "k", 1, 1, path="a.yaml")
+    data = json.loads(render([FileResult("a.yaml", [same])], "json", extra={"where": PurePosixPath("x/y")}))
+    assert "file" not in data["files"][0]["findings"][0] and data["where"] == "x/y"
