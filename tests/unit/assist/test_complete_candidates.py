@@ -86,3 +86,47 @@ def test_section_snippets_follow_the_release_and_what_is_present() -> None:
     assert snippets("fsdp_config:\n  fsdp_version: 2\nde|")["deepspeed_config block"].doc.startswith(
         "A new `deepspeed_config` section."
     )
+
+
+def _values(marked: str, **kw: object) -> list[tuple[str, str, str | None, int, int, str, str, str]]:
+    text, line, col = cursor(marked)
+    return [
+        (c.label, c.insert, c.filter, c.start, c.end, c.detail, c.sort, c.doc)
+        for c in assist.complete(text, line, col, **kw)  # type: ignore[arg-type]
+        if c.kind == "value"
+    ]
+
+
+def test_value_candidates_in_yaml_quote_what_yaml_1_1_would_misread_and_say_why() -> None:
+    no, fp16 = _values("mixed_precision: |")[:2]
+    quoted = "Quoted: a bare `no` is read as `False` by accelerate (YAML 1.1)."
+    assert no == ("'no'", "'no'", "no", 17, 17, "", "0000", registry.ENUM_DOCS["no"] + "\n\n" + quoted)
+    assert fp16 == ("fp16", "fp16", "fp16", 17, 17, "", "0001", registry.ENUM_DOCS["fp16"])
+    # inside a quote the filter is the quoted text; the candidate replaces the quote
+    assert _values("mixed_precision: '|")[0][:5] == ("'no'", "'no'", "'no'", 17, 18)
+    # booleans: written lower case, nothing to explain
+    assert _values("use_cpu: |") == [
+        ("true", "true", "true", 9, 9, "", "0000", ""),
+        ("false", "false", "false", 9, 9, "", "0001", ""),
+    ]
+
+
+def test_value_candidates_in_json_and_deepspeed() -> None:
+    no = _values('{"distributed_type": "FSDP", "mixed_precision": |}', path="a.json")[0]
+    assert no == ('"no"', '"no"', "no", 48, 48, "", "0000", registry.ENUM_DOCS["no"])  # JSON: no YAML note
+    stage = dsmod.lookup(("zero_optimization", "stage"))
+    got = _values('{"train_batch_size": 8, "zero_optimization": {"stage": |}}', path="ds.json")
+    # each value with its own doc, then "auto" (which accelerate fills in)
+    assert stage.auto and [(v[0], v[7]) for v in got] == [
+        *((str(v), d) for v, d in zip(stage.enum, stage.enum_docs)),
+        ('"auto"', ""),
+    ]
+    assert [v[0] for v in _values('{"train_batch_size": 8, "sparse_gradients": |}', path="ds.json")] == [
+        "true",
+        "false",
+    ]  # one of its types is boolean
+    assert [v[0] for v in _values('{"train_batch_size": 8, "train_micro_batch_size_per_gpu": |}', path="ds.json")] == [
+        '"auto"'
+    ]
+    assert _values('{"train_batch_size": 8, "no_such_key": |}', path="ds.json") == []
+    assert _values('{"train_batch_size": 8, "zero_optimization": |}', path="ds.json") == []  # a section: no values
