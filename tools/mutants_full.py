@@ -121,7 +121,7 @@ def run(paths: list[str], tests: str) -> None:
         record([path], f"{tests} {FAST}", commit)
 
 
-def report() -> None:
+def report(note: str = "") -> None:
     """The full-run section of bench/MUTANTS.md (replaced in place; the other sections are kept)."""
     data, eq = _load(), equivalents()
     rows, lost = [], []
@@ -144,6 +144,7 @@ def report() -> None:
         " *rerun* is when survivors were re-run against tests written from them (tools/mutants_rerun.py)."
         " Timeouts count as killed. Every other module outside the core has only the uniform sample below.",
         "",
+        *([note, ""] if note else []),
         "| module | mutants | checked | killed | timeout | survived | equivalent | no tests | kill rate | commit, date"
         " |",
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
@@ -179,7 +180,8 @@ def main(argv: list[str]) -> int:
     c.add_argument("--commit", help="the commit a run started on (a fresh record; else a re-count of the last run)")
     c.add_argument("--tests", help="the selection that run used")
     c.add_argument("paths", nargs="+")
-    sub.add_parser("report")
+    rep = sub.add_parser("report")
+    rep.add_argument("--note", default="", help="a paragraph on how the runs went, put above the table")
     args = parser.parse_args(argv)
     if args.cmd == "run":
         shlex.split(args.tests)  # refuse a selection that does not parse before hours of running
@@ -187,7 +189,7 @@ def main(argv: list[str]) -> int:
     elif args.cmd == "record":
         record(args.paths, args.tests, args.commit)
     else:
-        report()
+        report(args.note)
     return 0
 
 
