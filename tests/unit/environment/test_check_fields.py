@@ -85,3 +85,15 @@ def test_fsdp_torch_minimums_fall_back_to_the_newest_release() -> None:
     assert newest and fsdp2_torch_min(None) == newest
     assert releases.minimum("fsdp2-torch", "0.20") is None and fsdp2_torch_min("0.20") == newest
     assert fsdp1_torch_min("0.20") == releases.minimum("fsdp1-torch", "0.20") != ""
+
+
+def test_a_reading_reads_values_at_its_release_and_is_not_validated_by_default() -> None:
+    from accelconf.environment.checks import reading, rule_num_processes
+
+    doc = load_text("distributed_type: MULTI_NPU\n", "c.yaml")
+    assert reading(doc).read("distributed_type") == "MULTI_NPU"
+    assert reading(doc, "0.20").read("distributed_type") is None  # 0.20 has no MULTI_NPU: refused, reads unset
+    uneven = load_text("distributed_type: MULTI_GPU\nnum_processes: 3\nnum_machines: 2\n", "c.yaml")
+    assert reading(uneven).validated is False
+    assert [f.rule for f in rule_num_processes(reading(uneven), Environment())] == ["env-num-processes"]
+    assert list(rule_num_processes(reading(uneven, validated=True), Environment())) == []  # validate says it
