@@ -97,3 +97,27 @@ def test_a_reading_reads_values_at_its_release_and_is_not_validated_by_default()
     assert reading(uneven).validated is False
     assert [f.rule for f in rule_num_processes(reading(uneven), Environment())] == ["env-num-processes"]
     assert list(rule_num_processes(reading(uneven, validated=True), Environment())) == []  # validate says it
+
+
+def test_a_failed_probe_and_no_gpu_name_where_they_were_looked_for() -> None:
+    fsdp = "distributed_type: FSDP\nnum_processes: 2\n"
+    probe = _by_rule(fsdp, Environment(problems=("nvidia-smi failed",)))["env-probe"]
+    assert probe == Finding(
+        "env-probe", "warning", "environment probe: nvidia-smi failed", "distributed_type", 1, 1, None, 1, 17
+    )  # at the key: the probe is about the whole run
+    suggestion = "to check against the machine that will run it: --gpus N --gpu MODEL, or --target FILE"
+    here = _by_rule(fsdp, Environment(source="detected"))["env-no-gpu"]
+    assert here == Finding(
+        "env-no-gpu",
+        "warning",
+        "distributed_type FSDP runs on GPUs, but there are none on this machine",
+        "distributed_type",
+        1,
+        19,
+        suggestion,
+        1,
+        23,
+    )
+    target = _by_rule(fsdp, target_from_args(0, "H100"))["env-no-gpu"]
+    assert target.message == "distributed_type FSDP runs on GPUs, but there are none on the target (arguments)"
+    assert "env-no-gpu" not in _by_rule(fsdp, Environment(source="detected", unknown=frozenset({"gpus"})))
