@@ -121,3 +121,24 @@ def test_a_failed_probe_and_no_gpu_name_where_they_were_looked_for() -> None:
     target = _by_rule(fsdp, target_from_args(0, "H100"))["env-no-gpu"]
     assert target.message == "distributed_type FSDP runs on GPUs, but there are none on the target (arguments)"
     assert "env-no-gpu" not in _by_rule(fsdp, Environment(source="detected", unknown=frozenset({"gpus"})))
+
+
+def test_gpu_ids_beyond_the_node_name_the_missing_ids_the_range_and_the_ids_that_fit() -> None:
+    import dataclasses
+
+    def gpu_ids(text: str, env: Environment) -> list[tuple[str, str | None]]:
+        base = "distributed_type: MULTI_GPU\nnum_processes: 1\n"
+        return [
+            (f.message, f.suggestion)
+            for f in check_environment(load_text(base + text, "c.yaml"), env)
+            if f.rule == "env-gpu-ids"
+        ]
+
+    one, two, four = (target_from_args(n, "H100") for n in (1, 2, 4))
+    assert gpu_ids("gpu_ids: 0,1\n", one) == [("gpu_ids lists GPU 1, but the node has 1 GPU (ids 0)", "gpu_ids: 0")]
+    assert gpu_ids("gpu_ids: 5\n", two) == [("gpu_ids lists GPU 5, but the node has 2 GPUs (ids 0-1)", "gpu_ids: all")]
+    assert gpu_ids("gpu_ids: 2,5,7\n", four) == [
+        ("gpu_ids lists GPU 5, 7, but the node has 4 GPUs (ids 0-3)", "gpu_ids: 2")
+    ]
+    assert gpu_ids("gpu_ids: 0,1\nuse_cpu: true\n", one) == []  # on the CPU: gpu_ids are not used
+    assert gpu_ids("gpu_ids: 0,1\n", dataclasses.replace(one, unknown=frozenset({"gpu_count"}))) == []
