@@ -136,7 +136,9 @@ def test_gpu_ids_beyond_the_node_name_the_missing_ids_the_range_and_the_ids_that
 
     one, two, four = (target_from_args(n, "H100") for n in (1, 2, 4))
     assert gpu_ids("gpu_ids: 0,1\n", one) == [("gpu_ids lists GPU 1, but the node has 1 GPU (ids 0)", "gpu_ids: 0")]
-    assert gpu_ids("gpu_ids: 5\n", two) == [("gpu_ids lists GPU 5, but the node has 2 GPUs (ids 0-1)", "gpu_ids: all")]
+    assert gpu_ids('gpu_ids: "5"\n', two) == [
+        ("gpu_ids lists GPU 5, but the node has 2 GPUs (ids 0-1)", "gpu_ids: all")
+    ]
     assert gpu_ids("gpu_ids: 2,5,7\n", four) == [
         ("gpu_ids lists GPU 5, 7, but the node has 4 GPUs (ids 0-3)", "gpu_ids: 2")
     ]
