@@ -41,6 +41,19 @@ CASES: list[tuple[str, dict[str, str]]] = [
     ("fp8_config:\n  fp8_back|end: TE\n", {}),
     ("distributed_type: T|PU\n", {"version": "1.5"}),
     ("use_c|pu:\n  - [\n", {}),  # a document that does not parse: the default, nothing written
+    ('{"distributed_type": "FSDP", "fsdp_config": {"fsdp_use_orig_p|arams": false}}', JSON),
+    ('{"mixed_precision": "n|o"}', JSON),
+    ('{"use_cpu": "y|es"}', JSON),
+    ('{"fp8_config": {"fp8_back|end": "TE"}}', JSON),
+    ("fp1|6: true\n", {}),
+    ("distributed_type: FSDP\nfsdp_config:\n  fsdp_activation_checkpointing_off|load: true\n", {}),
+    ("same_netw|ork: true\n", {}),
+    ('num_processes: "8|"\n', {}),
+    ("mixed_precision: FP1|6\n", {}),
+    ("use_cpu: TR|UE\n", {}),
+    ("not_a_se|tting: 1\n", {}),
+    ("use_cpu: true\n\n|", {}),
+    ("fsdp_config:\n  not_a_se|tting: 1\n", {}),
 ]
 
 
