@@ -57,16 +57,31 @@ def previous(path: str) -> tuple[str | None, list[str]]:
     return row, section
 
 
+def core() -> list[str]:
+    """The globs of the core (``only_mutate`` of ``[tool.mutmut]``): the modules this report covers."""
+    import tomllib
+
+    return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mutmut"]["only_mutate"]
+
+
+# the sections the other tools write (tools/mutants_full.py, tools/mutants_sample.py), kept as they are
+LATER = ("## Outside the core: full runs", "## Outside the core: uniform sample")
+
+
 def main(argv: list[str]) -> int:
+    from fnmatch import fnmatch
+
     from mutants_import_time import RESULTS, import_time_mutants
 
     notes = argv[1] if len(argv) > 1 else ""
     kept: dict[str, tuple[str, list[str]]] = {}
     eq = equivalents()
     fresh = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
-    rows, survivors = [], []
+    rows, survivors, globs = [], [], core()
     for meta in sorted((ROOT / "mutants" / "accelconf").rglob("*.py.meta")):
         path = str(meta.relative_to(ROOT / "mutants")).removesuffix(".meta")
+        if not any(fnmatch(path, glob) for glob in globs):
+            continue  # a full or sampled run of a module outside the core: its own section
         meta_data = json.loads(meta.read_text())
         results = meta_data["exit_code_by_key"]
         for name in import_time_mutants(meta_data, path):  # a forked worker never tried these
@@ -130,7 +145,10 @@ def main(argv: list[str]) -> int:
     for path, (_, section) in kept.items():
         if section:
             lines += ["", f"### `{path}`", "", "| mutant | status | change |", "| --- | --- | --- |", *section]
-    OUT.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    body = OUT.read_text(encoding="utf-8") if OUT.exists() else ""
+    starts = [body.index(h) for h in LATER if h in body]
+    tail = body[min(starts) :] if starts else ""
+    OUT.write_text("\n".join(lines) + "\n" + ("\n" + tail if tail else ""), encoding="utf-8")
     print(f"wrote {OUT.relative_to(ROOT)}: {len(rows)} modules, {len(survivors)} mutants not killed")
     return 0
 

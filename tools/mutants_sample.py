@@ -238,11 +238,18 @@ def report(note: str = "") -> None:
     """The sample's section of bench/MUTANTS.md (replaced in place; the core's part is untouched)."""
     plan = json.loads(PLAN.read_text())
     eq = _equivalents()
+    sys.path.insert(0, str(ROOT / "tools"))
+    from mutants_full import full_runs
+
+    with_full_run = full_runs()
     rows, lost, totals = [], [], Counter()
     for path in sorted(plan["sample"]):
         if not plan["sample"][path]:
             continue
         row, survivors = _row(path, plan, eq)
+        # the sample's figures stay (they are this pass's); the full run is the one that counts
+        if path in with_full_run:
+            row = row.replace(f"| `{path}` |", f"| `{path}` (full run above) |", 1)
         rows.append(row)
         lost += survivors
     for name, code in plan["results"].items():

@@ -50,3 +50,29 @@ def test_ranked_without_fold_case_counts_case_and_closest_returns_one_or_none() 
 def test_hint_joins_choices_and_is_empty_for_none() -> None:
     assert suggest.hint(["a", "b"]) == "; did you mean `a` or `b`?"
     assert suggest.hint([]) == ""
+
+
+def test_an_abbreviation_candidate_spelled_as_the_name_ranks_above_a_mere_abbreviation() -> None:
+    # both candidates have the initials AC of `abCd`: an abbreviation scores at least 0.95, and the
+    # one spelled like the name (case folded) scores its full ratio 1.0, so it comes first although
+    # it sorts second alphabetically
+    assert R("abCd", ["AaaCcc", "AbCd"]) == ["AbCd", "AaaCcc"]
+    # without fold_case the spelling differs by case: both score 0.95, the tie goes alphabetical
+    assert suggest.ranked("abCd", ["AbCd", "AaaCcc"], abbreviations=True) == ["AaaCcc", "AbCd"]
+
+
+def test_closest_passes_its_options_through() -> None:
+    assert suggest.closest("ABC", ["abc"], fold_case=True) == "abc"
+    assert suggest.closest("ABC", ["abc"]) is None  # case counts by default
+    assert suggest.closest("FSDPPlugin", ["FullyShardedDataParallelPlugin"], abbreviations=True) == (
+        "FullyShardedDataParallelPlugin"
+    )
+    assert suggest.closest("FSDPPlugin", ["FullyShardedDataParallelPlugin"]) is None  # no abbreviations by default
+
+
+def test_ranked_defaults_and_edges() -> None:
+    assert suggest.ranked("FSDPPlugin", ["FullyShardedDataParallelPlugin"]) == []  # no abbreviations by default
+    assert suggest.ranked("ABC", ["ABC", "abc"]) == ["ABC"]  # without fold_case neither side is folded
+    assert suggest.ranked("abc", ["abc"], n=0) == []
+    # a ratio of exactly the cutoff whose quick upper bound is the cutoff too (3 of 3 + 7 characters)
+    assert suggest.ranked("abc", ["abcdefg"]) == ["abcdefg"]
