@@ -54,6 +54,21 @@ CASES: list[tuple[str, dict[str, str]]] = [
     ("not_a_se|tting: 1\n", {}),
     ("use_cpu: true\n\n|", {}),
     ("fsdp_config:\n  not_a_se|tting: 1\n", {}),
+    # documents that do not parse (typing in progress): the effective value comes from the line itself
+    ("use_c|pu: yes  # on the CPU\nbad: [\n", {}),
+    ('num_proc|esses: "8"\nbad: [\n', {}),
+    ("mixed_precision: FP1|6\nbad: [\n", {}),
+    ("mixed_precision: 'n|o'\nbad: [\n", {}),
+    ('{\n  "mixed_precision": "f|p16",\n', JSON),
+    ('{"train_batch_size": 8, "checkpoint": {"tag_validation": "Wa|rn"', DS),
+    ('{\n  "train_batch_size": 8,\n  "zero_optimiz|ation": {"stage": 3', DS),
+    # nothing written: the default, launcher and plugin apart, plugin alone, launcher alone
+    ("distributed_type: FSDP\nfsdp_config:\n  fsdp_min_num_par|ams:\n    - [\n", {}),
+    ("distributed_type: FSDP\nfsdp_config:\n  fsdp_state_dict_t|ype:\n    - [\n", {}),
+    ("num_machi|nes:\n  - [\n", {}),
+    ('{"distributed_type": "FSDP", "fsdp_config": {"fsdp_min_num_par|ams": 0}}', JSON),
+    ('{"distributed_type": "FSDP", "fsdp_config": {"fsdp_version": 2, "fsdp_reshard_after_forw|ard": true}}', JSON),
+    ("fsdp_con|fig:\n  fsdp_version: 2\n", {}),
 ]
 
 
