@@ -69,6 +69,7 @@ CASES: list[tuple[str, dict[str, str]]] = [
     ('{"distributed_type": "FSDP", "fsdp_config": {"fsdp_min_num_par|ams": 0}}', JSON),
     ('{"distributed_type": "FSDP", "fsdp_config": {"fsdp_version": 2, "fsdp_reshard_after_forw|ard": true}}', JSON),
     ("fsdp_con|fig:\n  fsdp_version: 2\n", {}),
+    ("distributed_type: MEGATRON_LM\nmegatron_lm_config:\n  megatron_lm_sequence_parall|elism: true\n", {}),  # boolish
 ]
 
 
