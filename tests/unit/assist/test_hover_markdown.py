@@ -69,6 +69,10 @@ CASES: list[tuple[str, dict[str, str]]] = [
     ('{"distributed_type": "FSDP", "fsdp_config": {"fsdp_min_num_par|ams": 0}}', JSON),
     ('{"distributed_type": "FSDP", "fsdp_config": {"fsdp_version": 2, "fsdp_reshard_after_forw|ard": true}}', JSON),
     ("fsdp_con|fig:\n  fsdp_version: 2\n", {}),
+    ("tp_con|fig:\n  tp_size: 2\n", {"version": "1.5"}),  # an old release: the versions row
+    ('distributed_type: "X|LA"\nbad: [\n', {}),
+    ('{"train_batch_size": 8, "zero_optimization": {"stage": "3|"}}', DS),  # an integer enum written as a string
+    ('{"train_batch_size": 8, "zero_optimization": {"stage": nu|ll}}', DS),
     ("distributed_type: MEGATRON_LM\nmegatron_lm_config:\n  megatron_lm_sequence_parall|elism: true\n", {}),  # boolish
 ]
 
