@@ -160,11 +160,22 @@ def _refusal(doc: Document | None, where: Where, version: str | None) -> str | N
     return None
 
 
-def _default_effective(s: Setting) -> str | None:
+def _ignored(doc: Document | None, where: Where, version: str | None) -> str | None:
+    """validate's word on a spelling this release does not read yet (``dynamo_config.backend``
+    before 1.14): accelerate ignores the key, so its value has no effect."""
+    if doc is None:
+        return None
+    for f in validate_document(doc, accelerate_version=version):
+        if f.rule == "alias-too-new" and f.line == where.line + 1:
+            return f.message
+    return None
+
+
+def _default_effective(s: Setting, why: str = "the key is absent") -> str | None:
     if s.launcher_default is None and s.plugin_default is None:
         return None
     v = s.launcher_default if s.launcher_default is not None else s.plugin_default
-    return f"`{yaml_scalar(v)}` (default: the key is absent)"
+    return f"`{yaml_scalar(v)}` (default: {why})"
 
 
 def named_at(text: str, line: int, where: Where) -> tuple[Where, str]:
@@ -230,14 +241,19 @@ def hover(
             return f"**{name}**\n\n{sec.doc}"
         return None
     eff = _effective(doc, where, s, raw) if s.type != "section" else None
+    ignored = _ignored(doc, where, version) if how == "alias-too-new" else None
+    if ignored is not None:  # the release does not read this spelling: the default applies
+        eff = None
     refused = _refusal(doc, where, version) if eff is not None else None
     if refused is not None:
         eff = f"none: {refused}"
     if eff is None and s.type != "section":
-        eff = _default_effective(s)
+        eff = _default_effective(s, "this release ignores the key" if ignored is not None else "the key is absent")
     md = setting_markdown(s, where.format, eff)
     if how == "alias":
         md = f"`{name}` is accepted for **{s.key}**.\n\n" + md
+    if ignored is not None:
+        md = f"⚠ {ignored}\n\n" + md
     if s.type == "section" and name in registry.SECTIONS:
         md += "\n\n" + registry.SECTIONS[name].doc
     as_string = where.format == "json" or raw[:1] in "'\"" or isinstance(resolve_yaml11(raw), str)

@@ -69,6 +69,10 @@ CASES: list[tuple[str, dict[str, str]]] = [
     ('{"distributed_type": "FSDP", "fsdp_config": {"fsdp_min_num_par|ams": 0}}', JSON),
     ('{"distributed_type": "FSDP", "fsdp_config": {"fsdp_version": 2, "fsdp_reshard_after_forw|ard": true}}', JSON),
     ("fsdp_con|fig:\n  fsdp_version: 2\n", {}),
+    # a spelling only a later release reads: ignored, the default applies
+    ('distributed_type: "NO"\ndynamo_config:\n  back|end: inductor\n', {"version": "1.13"}),
+    ('distributed_type: "NO"\ndynamo_config:\n  back|end: inductor\n', {}),
+    ('distributed_type: "NO"\nuse_cpu: true  # a co|mment\n', {}),  # in a comment: nothing
     ("tp_con|fig:\n  tp_size: 2\n", {"version": "1.5"}),  # an old release: the versions row
     ('distributed_type: "X|LA"\nbad: [\n', {}),
     ('{"train_batch_size": 8, "zero_optimization": {"stage": "3|"}}', DS),  # an integer enum written as a string
