@@ -101,8 +101,8 @@ def record(paths: list[str], tests: str | None = None, commit: str | None = None
     _save(data)
 
 
-def run(paths: list[str], tests: str) -> None:
-    """One ``mutmut run`` per module, each recorded as soon as it ends."""
+def run(paths: list[str], tests: str, workers: int = 1) -> None:
+    """One ``mutmut run`` per module, each recorded as soon as it ends (``workers`` mutants at a time)."""
     env = dict(os.environ)
     # the modules run before stay mutated, so that tools/mutants_rerun.py can still run their survivors
     env.update(
@@ -114,7 +114,7 @@ def run(paths: list[str], tests: str) -> None:
         glob = path.removesuffix(".py").replace("/", ".") + ".*"
         commit = _head()
         print(f"[{datetime.now(timezone.utc):%H:%M:%S}] {path} at {commit[:7]}", flush=True)
-        cmd = [sys.executable, "tools/mutmut_run.py", "run", "--max-children", "1", glob]
+        cmd = [sys.executable, "tools/mutmut_run.py", "run", "--max-children", str(workers), glob]
         proc = subprocess.run(cmd, cwd=ROOT, env=env)
         if proc.returncode != 0:
             sys.exit(f"tools/mutants_full.py: mutmut exited {proc.returncode} on {path}")
@@ -175,6 +175,7 @@ def main(argv: list[str]) -> int:
     sub = parser.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("run")
     r.add_argument("--tests", required=True, help="pytest arguments (shell-quoted): the selection for every module")
+    r.add_argument("--workers", type=int, default=1, help="mutants run at once (mutmut's --max-children)")
     r.add_argument("paths", nargs="+", help="source files, e.g. accelconf/report.py")
     c = sub.add_parser("record")
     c.add_argument("--commit", help="the commit a run started on (a fresh record; else a re-count of the last run)")
@@ -185,7 +186,7 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     if args.cmd == "run":
         shlex.split(args.tests)  # refuse a selection that does not parse before hours of running
-        run(args.paths, args.tests)
+        run(args.paths, args.tests, args.workers)
     elif args.cmd == "record":
         record(args.paths, args.tests, args.commit)
     else:
