@@ -111,7 +111,10 @@ def run(paths: list[str], tests: str, workers: int = 1) -> None:
         ACCELCONF_MUTANTS_TESTS=f"{tests} {FAST}",
     )
     for path in paths:
-        glob = path.removesuffix(".py").replace("/", ".") + ".*"
+        # a package's own mutants are named after the package (accelconf.catalogue.x_name__mutmut_1):
+        # "accelconf.catalogue.*" would take in its submodules' as well
+        module = path.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+        glob = module + (".x*" if path.endswith("__init__.py") else ".*")
         commit = _head()
         print(f"[{datetime.now(timezone.utc):%H:%M:%S}] {path} at {commit[:7]}", flush=True)
         cmd = [sys.executable, "tools/mutmut_run.py", "run", "--max-children", str(workers), glob]
