@@ -50,6 +50,11 @@ def _save(data: dict) -> None:
     RECORD.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
 
+def _import_time() -> dict[str, int]:
+    path = ROOT / "mutants" / "import-time-results.json"
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
 def _head() -> str:
     return subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
 
@@ -86,6 +91,9 @@ def record(paths: list[str], tests: str | None = None, commit: str | None = None
     data, eq = _load(), equivalents()
     for path in paths:
         results = json.loads((ROOT / "mutants" / f"{path}.meta").read_text())["exit_code_by_key"]
+        # mutants of functions that run only at import time: mutmut never tries them (its "survived"
+        # is untried); tools/mutants_import_time.py runs each in a fresh interpreter (1 killed, 0 survived)
+        results.update({n: c for n, c in _import_time().items() if n in results})
         entry = data.get(path, {})
         if commit or "commit" not in entry:
             entry = {"commit": commit or _head(), "date": f"{datetime.now(timezone.utc):%Y-%m-%d}"}
