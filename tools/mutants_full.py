@@ -37,6 +37,8 @@ OUT = ROOT / "bench" / "MUTANTS.md"
 SECTION = "## Outside the core: full runs, module by module"
 sys.path.insert(0, str(ROOT / "tools"))
 
+from mutants_import_time import RESULTS as IMPORT_TIME_RESULTS  # noqa: E402
+from mutants_import_time import module_of  # noqa: E402
 from mutants_report import GOAL, equivalents  # noqa: E402
 from mutants_sample import FAST  # noqa: E402
 from mutants_sample import SECTION as SAMPLE_SECTION  # noqa: E402
@@ -51,8 +53,7 @@ def _save(data: dict) -> None:
 
 
 def _import_time() -> dict[str, int]:
-    path = ROOT / "mutants" / "import-time-results.json"
-    return json.loads(path.read_text()) if path.exists() else {}
+    return json.loads(IMPORT_TIME_RESULTS.read_text()) if IMPORT_TIME_RESULTS.exists() else {}
 
 
 def _head() -> str:
@@ -121,8 +122,7 @@ def run(paths: list[str], tests: str, workers: int = 1) -> None:
     for path in paths:
         # a package's own mutants are named after the package (accelconf.catalogue.x_name__mutmut_1):
         # "accelconf.catalogue.*" would take in its submodules' as well
-        module = path.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
-        glob = module + (".x*" if path.endswith("__init__.py") else ".*")
+        glob = module_of(path) + (".x*" if path.endswith("__init__.py") else ".*")
         commit = _head()
         print(f"[{datetime.now(timezone.utc):%H:%M:%S}] {path} at {commit[:7]}", flush=True)
         cmd = [sys.executable, "tools/mutmut_run.py", "run", "--max-children", str(workers), glob]

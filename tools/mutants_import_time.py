@@ -5,7 +5,8 @@ that only runs at import time (the registry's table builders ``_s``, ``_meg``, `
 ``_index``; validate's ``@rule`` decorator) is never re-run with the mutant active: every such
 mutant "survives" without having been tried. Here each one runs the same fast test selection as
 ``[tool.mutmut]`` in a new ``python -m pytest`` inside ./mutants with ``MUTANT_UNDER_TEST`` set, so
-the table is built by the mutant. The verdicts go to mutants/import-time-results.json (not into
+the table is built by the mutant (ACCELCONF_MUTANTS_TESTS, when set, is the selection instead: a full
+run's, tools/mutants_full.py). The verdicts go to mutants/import-time-results.json (not into
 mutmut's own files, which a running ``mutmut run`` rewrites), where tools/mutants_report.py reads
 them in place of mutmut's untried "survived".
 
@@ -62,8 +63,13 @@ def selection() -> list[str]:
 RESULTS = MUTANTS / "import-time-results.json"
 
 
+def module_of(path: str) -> str:
+    """A source file's module as mutmut names its mutants (a package's ``__init__`` by the package)."""
+    return path.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+
+
 def import_time_mutants(meta: dict, path: str) -> list[str]:
-    module = path.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+    module = module_of(path)
     return [
         n
         for n in meta["exit_code_by_key"]
