@@ -179,10 +179,59 @@ def test_nearest_names_the_known_id_a_typo_meant() -> None:
     assert catalogue.unknown_message(["unknown-key", "ds-batch"]) is None
 
 
+def test_nearest_takes_a_close_enough_match_and_else_an_id_one_name_ends_with() -> None:
+    # difflib's ratio of 0.5 is enough (the library's default 0.6 is not, for this long id)
+    assert catalogue.nearest("x-ds-batch-size-mismatch") == "ds-batch"
+    # no close match: another tool's qualified name ending with a known id, or a known id's tail
+    assert catalogue.nearest("com.example.lint.rules.ds-batch") == "ds-batch"
+    assert catalogue.nearest("16bit") == "zero3-save-16bit"
+    assert catalogue.nearest("p2p") == "env-rtx40-p2p"
+    assert catalogue.nearest("zero") is None
+
+
+def test_unknown_message_names_where_each_unknown_id_was_given_and_its_nearest() -> None:
+    assert catalogue.unknown_message(["unknwn-key"]) == (
+        "--disable: unknown rule id 'unknwn-key' (did you mean 'unknown-key'?); `accelconf rules` lists them"
+    )
+    # an id with no near one gets no hint; several are listed in the order given, each once
+    assert catalogue.unknown_message(["zero", "unknown-key", "p2p", "zero"], "disabledRules") == (
+        "disabledRules: unknown rule id 'zero', 'p2p' (did you mean 'env-rtx40-p2p'?); `accelconf rules` lists them"
+    )
+    assert catalogue.unknown_message(["zero"], "") == "unknown rule id 'zero'; `accelconf rules` lists them"
+    assert catalogue.unknown(["zero", "ds-batch", "zero"]) == [("zero", None)]
+
+
+def test_register_refuses_an_id_given_twice_and_an_unknown_area() -> None:
+    known = catalogue.get("unknown-key")
+    assert known is not None
+    with pytest.raises(ValueError, match="rule 'unknown-key' is registered twice"):
+        catalogue.register(known)
+    with pytest.raises(ValueError, match="rule 'no-such-rule': unknown area 'linting'"):
+        catalogue.register(Rule("no-such-rule", "linting", "error", "a rule of no area"))
+    assert catalogue.get("no-such-rule") is None
+
+
+def test_ids_and_describe_take_one_area() -> None:
+    memory = catalogue.ids("memory")
+    assert memory and all(catalogue.get(r).area == "memory" for r in memory)  # type: ignore[union-attr]
+    assert catalogue.ids() == frozenset().union(*(catalogue.ids(a) for a in catalogue.AREAS))
+    described = catalogue.describe("memory")
+    assert set(described) == memory
+    assert all(described[r] == catalogue.get(r).summary for r in memory)  # type: ignore[union-attr]
+
+
+def test_the_deepspeed_package_lists_the_deepspeed_rules_when_asked() -> None:
+    import accelconf.deepspeed as ds
+
+    assert ds.RULES == tuple(sorted(catalogue.ids("deepspeed"))) and "ds-batch" in ds.RULES
+    with pytest.raises(AttributeError, match="module 'accelconf.deepspeed' has no attribute 'RULE'"):
+        ds.RULE  # noqa: B018
+
+
 def test_require_refuses_an_id_that_is_not_registered() -> None:
     assert catalogue.require("unknown-key") == ("unknown-key",)
-    with pytest.raises(LookupError, match="no-such-rule"):
-        catalogue.require("unknown-key", "no-such-rule")
+    with pytest.raises(LookupError, match="catalogue/\\): no-such-rule, no-such-other$"):
+        catalogue.require("unknown-key", "no-such-rule", "no-such-other")
 
 
 def test_each_rule_renders_one_docs_page_with_its_examples() -> None:

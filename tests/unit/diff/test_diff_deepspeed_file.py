@@ -202,9 +202,19 @@ def test_the_deepspeed_file_is_found_next_to_the_config_before_the_current_direc
     assert config_file_path("ds.json", "conf/a.yaml") == "conf/ds.json"
     assert config_file_path("only_here.json", "conf/a.yaml") == "only_here.json"  # the launch directory
     assert config_file_path("ds.json", "<stdin>") == "ds.json"
+    assert config_file_path("ds.json", None) == "ds.json"
     assert config_file_path("missing.json", "conf/a.yaml") is None
     assert config_file_path(str(tmp_path / "ds.json"), "elsewhere/a.yaml") == str(tmp_path / "ds.json")
     assert config_file_path(str(tmp_path / "missing.json"), "conf/a.yaml") is None
+
+
+def test_a_config_with_no_file_name_looks_in_the_current_directory_only(tmp_path, monkeypatch) -> None:
+    # an editor's unsaved buffer is named in angle brackets: its "directory" is not one to look in
+    _write(tmp_path, {"<untitled>/ds.json": "{}"})
+    monkeypatch.chdir(tmp_path)
+    assert config_file_path("ds.json", "<untitled>/a.yaml") is None
+    _write(tmp_path, {"ds.json": "{}"})
+    assert config_file_path("ds.json", "<untitled>/a.yaml") == "ds.json"
 
 
 def test_validate_reads_a_deepspeed_file_found_in_the_current_directory(cli, tmp_path, monkeypatch) -> None:
