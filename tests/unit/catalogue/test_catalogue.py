@@ -233,11 +233,3 @@ def test_require_refuses_an_id_that_is_not_registered() -> None:
     with pytest.raises(LookupError, match="catalogue/\\): no-such-rule, no-such-other$"):
         catalogue.require("unknown-key", "no-such-rule", "no-such-other")
 
-
-def test_each_rule_renders_one_docs_page_with_its_examples() -> None:
-    from accelconf.catalogue.pages import markdown, pages
-
-    rendered = pages()
-    assert set(rendered) == {f"docs/rules/{rid}.md" for rid in catalogue.ids()}
-    page = markdown(catalogue.get("unknown-key"))  # type: ignore[arg-type]
-    assert page.startswith("# `unknown-key`") and "mixed_precison: fp16" in page and "Fixed:" in page
