@@ -248,6 +248,8 @@ def rule_num_processes(cfg: Reading, env: Environment) -> Iterator[Finding]:
     if not env.knows("gpu_count") or not env.gpus or not cfg.uses_gpus:
         return
     per_node = n // machines
+    if per_node < 1:  # nothing starts: validate's process-layout error says so, GPU counts say nothing
+        return
     ids = _gpu_ids(cfg)
     visible = len(set(ids) & set(range(env.gpu_count))) if ids is not None else env.gpu_count
     if per_node > visible:

@@ -1,0 +1,253 @@
+"""What each environment finding says, word for word, and what it suggests: the counts in the text
+(singular and plural), where the facts come from ("here", "on the target"), and the suggested value,
+for every branch of the GPU-count, GPU-id, no-GPU, probe and bf16 rules. Each suggestion is one a
+user can paste; the message is what they read in the terminal, the editor and the JSON report."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+
+from accelconf import releases
+from accelconf.environment.checks import check_environment, fsdp2_torch_min
+from accelconf.environment.probe import Environment
+from accelconf.environment.targets import target_from_args
+from accelconf.text.document import load_file, load_text
+
+MULTI = "distributed_type: MULTI_GPU\nnum_processes: {n}\nnum_machines: {m}\n"
+NODES = "machine_rank: 0\nmain_process_ip: 10.0.0.1\nmain_process_port: 29500\n"
+
+
+def _env(gpus: int, source: str | None = None, gpu: str = "H100-80GB") -> Environment:
+    env = target_from_args(gpus=gpus, gpu=gpu, accelerate_version="1.15", torch_version="2.7.1+cu126")
+    return dataclasses.replace(env, source=source) if source else env
+
+
+def _said(text: str, env: Environment, rule: str, path: str = "train.yaml") -> list[tuple]:
+    doc = load_text(text, path)
+    return [(f.severity, f.message, f.suggestion, f.key, f.line) for f in check_environment(doc, env) if f.rule == rule]
+
+
+def _config(n: int, machines: int = 1, gpu_ids: str | None = None) -> str:
+    text = MULTI.format(n=n, m=machines) + (NODES if machines > 1 else "")
+    return text + (f"gpu_ids: '{gpu_ids}'\n" if gpu_ids is not None else "")
+
+
+@pytest.mark.parametrize(
+    "n, machines, gpu_ids, gpus, source, expected",
+    [
+        # more processes per node than GPUs: the node's count, singular and plural
+        (
+            2,
+            1,
+            None,
+            1,
+            None,
+            (
+                "error",
+                "num_processes 2 means 2 processes per node, but the node has 1 GPU on the target",
+                "num_processes: 1",
+            ),
+        ),
+        (
+            9,
+            1,
+            None,
+            8,
+            None,
+            (
+                "error",
+                "num_processes 9 means 9 processes per node, but the node has 8 GPUs on the target",
+                "num_processes: 8",
+            ),
+        ),
+        # the total over several machines is said to be one, and the suggestion is the total again
+        (
+            18,
+            2,
+            None,
+            8,
+            None,
+            (
+                "error",
+                "num_processes 18 means 9 processes per node (num_processes is the total over 2 machines), "
+                "but the node has 8 GPUs on the target",
+                "num_processes: 16",
+            ),
+        ),
+        # gpu_ids narrows the node: what it leaves, singular and plural
+        (
+            2,
+            1,
+            "0",
+            4,
+            None,
+            (
+                "error",
+                "num_processes 2 means 2 processes per node, "
+                "but gpu_ids leaves 1 usable GPU of the node's 4 on the target",
+                "num_processes: 1",
+            ),
+        ),
+        (
+            3,
+            1,
+            "0,1",
+            4,
+            None,
+            (
+                "error",
+                "num_processes 3 means 3 processes per node, "
+                "but gpu_ids leaves 2 usable GPUs of the node's 4 on the target",
+                "num_processes: 2",
+            ),
+        ),
+        # fewer: GPUs left idle, one process and several; facts probed on this machine are "here"
+        (1, 1, None, 8, None, ("warning", "1 process per node uses 1 of the 8 GPUs on the target", "num_processes: 8")),
+        (7, 1, None, 8, "detected", ("warning", "7 processes per node use 7 of the 8 GPUs here", "num_processes: 8")),
+        (
+            14,
+            2,
+            None,
+            8,
+            None,
+            ("warning", "7 processes per node use 7 of the 8 GPUs on the target", "num_processes: 16"),
+        ),
+        # probed, but the GPUs were overridden by flags: not "here"
+        (
+            7,
+            1,
+            None,
+            8,
+            "detected, with arguments",
+            ("warning", "7 processes per node use 7 of the 8 GPUs on the target", "num_processes: 8"),
+        ),
+    ],
+)
+def test_processes_per_node_against_the_gpus(n, machines, gpu_ids, gpus, source, expected) -> None:
+    assert _said(_config(n, machines, gpu_ids), _env(gpus, source), "env-num-processes") == [
+        (*expected, "num_processes", 2)
+    ]
+
+
+def test_a_total_not_a_multiple_of_the_machines_says_what_the_launcher_starts() -> None:
+    said = _said(_config(10, 4), _env(8), "env-num-processes")
+    assert said[0] == (
+        "warning",
+        "num_processes 10 is the total over num_machines 4 and is not a multiple of it: each machine starts 2 "
+        "(the launcher rounds down), 8 in all",
+        "num_processes: 8",
+        "num_processes",
+        2,
+    )
+    # fewer processes than machines: one per machine is the smallest layout that starts
+    said = _said(_config(3, 4), _env(8), "env-num-processes")
+    assert said == [
+        (
+            "warning",
+            "num_processes 3 is the total over num_machines 4 and is not a multiple of it: each machine starts 0 "
+            "(the launcher rounds down), 0 in all",
+            "num_processes: 4",
+            "num_processes",
+            2,
+        )
+    ]  # and no "0 processes per node use 0 of the 8 GPUs": that layout does not start at all
+
+
+def test_a_single_process_run_without_a_distributed_type_is_judged_too() -> None:
+    said = _said("distributed_type: NO\nnum_processes: 2\n", _env(1), "env-num-processes")
+    assert said == [
+        (
+            "error",
+            "num_processes 2 means 2 processes per node, but the node has 1 GPU on the target",
+            "num_processes: 1",
+            "num_processes",
+            2,
+        )
+    ]
+
+
+@pytest.mark.parametrize(
+    "gpu_ids, gpus, message, suggestion",
+    [
+        ("4", 1, "gpu_ids lists GPU 4, but the node has 1 GPU (ids 0)", "gpu_ids: all"),
+        ("0,2,5", 2, "gpu_ids lists GPU 2, 5, but the node has 2 GPUs (ids 0-1)", "gpu_ids: 0"),
+        ("0,1,8", 8, "gpu_ids lists GPU 8, but the node has 8 GPUs (ids 0-7)", "gpu_ids: 0,1"),
+        ("5,6", 4, "gpu_ids lists GPU 5, 6, but the node has 4 GPUs (ids 0-3)", "gpu_ids: all"),
+    ],
+)
+def test_gpu_ids_the_node_lacks(gpu_ids: str, gpus: int, message: str, suggestion: str) -> None:
+    n = len(gpu_ids.split(","))
+    assert _said(_config(n, gpu_ids=gpu_ids), _env(gpus), "env-gpu-ids") == [
+        ("error", message, suggestion, "gpu_ids", 4)
+    ]
+
+
+@pytest.mark.parametrize("gpu_ids", ["all", "ALL", " All ", ""])
+def test_gpu_ids_all_or_empty_is_every_gpu(gpu_ids: str) -> None:
+    assert _said(_config(2, gpu_ids=gpu_ids), _env(1), "env-gpu-ids") == []
+    # and the processes are judged against the whole node
+    assert _said(_config(2, gpu_ids=gpu_ids), _env(1), "env-num-processes")[0][1].endswith(
+        "the node has 1 GPU on the target"
+    )
+
+
+@pytest.mark.parametrize(
+    "source, where",
+    [
+        ("detected", "on this machine"),
+        ("arguments", "on the target (arguments)"),
+        ("detected, with arguments", "on the target (detected, with arguments)"),
+        ("profile h100.json", "on the target (profile h100.json)"),
+    ],
+)
+def test_no_gpu_says_where_there_are_none(source: str, where: str) -> None:
+    assert _said(_config(2), _env(0, source), "env-no-gpu") == [
+        (
+            "warning",
+            f"distributed_type MULTI_GPU runs on GPUs, but there are none {where}",
+            "to check against the machine that will run it: --gpus N --gpu MODEL, or --target FILE",
+            "distributed_type",
+            1,
+        )
+    ]
+
+
+def test_no_gpu_is_not_said_when_nothing_is_known_of_the_gpus_or_the_run_needs_none() -> None:
+    assert _said(_config(2), Environment(source="arguments", unknown=frozenset({"gpus"})), "env-no-gpu") == []
+    assert _said("distributed_type: MULTI_CPU\nnum_processes: 2\n", _env(0), "env-no-gpu") == []
+    assert _said(_config(2) + "use_cpu: true\n", _env(0), "env-no-gpu") == []
+
+
+def test_a_failed_probe_is_reported_at_distributed_type() -> None:
+    env = dataclasses.replace(_env(8), problems=("nvidia-smi timed out",))
+    assert _said("num_processes: 8\ndistributed_type: MULTI_GPU\n", env, "env-probe") == [
+        ("warning", "environment probe: nvidia-smi timed out", None, "distributed_type", 2)
+    ]
+
+
+def test_bf16_in_a_deepspeed_file_under_its_old_name_is_found_at_its_line(tmp_path: Path) -> None:
+    text = '{\n  "train_batch_size": 8,\n  "bfloat16": {\n    "enabled": true\n  }\n}\n'
+    said = _said(text, _env(8, gpu="V100-32GB"), "env-bf16", path="ds.json")
+    assert [(s[0], s[3], s[4]) for s in said] == [("warning", "bfloat16.enabled", 4)]
+    assert said[0][1].startswith("bf16 is enabled in the DeepSpeed config, but it needs compute capability 8.0")
+
+
+def test_a_referenced_deepspeed_file_is_read_as_json_only(tmp_path: Path) -> None:
+    """accelerate json-loads the file: one written in YAML enables nothing (validate reports it)."""
+    config = "distributed_type: DEEPSPEED\nnum_processes: 8\ndeepspeed_config:\n  deepspeed_config_file: ds.json\n"
+    (tmp_path / "train.yaml").write_text(config)
+    (tmp_path / "ds.json").write_text("bf16:\n  enabled: true\n")
+    env = _env(8, gpu="V100-32GB")
+    assert [f.rule for f in check_environment(load_file(tmp_path / "train.yaml"), env) if f.rule == "env-bf16"] == []
+    (tmp_path / "ds.json").write_text(json.dumps({"bf16": {"enabled": True}}))
+    [found] = [f for f in check_environment(load_file(tmp_path / "train.yaml"), env) if f.rule == "env-bf16"]
+    assert (found.key, found.path) == ("bf16.enabled", str(tmp_path / "ds.json"))
+
+
+def test_a_release_without_fsdp2_is_held_to_the_newest_fsdp2_requirement() -> None:
+    assert releases.minimum("fsdp2-torch", "1.0.0") is None  # FSDP2 came later
+    assert fsdp2_torch_min("1.0.0") == releases.minimum("fsdp2-torch", None) == fsdp2_torch_min(None) != ""
