@@ -46,6 +46,7 @@ def test_rules_json_is_the_catalogue(cli) -> None:
     r = cli("rules", "--format", "json")
     rules = json.loads(r.out)
     assert {x["id"] for x in rules} == catalogue.ids()
+    assert all(isinstance(x["fmt_safe"], bool) for x in rules), [x["id"] for x in rules if x["fmt_safe"] is None]
     one = json.loads(cli("rules", "yaml-bool-value", "--format", "json").out)
     assert one["fmt_safe"] is True and one["severity"] == "error" and one["docs"] == "docs/rules/yaml-bool-value.md"
 

@@ -171,6 +171,14 @@ def test_example_triggers_its_rule_and_the_fixed_example_does_not(rule: Rule, ex
         assert not fixed, f"the fixed example still triggers {rule.id}: {[f.message for f in fixed]}"
 
 
+def test_deepspeed_examples_name_the_severity_and_the_key_their_finding_has() -> None:
+    examples = [e for r in catalogue.all_rules() if r.area == "deepspeed" for e in r.examples]
+    assert examples and all(e.severity in ("error", "warning", "info") for e in examples)
+    assert all(e.file == "ds_config.json" and e.text.startswith("{") for e in examples)
+    enum = catalogue.get("ds-enum")
+    assert enum is not None and [e.key for e in enum.examples] == ["scheduler.type"]
+
+
 def test_nearest_names_the_known_id_a_typo_meant() -> None:
     assert catalogue.nearest("unknwn-key") == "unknown-key"
     assert catalogue.nearest("ds-batchh") == "ds-batch"
@@ -232,4 +240,3 @@ def test_require_refuses_an_id_that_is_not_registered() -> None:
     assert catalogue.require("unknown-key") == ("unknown-key",)
     with pytest.raises(LookupError, match="catalogue/\\): no-such-rule, no-such-other$"):
         catalogue.require("unknown-key", "no-such-rule", "no-such-other")
-
