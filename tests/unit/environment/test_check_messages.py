@@ -236,16 +236,51 @@ def test_bf16_in_a_deepspeed_file_under_its_old_name_is_found_at_its_line(tmp_pa
     assert said[0][1].startswith("bf16 is enabled in the DeepSpeed config, but it needs compute capability 8.0")
 
 
-def test_a_referenced_deepspeed_file_is_read_as_json_only(tmp_path: Path) -> None:
-    """accelerate json-loads the file: one written in YAML enables nothing (validate reports it)."""
-    config = "distributed_type: DEEPSPEED\nnum_processes: 8\ndeepspeed_config:\n  deepspeed_config_file: ds.json\n"
+@pytest.mark.parametrize("name", ["ds.json", "ds_config.yaml"])
+def test_a_referenced_deepspeed_file_is_read_as_json_only(tmp_path: Path, name: str) -> None:
+    """accelerate json-loads the file whatever its name: one written in YAML enables nothing (validate
+    reports it)."""
+    config = f"distributed_type: DEEPSPEED\nnum_processes: 8\ndeepspeed_config:\n  deepspeed_config_file: {name}\n"
     (tmp_path / "train.yaml").write_text(config)
-    (tmp_path / "ds.json").write_text("bf16:\n  enabled: true\n")
+    (tmp_path / name).write_text("bf16:\n  enabled: true\n")
     env = _env(8, gpu="V100-32GB")
     assert [f.rule for f in check_environment(load_file(tmp_path / "train.yaml"), env) if f.rule == "env-bf16"] == []
-    (tmp_path / "ds.json").write_text(json.dumps({"bf16": {"enabled": True}}))
+    (tmp_path / name).write_text(json.dumps({"bf16": {"enabled": True}}))
     [found] = [f for f in check_environment(load_file(tmp_path / "train.yaml"), env) if f.rule == "env-bf16"]
-    assert (found.key, found.path) == ("bf16.enabled", str(tmp_path / "ds.json"))
+    assert (found.key, found.path) == ("bf16.enabled", str(tmp_path / name))
+
+
+def test_bf16_names_the_gpu_model_not_the_name_the_driver_prints() -> None:
+    env = _env(8, gpu="V100-32GB")
+    probed = dataclasses.replace(env.gpus[0], name="Tesla V100-SXM2-32GB")
+    env = dataclasses.replace(env, gpus=(probed,) * 8)
+    text = '{\n  "bf16": {\n    "enabled": true\n  }\n}\n'
+    assert _said(text, env, "env-bf16", path="ds.json") == [
+        (
+            "warning",
+            "bf16 is enabled in the DeepSpeed config, but it needs compute capability 8.0 or higher; V100-32GB has "
+            "7.0: bf16 runs emulated (slow) or fails in a kernel",
+            '"bf16": {"enabled": false}, "fp16": {"enabled": true}',
+            "bf16.enabled",
+            3,
+        )
+    ]
+
+
+@pytest.mark.parametrize(
+    "machines, said",
+    [
+        (1, ("num_machines is 2, but the target has 1 machine", "num_machines: 1")),
+        (2, None),
+        (3, ("num_machines is 2, but the target has 3 machines", "num_machines: 3")),
+    ],
+)
+def test_num_machines_against_the_target(machines: int, said: tuple[str, str] | None) -> None:
+    env = target_from_args(
+        gpus=8, gpu="H100-80GB", num_machines=machines, accelerate_version="1.15", torch_version="2.7.1+cu126"
+    )
+    found = _said(_config(16, 2), env, "env-num-machines")
+    assert found == ([("warning", *said, "num_machines", 3)] if said else [])
 
 
 def test_a_release_without_fsdp2_is_held_to_the_newest_fsdp2_requirement() -> None:
