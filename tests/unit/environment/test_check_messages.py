@@ -286,3 +286,140 @@ def test_num_machines_against_the_target(machines: int, said: tuple[str, str] | 
 def test_a_release_without_fsdp2_is_held_to_the_newest_fsdp2_requirement() -> None:
     assert releases.minimum("fsdp2-torch", "1.0.0") is None  # FSDP2 came later
     assert fsdp2_torch_min("1.0.0") == releases.minimum("fsdp2-torch", None) == fsdp2_torch_min(None) != ""
+
+
+@pytest.mark.parametrize(
+    "distributed_type, said",
+    [
+        # accelerate skips its own bf16 check under these: the engine runs it unsupported
+        (
+            "DEEPSPEED",
+            (
+                "warning",
+                "mixed_precision bf16 needs compute capability 8.0 or higher; V100-32GB has 7.0. accelerate does not "
+                "check this under DEEPSPEED: bf16 runs emulated (slow) or fails in a kernel",
+            ),
+        ),
+        (
+            "MEGATRON_LM",
+            (
+                "warning",
+                "mixed_precision bf16 needs compute capability 8.0 or higher; V100-32GB has 7.0. accelerate does not "
+                "check this under MEGATRON_LM: bf16 runs emulated (slow) or fails in a kernel",
+            ),
+        ),
+        (
+            "MULTI_GPU",
+            (
+                "error",
+                "mixed_precision bf16 needs compute capability 8.0 or higher; V100-32GB has 7.0. Accelerator() raises "
+                "'bf16 mixed precision requires PyTorch >= 1.10 and a supported device'",
+            ),
+        ),
+    ],
+)
+def test_mixed_precision_bf16_on_a_gpu_without_it(distributed_type: str, said: tuple[str, str]) -> None:
+    text = f"distributed_type: {distributed_type}\nmixed_precision: bf16\nnum_processes: 8\n"
+    assert _said(text, _env(8, gpu="V100-32GB"), "env-bf16") == [(*said, "mixed_precision: fp16", "mixed_precision", 2)]
+
+
+FP8 = "distributed_type: MULTI_GPU\nmixed_precision: fp8\nnum_processes: 8\n"
+
+
+@pytest.mark.parametrize(
+    "gpu, cc, suggestion",
+    [("V100-32GB", "7.0", "mixed_precision: fp16"), ("A100-80GB", "8.0", "mixed_precision: bf16")],
+)
+def test_fp8_on_a_gpu_without_it_suggests_the_best_precision_the_gpu_has(gpu: str, cc: str, suggestion: str) -> None:
+    assert _said(FP8, _env(8, gpu=gpu), "env-fp8-gpu") == [
+        (
+            "warning",
+            f"mixed_precision fp8 needs compute capability 8.9 or higher (Ada, Hopper, Blackwell); {gpu} has {cc}: "
+            "accelerate logs a warning and trains in fp16",
+            suggestion,
+            "mixed_precision",
+            2,
+        )
+    ]
+    assert _said(FP8, _env(8, gpu="H100-80GB"), "env-fp8-gpu") == []
+    assert _said(FP8 + "use_cpu: true\n", _env(8, gpu=gpu), "env-fp8-gpu") == []  # the run uses no GPU
+
+
+def _with_backends(backends: tuple[str, ...], local: bool = False) -> Environment:
+    env = _env(8, gpu="H100-80GB")
+    return dataclasses.replace(
+        env,
+        fp8_backends=backends,
+        unknown=env.unknown - {"fp8_backends"},
+        local_packages=frozenset({"fp8_backends"}) if local else frozenset(),
+    )
+
+
+def test_fp8_with_no_backend_on_the_target_is_an_error() -> None:
+    assert _said(FP8, _with_backends(()), "env-fp8-backend") == [
+        (
+            "error",
+            "mixed_precision fp8 needs transformer-engine, torchao >= 0.6.1 or ms-amp installed on the target, "
+            "and none is: Accelerator() raises ValueError",
+            None,
+            "mixed_precision",
+            2,
+        )
+    ]
+    # unknown backends: nothing said
+    assert _said(FP8, _env(8, gpu="H100-80GB"), "env-fp8-backend") == []
+
+
+def test_a_package_missing_from_this_interpreter_is_info_naming_how_to_check_the_target() -> None:
+    import sys
+
+    assert _said(FP8, _with_backends((), local=True), "env-fp8-backend") == [
+        (
+            "info",
+            f"no fp8 backend (transformer-engine, torchao >= 0.6.1, ms-amp) is installed among the packages of "
+            f"{sys.executable} (this machine's, not those of the target the flags describe); mixed_precision fp8 "
+            "needs one: check the interpreter that will train with --python PATH",
+            "--python /path/to/the/training/venv/bin/python",
+            "distributed_type",
+            1,
+        )
+    ]
+    env = _env(8)
+    env = dataclasses.replace(
+        env, torch_version=None, unknown=env.unknown - {"torch_version"}, local_packages=frozenset({"torch_version"})
+    )
+    assert _said(FP8, env, "env-torch-missing") == [
+        (
+            "info",
+            f"torch is not installed among the packages of {sys.executable} (this machine's, not those of the target "
+            "the flags describe); accelerate needs it: check the interpreter that will train with --python PATH, "
+            "or state --torch-version V",
+            "--python /path/to/the/training/venv/bin/python or --torch-version V",
+            "distributed_type",
+            1,
+        )
+    ]
+
+
+@pytest.mark.parametrize(
+    "backend, installed, package",
+    [
+        ("TE", ("torchao",), "transformer-engine"),
+        ("MSAMP", ("transformer-engine", "torchao"), "ms-amp"),
+        ("AO", ("ms-amp",), "torchao"),
+    ],
+)
+def test_the_fp8_backend_asked_for_must_be_installed(backend: str, installed: tuple[str, ...], package: str) -> None:
+    text = FP8 + f"fp8_config:\n  backend: {backend}\n"
+    assert _said(text, _with_backends(installed), "env-fp8-backend") == [
+        (
+            "error",
+            f"fp8_config.backend {backend} needs {package}, which is not installed on the target "
+            f"(fp8 backends installed: {', '.join(installed)})",
+            None,
+            "fp8_config.backend",
+            5,
+        )
+    ]
+    assert _said(text, _with_backends((package,)), "env-fp8-backend") == []
+    assert _said(FP8, _with_backends(installed), "env-fp8-backend") == []  # no backend asked for: any will do
