@@ -423,3 +423,40 @@ def test_the_fp8_backend_asked_for_must_be_installed(backend: str, installed: tu
     ]
     assert _said(text, _with_backends((package,)), "env-fp8-backend") == []
     assert _said(FP8, _with_backends(installed), "env-fp8-backend") == []  # no backend asked for: any will do
+
+
+@pytest.mark.parametrize("source, where", [("arguments", "on the target"), ("detected", "here")])
+def test_torch_missing_on_the_machine_judged(source: str, where: str) -> None:
+    env = target_from_args(gpus=8, gpu="H100-80GB", accelerate_version="1.15", torch_version="none")
+    env = dataclasses.replace(env, source=source)
+    text = "num_processes: 8\ndistributed_type: MULTI_GPU\n"
+    assert _said(text, env, "env-torch-missing") == [
+        (
+            "warning",
+            f"torch is not installed {where}; accelerate needs it",
+            "check against the machine that will run it: --target FILE or --torch-version V",
+            "distributed_type",
+            2,
+        )
+    ]
+    [found] = [f for f in check_environment(load_text(text, "c.yaml"), env) if f.rule == "env-torch-missing"]
+    assert (found.column, found.end_column) == (1, 17)  # at the key, not its value
+
+
+@pytest.mark.parametrize("accelerate", ["1.15", None])
+def test_fsdp2_on_a_torch_too_old_for_it(accelerate: str | None) -> None:
+    env = target_from_args(gpus=8, gpu="H100-80GB", accelerate_version=accelerate, torch_version="2.4.0")
+    text = "distributed_type: FSDP\nnum_processes: 8\nfsdp_config:\n  fsdp_version: 2\n"
+    assert _said(text, env, "env-fsdp2-torch") == [
+        (
+            "error",
+            "FSDP2 (fsdp_version: 2) needs torch >= 2.6.0; torch is 2.4.0 on the target: the FSDP plugin raises "
+            "ImportError('FSDP2 requires PyTorch >= 2.6.0')",
+            "upgrade torch to 2.6.0 or newer, or use FSDP1 (fsdp_version: 1)",
+            "fsdp_config.fsdp_version",
+            4,
+        )
+    ]
+    # before accelerate 1.6 fsdp_version is not read: FSDP1 runs, and torch 2.4 is enough for it
+    old = target_from_args(gpus=8, gpu="H100-80GB", accelerate_version="1.5", torch_version="2.4.0")
+    assert _said(text, old, "env-fsdp2-torch") == []
