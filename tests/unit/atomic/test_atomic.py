@@ -74,3 +74,18 @@ def test_an_interrupt_while_writing_leaves_no_temporary_file(tmp_path: Path, mon
     with pytest.raises(KeyboardInterrupt):
         write_atomic(str(tmp_path / "c.yaml"), b"new\n")
     assert not (tmp_path / "c.yaml").exists() and _leftovers(tmp_path) == []
+
+
+def test_the_temporary_file_is_written_beside_the_target(tmp_path: Path, monkeypatch) -> None:
+    """Beside it, so that the rename is one step on one file system; named so that a leftover is seen."""
+    seen: list[list[str]] = []
+    fsync = os.fsync
+
+    def look(fd):
+        seen.append(_leftovers(tmp_path))
+        fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", look)
+    write_atomic(str(tmp_path / "c.yaml"), b"x: 1\n")
+    assert len(seen) == 1 and len(seen[0]) == 1 and seen[0][0].startswith(".accelconf-")
+    assert _leftovers(tmp_path) == []
