@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 
 from accelconf.accelerate import registry, schema
+from accelconf.atomic import write_atomic
 from accelconf.deepspeed.schema import deepspeed_schema
 from accelconf.report import output_schema
 
@@ -37,7 +38,6 @@ def write_all(directory: str) -> list[str]:
                     continue
         except FileNotFoundError:
             pass
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        write_atomic(path, text.encode("utf-8"))
         written.append(path)
     return written
