@@ -62,6 +62,6 @@ def test_the_error_count_counts_errors_only() -> None:
         Finding("a", "error", ""),
         Finding("b", "warning", ""),
         Finding("c", "error", ""),
-        Finding("d", "info", ""),
+        Finding("d", "error", ""),
     ]
-    assert count_errors(found) == 2 and count_errors([]) == 0
+    assert count_errors(found) == 3 and count_errors(found[1:2]) == 0 and count_errors([]) == 0
