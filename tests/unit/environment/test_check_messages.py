@@ -460,3 +460,68 @@ def test_fsdp2_on_a_torch_too_old_for_it(accelerate: str | None) -> None:
     # before accelerate 1.6 fsdp_version is not read: FSDP1 runs, and torch 2.4 is enough for it
     old = target_from_args(gpus=8, gpu="H100-80GB", accelerate_version="1.5", torch_version="2.4.0")
     assert _said(text, old, "env-fsdp2-torch") == []
+
+
+@pytest.mark.parametrize("local, where", [(False, "on the target"), (True, "here")])
+def test_fsdp1_on_a_torch_too_old_for_it_shows_the_release_not_the_prerelease_tag(local: bool, where: str) -> None:
+    env = target_from_args(gpus=8, gpu="H100-80GB", accelerate_version="1.15", torch_version="1.13.0")
+    if local:  # the flags give the GPUs, torch is read from this interpreter
+        env = dataclasses.replace(env, local_packages=frozenset({"torch_version"}))
+    text = "distributed_type: FSDP\nnum_processes: 8\nfsdp_config:\n  fsdp_version: 1\n"
+    assert releases.minimum("fsdp1-torch", "1.15") == "2.1.0a0"
+    assert _said(text, env, "env-fsdp-torch") == [
+        (
+            "error",
+            f"FSDP needs torch >= 2.1.0; torch is 1.13.0 {where}",
+            "upgrade torch to 2.1.0 or newer",
+            "distributed_type",
+            1,
+        )
+    ]
+
+
+@pytest.mark.parametrize(
+    "gpus, distributed_type, local, end",
+    [
+        (1, "MULTI_GPU", False, "the 1 GPU on the target"),
+        (4, "NO", False, "the 4 GPUs on the target"),
+        (4, "MULTI_GPU", True, "the 4 GPUs here"),
+    ],
+)
+def test_a_cpu_only_torch_on_a_gpu_node(gpus: int, distributed_type: str, local: bool, end: str) -> None:
+    env = target_from_args(gpus=gpus, gpu="H100-80GB", accelerate_version="1.15", torch_version="2.7.1+cpu")
+    if local:
+        env = dataclasses.replace(env, local_packages=frozenset({"torch_version"}))
+    text = f"distributed_type: {distributed_type}\nnum_processes: 1\n"
+    assert _said(text, env, "env-torch-cpu-only") == [
+        (
+            "warning",
+            f"torch 2.7.1+cpu is a CPU-only build: it cannot use {end}",
+            "install a CUDA or ROCm build of torch",
+            "distributed_type",
+            1,
+        )
+    ]
+    [found] = [f for f in check_environment(load_text(text, "c.yaml"), env) if f.rule == "env-torch-cpu-only"]
+    assert found.column == 1  # at the key
+    assert _said("distributed_type: MULTI_CPU\nnum_processes: 1\n", env, "env-torch-cpu-only") == []
+
+
+def test_deepspeed_missing_from_this_interpreter() -> None:
+    import sys
+
+    env = target_from_args(
+        gpus=8, gpu="H100-80GB", accelerate_version="1.15", torch_version="2.7.1+cu126", deepspeed_version="none"
+    )
+    env = dataclasses.replace(env, local_packages=frozenset({"deepspeed_version"}))
+    assert _said("distributed_type: DEEPSPEED\nnum_processes: 8\n", env, "env-deepspeed-missing") == [
+        (
+            "info",
+            f"deepspeed is not installed among the packages of {sys.executable} (this machine's, not those of the "
+            "target the flags describe); distributed_type DEEPSPEED needs it: check the interpreter that will train "
+            "with --python PATH, or state --deepspeed-version V",
+            "--python /path/to/the/training/venv/bin/python or --deepspeed-version V",
+            "distributed_type",
+            1,
+        )
+    ]
