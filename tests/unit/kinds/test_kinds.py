@@ -450,3 +450,34 @@ def test_the_file_kind_is_decided_in_one_place() -> None:
                 } <= words:
                     found.append(f"{rel}:{node.lineno}: a list of marker keys")
     assert not found, "ask accelconf.kinds instead:\n" + "\n".join(found)
+
+
+def test_a_script_reference_is_placed_on_its_own_line_and_column_and_named_by_its_flag() -> None:
+    from accelconf.kinds.references import Reference, in_script
+
+    text = "\naccelerate launch --config_file XL_fsdp.yaml \\\n  train.py --deepspeed 'X_zero3.json'\n"
+    assert in_script(text) == [
+        Reference("config_file", "XL_fsdp.yaml", 2, 33, "accelerate"),
+        Reference("deepspeed", "X_zero3.json", 3, 24, "deepspeed"),  # at its opening quote
+    ]
+
+
+def test_locate_looks_beside_the_referrer_then_in_the_working_directory(tmp_path, monkeypatch) -> None:
+    from accelconf.kinds.references import locate
+
+    (tmp_path / "work").mkdir()
+    (tmp_path / "conf").mkdir()
+    (tmp_path / "conf" / "ds.json").write_text("{}")
+    (tmp_path / "work" / "here.json").write_text("{}")
+    monkeypatch.chdir(tmp_path / "work")
+    # beside the referrer, outside the working directory: the full path, not one climbing out with ".."
+    assert locate("ds.json", str(tmp_path / "conf" / "run.sh")) == str(tmp_path / "conf" / "ds.json")
+    # in the working directory: relative, as written
+    assert locate("here.json", str(tmp_path / "conf" / "run.sh")) == "here.json"
+    # a buffer with no file name has only the working directory
+    (tmp_path / "work" / "<untitled>").mkdir()
+    (tmp_path / "work" / "<untitled>" / "only.json").write_text("{}")
+    assert locate("only.json", "<untitled>/run.sh") is None
+    assert locate("only.json", "") is None
+    assert locate(str(tmp_path / "conf" / "ds.json"), "") == str(tmp_path / "conf" / "ds.json")
+    assert locate(str(tmp_path / "conf" / "missing.json"), "") is None
