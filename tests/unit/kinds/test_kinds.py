@@ -453,7 +453,7 @@ def test_the_file_kind_is_decided_in_one_place() -> None:
 
 
 def test_a_script_reference_is_placed_on_its_own_line_and_column_and_named_by_its_flag() -> None:
-    from accelconf.kinds.references import Reference, in_script
+    from accelconf.kinds.references import Reference
 
     text = "\naccelerate launch --config_file XL_fsdp.yaml \\\n  train.py --deepspeed 'X_zero3.json'\n"
     assert in_script(text) == [
@@ -481,3 +481,9 @@ def test_locate_looks_beside_the_referrer_then_in_the_working_directory(tmp_path
     assert locate("only.json", "") is None
     assert locate(str(tmp_path / "conf" / "ds.json"), "") == str(tmp_path / "conf" / "ds.json")
     assert locate(str(tmp_path / "conf" / "missing.json"), "") is None
+
+
+def test_a_document_that_is_one_file_name_names_no_file() -> None:
+    # no key names it, and list items are not keys either
+    assert in_document(load_text("ds.json\n", "x.yaml")) == []
+    assert in_document(load_text("deepspeed:\n  - ds.json\n", "x.yaml")) == []
