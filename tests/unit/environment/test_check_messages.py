@@ -525,3 +525,63 @@ def test_deepspeed_missing_from_this_interpreter() -> None:
             1,
         )
     ]
+
+
+def _ds_env(deepspeed: str, accelerate: str | None = "1.15", local: bool = False) -> Environment:
+    env = target_from_args(
+        gpus=8, gpu="H100-80GB", accelerate_version=accelerate, torch_version="2.7.1+cu126", deepspeed_version=deepspeed
+    )
+    return dataclasses.replace(env, local_packages=frozenset({"deepspeed_version"})) if local else env
+
+
+DS = "distributed_type: DEEPSPEED\nnum_processes: 8\n"
+
+
+def test_deepspeed_missing_on_the_target() -> None:
+    assert _said(DS, _ds_env("none"), "env-deepspeed-missing") == [
+        (
+            "error",
+            "distributed_type DEEPSPEED needs the deepspeed package, which is not installed on the target",
+            "pip install deepspeed",
+            "distributed_type",
+            1,
+        )
+    ]
+
+
+@pytest.mark.parametrize(
+    "accelerate, local, said",
+    [
+        ("1.15", False, "accelerate needs deepspeed >= 0.9.3; deepspeed is 0.9.0 on the target"),
+        ("1.15", True, "accelerate needs deepspeed >= 0.9.3; deepspeed is 0.9.0 here"),
+        (None, False, "accelerate needs deepspeed >= 0.9.3; deepspeed is 0.9.0 on the target"),  # the newest's
+        ("0.20.0", False, None),  # a release with no DeepSpeed minimum
+    ],
+)
+def test_a_deepspeed_older_than_accelerate_needs(accelerate: str | None, local: bool, said: str | None) -> None:
+    assert releases.minimum("deepspeed", "1.15") == "0.9.3" and releases.minimum("deepspeed", "0.20.0") is None
+    assert _said(DS, _ds_env("0.9.0", accelerate, local), "env-deepspeed-version") == (
+        [("error", said, None, "distributed_type", 1)] if said else []
+    )
+
+
+@pytest.mark.parametrize(
+    "machines, accelerate, fires",
+    [(2, "1.15", True), (1, "1.15", False), (2, "1.0.0", False)],  # 1.0 has no nossh minimum
+)
+def test_the_nossh_launcher_on_an_old_deepspeed(machines: int, accelerate: str, fires: bool) -> None:
+    text = (
+        f"distributed_type: DEEPSPEED\nnum_processes: 16\nnum_machines: {machines}\n"
+        + (NODES if machines > 1 else "")
+        + "deepspeed_config:\n  deepspeed_multinode_launcher: nossh\n"
+    )
+    line = text.splitlines().index("  deepspeed_multinode_launcher: nossh") + 1
+    expected = (
+        "error",
+        "the nossh launcher needs deepspeed >= 0.14.5; deepspeed is 0.14.0 on the target (accelerate launch raises "
+        "ValueError)",
+        None,
+        "deepspeed_config.deepspeed_multinode_launcher",
+        line,
+    )
+    assert _said(text, _ds_env("0.14.0", accelerate), "env-deepspeed-version") == ([expected] if fires else [])
