@@ -41,6 +41,8 @@ IMPORT_TIME = {
     "accelconf/catalogue/environment.py": ("E", "M"),
     "accelconf/catalogue/preflight.py": ("P",),
     "accelconf/catalogue/trainer.py": ("T",),
+    # DeepSpeed's key table: each section and key is built by these when deepspeed/keys.py is imported
+    "accelconf/deepspeed/keys.py": ("_section", "_b", "_i", "_n", "_s", "_lax"),
 }
 
 
