@@ -585,3 +585,57 @@ def test_the_nossh_launcher_on_an_old_deepspeed(machines: int, accelerate: str, 
         line,
     )
     assert _said(text, _ds_env("0.14.0", accelerate), "env-deepspeed-version") == ([expected] if fires else [])
+
+
+@pytest.mark.parametrize("local, where", [(False, "on the target"), (True, "here")])
+def test_deepspeed_features_an_old_deepspeed_lacks(local: bool, where: str) -> None:
+    text = (
+        "distributed_type: DEEPSPEED\nnum_processes: 8\ndeepspeed_config:\n"
+        "  deepspeed_moe_layer_cls_names: MixtralSparseMoeBlock\n"
+        "parallelism_config:\n  parallelism_config_tp_size: 2\n  parallelism_config_sp_size: 2\n"
+    )
+    assert _said(text, _ds_env("0.9.5", local=local), "env-deepspeed-version") == [
+        (
+            "error",
+            f"deepspeed_moe_layer_cls_names needs deepspeed >= 0.14.0; deepspeed is 0.9.5 {where}",
+            None,
+            "deepspeed_config.deepspeed_moe_layer_cls_names",
+            4,
+        ),
+        (
+            "error",
+            "DeepSpeed tensor parallelism (parallelism_config_tp_size: 2) needs deepspeed >= 0.16.4; "
+            f"deepspeed is 0.9.5 {where}",
+            None,
+            "parallelism_config.parallelism_config_tp_size",
+            6,
+        ),
+        (
+            "error",
+            "DeepSpeed sequence parallelism (parallelism_config_sp_size: 2) needs deepspeed >= 0.18.2; "
+            f"deepspeed is 0.9.5 {where}",
+            None,
+            "parallelism_config.parallelism_config_sp_size",
+            7,
+        ),
+    ]
+    # a size of 1 is no parallelism; new enough, nothing is said
+    one = text.replace("tp_size: 2", "tp_size: 1").replace("sp_size: 2", "sp_size: 1")
+    assert [s[3] for s in _said(one, _ds_env("0.9.5"), "env-deepspeed-version")] == [
+        "deepspeed_config.deepspeed_moe_layer_cls_names"
+    ]
+    assert _said(text, _ds_env("0.18.2"), "env-deepspeed-version") == []
+    # accelerate 0.28 names no DeepSpeed minimum for any of them
+    assert _said(text, _ds_env("0.9.5", accelerate="0.28.0"), "env-deepspeed-version") == []
+
+
+def test_the_nossh_launcher_on_an_old_deepspeed_found_here() -> None:
+    text = (
+        "distributed_type: DEEPSPEED\nnum_processes: 16\nnum_machines: 2\n"
+        + NODES
+        + "deepspeed_config:\n  deepspeed_multinode_launcher: nossh\n"
+    )
+    [said] = _said(text, _ds_env("0.14.0", local=True), "env-deepspeed-version")
+    assert said[1] == (
+        "the nossh launcher needs deepspeed >= 0.14.5; deepspeed is 0.14.0 here (accelerate launch raises ValueError)"
+    )
