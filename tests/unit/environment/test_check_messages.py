@@ -31,6 +31,12 @@ def _said(text: str, env: Environment, rule: str, path: str = "train.yaml") -> l
     return [(f.severity, f.message, f.suggestion, f.key, f.line) for f in check_environment(doc, env) if f.rule == rule]
 
 
+def _columns(text: str, env: Environment, rule: str) -> tuple[int, int]:
+    """Where on its line the one finding of ``rule`` starts and ends (1-based, end exclusive)."""
+    [found] = [f for f in check_environment(load_text(text, "c.yaml"), env) if f.rule == rule]
+    return found.column, found.end_column
+
+
 def _config(n: int, machines: int = 1, gpu_ids: str | None = None) -> str:
     text = MULTI.format(n=n, m=machines) + (NODES if machines > 1 else "")
     return text + (f"gpu_ids: '{gpu_ids}'\n" if gpu_ids is not None else "")
@@ -439,8 +445,7 @@ def test_torch_missing_on_the_machine_judged(source: str, where: str) -> None:
             2,
         )
     ]
-    [found] = [f for f in check_environment(load_text(text, "c.yaml"), env) if f.rule == "env-torch-missing"]
-    assert (found.column, found.end_column) == (1, 17)  # at the key, not its value
+    assert _columns(text, env, "env-torch-missing") == (1, 17)  # at the key, not its value
 
 
 @pytest.mark.parametrize("accelerate", ["1.15", None])
@@ -502,8 +507,7 @@ def test_a_cpu_only_torch_on_a_gpu_node(gpus: int, distributed_type: str, local:
             1,
         )
     ]
-    [found] = [f for f in check_environment(load_text(text, "c.yaml"), env) if f.rule == "env-torch-cpu-only"]
-    assert found.column == 1  # at the key
+    assert _columns(text, env, "env-torch-cpu-only")[0] == 1  # at the key
     assert _said("distributed_type: MULTI_CPU\nnum_processes: 1\n", env, "env-torch-cpu-only") == []
 
 
