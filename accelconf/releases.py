@@ -269,6 +269,14 @@ LAUNCHER: dict[str, Change] = {
 
 # Loading (config_args.py), plugin and runtime behaviours the checks ask about.
 RULES: dict[str, Change] = {
+    "simple-launcher-processes-first": Change(
+        "1.8",
+        None,
+        "utils/launch.py",
+        _lit("if (num_processes is not None and num_processes > 1) or num_machines > 1:"),
+        "the simple launcher compares num_processes with 1 before num_machines; before, a file naming "
+        "several machines never compares num_processes there",
+    ),
     "sagemaker-parallelism-attribute": Change(
         "1.10",
         None,

@@ -621,6 +621,22 @@ RULES: tuple[Rule, ...] = (
         X(MG + "num_machines: null\n", MG + "num_machines: 1\n", "num_machines: null", "error", "num_machines"),
     ),
     R(
+        "quoted-count",
+        "error",
+        "`num_machines`, `num_processes` or `main_process_port` written as a quoted number in the file.",
+        "accelerate reads the file's values as they are, so the string meets the launcher's arithmetic: "
+        "`num_machines > 1`, the simple launcher's `num_processes > 1`, torchrun's `num_processes // "
+        "num_machines` on several machines, the main machine's port check. Each is a TypeError before "
+        "anything starts. Env vars and flags are strings by nature and are not judged.",
+        X(
+            "distributed_type: MULTI_GPU\nnum_processes: 2\nnum_machines: '1'\n",
+            "distributed_type: MULTI_GPU\nnum_processes: 2\nnum_machines: 1\n",
+            "is a string to accelerate",
+            "error",
+            "num_machines",
+        ),
+    ),
+    R(
         "process-layout",
         "warning",
         "`num_processes` does not lay out evenly over `num_machines`.",

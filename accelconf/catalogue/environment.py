@@ -23,7 +23,9 @@ RULES: tuple[Rule, ...] = (
         "env-num-processes",
         "error",
         "processes per node (num_processes / num_machines) vs the GPUs on a node",
-        "More processes than GPUs on a node share GPUs (or fail); fewer leave GPUs idle.",
+        "More processes than GPUs on a node share GPUs (or fail); fewer leave GPUs idle. "
+        "`distributed_type: 'NO'` starts one process whatever num_processes says, so on a node of "
+        "several GPUs the fix names MULTI_GPU too.",
         Example(
             "distributed_type: MULTI_GPU\nnum_processes: 16\n",
             "distributed_type: MULTI_GPU\nnum_processes: 4\n",

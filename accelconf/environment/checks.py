@@ -236,6 +236,9 @@ def rule_num_processes(cfg: Reading, env: Environment) -> Iterator[Finding]:
     n, machines = cfg.num_processes, cfg.num_machines
     if n is None or cfg.distributed_type not in GPU_TYPES | {"NO"}:
         return
+    if cfg.distributed_type == "NO":
+        yield from _one_process(cfg, env, machines)
+        return
     if n % machines and not cfg.validated:
         yield cfg.finding(
             "env-num-processes",
@@ -274,6 +277,23 @@ def rule_num_processes(cfg: Reading, env: Environment) -> Iterator[Finding]:
             f"{per_node} of the {visible} GPUs {_where(env)}",
             "num_processes",
             suggestion=f"num_processes: {visible * machines}",
+        )
+
+
+def _one_process(cfg: Reading, env: Environment, machines: int) -> Iterator[Finding]:
+    """``distributed_type: 'NO'``: with a config file, ``accelerate launch`` takes its simple launcher
+    and starts one process whatever num_processes says (validate's ``processes`` info), so more
+    processes than GPUs is no error, and a node of several GPUs leaves all but one idle; the count
+    alone would change nothing, so the suggestion names the distributed type too."""
+    if not env.knows("gpu_count") or not env.gpus or not cfg.uses_gpus or _gpu_ids(cfg) is not None:
+        return
+    if env.gpu_count > 1:
+        yield cfg.finding(
+            "env-num-processes",
+            "warning",
+            f"`distributed_type: 'NO'` starts one process, which uses 1 of the {env.gpu_count} GPUs {_where(env)}",
+            "distributed_type",
+            suggestion=f"distributed_type: MULTI_GPU and num_processes: {env.gpu_count * machines}",
         )
 
 

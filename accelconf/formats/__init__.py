@@ -88,17 +88,18 @@ def write(cfg: Config, fmt: str, version: str | None = None, **opts: Any) -> tup
     and kwargs this raises :class:`accelconf.accelerate.launch.LaunchError` (exit 2 in the CLI).
     """
     if spec(fmt).launch:
-        _refuse_unlaunchable(cfg)
+        _refuse_unlaunchable(cfg, version)
     return spec(fmt).writer()(cfg, version=version, fmt=fmt, **opts)
 
 
-def _refuse_unlaunchable(cfg: Config) -> None:
+def _refuse_unlaunchable(cfg: Config, version: str | None = None) -> None:
     from accelconf.accelerate.launch import LaunchError
-    from accelconf.accelerate.validate import null_counts
+    from accelconf.accelerate.validate import null_counts, quoted_counts
 
-    for key, message in null_counts(
-        cfg.get("num_processes"), cfg.get("num_machines"), cfg.get("distributed_type"), cfg.entries
-    ):
+    found = null_counts(cfg.get("num_processes"), cfg.get("num_machines"), cfg.get("distributed_type"), cfg.entries)
+    if cfg.format in ("yaml", "json"):  # a file's quoted number stays a string; flags and env vars do not
+        found += [(key, message) for key, message, _ in quoted_counts(cfg.as_dict(), version)]
+    for key, message in found:
         e = cfg.entries[key]
         raise LaunchError(message, cfg.source or "<text>", e.line, e.column)
 

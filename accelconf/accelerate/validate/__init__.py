@@ -59,6 +59,7 @@ from accelconf.accelerate.validate.processes import (  # noqa: F401
     fitting_processes,
     machine_rank_outside,
     null_counts,
+    quoted_counts,
 )
 from accelconf.findings import Finding, sort_findings
 from accelconf.text.document import Document

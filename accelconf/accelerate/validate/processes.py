@@ -8,7 +8,7 @@ from accelconf import releases
 from accelconf.accelerate import registry
 from accelconf.accelerate.launch import machine_rank_outside
 from accelconf.accelerate.validate.context import Context, _is_sagemaker, rule
-from accelconf.accelerate.validate.valuerules import TORCHRUN_TYPES, null_counts
+from accelconf.accelerate.validate.valuerules import TORCHRUN_TYPES, null_counts, quoted_counts
 
 # distributed types whose processes torchrun (or the deepspeed launcher) starts: accelerate/utils/launch.py
 # prepare_multi_gpu_env / prepare_deepspeed_cmd_env pass num_processes on as --nproc_per_node.
@@ -22,7 +22,7 @@ def fitting_processes(n: int, machines: int, gpus_per_machine: int | None = None
     return max(machines, (n // machines) * machines)
 
 
-@rule("gpu-ids", "missing-key", "multi-node", "null-count", "process-layout", "processes")
+@rule("gpu-ids", "missing-key", "multi-node", "null-count", "process-layout", "processes", "quoted-count")
 def _processes(ctx: Context) -> None:
     data = ctx.doc.data
     if _is_sagemaker(ctx):
@@ -32,6 +32,16 @@ def _processes(ctx: Context) -> None:
     machines = data.get("num_machines", 1)
     for key, message in null_counts(n, machines, dt, data):
         ctx.finding("null-count", "error", message, (key,), on_value=True)
+    for key, message, number in quoted_counts(data, ctx.version):
+        ctx.finding(
+            "quoted-count",
+            "error",
+            message,
+            (key,),
+            on_value=True,
+            suggestion=f"{key}: {number}",
+            fix=ctx.replace_value((key,), number),
+        )
     _missing_num_processes(ctx, dt)
     if not isinstance(n, int) or isinstance(n, bool) or not isinstance(machines, int) or isinstance(machines, bool):
         return

@@ -66,6 +66,64 @@ def null_counts(
     return out
 
 
+def _quoted_number(v: Any) -> str | None:
+    """The digits of a number written as a string, else None."""
+    return v.strip() if isinstance(v, str) and v.strip().isdigit() else None
+
+
+def quoted_counts(data: dict[str, Any], version: str | None = None) -> list[tuple[str, str, str]]:
+    """(key, what fails, the number) for each launch count a config file writes as a string that
+    stops `accelerate launch`.
+
+    accelerate 1.15 loads the file with ``yaml.safe_load`` and copies its values into the namespace
+    unchanged (commands/launch.py ``_validate_launch_command``), so ``'2'`` stays a string where the
+    launcher compares and divides (utils/launch.py): ``num_machines > 1`` on every path; with
+    use_cpu, the thread count's ``num_processes >= 1`` (commands/launch.py); the simple launcher's
+    ``num_processes > 1`` (from 1.8 on several machines too: ``simple-launcher-processes-first``);
+    torchrun's ``num_processes // num_machines`` on several machines (a single machine only passes
+    ``str(num_processes)`` on, and so does the deepspeed launcher given a host filter, which takes
+    no ``--num_gpus``); the port check ``is_port_in_use(main_process_port)`` of the main machine on
+    the torchrun paths.
+    Env vars and flags are strings by nature and the launcher's parser makes them numbers: only
+    files are judged.
+    """
+    dt = data.get("distributed_type")
+    n, machines = data.get("num_processes"), data.get("num_machines", 1)
+    out = []
+    quoted_machines, quoted_n = _quoted_number(machines), _quoted_number(n)
+    if quoted_machines:
+        out.append(("num_machines", "where it compares the count with 1", quoted_machines))
+    torchrun = dt in TORCHRUN_TYPES
+    several = machines > 1 if isinstance(machines, int) else int(quoted_machines or 1) > 1
+    ds = data.get("deepspeed_config") if dt == "DEEPSPEED" else None
+    # the deepspeed launcher (pdsh, nossh...) with a host filter takes no --num_gpus: nothing divides
+    filtered = (
+        isinstance(ds, dict)
+        and ds.get("deepspeed_multinode_launcher", "pdsh") != "standard"
+        and any(ds.get(k) is not None for k in ("deepspeed_inclusion_filter", "deepspeed_exclusion_filter"))
+    )
+    cpu = bool(data.get("use_cpu"))  # tested for truth, as the launcher does
+    if quoted_n and cpu:
+        out.append(("num_processes", "where it compares the count with 1 to set the CPU threads", quoted_n))
+    elif quoted_n and torchrun and several and not filtered:
+        out.append(("num_processes", "where it divides the count by num_machines", quoted_n))
+    elif quoted_n and not torchrun and (not several or releases.has(version, "simple-launcher-processes-first")):
+        out.append(("num_processes", "where it compares the count with 1", quoted_n))
+    port, rank = _quoted_number(data.get("main_process_port")), data.get("machine_rank", 0)
+    main_machine = not several or str(rank).strip() == "0"
+    if torchrun and port and main_machine:
+        out.append(("main_process_port", "in the main machine's check that the port is free", port))
+    return [
+        (
+            key,
+            f"`{key}: '{v}'` is a string to accelerate (the quotes): accelerate launch raises TypeError "
+            f"{error}; write the number unquoted",
+            v,
+        )
+        for key, error, v in out
+    ]
+
+
 class Problem(NamedTuple):
     """One thing wrong with a value. ``fix_value``: the value that repairs it (written in the input's
     own spelling); ``fix_text``: literal text instead; ``like``: quote it as the value was quoted."""

@@ -148,6 +148,129 @@ NULL_COUNTS = {
 }
 
 
+NODE0 = "machine_rank: 0\nmain_process_ip: 10.0.0.1\nmain_process_port: 29500\n"
+DS2 = "deepspeed_config:\n  zero_stage: 2\n"
+# name: (text, the keys quoted-count reports at the newest release, at 1.7)
+QUOTED_COUNTS = {
+    "machines-one": ("distributed_type: MULTI_GPU\nnum_processes: 2\nnum_machines: '1'\n", ["num_machines"]),
+    "machines-no": ("distributed_type: 'NO'\nnum_processes: 1\nnum_machines: \"1\"\n", ["num_machines"]),
+    "processes-one-machine": ("distributed_type: MULTI_GPU\nnum_processes: '8'\nnum_machines: 1\n", []),
+    "processes-fsdp-one": ("distributed_type: FSDP\nnum_processes: '8'\n", []),
+    "processes-two-machines": (
+        "distributed_type: MULTI_GPU\nnum_processes: '16'\nnum_machines: 2\n" + NODE0,
+        ["num_processes"],
+    ),
+    "processes-ds-two": (
+        "distributed_type: DEEPSPEED\nnum_processes: '16'\nnum_machines: 2\n" + NODE0 + DS2,
+        ["num_processes"],
+    ),
+    "processes-ds-filtered": (
+        "distributed_type: DEEPSPEED\nnum_processes: '16'\nnum_machines: 2\n"
+        + NODE0
+        + DS2
+        + "  deepspeed_hostfile: /job/hostfile\n  deepspeed_inclusion_filter: host1\n",
+        [],
+    ),
+    "processes-ds-filtered-standard": (
+        "distributed_type: DEEPSPEED\nnum_processes: '16'\nnum_machines: 2\n"
+        + NODE0
+        + DS2
+        + "  deepspeed_multinode_launcher: standard\n  deepspeed_exclusion_filter: host1\n",
+        ["num_processes"],
+    ),
+    "processes-no": ("distributed_type: 'NO'\nnum_processes: '1'\n", ["num_processes"]),
+    "processes-no-two-machines": (
+        "distributed_type: 'NO'\nnum_processes: '2'\nnum_machines: 2\n" + NODE0,
+        ["num_processes"],
+        [],  # before 1.8 the simple launcher tests num_machines first and never compares the count
+    ),
+    "processes-cpu": ("distributed_type: MULTI_CPU\nnum_processes: '2'\nuse_cpu: true\n", ["num_processes"]),
+    "processes-cpu-gpu-type": ("distributed_type: MULTI_GPU\nnum_processes: '2'\nuse_cpu: true\n", ["num_processes"]),
+    "both": (
+        "distributed_type: MULTI_GPU\nnum_processes: '16'\nnum_machines: '2'\n" + NODE0,
+        ["num_processes", "num_machines"],
+    ),
+    "port-one-machine": (
+        "distributed_type: MULTI_GPU\nnum_processes: 2\nmain_process_port: '29500'\n",
+        ["main_process_port"],
+    ),
+    "port-main-machine": (
+        "distributed_type: MULTI_GPU\nnum_processes: 16\nnum_machines: 2\n" + NODE0.replace("29500", "'29500'"),
+        ["main_process_port"],
+    ),
+    "port-other-machine": (
+        "distributed_type: MULTI_GPU\nnum_processes: 16\nnum_machines: 2\n"
+        + NODE0.replace("29500", "'29500'").replace("rank: 0", "rank: 1"),
+        [],
+    ),
+    "port-simple": ("distributed_type: 'NO'\nnum_processes: 1\nmain_process_port: '29500'\n", []),
+    "unquoted": ("distributed_type: MULTI_GPU\nnum_processes: 16\nnum_machines: 2\n" + NODE0, []),
+    "words": ("distributed_type: MULTI_GPU\nnum_processes: 'eight'\n", []),  # invalid-type says that
+}
+
+
+@pytest.mark.parametrize("case", sorted(QUOTED_COUNTS))
+def test_quoted_counts_that_stop_the_launcher_are_errors(case: str) -> None:
+    text, keys, *old = QUOTED_COUNTS[case]
+    for version, expected in (("1.15", keys), ("1.7", old[0] if old else keys)):
+        found = [f for f in _found(text, version) if f.rule == "quoted-count"]
+        assert [(f.key, f.severity) for f in found] == [(k, "error") for k in expected], version
+    for f in [f for f in _found(text) if f.rule == "quoted-count"]:
+        number = f.suggestion.split(": ")[1]
+        assert f.suggestion == f"{f.key}: {number}" and number.isdigit()
+        assert f.message == (
+            f"`{f.key}: '{number}'` is a string to accelerate (the quotes): accelerate launch raises TypeError "
+            + {
+                "num_machines": "where it compares the count with 1",
+                "main_process_port": "in the main machine's check that the port is free",
+            }.get(
+                f.key,
+                "where it compares the count with 1 to set the CPU threads"
+                if "use_cpu" in text
+                else "where it divides the count by num_machines"
+                if "'NO'" not in text
+                else "where it compares the count with 1",
+            )
+            + "; write the number unquoted"
+        )
+        # the quick fix unquotes the value in place, and the finding is gone
+        [(start, end, new)] = f.fix
+        fixed = text[:start] + new + text[end:]
+        assert new == number and fixed.count("\n") == text.count("\n")
+        assert f.key not in {g.key for g in _found(fixed) if g.rule == "quoted-count"}
+
+
+def test_quoted_counts_are_judged_in_files_only(tmp_path: Path, cli) -> None:
+    """Env vars are strings by nature: the launcher's parser makes them numbers."""
+    env = tmp_path / "job.env"
+    env.write_text("ACCELERATE_NUM_PROCESSES=16\nACCELERATE_NUM_MACHINES=2\n")
+    r = cli("validate", "--format", "json", str(env))
+    assert "quoted-count" not in r.out
+    # a JSON file is a file: its "2" is a string too
+    js = tmp_path / "c.json"
+    js.write_text('{"distributed_type": "MULTI_GPU", "num_processes": 2, "num_machines": "1"}\n')
+    r = cli("validate", str(js))
+    column = js.read_text().index('"1"') + 1
+    assert r.code == 1 and f"c.json:1:{column}: error: `num_machines: '1'` is a string to accelerate" in r.out
+
+
+@pytest.mark.parametrize("command", ["to-env", "to-cli", "to-kwargs"])
+@pytest.mark.parametrize("case", ["machines-one", "processes-two-machines", "port-one-machine"])
+def test_converters_refuse_quoted_counts_that_stop_the_launcher(command: str, case: str, tmp_path: Path, cli) -> None:
+    """What the launch gives does not exist for these files: the converters say why, at the value."""
+    text, [key] = QUOTED_COUNTS[case]
+    path = tmp_path / "c.yaml"
+    path.write_text(text)
+    r = cli(command, str(path))
+    line = 1 + text.split(f"{key}:")[0].count("\n")
+    assert r.code == 2 and r.out == ""
+    assert f"c.yaml:{line}:1: accelerate launch would fail: `{key}: '" in r.err and "unquoted" in r.err
+    # the same count unquoted converts
+    fixed = tmp_path / "fixed.yaml"
+    fixed.write_text(text.replace(f"{key}: '", f"{key}: ").replace("'\n", "\n").replace('"1"', "1"))
+    assert cli(command, str(fixed)).code == 0
+
+
 @pytest.mark.parametrize("command", ["to-env", "to-cli", "to-kwargs"])
 @pytest.mark.parametrize("case", ["machines-null", "processes-null-gpu"])
 def test_converters_refuse_null_counts_with_exit_2(command: str, case: str, tmp_path: Path, cli) -> None:

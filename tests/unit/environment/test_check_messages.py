@@ -163,17 +163,34 @@ def test_a_total_not_a_multiple_of_the_machines_says_what_the_launcher_starts() 
     ]  # and no "0 processes per node use 0 of the 8 GPUs": that layout does not start at all
 
 
-def test_a_single_process_run_without_a_distributed_type_is_judged_too() -> None:
-    said = _said("distributed_type: NO\nnum_processes: 2\n", _env(1), "env-num-processes")
-    assert said == [
+@pytest.mark.parametrize("n", [1, 2, 8, 16])
+def test_no_distributed_type_starts_one_process_whatever_num_processes_says(n: int) -> None:
+    """With a config file, `accelerate launch` takes its simple launcher for 'NO' (it reads
+    multi_gpu from the distributed type), so num_processes above the GPUs is no error, and the
+    count alone leaves the other GPUs idle: the suggestion names the distributed type too."""
+    text = f"distributed_type: 'NO'\nnum_processes: {n}\n"
+    assert _said(text, _env(1), "env-num-processes") == []
+    assert _said(text, _env(8), "env-num-processes") == [
         (
-            "error",
-            "num_processes 2 means 2 processes per node, but the node has 1 GPU on the target",
-            "num_processes: 1",
-            "num_processes",
-            2,
+            "warning",
+            "`distributed_type: 'NO'` starts one process, which uses 1 of the 8 GPUs on the target",
+            "distributed_type: MULTI_GPU and num_processes: 8",
+            "distributed_type",
+            1,
         )
     ]
+    assert _said(text, _env(2, "detected"), "env-num-processes")[0][1].endswith("1 of the 2 GPUs here")
+    # gpu_ids picks the GPUs the one process sees: nothing to say about the rest
+    assert _said(text + "gpu_ids: '0'\n", _env(8), "env-num-processes") == []
+    # on the CPU, no GPU is idle
+    assert _said(text + "use_cpu: true\n", _env(8), "env-num-processes") == []
+
+
+def test_no_distributed_type_on_a_node_with_no_gpu_count_says_nothing() -> None:
+    text = "distributed_type: 'NO'\nnum_processes: 1\n"
+    assert _said(text, _env(0), "env-num-processes") == []
+    unknown = dataclasses.replace(_env(8), gpus=())
+    assert _said(text, unknown, "env-num-processes") == []
 
 
 @pytest.mark.parametrize(
