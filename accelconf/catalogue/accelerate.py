@@ -616,8 +616,9 @@ RULES: tuple[Rule, ...] = (
     R(
         "null-count",
         "error",
-        "`num_processes` or `num_machines` written as null.",
-        "The null reaches the launcher unchanged: a TypeError, or `--nproc_per_node None` that torchrun refuses.",
+        "`num_processes`, `num_machines` or `use_cpu` written as null.",
+        "The null reaches the launcher unchanged: a TypeError, `--nproc_per_node None` that torchrun refuses, "
+        "or the simple launcher's ACCELERATE_USE_CPU=None that accelerate refuses as a boolean.",
         X(MG + "num_machines: null\n", MG + "num_machines: 1\n", "num_machines: null", "error", "num_machines"),
     ),
     R(

@@ -96,7 +96,9 @@ def _refuse_unlaunchable(cfg: Config, version: str | None = None) -> None:
     from accelconf.accelerate.launch import LaunchError
     from accelconf.accelerate.validate import null_counts, quoted_counts
 
-    found = null_counts(cfg.get("num_processes"), cfg.get("num_machines"), cfg.get("distributed_type"), cfg.entries)
+    found = null_counts(
+        cfg.get("num_processes"), cfg.get("num_machines"), cfg.get("distributed_type"), cfg.entries, cfg.get("use_cpu")
+    )
     if cfg.format in ("yaml", "json"):  # a file's quoted number stays a string; flags and env vars do not
         found += [(key, message) for key, message, _ in quoted_counts(cfg.as_dict(), version)]
     for key, message in found:

@@ -30,7 +30,7 @@ def _processes(ctx: Context) -> None:
     dt = data.get("distributed_type")
     n = data.get("num_processes")
     machines = data.get("num_machines", 1)
-    for key, message in null_counts(n, machines, dt, data):
+    for key, message in null_counts(n, machines, dt, data, data.get("use_cpu", False)):
         ctx.finding("null-count", "error", message, (key,), on_value=True)
     for key, message, number in quoted_counts(data, ctx.version):
         ctx.finding(

@@ -34,16 +34,19 @@ TORCHRUN_TYPES = frozenset(registry.MULTI_GPU_TYPES) | {"FSDP", "DEEPSPEED", "ME
 
 
 def null_counts(
-    num_processes: Any, num_machines: Any, distributed_type: Any, written: Iterable[str]
+    num_processes: Any, num_machines: Any, distributed_type: Any, written: Iterable[str], use_cpu: Any = False
 ) -> list[tuple[str, str]]:
-    """(key, what fails) for each process count written as null that stops `accelerate launch`.
+    """(key, what fails) for each process count (or ``use_cpu``) written as null that stops the run.
 
     accelerate 1.15 copies a null from the file into the namespace unchanged
     (commands/launch.py ``_validate_launch_command``: only ``None`` attributes are filled, and null
     is ``None``). ``num_machines`` is then compared with 1 on every launch path (utils/launch.py
     ``num_machines > 1``): TypeError. ``num_processes`` reaches torchrun as ``--nproc_per_node None``
     (``prepare_multi_gpu_env``, ``prepare_deepspeed_cmd_env``), which torch.distributed.run refuses;
-    the simple launcher only tests it for truth, so 'NO' and MULTI_CPU run one process.
+    the simple launcher only tests it for truth, so 'NO' and MULTI_CPU run one process. That launcher
+    exports ``str(args.cpu or args.use_cpu)`` as ACCELERATE_USE_CPU, ``"None"`` for a null, which
+    ``str_to_bool`` refuses (the launcher itself from 1.15, ``AcceleratorState`` in every release);
+    torchrun's paths do not export it.
     """
     keys = set(written)
     out = []
@@ -61,6 +64,14 @@ def null_counts(
                 "num_processes",
                 "`num_processes: null`: accelerate launch passes `--nproc_per_node None` to torchrun, which "
                 "refuses it (ValueError: Unsupported nproc_per_node value: None); write the total number of processes",
+            )
+        )
+    if "use_cpu" in keys and use_cpu is None and distributed_type not in TORCHRUN_TYPES | {"XLA"}:
+        out.append(
+            (
+                "use_cpu",
+                "`use_cpu: null`: the simple launcher exports ACCELERATE_USE_CPU=None, which accelerate reads as a "
+                "boolean and refuses (ValueError: invalid truth value none); write true or false, or delete the key",
             )
         )
     return out
@@ -526,7 +537,7 @@ def _layout_problems(cfg: Config) -> list[tuple[str, Problem]]:
     n, machines = cfg.get("num_processes"), cfg.get("num_machines", 1)
     out = [
         (key, Problem("null-count", "error", message))
-        for key, message in null_counts(n, machines, cfg.get("distributed_type"), cfg.entries)
+        for key, message in null_counts(n, machines, cfg.get("distributed_type"), cfg.entries, cfg.get("use_cpu"))
     ]
     whole = all(isinstance(v, int) and not isinstance(v, bool) for v in (n, machines))
     outside = machine_rank_outside(cfg.get("machine_rank", 0), machines) if whole and machines > 1 else None

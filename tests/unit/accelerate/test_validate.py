@@ -145,6 +145,9 @@ NULL_COUNTS = {
         ["num_processes"],
     ),
     "processes-null-no": ("distributed_type: 'NO'\nnum_processes: null\n", []),  # the simple launcher runs one process
+    "cpu-null-no": ("distributed_type: 'NO'\nnum_processes: 1\nuse_cpu: null\n", ["use_cpu"]),
+    "cpu-null-cpu": ("distributed_type: MULTI_CPU\nnum_processes: 2\nuse_cpu:\n", ["use_cpu"]),
+    "cpu-null-gpu": ("distributed_type: MULTI_GPU\nnum_processes: 2\nuse_cpu: null\n", []),  # torchrun: not exported
 }
 
 
