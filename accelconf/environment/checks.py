@@ -410,7 +410,6 @@ def rule_fp8(cfg: Reading, env: Environment) -> Iterator[Finding]:
     names = {"TE": "transformer-engine", "MSAMP": "ms-amp", "AO": "torchao"}
     wanted = cfg.read("fp8_config.backend")
     wanted_pkg = names.get(wanted) if wanted is not None else None
-    installed = ", ".join(env.fp8_backends) or "none"
     if not env.fp8_backends and "fp8_backends" in env.local_packages:
         yield _missing_here(
             cfg,
@@ -433,7 +432,7 @@ def rule_fp8(cfg: Reading, env: Environment) -> Iterator[Finding]:
             "env-fp8-backend",
             "error",
             f"fp8_config.backend {wanted} needs {wanted_pkg}, which is not installed {_where(env)} "
-            f"(fp8 backends installed: {installed})",
+            f"(fp8 backends installed: {', '.join(env.fp8_backends)})",
             "fp8_config.backend",
         )
 

@@ -660,3 +660,169 @@ def test_the_nossh_launcher_on_an_old_deepspeed_found_here() -> None:
     assert said[1] == (
         "the nossh launcher needs deepspeed >= 0.14.5; deepspeed is 0.14.0 here (accelerate launch raises ValueError)"
     )
+
+
+# -- several machines: where the main machine is, who each machine is ---------------------------
+
+TWO = "distributed_type: MULTI_GPU\nnum_processes: 16\nnum_machines: 2\n"
+
+
+def _rendezvous(text: str, validated: bool = False) -> list[tuple]:
+    doc = load_text(text, "c.yaml")
+    found = check_environment(doc, _env(8), validated=validated)
+    return [(f.severity, f.message, f.suggestion, f.key, f.line) for f in found if f.rule == "env-rendezvous"]
+
+
+def test_a_multi_node_config_that_says_nothing_of_the_rendezvous() -> None:
+    assert _rendezvous(TWO) == [
+        (
+            "warning",
+            "num_machines is 2, but main_process_ip is not set: the other machines cannot find the main one unless "
+            "--main_process_ip is passed at launch",
+            "main_process_ip: <address of machine 0>",
+            "num_machines",
+            3,
+        ),
+        (
+            "warning",
+            "num_machines is 2, but main_process_port is not set: every machine must agree on it; "
+            "accelerate uses 29500",
+            "main_process_port: 29500",
+            "num_machines",
+            3,
+        ),
+        (
+            "warning",
+            "num_machines is 2, but machine_rank is not set: it defaults to 0 (the main machine); each other machine "
+            "needs its own",
+            "machine_rank: 0 on the main machine, 1.. on the others",
+            "num_machines",
+            3,
+        ),
+    ]
+    # beside validate, which reports the address itself, the address is not said twice
+    assert [m for _, m, *_ in _rendezvous(TWO, validated=True)] == [m for _, m, *_ in _rendezvous(TWO)[1:]]
+    # one machine needs none of it
+    assert _rendezvous(TWO.replace("num_machines: 2", "num_machines: 1")) == []
+
+
+def test_an_empty_address_is_no_address_and_a_full_rendezvous_says_nothing() -> None:
+    assert [
+        m[:46]
+        for _, m, *_ in _rendezvous(TWO + "main_process_ip: ''\n" + NODES.replace("main_process_ip: 10.0.0.1\n", ""))
+    ] == ["num_machines is 2, but main_process_ip is not "]
+    assert _rendezvous(TWO + NODES) == []
+
+
+@pytest.mark.parametrize(
+    "rank, validated, got",
+    [
+        ("null", False, "None"),
+        ("null", True, "None"),
+        ("2", False, "2"),
+        ("-1", False, "-1"),
+        ("'one'", False, "'one'"),
+    ],
+)
+def test_a_machine_rank_that_names_no_machine(rank: str, validated: bool, got: str) -> None:
+    text = TWO + NODES.replace("machine_rank: 0", f"machine_rank: {rank}")
+    assert _rendezvous(text, validated) == [
+        (
+            "error",
+            f"machine_rank must be a whole number from 0 to 1 (num_machines is 2); got {got}",
+            None,
+            "machine_rank",
+            4,
+        )
+    ]
+
+
+@pytest.mark.parametrize("rank", ["0", "1"])
+def test_each_machine_rank_of_the_job_is_fine_and_validate_owns_the_rest(rank: str) -> None:
+    assert _rendezvous(TWO + NODES.replace("machine_rank: 0", f"machine_rank: {rank}")) == []
+    # a rank outside the machines is validate's multi-node error: beside it, check says nothing more
+    assert _rendezvous(TWO + NODES.replace("machine_rank: 0", "machine_rank: 2"), validated=True) == []
+
+
+DS_TWO = "distributed_type: DEEPSPEED\nnum_processes: 16\nnum_machines: 2\n" + NODES
+
+
+@pytest.mark.parametrize("launcher", [None, "pdsh", "nossh", "openmpi"])
+def test_multi_node_deepspeed_launchers_read_a_hostfile(launcher: str | None) -> None:
+    text = DS_TWO + "deepspeed_config:\n  zero_stage: 2\n"
+    if launcher:
+        text += f"  deepspeed_multinode_launcher: {launcher}\n"
+    assert _rendezvous(text) == [
+        (
+            "error",
+            f"multi-node DeepSpeed with the {launcher or 'pdsh'} launcher reads the machines from a hostfile, but "
+            "deepspeed_config.deepspeed_hostfile is not set",
+            "deepspeed_hostfile: /job/hostfile (or deepspeed_multinode_launcher: standard)",
+            "deepspeed_config.deepspeed_hostfile",
+            7,  # at its section: the key is not there
+        )
+    ]
+    assert _rendezvous(text + "  deepspeed_hostfile: /job/hostfile\n") == []
+
+
+def test_the_standard_deepspeed_launcher_is_torchrun_and_needs_the_address() -> None:
+    text = (
+        DS_TWO.replace("main_process_ip: 10.0.0.1\n", "")
+        + "deepspeed_config:\n  deepspeed_multinode_launcher: standard\n"
+    )
+    assert [(s, m[:46], k) for s, m, _, k, _ in _rendezvous(text)] == [
+        ("warning", "num_machines is 2, but main_process_ip is not ", "num_machines")
+    ]
+    # the hostfile launchers do not need it: the hostfile names the machines
+    assert (
+        _rendezvous(DS_TWO.replace("main_process_ip: 10.0.0.1\n", "") + "deepspeed_config:\n  deepspeed_hostfile: h\n")
+        == []
+    )
+
+
+# -- RTX 40 series peer to peer, and this host's default config --------------------------------
+
+
+def _rtx(driver: str | None, gpus: int = 2, gpu: str = "RTX-4090", accelerate: str = "1.15") -> Environment:
+    env = target_from_args(gpus=gpus, gpu=gpu, accelerate_version=accelerate, torch_version="2.7.1+cu126")
+    return dataclasses.replace(env, driver_version=driver)
+
+
+def test_rtx40_with_an_old_driver_loses_peer_to_peer() -> None:
+    text = "distributed_type: MULTI_GPU\nnum_processes: 2\n"
+    assert _said(text, _rtx("535.54.03"), "env-rtx40-p2p") == [
+        (
+            "info",
+            "RTX 40 series with driver 535.54.03 (before 550.40.07): accelerate launch sets NCCL_P2P_DISABLE=1 and "
+            "NCCL_IB_DISABLE=1 (slower communication); started without the launcher, PartialState raises "
+            "NotImplementedError",
+            "upgrade the NVIDIA driver to 550.40.07 or newer",
+            "num_processes",
+            2,
+        )
+    ]
+    assert _said(text, _rtx("550.40.07"), "env-rtx40-p2p") == []  # the driver that fixed it
+    assert _said(text, _rtx("535.54.03", gpu="A100-80GB"), "env-rtx40-p2p") == []
+    assert _said(text, _rtx("535.54.03", gpus=1), "env-rtx40-p2p") == []  # one GPU: no peer
+    assert _said(text, _rtx(None), "env-rtx40-p2p") == []  # the driver unknown
+    assert _said(text, _rtx("535.54.03", accelerate="0.20"), "env-rtx40-p2p") == []  # before the check
+    # one process per node on two machines: no peer either
+    assert _said(TWO.replace("16", "2") + NODES, _rtx("535.54.03"), "env-rtx40-p2p") == []
+    assert _said(TWO.replace("16", "4") + NODES, _rtx("535.54.03"), "env-rtx40-p2p")[0][0] == "info"
+
+
+def test_a_default_config_on_this_host_shadows_a_multi_node_launch() -> None:
+    env = dataclasses.replace(_env(8), default_config="~/.cache/huggingface/accelerate/default_config.yaml")
+    assert _said(TWO + NODES, env, "env-default-config") == [
+        (
+            "warning",
+            "this host has accelerate's default config (~/.cache/huggingface/accelerate/default_config.yaml): "
+            "`accelerate launch` without --config_file reads it, and every node reads its own copy, or none; pass "
+            "--config_file on every node (`accelconf preflight` compares what the nodes read)",
+            "accelerate launch --config_file THIS_FILE ...",
+            "num_machines",
+            3,
+        )
+    ]
+    assert _said("distributed_type: MULTI_GPU\nnum_processes: 8\n", env, "env-default-config") == []
+    assert _said(TWO + NODES, _env(8), "env-default-config") == []
