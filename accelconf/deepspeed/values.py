@@ -10,10 +10,15 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
+# pydantic-core's words for a boolean, matched in any case but not stripped (" yes" is refused)
 _TRUE_STR = {"1", "on", "t", "true", "y", "yes"}
 _FALSE_STR = {"0", "off", "f", "false", "n", "no"}
+# pydantic-core's integer text, once stripped: ASCII digits, single underscores between them, and a
+# fraction of zeros ("3.0", "1_0.00"); no exponent ("1e3"), no bare point ("3.")
+_INT_TEXT = re.compile(r"[+-]?[0-9](?:_?[0-9])*(?:\.0+)?")
 
 
 def _json_type(v: Any) -> str:
@@ -47,44 +52,22 @@ def _lax_ok(v: Any, t: str) -> bool:
     if _strict_ok(v, t):
         return True
     if t == "boolean":
-        if isinstance(v, (int, float)) and not isinstance(v, bool):
-            return v in (0, 1)
-        return isinstance(v, str) and v.strip().lower() in _TRUE_STR | _FALSE_STR
+        return lax_bool(v) is not None
     if t == "integer":
-        if isinstance(v, bool):
-            return True
-        if isinstance(v, str):
-            s = v.strip()
-            try:
-                int(s)
-                return True
-            except ValueError:
-                try:
-                    f = float(s)
-                except ValueError:
-                    return False
-                return math.isfinite(f) and f.is_integer() and abs(f) < 2.0**63
-        return False
+        return isinstance(v, bool) or isinstance(v, str) and _INT_TEXT.fullmatch(v.strip()) is not None
     if t == "number":
-        if isinstance(v, bool):
-            return True
-        if isinstance(v, str):
-            try:
-                float(v.strip())
-                return True
-            except ValueError:
-                return False
+        return isinstance(v, bool) or _lax_num(v) is not None
     return False
 
 
 def _coerce(v: Any, t: str) -> Any:
     """The value pydantic's lax mode produces (for range checks); ``v`` itself if unknown."""
-    if t in ("integer", "number") and isinstance(v, str):
-        try:
-            f = float(v.strip())
-            return int(f) if t == "integer" else f
-        except ValueError:
-            return v
+    if t == "integer" and isinstance(v, str):
+        s = v.strip()
+        return int(s.partition(".")[0]) if _INT_TEXT.fullmatch(s) else v  # exact, however long
+    if t == "number" and isinstance(v, str):
+        n = _lax_num(v)
+        return v if n is None else n
     if t in ("integer", "number") and isinstance(v, bool):
         return int(v)
     return v
@@ -111,7 +94,7 @@ def lax_bool(v: Any) -> bool | None:
     if isinstance(v, (int, float)) and v in (0, 1):
         return bool(v)
     if isinstance(v, str):
-        low = v.strip().lower()
+        low = v.lower()
         if low in _TRUE_STR:
             return True
         if low in _FALSE_STR:
@@ -123,9 +106,9 @@ def _lax_num(v: Any) -> float | None:
     """The number pydantic's lax mode makes of ``v`` (None when it rejects it)."""
     if isinstance(v, (int, float)):
         return float(v)
-    if isinstance(v, str):
+    if isinstance(v, str) and v.isascii():  # Python's float() takes other digits ("١"), pydantic does not
         try:
-            return float(v.strip())
+            return float(v)
         except ValueError:
             return None
     return None
