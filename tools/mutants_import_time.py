@@ -42,7 +42,7 @@ IMPORT_TIME = {
     "accelconf/catalogue/preflight.py": ("P",),
     "accelconf/catalogue/trainer.py": ("T",),
     # DeepSpeed's key table: each section and key is built by these when deepspeed/keys.py is imported
-    "accelconf/deepspeed/keys.py": ("_section", "_b", "_i", "_n", "_s", "_lax"),
+    "accelconf/deepspeed/keys.py": ("_section", "_b", "_i", "_n", "_s", "_lax", "_removed_block"),
 }
 
 
