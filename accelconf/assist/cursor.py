@@ -178,7 +178,11 @@ def _yaml_where(text: str, line: int, col: int) -> Where:
     ahead = _WORD_AHEAD.match(cur[col:])
     end = col + (ahead.end() if ahead else 0)
     tail = cur[end:].lstrip(" \t")
-    if before[level:start].strip() not in ("", "-"):
+    opener = before[level:start].strip()
+    quoted = m is not None and m.group("q") != "" and opener == m.group("q") and col <= m.end("key")
+    if quoted and m is not None:  # inside a quoted key: the quotes are not part of the name
+        tail = cur[end:].removeprefix(m.group("q")).lstrip(" \t")
+    elif opener not in ("", "-"):
         return Where("yaml", line, path, "none")
     return Where(
         "yaml",

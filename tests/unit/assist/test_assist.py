@@ -182,6 +182,22 @@ def test_hover_key() -> None:
         assert part in md
 
 
+@pytest.mark.parametrize("q", ['"', "'"])
+def test_a_quoted_key_is_the_key_for_hover_and_completion(q: str) -> None:
+    """YAML lets a key be quoted (a JSON-minded writer does it): the quotes are not part of its name."""
+    plain = hover(CONFIG.replace("  fsdp_cpu_offload", "  fsdp_offl|oad_params"))
+    assert hover(CONFIG.replace("  fsdp_cpu_offload", f"  {q}fsdp_offl|oad_params{q}")) == plain
+    top = hover(CONFIG.replace("num_processes", f"{q}num_pro|cesses{q}"))
+    assert top is not None and top.startswith("**num_processes**") and "Effective value:** `8`" in top
+    # completing inside the quotes replaces the word between them and leaves the quotes alone
+    text, line, col = cursor(CONFIG.replace("num_processes: 8", f"{q}num_proc|{q}: 8"))
+    found = {c.label: c for c in assist.complete(text, line, col)}
+    cand = found["num_processes"]
+    assert (cand.start, cand.end, cand.insert) == (1, 9, "num_processes")
+    # a quote that is not the key's own still leaves nothing to say
+    assert hover(CONFIG.replace("num_processes: 8", f"x {q}num_pro|cesses{q}: 8")) is None
+
+
 def test_hover_defaults_that_differ_and_version_range() -> None:
     md = hover("fsdp_config:\n  fsdp_use_orig|_params: true\n")
     assert md is not None and "(launcher, key absent)" in md and "(plugin, env var unset)" in md
