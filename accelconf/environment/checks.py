@@ -155,7 +155,7 @@ def _where(env: Environment, fact: str = "") -> str:
     return "here" if env.source.startswith("detected") and "arguments" not in env.source else "on the target"
 
 
-def _missing_here(cfg: Reading, env: Environment, rule: str, missing: str, need: str, flag: str | None) -> Finding:
+def _missing_here(cfg: Reading, rule: str, missing: str, need: str, flag: str | None) -> Finding:
     """A package missing from this interpreter while the flags describe another machine: that says
     nothing about the target, so it is info naming the way to check the target's packages."""
     import sys
@@ -413,7 +413,6 @@ def rule_fp8(cfg: Reading, env: Environment) -> Iterator[Finding]:
     if not env.fp8_backends and "fp8_backends" in env.local_packages:
         yield _missing_here(
             cfg,
-            env,
             "env-fp8-backend",
             "no fp8 backend (transformer-engine, torchao >= 0.6.1, ms-amp) is installed",
             "mixed_precision fp8 needs one",
@@ -459,7 +458,7 @@ def rule_torch(cfg: Reading, env: Environment) -> Iterator[Finding]:
         return
     if env.torch_version is None and "torch_version" in env.local_packages:
         yield _missing_here(
-            cfg, env, "env-torch-missing", "torch is not installed", "accelerate needs it", "--torch-version"
+            cfg, "env-torch-missing", "torch is not installed", "accelerate needs it", "--torch-version"
         )
         return
     if env.torch_version is None:
@@ -523,7 +522,6 @@ def rule_deepspeed(cfg: Reading, env: Environment) -> Iterator[Finding]:
     if ds is None and "deepspeed_version" in env.local_packages:
         yield _missing_here(
             cfg,
-            env,
             "env-deepspeed-missing",
             "deepspeed is not installed",
             "distributed_type DEEPSPEED needs it",

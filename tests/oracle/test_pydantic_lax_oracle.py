@@ -20,7 +20,7 @@ def _pydantic(kind: type, value: Any) -> Any:
 
 
 @pytest.mark.oracle
-@pytest.mark.parametrize("row", TABLE, ids=[repr(r[0]) for r in TABLE])
+@pytest.mark.parametrize("row", TABLE, ids=[f"row{i}-{type(r[0]).__name__}" for i, r in enumerate(TABLE)])
 def test_the_table_is_what_pydantic_makes_of_each_value(row: tuple[Any, Any, Any, Any]) -> None:
     value, *expected = row
     got = [_pydantic(kind, value) for kind in (bool, int, float)]

@@ -74,7 +74,9 @@ def same(a: Any, b: Any) -> bool:
     return a == b and type(a) is not bool or a is b
 
 
-@pytest.mark.parametrize("value, as_bool, as_int, as_float", TABLE, ids=[repr(r[0]) for r in TABLE])
+@pytest.mark.parametrize(
+    "value, as_bool, as_int, as_float", TABLE, ids=[f"row{i}-{type(r[0]).__name__}" for i, r in enumerate(TABLE)]
+)
 def test_lax_mode_reads_each_value_as_pydantic_does(value: Any, as_bool: Any, as_int: Any, as_float: Any) -> None:
     assert V.lax_bool(value) is (None if as_bool is X else as_bool)
     assert V._lax_ok(value, "boolean") is (as_bool is not X)

@@ -366,6 +366,12 @@ def test_fp8_on_a_gpu_without_it_suggests_the_best_precision_the_gpu_has(gpu: st
     ]
     assert _said(FP8, _env(8, gpu="H100-80GB"), "env-fp8-gpu") == []
     assert _said(FP8 + "use_cpu: true\n", _env(8, gpu=gpu), "env-fp8-gpu") == []  # the run uses no GPU
+    # the table's model names the GPU; a probed GPU the table does not know is named as the driver names it
+    env = _env(8, gpu=gpu)
+    probed = dataclasses.replace(env, gpus=tuple(dataclasses.replace(g, name=f"NVIDIA {gpu} PCIe") for g in env.gpus))
+    assert f"; {gpu} has {cc}:" in _said(FP8, probed, "env-fp8-gpu")[0][1]
+    unknown = dataclasses.replace(env, gpus=tuple(dataclasses.replace(g, name="Tesla X", model=None) for g in env.gpus))
+    assert "; Tesla X has " in _said(FP8, unknown, "env-fp8-gpu")[0][1]
 
 
 def _with_backends(backends: tuple[str, ...], local: bool = False) -> Environment:
@@ -788,6 +794,16 @@ def _rtx(driver: str | None, gpus: int = 2, gpu: str = "RTX-4090", accelerate: s
     return dataclasses.replace(env, driver_version=driver)
 
 
+@pytest.mark.parametrize("name", ["NVIDIA GeForce RTX 4090", "NVIDIA RTX 4000 Ada Generation"])
+def test_rtx40_is_known_by_the_name_the_driver_reports(name: str) -> None:
+    """A probed GPU has the driver's name and no model of the table."""
+    env = _rtx("535.54.03")
+    env = dataclasses.replace(env, gpus=tuple(dataclasses.replace(g, name=name, model=None) for g in env.gpus))
+    assert [s for s, *_ in _said("distributed_type: MULTI_GPU\nnum_processes: 2\n", env, "env-rtx40-p2p")] == ["info"]
+    lower = dataclasses.replace(env, gpus=tuple(dataclasses.replace(g, name=name.lower()) for g in env.gpus))
+    assert _said("distributed_type: MULTI_GPU\nnum_processes: 2\n", lower, "env-rtx40-p2p") == []
+
+
 def test_rtx40_with_an_old_driver_loses_peer_to_peer() -> None:
     text = "distributed_type: MULTI_GPU\nnum_processes: 2\n"
     assert _said(text, _rtx("535.54.03"), "env-rtx40-p2p") == [
@@ -826,3 +842,42 @@ def test_a_default_config_on_this_host_shadows_a_multi_node_launch() -> None:
     ]
     assert _said("distributed_type: MULTI_GPU\nnum_processes: 8\n", env, "env-default-config") == []
     assert _said(TWO + NODES, _env(8), "env-default-config") == []
+
+
+@pytest.mark.parametrize("accelerate, judged", [("1.8", True), ("1.15", False), (None, False)])
+def test_the_config_is_read_as_the_target_release_reads_it(accelerate: str | None, judged: bool) -> None:
+    """A lowercase fp8 backend reads as TE before 1.9 (the launcher upper-cased it) and is refused
+    from 1.9 (validate says so): the backend check judges the value the target's release reads."""
+    env = dataclasses.replace(_with_backends(("torchao",)), accelerate_version=accelerate)
+    if accelerate is None:
+        env = dataclasses.replace(env, unknown=env.unknown | {"accelerate_version"})
+    said = _said(FP8 + "fp8_config:\n  backend: te\n", env, "env-fp8-backend")
+    assert said == (
+        [
+            (
+                "error",
+                "fp8_config.backend TE needs transformer-engine, which is not installed on the target "
+                "(fp8 backends installed: torchao)",
+                None,
+                "fp8_config.backend",
+                5,
+            )
+        ]
+        if judged
+        else []
+    )
+    # a Config the caller passes down (validate's, read once) holds the values as written: they are
+    # read at the target's release all the same
+    from accelconf.accelerate.model import from_document
+
+    doc = load_text(FP8 + "fp8_config:\n  backend: te\n", "c.yaml")
+    for read_at in ("1.8", "1.15"):
+        passed = [f.rule for f in check_environment(doc, env, cfg=from_document(doc, read_at))]
+        assert ("env-fp8-backend" in passed) is judged
+
+
+def test_an_unknown_gpu_count_says_nothing_of_idle_gpus() -> None:
+    env = _env(8)
+    env = dataclasses.replace(env, unknown=env.unknown | {"gpu_count"})
+    assert _said("distributed_type: 'NO'\nnum_processes: 1\n", env, "env-num-processes") == []
+    assert _said(_config(2), env, "env-num-processes") == []
