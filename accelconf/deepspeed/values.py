@@ -127,9 +127,7 @@ def _stage(data: dict[str, Any]) -> int | None:
         return 1
     if not isinstance(z, dict):
         return 0
-    s = z.get("stage", 0)
-    if s == "auto":
-        return None
+    s = z.get("stage", 0)  # "auto" (and any other word) falls through to None
     if isinstance(s, bool):
         return int(s)
     if isinstance(s, (int, float)) and float(s).is_integer():

@@ -25,6 +25,8 @@ from accelconf.deepspeed import keys as K
         ("bfloat16.enabled", "bfloat16.enabled"),
         # unknown parts are kept, and so is everything under them or under a scalar
         ("zero_optimization.no_such_key.stage", "zero_optimization.no_such_key.stage"),
+        ("zero_optimization.no_such_key.offload_param.device", "zero_optimization.no_such_key.offload_param.device"),
+        ("train_batch_size.a.prefetch_bucket_size", "train_batch_size.a.prefetch_bucket_size"),
         ("no_such.prefetch_bucket_size", "no_such.prefetch_bucket_size"),
         ("train_batch_size.prefetch_bucket_size", "train_batch_size.prefetch_bucket_size"),
     ],
@@ -84,3 +86,16 @@ def test_the_installed_release_without_its_local_part(monkeypatch, metadata, ver
     asked = []
     monkeypatch.setattr(K, "_installed", lambda name: asked.append(name) or metadata)
     assert K.installed_version() == version and asked == ["deepspeed"]
+
+
+def test_sections_are_objects_and_only_scalars_are_lax() -> None:
+    """A section is a JSON object (the schema and the type check say so); lax-mode coercion is a
+    scalar's, never a section's, and an open section (a free mapping) is never lax either."""
+    entries = dict(K.iter_keys())
+    sections = {p: k for p, k in entries.items() if k.children is not None}
+    assert sections and all(k.type == "object" for k in sections.values())
+    assert not [p for p, k in sections.items() if k.lax]
+    assert not [p for p, k in entries.items() if k.open and k.lax]
+    assert any(k.lax for k in entries.values())  # pydantic's sections have lax scalars
+    zero = K.lookup("zero_optimization")
+    assert zero is not None and zero.type == "object"
