@@ -47,6 +47,7 @@ def test_a_gpu_machine_in_full() -> None:
         "  problem         nvidia-smi timed out\n"
         "  note            a note\n"
     )
+    assert env_command.format_text(env, 2.0).startswith("accelconf env: detected (nvml), 2000 ms\n")
 
 
 def test_a_cpu_machine_and_a_target_described_by_flags() -> None:
@@ -70,6 +71,7 @@ def test_rocm_builds_unknown_models_and_a_driver_without_cuda() -> None:
     env = Environment(
         torch_version="2.5.1+rocm6.2",
         rocm_version="6.2",
+        deepspeed_version="0.17.2",
         driver_version="6.8.5",
         gpus=(
             GPU(0, "AMD Instinct MI300X", "MI300X", None, 192.0, True, True, "amd", "gfx942"),
@@ -79,7 +81,7 @@ def test_rocm_builds_unknown_models_and_a_driver_without_cuda() -> None:
     )
     text = env_command.format_text(env)
     assert "  torch         2.5.1+rocm6.2 (ROCm 6.2)\n" in text
-    assert "  driver        6.8.5\n" in text
+    assert "  driver        6.8.5\n" in text and "  deepspeed     0.17.2\n" in text
     assert "    0           AMD Instinct MI300X [MI300X] (gfx942, 192 GiB, bf16, fp8)\n" in text
     assert "    1           Mystery (unknown arch)\n" in text  # nothing known, no model shown twice
     assert "default config" not in text  # only a probe of this machine has one
@@ -100,9 +102,9 @@ def test_the_command_prints_the_probe_as_text_or_json(cli, monkeypatch) -> None:
 
     env = Environment(python_version="3.11.9", torch_version="2.7.1+cu126", cuda_version="12.6", source="detected (x)")
     asked = []
-    monkeypatch.setattr(probe, "timed_probe", lambda mode, timeout: asked.append((mode, timeout)) or (env, 0.5))
+    monkeypatch.setattr(probe, "timed_probe", lambda mode, timeout: asked.append((mode, timeout)) or (env, 0.12345))
     r = cli("env")
-    assert (r.code, r.out) == (0, env_command.format_text(env, 0.5)) and asked == [("auto", 2.0)]
+    assert (r.code, r.out) == (0, env_command.format_text(env, 0.12345)) and asked == [("auto", 2.0)]
     r = cli("env", "--format", "json", "--probe", "none", "--timeout", "5")
     assert r.code == 0 and asked[-1] == ("none", 5.0)
-    assert r.out == json.dumps({**env.to_json(), "probe_ms": 500.0}, indent=2) + "\n"
+    assert r.out == json.dumps({**env.to_json(), "probe_ms": 123.5}, indent=2) + "\n"
