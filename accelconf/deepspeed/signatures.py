@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+from collections.abc import Callable
 from typing import Any
 
 DATA = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "deepspeed_classes.json")
@@ -62,18 +63,29 @@ def _params(cls: Any) -> dict[str, Any]:
     return {"params": sorted(names), "required": sorted(required), "var_kwargs": var_kwargs}
 
 
-def generate() -> dict[str, Any]:
-    """The data, from the installed DeepSpeed and torch (imports both)."""
+def generate(
+    torch: Any = None,
+    lr_schedules: Any = None,
+    import_module: Callable[[str], Any] | None = None,
+    version: Callable[[str], str] | None = None,
+) -> dict[str, Any]:
+    """The data, from the installed DeepSpeed and torch (imports both). The arguments stand in for
+    ``torch``, ``deepspeed.runtime.lr_schedules``, ``importlib.import_module`` and the package
+    metadata's ``version``: the installed ones when not given."""
     import importlib
     import importlib.metadata as md
 
-    import torch
-    from deepspeed.runtime import lr_schedules
+    if torch is None:
+        import torch
+    if lr_schedules is None:
+        from deepspeed.runtime import lr_schedules
+    import_module = import_module or importlib.import_module
+    version = version or md.version
 
     classes: dict[str, Any] = {}
     for path in DEEPSPEED_OPTIMIZER_CLASSES:
         mod, _, name = path.rpartition(".")
-        classes[path] = _params(getattr(importlib.import_module(mod), name))
+        classes[path] = _params(getattr(import_module(mod), name))
     torch_optimizers = sorted(
         n
         for n, c in vars(torch.optim).items()
@@ -97,8 +109,8 @@ def generate() -> dict[str, Any]:
         classes[f"deepspeed.runtime.lr_schedules.{n}"] = _params(getattr(lr_schedules, n))
     return {
         "generated_by": "python -m accelconf.deepspeed.signatures",
-        "deepspeed": md.version("deepspeed"),
-        "torch": md.version("torch").split("+")[0],
+        "deepspeed": version("deepspeed"),
+        "torch": version("torch").split("+")[0],
         "torch_optimizers": torch_optimizers,
         "torch_schedulers": torch_schedulers,
         "deepspeed_schedulers": ds_schedulers,

@@ -87,3 +87,104 @@ def test_the_committed_data_loads_and_is_written_stably() -> None:
     assert text == json.dumps(data, indent=1, sort_keys=True) + "\n"
     with open(signatures.DATA, encoding="utf-8") as fh:
         assert fh.read() == text  # the committed file is in that form
+
+
+def test_the_data_is_written_with_sorted_keys() -> None:
+    assert (
+        signatures.dumps({"b": {"z": 1, "y": [2]}, "a": 3})
+        == '{\n "a": 3,\n "b": {\n  "y": [\n   2\n  ],\n  "z": 1\n }\n}\n'
+    )
+
+
+def test_generate_reads_every_class_a_config_can_name_from_the_modules_it_is_given() -> None:
+    """torch's optimizers and schedulers, DeepSpeed's own optimizers and schedulers, and the
+    versions, from stand-ins shaped like the real modules."""
+    import types
+
+    class Optimizer:
+        def __init__(self, params, defaults):
+            pass
+
+    class SGD(Optimizer):
+        def __init__(self, params, lr=1e-3, momentum=0.0):
+            pass
+
+    class AdamW(Optimizer):
+        def __init__(self, params, lr=1e-3, *, fused=None):
+            pass
+
+    class LRScheduler:
+        def __init__(self, optimizer, last_epoch=-1):
+            pass
+
+    class ReduceLROnPlateau:
+        def __init__(self, optimizer, mode="min", patience=10):
+            pass
+
+    class StepLR(LRScheduler):
+        def __init__(self, optimizer, step_size, gamma=0.1):
+            pass
+
+    class _Private(LRScheduler):
+        pass
+
+    lr_scheduler = types.SimpleNamespace(
+        LRScheduler=LRScheduler, ReduceLROnPlateau=ReduceLROnPlateau, StepLR=StepLR, _Private=_Private, helper=len
+    )
+    torch = types.SimpleNamespace(
+        optim=types.SimpleNamespace(
+            Optimizer=Optimizer, SGD=SGD, AdamW=AdamW, lr_scheduler=lr_scheduler, not_a_class=1, Other=int
+        )
+    )
+    schedules = types.ModuleType("fake_lr_schedules")
+
+    class WarmupLR:
+        def __init__(self, optimizer, warmup_num_steps=1000):
+            pass
+
+    WarmupLR.__module__ = schedules.__name__
+    schedules.WarmupLR = WarmupLR
+    schedules.Imported = StepLR  # defined elsewhere: not DeepSpeed's
+    deepspeed_classes = {path.rpartition(".")[0] for path in signatures.DEEPSPEED_OPTIMIZER_CLASSES}
+    modules = {m: types.SimpleNamespace() for m in deepspeed_classes}
+    for path in signatures.DEEPSPEED_OPTIMIZER_CLASSES:
+        mod, _, name = path.rpartition(".")
+        setattr(modules[mod], name, type(name, (), {"__init__": lambda self, params, lr=1e-3: None}))
+    versions = {"deepspeed": "0.19.8", "torch": "2.13.0+cpu"}
+    data = signatures.generate(torch, schedules, modules.__getitem__, versions.__getitem__)
+    assert {k: v for k, v in data.items() if k != "classes"} == {
+        "generated_by": "python -m accelconf.deepspeed.signatures",
+        "deepspeed": "0.19.8",
+        "torch": "2.13.0",
+        "torch_optimizers": ["AdamW", "SGD"],
+        "torch_schedulers": ["ReduceLROnPlateau", "StepLR"],
+        "deepspeed_schedulers": ["WarmupLR"],
+    }
+    assert data["classes"] == {
+        **{p: {"params": ["lr"], "required": [], "var_kwargs": False} for p in signatures.DEEPSPEED_OPTIMIZER_CLASSES},
+        "torch.optim.AdamW": {"params": ["fused", "lr"], "required": [], "var_kwargs": False},
+        "torch.optim.SGD": {"params": ["lr", "momentum"], "required": [], "var_kwargs": False},
+        "torch.optim.lr_scheduler.ReduceLROnPlateau": {
+            "params": ["mode", "patience"],
+            "required": [],
+            "var_kwargs": False,
+        },
+        "torch.optim.lr_scheduler.StepLR": {
+            "params": ["gamma", "step_size"],
+            "required": ["step_size"],
+            "var_kwargs": False,
+        },
+        "deepspeed.runtime.lr_schedules.WarmupLR": {
+            "params": ["warmup_num_steps"],
+            "required": [],
+            "var_kwargs": False,
+        },
+    }
+    assert list(data["classes"]) == [
+        *signatures.DEEPSPEED_OPTIMIZER_CLASSES,
+        "torch.optim.AdamW",
+        "torch.optim.SGD",
+        "torch.optim.lr_scheduler.ReduceLROnPlateau",
+        "torch.optim.lr_scheduler.StepLR",
+        "deepspeed.runtime.lr_schedules.WarmupLR",
+    ]
