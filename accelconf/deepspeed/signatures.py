@@ -78,7 +78,7 @@ def generate(
     if torch is None:
         import torch
     if lr_schedules is None:
-        from deepspeed.runtime import lr_schedules
+        lr_schedules = importlib.import_module("deepspeed.runtime.lr_schedules")
     import_module = import_module or importlib.import_module
     version = version or md.version
 
