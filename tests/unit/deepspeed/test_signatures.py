@@ -150,12 +150,12 @@ def test_generate_reads_every_class_a_config_can_name_from_the_modules_it_is_giv
     for path in signatures.DEEPSPEED_OPTIMIZER_CLASSES:
         mod, _, name = path.rpartition(".")
         setattr(modules[mod], name, type(name, (), {"__init__": lambda self, params, lr=1e-3: None}))
-    versions = {"deepspeed": "0.19.8", "torch": "2.13.0+cpu"}
+    versions = {"deepspeed": "9.9.9", "torch": "3.0.0+cu999"}  # none installed here
     data = signatures.generate(torch, schedules, modules.__getitem__, versions.__getitem__)
     assert {k: v for k, v in data.items() if k != "classes"} == {
         "generated_by": "python -m accelconf.deepspeed.signatures",
-        "deepspeed": "0.19.8",
-        "torch": "2.13.0",
+        "deepspeed": "9.9.9",
+        "torch": "3.0.0",
         "torch_optimizers": ["AdamW", "SGD"],
         "torch_schedulers": ["ReduceLROnPlateau", "StepLR"],
         "deepspeed_schedulers": ["WarmupLR"],
