@@ -14,6 +14,7 @@ import re
 
 from accelconf.records import FrozenRecord
 from accelconf.text.document import Document
+from accelconf.text.paths import candidates
 
 # The key (or flag, without its dashes) that names a file, and what that file is by being named so.
 REFERENCE_KEYS: dict[str, str] = {
@@ -80,15 +81,15 @@ def in_script(text: str) -> list[Reference]:
 
 
 def locate(value: str, referrer: str) -> str | None:
-    """Where a named file is: relative to the file that names it, then to the working directory
-    (where the launcher and the Trainer open it); ``None`` when neither has it."""
+    """Where a named file is (:func:`accelconf.text.paths.candidates`: beside the file that names it,
+    then in the working directory, where the launcher and the Trainer open it); ``None`` when
+    neither has it. Returned relative to the working directory when it is under it."""
     if os.path.isabs(value):
         return value if os.path.exists(value) else None
-    bases = [] if not referrer or referrer.startswith("<") else [os.path.dirname(os.path.abspath(referrer))]
-    for base in bases + [os.getcwd()]:
-        full = os.path.join(base, value)
-        if os.path.exists(full):
-            return os.path.relpath(full) if not os.path.isabs(value) and _under_cwd(full) else full
+    for candidate in candidates(value, referrer):
+        if os.path.exists(candidate):
+            full = os.path.abspath(candidate)
+            return os.path.relpath(full) if _under_cwd(full) else full
     return None
 
 
