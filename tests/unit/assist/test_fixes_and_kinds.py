@@ -23,9 +23,13 @@ def _at(word: str) -> tuple[int, int]:
         # a removal names the key, from the finding or else from the removed text
         ("no-effect", "fsdp_config.num_processes", [(*_at("num_processes: 2\n"), "")], "Remove `num_processes`"),
         ("no-effect", "", [(*_at("num_processes: 2\n"), "")], "Remove `num_processes`"),
+        ("no-effect", "a.b.renamed", [(*_at("num_processes: 2\n"), "")], "Remove `renamed`"),  # the key's last part
         # the same value quoted
         ("yaml-bool-value", "mixed_precison", [(*_at("fp16"), "'fp16'")], "Quote as 'fp16'"),
         ("yaml-bool-value", "mixed_precison", [(*_at("fp16"), '"fp16"')], 'Quote as "fp16"'),
+        # only quotes are stripped to compare: an X at either end is part of the value
+        ("r", "x", [(*_at("MULTI_GPU"), "'MULTI_GPU'")], "Quote as 'MULTI_GPU'"),
+        ("r", "x", [(*_at("MULTI_GPU"), "MULTI_GPUX")], "Change value `MULTI_GPU` to `MULTI_GPUX`"),
         # a key renamed, and a value changed
         (
             "unknown-key",
@@ -57,6 +61,27 @@ def test_one_edit_is_titled_by_what_it_does(rule: str, key: str, edits: list, ti
     assert fix_title(Finding(rule, "warning", "m", key, fix=tuple(edits)), TEXT) == title
 
 
+def test_a_requoted_value_and_a_removed_entry_without_a_key() -> None:
+    text = "a: 'fp16'\nurl: http://host:80\nx: XL\n"
+    at = text.index("'fp16'")
+    assert fix_title(Finding("r", "info", "m", fix=((at, at + 6, '"fp16"'),)), text) == 'Quote as "fp16"'
+    at = text.index("XL")
+    assert fix_title(Finding("r", "info", "m", fix=((at, at + 2, "'XL'"),)), text) == "Quote as 'XL'"
+    at = text.index("url")
+    # the name is what comes before the first colon of the removed line
+    assert fix_title(Finding("r", "info", "m", fix=((at, text.index("x: XL"), ""),)), text) == "Remove `url`"
+
+
+def test_the_sixty_character_limit_of_a_title_and_a_change_across_lines() -> None:
+    for width, titled in ((60, True), (61, False)):
+        text = "k: " + "v" * width + "\n"
+        edit = ((3, 3 + width, "w"),)
+        title = fix_title(Finding("r", "info", "m", fix=edit, suggestion="s"), text)
+        assert title == (f"Change value `{'v' * width}` to `w`" if titled else "Fix: s"), width
+    across = ((TEXT.index("fp16"), TEXT.index("num_processes") + 3, "x"),)
+    assert fix_title(Finding("r", "info", "m", fix=across, suggestion="s"), TEXT) == "Fix: s"
+
+
 def test_long_or_several_edits_fall_back_to_the_suggestion_or_the_rule() -> None:
     long = "x" * 61
     one = ((*_at("fp16"), long),)
@@ -83,6 +108,7 @@ def test_long_or_several_edits_fall_back_to_the_suggestion_or_the_rule() -> None
         ("# accelconf: enabled\n", None),
         ("# accelconf: maybe\n", None),
         ("x: 1  # accelconf: disable\n", None),  # a comment after a key is not the modeline
+        ("X# accelconf: enable\n", None),  # only a byte-order mark is skipped before it
         ("# accelconf: disable\n# accelconf: enable\n", "disable"),  # the first one
     ],
 )
@@ -104,6 +130,11 @@ def test_document_kind_by_content_and_the_modeline() -> None:
     assert document_kind("c.json", "// accelconf: enable\n" + DS) == "deepspeed"  # its own kind, not forced
     # only YAML and JSON names count: another suffix is read by content alone
     assert document_kind("notes.txt", ACCEL) == "accelerate"
+    assert document_kind("launch.sh", ACCEL) == "accelerate"  # not read as a launch script
+    # the YAML and JSON suffixes tell a flow mapping's YAML from broken JSON
+    flow = "{distributed_type: NO, num_processes: 1}"
+    assert document_kind("c.yaml", flow) == document_kind("c.YML", flow) == "accelerate"
+    assert document_kind("c.json", flow) is None
     assert document_kind("ds.JSON", DS) == "deepspeed"
 
 
@@ -169,3 +200,14 @@ def test_the_outline_of_a_document_that_does_not_parse_or_nests_too_deep() -> No
         depth, cur = depth + 1, cur[0].children
     assert depth == 21  # the outline stops below 20 levels; the document itself is fine
     assert symbols(load_text('{"a": {"b": 1}}', "c.json"))[0].children[0].name == "b"
+
+
+def test_the_outline_shows_a_block_scalar_by_its_first_line() -> None:
+    from accelconf.assist.symbols import symbols
+    from accelconf.text.document import load_text
+
+    text = "folded: >\n  " + "w" * 90 + "\n  more\nempty: |\nitems:\n  - " + "i" * 90 + "\n"
+    folded, empty, items = symbols(load_text(text, "c.yaml"))
+    assert (folded.name, folded.detail) == ("folded", "w" * 80)
+    assert (empty.name, empty.detail) == ("empty", "")
+    assert items.children[0].detail == "i" * 80
