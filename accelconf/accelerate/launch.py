@@ -67,8 +67,6 @@ LAUNCHER_FLAGS: dict[str, str] = {
     "tee": "str",
     "log_dir": "str",
 }
-MULTINODE_DEFAULT_LAUNCHER = "pdsh"
-STANDARD_LAUNCHER = "standard"
 PATH_LETTER = {"simple": "S", "torchrun": "T", "deepspeed": "D", "tpu": "X", "sagemaker": "M"}
 # Flags whose argparse default is None and whose launcher default is filled in by
 # _validate_launch_command (so that a config file can still set them).
@@ -902,8 +900,8 @@ def _rendezvous(mode: str, ns: dict[str, Any], ver: str) -> tuple[dict[str, Any]
     m, ip = ns["num_machines"], ns.get("main_process_ip")
     out: dict[str, Any] = {}
     cmd: list[str] | None = None
-    launcher = ns.get("deepspeed_multinode_launcher") or MULTINODE_DEFAULT_LAUNCHER
-    if mode == "deepspeed" and _num(m) > 1 and launcher != STANDARD_LAUNCHER:
+    launcher = ns.get("deepspeed_multinode_launcher") or registry.DEFAULT_MULTINODE_LAUNCHER
+    if mode == "deepspeed" and _num(m) > 1 and launcher != registry.STANDARD_LAUNCHER:
         if changed(ver, "ds-multinode-no-local-rank-first"):
             cmd = [
                 "deepspeed",

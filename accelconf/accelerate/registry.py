@@ -309,6 +309,8 @@ STATE_DICT_TYPES = ("FULL_STATE_DICT", "LOCAL_STATE_DICT", "SHARDED_STATE_DICT")
 FSDP2_STATE_DICT_TYPES = ("SHARDED_STATE_DICT", "FULL_STATE_DICT")
 OFFLOAD_DEVICES = ("none", "cpu", "nvme")
 MULTINODE_LAUNCHERS = ("pdsh", "standard", "openmpi", "mvapich", "mpich", "nossh", "slurm")
+# accelerate's DEEPSPEED_MULTINODE_LAUNCHERS: launch takes the first when none is given; the second is torchrun
+DEFAULT_MULTINODE_LAUNCHER, STANDARD_LAUNCHER = MULTINODE_LAUNCHERS[:2]
 FP8_BACKENDS = ("TE", "MSAMP", "AO")
 FP8_FORMATS = ("HYBRID", "E4M3", "E5M2")
 RDZV_BACKENDS = ("static", "c10d", "etcd", "etcd-v2")
@@ -1044,7 +1046,7 @@ _DEEPSPEED: list[Setting] = [
         "Multi-node launcher: `pdsh` (default), `standard` (torchrun), `openmpi`, `mvapich`, `mpich`, `nossh` "
         "(DeepSpeed 0.14.5+), `slurm`.",
         choices=MULTINODE_LAUNCHERS,
-        plugin_default="pdsh",
+        plugin_default=DEFAULT_MULTINODE_LAUNCHER,
     ),
 ]
 

@@ -587,8 +587,8 @@ def rule_rendezvous(cfg: Reading, env: Environment) -> Iterator[Finding]:
     machines = cfg.num_machines
     if machines <= 1:
         return
-    ds_launcher = cfg.read("deepspeed_config.deepspeed_multinode_launcher") or "pdsh"
-    ds_hostfile_launch = cfg.distributed_type == "DEEPSPEED" and ds_launcher != "standard"
+    ds_launcher = cfg.read("deepspeed_config.deepspeed_multinode_launcher") or _registry.DEFAULT_MULTINODE_LAUNCHER
+    ds_hostfile_launch = cfg.distributed_type == "DEEPSPEED" and ds_launcher != _registry.STANDARD_LAUNCHER
     ip = cfg.cfg.get("main_process_ip")  # (whether it is set: its value is validate's)
     if ds_hostfile_launch:
         if not cfg.cfg.get("deepspeed_config.deepspeed_hostfile"):

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from accelconf import formats
+from accelconf.accelerate import registry
 from accelconf.environment import memory, modelsize
 from accelconf.environment.gpus import lookup
 from accelconf.environment.lora import adapter_of
@@ -317,7 +318,7 @@ def config_for(s: Strategy, layout: Layout) -> dict[str, Any]:
         if s.zero_stage == 3:
             ds["zero3_save_16bit_model"] = True
         if layout.nodes > 1:
-            ds["deepspeed_multinode_launcher"] = "standard"
+            ds["deepspeed_multinode_launcher"] = registry.STANDARD_LAUNCHER
         data["deepspeed_config"] = ds
     elif s.kind in ("fsdp1", "fsdp2"):
         data["fsdp_config"] = _fsdp_section(s)

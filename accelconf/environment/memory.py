@@ -940,9 +940,9 @@ def _completed(change: Change, cfg: Config, standalone: bool, zero: dict[str, An
         and ("num_machines" in keys or ("distributed_type" in keys and change.layout.nodes > 1))
         and not standalone
         and not cfg.get("deepspeed_config.deepspeed_hostfile")
-        and cfg.get("deepspeed_config.deepspeed_multinode_launcher") in (None, "pdsh")
+        and cfg.get("deepspeed_config.deepspeed_multinode_launcher") in (None, registry.DEFAULT_MULTINODE_LAUNCHER)
     ):
-        more.append(_step(("deepspeed_config.deepspeed_multinode_launcher", "standard")))
+        more.append(_step(("deepspeed_config.deepspeed_multinode_launcher", registry.STANDARD_LAUNCHER)))
     if not more:
         return change
     return replace(

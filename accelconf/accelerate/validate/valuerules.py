@@ -110,7 +110,7 @@ def quoted_counts(data: dict[str, Any], version: str | None = None) -> list[tupl
     # the deepspeed launcher (pdsh, nossh...) with a host filter takes no --num_gpus: nothing divides
     filtered = (
         isinstance(ds, dict)
-        and ds.get("deepspeed_multinode_launcher", "pdsh") != "standard"
+        and ds.get("deepspeed_multinode_launcher", registry.DEFAULT_MULTINODE_LAUNCHER) != registry.STANDARD_LAUNCHER
         and any(ds.get(k) is not None for k in ("deepspeed_inclusion_filter", "deepspeed_exclusion_filter"))
     )
     cpu = bool(data.get("use_cpu"))  # tested for truth, as the launcher does
