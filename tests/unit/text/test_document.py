@@ -19,6 +19,8 @@ from accelconf.text.document import load_bytes, load_text, resolve_yaml11, resol
         ("true", True, True),
         ("010", 8, 10),
         ("0x1F", 31, 31),
+        ("0o17", "0o17", 15),
+        ("-0x1f", -31, "-0x1f"),
         ("1_000", 1000, "1_000"),
         ("1:30", 90, "1:30"),
         ("1e-5", "1e-5", 1e-5),
