@@ -43,6 +43,9 @@ IMPORT_TIME = {
     "accelconf/catalogue/trainer.py": ("T",),
     # DeepSpeed's key table: each section and key is built by these when deepspeed/keys.py is imported
     "accelconf/deepspeed/keys.py": ("_section", "_b", "_i", "_n", "_s", "_lax", "_removed_block"),
+    # the GPU table's rows and the releases table's source markers
+    "accelconf/environment/gpus.py": ("_nv",),
+    "accelconf/releases.py": ("_lit",),
 }
 
 
