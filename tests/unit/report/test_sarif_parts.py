@@ -26,7 +26,7 @@ def test_a_rule_descriptor_names_the_rule_in_camel_case():
         "name": "CliBadValue",
         "shortDescription": {"text": r.summary},
         "fullDescription": {"text": r.why},
-        "helpUri": "https://accelconf.dev/rules/cli.bad-value/",
+        "helpUri": f"{catalogue.SITE}/rules/cli.bad-value/",
         "help": {"text": f"{r.summary} {r.why}"},
         "defaultConfiguration": {"level": {"info": "note"}.get(r.severity, r.severity)},
         "properties": {"tags": [r.area], "fmtSafe": r.fmt_safe},
@@ -105,7 +105,7 @@ def test_the_driver_is_accelconf_with_every_rule():
     assert (driver["name"], driver["version"], driver["informationUri"]) == (
         "accelconf",
         "9.9",
-        "https://accelconf.dev/",
+        catalogue.SITE + "/",
     )
     assert [r["id"] for r in driver["rules"]] == [r.id for r in catalogue.all_rules()]
 
